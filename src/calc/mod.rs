@@ -1,0 +1,6 @@
+//! Calculations: one module per topic, each a pure function from resolved
+//! inputs (hardware, model, numbers) to a [`Report`](crate::report::Report).
+//! None of them prints, reads a file or knows the output format.
+
+pub mod hw;
+pub mod model;

@@ -1,0 +1,206 @@
+//! The catalog: built-in hardware and model files embedded in the binary,
+//! plus a user's own folders (`--hw-dir`, `ROOFLINE_HW_DIR`, and the model
+//! equivalents) and single files by path. Files are parsed only when a query
+//! asks for them.
+
+use crate::error::{Error, Result, nearest};
+use crate::spec::Origin;
+use crate::spec::hardware::Hardware;
+use crate::spec::model::Model;
+use crate::spec::overrides::{self, Set};
+use std::path::{Path, PathBuf};
+
+mod builtin {
+    include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
+}
+
+/// Where a catalog entry's text lives.
+#[derive(Debug, Clone)]
+enum Source {
+    Builtin(&'static str),
+    File(PathBuf),
+}
+
+/// One entry, not yet parsed.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// The id (the file stem).
+    pub id: String,
+    source: Source,
+}
+
+impl Entry {
+    /// `built-in` or the file's path.
+    pub fn origin_name(&self, kind: &str) -> String {
+        match &self.source {
+            Source::Builtin(_) => format!("built-in {kind}/{}.toml", self.id),
+            Source::File(p) => p.display().to_string(),
+        }
+    }
+
+    fn text(&self) -> Result<String> {
+        match &self.source {
+            Source::Builtin(s) => Ok((*s).to_string()),
+            Source::File(p) => read(p),
+        }
+    }
+}
+
+fn read(p: &Path) -> Result<String> {
+    std::fs::read_to_string(p).map_err(|source| Error::Io {
+        path: p.display().to_string(),
+        source,
+    })
+}
+
+/// The built-in files plus the user's folders.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    /// Extra hardware folders, later ones overriding earlier ones.
+    pub hw_dirs: Vec<PathBuf>,
+    /// Extra model folders.
+    pub model_dirs: Vec<PathBuf>,
+}
+
+fn entries(
+    builtin: &'static [(&'static str, &'static str)],
+    dirs: &[PathBuf],
+) -> Result<Vec<Entry>> {
+    let mut out: Vec<Entry> = builtin
+        .iter()
+        .map(|(id, text)| Entry {
+            id: (*id).to_string(),
+            source: Source::Builtin(text),
+        })
+        .collect();
+    for dir in dirs {
+        let rd = std::fs::read_dir(dir).map_err(|source| Error::Io {
+            path: dir.display().to_string(),
+            source,
+        })?;
+        let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        files.retain(|p| p.extension().is_some_and(|e| e == "toml"));
+        files.sort();
+        for p in files {
+            let Some(id) = p.file_stem().and_then(|s| s.to_str()).map(String::from) else {
+                continue;
+            };
+            out.retain(|e| e.id != id);
+            out.push(Entry {
+                id,
+                source: Source::File(p),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a `--hw`/`--model` value is a path rather than an id.
+pub fn is_path(s: &str) -> bool {
+    s.contains('/') || s.contains('\\') || s.ends_with(".toml") || s.ends_with(".json")
+}
+
+impl Catalog {
+    /// Hardware entries: built-in, then the user's folders.
+    pub fn hardware_entries(&self) -> Result<Vec<Entry>> {
+        entries(builtin::HARDWARE, &self.hw_dirs)
+    }
+
+    /// Model entries: built-in, then the user's folders.
+    pub fn model_entries(&self) -> Result<Vec<Entry>> {
+        entries(builtin::MODELS, &self.model_dirs)
+    }
+
+    fn find(&self, kind: &'static str, list: Vec<Entry>, id: &str) -> Result<Entry> {
+        if let Some(e) = list.iter().find(|e| e.id == id) {
+            return Ok(e.clone());
+        }
+        let ids: Vec<String> = list.iter().map(|e| e.id.clone()).collect();
+        Err(Error::UnknownId {
+            kind,
+            id: id.into(),
+            suggestion: nearest(id, ids.iter().map(String::as_str)),
+            available: ids,
+        })
+    }
+
+    fn text(&self, kind: &'static str, what: &str) -> Result<(String, String)> {
+        if is_path(what) {
+            let p = Path::new(what);
+            return Ok((read(p)?, p.display().to_string()));
+        }
+        let list = if kind == "hardware" {
+            self.hardware_entries()?
+        } else {
+            self.model_entries()?
+        };
+        let e = self.find(kind, list, what)?;
+        Ok((e.text()?, e.origin_name(kind)))
+    }
+
+    /// Loads hardware by id or path, applying the hardware `--set`s.
+    pub fn hardware(&self, what: &str, sets: &[Set]) -> Result<Hardware> {
+        let (src, name) = self.text("hardware", what)?;
+        let mine: Vec<&Set> = sets
+            .iter()
+            .filter(|s| !overrides::is_model_path(&s.path))
+            .collect();
+        let src = overrides::apply(&src, &mine)?;
+        Hardware::parse(
+            &src,
+            &Origin {
+                name,
+                overridden: !mine.is_empty(),
+            },
+        )
+    }
+
+    /// Loads a model by id or path (a `.toml` model file, or a Hugging Face
+    /// `config.json`), applying the model `--set`s.
+    pub fn model(&self, what: &str, sets: &[Set]) -> Result<Model> {
+        let (src, name) = self.text("models", what)?;
+        let mine: Vec<&Set> = sets
+            .iter()
+            .filter(|s| overrides::is_model_path(&s.path))
+            .collect();
+        let src = if what.ends_with(".json") {
+            crate::spec::hf::to_toml(&src, &name)?
+        } else {
+            src
+        };
+        let src = overrides::apply(&src, &mine)?;
+        Model::parse(
+            &src,
+            &Origin {
+                name,
+                overridden: !mine.is_empty(),
+            },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_id_suggests_the_nearest() {
+        let e = Catalog::default().hardware("h100-smx", &[]).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("did you mean `h100-sxm`"), "{msg}");
+        assert_eq!(e.exit_code(), 65);
+    }
+
+    #[test]
+    fn every_builtin_file_loads() {
+        let c = Catalog::default();
+        for e in c.hardware_entries().unwrap() {
+            let hw = c.hardware(&e.id, &[]).unwrap_or_else(|err| panic!("{err}"));
+            assert_eq!(hw.id, e.id, "id must match the file name");
+        }
+        for e in c.model_entries().unwrap() {
+            let m = c.model(&e.id, &[]).unwrap_or_else(|err| panic!("{err}"));
+            assert_eq!(m.id, e.id, "id must match the file name");
+        }
+    }
+}

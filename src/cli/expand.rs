@@ -1,0 +1,80 @@
+//! Sweeps: `--sweep name=values` runs the command once per value by
+//! rewriting the argument list (`--name value`) and parsing it again, so
+//! any flag can be swept with its own validation.
+
+use super::{Cli, dispatch};
+use anyhow::Context;
+use clap::Parser;
+use roofline::report::Report;
+use roofline::sweep;
+
+/// Parses `argv` and runs it, expanding sweeps; returns one report per
+/// point (several for a sweep or a list of `--hw`).
+pub fn run(argv: &[String]) -> anyhow::Result<Vec<Report>> {
+    let cli = Cli::try_parse_from(argv)?;
+    let Some(first) = cli.global.sweep.first() else {
+        return Ok(dispatch(&cli)?);
+    };
+    let sw = sweep::parse(first)?;
+    let mut out = Vec::new();
+    for value in &sw.values {
+        let next = rewrite(argv, first, &sw.name, value);
+        out.extend(run(&next).with_context(|| format!("at {}={value}", sw.name))?);
+    }
+    Ok(out)
+}
+
+/// Drops the first `--sweep SPEC` and every `--name X`, then appends
+/// `--name value`.
+fn rewrite(argv: &[String], spec: &str, name: &str, value: &str) -> Vec<String> {
+    let flag = format!("--{name}");
+    let mut out = Vec::with_capacity(argv.len() + 2);
+    let mut dropped_sweep = false;
+    let mut i = 0;
+    while i < argv.len() {
+        let a = &argv[i];
+        if !dropped_sweep && a == "--sweep" && argv.get(i + 1).is_some_and(|v| v == spec) {
+            dropped_sweep = true;
+            i += 2;
+            continue;
+        }
+        if !dropped_sweep && a.strip_prefix("--sweep=") == Some(spec) {
+            dropped_sweep = true;
+            i += 1;
+            continue;
+        }
+        if *a == flag {
+            i += 2;
+            continue;
+        }
+        if a.starts_with(&format!("{flag}=")) {
+            i += 1;
+            continue;
+        }
+        out.push(a.clone());
+        i += 1;
+    }
+    out.push(flag);
+    out.push(value.to_string());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> Vec<String> {
+        s.split(' ').map(String::from).collect()
+    }
+
+    #[test]
+    fn rewrite_replaces_the_flag() {
+        let a = v("roofline model show llama-3-8b --dtype fp8 --sweep dtype=bf16,int4");
+        assert_eq!(
+            rewrite(&a, "dtype=bf16,int4", "dtype", "int4"),
+            v("roofline model show llama-3-8b --dtype int4")
+        );
+        let b = v("roofline x --sweep=a=1,2 --a=5");
+        assert_eq!(rewrite(&b, "a=1,2", "a", "2"), v("roofline x --a 2"));
+    }
+}

@@ -1,0 +1,165 @@
+//! Command-line definitions (clap) and the glue that turns parsed arguments
+//! into library calls. Each command's glue is in its own file.
+
+mod expand;
+mod hw;
+mod model;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use roofline::catalog::Catalog;
+use roofline::error::Result;
+use roofline::render::Format;
+use roofline::report::Report;
+use roofline::spec::hardware::{Hardware, Mode};
+use roofline::spec::model::Model;
+use roofline::spec::overrides::Set;
+use std::path::PathBuf;
+
+pub use expand::run;
+
+const ABOUT: &str =
+    "An analytical performance-model calculator for accelerator kernels and LLM inference.";
+
+const AFTER: &str = "\
+Examples:
+  roofline hw list
+  roofline hw show h100-sxm --dtype fp8 --format json
+  roofline hw show h100-sxm --set memory.hbm-bandwidth=\"4.8 TB/s\"
+  roofline model show llama-3-8b --sweep dtype=bf16,fp8,int4
+
+Exit codes: 0 success, 1 no answer, 2 bad usage, 65 bad data, 74 I/O error.";
+
+/// The whole command line.
+#[derive(Debug, Parser)]
+#[command(name = "roofline", version, about = ABOUT, after_help = AFTER)]
+pub struct Cli {
+    /// Flags every command takes.
+    #[command(flatten)]
+    pub global: Global,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Boxed tables.
+    Table,
+    /// One JSON object, base units.
+    Json,
+    /// Comma-separated values, base units.
+    Csv,
+    /// Markdown tables.
+    Markdown,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Table => Format::Table,
+            FormatArg::Json => Format::Json,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Markdown => Format::Markdown,
+        }
+    }
+}
+
+/// Flags shared by every command.
+#[derive(Debug, Clone, Args)]
+pub struct Global {
+    /// Output format.
+    #[arg(long, global = true, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+    /// Print each result's derivation with the numbers substituted.
+    #[arg(long, global = true)]
+    pub explain: bool,
+    /// Override a hardware or model field for a what-if, e.g.
+    /// memory.hbm-bandwidth="4.8 TB/s" (kebab-case path, as in the files).
+    #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Vary a flag: NAME=a,b,c (list), NAME=lo..hi (powers of two) or
+    /// NAME=lo..hi:step (linear). One row per point.
+    #[arg(long, global = true, value_name = "NAME=VALUES")]
+    pub sweep: Vec<String>,
+    /// Use the hardware file's measured (achievable) figures instead of the
+    /// datasheet's speed-of-light ones.
+    #[arg(long, global = true)]
+    pub achievable: bool,
+    /// Extra folder of hardware files (overrides built-ins with the same id).
+    #[arg(long, global = true, env = "ROOFLINE_HW_DIR", value_name = "DIR")]
+    pub hw_dir: Option<PathBuf>,
+    /// Extra folder of model files.
+    #[arg(long, global = true, env = "ROOFLINE_MODEL_DIR", value_name = "DIR")]
+    pub model_dir: Option<PathBuf>,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The hardware catalog: list accelerators or show one's numbers.
+    #[command(subcommand)]
+    Hw(hw::HwCommand),
+    /// The model catalog: list models or show one's parameters and KV size.
+    #[command(subcommand)]
+    Model(model::ModelCommand),
+}
+
+/// What every command's glue gets: the catalog, the overrides, the mode.
+pub struct Ctx {
+    /// Built-in files and the user's folders.
+    pub catalog: Catalog,
+    /// `--set` overrides.
+    pub sets: Vec<Set>,
+    /// Datasheet or measured figures.
+    pub mode: Mode,
+}
+
+impl Ctx {
+    fn new(g: &Global) -> Result<Self> {
+        let sets = g
+            .set
+            .iter()
+            .map(|s| s.parse())
+            .collect::<Result<Vec<Set>>>()?;
+        Ok(Ctx {
+            catalog: Catalog {
+                hw_dirs: g.hw_dir.iter().cloned().collect(),
+                model_dirs: g.model_dir.iter().cloned().collect(),
+            },
+            sets,
+            mode: if g.achievable {
+                Mode::Achievable
+            } else {
+                Mode::SpeedOfLight
+            },
+        })
+    }
+
+    /// Loads each hardware of a comma-separated list of ids or paths.
+    pub fn hardware(&self, list: &str) -> Result<Vec<Hardware>> {
+        split(list)
+            .map(|h| self.catalog.hardware(h, &self.sets))
+            .collect()
+    }
+
+    /// Loads each model of a comma-separated list of ids or paths.
+    pub fn models(&self, list: &str) -> Result<Vec<Model>> {
+        split(list)
+            .map(|m| self.catalog.model(m, &self.sets))
+            .collect()
+    }
+}
+
+fn split(list: &str) -> impl Iterator<Item = &str> {
+    list.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// Runs one parsed command line (no sweeps) and returns its reports.
+fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
+    let ctx = Ctx::new(&cli.global)?;
+    match &cli.command {
+        Command::Hw(c) => hw::run(c, &ctx),
+        Command::Model(c) => model::run(c, &ctx),
+    }
+}

@@ -1,0 +1,183 @@
+//! The library's error type and the exit code each kind of error maps to.
+//!
+//! Exit codes (documented in `docs/cli.md`): 0 success (including answers
+//! that say no), 1 a question with no answer, 2 bad usage, 65 bad data,
+//! 74 an I/O failure.
+
+use std::fmt;
+
+/// Everything that can go wrong between reading input and producing a report.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file or value that does not validate: malformed TOML, an unknown
+    /// field, a wrong unit, a value out of range.
+    #[error("{}", data_message(file, *line, *col, field.as_deref(), message))]
+    Data {
+        /// The file (or `--set`, or the flag) the value came from.
+        file: String,
+        /// 1-based line, where known.
+        line: Option<usize>,
+        /// 1-based column, where known.
+        col: Option<usize>,
+        /// The kebab-case field path, where known.
+        field: Option<String>,
+        /// What was wrong and what was expected.
+        message: String,
+    },
+    /// An id that is not in the catalog.
+    #[error("unknown {kind} `{id}`{}; available: {}", suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default(), available.join(", "))]
+    UnknownId {
+        /// `hardware` or `model`.
+        kind: &'static str,
+        /// What was asked for.
+        id: String,
+        /// The nearest known id, if any is close.
+        suggestion: Option<String>,
+        /// Every known id.
+        available: Vec<String>,
+    },
+    /// A field the command needs that the file does not carry.
+    #[error("{owner} has no `{field}`, which this command needs ({why}); supply it with --set {field}=VALUE{}", example.as_ref().map(|e| format!(", e.g. --set {field}=\"{e}\"")).unwrap_or_default())]
+    MissingField {
+        /// The hardware or model id.
+        owner: String,
+        /// The kebab-case path.
+        field: String,
+        /// What it is needed for.
+        why: String,
+        /// An example value.
+        example: Option<String>,
+    },
+    /// A feature or precision the accelerator or model does not have.
+    #[error("{0}")]
+    Unsupported(String),
+    /// A flag value that does not validate (a zero size, a bad sweep).
+    #[error("invalid value for {flag}: {message}")]
+    Input {
+        /// The flag, e.g. `--threads`.
+        flag: String,
+        /// What was wrong and what was expected.
+        message: String,
+    },
+    /// A well-formed question that has no answer (a model that cannot fit).
+    #[error("{0}")]
+    NoAnswer(String),
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path involved.
+        path: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+fn data_message(
+    file: &str,
+    line: Option<usize>,
+    col: Option<usize>,
+    field: Option<&str>,
+    message: &str,
+) -> String {
+    let mut s = String::from(file);
+    if let Some(l) = line {
+        s.push_str(&format!(":{l}"));
+        if let Some(c) = col {
+            s.push_str(&format!(":{c}"));
+        }
+    }
+    s.push_str(": ");
+    if let Some(f) = field {
+        s.push_str(&format!("field `{f}`: "));
+    }
+    s.push_str(message);
+    s
+}
+
+impl Error {
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Data { .. }
+            | Error::UnknownId { .. }
+            | Error::MissingField { .. }
+            | Error::Unsupported(_)
+            | Error::Input { .. } => 65,
+            Error::NoAnswer(_) => 1,
+            Error::Io { .. } => 74,
+        }
+    }
+
+    /// Shorthand for an invalid flag value.
+    pub fn input(flag: impl Into<String>, message: impl fmt::Display) -> Self {
+        Error::Input {
+            flag: flag.into(),
+            message: message.to_string(),
+        }
+    }
+}
+
+/// Result with the library's error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The id among `candidates` closest to `wanted`, if it is close enough to be
+/// a likely typo (edit distance at most a third of its length, or a prefix).
+pub fn nearest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let d = if c.starts_with(wanted) || wanted.starts_with(c) {
+            0
+        } else {
+            edit_distance(wanted, c)
+        };
+        if best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.filter(|(d, c)| *d <= (c.len().max(3)) / 3)
+        .map(|(_, c)| c.to_string())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_finds_typos() {
+        let ids = ["h100-sxm", "h200-sxm", "a100-sxm-80gb"];
+        assert_eq!(nearest("h100-smx", ids).as_deref(), Some("h100-sxm"));
+        assert_eq!(nearest("h100", ids).as_deref(), Some("h100-sxm"));
+        assert_eq!(nearest("tpu-v9000-ultra", ids), None);
+    }
+
+    #[test]
+    fn data_error_names_file_line_field() {
+        let e = Error::Data {
+            file: "my.toml".into(),
+            line: Some(3),
+            col: Some(7),
+            field: Some("memory.hbm-bandwidth".into()),
+            message: "missing unit".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "my.toml:3:7: field `memory.hbm-bandwidth`: missing unit"
+        );
+        assert_eq!(e.exit_code(), 65);
+    }
+}

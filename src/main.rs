@@ -1,0 +1,64 @@
+//! The `roofline` binary: parse arguments, run the library, write the
+//! bytes it returns. Exit codes: 0 success, 1 no answer, 2 bad usage,
+//! 65 bad data, 74 I/O failure; a closed pipe is not an error.
+
+mod cli;
+
+use roofline::render::{Explain, Format, Renderer};
+use roofline::report::Report;
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().collect();
+    let reports = match cli::run(&argv) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    // --format and --explain are read from the first parse; a bad command
+    // line never gets here.
+    let parsed = <cli::Cli as clap::Parser>::try_parse_from(&argv).expect("parsed once already");
+    let bytes = if parsed.global.explain {
+        let mut out = Vec::new();
+        for (i, r) in reports.iter().enumerate() {
+            if i > 0 {
+                out.push(b'\n');
+            }
+            out.extend(Explain.render(r));
+        }
+        out
+    } else {
+        let report = if reports.len() == 1 {
+            reports.into_iter().next().expect("one report")
+        } else {
+            Report::combine(reports, &[])
+        };
+        Format::from(parsed.global.format)
+            .renderer()
+            .render(&report)
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(&bytes).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: writing output: {e}");
+            ExitCode::from(74)
+        }
+    }
+}
+
+fn fail(e: &anyhow::Error) -> ExitCode {
+    if let Some(c) = e.downcast_ref::<clap::Error>() {
+        // clap prints --help and --version to stdout with code 0, usage
+        // errors to stderr with code 2.
+        let _ = c.print();
+        return ExitCode::from(c.exit_code() as u8);
+    }
+    eprintln!("error: {e:#}");
+    let code = e
+        .chain()
+        .find_map(|c| c.downcast_ref::<roofline::Error>())
+        .map_or(1, roofline::Error::exit_code);
+    ExitCode::from(code)
+}

@@ -1,0 +1,159 @@
+//! The precision registry behind `--dtype`: storage bits per element
+//! (including block-scale overhead) and the compute peak each precision runs
+//! on. Derivations in `docs/formulas.md` ("Precisions").
+
+use crate::error::{Error, Result};
+
+/// One precision a user can name with `--dtype`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Precision {
+    /// The name typed on the command line.
+    pub name: &'static str,
+    /// Bits of storage per element, block scales included.
+    pub bits: f64,
+    /// The hardware peak it computes at (a key of `compute.dense`).
+    pub compute: &'static str,
+    /// How the bits are made up, for `--explain`.
+    pub layout: &'static str,
+}
+
+impl Precision {
+    /// Bytes per element (may be fractional: nvfp4 is 0.5625).
+    pub fn bytes(&self) -> f64 {
+        self.bits / 8.0
+    }
+}
+
+/// Every precision the tool knows, in the order tables list them.
+pub const ALL: &[Precision] = &[
+    Precision {
+        name: "fp64",
+        bits: 64.0,
+        compute: "fp64",
+        layout: "IEEE binary64",
+    },
+    Precision {
+        name: "fp32",
+        bits: 32.0,
+        compute: "fp32",
+        layout: "IEEE binary32",
+    },
+    Precision {
+        name: "tf32",
+        bits: 32.0,
+        compute: "tf32",
+        layout: "stored as fp32; 19 significant bits used by the tensor core",
+    },
+    Precision {
+        name: "bf16",
+        bits: 16.0,
+        compute: "bf16",
+        layout: "1 sign + 8 exponent + 7 mantissa",
+    },
+    Precision {
+        name: "fp16",
+        bits: 16.0,
+        compute: "fp16",
+        layout: "1 sign + 5 exponent + 10 mantissa",
+    },
+    Precision {
+        name: "fp8",
+        bits: 8.0,
+        compute: "fp8",
+        layout: "E4M3 or E5M2, per-tensor scale",
+    },
+    Precision {
+        name: "int8",
+        bits: 8.0,
+        compute: "int8",
+        layout: "8-bit integer, per-tensor or per-channel scale",
+    },
+    Precision {
+        name: "mxfp8",
+        bits: 8.25,
+        compute: "fp8",
+        layout: "8 bits + one 8-bit E8M0 scale per 32 elements",
+    },
+    Precision {
+        name: "fp6",
+        bits: 6.0,
+        compute: "fp6",
+        layout: "E2M3 or E3M2",
+    },
+    Precision {
+        name: "mxfp6",
+        bits: 6.25,
+        compute: "fp6",
+        layout: "6 bits + one 8-bit E8M0 scale per 32 elements",
+    },
+    Precision {
+        name: "fp4",
+        bits: 4.0,
+        compute: "fp4",
+        layout: "E2M1, no block scale",
+    },
+    Precision {
+        name: "mxfp4",
+        bits: 4.25,
+        compute: "fp4",
+        layout: "4 bits + one 8-bit E8M0 scale per 32 elements",
+    },
+    Precision {
+        name: "nvfp4",
+        bits: 4.5,
+        compute: "fp4",
+        layout: "4 bits + one 8-bit E4M3 scale per 16 elements",
+    },
+    Precision {
+        name: "int4",
+        bits: 4.125,
+        compute: "int4",
+        layout: "4 bits + one 16-bit scale per group of 128 (weight-only)",
+    },
+];
+
+/// Looks a precision up by name (`e4m3`/`e5m2` are fp8).
+pub fn lookup(name: &str) -> Result<&'static Precision> {
+    let n = name.trim().to_ascii_lowercase();
+    let n = match n.as_str() {
+        "e4m3" | "e5m2" | "fp8-e4m3" | "fp8-e5m2" => "fp8",
+        "float32" => "fp32",
+        "float16" | "half" => "fp16",
+        "bfloat16" => "bf16",
+        other => other,
+    };
+    ALL.iter().find(|p| p.name == n).ok_or_else(|| {
+        Error::input(
+            "--dtype",
+            format!(
+                "unknown precision `{name}`; known: {}",
+                ALL.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+            ),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Golden cases book-6.1-mxfp4-bits (4.25) and book-6.1-nvfp4-bits (4.5):
+    // 4 data bits plus an 8-bit scale per 32 or 16 elements.
+    #[test]
+    fn block_scaled_bits() {
+        assert_eq!(lookup("mxfp4").unwrap().bits, 4.0 + 8.0 / 32.0);
+        assert_eq!(lookup("nvfp4").unwrap().bits, 4.0 + 8.0 / 16.0);
+        assert_eq!(lookup("mxfp8").unwrap().bits, 8.0 + 8.0 / 32.0);
+        assert_eq!(lookup("mxfp6").unwrap().bits, 6.0 + 8.0 / 32.0);
+        assert_eq!(lookup("int4").unwrap().bits, 4.0 + 16.0 / 128.0);
+    }
+
+    #[test]
+    fn aliases_and_errors() {
+        assert_eq!(lookup("E4M3").unwrap().name, "fp8");
+        assert_eq!(lookup("bfloat16").unwrap().bytes(), 2.0);
+        let e = lookup("fp7").unwrap_err();
+        assert!(e.to_string().contains("bf16"));
+        assert_eq!(e.exit_code(), 65);
+    }
+}

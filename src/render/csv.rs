@@ -1,0 +1,95 @@
+//! CSV: one header line and one line per row (or a single line for a
+//! report without rows); plain numbers in base units.
+
+use super::{Renderer, row_columns};
+use crate::report::Report;
+use serde_json::Value;
+
+/// Renders CSV.
+pub struct Csv;
+
+/// Quotes a field if it holds a comma, a quote or a line break.
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn cell(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => field(s),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(other) => field(&other.to_string()),
+    }
+}
+
+impl Renderer for Csv {
+    fn render(&self, report: &Report) -> Vec<u8> {
+        let mut out = String::new();
+        let mut line = |cells: Vec<String>| {
+            out.push_str(&cells.join(","));
+            out.push('\n');
+        };
+        if report.rows.is_empty() {
+            let keys: Vec<&String> = report.inputs.keys().chain(report.results.keys()).collect();
+            line(keys.iter().map(|k| field(k)).collect());
+            line(
+                report
+                    .inputs
+                    .values()
+                    .chain(report.results.values())
+                    .map(|v| cell(Some(v)))
+                    .collect(),
+            );
+        } else {
+            let (ins, outs) = row_columns(report);
+            let shared: Vec<&String> = report.inputs.keys().collect();
+            let mut header: Vec<String> = shared.iter().map(|k| field(k)).collect();
+            header.extend(ins.iter().chain(&outs).map(|k| field(k)));
+            line(header);
+            for row in &report.rows {
+                let mut cells: Vec<String> =
+                    report.inputs.values().map(|v| cell(Some(v))).collect();
+                cells.extend(ins.iter().map(|k| cell(row.inputs.get(k))));
+                cells.extend(outs.iter().map(|k| cell(row.results.get(k))));
+                line(cells);
+            }
+        }
+        out.into_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Quantity, Row, Unit};
+
+    #[test]
+    fn quoting() {
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(field("plain"), "plain");
+    }
+
+    #[test]
+    fn rows_become_lines() {
+        let mut r = Report::new("model show");
+        r.input("model_id", "llama-3-8b");
+        r.describe("weight_bytes", Quantity::new("weights", Unit::Bytes));
+        for (d, b) in [("bf16", 16.06e9), ("fp8", 8.03e9)] {
+            let mut row = Row::default();
+            row.inputs.insert("dtype".into(), d.into());
+            row.results.insert("weight_bytes".into(), b.into());
+            r.rows.push(row);
+        }
+        let s = String::from_utf8(Csv.render(&r)).unwrap();
+        assert_eq!(
+            s,
+            "model_id,dtype,weight_bytes\nllama-3-8b,bf16,16060000000.0\nllama-3-8b,fp8,8030000000.0\n"
+        );
+    }
+}

@@ -1,0 +1,62 @@
+//! `--explain`: each result's derivation with the numbers substituted, in
+//! the order the calculation worked it, ending in the value.
+
+use super::{Renderer, format_input, title};
+use crate::report::Report;
+
+/// Renders the derivation.
+pub struct Explain;
+
+impl Renderer for Explain {
+    fn render(&self, report: &Report) -> Vec<u8> {
+        let mut out = format!("{}\n", title(report));
+        if !report.inputs.is_empty() {
+            out.push_str("inputs:\n");
+            for (k, v) in &report.inputs {
+                out.push_str(&format!("  {} = {}\n", k, format_input(k, v, report)));
+            }
+        }
+        out.push('\n');
+        for (k, v) in &report.results {
+            let q = report.quantities.get(k);
+            let value = report.unit(k).format_value(v);
+            out.push_str(&format!("{} ({k})\n", report.label(k)));
+            if let Some(q) = q {
+                if !q.formula.is_empty() {
+                    out.push_str(&format!("  = {}\n", q.formula));
+                }
+                if !q.derivation.is_empty() {
+                    out.push_str(&format!("  = {}\n", q.derivation));
+                }
+            }
+            out.push_str(&format!("  = {value}\n"));
+            if let Some(s) = q.and_then(|q| q.source.as_deref()) {
+                out.push_str(&format!("  source: {s}\n"));
+            }
+        }
+        if !report.rows.is_empty() {
+            out.push('\n');
+            out.push_str(&String::from_utf8_lossy(&super::Table.render(&Report {
+                notes: vec![],
+                results: Default::default(),
+                inputs: Default::default(),
+                ..report.clone()
+            })));
+        }
+        for n in &report.notes {
+            out.push_str(&format!("note: {n}\n"));
+        }
+        out.into_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshot() {
+        let r = super::super::table::tests::sample();
+        insta::assert_snapshot!(String::from_utf8(Explain.render(&r)).unwrap());
+    }
+}

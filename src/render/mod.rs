@@ -1,0 +1,103 @@
+//! Report -> bytes, one file per output format. Each renderer is a pure
+//! function of the report, so each is tested without I/O.
+
+mod csv;
+mod explain;
+mod json;
+mod markdown;
+mod table;
+
+use crate::report::Report;
+
+pub use self::csv::Csv;
+pub use self::explain::Explain;
+pub use self::json::Json;
+pub use self::markdown::Markdown;
+pub use self::table::Table;
+
+/// Turns a report into the bytes of one output format.
+pub trait Renderer {
+    /// Renders the report.
+    fn render(&self, report: &Report) -> Vec<u8>;
+}
+
+/// The formats `--format` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// Boxed tables for a terminal.
+    #[default]
+    Table,
+    /// One JSON object.
+    Json,
+    /// Comma-separated values.
+    Csv,
+    /// GitHub-flavoured Markdown tables.
+    Markdown,
+}
+
+impl Format {
+    /// The renderer for this format.
+    pub fn renderer(self) -> Box<dyn Renderer> {
+        match self {
+            Format::Table => Box::new(Table),
+            Format::Json => Box::new(Json),
+            Format::Csv => Box::new(Csv),
+            Format::Markdown => Box::new(Markdown),
+        }
+    }
+}
+
+/// The column keys of a report's rows: inputs first, then results, in the
+/// order they first appear.
+pub(crate) fn row_columns(report: &Report) -> (Vec<String>, Vec<String>) {
+    let mut ins: Vec<String> = Vec::new();
+    let mut outs: Vec<String> = Vec::new();
+    for row in &report.rows {
+        for k in row.inputs.keys() {
+            if !ins.contains(k) {
+                ins.push(k.clone());
+            }
+        }
+        for k in row.results.keys() {
+            if !outs.contains(k) {
+                outs.push(k.clone());
+            }
+        }
+    }
+    (ins, outs)
+}
+
+/// The heading line: command, hardware, model.
+pub(crate) fn title(report: &Report) -> String {
+    let mut t = report.command.clone();
+    for x in [&report.hardware, &report.model].into_iter().flatten() {
+        t.push_str(" · ");
+        t.push_str(x);
+    }
+    t
+}
+
+/// Formats an input value for people: inputs are in base units, keyed with
+/// the unit in the name where it matters.
+pub(crate) fn format_input(key: &str, v: &serde_json::Value, report: &Report) -> String {
+    use crate::report::Unit;
+    if let Some(q) = report.quantities.get(key) {
+        return q.unit.format_value(v);
+    }
+    let unit = if key.ends_with("_s") {
+        Unit::Seconds
+    } else if key.ends_with("bytes_per_s") {
+        Unit::BytesPerSec
+    } else if key.ends_with("flops_per_s") {
+        Unit::FlopPerSec
+    } else if key.ends_with("_hz") {
+        Unit::Hz
+    } else if key.ends_with("_bytes") || key == "bytes" {
+        Unit::Bytes
+    } else if v.as_f64().is_some_and(|x| x.fract() == 0.0) {
+        Unit::Count
+    } else {
+        Unit::None
+    };
+    unit.format_value(v)
+}

@@ -1,0 +1,323 @@
+//! The one result shape every calculation returns. Every output format,
+//! `--explain`, charts and scenario files are made from it.
+//!
+//! `results` holds bare values in base units (so `jq .results.time_s`
+//! works); `quantities` says, for each result, its label, unit, formula and
+//! the derivation with numbers substituted; `rows` carries sweeps and
+//! comparisons, one object per point.
+
+use crate::units;
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::Value;
+
+/// How a value is measured, which decides how tables format it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Unit {
+    /// Bytes, formatted with SI prefixes (HBM, weights, traffic).
+    #[serde(rename = "B")]
+    Bytes,
+    /// Bytes, formatted with IEC prefixes (on-chip SRAM).
+    #[serde(rename = "B (IEC)")]
+    BytesIec,
+    /// Bytes per second.
+    #[serde(rename = "B/s")]
+    BytesPerSec,
+    /// Bytes per clock cycle.
+    #[serde(rename = "B/cycle")]
+    BytesPerCycle,
+    /// Floating-point operations.
+    #[serde(rename = "FLOP")]
+    Flop,
+    /// Floating-point operations per second.
+    #[serde(rename = "FLOP/s")]
+    FlopPerSec,
+    /// Arithmetic intensity.
+    #[serde(rename = "FLOP/B")]
+    FlopPerByte,
+    /// Seconds.
+    #[serde(rename = "s")]
+    Seconds,
+    /// Hertz.
+    #[serde(rename = "Hz")]
+    Hz,
+    /// Clock cycles.
+    #[serde(rename = "cycles")]
+    Cycles,
+    /// A count (parameters, blocks, warps).
+    #[serde(rename = "count")]
+    Count,
+    /// A fraction from 0 to 1, shown as a percentage.
+    #[serde(rename = "fraction")]
+    Fraction,
+    /// A dimensionless ratio, shown as "2.5x".
+    #[serde(rename = "x")]
+    Ratio,
+    /// Bits.
+    #[serde(rename = "bits")]
+    Bits,
+    /// Text, a boolean or a structured value.
+    #[serde(rename = "")]
+    None,
+}
+
+impl Unit {
+    /// Formats a base-unit number for people.
+    pub fn format(self, v: f64) -> String {
+        match self {
+            Unit::Bytes => units::si(v, "B"),
+            Unit::BytesIec => units::iec_bytes(v),
+            Unit::BytesPerSec => units::si(v, "B/s"),
+            Unit::BytesPerCycle => format!("{} B/cycle", units::sig(v, 4)),
+            Unit::Flop => units::si(v, "FLOP"),
+            Unit::FlopPerSec => units::si(v, "FLOP/s"),
+            Unit::FlopPerByte => format!("{} FLOP/B", units::sig(v, 4)),
+            Unit::Seconds => units::seconds(v),
+            Unit::Hz => units::si(v, "Hz"),
+            Unit::Cycles => format!("{} cycles", units::number(v)),
+            Unit::Count => units::number(v),
+            Unit::Fraction => format!("{}%", units::sig(v * 100.0, 4)),
+            Unit::Ratio => format!("{}x", units::sig(v, 4)),
+            Unit::Bits => format!("{} bits", units::sig(v, 4)),
+            Unit::None => units::sig(v, 4),
+        }
+    }
+
+    /// Formats any JSON value for people.
+    pub fn format_value(self, v: &Value) -> String {
+        match v {
+            Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), |x| self.format(x)),
+            Value::String(s) => s.clone(),
+            Value::Bool(b) => {
+                if *b {
+                    "yes".into()
+                } else {
+                    "no".into()
+                }
+            }
+            Value::Null => "-".into(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// What a result means: label, unit, formula and the substituted
+/// derivation.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Quantity {
+    /// What a person calls it ("ridge point").
+    pub label: String,
+    /// Its unit.
+    pub unit: Unit,
+    /// The formula in symbols, empty for inputs read from a file.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub formula: String,
+    /// The formula with the numbers substituted.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub derivation: String,
+    /// Where the number comes from (a seed section, a datasheet, measured).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+impl Quantity {
+    /// A quantity with a label and a unit.
+    pub fn new(label: impl Into<String>, unit: Unit) -> Self {
+        Quantity {
+            label: label.into(),
+            unit,
+            formula: String::new(),
+            derivation: String::new(),
+            source: None,
+        }
+    }
+
+    /// Adds the formula.
+    pub fn formula(mut self, f: impl Into<String>) -> Self {
+        self.formula = f.into();
+        self
+    }
+
+    /// Adds the substituted derivation.
+    pub fn derive(mut self, d: impl Into<String>) -> Self {
+        self.derivation = d.into();
+        self
+    }
+
+    /// Adds the source.
+    pub fn source(mut self, s: Option<&str>) -> Self {
+        self.source = s.map(Into::into);
+        self
+    }
+}
+
+/// One point of a sweep or one item of a comparison.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct Row {
+    /// The inputs that vary (and those that identify the row).
+    pub inputs: IndexMap<String, Value>,
+    /// The row's results.
+    pub results: IndexMap<String, Value>,
+}
+
+/// A calculation's answer.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct Report {
+    /// The command that produced it (`hw show`, `point`).
+    pub command: String,
+    /// Hardware id, where used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<String>,
+    /// Model id, where used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Resolved inputs in base units.
+    pub inputs: IndexMap<String, Value>,
+    /// Answers in base units.
+    pub results: IndexMap<String, Value>,
+    /// What each result (and row column) means.
+    pub quantities: IndexMap<String, Quantity>,
+    /// Sweep points or comparison items.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rows: Vec<Row>,
+    /// Verdicts and assumptions.
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    /// An empty report for a command.
+    pub fn new(command: impl Into<String>) -> Self {
+        Report {
+            command: command.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Records an input.
+    pub fn input(&mut self, key: &str, value: impl Into<Value>) {
+        self.inputs.insert(key.into(), value.into());
+    }
+
+    /// Records a result and what it means.
+    pub fn result(&mut self, key: &str, value: impl Into<Value>, q: Quantity) {
+        self.results.insert(key.into(), value.into());
+        self.quantities.insert(key.into(), q);
+    }
+
+    /// Describes a key that appears only in rows.
+    pub fn describe(&mut self, key: &str, q: Quantity) {
+        self.quantities.insert(key.into(), q);
+    }
+
+    /// Adds a note.
+    pub fn note(&mut self, n: impl Into<String>) {
+        self.notes.push(n.into());
+    }
+
+    /// A result as a number, if it is one.
+    pub fn number(&self, key: &str) -> Option<f64> {
+        self.results.get(key).and_then(Value::as_f64)
+    }
+
+    /// The label of a key, or the key itself.
+    pub fn label(&self, key: &str) -> String {
+        self.quantities
+            .get(key)
+            .map_or_else(|| key.replace('_', " "), |q| q.label.clone())
+    }
+
+    /// The unit of a key.
+    pub fn unit(&self, key: &str) -> Unit {
+        self.quantities.get(key).map_or(Unit::None, |q| q.unit)
+    }
+
+    /// Combines reports of the same command (a sweep, or one per hardware)
+    /// into one whose rows are theirs. `vary` names the inputs that differ
+    /// between them; the first report's quantities describe the columns.
+    pub fn combine(reports: Vec<Report>, vary: &[&str]) -> Report {
+        let mut out = Report::new(reports.first().map_or("", |r| r.command.as_str()));
+        let Some(first) = reports.first() else {
+            return out;
+        };
+        out.quantities = first.quantities.clone();
+        let same = |get: fn(&Report) -> &Option<String>| {
+            let v = get(first);
+            reports
+                .iter()
+                .all(|r| get(r) == v)
+                .then(|| v.clone())
+                .flatten()
+        };
+        out.hardware = same(|r| &r.hardware);
+        out.model = same(|r| &r.model);
+        for (k, v) in &first.inputs {
+            if !vary.contains(&k.as_str()) && reports.iter().all(|r| r.inputs.get(k) == Some(v)) {
+                out.inputs.insert(k.clone(), v.clone());
+            }
+        }
+        for r in &reports {
+            for n in &r.notes {
+                if !out.notes.contains(n) && reports.iter().all(|o| o.notes.contains(n)) {
+                    out.notes.push(n.clone());
+                }
+            }
+        }
+        for r in reports {
+            let mut row = Row::default();
+            if out.hardware.is_none()
+                && let Some(h) = &r.hardware
+            {
+                row.inputs.insert("hardware".into(), h.clone().into());
+            }
+            if out.model.is_none()
+                && let Some(m) = &r.model
+            {
+                row.inputs.insert("model".into(), m.clone().into());
+            }
+            for (k, v) in r.inputs {
+                if !out.inputs.contains_key(&k) {
+                    row.inputs.insert(k, v);
+                }
+            }
+            row.results = r.results;
+            for (k, q) in r.quantities {
+                out.quantities.entry(k).or_insert(q);
+            }
+            out.rows.push(row);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn combine_keeps_shared_inputs_and_varies_the_rest() {
+        let mk = |hw: &str, bw: f64| {
+            let mut r = Report::new("point");
+            r.hardware = Some(hw.into());
+            r.input("intensity", 1.0);
+            r.result("time_s", bw, Quantity::new("time", Unit::Seconds));
+            r.note("shared note");
+            r
+        };
+        let c = Report::combine(vec![mk("a", 1.0), mk("b", 2.0)], &[]);
+        assert_eq!(c.hardware, None);
+        assert_eq!(c.inputs.get("intensity"), Some(&Value::from(1.0)));
+        assert_eq!(c.rows.len(), 2);
+        assert_eq!(c.rows[1].inputs.get("hardware"), Some(&Value::from("b")));
+        assert_eq!(c.rows[1].results.get("time_s"), Some(&Value::from(2.0)));
+        assert_eq!(c.notes, vec!["shared note".to_string()]);
+    }
+
+    #[test]
+    fn units_format_for_people() {
+        assert_eq!(Unit::Fraction.format(0.003383), "0.3383%");
+        assert_eq!(Unit::Ratio.format(2.5), "2.5x");
+        assert_eq!(Unit::BytesIec.format(233472.0), "228 KiB");
+        assert_eq!(Unit::FlopPerByte.format(295.22), "295.2 FLOP/B");
+        assert_eq!(Unit::Count.format(131072.0), "131,072");
+    }
+}

@@ -1,0 +1,549 @@
+//! The hardware file: one accelerator's datasheet, execution limits,
+//! memory hierarchy, fabric and launch costs. Field meanings and units are in
+//! `docs/data-schemas.md`.
+
+use super::{
+    Bytes, BytesOrZero, BytesPerSec, Cycles, FlopPerSec, Hz, Origin, Seconds, field_error,
+};
+use crate::error::{Error, Result};
+use crate::precision::{self, Precision};
+use indexmap::IndexMap;
+use serde::Deserialize;
+use std::num::NonZeroU32;
+
+/// What kind of accelerator a file describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A GPU with SMs or CUs, warps or wavefronts.
+    Gpu,
+    /// A Google TPU.
+    Tpu,
+    /// An AWS Trainium device.
+    Trainium,
+}
+
+impl Kind {
+    /// The word used in messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Gpu => "gpu",
+            Kind::Tpu => "tpu",
+            Kind::Trainium => "trainium",
+        }
+    }
+}
+
+/// Whether a rate is the datasheet's (speed of light) or measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Datasheet peaks: the default.
+    #[default]
+    SpeedOfLight,
+    /// The `achievable` section's measured figures (`--achievable`).
+    Achievable,
+}
+
+/// A hardware file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Hardware {
+    /// The short name users type (`h100-sxm`); must match the file name.
+    pub id: String,
+    /// The product name.
+    pub name: String,
+    /// `nvidia`, `amd`, `google`, `aws`.
+    pub vendor: String,
+    /// `gpu`, `tpu` or `trainium`.
+    pub kind: Kind,
+    /// The precision used when `--dtype` is not given.
+    pub default_dtype: String,
+    /// One line for `hw list`.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// Field path -> where the number came from (seed and section, vendor
+    /// datasheet, or measured). Every number in a built-in file has one.
+    pub sources: IndexMap<String, String>,
+    /// Peaks and clock.
+    pub compute: Compute,
+    /// HBM and the on-chip hierarchy.
+    pub memory: Memory,
+    /// Execution limits (GPUs).
+    #[serde(default)]
+    pub execution: Option<Execution>,
+    /// Matrix-unit shapes.
+    #[serde(default)]
+    pub matrix_unit: Option<MatrixUnit>,
+    /// Fabric tiers, scale-up first.
+    #[serde(default)]
+    pub interconnect: Vec<Link>,
+    /// Kernel launch costs.
+    #[serde(default)]
+    pub launch: Option<Launch>,
+    /// Measured figures, used with `--achievable`.
+    #[serde(default)]
+    pub achievable: Option<Achievable>,
+}
+
+/// Dense peaks per precision; a precision a part lacks is left out.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Peaks {
+    /// FP64 (tensor core where it has one).
+    pub fp64: Option<FlopPerSec>,
+    /// FP32 on the vector units.
+    pub fp32: Option<FlopPerSec>,
+    /// TF32 tensor.
+    pub tf32: Option<FlopPerSec>,
+    /// BF16 tensor.
+    pub bf16: Option<FlopPerSec>,
+    /// FP16 tensor.
+    pub fp16: Option<FlopPerSec>,
+    /// FP8 tensor (and MXFP8).
+    pub fp8: Option<FlopPerSec>,
+    /// FP6 tensor.
+    pub fp6: Option<FlopPerSec>,
+    /// FP4 tensor.
+    pub fp4: Option<FlopPerSec>,
+    /// INT8 tensor (OP/s).
+    pub int8: Option<FlopPerSec>,
+    /// INT4 tensor (OP/s).
+    pub int4: Option<FlopPerSec>,
+}
+
+impl Peaks {
+    /// The peak for a compute key (`bf16`), if the part has it.
+    pub fn get(&self, key: &str) -> Option<f64> {
+        let v = match key {
+            "fp64" => self.fp64,
+            "fp32" => self.fp32,
+            "tf32" => self.tf32,
+            "bf16" => self.bf16,
+            "fp16" => self.fp16,
+            "fp8" => self.fp8,
+            "fp6" => self.fp6,
+            "fp4" => self.fp4,
+            "int8" => self.int8,
+            "int4" => self.int4,
+            _ => None,
+        };
+        v.map(FlopPerSec::get)
+    }
+
+    /// The compute keys this table has, in registry order.
+    pub fn keys(&self) -> Vec<&'static str> {
+        [
+            "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4",
+        ]
+        .into_iter()
+        .filter(|k| self.get(k).is_some())
+        .collect()
+    }
+}
+
+/// Whether peaks are stated per device or per core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PeakScope {
+    /// The figures are the whole device's.
+    #[default]
+    Device,
+    /// The figures are per core; the device total is derived with `cores`.
+    Core,
+}
+
+/// Compute peaks and clock.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Compute {
+    /// Boost clock from the datasheet.
+    pub clock: Option<Hz>,
+    /// Whether `dense` and `sparse` are per device or per core.
+    #[serde(default)]
+    pub peak_scope: PeakScope,
+    /// Cores per device (required when `peak-scope = "core"`).
+    pub cores: Option<NonZeroU32>,
+    /// Dense peaks.
+    pub dense: Peaks,
+    /// Peaks with 2:4 structured sparsity, where published.
+    #[serde(default)]
+    pub sparse: Option<Peaks>,
+}
+
+/// HBM and on-chip memory.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Memory {
+    /// Device memory capacity.
+    pub hbm_capacity: Option<Bytes>,
+    /// Device memory bandwidth (read + write, as the datasheet states it).
+    pub hbm_bandwidth: Option<BytesPerSec>,
+    /// Device memory load latency.
+    pub dram_latency: Option<Cycles>,
+    /// Device memory load latency as a time, where it is stated that way.
+    pub dram_latency_time: Option<Seconds>,
+    /// The L1/L2 sector size.
+    pub sector: Option<Bytes>,
+    /// The cache-line (segment) size.
+    pub segment: Option<Bytes>,
+    /// The granularity DRAM is fetched in.
+    pub dram_fetch: Option<Bytes>,
+    /// On-chip levels, innermost first.
+    #[serde(default)]
+    pub levels: Vec<Level>,
+}
+
+/// How far an on-chip memory level is shared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// Per SM / CU (capacity is per SM; the chip total multiplies by SMs).
+    Sm,
+    /// Per core (TPU TensorCore, NeuronCore).
+    Core,
+    /// Per XCD or chiplet.
+    Die,
+    /// One per chip.
+    Chip,
+}
+
+/// One on-chip memory level.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Level {
+    /// `registers`, `shared-memory`, `l1`, `l2`, `vmem`, `sbuf`, ...
+    pub name: String,
+    /// Capacity per `scope` unit.
+    pub capacity: Bytes,
+    /// How far it is shared.
+    pub scope: Scope,
+    /// How many units of `scope` the chip has (defaults: SMs for `sm`,
+    /// `compute.cores` for `core`, 1 for `chip`).
+    pub count: Option<NonZeroU32>,
+    /// Whether it counts toward the on-chip total (false for an L1 that
+    /// shares its array with shared memory).
+    #[serde(default = "yes")]
+    pub counts_toward_total: bool,
+    /// Bandwidth per scope unit per cycle.
+    pub bytes_per_cycle: Option<f64>,
+    /// Aggregate bandwidth.
+    pub bandwidth: Option<BytesPerSec>,
+    /// Load latency.
+    pub latency: Option<Cycles>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// GPU execution limits and the allocation granularities occupancy needs.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Execution {
+    /// CUDA compute capability ("9.0") or the AMD gfx target.
+    pub compute_capability: Option<String>,
+    /// SMs (NVIDIA) or CUs (AMD).
+    pub sms: NonZeroU32,
+    /// Threads per warp or wavefront.
+    pub warp_size: NonZeroU32,
+    /// Warp schedulers (SM sub-partitions) per SM.
+    pub schedulers_per_sm: Option<NonZeroU32>,
+    /// FP32 lanes per SM.
+    pub fp32_lanes_per_sm: Option<NonZeroU32>,
+    /// Tensor cores per SM.
+    pub tensor_cores_per_sm: Option<NonZeroU32>,
+    /// Resident warps per SM.
+    pub max_warps_per_sm: Option<NonZeroU32>,
+    /// Resident threads per SM.
+    pub max_threads_per_sm: Option<NonZeroU32>,
+    /// Threads per block.
+    pub max_threads_per_block: Option<NonZeroU32>,
+    /// Resident blocks per SM.
+    pub max_blocks_per_sm: Option<NonZeroU32>,
+    /// 32-bit registers per SM.
+    pub registers_per_sm: Option<NonZeroU32>,
+    /// Registers per thread.
+    pub max_registers_per_thread: Option<NonZeroU32>,
+    /// Registers per block.
+    pub max_registers_per_block: Option<NonZeroU32>,
+    /// Registers are allocated to a warp in multiples of this.
+    pub register_allocation_unit: Option<NonZeroU32>,
+    /// `warp` (NVIDIA since Kepler) or `block`.
+    pub register_allocation_granularity: Option<String>,
+    /// Warps are allocated to a block in multiples of this (for registers).
+    pub warp_allocation_granularity: Option<NonZeroU32>,
+    /// Shared memory per SM (the largest carveout).
+    pub smem_per_sm: Option<Bytes>,
+    /// Shared memory a block gets without opting in.
+    pub smem_per_block: Option<Bytes>,
+    /// Shared memory a block may opt in to.
+    pub smem_per_block_optin: Option<Bytes>,
+    /// Shared memory the system reserves per resident block.
+    pub reserved_smem_per_block: Option<BytesOrZero>,
+    /// Shared memory is allocated in multiples of this.
+    pub smem_allocation_unit: Option<Bytes>,
+    /// The shared-memory carveouts the SM can be configured with.
+    #[serde(default)]
+    pub smem_carveouts: Vec<BytesOrZero>,
+    /// Shared-memory banks.
+    pub smem_banks: Option<NonZeroU32>,
+}
+
+/// Matrix-unit shapes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct MatrixUnit {
+    /// Instruction or array shapes, e.g. `m16n8k16`, `m64nNk16`, `256x256`.
+    pub shapes: Vec<String>,
+}
+
+/// One fabric tier.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Link {
+    /// `nvlink4`, `ici`, `infinity-fabric`, `neuronlink-v4`, `nic`, `pcie`...
+    pub name: String,
+    /// `scale-up`, `scale-out` or `host`.
+    pub tier: String,
+    /// Bandwidth in one direction, per device.
+    pub per_direction_bandwidth: Option<BytesPerSec>,
+    /// Both directions added, per device, as vendors usually quote it.
+    pub bidirectional_bandwidth: Option<BytesPerSec>,
+    /// Devices in one domain of this tier.
+    pub domain_size: Option<NonZeroU32>,
+    /// Topology: `switch`, `ring`, `torus-3d`, ...
+    pub topology: Option<String>,
+    /// One-hop latency.
+    pub latency: Option<Seconds>,
+}
+
+/// Kernel launch costs.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Launch {
+    /// Per kernel, launched eagerly back to back.
+    pub eager: Option<Seconds>,
+    /// Per kernel, launched then synchronised.
+    pub synchronised: Option<Seconds>,
+    /// Per kernel, replayed from a CUDA graph.
+    pub graph: Option<Seconds>,
+}
+
+/// Measured figures beside the datasheet ones.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Achievable {
+    /// Sustained device-memory bandwidth (stream).
+    pub hbm_bandwidth: Option<BytesPerSec>,
+    /// Best measured matmul rates per precision.
+    #[serde(default)]
+    pub dense: Peaks,
+    /// Measured launch costs.
+    #[serde(default)]
+    pub launch: Option<Launch>,
+    /// Measured pointer-chase latencies.
+    pub l1_latency: Option<Seconds>,
+    /// Measured L2 latency.
+    pub l2_latency: Option<Seconds>,
+    /// Measured device-memory latency.
+    pub dram_latency: Option<Seconds>,
+    /// Measured fabric bandwidths, per fabric tier name (bus bandwidth).
+    #[serde(default)]
+    pub link_bandwidth: IndexMap<String, BytesPerSec>,
+}
+
+impl Hardware {
+    /// Parses and validates a hardware file's text.
+    pub fn parse(src: &str, origin: &Origin) -> Result<Self> {
+        let hw: Hardware = super::from_toml(src, origin)?;
+        hw.validate(src, origin)?;
+        Ok(hw)
+    }
+
+    fn validate(&self, src: &str, origin: &Origin) -> Result<()> {
+        let err = |field: &str, msg: String| Err(field_error(src, origin, field, msg));
+        let dt = precision::lookup(&self.default_dtype).map_err(|_| {
+            field_error(
+                src,
+                origin,
+                "default-dtype",
+                format!("unknown precision `{}`", self.default_dtype),
+            )
+        })?;
+        if self.compute.dense.get(dt.compute).is_none() {
+            return err(
+                "default-dtype",
+                format!(
+                    "`{}` has no peak in compute.dense (it has {})",
+                    dt.name,
+                    self.compute.dense.keys().join(", ")
+                ),
+            );
+        }
+        if self.compute.peak_scope == PeakScope::Core && self.compute.cores.is_none() {
+            return err(
+                "compute.peak-scope",
+                "per-core peaks need compute.cores to derive the device total".into(),
+            );
+        }
+        for (i, link) in self.interconnect.iter().enumerate() {
+            if let (Some(one), Some(both)) =
+                (link.per_direction_bandwidth, link.bidirectional_bandwidth)
+                && one.get() > both.get() * (1.0 + 1e-9)
+            {
+                return err(
+                    &format!("interconnect.{i}.per-direction-bandwidth"),
+                    format!(
+                        "per-direction bandwidth ({}) exceeds the bidirectional figure ({}); a bidirectional figure adds both directions",
+                        crate::units::si(one.get(), "B/s"),
+                        crate::units::si(both.get(), "B/s")
+                    ),
+                );
+            }
+            if !matches!(link.tier.as_str(), "scale-up" | "scale-out" | "host") {
+                return err(
+                    &format!("interconnect.{i}.tier"),
+                    format!("`{}`: expected scale-up, scale-out or host", link.tier),
+                );
+            }
+        }
+        if let Some(ex) = &self.execution {
+            if let (Some(w), Some(t)) = (ex.max_warps_per_sm, ex.max_threads_per_sm)
+                && w.get() * ex.warp_size.get() != t.get()
+            {
+                return err(
+                    "execution.max-threads-per-sm",
+                    format!(
+                        "{} threads is not max-warps-per-sm ({}) x warp-size ({})",
+                        t, w, ex.warp_size
+                    ),
+                );
+            }
+            if let (Some(b), Some(o)) = (ex.smem_per_block_optin, ex.smem_per_sm)
+                && b.get() > o.get()
+            {
+                return err(
+                    "execution.smem-per-block-optin",
+                    "exceeds smem-per-sm".into(),
+                );
+            }
+        }
+        for key in self.sources.keys() {
+            if super::locate(src, key).is_none() && !origin.overridden {
+                return err(
+                    "sources",
+                    format!("source given for `{key}`, which is not a field of this file"),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The precision to use: `--dtype` if given, else the file's default;
+    /// an error listing those the part has if it lacks it.
+    pub fn precision(&self, dtype: Option<&str>) -> Result<&'static Precision> {
+        let p = precision::lookup(dtype.unwrap_or(&self.default_dtype))?;
+        if self.compute.dense.get(p.compute).is_none() {
+            return Err(Error::Unsupported(format!(
+                "{} has no {} peak; it has {}",
+                self.id,
+                p.compute,
+                self.compute.dense.keys().join(", ")
+            )));
+        }
+        Ok(p)
+    }
+
+    /// Multiplier from a stated peak to the device total.
+    pub fn peak_multiplier(&self) -> f64 {
+        match self.compute.peak_scope {
+            PeakScope::Device => 1.0,
+            PeakScope::Core => self.compute.cores.map_or(1.0, |c| f64::from(c.get())),
+        }
+    }
+
+    /// The device's dense peak for a precision (FLOP/s).
+    pub fn peak(&self, p: &Precision, mode: Mode) -> Result<f64> {
+        match mode {
+            Mode::SpeedOfLight => self
+                .compute
+                .dense
+                .get(p.compute)
+                .map(|v| v * self.peak_multiplier())
+                .ok_or_else(|| {
+                    Error::Unsupported(format!("{} has no {} peak", self.id, p.compute))
+                }),
+            Mode::Achievable => self
+                .achievable
+                .as_ref()
+                .and_then(|a| a.dense.get(p.compute))
+                .ok_or_else(|| {
+                    self.missing(
+                        &format!("achievable.dense.{}", p.compute),
+                        "the --achievable compute rate",
+                        None,
+                    )
+                }),
+        }
+    }
+
+    /// Device-memory bandwidth (B/s).
+    pub fn bandwidth(&self, mode: Mode) -> Result<f64> {
+        match mode {
+            Mode::SpeedOfLight => {
+                self.memory
+                    .hbm_bandwidth
+                    .map(BytesPerSec::get)
+                    .ok_or_else(|| {
+                        self.missing("memory.hbm-bandwidth", "the memory roof", Some("3.35 TB/s"))
+                    })
+            }
+            Mode::Achievable => self
+                .achievable
+                .as_ref()
+                .and_then(|a| a.hbm_bandwidth)
+                .map(BytesPerSec::get)
+                .ok_or_else(|| {
+                    self.missing(
+                        "achievable.hbm-bandwidth",
+                        "the --achievable memory roof",
+                        Some("4.2 TB/s"),
+                    )
+                }),
+        }
+    }
+
+    /// The execution section, or an error saying the part has no warps.
+    pub fn execution(&self) -> Result<&Execution> {
+        self.execution.as_ref().ok_or_else(|| {
+            Error::Unsupported(format!(
+                "{} is a {} and has no SMs, warps or thread blocks; this command applies to GPUs",
+                self.id,
+                self.kind.as_str()
+            ))
+        })
+    }
+
+    /// Boost clock (Hz).
+    pub fn clock(&self) -> Result<f64> {
+        self.compute
+            .clock
+            .map(Hz::get)
+            .ok_or_else(|| self.missing("compute.clock", "cycle-based figures", Some("1.8 GHz")))
+    }
+
+    /// A missing-field error for this hardware.
+    pub fn missing(&self, field: &str, why: &str, example: Option<&str>) -> Error {
+        Error::MissingField {
+            owner: self.id.clone(),
+            field: field.into(),
+            why: why.into(),
+            example: example.map(Into::into),
+        }
+    }
+
+    /// Where a field's number came from, if the file says.
+    pub fn source(&self, field: &str) -> Option<&str> {
+        self.sources.get(field).map(String::as_str)
+    }
+}

@@ -1,0 +1,205 @@
+//! Serde types and validation for the data files: hardware, models.
+//!
+//! Quantity fields are newtypes that parse their unit while the TOML is
+//! being read, so a wrong or missing unit is reported with the file's line
+//! and column. Checks that need several fields (a per-direction bandwidth
+//! above the bidirectional one) run after parsing and locate the field's line
+//! from its key path.
+
+pub mod hardware;
+pub mod hf;
+pub mod model;
+pub mod overrides;
+
+use crate::error::Error;
+use crate::units::{self, Dim};
+use serde::de::{self, Deserializer, Visitor};
+use std::fmt;
+
+macro_rules! quantity_type {
+    ($(#[$doc:meta])* $name:ident, $dim:expr, $allow_zero:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+        pub struct $name(pub f64);
+
+        impl $name {
+            /// The value in base units.
+            pub fn get(self) -> f64 {
+                self.0
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                d.deserialize_any(QuantityVisitor { dim: $dim, allow_zero: $allow_zero })
+                    .map($name)
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_f64(self.0)
+            }
+        }
+    };
+}
+
+quantity_type!(
+    /// A positive size in bytes ("80 GB", "228 KiB", or a bare byte count).
+    Bytes, Dim::Bytes, false
+);
+quantity_type!(
+    /// A size in bytes that may be zero (reserved shared memory, a carveout).
+    BytesOrZero, Dim::Bytes, true
+);
+quantity_type!(
+    /// A positive bandwidth ("3.35 TB/s").
+    BytesPerSec, Dim::BytesPerSec, false
+);
+quantity_type!(
+    /// A positive compute rate ("989 TFLOP/s").
+    FlopPerSec, Dim::FlopPerSec, false
+);
+quantity_type!(
+    /// A positive frequency ("1.98 GHz").
+    Hz, Dim::Hz, false
+);
+quantity_type!(
+    /// A positive time ("5 us").
+    Seconds, Dim::Seconds, false
+);
+quantity_type!(
+    /// A positive number of clock cycles ("30 cycles").
+    Cycles, Dim::Cycles, false
+);
+
+struct QuantityVisitor {
+    dim: Dim,
+    allow_zero: bool,
+}
+
+impl QuantityVisitor {
+    fn check<E: de::Error>(&self, v: f64, text: &str) -> Result<f64, E> {
+        if !v.is_finite() {
+            return Err(E::custom(format!("`{text}` is not a finite number")));
+        }
+        if v < 0.0 || (v == 0.0 && !self.allow_zero) {
+            let must = if self.allow_zero {
+                "zero or more"
+            } else {
+                "greater than zero"
+            };
+            return Err(E::custom(format!("`{text}` must be {must}")));
+        }
+        Ok(v)
+    }
+}
+
+impl<'de> Visitor<'de> for QuantityVisitor {
+    type Value = f64;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a quantity with a unit ({})", self.dim.accepted())
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<f64, E> {
+        let x = units::parse(v, self.dim).map_err(E::custom)?;
+        self.check(x, v)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
+        self.visit_f64(v as f64)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
+        self.visit_f64(v as f64)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
+        if !self.dim.bare_ok() {
+            return Err(E::custom(format!(
+                "`{v}` has no unit; write it as a string with one of {}",
+                self.dim.accepted()
+            )));
+        }
+        self.check(v, &v.to_string())
+    }
+}
+
+/// Where a file's text came from, for error messages.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    /// What to call it in messages: a path, or `built-in hardware/h100-sxm.toml`.
+    pub name: String,
+    /// Whether the text has `--set` overrides applied.
+    pub overridden: bool,
+}
+
+/// 1-based line and column of a byte offset.
+pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(src.len());
+    let before = &src[..offset];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rfind('\n').map_or(offset, |i| offset - i - 1) + 1;
+    (line, col)
+}
+
+/// Parses TOML text into `T`, turning parse errors into a data error that
+/// names the file, the line, the column and the field.
+pub fn from_toml<T: serde::de::DeserializeOwned>(src: &str, origin: &Origin) -> Result<T, Error> {
+    toml::from_str(src).map_err(|e| {
+        let (line, col) = e.span().map(|s| line_col(src, s.start)).unzip();
+        let mut message = e.message().trim().to_string();
+        if origin.overridden {
+            message.push_str(" (after applying --set)");
+        }
+        Error::Data {
+            file: origin.name.clone(),
+            line,
+            col,
+            field: None,
+            message,
+        }
+    })
+}
+
+/// Finds the line of a dotted kebab-case key path in TOML text, for errors
+/// found after parsing. Numeric parts index arrays of tables.
+pub fn locate(src: &str, path: &str) -> Option<usize> {
+    let doc = toml_edit::Document::parse(src).ok()?;
+    let mut table: &dyn toml_edit::TableLike = doc.as_table();
+    let mut span = None;
+    let parts: Vec<&str> = path.split('.').collect();
+    let mut i = 0;
+    while i < parts.len() {
+        let (key, item) = table.get_key_value(parts[i])?;
+        span = key.span().or(span);
+        i += 1;
+        if i == parts.len() {
+            break;
+        }
+        if let Some(aot) = item.as_array_of_tables() {
+            let idx: usize = parts[i].parse().ok()?;
+            let t = aot.get(idx)?;
+            span = t.span().or(span);
+            table = t;
+            i += 1;
+        } else if let Some(t) = item.as_table_like() {
+            table = t;
+        } else {
+            break;
+        }
+    }
+    span.map(|s| line_col(src, s.start).0)
+}
+
+/// A validation error for a field, located in the file where possible.
+pub fn field_error(src: &str, origin: &Origin, field: &str, message: impl Into<String>) -> Error {
+    Error::Data {
+        file: origin.name.clone(),
+        line: locate(src, field),
+        col: None,
+        field: Some(field.to_string()),
+        message: message.into(),
+    }
+}

@@ -1,0 +1,205 @@
+//! `--set key=value`: what-if overrides applied to a data file's TOML text
+//! before it is parsed, so an overridden value is validated exactly like one
+//! written in the file. Keys are the file's kebab-case paths
+//! (`memory.hbm-bandwidth`); a number indexes a list of tables
+//! (`interconnect.0.domain-size`).
+
+use crate::error::{Error, Result};
+use std::str::FromStr;
+
+/// One `--set` assignment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Set {
+    /// The dotted kebab-case path.
+    pub path: String,
+    /// The value as typed.
+    pub value: String,
+}
+
+impl FromStr for Set {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        let (k, v) = s.split_once('=').ok_or_else(|| {
+            Error::input(
+                "--set",
+                format!("`{s}`: expected KEY=VALUE, e.g. memory.hbm-bandwidth=\"4.8 TB/s\""),
+            )
+        })?;
+        let path = k.trim();
+        if path.is_empty() || path.split('.').any(str::is_empty) {
+            return Err(Error::input(
+                "--set",
+                format!("`{s}`: the key path is empty or has an empty part"),
+            ));
+        }
+        if path.contains('_') {
+            return Err(Error::input(
+                "--set",
+                format!(
+                    "`{path}`: keys are kebab-case, as in the files (`{}`)",
+                    path.replace('_', "-")
+                ),
+            ));
+        }
+        Ok(Set {
+            path: path.to_string(),
+            value: v.trim().to_string(),
+        })
+    }
+}
+
+/// Which kind of file a `--set` path belongs to: a path whose first part is
+/// a top-level section of the model schema goes to the model.
+pub fn is_model_path(path: &str) -> bool {
+    const MODEL_ROOTS: &[&str] = &[
+        "layers",
+        "hidden-size",
+        "vocab-size",
+        "tied-embeddings",
+        "max-context",
+        "norm",
+        "position-embedding",
+        "linear-bias",
+        "attention",
+        "ffn",
+        "moe",
+    ];
+    let root = path.split('.').next().unwrap_or("");
+    MODEL_ROOTS.contains(&root)
+}
+
+fn to_value(raw: &str) -> toml_edit::Value {
+    // A TOML literal (number, boolean, quoted string, array) is taken as is;
+    // anything else ("4.8 TB/s") is a string.
+    match toml_edit::Value::from_str(raw) {
+        Ok(v) => v,
+        Err(_) => toml_edit::Value::from(raw.trim_matches('"')),
+    }
+}
+
+/// Applies the assignments to TOML text and returns the new text.
+pub fn apply(src: &str, sets: &[&Set]) -> Result<String> {
+    if sets.is_empty() {
+        return Ok(src.to_string());
+    }
+    let mut doc = toml_edit::DocumentMut::from_str(src).map_err(|e| Error::Data {
+        file: "--set".into(),
+        line: None,
+        col: None,
+        field: None,
+        message: format!("the file could not be parsed to apply overrides: {e}"),
+    })?;
+    for set in sets {
+        let parts: Vec<&str> = set.path.split('.').collect();
+        let mut item: &mut toml_edit::Item = doc.as_item_mut();
+        for (i, part) in parts.iter().enumerate() {
+            let last = i + 1 == parts.len();
+            if let Ok(idx) = part.parse::<usize>() {
+                let Some(aot) = item.as_array_of_tables_mut() else {
+                    return Err(Error::input(
+                        "--set",
+                        format!(
+                            "`{}`: `{part}` indexes something that is not a list",
+                            set.path
+                        ),
+                    ));
+                };
+                let len = aot.len();
+                let Some(t) = aot.get_mut(idx) else {
+                    return Err(Error::input(
+                        "--set",
+                        format!(
+                            "`{}`: index {idx} is past the list's {len} entries",
+                            set.path
+                        ),
+                    ));
+                };
+                if last {
+                    return Err(Error::input(
+                        "--set",
+                        format!("`{}`: name a field of the list entry", set.path),
+                    ));
+                }
+                // Continue inside the indexed table.
+                let rest = parts[i + 1..].join(".");
+                set_in_table(t, &rest, &set.value, &set.path)?;
+                break;
+            }
+            if last {
+                let table = item.as_table_like_mut().ok_or_else(|| {
+                    Error::input(
+                        "--set",
+                        format!("`{}`: `{part}`'s parent is not a table", set.path),
+                    )
+                })?;
+                table.insert(part, toml_edit::Item::Value(to_value(&set.value)));
+            } else {
+                let table = item.as_table_like_mut().ok_or_else(|| {
+                    Error::input(
+                        "--set",
+                        format!("`{}`: `{part}`'s parent is not a table", set.path),
+                    )
+                })?;
+                if table.get(part).is_none() {
+                    table.insert(part, toml_edit::Item::Table(toml_edit::Table::new()));
+                }
+                item = table.get_mut(part).expect("inserted above");
+            }
+        }
+    }
+    Ok(doc.to_string())
+}
+
+fn set_in_table(t: &mut toml_edit::Table, rest: &str, value: &str, full: &str) -> Result<()> {
+    let mut parts = rest.split('.').peekable();
+    let mut table: &mut dyn toml_edit::TableLike = t;
+    while let Some(part) = parts.next() {
+        if parts.peek().is_none() {
+            table.insert(part, toml_edit::Item::Value(to_value(value)));
+            return Ok(());
+        }
+        if table.get(part).is_none() {
+            table.insert(part, toml_edit::Item::Table(toml_edit::Table::new()));
+        }
+        table = table
+            .get_mut(part)
+            .and_then(toml_edit::Item::as_table_like_mut)
+            .ok_or_else(|| Error::input("--set", format!("`{full}`: `{part}` is not a table")))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_assignments() {
+        let s: Set = "memory.hbm-bandwidth=4.8 TB/s".parse().unwrap();
+        assert_eq!(s.path, "memory.hbm-bandwidth");
+        assert_eq!(s.value, "4.8 TB/s");
+        assert!("nokey".parse::<Set>().is_err());
+        assert!("a..b=1".parse::<Set>().is_err());
+        assert!("memory.hbm_bandwidth=1".parse::<Set>().is_err());
+    }
+
+    #[test]
+    fn applies_strings_numbers_and_list_entries() {
+        let src =
+            "[memory]\nhbm-bandwidth = \"3.35 TB/s\"\n\n[[interconnect]]\nname = \"nvlink\"\n";
+        let a: Set = "memory.hbm-bandwidth=4.8 TB/s".parse().unwrap();
+        let b: Set = "interconnect.0.domain-size=72".parse().unwrap();
+        let out = apply(src, &[&a, &b]).unwrap();
+        assert!(out.contains("hbm-bandwidth = \"4.8 TB/s\""), "{out}");
+        assert!(out.contains("domain-size = 72"), "{out}");
+        let c: Set = "interconnect.3.domain-size=72".parse().unwrap();
+        assert!(apply(src, &[&c]).is_err());
+    }
+
+    #[test]
+    fn model_paths_are_recognised() {
+        assert!(is_model_path("attention.kv-heads"));
+        assert!(!is_model_path("memory.hbm-bandwidth"));
+    }
+}

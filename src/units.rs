@@ -1,0 +1,532 @@
+//! Quantities with units: parsing what people type ("3.35 TB/s", "228 KiB",
+//! "1.8 GHz", "500 cycles") into base units, and formatting base-unit values
+//! back for people.
+//!
+//! SI prefixes are powers of 1000, IEC prefixes powers of 1024. A bare number
+//! is accepted only where it has an obvious meaning: bytes where bytes are
+//! asked for, a count where a count is. Rates, times and frequencies need a
+//! unit, and the error says which ones are accepted.
+
+use std::fmt;
+
+/// What kind of quantity a value is; decides which units parse and how a
+/// value formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dim {
+    /// Bytes (SI or IEC prefixes; a bare number is bytes).
+    Bytes,
+    /// Bytes per second.
+    BytesPerSec,
+    /// Floating-point operations (a bare number is a count of FLOP).
+    Flop,
+    /// Floating-point operations per second (also `OP/s`, `TOPS`).
+    FlopPerSec,
+    /// Frequency in hertz.
+    Hz,
+    /// Clock cycles (a bare number is a count of cycles).
+    Cycles,
+    /// Time in seconds.
+    Seconds,
+}
+
+impl Dim {
+    /// The units accepted for this kind of quantity, for error messages.
+    pub fn accepted(self) -> &'static str {
+        match self {
+            Dim::Bytes => "B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB (a bare number is bytes)",
+            Dim::BytesPerSec => "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s",
+            Dim::Flop => "FLOP, KFLOP, MFLOP, GFLOP, TFLOP, PFLOP (a bare number is FLOP)",
+            Dim::FlopPerSec => "FLOP/s, GFLOP/s, TFLOP/s, PFLOP/s (also OP/s, TOPS, TFLOPS, POPS)",
+            Dim::Hz => "Hz, kHz, MHz, GHz",
+            Dim::Cycles => "cycles (a bare number is cycles)",
+            Dim::Seconds => "s, ms, us (or µs), ns, ps",
+        }
+    }
+
+    /// Whether a bare number (no unit) is accepted.
+    pub fn bare_ok(self) -> bool {
+        matches!(self, Dim::Bytes | Dim::Flop | Dim::Cycles)
+    }
+
+    /// The base unit's symbol.
+    pub fn base_symbol(self) -> &'static str {
+        match self {
+            Dim::Bytes => "B",
+            Dim::BytesPerSec => "B/s",
+            Dim::Flop => "FLOP",
+            Dim::FlopPerSec => "FLOP/s",
+            Dim::Hz => "Hz",
+            Dim::Cycles => "cycles",
+            Dim::Seconds => "s",
+        }
+    }
+}
+
+/// Why a quantity did not parse.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum UnitError {
+    /// Nothing was given.
+    #[error("empty value; expected a number with a unit ({accepted})")]
+    Empty {
+        /// The units that would have been accepted.
+        accepted: &'static str,
+    },
+    /// The number part is not a number.
+    #[error("`{text}` is not a number; expected a number with a unit ({accepted})")]
+    NotANumber {
+        /// What was typed.
+        text: String,
+        /// The units that would have been accepted.
+        accepted: &'static str,
+    },
+    /// A rate, time or frequency was given without a unit.
+    #[error("`{text}` has no unit; expected one of {accepted}")]
+    MissingUnit {
+        /// What was typed.
+        text: String,
+        /// The units that would have been accepted.
+        accepted: &'static str,
+    },
+    /// The unit is not one this quantity takes.
+    #[error("unknown unit `{unit}` in `{text}`; expected one of {accepted}")]
+    WrongUnit {
+        /// What was typed.
+        text: String,
+        /// The unit part.
+        unit: String,
+        /// The units that would have been accepted.
+        accepted: &'static str,
+    },
+    /// NaN or infinite.
+    #[error("`{text}` is not a finite number")]
+    NotFinite {
+        /// What was typed.
+        text: String,
+    },
+}
+
+/// Splits "3.35 TB/s" or "3350GB/s" into the number and the unit text.
+fn split_number(text: &str) -> (&str, &str) {
+    let t = text.trim();
+    let bytes = t.as_bytes();
+    let mut end = 0;
+    let mut seen_e = false;
+    while end < bytes.len() {
+        let c = bytes[end] as char;
+        let ok = c.is_ascii_digit()
+            || c == '.'
+            || c == '_'
+            || ((c == '-' || c == '+') && (end == 0 || matches!(bytes[end - 1], b'e' | b'E')))
+            || ((c == 'e' || c == 'E')
+                && !seen_e
+                && end > 0
+                && bytes.get(end + 1).is_some_and(|n| {
+                    n.is_ascii_digit()
+                        || ((*n == b'-' || *n == b'+')
+                            && bytes.get(end + 2).is_some_and(u8::is_ascii_digit))
+                }));
+        if !ok {
+            break;
+        }
+        if c == 'e' || c == 'E' {
+            seen_e = true;
+        }
+        end += 1;
+    }
+    (&t[..end], t[end..].trim())
+}
+
+fn prefix_si(p: &str) -> Option<f64> {
+    Some(match p {
+        "" => 1.0,
+        "k" | "K" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        "P" => 1e15,
+        "E" => 1e18,
+        _ => return None,
+    })
+}
+
+fn prefix_iec(p: &str) -> Option<f64> {
+    Some(match p {
+        "Ki" | "ki" => 1024.0,
+        "Mi" => 1024.0 * 1024.0,
+        "Gi" => 1024.0 * 1024.0 * 1024.0,
+        "Ti" => 1024f64.powi(4),
+        "Pi" => 1024f64.powi(5),
+        _ => return None,
+    })
+}
+
+/// Scale of a byte unit such as "KiB" or "GB"; `None` if it is not one.
+fn byte_scale(unit: &str) -> Option<f64> {
+    let stem = unit
+        .strip_suffix("bytes")
+        .or_else(|| unit.strip_suffix("byte"))
+        .or_else(|| unit.strip_suffix('B'))?;
+    prefix_iec(stem).or_else(|| prefix_si(stem))
+}
+
+fn flop_scale(unit: &str) -> Option<f64> {
+    for stem in ["FLOP", "FLOPs", "flop", "flops", "OP", "OPs", "op", "ops"] {
+        if let Some(p) = unit.strip_suffix(stem) {
+            return prefix_si(p);
+        }
+    }
+    None
+}
+
+fn flop_rate_scale(unit: &str) -> Option<f64> {
+    if let Some(u) = unit.strip_suffix("/s") {
+        return flop_scale(u);
+    }
+    // "TFLOPS", "TOPS", "POPS": the trailing S means per second.
+    for stem in ["FLOPS", "OPS"] {
+        if let Some(p) = unit.strip_suffix(stem) {
+            return prefix_si(p);
+        }
+    }
+    None
+}
+
+fn time_scale(unit: &str) -> Option<f64> {
+    Some(match unit {
+        "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
+        "ms" => 1e-3,
+        "us" | "µs" | "μs" => 1e-6,
+        "ns" => 1e-9,
+        "ps" => 1e-12,
+        "min" => 60.0,
+        _ => return None,
+    })
+}
+
+fn hz_scale(unit: &str) -> Option<f64> {
+    let p = unit
+        .strip_suffix("Hz")
+        .or_else(|| unit.strip_suffix("hz"))?;
+    prefix_si(p)
+}
+
+/// Parses a number with an optional unit, returning the value in base units
+/// (bytes, B/s, FLOP, FLOP/s, Hz, cycles, seconds).
+pub fn parse(text: &str, dim: Dim) -> Result<f64, UnitError> {
+    let accepted = dim.accepted();
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(UnitError::Empty { accepted });
+    }
+    let (num, unit) = split_number(t);
+    let lower = num.to_ascii_lowercase();
+    if lower.is_empty() || matches!(lower.as_str(), "nan" | "inf" | "-inf" | "+inf") {
+        if t.to_ascii_lowercase().starts_with("nan") || t.to_ascii_lowercase().contains("inf") {
+            return Err(UnitError::NotFinite { text: t.into() });
+        }
+        return Err(UnitError::NotANumber {
+            text: t.into(),
+            accepted,
+        });
+    }
+    let value: f64 = num
+        .replace('_', "")
+        .parse()
+        .map_err(|_| UnitError::NotANumber {
+            text: t.into(),
+            accepted,
+        })?;
+    if !value.is_finite() {
+        return Err(UnitError::NotFinite { text: t.into() });
+    }
+    if unit.is_empty() {
+        return if dim.bare_ok() {
+            Ok(value)
+        } else {
+            Err(UnitError::MissingUnit {
+                text: t.into(),
+                accepted,
+            })
+        };
+    }
+    let scale = match dim {
+        Dim::Bytes => byte_scale(unit),
+        Dim::BytesPerSec => unit.strip_suffix("/s").and_then(byte_scale),
+        Dim::Flop => flop_scale(unit),
+        Dim::FlopPerSec => flop_rate_scale(unit),
+        Dim::Hz => hz_scale(unit),
+        Dim::Cycles => matches!(unit, "cycle" | "cycles" | "clk" | "clks").then_some(1.0),
+        Dim::Seconds => time_scale(unit),
+    };
+    let scale = scale.ok_or_else(|| UnitError::WrongUnit {
+        text: t.into(),
+        unit: unit.into(),
+        accepted,
+    })?;
+    let v = value * scale;
+    if !v.is_finite() {
+        return Err(UnitError::NotFinite { text: t.into() });
+    }
+    Ok(v)
+}
+
+/// Rounds to `sig` significant digits and prints without trailing zeros.
+pub fn sig(value: f64, sig: usize) -> String {
+    if value == 0.0 {
+        return "0".into();
+    }
+    if !value.is_finite() {
+        return format!("{value}");
+    }
+    let mag = value.abs().log10().floor() as i32;
+    let decimals = (sig as i32 - 1 - mag).max(0) as usize;
+    let s = format!("{value:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+const SI: [(f64, &str); 6] = [
+    (1e18, "E"),
+    (1e15, "P"),
+    (1e12, "T"),
+    (1e9, "G"),
+    (1e6, "M"),
+    (1e3, "k"),
+];
+
+/// Formats with an SI prefix chosen so the mantissa is at least 1, at 4
+/// significant digits: `3.35e12, "B/s"` -> `3.35 TB/s`.
+pub fn si(value: f64, unit: &str) -> String {
+    let a = value.abs();
+    for (scale, p) in SI {
+        if a >= scale {
+            // Byte units conventionally write the kilo prefix upper-case.
+            let p = if p == "k" && unit.starts_with('B') {
+                "K"
+            } else {
+                p
+            };
+            return format!("{} {p}{unit}", sig(value / scale, 4));
+        }
+    }
+    format!("{} {unit}", sig(value, 4))
+}
+
+/// Formats bytes with IEC prefixes: `233472` -> `228 KiB`.
+pub fn iec_bytes(value: f64) -> String {
+    let a = value.abs();
+    for (i, p) in ["PiB", "TiB", "GiB", "MiB", "KiB"].iter().enumerate() {
+        let scale = 1024f64.powi(5 - i as i32);
+        if a >= scale {
+            return format!("{} {p}", sig(value / scale, 4));
+        }
+    }
+    format!("{} B", sig(value, 4))
+}
+
+/// Formats a time in the unit that keeps the mantissa readable.
+pub fn seconds(value: f64) -> String {
+    let a = value.abs();
+    let (scale, u) = if a == 0.0 || a >= 1.0 {
+        (1.0, "s")
+    } else if a >= 1e-3 {
+        (1e-3, "ms")
+    } else if a >= 1e-6 {
+        (1e-6, "us")
+    } else if a >= 1e-9 {
+        (1e-9, "ns")
+    } else {
+        (1e-12, "ps")
+    };
+    format!("{} {u}", sig(value / scale, 4))
+}
+
+/// Formats an integer count with thousands separators: `16896` -> `16,896`.
+pub fn grouped(value: u128) -> String {
+    let s = value.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Formats a plain number for people: integers grouped, others at 4
+/// significant digits.
+pub fn number(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        let g = grouped(value.abs() as u128);
+        if value < 0.0 { format!("-{g}") } else { g }
+    } else {
+        sig(value, 4)
+    }
+}
+
+/// A parsed quantity that remembers its dimension, for display.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quantity {
+    /// Value in base units.
+    pub value: f64,
+    /// What it measures.
+    pub dim: Dim,
+}
+
+impl fmt::Display for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = match self.dim {
+            Dim::Seconds => seconds(self.value),
+            Dim::Cycles => format!("{} cycles", number(self.value)),
+            d => si(self.value, d.base_symbol()),
+        };
+        f.write_str(&s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * b.abs().max(1e-300)
+    }
+
+    #[test]
+    fn bytes_si_and_iec() {
+        assert!(close(parse("80 GB", Dim::Bytes).unwrap(), 80e9));
+        assert!(close(parse("80GB", Dim::Bytes).unwrap(), 80e9));
+        assert!(close(parse("228 KiB", Dim::Bytes).unwrap(), 233472.0));
+        assert!(close(parse("60 MiB", Dim::Bytes).unwrap(), 62914560.0));
+        assert!(close(parse("192 GiB", Dim::Bytes).unwrap(), 206158430208.0));
+        assert!(close(parse("2 TB", Dim::Bytes).unwrap(), 2e12));
+        assert!(close(parse("128 B", Dim::Bytes).unwrap(), 128.0));
+        assert!(close(parse("128", Dim::Bytes).unwrap(), 128.0));
+        assert!(close(parse("1 KB", Dim::Bytes).unwrap(), 1000.0));
+        assert!(close(parse("1 kB", Dim::Bytes).unwrap(), 1000.0));
+        assert!(close(parse("4 bytes", Dim::Bytes).unwrap(), 4.0));
+        assert!(close(parse("1.5e3 B", Dim::Bytes).unwrap(), 1500.0));
+    }
+
+    #[test]
+    fn rates() {
+        assert!(close(
+            parse("3.35 TB/s", Dim::BytesPerSec).unwrap(),
+            3.35e12
+        ));
+        assert!(close(parse("3350GB/s", Dim::BytesPerSec).unwrap(), 3.35e12));
+        assert!(close(
+            parse("1 GiB/s", Dim::BytesPerSec).unwrap(),
+            1073741824.0
+        ));
+        assert!(close(
+            parse("989 TFLOP/s", Dim::FlopPerSec).unwrap(),
+            989e12
+        ));
+        assert!(close(parse("92 TOPS", Dim::FlopPerSec).unwrap(), 92e12));
+        assert!(close(parse("5 PFLOP/s", Dim::FlopPerSec).unwrap(), 5e15));
+        assert!(close(parse("67 TFLOPS", Dim::FlopPerSec).unwrap(), 67e12));
+        assert!(close(parse("1 OP/s", Dim::FlopPerSec).unwrap(), 1.0));
+    }
+
+    #[test]
+    fn flop_counts() {
+        assert!(close(parse("137.4 GFLOP", Dim::Flop).unwrap(), 137.4e9));
+        assert!(close(parse("1e6", Dim::Flop).unwrap(), 1e6));
+    }
+
+    #[test]
+    fn clocks_cycles_times() {
+        assert!(close(parse("1.8 GHz", Dim::Hz).unwrap(), 1.8e9));
+        assert!(close(parse("700MHz", Dim::Hz).unwrap(), 7e8));
+        assert!(close(parse("500 cycles", Dim::Cycles).unwrap(), 500.0));
+        assert!(close(parse("500", Dim::Cycles).unwrap(), 500.0));
+        assert!(close(parse("5 us", Dim::Seconds).unwrap(), 5e-6));
+        assert!(close(parse("5µs", Dim::Seconds).unwrap(), 5e-6));
+        assert!(close(parse("4.0 ms", Dim::Seconds).unwrap(), 4e-3));
+        assert!(close(parse("479 ns", Dim::Seconds).unwrap(), 479e-9));
+        assert!(close(parse("2 s", Dim::Seconds).unwrap(), 2.0));
+    }
+
+    #[test]
+    fn bare_numbers_rejected_for_rates_times_and_clocks() {
+        for d in [Dim::BytesPerSec, Dim::FlopPerSec, Dim::Hz, Dim::Seconds] {
+            let e = parse("3.35", d).unwrap_err();
+            assert!(matches!(e, UnitError::MissingUnit { .. }), "{d:?}: {e}");
+            assert!(e.to_string().contains(d.accepted()));
+        }
+    }
+
+    #[test]
+    fn errors() {
+        assert!(matches!(
+            parse("", Dim::Bytes),
+            Err(UnitError::Empty { .. })
+        ));
+        assert!(matches!(
+            parse("fast", Dim::Bytes),
+            Err(UnitError::NotANumber { .. })
+        ));
+        assert!(matches!(
+            parse("3 TB", Dim::BytesPerSec),
+            Err(UnitError::WrongUnit { .. })
+        ));
+        assert!(matches!(
+            parse("3 GHz", Dim::Seconds),
+            Err(UnitError::WrongUnit { .. })
+        ));
+        assert!(matches!(
+            parse("3 furlongs", Dim::Bytes),
+            Err(UnitError::WrongUnit { .. })
+        ));
+        assert!(matches!(
+            parse("NaN", Dim::Bytes),
+            Err(UnitError::NotFinite { .. })
+        ));
+        assert!(matches!(
+            parse("inf GB", Dim::Bytes),
+            Err(UnitError::NotFinite { .. })
+        ));
+        assert!(matches!(
+            parse("1e999 B", Dim::Bytes),
+            Err(UnitError::NotFinite { .. })
+        ));
+        assert!(matches!(
+            parse("1e300 EB", Dim::Bytes),
+            Err(UnitError::NotFinite { .. })
+        ));
+        assert!(matches!(
+            parse("1..2 GB", Dim::Bytes),
+            Err(UnitError::NotANumber { .. } | UnitError::WrongUnit { .. })
+        ));
+    }
+
+    #[test]
+    fn negative_numbers_parse_so_validation_can_name_them() {
+        assert!(close(parse("-5 us", Dim::Seconds).unwrap(), -5e-6));
+    }
+
+    #[test]
+    fn formatting() {
+        assert_eq!(si(3.35e12, "B/s"), "3.35 TB/s");
+        assert_eq!(si(989e12, "FLOP/s"), "989 TFLOP/s");
+        assert_eq!(si(16.06e9, "B"), "16.06 GB");
+        assert_eq!(si(1500.0, "B"), "1.5 KB");
+        assert_eq!(si(12.0, "B"), "12 B");
+        assert_eq!(iec_bytes(233472.0), "228 KiB");
+        assert_eq!(iec_bytes(62914560.0), "60 MiB");
+        assert_eq!(seconds(2.45e-3), "2.45 ms");
+        assert_eq!(seconds(5e-6), "5 us");
+        assert_eq!(seconds(1.5), "1.5 s");
+        assert_eq!(grouped(131072), "131,072");
+        assert_eq!(number(295.2238806), "295.2");
+        assert_eq!(number(8030261248.0), "8,030,261,248");
+        assert_eq!(sig(0.0034, 2), "0.0034");
+        assert_eq!(sig(123456.0, 3), "123456");
+    }
+}
