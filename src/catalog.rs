@@ -134,7 +134,7 @@ impl Catalog {
         } else {
             self.model_entries()?
         };
-        let e = self.find(kind, list, what)?;
+        let e = self.find(if kind == "hardware" { "hardware" } else { "model" }, list, what)?;
         Ok((e.text()?, e.origin_name(kind)))
     }
 

@@ -63,7 +63,7 @@ pub enum Error {
     #[error("{0}")]
     NoAnswer(String),
     /// Reading or writing failed.
-    #[error("{path}: {source}")]
+    #[error("cannot read {path}")]
     Io {
         /// The path involved.
         path: String,

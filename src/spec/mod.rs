@@ -116,6 +116,9 @@ impl<'de> Visitor<'de> for QuantityVisitor {
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
+        if !v.is_finite() {
+            return Err(E::custom(format!("`{v}` is not a finite number")));
+        }
         if !self.dim.bare_ok() {
             return Err(E::custom(format!(
                 "`{v}` has no unit; write it as a string with one of {}",
@@ -149,6 +152,7 @@ pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
 pub fn from_toml<T: serde::de::DeserializeOwned>(src: &str, origin: &Origin) -> Result<T, Error> {
     toml::from_str(src).map_err(|e| {
         let (line, col) = e.span().map(|s| line_col(src, s.start)).unzip();
+        let field = e.span().and_then(|s| path_at(src, s.start));
         let mut message = e.message().trim().to_string();
         if origin.overridden {
             message.push_str(" (after applying --set)");
@@ -157,10 +161,41 @@ pub fn from_toml<T: serde::de::DeserializeOwned>(src: &str, origin: &Origin) -> 
             file: origin.name.clone(),
             line,
             col,
-            field: None,
+            field,
             message,
         }
     })
+}
+
+/// The dotted key path whose key or value covers a byte offset, so parse
+/// errors can name the field.
+pub fn path_at(src: &str, offset: usize) -> Option<String> {
+    fn walk(t: &dyn toml_edit::TableLike, prefix: &str, offset: usize) -> Option<String> {
+        for (k, item) in t.iter() {
+            let path = if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
+            let key_span = t.key(k).and_then(toml_edit::Key::span);
+            let covers = |sp: Option<std::ops::Range<usize>>| sp.is_some_and(|s| s.start <= offset && offset < s.end.max(s.start + 1));
+            if let Some(aot) = item.as_array_of_tables() {
+                for (i, sub) in aot.iter().enumerate() {
+                    if let Some(p) = walk(sub, &format!("{path}.{i}"), offset) {
+                        return Some(p);
+                    }
+                }
+            } else if let Some(sub) = item.as_table_like() {
+                if let Some(p) = walk(sub, &path, offset) {
+                    return Some(p);
+                }
+                if covers(key_span.clone()) {
+                    return Some(path);
+                }
+            } else if covers(key_span) || covers(item.span()) {
+                return Some(path);
+            }
+        }
+        None
+    }
+    let doc = toml_edit::Document::parse(src).ok()?;
+    walk(doc.as_table(), "", offset)
 }
 
 /// Finds the line of a dotted kebab-case key path in TOML text, for errors
