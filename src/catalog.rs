@@ -134,7 +134,15 @@ impl Catalog {
         } else {
             self.model_entries()?
         };
-        let e = self.find(if kind == "hardware" { "hardware" } else { "model" }, list, what)?;
+        let e = self.find(
+            if kind == "hardware" {
+                "hardware"
+            } else {
+                "model"
+            },
+            list,
+            what,
+        )?;
         Ok((e.text()?, e.origin_name(kind)))
     }
 

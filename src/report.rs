@@ -285,6 +285,21 @@ impl Report {
             }
             out.rows.push(row);
         }
+        // A result that is the same at every point is stated once.
+        if out.rows.len() > 1 {
+            let keys: Vec<String> = out.rows[0].results.keys().cloned().collect();
+            for k in keys {
+                let v = out.rows[0].results.get(&k).cloned();
+                if out.rows.iter().all(|r| r.results.get(&k) == v.as_ref()) {
+                    if let Some(v) = v {
+                        out.results.insert(k.clone(), v);
+                    }
+                    for r in &mut out.rows {
+                        r.results.shift_remove(&k);
+                    }
+                }
+            }
+        }
         out
     }
 }
@@ -309,6 +324,9 @@ mod tests {
         assert_eq!(c.rows.len(), 2);
         assert_eq!(c.rows[1].inputs.get("hardware"), Some(&Value::from("b")));
         assert_eq!(c.rows[1].results.get("time_s"), Some(&Value::from(2.0)));
+        let same = Report::combine(vec![mk("a", 1.0), mk("b", 1.0)], &[]);
+        assert_eq!(same.results.get("time_s"), Some(&Value::from(1.0)));
+        assert!(same.rows[0].results.is_empty());
         assert_eq!(c.notes, vec!["shared note".to_string()]);
     }
 

@@ -38,6 +38,16 @@ fn show(v: f64) -> String {
     }
 }
 
+/// Splits a trailing unit off the end of a range: `600:100cycles` ->
+/// (`600:100`, `cycles`).
+fn split_tail_unit(rest: &str) -> (&str, &str) {
+    let t = rest.trim_end();
+    let cut = t
+        .rfind(|c: char| c.is_ascii_digit() || c == '.')
+        .map_or(0, |i| i + 1);
+    (&t[..cut], t[cut..].trim())
+}
+
 /// Parses `name=spec`.
 pub fn parse(text: &str) -> Result<Sweep> {
     let (name, spec) = text.split_once('=').ok_or_else(|| {
@@ -55,6 +65,12 @@ pub fn parse(text: &str) -> Result<Sweep> {
     }
     let spec = spec.trim();
     let values = if let Some((lo, rest)) = spec.split_once("..") {
+        // A unit after the last number ("400..600:100cycles", "1..4GHz")
+        // applies to every point.
+        let (rest, unit) = {
+            let (n, u) = split_tail_unit(rest);
+            (n, u)
+        };
         let (hi, step) = match rest.split_once(':') {
             Some((h, s)) => (h, Some(s)),
             None => (rest, None),
@@ -110,7 +126,11 @@ pub fn parse(text: &str) -> Result<Sweep> {
                 }
             }
         }
-        out
+        if unit.is_empty() {
+            out
+        } else {
+            out.into_iter().map(|v| format!("{v}{unit}")).collect()
+        }
     } else {
         let v: Vec<String> = spec.split(',').map(|s| s.trim().to_string()).collect();
         if v.iter().any(String::is_empty) {
@@ -155,6 +175,22 @@ mod tests {
             ["0", "25", "50", "75", "100"]
         );
         assert_eq!(parse("x=0.5..1.5:0.5").unwrap().values, ["0.5", "1", "1.5"]);
+    }
+
+    #[test]
+    fn units_carry_over_to_every_point() {
+        assert_eq!(
+            parse("latency=400..600:100cycles").unwrap().values,
+            ["400cycles", "500cycles", "600cycles"]
+        );
+        assert_eq!(
+            parse("clock=1..4 GHz").unwrap().values,
+            ["1GHz", "2GHz", "4GHz"]
+        );
+        assert_eq!(
+            parse("clock=1.4GHz,1.8 GHz").unwrap().values,
+            ["1.4GHz", "1.8 GHz"]
+        );
     }
 
     #[test]

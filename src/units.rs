@@ -107,7 +107,7 @@ pub enum UnitError {
 }
 
 /// Splits "3.35 TB/s" or "3350GB/s" into the number and the unit text.
-fn split_number(text: &str) -> (&str, &str) {
+pub(crate) fn split_number(text: &str) -> (&str, &str) {
     let t = text.trim();
     let bytes = t.as_bytes();
     let mut end = 0;

@@ -67,6 +67,21 @@ pub(crate) fn row_columns(report: &Report) -> (Vec<String>, Vec<String>) {
     (ins, outs)
 }
 
+/// A person's name for an input key: underscores to spaces, and the unit
+/// suffix dropped since the value is formatted with its unit.
+pub(crate) fn input_label(key: &str) -> String {
+    let mut k = key;
+    for suffix in ["_bytes_per_s", "_flops_per_s", "_hz", "_s"] {
+        if let Some(stem) = k.strip_suffix(suffix) {
+            if !stem.is_empty() {
+                k = stem;
+                break;
+            }
+        }
+    }
+    k.replace('_', " ")
+}
+
 /// The heading line: command, hardware, model.
 pub(crate) fn title(report: &Report) -> String {
     let mut t = report.command.clone();

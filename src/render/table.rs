@@ -1,7 +1,7 @@
 //! Boxed tables for a terminal: results as label/value pairs, rows as a
 //! table with a column per input and result, then the notes.
 
-use super::{Renderer, format_input, row_columns, title};
+use super::{Renderer, format_input, input_label, row_columns, title};
 use crate::report::Report;
 use comfy_table::{ContentArrangement, Table as Grid, presets::UTF8_FULL_CONDENSED};
 
@@ -18,7 +18,7 @@ pub(crate) fn results_grid(report: &Report, preset: comfy_table::TableStyle) -> 
     g.set_header(vec!["quantity", "value"]);
     for (k, v) in &report.inputs {
         g.add_row(vec![
-            format!("{} (input)", k.replace('_', " ")),
+            format!("{} (input)", input_label(k)),
             format_input(k, v, report),
         ]);
     }
@@ -36,7 +36,7 @@ pub(crate) fn rows_grid(report: &Report, preset: comfy_table::TableStyle) -> Opt
     let mut g = Grid::new();
     g.load_style(preset)
         .set_content_arrangement(ContentArrangement::Disabled);
-    let mut header: Vec<String> = ins.iter().map(|k| k.replace('_', " ")).collect();
+    let mut header: Vec<String> = ins.iter().map(|k| input_label(k)).collect();
     header.extend(outs.iter().map(|k| report.label(k)));
     g.set_header(header);
     for row in &report.rows {

@@ -172,9 +172,15 @@ pub fn from_toml<T: serde::de::DeserializeOwned>(src: &str, origin: &Origin) -> 
 pub fn path_at(src: &str, offset: usize) -> Option<String> {
     fn walk(t: &dyn toml_edit::TableLike, prefix: &str, offset: usize) -> Option<String> {
         for (k, item) in t.iter() {
-            let path = if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
+            let path = if prefix.is_empty() {
+                k.to_string()
+            } else {
+                format!("{prefix}.{k}")
+            };
             let key_span = t.key(k).and_then(toml_edit::Key::span);
-            let covers = |sp: Option<std::ops::Range<usize>>| sp.is_some_and(|s| s.start <= offset && offset < s.end.max(s.start + 1));
+            let covers = |sp: Option<std::ops::Range<usize>>| {
+                sp.is_some_and(|s| s.start <= offset && offset < s.end.max(s.start + 1))
+            };
             if let Some(aot) = item.as_array_of_tables() {
                 for (i, sub) in aot.iter().enumerate() {
                     if let Some(p) = walk(sub, &format!("{path}.{i}"), offset) {
