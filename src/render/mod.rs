@@ -72,11 +72,11 @@ pub(crate) fn row_columns(report: &Report) -> (Vec<String>, Vec<String>) {
 pub(crate) fn input_label(key: &str) -> String {
     let mut k = key;
     for suffix in ["_bytes_per_s", "_flops_per_s", "_hz", "_s"] {
-        if let Some(stem) = k.strip_suffix(suffix) {
-            if !stem.is_empty() {
-                k = stem;
-                break;
-            }
+        if let Some(stem) = k.strip_suffix(suffix)
+            && !stem.is_empty()
+        {
+            k = stem;
+            break;
         }
     }
     k.replace('_', " ")
