@@ -428,12 +428,16 @@ impl Hardware {
                 );
             }
         }
-        for key in self.sources.keys() {
-            if super::locate(src, key).is_none() && !origin.overridden {
-                return err(
-                    "sources",
-                    format!("source given for `{key}`, which is not a field of this file"),
-                );
+        if !origin.overridden && !self.sources.is_empty() {
+            let doc = toml_edit::Document::parse(src)
+                .map_err(|e| field_error(src, origin, "sources", e.to_string()))?;
+            for key in self.sources.keys() {
+                if super::locate_in(&doc, key).is_none() {
+                    return err(
+                        "sources",
+                        format!("source given for `{key}`, which is not a field of this file"),
+                    );
+                }
             }
         }
         Ok(())

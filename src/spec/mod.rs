@@ -208,6 +208,11 @@ pub fn path_at(src: &str, offset: usize) -> Option<String> {
 /// found after parsing. Numeric parts index arrays of tables.
 pub fn locate(src: &str, path: &str) -> Option<usize> {
     let doc = toml_edit::Document::parse(src).ok()?;
+    locate_in(&doc, path).map(|offset| line_col(src, offset).0)
+}
+
+/// The byte offset of a key path in a parsed document, if it is there.
+pub fn locate_in(doc: &toml_edit::Document<&str>, path: &str) -> Option<usize> {
     let mut table: &dyn toml_edit::TableLike = doc.as_table();
     let mut span = None;
     let parts: Vec<&str> = path.split('.').collect();
@@ -228,10 +233,10 @@ pub fn locate(src: &str, path: &str) -> Option<usize> {
         } else if let Some(t) = item.as_table_like() {
             table = t;
         } else {
-            break;
+            return None;
         }
     }
-    span.map(|s| line_col(src, s.start).0)
+    Some(span.map_or(0, |s| s.start))
 }
 
 /// A validation error for a field, located in the file where possible.
