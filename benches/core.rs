@@ -9,16 +9,24 @@ use std::hint::black_box;
 
 fn core(c: &mut Criterion) {
     let cat = Catalog::default();
-    c.bench_function("load h100-sxm", |b| b.iter(|| cat.hardware(black_box("h100-sxm"), &[]).unwrap()));
+    c.bench_function("load h100-sxm", |b| {
+        b.iter(|| cat.hardware(black_box("h100-sxm"), &[]).unwrap())
+    });
     let h = cat.hardware("h100-sxm", &[]).unwrap();
-    c.bench_function("hw show h100-sxm", |b| b.iter(|| hw::show(black_box(&h), &Default::default()).unwrap()));
+    c.bench_function("hw show h100-sxm", |b| {
+        b.iter(|| hw::show(black_box(&h), &Default::default()).unwrap())
+    });
     let r = hw::show(&h, &Default::default()).unwrap();
     for f in [Format::Table, Format::Json, Format::Csv, Format::Markdown] {
-        c.bench_function(&format!("render {f:?}"), |b| b.iter(|| f.renderer().render(black_box(&r))));
+        c.bench_function(&format!("render {f:?}"), |b| {
+            b.iter(|| f.renderer().render(black_box(&r)))
+        });
     }
     let m = cat.model("llama-3-8b", &[]).unwrap();
     let bf16 = precision::lookup("bf16").unwrap();
-    c.bench_function("model show llama-3-8b", |b| b.iter(|| model::show(black_box(&m), bf16, bf16).unwrap()));
+    c.bench_function("model show llama-3-8b", |b| {
+        b.iter(|| model::show(black_box(&m), bf16, bf16).unwrap())
+    });
 }
 
 criterion_group!(benches, core);

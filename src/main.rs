@@ -11,14 +11,11 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
-    let reports = match cli::run(&argv) {
+    let (global, reports) = match cli::run(&argv) {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
-    // --format and --explain are read from the first parse; a bad command
-    // line never gets here.
-    let parsed = <cli::Cli as clap::Parser>::try_parse_from(&argv).expect("parsed once already");
-    let bytes = if parsed.global.explain {
+    let bytes = if global.explain {
         let mut out = Vec::new();
         for (i, r) in reports.iter().enumerate() {
             if i > 0 {
@@ -33,9 +30,7 @@ fn main() -> ExitCode {
         } else {
             Report::combine(reports, &[])
         };
-        Format::from(parsed.global.format)
-            .renderer()
-            .render(&report)
+        Format::from(global.format).renderer().render(&report)
     };
     let mut out = std::io::stdout().lock();
     match out.write_all(&bytes).and_then(|()| out.flush()) {

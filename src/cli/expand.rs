@@ -2,24 +2,30 @@
 //! rewriting the argument list (`--name value`) and parsing it again, so
 //! any flag can be swept with its own validation.
 
-use super::{Cli, dispatch};
+use super::{Cli, Global, dispatch};
 use anyhow::Context;
 use clap::Parser;
 use roofline::report::Report;
 use roofline::sweep;
 
-/// Parses `argv` and runs it, expanding sweeps; returns one report per
-/// point (several for a sweep or a list of `--hw`).
-pub fn run(argv: &[String]) -> anyhow::Result<Vec<Report>> {
+/// Parses `argv` and runs it, expanding sweeps; returns the shared flags
+/// and one report per point (several for a sweep or a list of `--hw`).
+pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
     let cli = Cli::try_parse_from(argv)?;
+    let reports = points(&cli, argv)?;
+    Ok((cli.global, reports))
+}
+
+fn points(cli: &Cli, argv: &[String]) -> anyhow::Result<Vec<Report>> {
     let Some(first) = cli.global.sweep.first() else {
-        return Ok(dispatch(&cli)?);
+        return Ok(dispatch(cli)?);
     };
     let sw = sweep::parse(first)?;
     let mut out = Vec::new();
     for value in &sw.values {
         let next = rewrite(argv, first, &sw.name, value);
-        out.extend(run(&next).with_context(|| format!("at {}={value}", sw.name))?);
+        let cli = Cli::try_parse_from(&next)?;
+        out.extend(points(&cli, &next).with_context(|| format!("at {}={value}", sw.name))?);
     }
     Ok(out)
 }
