@@ -4,7 +4,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use roofline::calc::{hw, model};
 use roofline::catalog::Catalog;
 use roofline::precision;
-use roofline::render::{Format, Renderer};
+use roofline::render::Format;
 use std::hint::black_box;
 
 fn core(c: &mut Criterion) {
