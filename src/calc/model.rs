@@ -121,7 +121,12 @@ pub fn params(m: &Model) -> Result<Params> {
             p.dense_ffn = ffn(m, m.ffn.intermediate_size.get())? * u128::from(dense);
             let one = ffn(m, moe.expert_intermediate_size.get())?;
             p.routed_experts = one * u128::from(moe.routed_experts.get()) * moe_layers;
-            let router = mul(&[d, moe.routed_experts.get()])?;
+            // The router is a d x experts linear map; DeepSeek-V3 adds one
+            // bias per expert for load balancing.
+            let mut router = mul(&[d, moe.routed_experts.get()])?;
+            if moe.router_bias {
+                router += u128::from(moe.routed_experts.get());
+            }
             p.shared_experts = (one * u128::from(moe.shared_experts) + router) * moe_layers;
             active_experts = one * u128::from(moe.experts_per_token.get()) * moe_layers;
         }
