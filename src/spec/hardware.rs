@@ -416,6 +416,45 @@ pub struct Achievable {
     pub link_bandwidth: IndexMap<String, BytesPerSec>,
 }
 
+/// The first dotted kebab-case path (numbers index arrays of tables) that
+/// names no field of the TOML text. The document is parsed once: a file's
+/// [sources] table has a hundred keys, and a query should not pay for a
+/// hundred parses.
+pub(super) fn first_unknown_path<'a>(
+    src: &str,
+    paths: impl IntoIterator<Item = &'a String>,
+) -> Option<&'a String> {
+    let doc = toml_edit::Document::parse(src).ok()?;
+    paths.into_iter().find(|p| !has_path(doc.as_table(), p))
+}
+
+fn has_path(root: &dyn toml_edit::TableLike, path: &str) -> bool {
+    let parts: Vec<&str> = path.split('.').collect();
+    let mut table = root;
+    let mut i = 0;
+    while i < parts.len() {
+        let Some(item) = table.get(parts[i]) else {
+            return false;
+        };
+        i += 1;
+        if i == parts.len() {
+            return true;
+        }
+        if let Some(aot) = item.as_array_of_tables() {
+            let Some(t) = parts[i].parse::<usize>().ok().and_then(|n| aot.get(n)) else {
+                return false;
+            };
+            table = t;
+            i += 1;
+        } else if let Some(t) = item.as_table_like() {
+            table = t;
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
 impl Hardware {
     /// Parses and validates a hardware file's text.
     pub fn parse(src: &str, origin: &Origin) -> Result<Self> {
@@ -546,13 +585,13 @@ impl Hardware {
                 );
             }
         }
-        for key in self.sources.keys() {
-            if super::locate(src, key).is_none() && !origin.overridden {
-                return err(
-                    "sources",
-                    format!("source given for `{key}`, which is not a field of this file"),
-                );
-            }
+        if !origin.overridden
+            && let Some(key) = first_unknown_path(src, self.sources.keys())
+        {
+            return err(
+                "sources",
+                format!("source given for `{key}`, which is not a field of this file"),
+            );
         }
         Ok(())
     }
