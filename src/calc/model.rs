@@ -223,7 +223,7 @@ pub fn show(m: &Model, dtype: &Precision, kv_dtype: &Precision) -> Result<Report
     r.result(
         "kv_bytes_per_token_per_layer",
         per_layer,
-        Quantity::new("KV per token per layer", Unit::Bytes),
+        Quantity::new("KV per token per layer", Unit::BytesIec),
     );
     let (f, d) = kv_formula(m);
     let kv = per_layer * m.layers.get() as f64;
