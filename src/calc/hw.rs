@@ -519,6 +519,14 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
                     .source(src(&f("aggregate-bandwidth"))),
             );
         }
+        if let Some(n) = link.axes {
+            r.result(
+                &format!("{k}_axes"),
+                f64::from(n.get()),
+                Quantity::new(format!("{} torus axes", link.name), Unit::Count)
+                    .source(src(&f("axes"))),
+            );
+        }
         if let Some(n) = link.links {
             r.result(
                 &format!("{k}_links"),
