@@ -121,7 +121,12 @@ pub fn params(m: &Model) -> Result<Params> {
             p.dense_ffn = ffn(m, m.ffn.intermediate_size.get())? * u128::from(dense);
             let one = ffn(m, moe.expert_intermediate_size.get())?;
             p.routed_experts = one * u128::from(moe.routed_experts.get()) * moe_layers;
-            let router = mul(&[d, moe.routed_experts.get()])?;
+            // The router is a d x experts linear map; DeepSeek-V3 adds one
+            // bias per expert for load balancing.
+            let mut router = mul(&[d, moe.routed_experts.get()])?;
+            if moe.router_bias {
+                router += u128::from(moe.routed_experts.get());
+            }
             p.shared_experts = (one * u128::from(moe.shared_experts) + router) * moe_layers;
             active_experts = one * u128::from(moe.experts_per_token.get()) * moe_layers;
         }
@@ -218,7 +223,7 @@ pub fn show(m: &Model, dtype: &Precision, kv_dtype: &Precision) -> Result<Report
     r.result(
         "kv_bytes_per_token_per_layer",
         per_layer,
-        Quantity::new("KV per token per layer", Unit::Bytes),
+        Quantity::new("KV per token per layer", Unit::BytesIec),
     );
     let (f, d) = kv_formula(m);
     let kv = per_layer * m.layers.get() as f64;
@@ -229,6 +234,7 @@ pub fn show(m: &Model, dtype: &Precision, kv_dtype: &Precision) -> Result<Report
             .formula(f)
             .derive(format!("{d} x {}", kv_dtype.bytes())),
     );
+    architecture(&mut r, m, &p);
     if let Some(ctx) = m.max_context {
         r.result(
             "max_context",
@@ -238,12 +244,165 @@ pub fn show(m: &Model, dtype: &Precision, kv_dtype: &Precision) -> Result<Report
         );
     }
     r.note(format!(
-        "{} parameters = {} in {}",
-        si(total, "").trim_end(),
+        "{} billion parameters = {} in {}",
+        crate::units::sig(total / 1e9, 4),
         si(total * dtype.bytes(), "B"),
         dtype.name
     ));
     Ok(r)
+}
+
+/// The architecture numbers a person checks a model by (004 "KV cache":
+/// L, d, h, h_kv, d_h), each with its source, and the MoE shape.
+fn architecture(r: &mut Report, m: &Model, p: &Params) {
+    let src = |f: &str| m.sources.get(f).map(String::as_str);
+    let a = &m.attention;
+    let count = |r: &mut Report, k: &str, label: &str, v: u64, field: &str| {
+        r.result(
+            k,
+            v as f64,
+            Quantity::new(label, Unit::Count).source(src(field)),
+        );
+    };
+    count(r, "layers", "layers (L)", m.layers.get(), "layers");
+    count(
+        r,
+        "hidden_size",
+        "hidden size (d)",
+        m.hidden_size.get(),
+        "hidden-size",
+    );
+    count(
+        r,
+        "vocab_size",
+        "vocabulary",
+        m.vocab_size.get(),
+        "vocab-size",
+    );
+    count(
+        r,
+        "heads",
+        "query heads (h)",
+        a.heads.get(),
+        "attention.heads",
+    );
+    count(
+        r,
+        "kv_heads",
+        "KV heads (h_kv)",
+        m.kv_heads(),
+        "attention.kv-heads",
+    );
+    if a.kind != "mla" {
+        let dh = m.head_dim();
+        r.result(
+            "head_dim",
+            dh as f64,
+            Quantity::new("head dimension (d_h)", Unit::Count)
+                .source(src("attention.head-dim"))
+                .formula(if a.head_dim.is_some() {
+                    ""
+                } else {
+                    "hidden_size / heads"
+                }),
+        );
+        r.result(
+            "heads_x_head_dim",
+            (a.heads.get() * dh) as f64,
+            Quantity::new("h x d_h", Unit::Count)
+                .formula("heads x head_dim")
+                .derive(format!("{} x {}", a.heads, dh)),
+        );
+        r.result(
+            "query_heads_per_kv_head",
+            a.heads.get() as f64 / m.kv_heads() as f64,
+            Quantity::new("query heads per KV head", Unit::Count)
+                .formula("heads / kv_heads")
+                .derive(format!("{} / {}", a.heads, m.kv_heads())),
+        );
+    } else {
+        for (k, label, field, v) in [
+            (
+                "kv_lora_rank",
+                "MLA latent rank",
+                "attention.kv-lora-rank",
+                a.kv_lora_rank,
+            ),
+            (
+                "qk_rope_head_dim",
+                "MLA rotary key dim",
+                "attention.qk-rope-head-dim",
+                a.qk_rope_head_dim,
+            ),
+        ] {
+            if let Some(v) = v {
+                count(r, k, label, v.get(), field);
+            }
+        }
+    }
+    count(
+        r,
+        "intermediate_size",
+        "dense FFN width (d_ff)",
+        m.ffn.intermediate_size.get(),
+        "ffn.intermediate-size",
+    );
+    if let Some(w) = m.sliding_window {
+        count(
+            r,
+            "sliding_window",
+            "sliding window (tokens)",
+            w.get(),
+            "sliding-window",
+        );
+    }
+    if let Some(moe) = &m.moe {
+        count(
+            r,
+            "routed_experts",
+            "routed experts",
+            moe.routed_experts.get(),
+            "moe.routed-experts",
+        );
+        count(
+            r,
+            "shared_experts",
+            "shared experts",
+            moe.shared_experts,
+            "moe.shared-experts",
+        );
+        count(
+            r,
+            "experts_per_token",
+            "routed experts per token (top-k)",
+            moe.experts_per_token.get(),
+            "moe.experts-per-token",
+        );
+        r.result(
+            "experts_run_per_token",
+            (moe.experts_per_token.get() + moe.shared_experts) as f64,
+            Quantity::new("experts run per token", Unit::Count)
+                .formula("top-k + shared")
+                .derive(format!(
+                    "{} + {}",
+                    moe.experts_per_token, moe.shared_experts
+                )),
+        );
+        count(
+            r,
+            "dense_layers",
+            "dense layers",
+            moe.dense_layers,
+            "moe.dense-layers",
+        );
+        r.result(
+            "active_fraction",
+            p.active as f64 / p.total as f64,
+            Quantity::new("active share of parameters", Unit::Fraction)
+                .formula("active_params / params")
+                .derive(format!("{} / {}", grouped(p.active), grouped(p.total))),
+        );
+    }
 }
 
 /// `model list`: one row per model.

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::precision::{self, Precision};
 use indexmap::IndexMap;
 use serde::Deserialize;
-use std::num::NonZeroU32;
+use std::num::{NonZeroU32, NonZeroU64};
 
 /// What kind of accelerator a file describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -83,6 +83,44 @@ pub struct Hardware {
     /// Measured figures, used with `--achievable`.
     #[serde(default)]
     pub achievable: Option<Achievable>,
+    /// Package construction: dies, HBM stacks, transistors, power.
+    #[serde(default)]
+    pub package: Option<Package>,
+    /// The host a device is sold or rented with (a cloud VM's chips, CPUs
+    /// and memory).
+    #[serde(default)]
+    pub host: Option<Host>,
+}
+
+/// How the package is built.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Package {
+    /// Compute dies (Blackwell's 2 reticle-sized dies, MI355X's 8 XCDs,
+    /// TPU7x's 2 chiplets).
+    pub compute_dies: Option<NonZeroU32>,
+    /// I/O dies (AMD's memory-controller and Infinity Cache dies).
+    pub io_dies: Option<NonZeroU32>,
+    /// Bandwidth between the compute dies.
+    pub die_to_die_bandwidth: Option<BytesPerSec>,
+    /// HBM stacks on the package.
+    pub hbm_stacks: Option<NonZeroU32>,
+    /// Transistors on the package.
+    pub transistors: Option<NonZeroU64>,
+    /// Board power in watts.
+    pub tdp_watts: Option<NonZeroU32>,
+}
+
+/// A host (or cloud VM) around a group of devices.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Host {
+    /// Devices per host or VM.
+    pub devices: Option<NonZeroU32>,
+    /// Host CPU threads (vCPUs).
+    pub vcpus: Option<NonZeroU32>,
+    /// Host memory.
+    pub memory: Option<Bytes>,
 }
 
 /// Dense peaks per precision; a precision a part lacks is left out.
@@ -168,6 +206,12 @@ pub struct Compute {
     /// Peaks with 2:4 structured sparsity, where published.
     #[serde(default)]
     pub sparse: Option<Peaks>,
+    /// Sparse-embedding cores beside the main cores (TPU SparseCores).
+    pub sparse_cores: Option<NonZeroU32>,
+    /// DMA engines (Trainium).
+    pub dma_engines: Option<NonZeroU32>,
+    /// Cores dedicated to collective communication (Trainium CC-Cores).
+    pub collective_cores: Option<NonZeroU32>,
 }
 
 /// HBM and on-chip memory.
@@ -287,6 +331,10 @@ pub struct Execution {
     pub smem_carveouts: Vec<BytesOrZero>,
     /// Shared-memory banks.
     pub smem_banks: Option<NonZeroU32>,
+    /// Largest portable thread-block cluster.
+    pub max_cluster_size: Option<NonZeroU32>,
+    /// Largest cluster with the non-portable opt-in.
+    pub max_cluster_size_nonportable: Option<NonZeroU32>,
 }
 
 /// Matrix-unit shapes.
@@ -295,6 +343,12 @@ pub struct Execution {
 pub struct MatrixUnit {
     /// Instruction or array shapes, e.g. `m16n8k16`, `m64nNk16`, `256x256`.
     pub shapes: Vec<String>,
+    /// Multiply-accumulate units in one array (TPU v1: 256 x 256).
+    pub macs_per_array: Option<NonZeroU32>,
+    /// Arrays per core.
+    pub arrays_per_core: Option<NonZeroU32>,
+    /// Vector-register shape as rows x lanes of 32-bit words (TPU: `8x128`).
+    pub vector_register: Option<String>,
 }
 
 /// One fabric tier.
@@ -315,6 +369,16 @@ pub struct Link {
     pub topology: Option<String>,
     /// One-hop latency.
     pub latency: Option<Seconds>,
+    /// Torus axes (TPU ICI); when set, the bandwidths are per axis, not
+    /// per device.
+    pub axes: Option<NonZeroU32>,
+    /// Physical links per device on this tier.
+    pub links: Option<NonZeroU32>,
+    /// Largest domain the fabric can build (NVLink 5: 576 GPUs), beyond
+    /// the `domain-size` of the system this file describes.
+    pub max_domain_size: Option<NonZeroU32>,
+    /// All devices of one domain together (NVL72: 130 TB/s).
+    pub aggregate_bandwidth: Option<BytesPerSec>,
 }
 
 /// Kernel launch costs.
@@ -350,6 +414,45 @@ pub struct Achievable {
     /// Measured fabric bandwidths, per fabric tier name (bus bandwidth).
     #[serde(default)]
     pub link_bandwidth: IndexMap<String, BytesPerSec>,
+}
+
+/// The first dotted kebab-case path (numbers index arrays of tables) that
+/// names no field of the TOML text. The document is parsed once: a file's
+/// [sources] table has a hundred keys, and a query should not pay for a
+/// hundred parses.
+pub(super) fn first_unknown_path<'a>(
+    src: &str,
+    paths: impl IntoIterator<Item = &'a String>,
+) -> Option<&'a String> {
+    let doc = toml_edit::Document::parse(src).ok()?;
+    paths.into_iter().find(|p| !has_path(doc.as_table(), p))
+}
+
+fn has_path(root: &dyn toml_edit::TableLike, path: &str) -> bool {
+    let parts: Vec<&str> = path.split('.').collect();
+    let mut table = root;
+    let mut i = 0;
+    while i < parts.len() {
+        let Some(item) = table.get(parts[i]) else {
+            return false;
+        };
+        i += 1;
+        if i == parts.len() {
+            return true;
+        }
+        if let Some(aot) = item.as_array_of_tables() {
+            let Some(t) = parts[i].parse::<usize>().ok().and_then(|n| aot.get(n)) else {
+                return false;
+            };
+            table = t;
+            i += 1;
+        } else if let Some(t) = item.as_table_like() {
+            table = t;
+        } else {
+            return false;
+        }
+    }
+    true
 }
 
 impl Hardware {
@@ -400,6 +503,14 @@ impl Hardware {
                     ),
                 );
             }
+            if let (Some(d), Some(m)) = (link.domain_size, link.max_domain_size)
+                && d > m
+            {
+                return err(
+                    &format!("interconnect.{i}.domain-size"),
+                    format!("a domain of {d} is larger than the fabric's maximum of {m}"),
+                );
+            }
             if !matches!(link.tier.as_str(), "scale-up" | "scale-out" | "host") {
                 return err(
                     &format!("interconnect.{i}.tier"),
@@ -427,18 +538,60 @@ impl Hardware {
                     "exceeds smem-per-sm".into(),
                 );
             }
+            if let (Some(d), Some(o)) = (ex.smem_per_block, ex.smem_per_block_optin)
+                && d.get() > o.get()
+            {
+                return err(
+                    "execution.smem-per-block",
+                    "the default per-block shared memory exceeds the opt-in maximum".into(),
+                );
+            }
         }
-        if !origin.overridden && !self.sources.is_empty() {
-            let doc = toml_edit::Document::parse(src)
-                .map_err(|e| field_error(src, origin, "sources", e.to_string()))?;
-            for key in self.sources.keys() {
-                if super::locate_in(&doc, key).is_none() {
+        // A measured rate above the datasheet's is a typo or a unit slip
+        // (GB/s for TB/s), not a faster chip.
+        if let Some(a) = &self.achievable {
+            if let (Some(m), Some(d)) = (a.hbm_bandwidth, self.memory.hbm_bandwidth)
+                && m.get() > d.get() * (1.0 + 1e-9)
+            {
+                return err(
+                    "achievable.hbm-bandwidth",
+                    format!(
+                        "measured {} exceeds the datasheet's {}",
+                        crate::units::si(m.get(), "B/s"),
+                        crate::units::si(d.get(), "B/s")
+                    ),
+                );
+            }
+            for key in a.dense.keys() {
+                if let (Some(m), Some(d)) = (a.dense.get(key), self.compute.dense.get(key))
+                    && m > d * self.peak_multiplier() * (1.0 + 1e-9)
+                {
                     return err(
-                        "sources",
-                        format!("source given for `{key}`, which is not a field of this file"),
+                        &format!("achievable.dense.{key}"),
+                        format!(
+                            "measured {} exceeds the datasheet's dense {}",
+                            crate::units::si(m, "FLOP/s"),
+                            crate::units::si(d * self.peak_multiplier(), "FLOP/s")
+                        ),
                     );
                 }
             }
+        }
+        for (i, l) in self.memory.levels.iter().enumerate() {
+            if l.scope == Scope::Core && l.count.is_none() && self.compute.cores.is_none() {
+                return err(
+                    &format!("memory.levels.{i}.scope"),
+                    "a per-core level needs compute.cores (or count) to give a chip total".into(),
+                );
+            }
+        }
+        if !origin.overridden
+            && let Some(key) = first_unknown_path(src, self.sources.keys())
+        {
+            return err(
+                "sources",
+                format!("source given for `{key}`, which is not a field of this file"),
+            );
         }
         Ok(())
     }

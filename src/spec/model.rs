@@ -33,6 +33,9 @@ pub struct Model {
     pub tied_embeddings: bool,
     /// Longest context the model supports.
     pub max_context: Option<NonZeroU64>,
+    /// Sliding-window attention span (Mistral): a sequence keeps KV for at
+    /// most this many recent tokens per layer.
+    pub sliding_window: Option<NonZeroU64>,
     /// `rmsnorm` (one weight vector) or `layernorm` (weight and bias).
     #[serde(default = "rmsnorm")]
     pub norm: String,
@@ -118,6 +121,10 @@ pub struct Moe {
     /// The first this-many layers are dense (use `ffn`).
     #[serde(default)]
     pub dense_layers: u64,
+    /// Whether the router carries a per-expert bias (DeepSeek-V3's
+    /// load-balancing correction term).
+    #[serde(default)]
+    pub router_bias: bool,
 }
 
 const ACTIVATIONS: &[&str] = &["swiglu", "geglu", "silu-gated", "gelu", "relu"];
@@ -225,6 +232,31 @@ impl Model {
             }
             if moe.dense_layers > self.layers.get() {
                 return err("moe.dense-layers", "more dense layers than layers".into());
+            }
+        }
+        if let (Some(w), Some(c)) = (self.sliding_window, self.max_context)
+            && w > c
+        {
+            return err(
+                "sliding-window",
+                format!("a window of {w} tokens is longer than the {c}-token context"),
+            );
+        }
+        if a.kind == "mla"
+            && a.q_lora_rank
+                .is_some_and(|r| r.get() >= self.hidden_size.get())
+        {
+            return err(
+                "attention.q-lora-rank",
+                "a query compression rank at or above hidden-size compresses nothing".into(),
+            );
+        }
+        for key in self.sources.keys() {
+            if super::locate(src, key).is_none() && !origin.overridden {
+                return err(
+                    "sources",
+                    format!("source given for `{key}`, which is not a field of this file"),
+                );
             }
         }
         Ok(())

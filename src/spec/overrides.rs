@@ -58,6 +58,7 @@ pub fn is_model_path(path: &str) -> bool {
         "vocab-size",
         "tied-embeddings",
         "max-context",
+        "sliding-window",
         "norm",
         "position-embedding",
         "linear-bias",

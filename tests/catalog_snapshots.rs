@@ -1,0 +1,51 @@
+//! Snapshots of the catalog listings and of one datasheet per kind of
+//! accelerator, as JSON reports: a change to any number in a built-in file
+//! shows up here as a reviewed diff.
+
+use roofline::calc::hw::{self, ShowOptions};
+use roofline::calc::model;
+use roofline::catalog::Catalog;
+use roofline::precision;
+
+#[test]
+fn hw_list() {
+    let c = Catalog::default();
+    let all: Vec<_> = c
+        .hardware_entries()
+        .unwrap()
+        .iter()
+        .map(|e| c.hardware(&e.id, &[]).unwrap())
+        .collect();
+    insta::assert_json_snapshot!(hw::list(&all));
+}
+
+#[test]
+fn model_list() {
+    let c = Catalog::default();
+    let all: Vec<_> = c
+        .model_entries()
+        .unwrap()
+        .iter()
+        .map(|e| c.model(&e.id, &[]).unwrap())
+        .collect();
+    insta::assert_json_snapshot!(model::list(&all).unwrap());
+}
+
+#[test]
+fn datasheets() {
+    let c = Catalog::default();
+    for id in ["h200-sxm", "mi355x", "tpu7x", "trainium3"] {
+        let r = hw::show(&c.hardware(id, &[]).unwrap(), &ShowOptions::default()).unwrap();
+        insta::assert_json_snapshot!(format!("datasheet-{id}"), r.results);
+    }
+}
+
+#[test]
+fn model_figures() {
+    let c = Catalog::default();
+    let bf16 = precision::lookup("bf16").unwrap();
+    for id in ["deepseek-v3", "mixtral-8x7b", "gpt-3-175b"] {
+        let r = model::show(&c.model(id, &[]).unwrap(), bf16, bf16).unwrap();
+        insta::assert_json_snapshot!(format!("model-{id}"), r.results);
+    }
+}
