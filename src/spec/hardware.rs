@@ -425,34 +425,7 @@ pub(super) fn first_unknown_path<'a>(
     paths: impl IntoIterator<Item = &'a String>,
 ) -> Option<&'a String> {
     let doc = toml_edit::Document::parse(src).ok()?;
-    paths.into_iter().find(|p| !has_path(doc.as_table(), p))
-}
-
-fn has_path(root: &dyn toml_edit::TableLike, path: &str) -> bool {
-    let parts: Vec<&str> = path.split('.').collect();
-    let mut table = root;
-    let mut i = 0;
-    while i < parts.len() {
-        let Some(item) = table.get(parts[i]) else {
-            return false;
-        };
-        i += 1;
-        if i == parts.len() {
-            return true;
-        }
-        if let Some(aot) = item.as_array_of_tables() {
-            let Some(t) = parts[i].parse::<usize>().ok().and_then(|n| aot.get(n)) else {
-                return false;
-            };
-            table = t;
-            i += 1;
-        } else if let Some(t) = item.as_table_like() {
-            table = t;
-        } else {
-            return false;
-        }
-    }
-    true
+    paths.into_iter().find(|p| super::locate_in(&doc, p).is_none())
 }
 
 impl Hardware {
