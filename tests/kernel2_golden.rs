@@ -122,6 +122,15 @@ fn b_mnk_factor_lec_7_8_4096_bmnk() {
     );
 }
 
+// The lecture's table, one case id per cell:
+//   lec-7.8-tiled-4096-block32-bytes, lec-7.8-tiled-4096-block32-intensity
+//   lec-7.8-tiled-4096-block32-attainable, lec-7.8-tiled-4096-block32-time, lec-7.8-tiled-4096-block32-vs-naive
+//   lec-7.8-tiled-4096-block64-bytes, lec-7.8-tiled-4096-block64-intensity
+//   lec-7.8-tiled-4096-block64-attainable, lec-7.8-tiled-4096-block64-time, lec-7.8-tiled-4096-block64-vs-naive
+//   lec-7.8-tiled-4096-block128-bytes, lec-7.8-tiled-4096-block128-intensity
+//   lec-7.8-tiled-4096-block128-attainable, lec-7.8-tiled-4096-block128-time, lec-7.8-tiled-4096-block128-vs-naive
+//   lec-7.8-tiled-4096-block256-bytes, lec-7.8-tiled-4096-block256-intensity
+//   lec-7.8-tiled-4096-block256-attainable, lec-7.8-tiled-4096-block256-time, lec-7.8-tiled-4096-block256-vs-naive
 #[test]
 fn tiled_table_4096_002_s7_8() {
     // (tile, bytes, bytes tol, intensity, attainable TFLOP/s, time ms)

@@ -251,6 +251,11 @@ impl Default for MatmulParams {
     }
 }
 
+/// A count as a JSON integer where it fits, else a float.
+fn int(v: u128) -> serde_json::Value {
+    u64::try_from(v).map_or_else(|_| (v as f64).into(), Into::into)
+}
+
 fn positive(flag: &str, v: u64) -> Result<()> {
     if v == 0 {
         Err(Error::input(flag, "must be at least 1"))
@@ -761,27 +766,34 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
     // Register micro-tile: the tiling formula one level down.
     let mt = micro_tile(bm, bn, p.threads);
     r.input("threads", p.threads);
-    r.result(
-        "accumulators_per_thread",
-        mt.accumulators_per_thread,
-        Quantity::new("accumulators per thread", Unit::Count)
-            .formula("BM*BN / threads")
-            .derive(format!("{bm}*{bn} / {}", p.threads)),
-    );
-    r.result(
-        "microtile_edge",
-        mt.edge,
-        Quantity::new("micro-tile edge TM = TN", Unit::Count)
-            .formula("sqrt(accumulators per thread)")
-            .derive(format!("sqrt({})", number(mt.accumulators_per_thread))),
-    );
-    r.result(
-        "microtile_flops_per_smem_element",
-        mt.flops_per_smem_element,
-        Quantity::new("FLOPs per shared-memory element", Unit::None)
-            .formula("2*TM*TN / (TM + TN)")
-            .derive(format!("{} / {}", number(mt.flops), number(mt.smem_reads))),
-    );
+    if mt.accumulators_per_thread < 1.0 {
+        r.note(format!(
+            "no register micro-tile: {bm}x{bn} accumulators are fewer than {} threads",
+            p.threads
+        ));
+    } else {
+        r.result(
+            "accumulators_per_thread",
+            mt.accumulators_per_thread,
+            Quantity::new("accumulators per thread", Unit::Count)
+                .formula("BM*BN / threads")
+                .derive(format!("{bm}*{bn} / {}", p.threads)),
+        );
+        r.result(
+            "microtile_edge",
+            mt.edge,
+            Quantity::new("micro-tile edge TM = TN", Unit::Count)
+                .formula("sqrt(accumulators per thread)")
+                .derive(format!("sqrt({})", number(mt.accumulators_per_thread))),
+        );
+        r.result(
+            "microtile_flops_per_smem_element",
+            mt.flops_per_smem_element,
+            Quantity::new("FLOPs per shared-memory element", Unit::None)
+                .formula("2*TM*TN / (TM + TN)")
+                .derive(format!("{} / {}", number(mt.flops), number(mt.smem_reads))),
+        );
+    }
 
     // Waves over the SMs.
     if let Some(e) = ex {
@@ -791,7 +803,7 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
         r.input("programs_per_sm", p.programs_per_sm);
         r.result(
             "programs",
-            w.programs as f64,
+            int(w.programs),
             Quantity::new("programs (output tiles)", Unit::Count)
                 .formula("ceil(M/BM)*ceil(N/BN)")
                 .derive(format!("ceil({m}/{bm})*ceil({n}/{bn})")),
@@ -810,21 +822,21 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
         );
         r.result(
             "full_waves",
-            w.full_waves as f64,
+            int(w.full_waves),
             Quantity::new("full waves", Unit::Count)
                 .formula("floor(waves)")
                 .derive(format!("floor({} / {slots})", w.programs)),
         );
         r.result(
             "tail_programs",
-            w.tail_programs as f64,
+            int(w.tail_programs),
             Quantity::new("programs in the tail wave", Unit::Count)
                 .formula("programs mod slots")
                 .derive(format!("{} mod {slots}", w.programs)),
         );
         r.result(
             "idle_slots_in_tail",
-            w.idle_slots as f64,
+            int(w.idle_slots),
             Quantity::new("idle slots in the tail wave", Unit::Count)
                 .formula("slots - tail (0 when the tail is empty)")
                 .derive(format!("{slots} - {}", w.tail_programs)),

@@ -19,7 +19,7 @@ pub struct Common {
     #[arg(long)]
     pub dtype: Option<String>,
     /// Launch overhead per kernel, added to both sides, e.g. "5 us".
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub overhead: Option<String>,
 }
 
@@ -92,8 +92,13 @@ fn options(c: &Common, ctx: &Ctx) -> Result<FusionOptions> {
         .as_deref()
         .map(|t| units::parse(t, Dim::Seconds).map_err(|e| Error::input("--overhead", e)))
         .transpose()?;
-    if overhead_s.is_some_and(|o| o < 0.0) {
-        return Err(Error::input("--overhead", "must be zero or more"));
+    if let (Some(o), Some(t)) = (overhead_s, c.overhead.as_deref())
+        && o < 0.0
+    {
+        return Err(Error::input(
+            "--overhead",
+            format!("`{t}` is negative; must be zero or more"),
+        ));
     }
     Ok(FusionOptions {
         dtype: c.dtype.clone(),

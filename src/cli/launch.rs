@@ -40,28 +40,28 @@ pub struct LaunchArgs {
     #[arg(long, default_value_t = 0)]
     pub extra_kernels: u64,
     /// Eager overhead per kernel, e.g. "5 us".
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub overhead: Option<String>,
     /// Overhead per kernel when each launch is synchronised.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub sync_overhead: Option<String>,
     /// Overhead per kernel replayed from a CUDA graph.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub graph_overhead: Option<String>,
     /// The kernel's own execution time, subtracted from --measured*.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub kernel_time: Option<String>,
     /// Measured time per kernel, eager, execution included.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub measured: Option<String>,
     /// Measured time per kernel, synchronised, execution included.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub measured_sync: Option<String>,
     /// Measured time per kernel as a CUDA graph, execution included.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub measured_graph: Option<String>,
     /// The step's time without launches (e.g. the weight-read floor).
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub floor: Option<String>,
     /// Kernels after fusion.
     #[arg(long)]
