@@ -230,6 +230,8 @@ pub struct MatmulParams {
     pub dtype: Option<String>,
     /// Datasheet or measured rates.
     pub mode: Mode,
+    /// Square tiles for the report's table rows (empty: no table).
+    pub table_tiles: Vec<u64>,
 }
 
 impl Default for MatmulParams {
@@ -247,6 +249,7 @@ impl Default for MatmulParams {
             mma: None,
             dtype: None,
             mode: Mode::SpeedOfLight,
+            table_tiles: TABLE_TILES.to_vec(),
         }
     }
 }
@@ -878,6 +881,12 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
     }
 
     // The lecture's table: square tiles 32..256 at this shape.
+    if p.table_tiles.contains(&0) {
+        return Err(Error::input("--tiles", "a tile of 0"));
+    }
+    if p.table_tiles.is_empty() {
+        return Ok(r);
+    }
     for key in [
         ("tile", Quantity::new("tile", Unit::Count)),
         ("tiled_bytes", Quantity::new("HBM bytes", Unit::Bytes)),
@@ -902,7 +911,7 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
             r.describe(key.0, key.1);
         }
     }
-    for t in TABLE_TILES {
+    for &t in &p.table_tiles {
         let (tm, tn) = (t.min(m), t.min(n));
         let tbt = tiled_bytes(m, n, k, tm, tn, b);
         let it = f / tbt;

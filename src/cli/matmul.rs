@@ -13,6 +13,7 @@ Examples:
   roofline matmul --m 8192 --n 8192 --k 8192 --tile 256 --explain
   roofline matmul --m 1 --n 4096 --k 4096 --tile 128 --mma m16n8k16   (decode: 6.25% of MMA rows)
   roofline matmul --m 4096 --n 4096 --k 4096 --sweep tile=32..256 --format csv
+  roofline matmul --m 4096 --n 4096 --k 4096 --tiles none --format csv  (results, no table)
 
 --tile T sets --tile-m and --tile-n; a tile larger than the matrix is clamped to it.
 tile-k defaults to 64 and stages to 2 (double buffering); waves assume one
@@ -63,6 +64,28 @@ pub struct MatmulArgs {
     /// m64nNk16 (wgmma), m64n256k16, ...
     #[arg(long, value_name = "SHAPE")]
     pub mma: Option<String>,
+    /// Square tiles for the table rows, comma-separated, or `none` (then
+    /// --format csv prints the results instead of the table).
+    #[arg(long, default_value = "32,64,128,256", value_name = "LIST")]
+    pub tiles: String,
+}
+
+fn tiles(list: &str) -> Result<Vec<u64>> {
+    if list.trim() == "none" {
+        return Ok(Vec::new());
+    }
+    list.split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| match t.parse::<u64>() {
+            Ok(0) => Err(Error::input("--tiles", "a tile of 0; tiles are at least 1")),
+            Ok(v) => Ok(v),
+            Err(_) => Err(Error::input(
+                "--tiles",
+                format!("`{t}` is not a tile size; expected e.g. 32,64,128,256 or none"),
+            )),
+        })
+        .collect()
 }
 
 /// Runs `matmul` once per hardware.
@@ -83,6 +106,7 @@ pub fn run(a: &MatmulArgs, ctx: &Ctx) -> Result<Vec<Report>> {
         mma: a.mma.clone(),
         dtype: a.dtype.clone(),
         mode: ctx.mode,
+        table_tiles: tiles(&a.tiles)?,
     };
     ctx.hardware(&a.hw)?
         .iter()
