@@ -141,7 +141,7 @@ pub fn launch(hw: Option<&str>, p: &LaunchParams, overheads: &[Overhead]) -> Res
             .formula("kernels per layer * layers + extra")
             .derive(kernels_derive);
     }
-    r.result("kernels", kernels, q);
+    r.result("kernels_per_step", kernels, q);
     r.result(
         "overhead_per_kernel_s",
         main.per_kernel_s,
@@ -216,7 +216,7 @@ pub fn launch(hw: Option<&str>, p: &LaunchParams, overheads: &[Overhead]) -> Res
             r.input("fused_kernels", fk);
         }
         r.result(
-            "fused_kernels",
+            "fused_kernels_per_step",
             fk,
             Quantity::new("kernels after fusion", Unit::Count)
                 .formula("fused kernels")
