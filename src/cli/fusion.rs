@@ -8,6 +8,13 @@ use roofline::error::{Error, Result};
 use roofline::report::Report;
 use roofline::units::{self, Dim};
 
+/// Examples for `fusion --help`.
+pub const AFTER: &str = "\
+Examples:
+  roofline fusion softmax --rows 4096 --cols 4096 --dtype bf16 --hw h100-sxm
+  roofline fusion chain --ops 3 --elements 134217728
+  roofline fusion epilogue --tokens 32768 --width 11008 --layers 32";
+
 /// Flags every fusion pattern takes.
 #[derive(Debug, Clone, Args)]
 pub struct Common {

@@ -110,7 +110,7 @@ pub enum Command {
     /// waves, tensor-core row utilisation.
     Matmul(matmul::MatmulArgs),
     /// Traffic and time of an unfused chain against the fused kernel.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = fusion::AFTER)]
     Fusion(fusion::FusionCommand),
     /// Launch overhead per step, eager against CUDA graphs, and what fusing
     /// to fewer kernels saves.
