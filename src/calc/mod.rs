@@ -2,5 +2,8 @@
 //! inputs (hardware, model, numbers) to a [`Report`](crate::report::Report).
 //! None of them prints, reads a file or knows the output format.
 
+pub mod fusion;
 pub mod hw;
+pub mod launch;
+pub mod matmul;
 pub mod model;

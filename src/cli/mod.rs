@@ -2,7 +2,10 @@
 //! into library calls. Each command's glue is in its own file.
 
 mod expand;
+mod fusion;
 mod hw;
+mod launch;
+mod matmul;
 mod model;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -103,6 +106,15 @@ pub enum Command {
     /// The model catalog: list models or show one's parameters and KV size.
     #[command(subcommand)]
     Model(model::ModelCommand),
+    /// Naive and tiled matmul: traffic, intensity, time, tile feasibility,
+    /// waves, tensor-core row utilisation.
+    Matmul(matmul::MatmulArgs),
+    /// Traffic and time of an unfused chain against the fused kernel.
+    #[command(subcommand, after_help = fusion::AFTER)]
+    Fusion(fusion::FusionCommand),
+    /// Launch overhead per step, eager against CUDA graphs, and what fusing
+    /// to fewer kernels saves.
+    Launch(launch::LaunchArgs),
 }
 
 /// What every command's glue gets: the catalog, the overrides, the mode.
@@ -161,5 +173,8 @@ fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
     match &cli.command {
         Command::Hw(c) => hw::run(c, &ctx),
         Command::Model(c) => model::run(c, &ctx),
+        Command::Matmul(a) => matmul::run(a, &ctx),
+        Command::Fusion(c) => fusion::run(c, &ctx),
+        Command::Launch(a) => launch::run(a, &ctx),
     }
 }
