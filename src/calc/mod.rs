@@ -4,3 +4,4 @@
 
 pub mod hw;
 pub mod model;
+pub mod occupancy;
