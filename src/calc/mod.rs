@@ -2,6 +2,9 @@
 //! inputs (hardware, model, numbers) to a [`Report`](crate::report::Report).
 //! None of them prints, reads a file or knows the output format.
 
+pub mod coalesce;
 pub mod hw;
+pub mod littles_law;
 pub mod model;
 pub mod occupancy;
+pub mod point;

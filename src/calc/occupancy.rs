@@ -232,9 +232,10 @@ pub fn limits(hw: &Hardware, k: &Kernel) -> Result<Limits> {
     let ex = hw.execution()?;
     let b = budget(hw, ex)?;
     let warps_per_block = k.threads.div_ceil(b.warp_size);
-    let total_smem = k.smem.checked_add(k.static_smem).ok_or_else(|| {
-        Error::input("--smem", "dynamic plus static shared memory overflows")
-    })?;
+    let total_smem = k
+        .smem
+        .checked_add(k.static_smem)
+        .ok_or_else(|| Error::input("--smem", "dynamic plus static shared memory overflows"))?;
     let mut out = Limits {
         by_registers: 0,
         by_smem: None,
@@ -384,11 +385,23 @@ pub fn occupancy(hw: &Hardware, k: &Kernel) -> Result<Report> {
     r.input("threads", k.threads);
     r.input("regs", k.regs);
     r.input("smem", k.smem);
+    r.describe(
+        "smem",
+        Quantity::new("dynamic shared memory per block", Unit::BytesIec),
+    );
     if k.static_smem > 0 {
         r.input("static_smem", k.static_smem);
+        r.describe(
+            "static_smem",
+            Quantity::new("static shared memory per block", Unit::BytesIec),
+        );
     }
     if let Some(c) = k.carveout {
         r.input("carveout", c);
+        r.describe(
+            "carveout",
+            Quantity::new("carveout asked for", Unit::BytesIec),
+        );
     }
     if k.textbook {
         r.input("textbook", true);
@@ -576,7 +589,13 @@ pub fn occupancy(hw: &Hardware, k: &Kernel) -> Result<Report> {
     Ok(r)
 }
 
-fn grid_results(r: &mut Report, hw: &Hardware, ex: &Execution, l: &Limits, grid: u64) -> Result<()> {
+fn grid_results(
+    r: &mut Report,
+    hw: &Hardware,
+    ex: &Execution,
+    l: &Limits,
+    grid: u64,
+) -> Result<()> {
     if grid == 0 {
         return Err(Error::input("--grid", "must be at least 1 block"));
     }
