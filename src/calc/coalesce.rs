@@ -41,6 +41,14 @@ impl Granularity {
         }
     }
 
+    fn unit_name(self) -> &'static str {
+        match self {
+            Granularity::Segment => "segment",
+            Granularity::Sector => "sector",
+            Granularity::Dram => "DRAM fetch unit",
+        }
+    }
+
     fn field(self) -> &'static str {
         match self {
             Granularity::Segment => "memory.segment",
@@ -190,7 +198,7 @@ pub fn coalesce(hw: &Hardware, p: &Precision, mode: Mode, a: &Access) -> Result<
     r.result(
         "unit_bytes",
         unit,
-        Quantity::new(format!("{} size", a.granularity.as_str()), Unit::Bytes)
+        Quantity::new(format!("{} size", a.granularity.unit_name()), Unit::Bytes)
             .source(hw.source(a.granularity.field())),
     );
     r.result(
@@ -210,8 +218,11 @@ pub fn coalesce(hw: &Hardware, p: &Precision, mode: Mode, a: &Access) -> Result<
     r.result(
         "units_touched",
         c.units,
-        Quantity::new(format!("{}s touched", a.granularity.as_str()), Unit::Count)
-            .formula("distinct units under the lanes' addresses offset + lane x stride x size"),
+        Quantity::new(
+            format!("{}s touched", a.granularity.unit_name()),
+            Unit::Count,
+        )
+        .formula("distinct units under the lanes' addresses offset + lane x stride x size"),
     );
     r.result(
         "moved_bytes",

@@ -424,8 +424,8 @@ pub fn occupancy(hw: &Hardware, k: &Kernel) -> Result<Report> {
         Quantity::new("blocks by registers", Unit::Count)
             .formula("floor(registers per SM / (threads x registers per thread))")
             .derive(format!(
-                "floor({} / ({} x {})) = {}",
-                b.regs_per_sm, k.threads, k.regs, l.by_registers
+                "floor({} / ({} x {}))",
+                b.regs_per_sm, k.threads, k.regs
             ))
     } else if l.failure.is_some() {
         Quantity::new("blocks by registers", Unit::Count)
@@ -434,12 +434,11 @@ pub fn occupancy(hw: &Hardware, k: &Kernel) -> Result<Report> {
         Quantity::new("blocks by registers", Unit::Count)
             .formula("floor(floor(regs per SM / partitions / regs per warp) x partitions / warps per block), regs per warp = ceil(regs x warp size / unit) x unit")
             .derive(format!(
-                "regs per warp = ceil({} x {} / {u}) x {u} = {rpw}; floor(floor({} / {p} / {rpw}) x {p} / {}) = {}",
+                "regs per warp = ceil({} x {} / {u}) x {u} = {rpw}; floor(floor({} / {p} / {rpw}) x {p} / {})",
                 k.regs,
                 b.warp_size,
                 b.regs_per_sm,
                 l.warps_per_block,
-                l.by_registers,
                 u = b.reg_unit,
                 rpw = l.regs_per_warp,
                 p = b.partitions,
@@ -451,17 +450,17 @@ pub fn occupancy(hw: &Hardware, k: &Kernel) -> Result<Report> {
     let smem_q = match (k.textbook, l.by_smem) {
         (_, None) => Quantity::new("blocks by shared memory", Unit::Count)
             .formula("no limit: the block allocates no shared memory"),
-        (true, Some(n)) => Quantity::new("blocks by shared memory", Unit::Count)
+        (true, Some(_)) => Quantity::new("blocks by shared memory", Unit::Count)
             .formula("floor(shared memory per SM / shared memory per block)")
             .derive(format!(
-                "floor({} / {}) = {n}",
+                "floor({} / {})",
                 units::iec_bytes(b.smem_per_sm as f64),
                 units::iec_bytes(l.smem_per_block as f64)
             )),
-        (false, Some(n)) => Quantity::new("blocks by shared memory", Unit::Count)
+        (false, Some(_)) => Quantity::new("blocks by shared memory", Unit::Count)
             .formula("floor(carveout / ceil((static + dynamic + reserved) / unit) x unit)")
             .derive(format!(
-                "floor({} / ceil(({} + {} + {}) / {u}) x {u}) = floor({} / {}) = {n}",
+                "floor({} / ceil(({} + {} + {}) / {u}) x {u}) = floor({} / {})",
                 number(l.smem_per_sm as f64),
                 number(k.static_smem as f64),
                 number(k.smem as f64),
@@ -478,10 +477,7 @@ pub fn occupancy(hw: &Hardware, k: &Kernel) -> Result<Report> {
         l.by_threads,
         Quantity::new("blocks by threads (warps)", Unit::Count)
             .formula("floor(max warps per SM / warps per block)")
-            .derive(format!(
-                "floor({} / {}) = {}",
-                b.max_warps, l.warps_per_block, l.by_threads
-            ))
+            .derive(format!("floor({} / {})", b.max_warps, l.warps_per_block))
             .source(src("execution.max-warps-per-sm").as_deref()),
     );
     r.result(
@@ -499,7 +495,7 @@ pub fn occupancy(hw: &Hardware, k: &Kernel) -> Result<Report> {
         Quantity::new("resident blocks per SM", Unit::Count)
             .formula("min(by registers, by shared memory, by threads, by blocks)")
             .derive(format!(
-                "min({}, {}, {}, {}) = {blocks}",
+                "min({}, {}, {}, {})",
                 l.by_registers,
                 l.by_smem.map_or("-".into(), |v| v.to_string()),
                 l.by_threads,
@@ -512,7 +508,7 @@ pub fn occupancy(hw: &Hardware, k: &Kernel) -> Result<Report> {
         warps,
         Quantity::new("resident warps per SM", Unit::Count)
             .formula("blocks per SM x warps per block")
-            .derive(format!("{blocks} x {} = {warps}", l.warps_per_block)),
+            .derive(format!("{blocks} x {}", l.warps_per_block)),
     );
     r.result(
         "threads_per_sm",
