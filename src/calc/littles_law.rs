@@ -227,6 +227,23 @@ pub fn littles_law(hw: &Hardware, d: &Demand) -> Result<Report> {
                     .formula("ceil(loads per SM / resident warps)")
                     .derive(format!("ceil({} / {w})", units::sig(per_sm, 4))),
             );
+            // The converse: what w warps with one load each can sustain.
+            let sustained = (w as f64 * sms * txn / latency_s).min(bw);
+            r.result(
+                "one_load_per_warp_bandwidth_bytes_per_s",
+                sustained,
+                Quantity::new(
+                    "bandwidth at one load in flight per warp",
+                    Unit::BytesPerSec,
+                )
+                .formula("min(bandwidth, warps x SMs x bytes per load / latency)")
+                .derive(format!(
+                    "min({}, {w} x {sms} x {} B / {})",
+                    si(bw, "B/s"),
+                    units::number(txn),
+                    units::seconds(latency_s)
+                )),
+            );
             if per_sm <= w as f64 {
                 r.note(format!(
                     "{} loads per SM fit in {w} warps at one load each: enough warps to saturate memory if each keeps a load in flight",
