@@ -697,3 +697,52 @@ fn defaults_come_from_the_hardware_file() {
 // lec-7.12-tpu-ub-MB, book-2.4-a100-sram-total, book-2.4-sram-vs-hbm,
 // book-6.2-*, book-6.1-min-l1-at-max-carveout) are `hw show`'s and the
 // catalog's, not these commands'.
+
+// ------------------------------------------------ validation (docs/validation.md)
+
+#[test]
+fn h200_strided_reads_follow_the_64_byte_dram_fetch() {
+    // ../shared/ground/h200-measured.json, strided_read_fp32_one_load_per_thread
+    // (useful GB/s), measured on H200, 2026-11-29. Strides 1 and 2 are
+    // limited by loads in flight (Little's law), not by fetch granularity.
+    let h200 = hw("tests/data/occupancy/h200.toml", &[]);
+    let fp32 = precision::lookup("fp32").unwrap();
+    for (stride, measured) in [(4, 1161.7), (8, 580.4), (16, 290.8)] {
+        let a = Access {
+            stride,
+            offset: 0,
+            granularity: Granularity::default_for(&h200),
+        };
+        let r = coalesce(&h200, fp32, Mode::SpeedOfLight, &a).unwrap();
+        let predicted = num(&r, "effective_bandwidth_bytes_per_s") / 1e9;
+        let ratio = measured / predicted;
+        assert!((0.95..=1.0).contains(&ratio), "stride {stride}: {ratio}");
+    }
+    // The 32-B sector model would predict stride 16 at 1/8, twice what
+    // was measured; the 64-B fetch predicts 1/16.
+    let sector = Access {
+        stride: 16,
+        offset: 0,
+        granularity: Granularity::Sector,
+    };
+    let r = coalesce(&h200, fp32, Mode::SpeedOfLight, &sector).unwrap();
+    assert!(290.8 / (num(&r, "effective_bandwidth_bytes_per_s") / 1e9) < 0.5);
+}
+
+#[test]
+fn h200_stride_1_is_capped_by_loads_in_flight() {
+    // One 128-B load per warp, 64 warps on each of 132 SMs, at the measured
+    // HBM pointer-chase latency (348.9 ns): Little's law caps the kernel
+    // below the datasheet; it measured 1,647 GB/s, about half the cap (the
+    // model leaves out the latency growth under load).
+    let h200 = hw("tests/data/occupancy/h200.toml", &[]);
+    let d = Demand {
+        latency: Some(Latency::Seconds(348.9e-9)),
+        ..Demand::default()
+    };
+    let r = littles_law(&h200, &d).unwrap();
+    let cap = num(&r, "one_load_per_warp_bandwidth_bytes_per_s");
+    close("H200 one-load cap", cap / 1e12, 3.099, 0.001);
+    assert!(1647.1e9 < cap);
+    assert_eq!(num(&r, "loads_per_warp"), 2.0);
+}
