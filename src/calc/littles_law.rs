@@ -263,7 +263,11 @@ pub fn littles_law(hw: &Hardware, d: &Demand) -> Result<Report> {
         ));
     }
 
-    let chase = 1.0 / latency_s;
+    // clock / cycles, not 1 / (cycles / clock): exact for round inputs.
+    let chase = match (latency, clock) {
+        (Latency::Cycles(c), Some(clk)) => clk / c,
+        _ => 1.0 / latency_s,
+    };
     r.result(
         "pointer_chase_loads_per_s",
         chase,

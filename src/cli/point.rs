@@ -20,8 +20,8 @@ pub struct PointArgs {
     /// several.
     #[arg(long)]
     pub hw: String,
-    /// Arithmetic intensity in FLOP per byte.
-    #[arg(long, conflicts_with_all = ["flops", "bytes"], required_unless_present = "flops")]
+    /// Arithmetic intensity in FLOP per byte (or give --flops and --bytes).
+    #[arg(long, conflicts_with_all = ["flops", "bytes"])]
     pub intensity: Option<String>,
     /// Total FLOPs (e.g. 137.4TFLOP, or a bare count); needs --bytes.
     #[arg(long, requires = "bytes")]
