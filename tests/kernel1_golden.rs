@@ -486,7 +486,8 @@ fn sector_rule_of_the_chapter_and_the_book() {
 fn dram_granularity_and_default() {
     let h = hw("h100-sxm", &["memory.dram-fetch=64B"]);
     assert_eq!(Granularity::default_for(&h), Granularity::Dram);
-    assert_eq!(Granularity::default_for(&h100()), Granularity::Sector);
+    // The A100 fixture records no DRAM fetch unit: sector by default.
+    assert_eq!(Granularity::default_for(&a100()), Granularity::Sector);
     let a = Access {
         stride: 32,
         offset: 0,
@@ -507,7 +508,7 @@ fn dram_granularity_and_default() {
         0.0,
     );
     let e = coalesce(
-        &h100(),
+        &a100(),
         precision::lookup("fp32").unwrap(),
         Mode::SpeedOfLight,
         &a,
@@ -679,14 +680,11 @@ fn negative_latency_is_an_error() {
 
 #[test]
 fn defaults_come_from_the_hardware_file() {
-    // h100-sxm: 479 cycles at 1.98 GHz, 128-B segments.
-    let r = littles_law(&h100(), &Demand::default()).unwrap();
-    close(
-        "h100 default latency",
-        num(&r, "latency_s"),
-        479.0 / 1.98e9,
-        1e-12,
-    );
+    // h100-sxm's own DRAM latency (cycles) and boost clock.
+    let h = h100();
+    let r = littles_law(&h, &Demand::default()).unwrap();
+    let want = h.memory.dram_latency.unwrap().get() / h.compute.clock.unwrap().get();
+    close("h100 default latency", num(&r, "latency_s"), want, 1e-12);
 }
 
 // Memory-hierarchy cases no command of this set computes: capacities and
