@@ -333,59 +333,69 @@ fn co(dtype: &str, stride: u64, offset: u64, g: Granularity) -> Report {
 #[test]
 fn lec_7_6_segment_table() {
     use Granularity::Segment;
-    // (case stem, dtype, stride, offset, segments, moved, efficiency, GB/s)
+    // Case ids for segments, bytes moved, efficiency and effective bandwidth;
+    // dtype, stride, offset; the table's segments, bytes moved, efficiency,
+    // effective GB/s.
     let table = [
-        ("aligned", "fp32", 1, 0, 1.0, 128.0, 1.0, Some(3350.0)),
-        ("misaligned", "fp32", 1, 4, 2.0, 256.0, 0.5, None),
-        ("stride2", "fp32", 2, 0, 2.0, 256.0, 0.5, Some(1675.0)),
         (
-            "stride32",
-            "fp32",
-            32,
-            0,
-            32.0,
-            4096.0,
-            0.03125,
-            Some(105.0),
+            [
+                "lec-7.6-aligned-segments",
+                "lec-7.6-aligned-moved",
+                "lec-7.6-aligned-efficiency",
+                "lec-7.6-aligned-eff-bw",
+            ],
+            ("fp32", 1, 0),
+            (1.0, 128.0, 1.0, Some(3350.0)),
         ),
         (
-            "stride64-fp16",
-            "fp16",
-            64,
-            0,
-            32.0,
-            4096.0,
-            0.015625,
-            Some(52.0),
+            [
+                "lec-7.6-misaligned-segments",
+                "lec-7.6-misaligned-moved",
+                "lec-7.6-misaligned-efficiency",
+                "",
+            ],
+            ("fp32", 1, 4),
+            (2.0, 256.0, 0.5, None),
+        ),
+        (
+            [
+                "lec-7.6-stride2-segments",
+                "lec-7.6-stride2-moved",
+                "lec-7.6-stride2-efficiency",
+                "lec-7.6-stride2-eff-bw",
+            ],
+            ("fp32", 2, 0),
+            (2.0, 256.0, 0.5, Some(1675.0)),
+        ),
+        (
+            [
+                "lec-7.6-stride32-segments",
+                "lec-7.6-stride32-moved",
+                "lec-7.6-stride32-efficiency",
+                "lec-7.6-stride32-eff-bw",
+            ],
+            ("fp32", 32, 0),
+            (32.0, 4096.0, 0.03125, Some(105.0)),
+        ),
+        (
+            [
+                "lec-7.6-stride64-fp16-segments",
+                "lec-7.6-stride64-fp16-moved",
+                "lec-7.6-stride64-fp16-efficiency",
+                "lec-7.6-stride64-fp16-eff-bw",
+            ],
+            ("fp16", 64, 0),
+            (32.0, 4096.0, 0.015625, Some(52.0)),
         ),
     ];
-    for (stem, dtype, stride, offset, segs, moved, eff, gbps) in table {
+    for (ids, (dtype, stride, offset), (segs, moved, eff, gbps)) in table {
         let r = co(dtype, stride, offset, Segment);
-        close(
-            &format!("lec-7.6-{stem}-segments"),
-            num(&r, "units_touched"),
-            segs,
-            0.0,
-        );
-        close(
-            &format!("lec-7.6-{stem}-moved"),
-            num(&r, "moved_bytes"),
-            moved,
-            0.0,
-        );
-        close(
-            &format!("lec-7.6-{stem}-efficiency"),
-            num(&r, "efficiency"),
-            eff,
-            0.0,
-        );
+        close(ids[0], num(&r, "units_touched"), segs, 0.0);
+        close(ids[1], num(&r, "moved_bytes"), moved, 0.0);
+        close(ids[2], num(&r, "efficiency"), eff, 0.0);
         if let Some(g) = gbps {
-            close(
-                &format!("lec-7.6-{stem}-eff-bw"),
-                num(&r, "effective_bandwidth_bytes_per_s") / 1e9,
-                g,
-                0.01,
-            );
+            let bw = num(&r, "effective_bandwidth_bytes_per_s") / 1e9;
+            close(ids[3], bw, g, 0.01);
         }
     }
     // The table's "~1 amortised over a stream" for the misaligned warp.
@@ -693,8 +703,11 @@ fn defaults_come_from_the_hardware_file() {
 // lec-7.3-smem-chip, lec-7.3-smem-bw, lec-7.3-smem-vs-hbm,
 // lec-7.3-onchip-total, lec-7.3-weights-vs-onchip, lec-7.3-latency-ratio,
 // lec-7.12-tpu-ub-MB, book-2.4-a100-sram-total, book-2.4-sram-vs-hbm,
-// book-6.2-*, book-6.1-min-l1-at-max-carveout) are `hw show`'s and the
-// catalog's, not these commands'.
+// book-6.2-mi355x-l2-total, book-6.2-mi355x-per-stack,
+// book-6.2-tpu7x-hbm-sum, book-6.2-tpu7x-vreg-bytes, book-6.2-tpuv1-onchip,
+// book-6.2-trn3-hbm-per-stack, book-6.2-trn3-sbuf-growth,
+// book-6.2-trn3-sbuf-total, book-6.1-min-l1-at-max-carveout) are `hw show`'s
+// and the catalog's, not these commands'.
 
 // ------------------------------------------------ validation (docs/validation.md)
 

@@ -127,9 +127,9 @@ fn ch_occ_both_modes() {
 #[test]
 fn lec_7_5_register_table() {
     for (regs, threads, warps, occ) in [
-        (32, 2048.0, 64.0, 1.0),  // lec-7.5-regs32-threads, -warps, -occupancy
-        (64, 1024.0, 32.0, 0.5),  // lec-7.5-regs64-threads, -warps, -occupancy
-        (128, 512.0, 16.0, 0.25), // lec-7.5-regs128-threads, -warps, -occupancy
+        (32, 2048.0, 64.0, 1.0), // lec-7.5-regs32-threads, lec-7.5-regs32-warps, lec-7.5-regs32-occupancy
+        (64, 1024.0, 32.0, 0.5), // lec-7.5-regs64-threads, lec-7.5-regs64-warps, lec-7.5-regs64-occupancy
+        (128, 512.0, 16.0, 0.25), // lec-7.5-regs128-threads, lec-7.5-regs128-warps, lec-7.5-regs128-occupancy
     ] {
         for k in [kernel(256, regs, 0), textbook(256, regs, 0)] {
             let r = run(&h100(), &k);
