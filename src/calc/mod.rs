@@ -2,8 +2,12 @@
 //! inputs (hardware, model, numbers) to a [`Report`](crate::report::Report).
 //! None of them prints, reads a file or knows the output format.
 
+pub mod coalesce;
 pub mod fusion;
 pub mod hw;
 pub mod launch;
+pub mod littles_law;
 pub mod matmul;
 pub mod model;
+pub mod occupancy;
+pub mod point;

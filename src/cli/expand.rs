@@ -10,22 +10,50 @@ use roofline::sweep;
 
 /// Parses `argv` and runs it, expanding sweeps; returns the shared flags
 /// and one report per point (several for a sweep or a list of `--hw`).
+/// Sweeps are expanded before parsing, so a required flag can be swept
+/// without also being given.
 pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
-    let cli = Cli::try_parse_from(argv)?;
-    let reports = points(&cli, argv)?;
-    Ok((cli.global, reports))
+    let mut global = None;
+    let reports = points(argv, &mut global)?;
+    match global {
+        Some(g) => Ok((g, reports)),
+        // Every sweep has at least one point, so this is only reached if
+        // parsing never happened; parse now to report why.
+        None => Err(Cli::try_parse_from(argv)
+            .err()
+            .map_or_else(|| anyhow::anyhow!("nothing to run"), anyhow::Error::from)),
+    }
 }
 
-fn points(cli: &Cli, argv: &[String]) -> anyhow::Result<Vec<Report>> {
-    let Some(first) = cli.global.sweep.first() else {
-        return Ok(dispatch(cli)?);
+/// The first `--sweep` value on the command line.
+fn first_sweep(argv: &[String]) -> Option<String> {
+    let mut it = argv.iter().skip(1);
+    while let Some(a) = it.next() {
+        if a == "--" {
+            return None;
+        }
+        if a == "--sweep" {
+            return it.next().cloned();
+        }
+        if let Some(v) = a.strip_prefix("--sweep=") {
+            return Some(v.to_string());
+        }
+    }
+    None
+}
+
+fn points(argv: &[String], global: &mut Option<Global>) -> anyhow::Result<Vec<Report>> {
+    let Some(spec) = first_sweep(argv) else {
+        let cli = Cli::try_parse_from(argv)?;
+        let reports = dispatch(&cli)?;
+        global.get_or_insert(cli.global);
+        return Ok(reports);
     };
-    let sw = sweep::parse(first)?;
+    let sw = sweep::parse(&spec)?;
     let mut out = Vec::new();
     for value in &sw.values {
-        let next = rewrite(argv, first, &sw.name, value);
-        let cli = Cli::try_parse_from(&next)?;
-        out.extend(points(&cli, &next).with_context(|| format!("at {}={value}", sw.name))?);
+        let next = rewrite(argv, &spec, &sw.name, value);
+        out.extend(points(&next, global).with_context(|| format!("at {}={value}", sw.name))?);
     }
     Ok(out)
 }

@@ -8,6 +8,11 @@ mod launch;
 mod matmul;
 mod model;
 
+mod coalesce;
+mod littles_law;
+mod occupancy;
+mod point;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roofline::catalog::Catalog;
 use roofline::error::Result;
@@ -106,6 +111,18 @@ pub enum Command {
     /// The model catalog: list models or show one's parameters and KV size.
     #[command(subcommand)]
     Model(model::ModelCommand),
+    /// Where a kernel sits on the roofline: ridge point, attainable
+    /// throughput, bound and time.
+    Point(point::PointArgs),
+    /// Resident blocks per SM under each limit, the binding one, occupancy
+    /// (NVIDIA's occupancy-calculator rules; --textbook for the seeds').
+    Occupancy(occupancy::OccupancyArgs),
+    /// Bytes moved for bytes used by one warp's strided load, at a segment,
+    /// sector or DRAM-fetch granularity.
+    Coalesce(coalesce::CoalesceArgs),
+    /// Little's law: bytes and loads in flight to saturate memory, per SM
+    /// against the warp budget; the pointer-chase corollary.
+    LittlesLaw(littles_law::LittlesLawArgs),
     /// Naive and tiled matmul: traffic, intensity, time, tile feasibility,
     /// waves, tensor-core row utilisation.
     Matmul(matmul::MatmulArgs),
@@ -176,5 +193,9 @@ fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
         Command::Matmul(a) => matmul::run(a, &ctx),
         Command::Fusion(c) => fusion::run(c, &ctx),
         Command::Launch(a) => launch::run(a, &ctx),
+        Command::Point(a) => point::run(a, &ctx),
+        Command::Occupancy(a) => occupancy::run(a, &ctx),
+        Command::Coalesce(a) => coalesce::run(a, &ctx),
+        Command::LittlesLaw(a) => littles_law::run(a, &ctx),
     }
 }

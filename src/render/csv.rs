@@ -49,12 +49,17 @@ impl Renderer for Csv {
             let (ins, outs) = row_columns(report);
             let shared: Vec<&String> = report.inputs.keys().collect();
             let mut header: Vec<String> = shared.iter().map(|k| field(k)).collect();
-            header.extend(ins.iter().chain(&outs).map(|k| field(k)));
+            header.extend(ins.iter().map(|k| field(k)));
+            // Results that are the same in every row are repeated on each
+            // line, so a spreadsheet has every figure beside every point.
+            header.extend(report.results.keys().map(|k| field(k)));
+            header.extend(outs.iter().map(|k| field(k)));
             line(header);
             for row in &report.rows {
                 let mut cells: Vec<String> =
                     report.inputs.values().map(|v| cell(Some(v))).collect();
                 cells.extend(ins.iter().map(|k| cell(row.inputs.get(k))));
+                cells.extend(report.results.values().map(|v| cell(Some(v))));
                 cells.extend(outs.iter().map(|k| cell(row.results.get(k))));
                 line(cells);
             }

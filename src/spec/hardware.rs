@@ -425,7 +425,9 @@ pub(super) fn first_unknown_path<'a>(
     paths: impl IntoIterator<Item = &'a String>,
 ) -> Option<&'a String> {
     let doc = toml_edit::Document::parse(src).ok()?;
-    paths.into_iter().find(|p| super::locate_in(&doc, p).is_none())
+    paths
+        .into_iter()
+        .find(|p| super::locate_in(&doc, p).is_none())
 }
 
 impl Hardware {
