@@ -48,6 +48,11 @@ fn fail(e: &anyhow::Error) -> ExitCode {
         // clap prints --help and --version to stdout with code 0, usage
         // errors to stderr with code 2.
         let _ = c.print();
+        // A value that fails to parse (`--m -5`, `--threads 1e99`) is bad
+        // data, not bad usage.
+        if c.kind() == clap::error::ErrorKind::ValueValidation {
+            return ExitCode::from(65);
+        }
         return ExitCode::from(c.exit_code() as u8);
     }
     eprintln!("error: {e:#}");

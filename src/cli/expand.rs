@@ -2,9 +2,8 @@
 //! rewriting the argument list (`--name value`) and parsing it again, so
 //! any flag can be swept with its own validation.
 
-use super::{Cli, Global, dispatch};
+use super::{Global, dispatch};
 use anyhow::Context;
-use clap::Parser;
 use roofline::report::Report;
 use roofline::sweep;
 
@@ -19,7 +18,7 @@ pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
         Some(g) => Ok((g, reports)),
         // Every sweep has at least one point, so this is only reached if
         // parsing never happened; parse now to report why.
-        None => Err(Cli::try_parse_from(argv)
+        None => Err(super::parse(argv)
             .err()
             .map_or_else(|| anyhow::anyhow!("nothing to run"), anyhow::Error::from)),
     }
@@ -44,7 +43,7 @@ fn first_sweep(argv: &[String]) -> Option<String> {
 
 fn points(argv: &[String], global: &mut Option<Global>) -> anyhow::Result<Vec<Report>> {
     let Some(spec) = first_sweep(argv) else {
-        let cli = Cli::try_parse_from(argv)?;
+        let cli = super::parse(argv)?;
         let reports = dispatch(&cli)?;
         global.get_or_insert(cli.global);
         return Ok(reports);

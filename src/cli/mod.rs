@@ -134,6 +134,18 @@ pub enum Command {
     Launch(launch::LaunchArgs),
 }
 
+/// Parses a command line. Every subcommand accepts negative numbers as
+/// values, so `--intensity -1` is reported as an out-of-range value (exit
+/// 65) rather than as an unknown flag.
+pub fn parse(argv: &[String]) -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    fn negatives(c: clap::Command) -> clap::Command {
+        c.allow_negative_numbers(true).mut_subcommands(negatives)
+    }
+    let matches = negatives(Cli::command()).try_get_matches_from(argv)?;
+    Cli::from_arg_matches(&matches)
+}
+
 /// What every command's glue gets: the catalog, the overrides, the mode.
 pub struct Ctx {
     /// Built-in files and the user's folders.
