@@ -66,6 +66,9 @@ impl Unit {
     pub fn format(self, v: f64) -> String {
         match self {
             Unit::Bytes => units::si(v, "B"),
+            // A capacity stated in decimal units (NVIDIA's "50 MB" of L2)
+            // reads better in them than as 47.68 MiB.
+            Unit::BytesIec if v % 1024.0 != 0.0 => units::si(v, "B"),
             Unit::BytesIec => units::iec_bytes(v),
             Unit::BytesPerSec => units::si(v, "B/s"),
             Unit::BytesPerCycle => format!("{} B/cycle", units::sig(v, 4)),
@@ -118,6 +121,9 @@ pub struct Quantity {
     /// Where the number comes from (a seed section, a datasheet, measured).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The section a long report lists it under (`memory`, `execution`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 impl Quantity {
@@ -129,6 +135,7 @@ impl Quantity {
             formula: String::new(),
             derivation: String::new(),
             source: None,
+            group: None,
         }
     }
 
@@ -141,6 +148,12 @@ impl Quantity {
     /// Adds the substituted derivation.
     pub fn derive(mut self, d: impl Into<String>) -> Self {
         self.derivation = d.into();
+        self
+    }
+
+    /// Puts it in a section.
+    pub fn group(mut self, g: impl Into<String>) -> Self {
+        self.group = Some(g.into());
         self
     }
 
@@ -212,6 +225,34 @@ impl Report {
     /// Adds a note.
     pub fn note(&mut self, n: impl Into<String>) {
         self.notes.push(n.into());
+    }
+
+    /// Puts every result recorded since the first `from` results into
+    /// section `group` (those already in a section keep theirs).
+    pub fn group_since(&mut self, from: usize, group: &str) {
+        let keys: Vec<String> = self.results.keys().skip(from).cloned().collect();
+        for k in keys {
+            if let Some(q) = self.quantities.get_mut(&k) {
+                q.group.get_or_insert_with(|| group.to_string());
+            }
+        }
+    }
+
+    /// Orders results by section, in the order given; results in no section
+    /// come first and each section keeps its own order.
+    pub fn order_groups(&mut self, order: &[&str]) {
+        let rank = |q: Option<&Quantity>| match q.and_then(|q| q.group.as_deref()) {
+            None => 0,
+            Some(g) => order
+                .iter()
+                .position(|o| *o == g)
+                .map_or(order.len() + 1, |i| i + 1),
+        };
+        let quantities = &self.quantities;
+        let mut entries: Vec<(String, Value)> =
+            std::mem::take(&mut self.results).into_iter().collect();
+        entries.sort_by_key(|(k, _)| rank(quantities.get(k)));
+        self.results = entries.into_iter().collect();
     }
 
     /// A result as a number, if it is one.
@@ -335,6 +376,7 @@ mod tests {
         assert_eq!(Unit::Fraction.format(0.003383), "0.3383%");
         assert_eq!(Unit::Ratio.format(2.5), "2.5x");
         assert_eq!(Unit::BytesIec.format(233472.0), "228 KiB");
+        assert_eq!(Unit::BytesIec.format(50e6), "50 MB");
         assert_eq!(Unit::FlopPerByte.format(295.22), "295.2 FLOP/B");
         assert_eq!(Unit::Count.format(131072.0), "131,072");
     }

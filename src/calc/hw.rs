@@ -239,6 +239,7 @@ fn scope_word(scope: Scope) -> &'static str {
 /// levels (per unit and chip totals, 002 §7.3), execution limits, fabric
 /// tiers (both directions and each way), launch costs, package and host.
 fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
+    let mut mark = r.results.len();
     let src = |f: &str| hw.source(f);
     if let Some(c) = hw.compute.clock {
         r.result(
@@ -273,6 +274,8 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             );
         }
     }
+    r.group_since(mark, "compute");
+    mark = r.results.len();
     let m = &hw.memory;
     if let Some(l) = m.dram_latency {
         r.result(
@@ -304,6 +307,8 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             );
         }
     }
+    r.group_since(mark, "memory");
+    mark = r.results.len();
     for (i, l) in m.levels.iter().enumerate() {
         let k = key(&l.name);
         let n = level_count(hw, l.scope, l.count.map(|c| c.get()));
@@ -321,7 +326,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             r.result(
                 &format!("{k}_total_bytes"),
                 l.capacity.get() * n,
-                Quantity::new(format!("{} on the chip", l.name), Unit::Bytes)
+                Quantity::new(format!("{} on the chip", l.name), Unit::BytesIec)
                     .formula(format!("{} x count", l.name))
                     .derive(format!("{} x {}", n, units::iec_bytes(l.capacity.get()))),
             );
@@ -355,6 +360,8 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             );
         }
     }
+    r.group_since(mark, "on-chip");
+    mark = r.results.len();
     if let Some(ex) = &hw.execution {
         let sms = f64::from(ex.sms.get());
         let counts = [
@@ -465,6 +472,8 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             );
         }
     }
+    r.group_since(mark, "execution");
+    mark = r.results.len();
     for (i, link) in hw.interconnect.iter().enumerate() {
         let k = key(&link.name);
         let per = if link.axes.is_some() { " per axis" } else { "" };
@@ -535,6 +544,8 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             );
         }
     }
+    r.group_since(mark, "interconnect");
+    mark = r.results.len();
     if let Some(l) = &hw.launch {
         for (k, label, field, v) in [
             ("launch_eager_s", "launch, eager", "launch.eager", l.eager),
@@ -560,6 +571,8 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             }
         }
     }
+    r.group_since(mark, "launch");
+    mark = r.results.len();
     if let Some(p) = &hw.package {
         let counts = [
             (
@@ -611,6 +624,8 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             );
         }
     }
+    r.group_since(mark, "package");
+    mark = r.results.len();
     if let Some(a) = &hw.achievable {
         if let Some(b) = a.hbm_bandwidth {
             r.result(
@@ -667,6 +682,8 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             );
         }
     }
+    r.group_since(mark, "measured");
+    mark = r.results.len();
     if let Some(h) = &hw.host {
         if let Some(d) = h.devices {
             r.result(
@@ -690,6 +707,18 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             );
         }
     }
+    r.group_since(mark, "host");
+    r.order_groups(&[
+        "compute",
+        "memory",
+        "on-chip",
+        "execution",
+        "interconnect",
+        "launch",
+        "package",
+        "host",
+        "measured",
+    ]);
 }
 
 /// Peak at the file's default precision, for listings.

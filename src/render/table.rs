@@ -8,6 +8,12 @@ use comfy_table::{ContentArrangement, Table as Grid, presets::UTF8_FULL_CONDENSE
 /// Renders tables for people.
 pub struct Table;
 
+/// A section heading row: the section's name in capitals, so it stands out
+/// without colour.
+fn heading(group: &str) -> String {
+    format!("[{}]", group.to_uppercase())
+}
+
 pub(crate) fn results_grid(report: &Report, preset: comfy_table::TableStyle) -> Option<Grid> {
     if report.results.is_empty() && report.inputs.is_empty() {
         return None;
@@ -22,7 +28,13 @@ pub(crate) fn results_grid(report: &Report, preset: comfy_table::TableStyle) -> 
             format_input(k, v, report),
         ]);
     }
+    let mut section: Option<&str> = None;
     for (k, v) in &report.results {
+        let group = report.quantities.get(k).and_then(|q| q.group.as_deref());
+        if group.is_some() && group != section {
+            g.add_row(vec![heading(group.unwrap_or_default()), String::new()]);
+            section = group;
+        }
         g.add_row(vec![report.label(k), report.unit(k).format_value(v)]);
     }
     Some(g)
