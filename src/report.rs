@@ -68,7 +68,7 @@ impl Unit {
             Unit::Bytes => units::si(v, "B"),
             // A capacity stated in decimal units (NVIDIA's "50 MB" of L2)
             // reads better in them than as 47.68 MiB.
-            Unit::BytesIec if v % 1024.0 != 0.0 => units::si(v, "B"),
+            Unit::BytesIec if v % 1024.0 != 0.0 && v % 1000.0 == 0.0 => units::si(v, "B"),
             Unit::BytesIec => units::iec_bytes(v),
             Unit::BytesPerSec => units::si(v, "B/s"),
             Unit::BytesPerCycle => format!("{} B/cycle", units::sig(v, 4)),
@@ -377,6 +377,7 @@ mod tests {
         assert_eq!(Unit::Ratio.format(2.5), "2.5x");
         assert_eq!(Unit::BytesIec.format(233472.0), "228 KiB");
         assert_eq!(Unit::BytesIec.format(50e6), "50 MB");
+        assert_eq!(Unit::BytesIec.format(33024.0), "32.25 KiB");
         assert_eq!(Unit::FlopPerByte.format(295.22), "295.2 FLOP/B");
         assert_eq!(Unit::Count.format(131072.0), "131,072");
     }
