@@ -234,6 +234,7 @@ pub fn show(m: &Model, dtype: &Precision, kv_dtype: &Precision) -> Result<Report
             .formula(f)
             .derive(format!("{d} x {}", kv_dtype.bytes())),
     );
+    let mark = r.results.len();
     architecture(&mut r, m, &p);
     if let Some(ctx) = m.max_context {
         r.result(
@@ -243,6 +244,7 @@ pub fn show(m: &Model, dtype: &Precision, kv_dtype: &Precision) -> Result<Report
                 .source(m.sources.get("max-context").map(String::as_str)),
         );
     }
+    r.group_since(mark, "architecture");
     r.note(format!(
         "{} billion parameters = {} in {}",
         crate::units::sig(total / 1e9, 4),
