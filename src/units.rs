@@ -264,7 +264,16 @@ pub fn parse(text: &str, dim: Dim) -> Result<f64, UnitError> {
         unit: unit.into(),
         accepted,
     })?;
-    let v = value * scale;
+    // A decimal scale is applied in the exponent, so "16.1 us" is the double
+    // nearest 1.61e-5 rather than 16.1 x 1e-6 with its rounding error.
+    let exp10 = scale.log10().round();
+    let v = if scale != 1.0 && 10f64.powi(exp10 as i32) == scale {
+        format!("{}e{}", num.replace('_', ""), exp10 as i32)
+            .parse::<f64>()
+            .unwrap_or(value * scale)
+    } else {
+        value * scale
+    };
     if !v.is_finite() {
         return Err(UnitError::NotFinite { text: t.into() });
     }
@@ -361,6 +370,12 @@ pub fn grouped(value: u128) -> String {
 /// Formats a plain number for people: integers grouped, others at 4
 /// significant digits.
 pub fn number(value: f64) -> String {
+    // From 1,000 up, four significant digits are whole, so group them.
+    let value = if value.abs() >= 1000.0 {
+        value.round()
+    } else {
+        value
+    };
     if value.fract() == 0.0 && value.abs() < 1e15 {
         let g = grouped(value.abs() as u128);
         if value < 0.0 { format!("-{g}") } else { g }
@@ -507,6 +522,14 @@ mod tests {
     }
 
     #[test]
+    fn decimal_prefixes_round_once() {
+        assert_eq!(parse("16.1 us", Dim::Seconds).unwrap(), 1.61e-5);
+        assert_eq!(parse("0.94 us", Dim::Seconds).unwrap(), 9.4e-7);
+        assert_eq!(parse("3.35 TB/s", Dim::BytesPerSec).unwrap(), 3.35e12);
+        assert_eq!(parse("1.5e3 GB", Dim::Bytes).unwrap(), 1.5e12);
+    }
+
+    #[test]
     fn negative_numbers_parse_so_validation_can_name_them() {
         assert!(close(parse("-5 us", Dim::Seconds).unwrap(), -5e-6));
     }
@@ -526,6 +549,7 @@ mod tests {
         assert_eq!(grouped(131072), "131,072");
         assert_eq!(number(295.2238806), "295.2");
         assert_eq!(number(8030261248.0), "8,030,261,248");
+        assert_eq!(number(7269.965), "7,270");
         assert_eq!(sig(0.0034, 2), "0.0034");
         assert_eq!(sig(123456.0, 3), "123456");
     }

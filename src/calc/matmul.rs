@@ -745,7 +745,7 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
     r.result(
         "ridge_tile_accumulator_bytes",
         racc,
-        Quantity::new("its accumulator", Unit::Bytes)
+        Quantity::new("its accumulator", Unit::BytesIec)
             .formula("BLOCK^2*4")
             .derive(format!("{rti}^2*4")),
     );
@@ -761,7 +761,7 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
     r.result(
         "ridge_tile_smem_bytes",
         smem_bytes(rti, rti, bk, b, p.stages),
-        Quantity::new("its shared memory", Unit::Bytes)
+        Quantity::new("its shared memory", Unit::BytesIec)
             .formula("(BLOCK*BK + BK*BLOCK)*b*stages")
             .derive(format!("({rti}*{bk} + {bk}*{rti})*{bs}*{}", p.stages)),
     );

@@ -72,8 +72,7 @@ pub fn point(hw: &Hardware, p: &Precision, mode: Mode, work: Work) -> Result<Rep
     r.result(
         "peak_flops_per_s",
         peak,
-        Quantity::new(format!("{} peak", p.compute), Unit::FlopPerSec)
-            .source(hw.source(&peak_field)),
+        Quantity::new("peak", Unit::FlopPerSec).source(hw.source(&peak_field)),
     );
     r.result(
         "bandwidth_bytes_per_s",

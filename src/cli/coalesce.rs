@@ -39,7 +39,7 @@ pub struct CoalesceArgs {
     #[arg(long)]
     pub dtype: Option<String>,
     /// Distance between adjacent lanes' elements, in elements (1 = contiguous).
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_parser = crate::cli::count, long, default_value_t = 1)]
     pub stride: u64,
     /// Byte offset of lane 0's element from an aligned boundary.
     #[arg(long, default_value = "0")]

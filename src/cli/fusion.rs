@@ -40,10 +40,10 @@ pub enum FusionCommand {
   roofline fusion softmax --rows 4096 --cols 4096 --sweep cols=1024..16384 --format csv")]
     Softmax {
         /// Rows of the matrix (S for an S x S score matrix).
-        #[arg(long)]
+        #[arg(value_parser = crate::cli::count, long)]
         rows: u64,
         /// Columns (the softmax runs along a row).
-        #[arg(long)]
+        #[arg(value_parser = crate::cli::count, long)]
         cols: u64,
         /// Operations per element (max, subtract, exp, sum, divide).
         #[arg(long, default_value_t = 5.0)]
@@ -57,13 +57,13 @@ pub enum FusionCommand {
   roofline fusion chain --ops 1 --inputs 2 --elements 131072 --overhead \"1 us\"   (a merge kernel: launch vs work)")]
     Chain {
         /// Elementwise kernels in the chain.
-        #[arg(long)]
+        #[arg(value_parser = crate::cli::count, long)]
         ops: u64,
         /// Elements of each tensor.
-        #[arg(long)]
+        #[arg(value_parser = crate::cli::count, long)]
         elements: u64,
         /// Tensors each kernel reads (the first is the previous output).
-        #[arg(long, default_value_t = 1)]
+        #[arg(value_parser = crate::cli::count, long, default_value_t = 1)]
         inputs: u64,
         /// FLOPs per element per kernel.
         #[arg(long, default_value_t = 1.0)]
@@ -77,13 +77,13 @@ pub enum FusionCommand {
   roofline fusion epilogue --tokens 32768 --width 11008 --layers 32 --explain")]
     Epilogue {
         /// Tokens (rows of the GEMM output).
-        #[arg(long)]
+        #[arg(value_parser = crate::cli::count, long)]
         tokens: u64,
         /// Width of the GEMM output (d_ff for an up-projection).
-        #[arg(long)]
+        #[arg(value_parser = crate::cli::count, long)]
         width: u64,
         /// Layers, for the total.
-        #[arg(long, default_value_t = 1)]
+        #[arg(value_parser = crate::cli::count, long, default_value_t = 1)]
         layers: u64,
         /// Activation operations per element.
         #[arg(long, default_value_t = 1.0)]

@@ -28,16 +28,16 @@ pub struct LaunchArgs {
     #[arg(long)]
     pub hw: Option<String>,
     /// Kernels launched per step.
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::count, long)]
     pub kernels: Option<u64>,
     /// Kernels per layer (with --layers) instead of --kernels.
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::count, long)]
     pub kernels_per_layer: Option<u64>,
     /// Layers (with --kernels-per-layer).
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::count, long)]
     pub layers: Option<u64>,
     /// Kernels outside the layers (final norm, LM head, sampling).
-    #[arg(long, default_value_t = 0)]
+    #[arg(value_parser = crate::cli::count, long, default_value_t = 0)]
     pub extra_kernels: u64,
     /// Eager overhead per kernel, e.g. "5 us".
     #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
@@ -64,7 +64,7 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub floor: Option<String>,
     /// Kernels after fusion.
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::count, long)]
     pub fused_kernels: Option<u64>,
     /// Fusion cuts the kernel count by this factor.
     #[arg(long)]
@@ -151,7 +151,13 @@ fn overheads(a: &LaunchArgs, hw: Option<&Hardware>, mode: Mode) -> Result<Vec<Ov
                 ),
             };
             match sec.and_then(m.pick) {
-                Some(v) => Some((v, format!("{}: {prefix}.{}", h.id, m.field))),
+                Some(v) => {
+                    let field = format!("{prefix}.{}", m.field);
+                    let from = h
+                        .source(&field)
+                        .map_or_else(String::new, |s| format!(" ({s})"));
+                    Some((v, format!("{}: {field}{from}", h.id)))
+                }
                 None if m.name == "eager" => {
                     return Err(h.missing(
                         &format!("{prefix}.eager"),

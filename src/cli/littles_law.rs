@@ -33,7 +33,7 @@ pub struct LittlesLawArgs {
     #[arg(long)]
     pub transaction: Option<String>,
     /// Resident warps per SM sharing the loads (default: the warp budget).
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::count, long)]
     pub warps: Option<u64>,
     /// Bytes per dependent load in the pointer chase (default 8 B).
     #[arg(long)]

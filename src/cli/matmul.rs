@@ -28,37 +28,37 @@ pub struct MatmulArgs {
     #[arg(long, default_value = "h100-sxm")]
     pub hw: String,
     /// Rows of A and C (tokens in a linear layer).
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::count, long)]
     pub m: u64,
     /// Columns of B and C.
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::count, long)]
     pub n: u64,
     /// The contraction dimension.
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::count, long)]
     pub k: u64,
     /// Square tile: sets --tile-m and --tile-n.
-    #[arg(long, default_value_t = 128)]
+    #[arg(value_parser = crate::cli::count, long, default_value_t = 128)]
     pub tile: u64,
     /// Tile rows (BLOCK_M); overrides --tile.
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::count, long)]
     pub tile_m: Option<u64>,
     /// Tile columns (BLOCK_N); overrides --tile.
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::count, long)]
     pub tile_n: Option<u64>,
     /// K chunk per loop step (BLOCK_K); must divide K [default: 64].
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::count, long)]
     pub tile_k: Option<u64>,
     /// Shared-memory pipeline stages (2 = double buffering).
-    #[arg(long, default_value_t = 2)]
+    #[arg(value_parser = crate::cli::count, long, default_value_t = 2)]
     pub stages: u64,
     /// Precision of A and B (default: the hardware's).
     #[arg(long)]
     pub dtype: Option<String>,
     /// Programs resident per SM, for waves.
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_parser = crate::cli::count, long, default_value_t = 1)]
     pub programs_per_sm: u64,
     /// Threads per program, for the register micro-tile.
-    #[arg(long, default_value_t = 256)]
+    #[arg(value_parser = crate::cli::count, long, default_value_t = 256)]
     pub threads: u64,
     /// Tensor-core instruction shape for row utilisation: m16n8k16,
     /// m64nNk16 (wgmma), m64n256k16, ...

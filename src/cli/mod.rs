@@ -146,6 +146,33 @@ pub fn parse(argv: &[String]) -> Result<Cli, clap::Error> {
     Cli::from_arg_matches(&matches)
 }
 
+/// Parses a count flag: a whole number, written plainly (`4096`), with
+/// separators (`1_000_000`, `1,000,000`) or in scientific notation (`1e6`).
+pub fn count(s: &str) -> Result<u64, String> {
+    let t: String = s
+        .trim()
+        .chars()
+        .filter(|c| *c != '_' && *c != ',')
+        .collect();
+    if let Ok(n) = t.parse::<u64>() {
+        return Ok(n);
+    }
+    let v: f64 = t
+        .parse()
+        .map_err(|_| format!("`{s}` is not a whole number"))?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("`{s}` must be a whole number, zero or more"));
+    }
+    if v.fract() != 0.0 {
+        return Err(format!("`{s}` is not a whole number"));
+    }
+    // 2^64 is the first f64 above u64::MAX.
+    if v >= 18_446_744_073_709_551_616.0 {
+        return Err(format!("`{s}` is too large for a 64-bit count"));
+    }
+    Ok(v as u64)
+}
+
 /// What every command's glue gets: the catalog, the overrides, the mode.
 pub struct Ctx {
     /// Built-in files and the user's folders.
@@ -209,5 +236,24 @@ fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
         Command::Occupancy(a) => occupancy::run(a, &ctx),
         Command::Coalesce(a) => coalesce::run(a, &ctx),
         Command::LittlesLaw(a) => littles_law::run(a, &ctx),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count;
+
+    #[test]
+    fn counts() {
+        assert_eq!(count("4096"), Ok(4096));
+        assert_eq!(count("1e6"), Ok(1_000_000));
+        assert_eq!(count("1_000_000"), Ok(1_000_000));
+        assert_eq!(count("1,000,000"), Ok(1_000_000));
+        assert_eq!(count("18446744073709551615"), Ok(u64::MAX));
+        assert!(count("1.5").is_err());
+        assert!(count("-5").is_err());
+        assert!(count("1e20").is_err());
+        assert!(count("nan").is_err());
+        assert!(count("abc").is_err());
     }
 }

@@ -25,10 +25,10 @@ pub struct OccupancyArgs {
     #[arg(long)]
     pub hw: String,
     /// Threads per block.
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::count, long)]
     pub threads: u64,
     /// Registers per thread.
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::count, long)]
     pub regs: u64,
     /// Dynamic shared memory per block (e.g. 32KiB; a bare number is bytes).
     #[arg(long, default_value = "0")]
@@ -45,7 +45,7 @@ pub struct OccupancyArgs {
     #[arg(long)]
     pub textbook: bool,
     /// Blocks in the grid: how many SMs the launch keeps busy and how full.
-    #[arg(long)]
+    #[arg(value_parser = crate::cli::count, long)]
     pub grid: Option<u64>,
 }
 

@@ -52,14 +52,22 @@ impl Renderer for Csv {
             header.extend(ins.iter().map(|k| field(k)));
             // Results that are the same in every row are repeated on each
             // line, so a spreadsheet has every figure beside every point.
-            header.extend(report.results.keys().map(|k| field(k)));
+            // A shared result whose key is also a row column (matmul's
+            // headline tile against its tile table) is left to the rows, so
+            // no column name appears twice.
+            let shared_results: Vec<(&String, &Value)> = report
+                .results
+                .iter()
+                .filter(|(k, _)| !outs.contains(k) && !ins.contains(k))
+                .collect();
+            header.extend(shared_results.iter().map(|(k, _)| field(k)));
             header.extend(outs.iter().map(|k| field(k)));
             line(header);
             for row in &report.rows {
                 let mut cells: Vec<String> =
                     report.inputs.values().map(|v| cell(Some(v))).collect();
                 cells.extend(ins.iter().map(|k| cell(row.inputs.get(k))));
-                cells.extend(report.results.values().map(|v| cell(Some(v))));
+                cells.extend(shared_results.iter().map(|(_, v)| cell(Some(v))));
                 cells.extend(outs.iter().map(|k| cell(row.results.get(k))));
                 line(cells);
             }
