@@ -15,7 +15,15 @@ fn main() -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
-    let bytes = if global.explain {
+    // JSON already carries every derivation; CSV has nowhere to put one.
+    let explain = global.explain && global.format != cli::FormatArg::Json;
+    if explain && global.format == cli::FormatArg::Csv {
+        eprintln!(
+            "error: --explain has no CSV form; use --format json for the derivations as data"
+        );
+        return ExitCode::from(2);
+    }
+    let bytes = if explain {
         let mut out = Vec::new();
         for (i, r) in reports.iter().enumerate() {
             if i > 0 {
@@ -23,7 +31,14 @@ fn main() -> ExitCode {
             }
             out.extend(Explain.render(r));
         }
-        out
+        if global.format == cli::FormatArg::Markdown {
+            let mut md = b"```text\n".to_vec();
+            md.extend(out);
+            md.extend(b"```\n");
+            md
+        } else {
+            out
+        }
     } else {
         let report = if reports.len() == 1 {
             reports.into_iter().next().expect("one report")

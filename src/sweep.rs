@@ -75,6 +75,19 @@ pub fn parse(text: &str) -> Result<Sweep> {
             Some((h, s)) => (h, Some(s)),
             None => (rest, None),
         };
+        // A unit may also follow the low end ("1GB..4GB"); it must match.
+        let (lo, lo_unit) = split_tail_unit(lo);
+        let unit = match (lo_unit, unit) {
+            ("", u) => u,
+            (l, "") => l,
+            (l, u) if l.trim() == u.trim() => u,
+            (l, u) => {
+                return Err(Error::input(
+                    "--sweep",
+                    format!("`{spec}`: the ends of the range have different units ({l}, {u})"),
+                ));
+            }
+        };
         let lo = num(lo, spec)?;
         let hi = num(hi, spec)?;
         if hi < lo {

@@ -288,6 +288,17 @@ pub fn sig(value: f64, sig: usize) -> String {
     if !value.is_finite() {
         return format!("{value}");
     }
+    // Past what prefixes cover, scientific notation stays readable.
+    if value.abs() >= 1e15 || value.abs() < 1e-4 {
+        let s = format!("{:.*e}", sig.saturating_sub(1), value);
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let m = if m.contains('.') {
+            m.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            m
+        };
+        return format!("{m}e{e}");
+    }
     let mag = value.abs().log10().floor() as i32;
     let decimals = (sig as i32 - 1 - mag).max(0) as usize;
     let s = format!("{value:.decimals$}");
@@ -552,5 +563,8 @@ mod tests {
         assert_eq!(number(7269.965), "7,270");
         assert_eq!(sig(0.0034, 2), "0.0034");
         assert_eq!(sig(123456.0, 3), "123456");
+        assert_eq!(sig(1.011e15, 4), "1.011e15");
+        assert_eq!(sig(9.313e-10, 4), "9.313e-10");
+        assert_eq!(seconds(1.011e15), "1.011e15 s");
     }
 }

@@ -74,6 +74,19 @@ pub fn littles_law(hw: &Hardware, d: &Demand) -> Result<Report> {
             r.describe("latency", Quantity::new("latency", Unit::Seconds));
             Latency::Seconds(s)
         }
+        // With --achievable, the measured (pointer-chase) latency.
+        None if d.mode == Mode::Achievable => {
+            match hw.achievable.as_ref().and_then(|a| a.dram_latency) {
+                Some(t) => Latency::Seconds(t.get()),
+                None => {
+                    return Err(hw.missing(
+                        "achievable.dram-latency",
+                        "the measured memory latency for --achievable (or pass --latency)",
+                        Some("350 ns"),
+                    ));
+                }
+            }
+        }
         None => match (hw.memory.dram_latency, hw.memory.dram_latency_time) {
             (Some(c), _) => Latency::Cycles(c.get()),
             (None, Some(t)) => Latency::Seconds(t.get()),
@@ -295,7 +308,11 @@ pub fn littles_law(hw: &Hardware, d: &Demand) -> Result<Report> {
             .derive(format!("{} / {}", si(bw, "B/s"), si(chase_bw, "B/s"))),
     );
     if d.latency.is_none() {
-        r.note("latency: the hardware file's DRAM latency; the lecture assumes 500 cycles at 1.8 GHz (pass --latency \"500 cycles\" --clock 1.8GHz)");
+        if d.mode == Mode::Achievable {
+            r.note("latency: the hardware file's measured (pointer-chase) DRAM latency");
+        } else {
+            r.note("latency: the hardware file's DRAM latency; the lecture assumes 500 cycles at 1.8 GHz (pass --latency \"500 cycles\" --clock 1.8GHz)");
+        }
     }
     r.note("one dependent load in flight (a pointer chase) gets latency-bound bandwidth, whatever the pins can do");
     Ok(r)

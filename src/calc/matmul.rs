@@ -714,7 +714,18 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
                 .derive(format!("{} < {}", iec_bytes(acc), iec_bytes(rf))),
         );
     }
-    let fits = smem_fits.unwrap_or(true) && reg_fits.unwrap_or(true);
+    // With neither limit recorded (a TPU, Trainium) there is nothing to
+    // check the tile against: say so rather than answer yes.
+    let fits = match (smem_fits, reg_fits) {
+        (None, None) => {
+            r.note(format!(
+                "tile feasibility unknown: {} records no shared-memory or register-file limits",
+                hw.id
+            ));
+            serde_json::Value::Null
+        }
+        (s, g) => (s.unwrap_or(true) && g.unwrap_or(true)).into(),
+    };
     r.result(
         "fits",
         fits,
@@ -917,7 +928,11 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
         let it = f / tbt;
         let sm = smem_bytes(tm, tn, bk, b, p.stages);
         let ac = accumulator_bytes(tm, tn);
-        let fit = smem_limit.is_none_or(|l| sm <= l.get()) && regfile.is_none_or(|rf| ac < rf);
+        let fit: serde_json::Value = if smem_limit.is_none() && regfile.is_none() {
+            serde_json::Value::Null
+        } else {
+            (smem_limit.is_none_or(|l| sm <= l.get()) && regfile.is_none_or(|rf| ac < rf)).into()
+        };
         let mut row = Row::default();
         row.inputs.insert("tile".into(), t.into());
         row.results.insert("tiled_bytes".into(), tbt.into());
@@ -930,7 +945,7 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
             .insert("tiled_vs_naive".into(), (nb / tbt).into());
         row.results.insert("smem_bytes_per_block".into(), sm.into());
         row.results.insert("accumulator_bytes".into(), ac.into());
-        row.results.insert("fits".into(), fit.into());
+        row.results.insert("fits".into(), fit);
         r.rows.push(row);
     }
     Ok(r)

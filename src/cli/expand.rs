@@ -12,6 +12,18 @@ use roofline::sweep;
 /// Sweeps are expanded before parsing, so a required flag can be swept
 /// without also being given.
 pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
+    let mut seen: Vec<String> = Vec::new();
+    for spec in all_sweeps(argv) {
+        let name = sweep::parse(&spec)?.name;
+        if seen.contains(&name) {
+            return Err(roofline::Error::input(
+                "--sweep",
+                format!("`{name}` is swept twice; give all its values in one --sweep"),
+            )
+            .into());
+        }
+        seen.push(name);
+    }
     let mut global = None;
     let reports = points(argv, &mut global)?;
     match global {
@@ -22,6 +34,23 @@ pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
             .err()
             .map_or_else(|| anyhow::anyhow!("nothing to run"), anyhow::Error::from)),
     }
+}
+
+/// Every `--sweep` value on the command line.
+fn all_sweeps(argv: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = argv.iter().skip(1);
+    while let Some(a) = it.next() {
+        if a == "--" {
+            break;
+        }
+        if a == "--sweep" {
+            out.extend(it.next().cloned());
+        } else if let Some(v) = a.strip_prefix("--sweep=") {
+            out.push(v.to_string());
+        }
+    }
+    out
 }
 
 /// The first `--sweep` value on the command line.

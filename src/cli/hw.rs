@@ -41,7 +41,7 @@ pub fn run(c: &HwCommand, ctx: &Ctx) -> Result<Vec<Report>> {
                 .catalog
                 .hardware_entries()?
                 .into_iter()
-                .map(|e| ctx.catalog.hardware(&e.id, &ctx.sets))
+                .map(|e| ctx.hardware(&e.id).map(|mut v| v.remove(0)))
                 .collect::<Result<Vec<_>>>()?;
             Ok(vec![hw::list(&all)])
         }

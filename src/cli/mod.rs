@@ -181,6 +181,9 @@ pub struct Ctx {
     pub sets: Vec<Set>,
     /// Datasheet or measured figures.
     pub mode: Mode,
+    /// Whether the command read a hardware file, and a model file: a `--set`
+    /// for a kind of file the command never reads is an error, not a no-op.
+    read: std::cell::Cell<(bool, bool)>,
 }
 
 impl Ctx {
@@ -196,6 +199,7 @@ impl Ctx {
                 model_dirs: g.model_dir.iter().cloned().collect(),
             },
             sets,
+            read: std::cell::Cell::new((false, false)),
             mode: if g.achievable {
                 Mode::Achievable
             } else {
@@ -206,16 +210,88 @@ impl Ctx {
 
     /// Loads each hardware of a comma-separated list of ids or paths.
     pub fn hardware(&self, list: &str) -> Result<Vec<Hardware>> {
-        split(list)
+        let (_, m) = self.read.get();
+        self.read.set((true, m));
+        let items = split(list)
             .map(|h| self.catalog.hardware(h, &self.sets))
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        if items.is_empty() {
+            return Err(roofline::Error::input(
+                "--hw",
+                "no hardware named; give an id or a path",
+            ));
+        }
+        Ok(items)
     }
 
     /// Loads each model of a comma-separated list of ids or paths.
     pub fn models(&self, list: &str) -> Result<Vec<Model>> {
-        split(list)
+        let (h, _) = self.read.get();
+        self.read.set((h, true));
+        let items = split(list)
             .map(|m| self.catalog.model(m, &self.sets))
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        if items.is_empty() {
+            return Err(roofline::Error::input(
+                "--model",
+                "no model named; give an id or a path",
+            ));
+        }
+        Ok(items)
+    }
+
+    /// Fails on a `--set` aimed at a kind of file the command did not read.
+    fn check_sets_used(&self) -> Result<()> {
+        let (hw, model) = self.read.get();
+        for s in &self.sets {
+            let for_model = roofline::spec::overrides::is_model_path(&s.path);
+            if (for_model && !model) || (!for_model && !hw) {
+                let kind = if for_model {
+                    "a model file"
+                } else {
+                    "a hardware file"
+                };
+                return Err(roofline::Error::input(
+                    "--set",
+                    format!(
+                        "`{}` is a field of {kind}, which this command does not read",
+                        s.path
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Rejects a result that overflowed to infinity or lost its value.
+    fn check_finite(reports: &[Report]) -> Result<()> {
+        // serde_json turns an infinite or NaN f64 into null. A count may be
+        // null on purpose (no limit), but a time, a size, a rate or a ratio
+        // never is.
+        const MEASURES: &[&str] = &[
+            "_s",
+            "bytes",
+            "flops",
+            "_hz",
+            "fraction",
+            "speedup",
+            "intensity",
+            "flop_per_byte",
+            "efficiency",
+        ];
+        let bad = |k: &str, v: &serde_json::Value| {
+            v.as_f64().is_some_and(|x| !x.is_finite())
+                || (v.is_null() && MEASURES.iter().any(|m| k.ends_with(m)))
+        };
+        for r in reports {
+            let rows = r.rows.iter().flat_map(|row| row.results.iter());
+            if let Some((k, _)) = r.results.iter().chain(rows).find(|(k, v)| bad(k, v)) {
+                return Err(roofline::Error::Unsupported(format!(
+                    "`{k}` overflowed to infinity; the inputs are too large to compute with"
+                )));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -226,16 +302,23 @@ fn split(list: &str) -> impl Iterator<Item = &str> {
 /// Runs one parsed command line (no sweeps) and returns its reports.
 fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
     let ctx = Ctx::new(&cli.global)?;
+    let reports = run_command(cli, &ctx)?;
+    ctx.check_sets_used()?;
+    Ctx::check_finite(&reports)?;
+    Ok(reports)
+}
+
+fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
     match &cli.command {
-        Command::Hw(c) => hw::run(c, &ctx),
-        Command::Model(c) => model::run(c, &ctx),
-        Command::Matmul(a) => matmul::run(a, &ctx),
-        Command::Fusion(c) => fusion::run(c, &ctx),
-        Command::Launch(a) => launch::run(a, &ctx),
-        Command::Point(a) => point::run(a, &ctx),
-        Command::Occupancy(a) => occupancy::run(a, &ctx),
-        Command::Coalesce(a) => coalesce::run(a, &ctx),
-        Command::LittlesLaw(a) => littles_law::run(a, &ctx),
+        Command::Hw(c) => hw::run(c, ctx),
+        Command::Model(c) => model::run(c, ctx),
+        Command::Matmul(a) => matmul::run(a, ctx),
+        Command::Fusion(c) => fusion::run(c, ctx),
+        Command::Launch(a) => launch::run(a, ctx),
+        Command::Point(a) => point::run(a, ctx),
+        Command::Occupancy(a) => occupancy::run(a, ctx),
+        Command::Coalesce(a) => coalesce::run(a, ctx),
+        Command::LittlesLaw(a) => littles_law::run(a, ctx),
     }
 }
 

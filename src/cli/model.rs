@@ -40,7 +40,7 @@ pub fn run(c: &ModelCommand, ctx: &Ctx) -> Result<Vec<Report>> {
                 .catalog
                 .model_entries()?
                 .into_iter()
-                .map(|e| ctx.catalog.model(&e.id, &ctx.sets))
+                .map(|e| ctx.models(&e.id).map(|mut v| v.remove(0)))
                 .collect::<Result<Vec<_>>>()?;
             Ok(vec![model::list(&all)?])
         }

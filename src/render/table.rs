@@ -45,6 +45,9 @@ pub(crate) fn rows_grid(report: &Report, preset: comfy_table::TableStyle) -> Opt
         return None;
     }
     let (ins, outs) = row_columns(report);
+    if ins.is_empty() && outs.is_empty() {
+        return None;
+    }
     let mut g = Grid::new();
     g.load_style(preset)
         .set_content_arrangement(ContentArrangement::Disabled);
