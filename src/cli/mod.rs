@@ -246,17 +246,14 @@ impl Ctx {
         for s in &self.sets {
             let for_model = roofline::spec::overrides::is_model_path(&s.path);
             if (for_model && !model) || (!for_model && !hw) {
-                let kind = if for_model {
-                    "a model file"
+                let why = if for_model {
+                    "is a model field, and this command reads no model"
                 } else {
-                    "a hardware file"
+                    "is not a model field, and this command reads no hardware file"
                 };
                 return Err(roofline::Error::input(
                     "--set",
-                    format!(
-                        "`{}` is a field of {kind}, which this command does not read",
-                        s.path
-                    ),
+                    format!("`{}` {why}", s.path),
                 ));
             }
         }
