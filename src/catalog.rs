@@ -53,6 +53,28 @@ fn read(p: &Path) -> Result<String> {
     })
 }
 
+/// A file found by id must carry that id, so `hw list` and `hw show` agree
+/// on what a folder's file is called.
+fn same_id(id: &str, asked: &str, file: &str) -> Result<()> {
+    if is_path(asked) || id == asked {
+        return Ok(());
+    }
+    Err(Error::Data {
+        file: file.to_string(),
+        line: None,
+        col: None,
+        field: Some("id".into()),
+        message: format!(
+            "the file's id `{id}` differs from its file name `{asked}`; rename one to match"
+        ),
+    })
+}
+
+/// What `--explain` cites for a value a `--set` replaced.
+fn what_if(s: &Set) -> String {
+    format!("what-if: --set {}={}", s.path, s.value)
+}
+
 /// The built-in files plus the user's folders.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
@@ -154,13 +176,18 @@ impl Catalog {
             .filter(|s| !overrides::is_model_path(&s.path))
             .collect();
         let src = overrides::apply(&src, &mine)?;
-        Hardware::parse(
+        let mut hw = Hardware::parse(
             &src,
             &Origin {
-                name,
+                name: name.clone(),
                 overridden: !mine.is_empty(),
             },
-        )
+        )?;
+        same_id(&hw.id, what, &name)?;
+        for s in mine {
+            hw.sources.insert(s.path.clone(), what_if(s));
+        }
+        Ok(hw)
     }
 
     /// Loads a model by id or path (a `.toml` model file, or a Hugging Face
@@ -177,13 +204,19 @@ impl Catalog {
             src
         };
         let src = overrides::apply(&src, &mine)?;
-        Model::parse(
+        let m = Model::parse(
             &src,
             &Origin {
-                name,
+                name: name.clone(),
                 overridden: !mine.is_empty(),
             },
-        )
+        )?;
+        same_id(&m.id, what, &name)?;
+        let mut m = m;
+        for s in mine {
+            m.sources.insert(s.path.clone(), what_if(s));
+        }
+        Ok(m)
     }
 }
 

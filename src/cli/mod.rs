@@ -299,9 +299,22 @@ fn split(list: &str) -> impl Iterator<Item = &str> {
 /// Runs one parsed command line (no sweeps) and returns its reports.
 fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
     let ctx = Ctx::new(&cli.global)?;
-    let reports = run_command(cli, &ctx)?;
+    let mut reports = run_command(cli, &ctx)?;
     ctx.check_sets_used()?;
     Ctx::check_finite(&reports)?;
+    if !ctx.sets.is_empty() {
+        let list: Vec<String> = ctx
+            .sets
+            .iter()
+            .map(|s| format!("{}={}", s.path, s.value))
+            .collect();
+        for r in &mut reports {
+            r.note(format!(
+                "what-if: --set {} replaces the file's figures",
+                list.join(", ")
+            ));
+        }
+    }
     Ok(reports)
 }
 

@@ -14,7 +14,7 @@ use roofline::units::{self, Dim};
   roofline point --hw h100-sxm --flops 137.4GFLOP --bytes 100.7MB   (a 4096^3 bf16 matmul)
   roofline point --hw h100-sxm,h200-sxm --intensity 128 --dtype fp8
   roofline point --hw h100-sxm --sweep intensity=1..4096 --format csv
-  roofline point --hw h100-sxm --intensity 300 --achievable --explain")]
+  roofline point --hw h200-sxm --intensity 300 --achievable --explain")]
 pub struct PointArgs {
     /// Catalog id or path to a .toml file; a comma-separated list compares
     /// several.
