@@ -187,7 +187,7 @@ pub fn show(hw: &Hardware, opts: &ShowOptions) -> Result<Report> {
         Quantity::new("sparse peak", Unit::FlopPerSec),
     );
     r.describe(
-        "ridge_flop_per_byte",
+        "ridge_point_flop_per_byte",
         Quantity::new("ridge point", Unit::FlopPerByte),
     );
     for key in hw.compute.dense.keys() {
@@ -207,7 +207,7 @@ pub fn show(hw: &Hardware, opts: &ShowOptions) -> Result<Report> {
             );
         }
         row.results
-            .insert("ridge_flop_per_byte".into(), (pk / bw).into());
+            .insert("ridge_point_flop_per_byte".into(), (pk / bw).into());
         r.rows.push(row);
     }
     if sos {
