@@ -240,8 +240,10 @@ pub fn softmax(
             .formula("cols*b")
             .derive(format!("{cols}*{bs}")),
     );
+    let mut row_fits = true;
     if let Some(s) = hw.execution.as_ref().and_then(|e| e.smem_per_sm) {
-        if row <= s.get() {
+        row_fits = row <= s.get();
+        if row_fits {
             r.note(format!(
                 "a {} row fits on chip ({} of shared memory per SM): one program per row reads it once",
                 iec_bytes(row),
@@ -249,7 +251,7 @@ pub fn softmax(
             ));
         } else {
             r.note(format!(
-                "a {} row does not fit in {} of shared memory: the fused kernel needs an online (running max and sum) formulation",
+                "a {} row does not fit in {} of shared memory: the fused kernel is the online form (one pass for the running max and sum, a second to normalise), so it reads the matrix twice: 3 traversals",
                 iec_bytes(row),
                 iec_bytes(s.get())
             ));
@@ -265,8 +267,12 @@ pub fn softmax(
             unfused_derive: format!(
                 "5 * {ts} (max: 1 read; exp+sum: 1 read + 1 write; divide: 1 read + 1 write)"
             ),
-            fused_bytes: 2.0 * traversal,
-            fused_derive: format!("2 * {ts} (1 read + 1 write)"),
+            fused_bytes: if row_fits { 2.0 } else { 3.0 } * traversal,
+            fused_derive: if row_fits {
+                format!("2 * {ts} (1 read + 1 write)")
+            } else {
+                format!("3 * {ts} (2 reads + 1 write: the row does not fit on chip)")
+            },
             flops: ops_per_element * rf * cf,
             flops_derive: format!("{} * {rows}*{cols}", number(ops_per_element)),
             unfused_kernels: 3,
