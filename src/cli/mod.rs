@@ -240,9 +240,16 @@ impl Ctx {
         Ok(items)
     }
 
-    /// Fails on a `--set` aimed at a kind of file the command did not read.
+    /// Fails on a `--set` aimed at a kind of file the command did not read,
+    /// and on `--achievable` where no hardware file is read.
     fn check_sets_used(&self) -> Result<()> {
         let (hw, model) = self.read.get();
+        if self.mode == Mode::Achievable && !hw {
+            return Err(roofline::Error::input(
+                "--achievable",
+                "this command reads no hardware file, so there are no measured figures to use",
+            ));
+        }
         for s in &self.sets {
             let for_model = roofline::spec::overrides::is_model_path(&s.path);
             if (for_model && !model) || (!for_model && !hw) {
