@@ -58,7 +58,7 @@ def smi():
 
 
 def env_info():
-    info = {"date_utc": datetime.datetime.utcnow().isoformat() + "Z",
+    info = {"date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(),
             "python": sys.version.split()[0], "nvidia_smi_before": smi()}
     try:
         import torch
@@ -163,13 +163,25 @@ def cupy_part(results_strided, results_littles):
     import cupy as cp
 
     src = KERNELS + VEC4 + "".join(GRID_STRIDE.format(U=u) for u in UNROLLS)
-    mod = cp.RawModule(code=src, options=("-std=c++17", "-O3"))
+    mod = cp.RawModule(code=src, options=("-std=c++17",))
     k_one = mod.get_function("read_one")
     k_vec4 = mod.get_function("read_vec4")
     k_u = {u: mod.get_function(f"read_u{u}") for u in UNROLLS}
     regs = {"read_one": k_one.num_regs, "read_vec4": k_vec4.num_regs}
     regs.update({f"read_u{u}": k_u[u].num_regs for u in UNROLLS})
     log("registers per thread:", regs)
+
+    # Resident 256-thread blocks per SM for each grid-stride kernel: a grid of
+    # more blocks than fit in one wave leaves a partial second wave (a tail).
+    def resident(fn):
+        try:
+            from cupy_backends.cuda.api import driver
+            return int(driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.ptr, 256, 0))
+        except Exception:  # noqa: BLE001
+            per_warp = -(-fn.num_regs * 32 // 256) * 256
+            return min(8, 65536 // (per_warp * 8))
+    occ = {u: resident(k_u[u]) for u in UNROLLS}
+    log("resident blocks per SM:", occ)
 
     dev = cp.cuda.Device(0)
     sms = dev.attributes["MultiProcessorCount"]
@@ -227,13 +239,14 @@ def cupy_part(results_strided, results_littles):
     del dst
     log(f"copy (read+write): {copy['GBps']:.1f} GB/s")
     results_strided.update(stream_read=stream, copy=copy, registers=regs, buffer_bytes=n * 4,
+                           resident_blocks_per_sm=occ,
                            threads_per_block=TPB, sms=sms, reps=reps)
 
     rows = []
     for s in [1, 2, 4, 8, 16, 32, 64, 128]:
         n_use = n // s
         ref = float(a[0:n_use * s:s].sum(dtype=cp.float64))
-        configs = [("one_load_per_thread", None)] + [(f"u{u}_grid_stride_8_blocks_per_sm", u)
+        configs = [("one_load_per_thread", None)] + [(f"u{u}_grid_stride_one_full_wave", u)
                                                       for u in (4, 8, 16)]
         for name, u in configs:
             if u is None:
@@ -241,7 +254,7 @@ def cupy_part(results_strided, results_littles):
                 launch = (lambda blocks=blocks, n_use=n_use, s=s:
                           k_one((blocks,), (TPB,), (a, out, cp.int64(n_use), cp.int64(s))))
             else:
-                blocks = sms * 8
+                blocks = sms * occ[u]
                 launch = (lambda blocks=blocks, n_use=n_use, s=s, u=u:
                           k_u[u]((blocks,), (TPB,), (a, out, cp.int64(n_use), cp.int64(s))))
             rel = check(launch, blocks, ref)
@@ -260,8 +273,10 @@ def cupy_part(results_strided, results_littles):
     # Little's law: stride 1, vary resident blocks and independent loads per thread.
     lrows = []
     ref1 = ref_all
-    for bps in [1, 2, 4, 8]:
+    for bps in [1, 2, 4, 6, 8]:
         for u in UNROLLS:
+            if bps > occ[u]:
+                continue  # would not fit in one wave; the capped point is already measured
             blocks = sms * bps
             launch = (lambda blocks=blocks, u=u:
                       k_u[u]((blocks,), (TPB,), (a, out, cp.int64(n), cp.int64(1))))
@@ -276,10 +291,10 @@ def cupy_part(results_strided, results_littles):
                 f"-> {row['GBps']:8.1f} GB/s  rel_err {rel:.1e}")
     # The one-load-per-thread kernel again for this table.
     results_littles.update(rows=lrows, stream_read_GBps=stream["GBps"], registers=regs,
+                           resident_blocks_per_sm=occ,
                            bytes_read=n * 4, reps=reps,
                            note="bytes in flight requested = blocks x 256 threads x U x 4 B; "
-                                "assumes all blocks resident (8 blocks/SM x 256 = 2048 threads "
-                                "needs <= 32 registers a thread; see registers)")
+                                "every grid is one full wave (blocks/SM <= resident_blocks_per_sm)")
     del a, flush, out, fout
     cp.get_default_memory_pool().free_all_blocks()
 
