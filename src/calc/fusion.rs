@@ -190,15 +190,20 @@ fn finish(r: &mut Report, hw: &Hardware, opts: &FusionOptions, s: Sides) -> Resu
     }
     // Elementwise and reduction work runs on the vector units, not the
     // matrix units, so its own roof is the fp32 vector peak.
-    if let Some(vector) = hw.compute.dense.get("fp32").map(|v| v * hw.peak_multiplier()) {
-        if opts.mode == Mode::SpeedOfLight && vector < peak {
-            let vr = vector / bw;
-            r.note(format!(
+    if let Some(vector) = hw
+        .compute
+        .dense
+        .get("fp32")
+        .map(|v| v * hw.peak_multiplier())
+        && opts.mode == Mode::SpeedOfLight
+        && vector < peak
+    {
+        let vr = vector / bw;
+        r.note(format!(
                 "elementwise work runs on the vector units: against the fp32 vector ridge ({}) the intensity is {}x below",
                 units::sig(vr, 3),
                 units::sig(vr / i, 3)
             ));
-        }
     }
     Ok(())
 }
