@@ -204,13 +204,31 @@ impl Catalog {
             src
         };
         let src = overrides::apply(&src, &mine)?;
+        let imported = what.ends_with(".json");
         let m = Model::parse(
             &src,
             &Origin {
                 name: name.clone(),
                 overridden: !mine.is_empty(),
             },
-        )?;
+        )
+        .map_err(|e| match e {
+            // Lines of the TOML made from a config.json mean nothing to the
+            // user: name the model field instead.
+            Error::Data {
+                file,
+                field,
+                message,
+                ..
+            } if imported => Error::Data {
+                file,
+                line: None,
+                col: None,
+                field,
+                message: format!("{message} (in the model imported from this config)"),
+            },
+            other => other,
+        })?;
         same_id(&m.id, what, &name)?;
         let mut m = m;
         for s in mine {

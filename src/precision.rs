@@ -107,8 +107,8 @@ pub const ALL: &[Precision] = &[
     Precision {
         name: "int4",
         bits: 4.125,
-        compute: "int4",
-        layout: "4 bits + one 16-bit scale per group of 128 (weight-only)",
+        compute: "bf16",
+        layout: "4 bits + one 16-bit scale per group of 128; weight-only, so it computes at the bf16 peak after dequantising",
     },
 ];
 

@@ -217,9 +217,10 @@ impl Report {
         self.quantities.insert(key.into(), q);
     }
 
-    /// Describes a key that appears only in rows.
+    /// Describes a key that appears only in rows; a key that is also a
+    /// result keeps the result's description (and its derivation).
     pub fn describe(&mut self, key: &str, q: Quantity) {
-        self.quantities.insert(key.into(), q);
+        self.quantities.entry(key.into()).or_insert(q);
     }
 
     /// Adds a note.

@@ -83,14 +83,21 @@ fn finish(r: &mut Report, hw: &Hardware, opts: &FusionOptions, s: Sides) -> Resu
                 si(s.fused_bytes, "B")
             )),
     );
-    let ct = s.flops / peak;
+    // Elementwise and reduction work runs on the vector units: its compute
+    // roof is the fp32 vector peak where the file has one.
+    let roof = hw
+        .compute
+        .dense
+        .get("fp32")
+        .map_or(peak, |v| v * hw.peak_multiplier());
+    let ct = s.flops / roof;
     let side = |bytes: f64, kernels: u64| -> (f64, String) {
         let mt = bytes / bw;
         let mut t = ct.max(mt);
         let mut d = format!(
             "max({} / {}, {} / {})",
             si(s.flops, "FLOP"),
-            si(peak, "FLOP/s"),
+            si(roof, "FLOP/s"),
             si(bytes, "B"),
             si(bw, "B/s")
         );
@@ -103,9 +110,9 @@ fn finish(r: &mut Report, hw: &Hardware, opts: &FusionOptions, s: Sides) -> Resu
     let (ut, ud) = side(s.unfused_bytes, s.unfused_kernels);
     let (ft, fd) = side(s.fused_bytes, s.fused_kernels);
     let formula = if opts.overhead_s.is_some() {
-        "max(FLOPs / peak, bytes / bandwidth) + kernels * overhead"
+        "max(FLOPs / vector peak, bytes / bandwidth) + kernels * overhead"
     } else {
-        "max(FLOPs / peak, bytes / bandwidth)"
+        "max(FLOPs / vector peak, bytes / bandwidth)"
     };
     r.result(
         "unfused_time_s",

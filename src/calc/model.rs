@@ -186,7 +186,7 @@ pub fn show(m: &Model, dtype: &Precision, kv_dtype: &Precision) -> Result<Report
         "params",
         total,
         Quantity::new("parameters", Unit::Count)
-            .formula("embedding + lm_head + attention + dense FFN + experts + norms")
+            .formula("embedding + lm_head + attention + dense FFN + routed experts + shared experts and routers + norms")
             .derive(format!(
                 "{} + {} + {} + {} + {} + {} + {}",
                 grouped(p.embedding),
@@ -201,11 +201,20 @@ pub fn show(m: &Model, dtype: &Precision, kv_dtype: &Precision) -> Result<Report
     r.result(
         "active_params",
         p.active as f64,
-        Quantity::new("active parameters per token", Unit::Count).formula(if m.moe.is_some() {
-            "params - routed experts + experts_per_token routed experts"
+        if m.moe.is_some() {
+            Quantity::new("active parameters per token", Unit::Count)
+                .formula("params - routed experts + the routed experts one token runs")
+                .derive(format!(
+                    "{} - {} + {}",
+                    grouped(p.total),
+                    grouped(p.routed_experts),
+                    grouped(p.active + p.routed_experts - p.total)
+                ))
         } else {
-            "params (dense: every parameter is used)"
-        }),
+            Quantity::new("active parameters per token", Unit::Count)
+                .formula("params (dense: every parameter is used)")
+                .derive(grouped(p.total))
+        },
     );
     r.result(
         "weight_bytes",

@@ -411,7 +411,8 @@ pub struct Achievable {
     pub l2_latency: Option<Seconds>,
     /// Measured device-memory latency.
     pub dram_latency: Option<Seconds>,
-    /// Measured fabric bandwidths, per fabric tier name (bus bandwidth).
+    /// Measured fabric bandwidth one way, keyed by the `interconnect` name
+    /// (`nvlink4`); no more than that link's per-direction figure.
     #[serde(default)]
     pub link_bandwidth: IndexMap<String, BytesPerSec>,
 }
@@ -536,6 +537,38 @@ impl Hardware {
                         crate::units::si(d.get(), "B/s")
                     ),
                 );
+            }
+            for (name, m) in &a.link_bandwidth {
+                let field = format!("achievable.link-bandwidth.{name}");
+                let Some(link) = self.interconnect.iter().find(|l| &l.name == name) else {
+                    let names: Vec<&str> =
+                        self.interconnect.iter().map(|l| l.name.as_str()).collect();
+                    return err(
+                        &field,
+                        format!(
+                            "`{name}` names no interconnect of this file (it has {})",
+                            names.join(", ")
+                        ),
+                    );
+                };
+                // Measured one way, so it can be no more than the link's
+                // per-direction figure (half the bidirectional one).
+                let one_way = link
+                    .per_direction_bandwidth
+                    .map(BytesPerSec::get)
+                    .or(link.bidirectional_bandwidth.map(|b| b.get() / 2.0));
+                if let Some(d) = one_way
+                    && m.get() > d * (1.0 + 1e-9)
+                {
+                    return err(
+                        &field,
+                        format!(
+                            "measured {} exceeds the link's {} each way",
+                            crate::units::si(m.get(), "B/s"),
+                            crate::units::si(d, "B/s")
+                        ),
+                    );
+                }
             }
             for key in a.dense.keys() {
                 if let (Some(m), Some(d)) = (a.dense.get(key), self.compute.dense.get(key))

@@ -57,8 +57,16 @@ impl Cfg<'_> {
         self.map.get(key).and_then(Value::as_str)
     }
 
-    fn boolean(&self, key: &str) -> Option<bool> {
-        self.map.get(key).and_then(Value::as_bool)
+    fn boolean(&self, key: &str) -> Result<Option<bool>> {
+        match self.map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(v) => Err(data(
+                self.file,
+                Some(key),
+                format!("`{key}` is {v}; expected true or false"),
+            )),
+        }
     }
 }
 
@@ -169,24 +177,50 @@ pub fn to_toml(src: &str, name: &str) -> Result<String> {
         o.body,
         "summary = {}",
         quote(&format!(
-            "imported from a Hugging Face {family} config.json"
+            "imported from a Hugging Face {family} config.json{}",
+            match c.uint("num_nextn_predict_layers")? {
+                Some(n) => format!(
+                    "; its {n} multi-token-prediction layer(s) are left out, as in the catalog"
+                ),
+                None => String::new(),
+            }
         ))
     );
 
+    // Biases the schema records only as a whole (qkv-bias, linear-bias):
+    // rather than drop them silently, say the config is not supported.
+    for key in ["attention_bias", "mlp_bias"] {
+        if c.boolean(key)? == Some(true) && family != "qwen2" {
+            return Err(data(
+                c.file,
+                Some(key),
+                format!(
+                    "`{key}: true` is not supported for {family} configs; write a model .toml with qkv-bias / linear-bias (docs/data-schemas.md)"
+                ),
+            ));
+        }
+    }
     let hidden = c.need("hidden_size")?;
     let heads = c.need("num_attention_heads")?;
     o.field("layers", c.need("num_hidden_layers")?, "num_hidden_layers");
     o.field("hidden-size", hidden, "hidden_size");
     o.field("vocab-size", c.need("vocab_size")?, "vocab_size");
     // Every supported family defaults to untied embeddings.
-    let tied = c.boolean("tie_word_embeddings").unwrap_or(false);
+    let tied = c.boolean("tie_word_embeddings")?.unwrap_or(false);
     o.field("tied-embeddings", tied, "tie_word_embeddings");
     if let Some(ctx) = c.uint("max_position_embeddings")? {
         o.field("max-context", ctx, "max_position_embeddings");
     }
     // Qwen2 lists a window but only uses it with use_sliding_window.
-    let window_on = c.boolean("use_sliding_window").unwrap_or(family != "qwen2");
-    if window_on && let Some(w) = c.uint("sliding_window")? {
+    let window_on = c
+        .boolean("use_sliding_window")?
+        .unwrap_or(family != "qwen2");
+    // A window as long as the context is full attention.
+    let ctx = c.uint("max_position_embeddings")?;
+    if window_on
+        && let Some(w) = c.uint("sliding_window")?
+        && ctx.is_none_or(|ctx| w < ctx)
+    {
         o.field("sliding-window", w, "sliding_window");
     }
 
