@@ -29,6 +29,8 @@ struct Sides {
     fused_derive: String,
     flops: f64,
     flops_derive: String,
+    /// The FLOP count's formula in words.
+    flops_formula: &'static str,
     unfused_kernels: u64,
     fused_kernels: u64,
 }
@@ -55,7 +57,7 @@ fn finish(r: &mut Report, hw: &Hardware, opts: &FusionOptions, s: Sides) -> Resu
         "flops",
         s.flops,
         Quantity::new("FLOPs", Unit::Flop)
-            .formula("ops per element * elements")
+            .formula(s.flops_formula)
             .derive(s.flops_derive.clone()),
     );
     r.result(
@@ -299,6 +301,7 @@ pub fn softmax(
             },
             flops: ops_per_element * rf * cf,
             flops_derive: format!("{} * {rows}*{cols}", number(ops_per_element)),
+            flops_formula: "ops per element * rows*cols",
             unfused_kernels: 3,
             fused_kernels: 1,
         },
@@ -351,6 +354,7 @@ pub fn chain(
             fused_derive: format!("({inputs} + ({ops} - 1)*({inputs} - 1) + 1) * {ts}"),
             flops: flops_per_op * of * ef,
             flops_derive: format!("{} * {ops} * {elements}", number(flops_per_op)),
+            flops_formula: "FLOPs per element per op * ops * elements",
             unfused_kernels: ops,
             fused_kernels: 1,
         },
@@ -409,6 +413,7 @@ pub fn epilogue(
             fused_derive: format!("1 * {ts} (GEMM store of the activated tile)"),
             flops: ops_per_element * tf * wf,
             flops_derive: format!("{} * {tokens}*{width}", number(ops_per_element)),
+            flops_formula: "ops per element * tokens*width",
             unfused_kernels: 2,
             fused_kernels: 1,
         },

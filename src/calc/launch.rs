@@ -190,7 +190,7 @@ pub fn launch(hw: Option<&str>, p: &LaunchParams, overheads: &[Overhead]) -> Res
                 "give either --fused-kernels or --fuse-factor, not both",
             ));
         }
-        (Some(f), None) => Some((f, format!("{f}"))),
+        (Some(f), None) => Some((f, String::new())),
         (None, Some(x)) => {
             if !x.is_finite() || x < 1.0 {
                 return Err(Error::input("--fuse-factor", "must be at least 1"));
@@ -219,7 +219,11 @@ pub fn launch(hw: Option<&str>, p: &LaunchParams, overheads: &[Overhead]) -> Res
             "fused_kernels_per_step",
             fk,
             Quantity::new("kernels after fusion", Unit::Count)
-                .formula("fused kernels")
+                .formula(if fd.is_empty() {
+                    ""
+                } else {
+                    "round(kernels / fuse factor)"
+                })
                 .derive(fd),
         );
         let removed = kernels - fk;
