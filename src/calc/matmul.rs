@@ -766,7 +766,7 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
             racc / rf,
             Quantity::new("its accumulator / register file", Unit::Ratio)
                 .formula("BLOCK^2*4 / register file")
-                .derive(format!("{} / {}", si(racc, "B"), iec_bytes(rf))),
+                .derive(format!("{} / {}", iec_bytes(racc), iec_bytes(rf))),
         );
     }
     r.result(
