@@ -59,6 +59,15 @@ pub enum Error {
         /// What was wrong and what was expected.
         message: String,
     },
+    /// Flags missing or given together where the command needs one or the
+    /// other (exit 2, like the argument parser's own usage errors).
+    #[error("{flag}: {message}")]
+    Usage {
+        /// The flag concerned.
+        flag: String,
+        /// What to give instead.
+        message: String,
+    },
     /// A well-formed question that has no answer (a model that cannot fit).
     #[error("{0}")]
     NoAnswer(String),
@@ -104,7 +113,16 @@ impl Error {
             | Error::Unsupported(_)
             | Error::Input { .. } => 65,
             Error::NoAnswer(_) => 1,
+            Error::Usage { .. } => 2,
             Error::Io { .. } => 74,
+        }
+    }
+
+    /// Shorthand for a usage error: a missing or clashing flag.
+    pub fn usage(flag: impl Into<String>, message: impl fmt::Display) -> Self {
+        Error::Usage {
+            flag: flag.into(),
+            message: message.to_string(),
         }
     }
 

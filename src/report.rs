@@ -195,6 +195,11 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// Verdicts and assumptions.
     pub notes: Vec<String>,
+    /// Whether `rows` are points of a sweep or comparison (each a whole
+    /// answer, so the shared results hold for every row) rather than a
+    /// table inside one answer (matmul's tile table, hw show's precisions).
+    #[serde(skip)]
+    pub rows_are_points: bool,
 }
 
 impl Report {
@@ -278,6 +283,7 @@ impl Report {
     /// between them; the first report's quantities describe the columns.
     pub fn combine(reports: Vec<Report>, vary: &[&str]) -> Report {
         let mut out = Report::new(reports.first().map_or("", |r| r.command.as_str()));
+        out.rows_are_points = true;
         let Some(first) = reports.first() else {
             return out;
         };

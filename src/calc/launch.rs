@@ -78,7 +78,7 @@ fn check_overhead(o: &Overhead) -> Result<()> {
 /// mode gets a row when there is more than one.
 pub fn launch(hw: Option<&str>, p: &LaunchParams, overheads: &[Overhead]) -> Result<Report> {
     let Some(main) = overheads.first() else {
-        return Err(Error::input(
+        return Err(Error::usage(
             "--overhead",
             "give a per-kernel overhead (--overhead \"5 us\") or --hw with a launch.eager figure",
         ));
@@ -101,13 +101,13 @@ pub fn launch(hw: Option<&str>, p: &LaunchParams, overheads: &[Overhead]) -> Res
             (k, d)
         }
         (Some(_), _, _) => {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--kernels",
                 "give either --kernels or --kernels-per-layer with --layers, not both",
             ));
         }
         _ => {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--kernels",
                 "give --kernels N, or --kernels-per-layer K with --layers L",
             ));
@@ -185,7 +185,7 @@ pub fn launch(hw: Option<&str>, p: &LaunchParams, overheads: &[Overhead]) -> Res
 
     let fused = match (p.fused_kernels, p.fuse_factor) {
         (Some(_), Some(_)) => {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--fused-kernels",
                 "give either --fused-kernels or --fuse-factor, not both",
             ));

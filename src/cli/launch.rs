@@ -128,7 +128,7 @@ fn overheads(a: &LaunchArgs, hw: Option<&Hardware>, mode: Mode) -> Result<Vec<Ov
             Some((v, format!("{} {}", m.flag, units::seconds(v))))
         } else if let Some(total) = time(m.measured_flag, measured)? {
             let e = exec.ok_or_else(|| {
-                Error::input(
+                Error::usage(
                     m.measured_flag,
                     "needs --kernel-time, the execution time to subtract",
                 )
@@ -179,7 +179,7 @@ fn overheads(a: &LaunchArgs, hw: Option<&Hardware>, mode: Mode) -> Result<Vec<Ov
         }
     }
     if out.first().is_some_and(|o| o.mode != "eager") {
-        return Err(Error::input(
+        return Err(Error::usage(
             "--overhead",
             "the eager overhead is needed for the headline figures; give --overhead or --measured",
         ));

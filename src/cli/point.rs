@@ -56,7 +56,7 @@ pub fn run(a: &PointArgs, ctx: &Ctx) -> Result<Vec<Report>> {
             bytes: units::parse(b, Dim::Bytes).map_err(|e| Error::input("--bytes", e))?,
         },
         _ => {
-            return Err(Error::input(
+            return Err(Error::usage(
                 "--intensity",
                 "give --intensity, or --flops and --bytes",
             ));

@@ -55,11 +55,17 @@ impl Renderer for Csv {
             // A shared result whose key is also a row column (matmul's
             // headline tile against its tile table) is left to the rows, so
             // no column name appears twice.
-            let shared_results: Vec<(&String, &Value)> = report
-                .results
-                .iter()
-                .filter(|(k, _)| !outs.contains(k) && !ins.contains(k))
-                .collect();
+            // Only points of a sweep share the headline results; a table
+            // inside one answer (tiles, precisions, launch modes) does not.
+            let shared_results: Vec<(&String, &Value)> = if report.rows_are_points {
+                report
+                    .results
+                    .iter()
+                    .filter(|(k, _)| !outs.contains(k) && !ins.contains(k))
+                    .collect()
+            } else {
+                Vec::new()
+            };
             header.extend(shared_results.iter().map(|(k, _)| field(k)));
             header.extend(outs.iter().map(|k| field(k)));
             line(header);
