@@ -131,7 +131,11 @@ pub fn launch(hw: Option<&str>, p: &LaunchParams, overheads: &[Overhead]) -> Res
         r.input("layers", p.layers.unwrap_or(0));
         r.input("extra_kernels", p.extra_kernels);
     }
-    r.input("overhead_s", main.per_kernel_s);
+    // An input is what the user typed: a figure looked up in a hardware
+    // file or derived from measured timings is a result only.
+    if main.derivation.starts_with("--overhead") {
+        r.input("overhead_s", main.per_kernel_s);
+    }
     if p.floor_s.is_some() {
         r.input("floor_s", floor);
     }
