@@ -4,7 +4,7 @@
 
 mod cli;
 
-use roofline::render::{Explain, Format, Renderer};
+use roofline::render::{Format, explain_all};
 use roofline::report::Report;
 use std::io::Write;
 use std::process::ExitCode;
@@ -24,21 +24,7 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let bytes = if explain {
-        let mut out = Vec::new();
-        for (i, r) in reports.iter().enumerate() {
-            if i > 0 {
-                out.push(b'\n');
-            }
-            out.extend(Explain.render(r));
-        }
-        if global.format == cli::FormatArg::Markdown {
-            let mut md = b"```text\n".to_vec();
-            md.extend(out);
-            md.extend(b"```\n");
-            md
-        } else {
-            out
-        }
+        explain_all(&reports, global.format == cli::FormatArg::Markdown)
     } else {
         let report = if reports.len() == 1 {
             reports.into_iter().next().expect("one report")

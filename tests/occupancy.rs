@@ -69,6 +69,52 @@ fn all_200_rows_of_nvidias_calculator() {
     );
 }
 
+// The built-in catalog files of the three sampled parts that ship with the
+// tool must give NVIDIA's answers too, not only the fixtures.
+#[test]
+fn builtin_catalog_files_match_nvidias_calculator() {
+    let cat = Catalog::default();
+    let devices: Vec<(&str, Hardware)> = [
+        ("H200", "h200-sxm"),
+        ("A100", "a100-sxm-80gb"),
+        ("B200", "b200"),
+    ]
+    .into_iter()
+    .map(|(name, id)| {
+        (
+            name,
+            cat.hardware(id, &[]).unwrap_or_else(|e| panic!("{e}")),
+        )
+    })
+    .collect();
+    let mut rows = 0;
+    let mut wrong = Vec::new();
+    for line in SAMPLE.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let f: Vec<&str> = line.trim().split(',').collect();
+        let Some((_, hw)) = devices.iter().find(|(n, _)| *n == f[0]) else {
+            continue;
+        };
+        let k = kernel(
+            f[1].parse().unwrap(),
+            f[2].parse().unwrap(),
+            f[3].parse().unwrap(),
+        );
+        let want: u64 = f[4].parse().unwrap();
+        let got = limits(hw, &k).unwrap().blocks_per_sm();
+        if got != want {
+            wrong.push(format!("{line}: got {got}"));
+        }
+        rows += 1;
+    }
+    assert_eq!(rows, 120);
+    assert!(
+        wrong.is_empty(),
+        "{} rows differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
 fn run(hw: &Hardware, k: &Kernel) -> roofline::report::Report {
     occupancy(hw, k).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -211,7 +211,7 @@ pub fn show(hw: &Hardware, opts: &ShowOptions) -> Result<Report> {
         r.rows.push(row);
     }
     if sos {
-        r.note("speed-of-light figures from the datasheet; --achievable uses measured ones where the file has them");
+        r.note("speed-of-light figures from the datasheet; --achievable uses the file's measured ones (an error where it has none)");
     } else {
         r.note("achievable figures: measured, not datasheet");
     }

@@ -81,7 +81,7 @@ pub fn littles_law(hw: &Hardware, d: &Demand) -> Result<Report> {
                 None => {
                     return Err(hw.missing(
                         "achievable.dram-latency",
-                        "the measured memory latency for --achievable (or pass --latency)",
+                        "the measured memory latency for --achievable; or pass --latency",
                         Some("350 ns"),
                     ));
                 }
@@ -93,7 +93,7 @@ pub fn littles_law(hw: &Hardware, d: &Demand) -> Result<Report> {
             (None, None) => {
                 return Err(hw.missing(
                     "memory.dram-latency",
-                    "the memory latency of Little's law (or pass --latency)",
+                    "the memory latency of Little's law; or pass --latency",
                     Some("500 cycles"),
                 ));
             }

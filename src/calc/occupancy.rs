@@ -230,6 +230,14 @@ impl Budget {
 /// `failure` set and zero blocks, as the calculator answers them.
 pub fn limits(hw: &Hardware, k: &Kernel) -> Result<Limits> {
     let ex = hw.execution()?;
+    // The allocation rules below are NVIDIA's (its occupancy calculator);
+    // AMD does not publish the equivalent for its CUs.
+    if hw.vendor != "nvidia" {
+        return Err(Error::Unsupported(format!(
+            "{} is not an NVIDIA part (vendor `{}`): occupancy here follows NVIDIA's allocation rules, and its vendor publishes no equivalent to model it with",
+            hw.id, hw.vendor
+        )));
+    }
     let b = budget(hw, ex)?;
     let warps_per_block = k.threads.div_ceil(b.warp_size);
     let total_smem = k

@@ -176,7 +176,7 @@ pub fn point(hw: &Hardware, p: &Precision, mode: Mode, work: Work) -> Result<Rep
         ));
     }
     r.note(match mode {
-        Mode::SpeedOfLight => "speed of light: datasheet peak and bandwidth; real kernels reach less (--achievable uses measured figures where the file has them)",
+        Mode::SpeedOfLight => "speed of light: datasheet peak and bandwidth; real kernels reach less (--achievable uses the file's measured figures, an error where it has none)",
         Mode::Achievable => "achievable: measured figures from the hardware file, not the datasheet",
     });
     Ok(r)

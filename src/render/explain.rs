@@ -7,6 +7,25 @@ use crate::report::Report;
 /// Renders the derivation.
 pub struct Explain;
 
+/// The derivations of several reports (the points of a sweep), one after
+/// the other; `fenced` wraps them in a Markdown code block.
+pub fn explain_all(reports: &[Report], fenced: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    if fenced {
+        out.extend(b"```text\n");
+    }
+    for (i, r) in reports.iter().enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        out.extend(Explain.render(r));
+    }
+    if fenced {
+        out.extend(b"```\n");
+    }
+    out
+}
+
 impl Renderer for Explain {
     fn render(&self, report: &Report) -> Vec<u8> {
         let mut out = format!("{}\n", title(report));

@@ -10,7 +10,7 @@ mod table;
 use crate::report::Report;
 
 pub use self::csv::Csv;
-pub use self::explain::Explain;
+pub use self::explain::{Explain, explain_all};
 pub use self::json::Json;
 pub use self::markdown::Markdown;
 pub use self::table::Table;

@@ -419,7 +419,7 @@ pub struct Achievable {
 
 /// The first dotted kebab-case path (numbers index arrays of tables) that
 /// names no field of the TOML text. The document is parsed once: a file's
-/// [sources] table has a hundred keys, and a query should not pay for a
+/// `[sources]` table has a hundred keys, and a query should not pay for a
 /// hundred parses.
 pub(super) fn first_unknown_path<'a>(
     src: &str,
