@@ -37,12 +37,7 @@ pub struct Demand {
     pub mode: Mode,
 }
 
-fn positive(flag: &str, v: f64) -> Result<f64> {
-    if !v.is_finite() || v <= 0.0 {
-        return Err(Error::input(flag, "must be greater than zero"));
-    }
-    Ok(v)
-}
+use super::positive;
 
 /// `littles-law` on one accelerator.
 pub fn littles_law(hw: &Hardware, d: &Demand) -> Result<Report> {

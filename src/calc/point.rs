@@ -3,7 +3,7 @@
 //! reach, whether memory or compute binds it, and, given its FLOPs and
 //! bytes, its time (formulas.md, "Roofline point"; 002 §7.7 and §7.8).
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::precision::Precision;
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::{Hardware, Mode};
@@ -23,15 +23,7 @@ pub enum Work {
     },
 }
 
-fn positive(flag: &str, v: f64) -> Result<f64> {
-    if !v.is_finite() || v <= 0.0 {
-        return Err(Error::input(
-            flag,
-            "must be a finite number greater than zero",
-        ));
-    }
-    Ok(v)
-}
+use super::positive;
 
 /// `point`: the roofline at `p` on `hw`, evaluated at `work`.
 pub fn point(hw: &Hardware, p: &Precision, mode: Mode, work: Work) -> Result<Report> {
