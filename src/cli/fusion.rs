@@ -19,9 +19,9 @@ Examples:
 #[derive(Debug, Clone, Args)]
 pub struct Common {
     /// Catalog id or path to a .toml file; a comma-separated list compares
-    /// several.
-    #[arg(long, default_value = "h100-sxm")]
-    pub hw: String,
+    /// several (default: h100-sxm, the lecture's reference part).
+    #[arg(long)]
+    pub hw: Option<String>,
     /// Precision of the tensors (default: the hardware's).
     #[arg(long)]
     pub dtype: Option<String>,
@@ -124,10 +124,14 @@ pub fn run(c: &FusionCommand, ctx: &Ctx) -> Result<Vec<Report>> {
             common,
         } => {
             let o = options(common, ctx)?;
-            ctx.hardware(&common.hw)?
-                .iter()
-                .map(|h| fusion::softmax(h, *rows, *cols, *ops_per_element, &o))
-                .collect()
+            let hw = common.hw.as_deref();
+            Ctx::noted_default(
+                hw,
+                ctx.hardware_or_default(hw)?
+                    .iter()
+                    .map(|h| fusion::softmax(h, *rows, *cols, *ops_per_element, &o))
+                    .collect(),
+            )
         }
         FusionCommand::Chain {
             ops,
@@ -137,10 +141,14 @@ pub fn run(c: &FusionCommand, ctx: &Ctx) -> Result<Vec<Report>> {
             common,
         } => {
             let o = options(common, ctx)?;
-            ctx.hardware(&common.hw)?
-                .iter()
-                .map(|h| fusion::chain(h, *ops, *elements, *inputs, *flops_per_op, &o))
-                .collect()
+            let hw = common.hw.as_deref();
+            Ctx::noted_default(
+                hw,
+                ctx.hardware_or_default(hw)?
+                    .iter()
+                    .map(|h| fusion::chain(h, *ops, *elements, *inputs, *flops_per_op, &o))
+                    .collect(),
+            )
         }
         FusionCommand::Epilogue {
             tokens,
@@ -150,10 +158,14 @@ pub fn run(c: &FusionCommand, ctx: &Ctx) -> Result<Vec<Report>> {
             common,
         } => {
             let o = options(common, ctx)?;
-            ctx.hardware(&common.hw)?
-                .iter()
-                .map(|h| fusion::epilogue(h, *tokens, *width, *layers, *ops_per_element, &o))
-                .collect()
+            let hw = common.hw.as_deref();
+            Ctx::noted_default(
+                hw,
+                ctx.hardware_or_default(hw)?
+                    .iter()
+                    .map(|h| fusion::epilogue(h, *tokens, *width, *layers, *ops_per_element, &o))
+                    .collect(),
+            )
         }
     }
 }

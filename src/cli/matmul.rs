@@ -24,9 +24,9 @@ resident program per SM (--programs-per-sm).";
 #[command(after_help = AFTER)]
 pub struct MatmulArgs {
     /// Catalog id or path to a .toml file; a comma-separated list compares
-    /// several.
-    #[arg(long, default_value = "h100-sxm")]
-    pub hw: String,
+    /// several (default: h100-sxm, the lecture's reference part).
+    #[arg(long)]
+    pub hw: Option<String>,
     /// Rows of A and C (tokens in a linear layer).
     #[arg(value_parser = crate::cli::count, long)]
     pub m: u64,
@@ -108,8 +108,12 @@ pub fn run(a: &MatmulArgs, ctx: &Ctx) -> Result<Vec<Report>> {
         mode: ctx.mode,
         table_tiles: tiles(&a.tiles)?,
     };
-    ctx.hardware(&a.hw)?
-        .iter()
-        .map(|h| matmul::matmul(h, &p))
-        .collect()
+    let hw = a.hw.as_deref();
+    Ctx::noted_default(
+        hw,
+        ctx.hardware_or_default(hw)?
+            .iter()
+            .map(|h| matmul::matmul(h, &p))
+            .collect(),
+    )
 }

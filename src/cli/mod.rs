@@ -173,6 +173,9 @@ pub fn count(s: &str) -> Result<u64, String> {
     Ok(v as u64)
 }
 
+/// The hardware `matmul` and `fusion` use when `--hw` is not given.
+const DEFAULT_HW: &str = "h100-sxm";
+
 /// What every command's glue gets: the catalog, the overrides, the mode.
 pub struct Ctx {
     /// Built-in files and the user's folders.
@@ -222,6 +225,26 @@ impl Ctx {
             ));
         }
         Ok(items)
+    }
+
+    /// Loads `--hw` where a command defaults it to the lecture's reference
+    /// part; the flag given reads as usual, and a default is noted in the
+    /// reports by [`Ctx::noted_default`].
+    pub fn hardware_or_default(&self, list: Option<&str>) -> Result<Vec<Hardware>> {
+        self.hardware(list.unwrap_or(DEFAULT_HW))
+    }
+
+    /// Adds a note to each report when `--hw` was not given.
+    pub fn noted_default(list: Option<&str>, reports: Result<Vec<Report>>) -> Result<Vec<Report>> {
+        let mut reports = reports?;
+        if list.is_none() {
+            for r in &mut reports {
+                r.note(format!(
+                    "hardware: {DEFAULT_HW}, the default (the lecture's worked examples use it); choose another with --hw"
+                ));
+            }
+        }
+        Ok(reports)
     }
 
     /// Loads each model of a comma-separated list of ids or paths.
