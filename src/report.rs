@@ -71,16 +71,16 @@ impl Unit {
             Unit::BytesIec if v % 1024.0 != 0.0 && v % 1000.0 == 0.0 => units::si(v, "B"),
             Unit::BytesIec => units::iec_bytes(v),
             Unit::BytesPerSec => units::si(v, "B/s"),
-            Unit::BytesPerCycle => format!("{} B/cycle", units::sig(v, 4)),
+            Unit::BytesPerCycle => format!("{} B/cycle", plain(v)),
             Unit::Flop => units::si(v, "FLOP"),
             Unit::FlopPerSec => units::si(v, "FLOP/s"),
-            Unit::FlopPerByte => format!("{} FLOP/B", units::sig(v, 4)),
+            Unit::FlopPerByte => format!("{} FLOP/B", plain(v)),
             Unit::Seconds => units::seconds(v),
             Unit::Hz => units::si(v, "Hz"),
             Unit::Cycles => format!("{} cycles", units::number(v)),
             Unit::Count => units::number(v),
             Unit::Fraction => format!("{}%", units::sig(v * 100.0, 4)),
-            Unit::Ratio => format!("{}x", units::sig(v, 4)),
+            Unit::Ratio => format!("{}x", plain(v)),
             Unit::Bits => format!("{} bits", units::sig(v, 4)),
             Unit::None => units::sig(v, 4),
         }
@@ -101,6 +101,16 @@ impl Unit {
             Value::Null => "-".into(),
             other => other.to_string(),
         }
+    }
+}
+
+/// A number without a prefix: four significant digits, grouped in
+/// thousands from 1,000 up.
+fn plain(v: f64) -> String {
+    if v.abs() >= 1000.0 && v.abs() < 1e15 {
+        units::number(v)
+    } else {
+        units::sig(v, 4)
     }
 }
 
@@ -387,5 +397,7 @@ mod tests {
         assert_eq!(Unit::BytesIec.format(33024.0), "32.25 KiB");
         assert_eq!(Unit::FlopPerByte.format(295.22), "295.2 FLOP/B");
         assert_eq!(Unit::Count.format(131072.0), "131,072");
+        assert_eq!(Unit::FlopPerByte.format(1365.33), "1,365 FLOP/B");
+        assert_eq!(Unit::Ratio.format(590.4), "590.4x");
     }
 }

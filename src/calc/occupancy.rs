@@ -239,6 +239,18 @@ pub fn limits(hw: &Hardware, k: &Kernel) -> Result<Limits> {
         )));
     }
     let b = budget(hw, ex)?;
+    // CUDA caps statically declared shared memory at the default per-block
+    // figure (48 KiB); only dynamic shared memory can opt in beyond it.
+    if k.static_smem > b.smem_default {
+        return Err(Error::input(
+            "--static-smem",
+            format!(
+                "{} of static shared memory exceeds the {} a block may declare statically; more must be dynamic (--smem) with an opt-in",
+                crate::units::iec_bytes(k.static_smem as f64),
+                crate::units::iec_bytes(b.smem_default as f64)
+            ),
+        ));
+    }
     let warps_per_block = k.threads.div_ceil(b.warp_size);
     let total_smem = k
         .smem
