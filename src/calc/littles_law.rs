@@ -105,12 +105,12 @@ pub fn littles_law(hw: &Hardware, d: &Demand) -> Result<Report> {
             })?;
             (
                 c / clk,
-                Quantity::new("latency", Unit::Seconds)
+                Quantity::new("latency in time", Unit::Seconds)
                     .formula("latency cycles / clock")
                     .derive(format!("{} cycles / {}", units::number(c), si(clk, "Hz"))),
             )
         }
-        Latency::Seconds(s) => (s, Quantity::new("latency", Unit::Seconds)),
+        Latency::Seconds(s) => (s, Quantity::new("latency in time", Unit::Seconds)),
     };
     let lat_q = if d.latency.is_none() {
         lat_q.source(
