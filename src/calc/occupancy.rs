@@ -327,7 +327,10 @@ pub fn limits(hw: &Hardware, k: &Kernel) -> Result<Limits> {
         out.regs_per_warp = b.warp_size * k.regs;
         out.by_registers = b.regs_per_sm / regs_per_block;
         out.smem_per_block = total_smem;
-        out.by_smem = (total_smem > 0).then(|| b.smem_per_sm / total_smem);
+        // A carveout asked for is the shared memory there is, as given.
+        let smem = k.carveout.unwrap_or(b.smem_per_sm);
+        out.smem_per_sm = smem;
+        out.by_smem = (total_smem > 0).then(|| smem / total_smem);
         return Ok(out);
     }
 
