@@ -108,14 +108,7 @@ pub fn show(hw: &Hardware, opts: &ShowOptions) -> Result<Report> {
             Quantity::new("memory capacity", Unit::Bytes).source(hw.source("memory.hbm-capacity")),
         );
     }
-    let ridge = peak / bw;
-    r.result(
-        "ridge_point_flop_per_byte",
-        ridge,
-        Quantity::new("ridge point", Unit::FlopPerByte)
-            .formula("peak / bandwidth")
-            .derive(format!("{} / {}", si(peak, "FLOP/s"), si(bw, "B/s"))),
-    );
+    super::roof::ridge(&mut r, peak, bw);
 
     let (onchip, terms) = onchip_bytes(hw);
     if onchip > 0.0 {

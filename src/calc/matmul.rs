@@ -376,18 +376,11 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
             .formula("FLOPs / peak")
             .derive(format!("{} / {}", si(f, "FLOP"), si(peak, "FLOP/s"))),
     );
-    r.result(
-        "ridge_point_flop_per_byte",
-        ridge,
-        Quantity::new("ridge point", Unit::FlopPerByte)
-            .formula("peak / bandwidth")
-            .derive(format!("{} / {}", si(peak, "FLOP/s"), si(bw, "B/s"))),
-    );
+    super::roof::ridge(&mut r, peak, bw);
 
     // Naive: zero reuse.
     let nb = naive_bytes(m, n, k, b);
     let ni = f / nb;
-    let na = peak.min(ni * bw);
     let nt = compute_time.max(nb / bw);
     r.result(
         "naive_bytes",
@@ -403,24 +396,17 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
             .formula("2*M*N*K / (2*b*M*N*K) = 1/b")
             .derive(format!("1/{bs}")),
     );
-    r.result(
-        "naive_attainable_flops_per_s",
-        na,
-        Quantity::new("naive attainable", Unit::FlopPerSec)
-            .formula("min(peak, intensity * bandwidth)")
-            .derive(format!(
-                "min({}, {} * {})",
-                si(peak, "FLOP/s"),
-                units::sig(ni, 4),
-                si(bw, "B/s")
-            )),
-    );
-    r.result(
-        "naive_fraction_of_peak",
-        na / peak,
-        Quantity::new("naive fraction of peak", Unit::Fraction)
-            .formula("attainable / peak")
-            .derive(format!("{} / {}", si(na, "FLOP/s"), si(peak, "FLOP/s"))),
+    super::roof::attainable(
+        &mut r,
+        &super::roof::AttainableKeys {
+            attainable: "naive_attainable_flops_per_s",
+            attainable_label: "naive attainable",
+            fraction: "naive_fraction_of_peak",
+            fraction_label: "naive fraction of peak",
+        },
+        peak,
+        ni,
+        bw,
     );
     r.result(
         "naive_time_s",

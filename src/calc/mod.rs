@@ -11,6 +11,7 @@ pub mod matmul;
 pub mod model;
 pub mod occupancy;
 pub mod point;
+pub mod roof;
 
 use crate::error::{Error, Result};
 

@@ -71,14 +71,7 @@ pub fn point(hw: &Hardware, p: &Precision, mode: Mode, work: Work) -> Result<Rep
         bw,
         Quantity::new("memory bandwidth", Unit::BytesPerSec).source(hw.source(bw_field)),
     );
-    let ridge = peak / bw;
-    r.result(
-        "ridge_point_flop_per_byte",
-        ridge,
-        Quantity::new("ridge point", Unit::FlopPerByte)
-            .formula("peak / bandwidth")
-            .derive(format!("{} / {}", si(peak, "FLOP/s"), si(bw, "B/s"))),
-    );
+    let ridge = super::roof::ridge(&mut r, peak, bw);
     let mut iq = Quantity::new("arithmetic intensity", Unit::FlopPerByte);
     if let Work::Totals { flops, bytes } = work {
         iq = iq.formula("FLOPs / bytes").derive(format!(
@@ -88,30 +81,17 @@ pub fn point(hw: &Hardware, p: &Precision, mode: Mode, work: Work) -> Result<Rep
         ));
     }
     r.result("intensity_flop_per_byte", intensity, iq);
-    let memory_roof = intensity * bw;
-    let attainable = memory_roof.min(peak);
-    r.result(
-        "attainable_flops_per_s",
-        attainable,
-        Quantity::new("attainable throughput", Unit::FlopPerSec)
-            .formula("min(peak, intensity x bandwidth)")
-            .derive(format!(
-                "min({}, {} x {})",
-                si(peak, "FLOP/s"),
-                units::sig(intensity, 4),
-                si(bw, "B/s")
-            )),
-    );
-    r.result(
-        "fraction_of_peak",
-        attainable / peak,
-        Quantity::new("fraction of peak", Unit::Fraction)
-            .formula("attainable / peak")
-            .derive(format!(
-                "{} / {}",
-                si(attainable, "FLOP/s"),
-                si(peak, "FLOP/s")
-            )),
+    let attainable = super::roof::attainable(
+        &mut r,
+        &super::roof::AttainableKeys {
+            attainable: "attainable_flops_per_s",
+            attainable_label: "attainable throughput",
+            fraction: "fraction_of_peak",
+            fraction_label: "fraction of peak",
+        },
+        peak,
+        intensity,
+        bw,
     );
     // At the ridge both roofs meet; call it compute-bound there, as the
     // machine is then at peak.
