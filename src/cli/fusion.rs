@@ -6,6 +6,7 @@ use clap::{Args, Subcommand};
 use roofline::calc::fusion::{self, FusionOptions};
 use roofline::error::{Error, Result};
 use roofline::report::Report;
+use roofline::spec::hardware::Hardware;
 use roofline::units::{self, Dim};
 
 /// Examples for `fusion --help`.
@@ -122,50 +123,43 @@ pub fn run(c: &FusionCommand, ctx: &Ctx) -> Result<Vec<Report>> {
             cols,
             ops_per_element,
             common,
-        } => {
-            let o = options(common, ctx)?;
-            let hw = common.hw.as_deref();
-            Ctx::noted_default(
-                hw,
-                ctx.hardware_or_default(hw)?
-                    .iter()
-                    .map(|h| fusion::softmax(h, *rows, *cols, *ops_per_element, &o))
-                    .collect(),
-            )
-        }
+        } => each(common, ctx, |h, o| {
+            fusion::softmax(h, *rows, *cols, *ops_per_element, o)
+        }),
         FusionCommand::Chain {
             ops,
             elements,
             inputs,
             flops_per_op,
             common,
-        } => {
-            let o = options(common, ctx)?;
-            let hw = common.hw.as_deref();
-            Ctx::noted_default(
-                hw,
-                ctx.hardware_or_default(hw)?
-                    .iter()
-                    .map(|h| fusion::chain(h, *ops, *elements, *inputs, *flops_per_op, &o))
-                    .collect(),
-            )
-        }
+        } => each(common, ctx, |h, o| {
+            fusion::chain(h, *ops, *elements, *inputs, *flops_per_op, o)
+        }),
         FusionCommand::Epilogue {
             tokens,
             width,
             layers,
             ops_per_element,
             common,
-        } => {
-            let o = options(common, ctx)?;
-            let hw = common.hw.as_deref();
-            Ctx::noted_default(
-                hw,
-                ctx.hardware_or_default(hw)?
-                    .iter()
-                    .map(|h| fusion::epilogue(h, *tokens, *width, *layers, *ops_per_element, &o))
-                    .collect(),
-            )
-        }
+        } => each(common, ctx, |h, o| {
+            fusion::epilogue(h, *tokens, *width, *layers, *ops_per_element, o)
+        }),
     }
+}
+
+/// Runs one fusion pattern on each `--hw` (or the default hardware).
+fn each(
+    common: &Common,
+    ctx: &Ctx,
+    f: impl Fn(&Hardware, &FusionOptions) -> Result<Report>,
+) -> Result<Vec<Report>> {
+    let o = options(common, ctx)?;
+    let hw = common.hw.as_deref();
+    Ctx::noted_default(
+        hw,
+        ctx.hardware_or_default(hw)?
+            .iter()
+            .map(|h| f(h, &o))
+            .collect(),
+    )
 }
