@@ -59,6 +59,24 @@ pub enum Error {
         /// What was wrong and what was expected.
         message: String,
     },
+    /// An input field of a calculation that does not validate. The library
+    /// names the field (`m`, `tile-k`); the command line reports it as the
+    /// flag of the same name, a scenario file as its own line.
+    #[error("field `{field}`: {message}")]
+    Field {
+        /// The kebab-case input field.
+        field: String,
+        /// What was wrong and what was expected.
+        message: String,
+    },
+    /// An error at one point of a sweep or comparison.
+    #[error("at {point}: {source}")]
+    At {
+        /// The point, as `name=value` pairs.
+        point: String,
+        /// What went wrong there.
+        source: Box<Error>,
+    },
     /// Flags missing or given together where the command needs one or the
     /// other (exit 2, like the argument parser's own usage errors).
     #[error("{flag}: {message}")]
@@ -111,7 +129,9 @@ impl Error {
             | Error::UnknownId { .. }
             | Error::MissingField { .. }
             | Error::Unsupported(_)
-            | Error::Input { .. } => 65,
+            | Error::Input { .. }
+            | Error::Field { .. } => 65,
+            Error::At { source, .. } => source.exit_code(),
             Error::NoAnswer(_) => 1,
             Error::Usage { .. } => 2,
             Error::Io { .. } => 74,
@@ -123,6 +143,22 @@ impl Error {
         Error::Usage {
             flag: flag.into(),
             message: message.to_string(),
+        }
+    }
+
+    /// Shorthand for an invalid input field.
+    pub fn field(field: impl Into<String>, message: impl fmt::Display) -> Self {
+        Error::Field {
+            field: field.into(),
+            message: message.to_string(),
+        }
+    }
+
+    /// The innermost error, past any sweep-point context.
+    pub fn root(&self) -> &Error {
+        match self {
+            Error::At { source, .. } => source.root(),
+            e => e,
         }
     }
 

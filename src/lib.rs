@@ -11,6 +11,7 @@
 pub mod calc;
 pub mod catalog;
 pub mod error;
+pub mod inputs;
 pub mod precision;
 pub mod render;
 pub mod report;

@@ -5,7 +5,6 @@
 mod cli;
 
 use roofline::render::{Format, explain_all};
-use roofline::report::Report;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -29,7 +28,7 @@ fn main() -> ExitCode {
         let report = if reports.len() == 1 {
             reports.into_iter().next().expect("one report")
         } else {
-            Report::combine(reports, &[])
+            cli::combine_points(reports)
         };
         Format::from(global.format).renderer().render(&report)
     };

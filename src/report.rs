@@ -174,6 +174,25 @@ impl Quantity {
     }
 }
 
+/// Something that describes a result: a [`Quantity`], or a closure that
+/// makes one, so a sweep's lean points skip formatting derivations.
+pub trait Describe {
+    /// The quantity.
+    fn quantity(self) -> Quantity;
+}
+
+impl Describe for Quantity {
+    fn quantity(self) -> Quantity {
+        self
+    }
+}
+
+impl<F: FnOnce() -> Quantity> Describe for F {
+    fn quantity(self) -> Quantity {
+        self()
+    }
+}
+
 /// One point of a sweep or one item of a comparison.
 #[derive(Debug, Clone, Serialize, PartialEq, Default)]
 pub struct Row {
@@ -181,6 +200,18 @@ pub struct Row {
     pub inputs: IndexMap<String, Value>,
     /// The row's results.
     pub results: IndexMap<String, Value>,
+}
+
+/// What a report's `rows` are.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RowsKind {
+    /// Points of a sweep (one whole answer each; `axes` names what varies).
+    Sweep,
+    /// Items of a comparison (one per accelerator or model).
+    Comparison,
+    /// A table inside one answer (matmul's tiles, hw show's precisions).
+    Table,
 }
 
 /// A calculation's answer.
@@ -200,16 +231,22 @@ pub struct Report {
     pub results: IndexMap<String, Value>,
     /// What each result (and row column) means.
     pub quantities: IndexMap<String, Quantity>,
-    /// Sweep points or comparison items.
+    /// The inputs that vary across `rows`, outermost first (`hardware` for a
+    /// comparison).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub axes: Vec<String>,
+    /// What `rows` are, when there are any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows_kind: Option<RowsKind>,
+    /// Sweep points, comparison items or a table inside the answer.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rows: Vec<Row>,
     /// Verdicts and assumptions.
     pub notes: Vec<String>,
-    /// Whether `rows` are points of a sweep or comparison (each a whole
-    /// answer, so the shared results hold for every row) rather than a
-    /// table inside one answer (matmul's tile table, hw show's precisions).
+    /// A lean report records values only: no quantities, no notes. A sweep
+    /// builds its inner points this way.
     #[serde(skip)]
-    pub rows_are_points: bool,
+    pub lean: bool,
 }
 
 impl Report {
@@ -221,26 +258,49 @@ impl Report {
         }
     }
 
+    /// An empty report that will record values only.
+    pub fn new_lean(command: impl Into<String>, lean: bool) -> Self {
+        Report {
+            command: command.into(),
+            lean,
+            ..Default::default()
+        }
+    }
+
     /// Records an input.
     pub fn input(&mut self, key: &str, value: impl Into<Value>) {
         self.inputs.insert(key.into(), value.into());
     }
 
-    /// Records a result and what it means.
-    pub fn result(&mut self, key: &str, value: impl Into<Value>, q: Quantity) {
+    /// Records a result and what it means (the description is only made
+    /// when the report is not lean).
+    pub fn result(&mut self, key: &str, value: impl Into<Value>, q: impl Describe) {
         self.results.insert(key.into(), value.into());
-        self.quantities.insert(key.into(), q);
+        if !self.lean {
+            self.quantities.insert(key.into(), q.quantity());
+        }
     }
 
-    /// Describes a key that appears only in rows; a key that is also a
-    /// result keeps the result's description (and its derivation).
-    pub fn describe(&mut self, key: &str, q: Quantity) {
-        self.quantities.entry(key.into()).or_insert(q);
+    /// Describes a key that appears only in rows or inputs; a key that is
+    /// also a result keeps the result's description (and its derivation).
+    pub fn describe(&mut self, key: &str, q: impl Describe) {
+        if !self.lean && !self.quantities.contains_key(key) {
+            self.quantities.insert(key.into(), q.quantity());
+        }
     }
 
     /// Adds a note.
     pub fn note(&mut self, n: impl Into<String>) {
-        self.notes.push(n.into());
+        if !self.lean {
+            self.notes.push(n.into());
+        }
+    }
+
+    /// Adds a note made only when the report is not lean.
+    pub fn note_with(&mut self, n: impl FnOnce() -> String) {
+        if !self.lean {
+            self.notes.push(n());
+        }
     }
 
     /// Puts every result recorded since the first `from` results into
@@ -288,13 +348,27 @@ impl Report {
         self.quantities.get(key).map_or(Unit::None, |q| q.unit)
     }
 
-    /// Combines reports of the same command (a sweep, or one per hardware)
-    /// into one whose rows are theirs. `vary` names the inputs that differ
-    /// between them; the first report's quantities describe the columns.
-    pub fn combine(reports: Vec<Report>, vary: &[&str]) -> Report {
+    /// Whether `rows` are whole answers (a sweep or a comparison) rather
+    /// than a table inside one answer.
+    pub fn rows_are_points(&self) -> bool {
+        matches!(self.rows_kind, Some(RowsKind::Sweep | RowsKind::Comparison))
+    }
+
+    /// Combines whole answers of the same command into one report whose
+    /// rows are theirs, every result in every row. `axes` names what varies
+    /// (`hardware`, `model`, or the swept inputs); an axis's value is the
+    /// point's resolved input of that name where it has one. The first
+    /// report describes the columns; notes are those the first and last
+    /// points share (both are built in full).
+    pub fn combine(reports: Vec<Report>, axes: &[String], points: &[Vec<Value>]) -> Report {
         let mut out = Report::new(reports.first().map_or("", |r| r.command.as_str()));
-        out.rows_are_points = true;
-        let Some(first) = reports.first() else {
+        out.axes = axes.to_vec();
+        out.rows_kind = Some(if axes.iter().all(|a| a == "hardware" || a == "model") {
+            RowsKind::Comparison
+        } else {
+            RowsKind::Sweep
+        });
+        let (Some(first), Some(last)) = (reports.first(), reports.last()) else {
             return out;
         };
         out.quantities = first.quantities.clone();
@@ -309,31 +383,29 @@ impl Report {
         out.hardware = same(|r| &r.hardware);
         out.model = same(|r| &r.model);
         for (k, v) in &first.inputs {
-            if !vary.contains(&k.as_str()) && reports.iter().all(|r| r.inputs.get(k) == Some(v)) {
+            if !axes.iter().any(|a| a == k) && reports.iter().all(|r| r.inputs.get(k) == Some(v)) {
                 out.inputs.insert(k.clone(), v.clone());
             }
         }
-        for r in &reports {
-            for n in &r.notes {
-                if !out.notes.contains(n) && reports.iter().all(|o| o.notes.contains(n)) {
-                    out.notes.push(n.clone());
-                }
-            }
-        }
-        for r in reports {
+        out.notes = first
+            .notes
+            .iter()
+            .filter(|n| last.notes.contains(n))
+            .cloned()
+            .collect();
+        for (i, r) in reports.into_iter().enumerate() {
             let mut row = Row::default();
-            if out.hardware.is_none()
-                && let Some(h) = &r.hardware
-            {
-                row.inputs.insert("hardware".into(), h.clone().into());
-            }
-            if out.model.is_none()
-                && let Some(m) = &r.model
-            {
-                row.inputs.insert("model".into(), m.clone().into());
+            for (j, a) in axes.iter().enumerate() {
+                let v = match a.as_str() {
+                    "hardware" => r.hardware.clone().map(Value::from),
+                    "model" => r.model.clone().map(Value::from),
+                    _ => r.inputs.get(a).cloned(),
+                };
+                let v = v.or_else(|| points.get(i).and_then(|p| p.get(j)).cloned());
+                row.inputs.insert(a.clone(), v.unwrap_or(Value::Null));
             }
             for (k, v) in r.inputs {
-                if !out.inputs.contains_key(&k) {
+                if !out.inputs.contains_key(&k) && !row.inputs.contains_key(&k) {
                     row.inputs.insert(k, v);
                 }
             }
@@ -342,21 +414,6 @@ impl Report {
                 out.quantities.entry(k).or_insert(q);
             }
             out.rows.push(row);
-        }
-        // A result that is the same at every point is stated once.
-        if out.rows.len() > 1 {
-            let keys: Vec<String> = out.rows[0].results.keys().cloned().collect();
-            for k in keys {
-                let v = out.rows[0].results.get(&k).cloned();
-                if out.rows.iter().all(|r| r.results.get(&k) == v.as_ref()) {
-                    if let Some(v) = v {
-                        out.results.insert(k.clone(), v);
-                    }
-                    for r in &mut out.rows {
-                        r.results.shift_remove(&k);
-                    }
-                }
-            }
         }
         out
     }
@@ -376,15 +433,18 @@ mod tests {
             r.note("shared note");
             r
         };
-        let c = Report::combine(vec![mk("a", 1.0), mk("b", 2.0)], &[]);
+        let axes = vec!["hardware".to_string()];
+        let c = Report::combine(vec![mk("a", 1.0), mk("b", 2.0)], &axes, &[]);
         assert_eq!(c.hardware, None);
+        assert_eq!(c.rows_kind, Some(RowsKind::Comparison));
         assert_eq!(c.inputs.get("intensity"), Some(&Value::from(1.0)));
         assert_eq!(c.rows.len(), 2);
         assert_eq!(c.rows[1].inputs.get("hardware"), Some(&Value::from("b")));
         assert_eq!(c.rows[1].results.get("time_s"), Some(&Value::from(2.0)));
-        let same = Report::combine(vec![mk("a", 1.0), mk("b", 1.0)], &[]);
-        assert_eq!(same.results.get("time_s"), Some(&Value::from(1.0)));
-        assert!(same.rows[0].results.is_empty());
+        // A result equal at every point still sits in every row.
+        let same = Report::combine(vec![mk("a", 1.0), mk("b", 1.0)], &axes, &[]);
+        assert!(same.results.is_empty());
+        assert_eq!(same.rows[0].results.get("time_s"), Some(&Value::from(1.0)));
         assert_eq!(c.notes, vec!["shared note".to_string()]);
     }
 

@@ -1,10 +1,16 @@
-//! `--sweep name=values`: a list (`bf16,fp8,int4`), powers of two
-//! (`1..256` gives 1, 2, 4, ..., 256) or a linear range (`0..100:25`).
+//! Sweeps as data. `--sweep name=values` is a list (`bf16,fp8,int4`),
+//! powers of two (`1..256` gives 1, 2, 4, ..., 256) or a linear range
+//! (`0..100:25`). The command line is parsed once; [`evaluate`] runs the
+//! typed calculation at every point of the grid of all sweeps (and
+//! compared items) and gathers one report whose `axes` name what varies.
 
 use crate::error::{Error, Result};
+use crate::report::Report;
+use serde_json::Value;
 
-/// Most points one sweep may have, so a typo cannot run forever.
-pub const MAX_POINTS: usize = 10_000;
+/// Most points a whole grid (the product of every sweep and list) may
+/// have, so a typo cannot run for hours.
+pub const MAX_POINTS: usize = 1_000_000;
 
 /// A parsed sweep: the flag it varies and the values, as the flag would
 /// be typed.
@@ -106,13 +112,19 @@ pub fn parse(text: &str) -> Result<Sweep> {
                         format!("`{spec}`: the step must be positive"),
                     ));
                 }
-                let n = ((hi - lo) / step + 1e-9).floor() as usize + 1;
-                if n > MAX_POINTS {
+                // Counted in f64 first: a tiny step overflows any integer.
+                let n = ((hi - lo) / step + 1e-9).floor() + 1.0;
+                if !(n <= MAX_POINTS as f64) {
                     return Err(Error::input(
                         "--sweep",
-                        format!("`{spec}`: {n} points is more than {MAX_POINTS}"),
+                        format!(
+                            "`{spec}` would need {} points; at most {} are allowed",
+                            count_text(n),
+                            crate::units::number(MAX_POINTS as f64)
+                        ),
                     ));
                 }
+                let n = n as usize;
                 for i in 0..n {
                     out.push(show(lo + step * i as f64));
                 }
@@ -130,7 +142,7 @@ pub fn parse(text: &str) -> Result<Sweep> {
                 while v <= hi * (1.0 + 1e-12) {
                     out.push(show(v));
                     v *= 2.0;
-                    if out.len() > MAX_POINTS {
+                    if out.len() >= MAX_POINTS {
                         return Err(Error::input(
                             "--sweep",
                             format!("`{spec}`: more than {MAX_POINTS} points"),
@@ -155,6 +167,113 @@ pub fn parse(text: &str) -> Result<Sweep> {
         v
     };
     Ok(Sweep { name, values })
+}
+
+fn count_text(n: f64) -> String {
+    if n.is_finite() {
+        crate::units::number(n)
+    } else {
+        "more than 1e308".into()
+    }
+}
+
+/// One axis of a grid: an input's kebab-case name and its values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis {
+    /// The input field (`intensity`, `tile-k`), `hw` or `model` for a
+    /// comparison, or a dotted `--set` path (`memory.hbm-bandwidth`).
+    pub name: String,
+    /// One value per point, as typed.
+    pub values: Vec<Value>,
+}
+
+impl From<Sweep> for Axis {
+    fn from(s: Sweep) -> Self {
+        Axis {
+            name: s.name,
+            values: s.values.into_iter().map(Value::from).collect(),
+        }
+    }
+}
+
+/// The key an axis has in a report: `hw` is `hardware`, kebab-case is
+/// snake_case.
+pub fn axis_key(name: &str) -> String {
+    match name {
+        "hw" => "hardware".into(),
+        n => n.replace('-', "_"),
+    }
+}
+
+/// The number of points of a grid, refused above [`MAX_POINTS`].
+pub fn grid_size(axes: &[Axis]) -> Result<usize> {
+    let mut n: usize = 1;
+    for a in axes {
+        n = n.checked_mul(a.values.len()).unwrap_or(usize::MAX);
+    }
+    if n > MAX_POINTS {
+        let names: Vec<String> = axes
+            .iter()
+            .map(|a| format!("{} ({})", a.name, a.values.len()))
+            .collect();
+        return Err(Error::input(
+            "--sweep",
+            format!(
+                "the grid {} has {} points; at most {} are allowed",
+                names.join(" x "),
+                count_text(axes.iter().map(|a| a.values.len() as f64).product::<f64>()),
+                crate::units::number(MAX_POINTS as f64)
+            ),
+        ));
+    }
+    Ok(n)
+}
+
+/// Evaluates `eval` at every point of the grid (the last axis varies
+/// fastest) and combines the answers into one report. `eval` gets the
+/// point as (name, value) pairs and whether it may build a lean report
+/// (values only); the first and last points are built in full so the
+/// report has its descriptions and shared notes. An error names the point.
+pub fn evaluate(
+    axes: &[Axis],
+    mut eval: impl FnMut(&[(&str, &Value)], bool) -> Result<Report>,
+) -> Result<Report> {
+    let n = grid_size(axes)?;
+    let mut reports = Vec::with_capacity(n);
+    let mut points = Vec::with_capacity(n);
+    let mut idx = vec![0usize; axes.len()];
+    for i in 0..n {
+        let point: Vec<(&str, &Value)> = axes
+            .iter()
+            .zip(&idx)
+            .map(|(a, &j)| (a.name.as_str(), &a.values[j]))
+            .collect();
+        let lean = i != 0 && i + 1 != n;
+        let r = eval(&point, lean).map_err(|e| Error::At {
+            point: point
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{k}={}",
+                        v.as_str().map_or_else(|| v.to_string(), str::to_string)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+            source: Box::new(e),
+        })?;
+        reports.push(r);
+        points.push(point.iter().map(|(_, v)| (*v).clone()).collect::<Vec<_>>());
+        for d in (0..axes.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < axes[d].values.len() {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    let keys: Vec<String> = axes.iter().map(|a| axis_key(&a.name)).collect();
+    Ok(Report::combine(reports, &keys, &points))
 }
 
 #[cfg(test)]
@@ -218,9 +337,73 @@ mod tests {
             "x=1..8:0",
             "x=a..b",
             "x=0..1e9:1",
+            "x=0..1e300:1e-300",
+            "x=0..1:1e-320",
         ] {
             let e = parse(bad).unwrap_err();
             assert_eq!(e.exit_code(), 65, "{bad}");
         }
+    }
+}
+
+#[cfg(test)]
+mod grid_tests {
+    use super::*;
+    use crate::report::{Quantity, Unit};
+
+    fn axis(name: &str, n: usize) -> Axis {
+        Axis {
+            name: name.into(),
+            values: (0..n).map(|i| Value::from(i.to_string())).collect(),
+        }
+    }
+
+    #[test]
+    fn the_cap_applies_to_the_product() {
+        assert_eq!(
+            grid_size(&[axis("a", 1000), axis("b", 1000)]).unwrap(),
+            1_000_000
+        );
+        let e = grid_size(&[axis("a", 1000), axis("b", 1001)]).unwrap_err();
+        assert!(e.to_string().contains("1,001,000 points"), "{e}");
+        let e = grid_size(&[axis("a", usize::MAX), axis("b", 3)]).unwrap_err();
+        assert_eq!(e.exit_code(), 65);
+    }
+
+    #[test]
+    fn every_result_in_every_row_and_last_axis_fastest() {
+        let r = evaluate(&[axis("a", 2), axis("b-c", 3)], |p, lean| {
+            let mut r = Report::new_lean("t", lean);
+            r.result("x", 1.0, || Quantity::new("x", Unit::Count));
+            r.note(format!("{}", p[0].1));
+            Ok(r)
+        })
+        .unwrap();
+        assert_eq!(r.axes, ["a", "b_c"]);
+        assert_eq!(r.rows.len(), 6);
+        assert!(
+            r.rows
+                .iter()
+                .all(|row| row.results.get("x") == Some(&Value::from(1.0)))
+        );
+        assert_eq!(r.rows[1].inputs.get("b_c"), Some(&Value::from("1")));
+        assert_eq!(r.rows[3].inputs.get("a"), Some(&Value::from("1")));
+        // First and last points differ in their note, so it is not shared.
+        assert!(r.notes.is_empty());
+        assert!(r.quantities.contains_key("x"));
+    }
+
+    #[test]
+    fn an_error_names_its_point() {
+        let e = evaluate(&[axis("m", 3)], |p, _| {
+            if p[0].1 == "2" {
+                Err(Error::field("m", "bad"))
+            } else {
+                Ok(Report::new("t"))
+            }
+        })
+        .unwrap_err();
+        assert_eq!(e.to_string(), "at m=2: field `m`: bad");
+        assert_eq!(e.exit_code(), 65);
     }
 }

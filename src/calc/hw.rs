@@ -108,7 +108,13 @@ pub fn show(hw: &Hardware, opts: &ShowOptions) -> Result<Report> {
             Quantity::new("memory capacity", Unit::Bytes).source(hw.source("memory.hbm-capacity")),
         );
     }
-    super::roof::ridge(&mut r, peak, bw);
+    super::roof::ridge(
+        &mut r,
+        &super::roof::Roof {
+            peak,
+            bandwidth: bw,
+        },
+    );
 
     let (onchip, terms) = onchip_bytes(hw);
     if onchip > 0.0 {

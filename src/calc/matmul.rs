@@ -376,7 +376,11 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
             .formula("FLOPs / peak")
             .derive(format!("{} / {}", si(f, "FLOP"), si(peak, "FLOP/s"))),
     );
-    super::roof::ridge(&mut r, peak, bw);
+    let roof = super::roof::Roof {
+        peak,
+        bandwidth: bw,
+    };
+    super::roof::ridge(&mut r, &roof);
 
     // Naive: zero reuse.
     let nb = naive_bytes(m, n, k, b);
@@ -404,9 +408,8 @@ pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
             fraction: "naive_fraction_of_peak",
             fraction_label: "naive fraction of peak",
         },
-        peak,
+        &roof,
         ni,
-        bw,
     );
     r.result(
         "naive_time_s",

@@ -3,11 +3,28 @@
 //! reach, whether memory or compute binds it, and, given its FLOPs and
 //! bytes, its time (formulas.md, "Roofline point"; 002 §7.7 and §7.8).
 
-use crate::error::Result;
+use super::roof::{self, Bound, Roof, RoofTime};
+use crate::error::{Error, Result};
+use crate::inputs::{Bytes, Flop, Number, positive};
 use crate::precision::Precision;
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::units::{self, si};
+use serde::{Deserialize, Serialize};
+
+/// `point`'s inputs: an intensity, or a kernel's FLOPs and bytes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PointInputs {
+    /// Arithmetic intensity, FLOP per byte.
+    pub intensity: Option<Number>,
+    /// Total floating-point operations (needs `bytes`).
+    pub flops: Option<Flop>,
+    /// Bytes to and from device memory (needs `flops`).
+    pub bytes: Option<Bytes>,
+    /// Precision (default: the hardware's `default-dtype`).
+    pub dtype: Option<String>,
+}
 
 /// What the kernel is: an intensity, or its FLOPs and bytes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -23,17 +40,86 @@ pub enum Work {
     },
 }
 
-use super::positive;
+impl PointInputs {
+    /// The work the inputs describe, validated: exactly one of `intensity`
+    /// or the (`flops`, `bytes`) pair, each finite and above zero.
+    pub fn work(&self) -> Result<Work> {
+        match (self.intensity, self.flops, self.bytes) {
+            (Some(i), None, None) => Ok(Work::Intensity(positive("intensity", i.0)?)),
+            (None, Some(f), Some(b)) => Ok(Work::Totals {
+                flops: positive("flops", f.0)?,
+                bytes: positive("bytes", b.0)?,
+            }),
+            (Some(_), _, _) => Err(Error::field(
+                "intensity",
+                "give an intensity, or flops and bytes, not both",
+            )),
+            (None, Some(_), None) => Err(Error::field("bytes", "flops needs bytes as well")),
+            (None, None, Some(_)) => Err(Error::field("flops", "bytes needs flops as well")),
+            (None, None, None) => Err(Error::field(
+                "intensity",
+                "give an intensity, or flops and bytes",
+            )),
+        }
+    }
+}
 
-/// `point`: the roofline at `p` on `hw`, evaluated at `work`.
-pub fn point(hw: &Hardware, p: &Precision, mode: Mode, work: Work) -> Result<Report> {
-    let peak = hw.peak(p, mode)?;
-    let bw = hw.bandwidth(mode)?;
-    let mut r = Report::new("point");
-    r.hardware = Some(hw.id.clone());
-    r.input("dtype", p.name);
-    if mode == Mode::Achievable {
-        r.input("achievable", true);
+/// A kernel on a roofline: every figure `point` reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PointCost {
+    /// The hardware's id.
+    pub hardware: String,
+    /// The precision.
+    pub dtype: &'static str,
+    /// Datasheet or measured figures.
+    pub mode: Mode,
+    /// The roof at that precision.
+    pub roof: Roof,
+    /// Where the peak and the bandwidth come from.
+    pub sources: (Option<String>, Option<String>),
+    /// The work evaluated.
+    pub work: Work,
+    /// FLOP per byte.
+    pub intensity: f64,
+    /// min(peak, intensity x bandwidth).
+    pub attainable: f64,
+    /// Memory or compute.
+    pub bound: Bound,
+    /// The time, when FLOPs and bytes were given.
+    pub time: Option<RoofTime>,
+}
+
+impl Serialize for Work {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Work::Intensity(i) => s.serialize_f64(*i),
+            Work::Totals { flops, bytes } => (flops, bytes).serialize(s),
+        }
+    }
+}
+
+/// `point`'s cost: the roof of `hw` at the inputs' precision, evaluated at
+/// their work.
+pub fn cost(hw: &Hardware, inputs: &PointInputs, mode: Mode) -> Result<PointCost> {
+    let p: &Precision = hw.precision(inputs.dtype.as_deref())?;
+    let roof = Roof::of(hw, p, mode)?;
+    let work = inputs.work()?;
+    let intensity = match work {
+        Work::Intensity(i) => i,
+        Work::Totals { flops, bytes } => flops / bytes,
+    };
+    if intensity == 0.0 || !intensity.is_finite() {
+        return Err(Error::field(
+            if matches!(work, Work::Intensity(_)) {
+                "intensity"
+            } else {
+                "flops"
+            },
+            format!(
+                "the intensity {} FLOP/B is outside what can be computed with; give values whose ratio is a finite number above zero",
+                units::sig(intensity, 4)
+            ),
+        ));
     }
     let (peak_field, bw_field) = match mode {
         Mode::SpeedOfLight => (
@@ -45,111 +131,129 @@ pub fn point(hw: &Hardware, p: &Precision, mode: Mode, work: Work) -> Result<Rep
             "achievable.hbm-bandwidth",
         ),
     };
-    let intensity = match work {
-        Work::Intensity(i) => {
-            let i = positive("--intensity", i)?;
-            r.input("intensity", i);
-            i
-        }
-        Work::Totals { flops, bytes } => {
-            let f = positive("--flops", flops)?;
-            let b = positive("--bytes", bytes)?;
-            r.input("flops", f);
-            r.input("bytes", b);
-            r.describe("flops", Quantity::new("FLOPs", Unit::Flop));
-            r.describe("bytes", Quantity::new("bytes moved", Unit::Bytes));
-            f / b
-        }
+    let time = match work {
+        Work::Intensity(_) => None,
+        Work::Totals { flops, bytes } => Some(roof.time(flops, bytes)),
     };
-    r.result(
-        "peak_flops_per_s",
-        peak,
-        Quantity::new("peak", Unit::FlopPerSec).source(hw.source(&peak_field)),
-    );
-    r.result(
-        "bandwidth_bytes_per_s",
-        bw,
-        Quantity::new("memory bandwidth", Unit::BytesPerSec).source(hw.source(bw_field)),
-    );
-    let ridge = super::roof::ridge(&mut r, peak, bw);
-    let mut iq = Quantity::new("arithmetic intensity", Unit::FlopPerByte);
-    if let Work::Totals { flops, bytes } = work {
-        iq = iq.formula("FLOPs / bytes").derive(format!(
-            "{} / {}",
-            si(flops, "FLOP"),
-            si(bytes, "B")
-        ));
-    }
-    r.result("intensity_flop_per_byte", intensity, iq);
-    let attainable = super::roof::attainable(
-        &mut r,
-        &super::roof::AttainableKeys {
-            attainable: "attainable_flops_per_s",
-            attainable_label: "attainable throughput",
-            fraction: "fraction_of_peak",
-            fraction_label: "fraction of peak",
-        },
-        peak,
+    Ok(PointCost {
+        hardware: hw.id.clone(),
+        dtype: p.name,
+        mode,
+        roof,
+        sources: (
+            hw.source(&peak_field).map(String::from),
+            hw.source(bw_field).map(String::from),
+        ),
+        work,
         intensity,
-        bw,
-    );
-    // At the ridge both roofs meet; call it compute-bound there, as the
-    // machine is then at peak.
-    let memory_bound = intensity < ridge;
-    r.result(
-        "bound",
-        if memory_bound { "memory" } else { "compute" },
-        Quantity::new("bound", Unit::None)
-            .formula("memory if intensity < ridge point, else compute"),
-    );
-    if let Work::Totals { flops, bytes } = work {
-        let tc = flops / peak;
-        let tm = bytes / bw;
-        r.result(
-            "compute_time_s",
-            tc,
-            Quantity::new("compute time", Unit::Seconds)
-                .formula("FLOPs / peak")
-                .derive(format!("{} / {}", si(flops, "FLOP"), si(peak, "FLOP/s"))),
-        );
-        r.result(
-            "memory_time_s",
-            tm,
-            Quantity::new("memory time", Unit::Seconds)
-                .formula("bytes / bandwidth")
-                .derive(format!("{} / {}", si(bytes, "B"), si(bw, "B/s"))),
-        );
-        r.result(
-            "time_s",
-            tc.max(tm),
-            Quantity::new("time (speed of light)", Unit::Seconds)
-                .formula("max(FLOPs / peak, bytes / bandwidth)")
-                .derive(format!(
-                    "max({}, {})",
-                    units::seconds(tc),
-                    units::seconds(tm)
+        attainable: roof.attainable(intensity),
+        bound: roof.bound(intensity),
+        time,
+    })
+}
+
+impl PointCost {
+    /// The report of this cost; a lean one records values only.
+    pub fn report(&self, lean: bool) -> Report {
+        let roof = &self.roof;
+        let mut r = Report::new_lean("point", lean);
+        r.hardware = Some(self.hardware.clone());
+        r.input("dtype", self.dtype);
+        if self.mode == Mode::Achievable {
+            r.input("achievable", true);
+        }
+        match self.work {
+            Work::Intensity(i) => r.input("intensity", i),
+            Work::Totals { flops, bytes } => {
+                r.input("flops", flops);
+                r.input("bytes", bytes);
+                r.describe("flops", || Quantity::new("FLOPs", Unit::Flop));
+                r.describe("bytes", || Quantity::new("bytes moved", Unit::Bytes));
+            }
+        }
+        r.result("peak_flops_per_s", roof.peak, || {
+            Quantity::new("peak", Unit::FlopPerSec).source(self.sources.0.as_deref())
+        });
+        r.result("bandwidth_bytes_per_s", roof.bandwidth, || {
+            Quantity::new("memory bandwidth", Unit::BytesPerSec).source(self.sources.1.as_deref())
+        });
+        let ridge = roof::ridge(&mut r, roof);
+        r.result("intensity_flop_per_byte", self.intensity, || {
+            let q = Quantity::new("arithmetic intensity", Unit::FlopPerByte);
+            match self.work {
+                Work::Totals { flops, bytes } => q.formula("FLOPs / bytes").derive(format!(
+                    "{} / {}",
+                    si(flops, "FLOP"),
+                    si(bytes, "B")
                 )),
+                Work::Intensity(_) => q,
+            }
+        });
+        roof::attainable(
+            &mut r,
+            &roof::AttainableKeys {
+                attainable: "attainable_flops_per_s",
+                attainable_label: "attainable throughput",
+                fraction: "fraction_of_peak",
+                fraction_label: "fraction of peak",
+            },
+            roof,
+            self.intensity,
         );
+        r.result("bound", self.bound.as_str(), || {
+            Quantity::new("bound", Unit::None)
+                .formula("memory if intensity < ridge point, else compute")
+        });
+        if let (Some(t), Work::Totals { flops, bytes }) = (self.time, self.work) {
+            r.result("compute_time_s", t.compute_s, || {
+                Quantity::new("compute time", Unit::Seconds)
+                    .formula("FLOPs / peak")
+                    .derive(format!(
+                        "{} / {}",
+                        si(flops, "FLOP"),
+                        si(roof.peak, "FLOP/s")
+                    ))
+            });
+            r.result("memory_time_s", t.memory_s, || {
+                Quantity::new("memory time", Unit::Seconds)
+                    .formula("bytes / bandwidth")
+                    .derive(format!(
+                        "{} / {}",
+                        si(bytes, "B"),
+                        si(roof.bandwidth, "B/s")
+                    ))
+            });
+            r.result("time_s", t.time_s, || {
+                Quantity::new("time (speed of light)", Unit::Seconds)
+                    .formula("max(FLOPs / peak, bytes / bandwidth)")
+                    .derive(format!(
+                        "max({}, {})",
+                        units::seconds(t.compute_s),
+                        units::seconds(t.memory_s)
+                    ))
+            });
+        }
+        let intensity = self.intensity;
+        let attainable = self.attainable;
+        r.note_with(|| match self.bound {
+            Bound::Memory => format!(
+                "memory-bound: intensity {} FLOP/B is {}x below the ridge ({} FLOP/B); at most {}% of peak",
+                units::sig(intensity, 4),
+                units::sig(ridge / intensity, 4),
+                units::sig(ridge, 4),
+                units::sig(attainable / roof.peak * 100.0, 3)
+            ),
+            Bound::Compute => format!(
+                "compute-bound: intensity {} FLOP/B is {}x the ridge ({} FLOP/B)",
+                units::sig(intensity, 4),
+                units::sig(intensity / ridge, 4),
+                units::sig(ridge, 4)
+            ),
+        });
+        r.note(match self.mode {
+            Mode::SpeedOfLight => "speed of light: datasheet peak and bandwidth; real kernels reach less (--achievable uses the file's measured figures, an error where it has none)",
+            Mode::Achievable => "achievable: measured figures from the hardware file, not the datasheet",
+        });
+        r
     }
-    if memory_bound {
-        r.note(format!(
-            "memory-bound: intensity {} FLOP/B is {}x below the ridge ({} FLOP/B); at most {}% of peak",
-            units::sig(intensity, 4),
-            units::sig(ridge / intensity, 4),
-            units::sig(ridge, 4),
-            units::sig(attainable / peak * 100.0, 3)
-        ));
-    } else {
-        r.note(format!(
-            "compute-bound: intensity {} FLOP/B is {}x the ridge ({} FLOP/B)",
-            units::sig(intensity, 4),
-            units::sig(intensity / ridge, 4),
-            units::sig(ridge, 4)
-        ));
-    }
-    r.note(match mode {
-        Mode::SpeedOfLight => "speed of light: datasheet peak and bandwidth; real kernels reach less (--achievable uses the file's measured figures, an error where it has none)",
-        Mode::Achievable => "achievable: measured figures from the hardware file, not the datasheet",
-    });
-    Ok(r)
 }

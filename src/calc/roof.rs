@@ -1,20 +1,116 @@
-//! The roofline's two figures every calculation that has a peak and a
-//! bandwidth reports the same way (formulas.md, "Roofline point"; 002 §7.4):
-//! the ridge point and the throughput an intensity can attain.
+//! The roofline itself (formulas.md, "Roofline point"; 002 §7.4): one
+//! [`Roof`] of a peak and a bandwidth answers the ridge point, the
+//! throughput an intensity can attain, what binds it and how long a
+//! kernel of given FLOPs and bytes takes. Every calculation with a time
+//! (point, matmul, fusion, launch, decode, prefill) goes through it.
 
+use crate::error::Result;
+use crate::precision::Precision;
 use crate::report::{Quantity, Report, Unit};
+use crate::spec::hardware::{Hardware, Mode};
 use crate::units::{self, si};
+use serde::Serialize;
+
+/// Which roof binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    /// Memory bandwidth binds: below the ridge.
+    Memory,
+    /// The compute peak binds: at or above the ridge.
+    Compute,
+}
+
+impl Bound {
+    /// `"memory"` or `"compute"`, as reports print it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Bound::Memory => "memory",
+            Bound::Compute => "compute",
+        }
+    }
+}
+
+/// A compute peak and a memory bandwidth.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Roof {
+    /// Peak throughput, FLOP/s.
+    pub peak: f64,
+    /// Memory bandwidth, bytes/s.
+    pub bandwidth: f64,
+}
+
+/// A kernel's time on a roof: each term and the larger of the two.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RoofTime {
+    /// FLOPs / peak.
+    pub compute_s: f64,
+    /// Bytes / bandwidth.
+    pub memory_s: f64,
+    /// max(compute, memory): the speed-of-light time.
+    pub time_s: f64,
+    /// Which term is the larger.
+    pub bound: Bound,
+}
+
+impl Roof {
+    /// The roof of `hw` at precision `p`: datasheet or measured figures.
+    pub fn of(hw: &Hardware, p: &Precision, mode: Mode) -> Result<Self> {
+        Ok(Roof {
+            peak: hw.peak(p, mode)?,
+            bandwidth: hw.bandwidth(mode)?,
+        })
+    }
+
+    /// The ridge point, peak / bandwidth, in FLOP per byte.
+    pub fn ridge(&self) -> f64 {
+        self.peak / self.bandwidth
+    }
+
+    /// min(peak, intensity x bandwidth).
+    pub fn attainable(&self, intensity: f64) -> f64 {
+        self.peak.min(intensity * self.bandwidth)
+    }
+
+    /// Memory below the ridge; compute at or above it (at the ridge the
+    /// machine is at peak).
+    pub fn bound(&self, intensity: f64) -> Bound {
+        if intensity < self.ridge() {
+            Bound::Memory
+        } else {
+            Bound::Compute
+        }
+    }
+
+    /// max(FLOPs / peak, bytes / bandwidth) with both terms.
+    pub fn time(&self, flops: f64, bytes: f64) -> RoofTime {
+        let compute_s = flops / self.peak;
+        let memory_s = bytes / self.bandwidth;
+        RoofTime {
+            compute_s,
+            memory_s,
+            time_s: compute_s.max(memory_s),
+            bound: if memory_s > compute_s {
+                Bound::Memory
+            } else {
+                Bound::Compute
+            },
+        }
+    }
+}
 
 /// Records `ridge_point_flop_per_byte` = peak / bandwidth and returns it.
-pub fn ridge(r: &mut Report, peak: f64, bw: f64) -> f64 {
-    let ridge = peak / bw;
-    r.result(
-        "ridge_point_flop_per_byte",
-        ridge,
+pub fn ridge(r: &mut Report, roof: &Roof) -> f64 {
+    let ridge = roof.ridge();
+    r.result("ridge_point_flop_per_byte", ridge, || {
         Quantity::new("ridge point", Unit::FlopPerByte)
             .formula("peak / bandwidth")
-            .derive(format!("{} / {}", si(peak, "FLOP/s"), si(bw, "B/s"))),
-    );
+            .derive(format!(
+                "{} / {}",
+                si(roof.peak, "FLOP/s"),
+                si(roof.bandwidth, "B/s")
+            ))
+    });
     ridge
 }
 
@@ -32,26 +128,52 @@ pub struct AttainableKeys<'a> {
 
 /// Records attainable = min(peak, intensity x bandwidth) and its fraction
 /// of peak; returns the attainable rate.
-pub fn attainable(r: &mut Report, k: &AttainableKeys, peak: f64, intensity: f64, bw: f64) -> f64 {
-    let a = peak.min(intensity * bw);
-    r.result(
-        k.attainable,
-        a,
+pub fn attainable(r: &mut Report, k: &AttainableKeys, roof: &Roof, intensity: f64) -> f64 {
+    let a = roof.attainable(intensity);
+    r.result(k.attainable, a, || {
         Quantity::new(k.attainable_label, Unit::FlopPerSec)
             .formula("min(peak, intensity x bandwidth)")
             .derive(format!(
                 "min({}, {} x {})",
-                si(peak, "FLOP/s"),
+                si(roof.peak, "FLOP/s"),
                 units::sig(intensity, 4),
-                si(bw, "B/s")
-            )),
-    );
-    r.result(
-        k.fraction,
-        a / peak,
+                si(roof.bandwidth, "B/s")
+            ))
+    });
+    r.result(k.fraction, a / roof.peak, || {
         Quantity::new(k.fraction_label, Unit::Fraction)
             .formula("attainable / peak")
-            .derive(format!("{} / {}", si(a, "FLOP/s"), si(peak, "FLOP/s"))),
-    );
+            .derive(format!("{} / {}", si(a, "FLOP/s"), si(roof.peak, "FLOP/s")))
+    });
     a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // H100 SXM bf16 dense: 989 TFLOP/s over 3.35 TB/s (002 §7.4).
+    const H100: Roof = Roof {
+        peak: 989e12,
+        bandwidth: 3.35e12,
+    };
+
+    #[test]
+    fn ridge_and_attainable() {
+        assert!((H100.ridge() - 295.22).abs() < 0.01);
+        assert_eq!(H100.attainable(1.0), 3.35e12);
+        assert_eq!(H100.attainable(1000.0), 989e12);
+        assert_eq!(H100.bound(1.0), Bound::Memory);
+        assert_eq!(H100.bound(H100.ridge()), Bound::Compute);
+    }
+
+    #[test]
+    fn time_is_the_larger_term() {
+        // 4096^3 bf16 matmul, tiled at 128: 137.4 GFLOP over 1.07 GB.
+        let t = H100.time(137.4e9, 1.07e9);
+        assert!((t.compute_s - 138.9e-6).abs() < 0.1e-6);
+        assert!((t.memory_s - 319.4e-6).abs() < 0.1e-6);
+        assert_eq!(t.time_s, t.memory_s);
+        assert_eq!(t.bound, Bound::Memory);
+    }
 }

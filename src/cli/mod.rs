@@ -7,6 +7,7 @@ mod hw;
 mod launch;
 mod matmul;
 mod model;
+pub mod query;
 
 mod coalesce;
 mod littles_law;
@@ -15,15 +16,16 @@ mod point;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roofline::catalog::Catalog;
-use roofline::error::Result;
+use roofline::error::{Error, Result};
 use roofline::render::Format;
 use roofline::report::Report;
 use roofline::spec::hardware::{Hardware, Mode};
 use roofline::spec::model::Model;
 use roofline::spec::overrides::Set;
 use std::path::PathBuf;
+use std::rc::Rc;
 
-pub use expand::run;
+use query::Query;
 
 const ABOUT: &str =
     "An analytical performance-model calculator for accelerator kernels and LLM inference.";
@@ -149,28 +151,7 @@ pub fn parse(argv: &[String]) -> Result<Cli, clap::Error> {
 /// Parses a count flag: a whole number, written plainly (`4096`), with
 /// separators (`1_000_000`, `1,000,000`) or in scientific notation (`1e6`).
 pub fn count(s: &str) -> Result<u64, String> {
-    let t: String = s
-        .trim()
-        .chars()
-        .filter(|c| *c != '_' && *c != ',')
-        .collect();
-    if let Ok(n) = t.parse::<u64>() {
-        return Ok(n);
-    }
-    let v: f64 = t
-        .parse()
-        .map_err(|_| format!("`{s}` is not a whole number"))?;
-    if !v.is_finite() || v < 0.0 {
-        return Err(format!("`{s}` must be a whole number, zero or more"));
-    }
-    if v.fract() != 0.0 {
-        return Err(format!("`{s}` is not a whole number"));
-    }
-    // 2^64 is the first f64 above u64::MAX.
-    if v >= 18_446_744_073_709_551_616.0 {
-        return Err(format!("`{s}` is too large for a 64-bit count"));
-    }
-    Ok(v as u64)
+    roofline::inputs::parse_count(s)
 }
 
 /// The hardware `matmul` and `fusion` use when `--hw` is not given.
@@ -187,6 +168,11 @@ pub struct Ctx {
     /// Whether the command read a hardware file, and a model file: a `--set`
     /// for a kind of file the command never reads is an error, not a no-op.
     read: std::cell::Cell<(bool, bool)>,
+    /// Hardware loaded for sweep points, by id and per-point `--set`s, so a
+    /// sweep parses each file once.
+    hw_cache: std::cell::RefCell<std::collections::HashMap<String, Rc<Hardware>>>,
+    /// Models loaded for sweep points, likewise.
+    model_cache: std::cell::RefCell<std::collections::HashMap<String, Rc<Model>>>,
 }
 
 impl Ctx {
@@ -203,6 +189,8 @@ impl Ctx {
             },
             sets,
             read: std::cell::Cell::new((false, false)),
+            hw_cache: Default::default(),
+            model_cache: Default::default(),
             mode: if g.achievable {
                 Mode::Achievable
             } else {
@@ -245,6 +233,70 @@ impl Ctx {
             }
         }
         Ok(reports)
+    }
+
+    /// The `--set`s of a point: the command line's, then the point's own
+    /// dotted fields (a swept `--set` path), and the cache key they make.
+    fn point_sets(
+        &self,
+        id: &str,
+        fields: &roofline::inputs::Fields,
+    ) -> Result<(Vec<Set>, String)> {
+        let mut sets = self.sets.clone();
+        let mut key = id.to_string();
+        for (k, v) in fields.iter().filter(|(k, _)| k.contains('.')) {
+            let value = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            sets.push(format!("{k}={value}").parse()?);
+            key.push_str(&format!("\n{k}={value}"));
+        }
+        Ok((sets, key))
+    }
+
+    /// The hardware of one point: its `hw` field, or `default` when the
+    /// command has one; loaded once per id and `--set`.
+    pub fn point_hardware(
+        &self,
+        fields: &roofline::inputs::Fields,
+        default: Option<&str>,
+    ) -> Result<Rc<Hardware>> {
+        let (_, m) = self.read.get();
+        self.read.set((true, m));
+        let id = match fields.get("hw") {
+            Some(serde_json::Value::String(s)) => s.as_str(),
+            _ => default.ok_or_else(|| {
+                Error::usage(
+                    "--hw",
+                    "give the hardware: an id (see `roofline hw list`) or a path",
+                )
+            })?,
+        };
+        let (sets, key) = self.point_sets(id, fields)?;
+        if let Some(h) = self.hw_cache.borrow().get(&key) {
+            return Ok(h.clone());
+        }
+        let h = Rc::new(self.catalog.hardware(id, &sets)?);
+        self.hw_cache.borrow_mut().insert(key, h.clone());
+        Ok(h)
+    }
+
+    /// The model of one point: its `model` field; loaded once per id and
+    /// `--set`.
+    pub fn point_model(&self, fields: &roofline::inputs::Fields) -> Result<Rc<Model>> {
+        let (h, _) = self.read.get();
+        self.read.set((h, true));
+        let Some(serde_json::Value::String(id)) = fields.get("model") else {
+            return Err(Error::usage(
+                "--model",
+                "give the model: an id (see `roofline model list`) or a path",
+            ));
+        };
+        let (sets, key) = self.point_sets(id, fields)?;
+        if let Some(m) = self.model_cache.borrow().get(&key) {
+            return Ok(m.clone());
+        }
+        let m = Rc::new(self.catalog.model(id, &sets)?);
+        self.model_cache.borrow_mut().insert(key, m.clone());
+        Ok(m)
     }
 
     /// Loads each model of a comma-separated list of ids or paths.
@@ -326,6 +378,79 @@ fn split(list: &str) -> impl Iterator<Item = &str> {
     list.split(',').map(str::trim).filter(|s| !s.is_empty())
 }
 
+/// Parses `argv` and runs it; returns the shared flags and the reports to
+/// print (one, or one per point with `--explain`).
+pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
+    if let Ok(cli) = parse(argv)
+        && let Some(q) = cli.command.query()
+    {
+        let ctx = Ctx::new(&cli.global)?;
+        let reports =
+            query::run(q, &ctx, &cli.global.sweep, cli.global.explain).map_err(query::as_flags)?;
+        let reports = ctx.finish(reports)?;
+        return Ok((cli.global, reports));
+    }
+    expand::run(argv)
+}
+
+/// Combines the per-point reports of a command that still expands its
+/// sweeps by rewriting the command line: the axes are the inputs that
+/// differ between points, and the hardware or model where they differ.
+pub fn combine_points(reports: Vec<Report>) -> Report {
+    let mut axes: Vec<String> = Vec::new();
+    if let Some(first) = reports.first() {
+        if reports.iter().any(|r| r.hardware != first.hardware) {
+            axes.push("hardware".into());
+        }
+        if reports.iter().any(|r| r.model != first.model) {
+            axes.push("model".into());
+        }
+        for k in first.inputs.keys() {
+            if reports
+                .iter()
+                .any(|r| r.inputs.get(k) != first.inputs.get(k))
+            {
+                axes.push(k.clone());
+            }
+        }
+    }
+    Report::combine(reports, &axes, &[])
+}
+
+impl Command {
+    /// The command as a query over fields, once it has been converted to
+    /// one.
+    fn query(&self) -> Option<&dyn Query> {
+        match self {
+            Command::Point(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+impl Ctx {
+    /// The checks and notes every command's reports get: `--set`s and
+    /// `--achievable` actually used, no result overflowed, what-ifs noted.
+    fn finish(&self, mut reports: Vec<Report>) -> Result<Vec<Report>> {
+        self.check_sets_used()?;
+        Ctx::check_finite(&reports)?;
+        if !self.sets.is_empty() {
+            let list: Vec<String> = self
+                .sets
+                .iter()
+                .map(|s| format!("{}={}", s.path, s.value))
+                .collect();
+            for r in &mut reports {
+                r.note(format!(
+                    "what-if: --set {} replaces the file's figures",
+                    list.join(", ")
+                ));
+            }
+        }
+        Ok(reports)
+    }
+}
+
 /// Runs one parsed command line (no sweeps) and returns its reports.
 fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
     let ctx = Ctx::new(&cli.global)?;
@@ -355,7 +480,7 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Matmul(a) => matmul::run(a, ctx),
         Command::Fusion(c) => fusion::run(c, ctx),
         Command::Launch(a) => launch::run(a, ctx),
-        Command::Point(a) => point::run(a, ctx),
+        Command::Point(_) => unreachable!("point runs as a query"),
         Command::Occupancy(a) => occupancy::run(a, ctx),
         Command::Coalesce(a) => coalesce::run(a, ctx),
         Command::LittlesLaw(a) => littles_law::run(a, ctx),

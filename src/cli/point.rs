@@ -1,11 +1,12 @@
 //! `point`: a kernel's place on the roofline.
 
 use super::Ctx;
+use super::query::{Query, calc_fields, put};
 use clap::Args;
-use roofline::calc::point::{self, Work};
-use roofline::error::{Error, Result};
+use roofline::calc::point::{self, PointInputs};
+use roofline::error::Result;
+use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
-use roofline::units::{self, Dim};
 
 /// `point` flags.
 #[derive(Debug, Args)]
@@ -34,39 +35,26 @@ pub struct PointArgs {
     pub dtype: Option<String>,
 }
 
-fn intensity(text: &str) -> Result<f64> {
-    text.trim()
-        .trim_end_matches("FLOP/B")
-        .trim()
-        .parse::<f64>()
-        .map_err(|_| {
-            Error::input(
-                "--intensity",
-                format!("`{text}` is not a number (FLOP per byte)"),
-            )
-        })
-}
+impl Query for PointArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "hw", Some(self.hw.as_str()));
+        put(
+            &mut f,
+            "intensity",
+            self.intensity
+                .as_deref()
+                .map(|i| i.trim().trim_end_matches("FLOP/B").trim()),
+        );
+        put(&mut f, "flops", self.flops.as_deref());
+        put(&mut f, "bytes", self.bytes.as_deref());
+        put(&mut f, "dtype", self.dtype.as_deref());
+        Ok(f)
+    }
 
-/// Runs `point`.
-pub fn run(a: &PointArgs, ctx: &Ctx) -> Result<Vec<Report>> {
-    let work = match (&a.intensity, &a.flops, &a.bytes) {
-        (Some(i), _, _) => Work::Intensity(intensity(i)?),
-        (None, Some(f), Some(b)) => Work::Totals {
-            flops: units::parse(f, Dim::Flop).map_err(|e| Error::input("--flops", e))?,
-            bytes: units::parse(b, Dim::Bytes).map_err(|e| Error::input("--bytes", e))?,
-        },
-        _ => {
-            return Err(Error::usage(
-                "--intensity",
-                "give --intensity, or --flops and --bytes",
-            ));
-        }
-    };
-    ctx.hardware(&a.hw)?
-        .iter()
-        .map(|hw| {
-            let p = hw.precision(a.dtype.as_deref())?;
-            point::point(hw, p, ctx.mode, work)
-        })
-        .collect()
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        let hw = ctx.point_hardware(fields, None)?;
+        let inputs: PointInputs = from_fields(&calc_fields(fields))?;
+        Ok(point::cost(&hw, &inputs, ctx.mode)?.report(lean))
+    }
 }

@@ -57,7 +57,7 @@ impl Renderer for Csv {
             // no column name appears twice.
             // Only points of a sweep share the headline results; a table
             // inside one answer (tiles, precisions, launch modes) does not.
-            let shared_results: Vec<(&String, &Value)> = if report.rows_are_points {
+            let shared_results: Vec<(&String, &Value)> = if report.rows_are_points() {
                 report
                     .results
                     .iter()

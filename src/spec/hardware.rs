@@ -35,7 +35,8 @@ impl Kind {
 }
 
 /// Whether a rate is the datasheet's (speed of light) or measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// Datasheet peaks: the default.
     #[default]

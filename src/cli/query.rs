@@ -1,0 +1,143 @@
+//! Commands whose inputs are fields. The flags become a field map once;
+//! `--hw`/`--model` lists and `--sweep`s become the axes of a grid; the
+//! library evaluates the typed calculation at every point
+//! ([`roofline::sweep::evaluate`]). Errors about a field are reported as
+//! the flag of the same name.
+
+use super::Ctx;
+use roofline::error::{Error, Result};
+use roofline::inputs::Fields;
+use roofline::report::Report;
+use roofline::sweep::{self, Axis};
+use serde_json::Value;
+
+/// A command the sweep engine can evaluate point by point.
+pub trait Query {
+    /// The fields its flags give, kebab-case as typed; `hw` and `model`
+    /// hold the ids (a comma-separated list compares several).
+    fn fields(&self) -> Result<Fields>;
+    /// One point: every field has one value.
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report>;
+}
+
+/// The fields a calculation's inputs are built from: the point's fields
+/// less the hardware, the model and `--set` paths, which the context
+/// resolves.
+pub fn calc_fields(fields: &Fields) -> Fields {
+    fields
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "hw" | "model") && !k.contains('.'))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// Inserts a flag's value under its field name when it was given.
+pub fn put(f: &mut Fields, name: &str, v: Option<impl Into<Value>>) {
+    if let Some(v) = v {
+        f.insert(name.into(), v.into());
+    }
+}
+
+/// Runs a query: one report, or with `explain` one full report per point.
+pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result<Vec<Report>> {
+    let mut base = q.fields()?;
+    let mut axes: Vec<Axis> = Vec::new();
+    for (key, flag, what) in [("hw", "--hw", "hardware"), ("model", "--model", "model")] {
+        if let Some(Value::String(list)) = base.get(key) {
+            let items: Vec<Value> = list
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(Value::from)
+                .collect();
+            if items.is_empty() {
+                return Err(Error::input(
+                    flag,
+                    format!("no {what} named; give an id or a path"),
+                ));
+            }
+            if items.len() > 1 {
+                base.remove(key);
+                axes.push(Axis {
+                    name: key.into(),
+                    values: items,
+                });
+            } else {
+                base.insert(key.into(), items[0].clone());
+            }
+        }
+    }
+    for s in sweeps {
+        let sw = sweep::parse(s)?;
+        if axes.iter().any(|a| a.name == sw.name) {
+            return Err(Error::input(
+                "--sweep",
+                format!(
+                    "`{}` is swept twice (or is also a list); give all its values in one --sweep",
+                    sw.name
+                ),
+            ));
+        }
+        base.remove(&sw.name);
+        axes.push(sw.into());
+    }
+    let swept: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
+    let named = |e: Error| unknown_sweep(e, &swept);
+    if axes.is_empty() {
+        return Ok(vec![q.eval(ctx, &base, false)?]);
+    }
+    let at = |point: &[(&str, &Value)]| {
+        let mut f = base.clone();
+        for (k, v) in point {
+            f.insert((*k).to_string(), (*v).clone());
+        }
+        f
+    };
+    if explain {
+        let n = sweep::grid_size(&axes)?;
+        let mut out = Vec::with_capacity(n);
+        sweep::evaluate(&axes, |point, _| {
+            let r = q.eval(ctx, &at(point), false)?;
+            out.push(r);
+            Ok(Report::new_lean("", true))
+        })
+        .map_err(named)?;
+        return Ok(out);
+    }
+    Ok(vec![
+        sweep::evaluate(&axes, |point, lean| q.eval(ctx, &at(point), lean)).map_err(named)?,
+    ])
+}
+
+/// A sweep of a name the command does not take is a usage slip, reported
+/// against `--sweep` with the fields it does take.
+fn unknown_sweep(e: Error, swept: &[String]) -> Error {
+    if let Error::Field { field, message } = e.root()
+        && swept.contains(field)
+        && message.starts_with("unknown field")
+    {
+        let takes = message
+            .split_once("expected")
+            .map_or(String::new(), |(_, t)| format!("; it takes{t}"));
+        return Error::input(
+            "--sweep",
+            format!("`{field}` is not an input of this command{takes}"),
+        );
+    }
+    e
+}
+
+/// The error as the command line says it: a field is named as its flag.
+pub fn as_flags(e: Error) -> Error {
+    match e {
+        Error::Field { field, message } => Error::Input {
+            flag: format!("--{field}"),
+            message,
+        },
+        Error::At { point, source } => Error::At {
+            point,
+            source: Box::new(as_flags(*source)),
+        },
+        e => e,
+    }
+}

@@ -1,0 +1,367 @@
+//! Inputs named as fields. Every calculation takes a serde struct
+//! (`deny_unknown_fields`, kebab-case) built from a [`Fields`] map: the
+//! command line fills the map from its flags, a scenario file from its
+//! TOML, and a sweep replaces one entry per point. Errors name the field
+//! (`m`, `tile-k`); the command line turns a field into its flag.
+//!
+//! Quantities with units are newtypes ([`Bytes`], [`Seconds`], ...) that
+//! deserialize from a number or from text with a unit, so `"3.35 TB/s"`,
+//! `"4 KiB"` and `4096` all arrive in base units.
+
+use crate::error::{Error, Result};
+use crate::units::{self, Dim};
+use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+
+/// Input fields by kebab-case name, as the command line or a scenario
+/// file gives them.
+pub type Fields = serde_json::Map<String, Value>;
+
+/// Builds a calculation's inputs from fields; an error names the field.
+pub fn from_fields<T: DeserializeOwned>(fields: &Fields) -> Result<T> {
+    // The map is borrowed through a value deserializer so a sweep does not
+    // clone it per point.
+    let de = serde::de::value::MapDeserializer::new(fields.iter().map(|(k, v)| (k.as_str(), v)));
+    serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let msg = inner.to_string();
+        // serde reports an unknown or missing field at the parent path.
+        let field = if path == "." || path.is_empty() {
+            field_in_message(&msg).unwrap_or_default()
+        } else {
+            path
+        };
+        Error::Field {
+            field,
+            message: msg,
+        }
+    })
+}
+
+/// The field a serde message names (`unknown field `foo``).
+fn field_in_message(msg: &str) -> Option<String> {
+    let start = msg.find('`')? + 1;
+    let len = msg[start..].find('`')?;
+    Some(msg[start..start + len].to_string())
+}
+
+/// Parses a count: a whole number written plainly (`4096`), with
+/// separators (`1_000_000`, `1,000,000`) or in scientific notation (`1e6`).
+pub fn parse_count(s: &str) -> std::result::Result<u64, String> {
+    let t: String = s
+        .trim()
+        .chars()
+        .filter(|c| *c != '_' && *c != ',')
+        .collect();
+    if let Ok(n) = t.parse::<u64>() {
+        return Ok(n);
+    }
+    let v: f64 = t
+        .parse()
+        .map_err(|_| format!("`{s}` is not a whole number"))?;
+    count_from_f64(v).map_err(|e| format!("`{s}` {e}"))
+}
+
+fn count_from_f64(v: f64) -> std::result::Result<u64, &'static str> {
+    if !v.is_finite() || v < 0.0 {
+        return Err("is not a whole number of zero or more");
+    }
+    if v.fract() != 0.0 {
+        return Err("is not a whole number");
+    }
+    // 2^64 is the first f64 above u64::MAX.
+    if v >= 18_446_744_073_709_551_616.0 {
+        return Err("is too large for a 64-bit count");
+    }
+    Ok(v as u64)
+}
+
+/// A whole number of things (rows, threads, tokens): from an integer, an
+/// integral float or text such as `1e6` or `1_000_000`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Count(pub u64);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Count;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a whole number of zero or more")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Count, E> {
+                Ok(Count(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Count, E> {
+                u64::try_from(v)
+                    .map(Count)
+                    .map_err(|_| E::custom(format!("`{v}` is not a whole number of zero or more")))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Count, E> {
+                count_from_f64(v)
+                    .map(Count)
+                    .map_err(|e| E::custom(format!("`{v}` {e}")))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Count, E> {
+                parse_count(v).map(Count).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A dimensionless number (an intensity, a ratio): from a number or text.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+#[serde(transparent)]
+pub struct Number(pub f64);
+
+impl<'de> Deserialize<'de> for Number {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Number;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Number, E> {
+                Ok(Number(v as f64))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Number, E> {
+                Ok(Number(v as f64))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Number, E> {
+                finite(v).map(Number).map_err(E::custom)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Number, E> {
+                let t = v.trim().replace('_', "");
+                let x: f64 = t
+                    .parse()
+                    .map_err(|_| E::custom(format!("`{v}` is not a number")))?;
+                finite(x).map(Number).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn finite(v: f64) -> std::result::Result<f64, String> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("`{v}` is not a finite number"))
+    }
+}
+
+macro_rules! quantity {
+    ($(#[$doc:meta])* $name:ident, $dim:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+        #[serde(transparent)]
+        pub struct $name(pub f64);
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                quantity(d, $dim).map($name)
+            }
+        }
+    };
+}
+
+quantity!(
+    /// Bytes: `4 KiB`, `80 GB`, or a bare number of bytes.
+    Bytes,
+    Dim::Bytes
+);
+quantity!(
+    /// Bytes per second: `3.35 TB/s`.
+    BytesPerSec,
+    Dim::BytesPerSec
+);
+quantity!(
+    /// Floating-point operations: `137.4 GFLOP`, or a bare count.
+    Flop,
+    Dim::Flop
+);
+quantity!(
+    /// Floating-point operations per second: `989 TFLOP/s`.
+    FlopPerSec,
+    Dim::FlopPerSec
+);
+quantity!(
+    /// A frequency: `1.8 GHz`.
+    Hz,
+    Dim::Hz
+);
+quantity!(
+    /// Clock cycles: `500 cycles`, or a bare count.
+    Cycles,
+    Dim::Cycles
+);
+quantity!(
+    /// A time: `5 us`, `4.0 ms`.
+    Seconds,
+    Dim::Seconds
+);
+
+/// Deserializes a quantity of `dim` from text with a unit, or from a bare
+/// number where the dimension allows one.
+fn quantity<'de, D: Deserializer<'de>>(d: D, dim: Dim) -> std::result::Result<f64, D::Error> {
+    struct V(Dim);
+    impl Visitor<'_> for V {
+        type Value = f64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "a number with a unit ({})", self.0.accepted())
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<f64, E> {
+            self.visit_f64(v as f64)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<f64, E> {
+            self.visit_f64(v as f64)
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<f64, E> {
+            if !self.0.bare_ok() {
+                return Err(E::custom(format!(
+                    "`{v}` has no unit; expected one of {}",
+                    self.0.accepted()
+                )));
+            }
+            finite(v).map_err(E::custom)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<f64, E> {
+            units::parse(v, self.0).map_err(E::custom)
+        }
+    }
+    d.deserialize_any(V(dim))
+}
+
+/// Checks that a quantity is a finite number above zero.
+pub fn positive(field: &str, v: f64) -> Result<f64> {
+    if !v.is_finite() || v <= 0.0 {
+        return Err(Error::field(
+            field,
+            "must be a finite number greater than zero",
+        ));
+    }
+    Ok(v)
+}
+
+/// Checks that a quantity is a finite number of zero or more.
+pub fn non_negative(field: &str, v: f64) -> Result<f64> {
+    if !v.is_finite() || v < 0.0 {
+        return Err(Error::field(
+            field,
+            "must be a finite number of zero or more",
+        ));
+    }
+    Ok(v)
+}
+
+/// Checks that a count is at least one.
+pub fn at_least_one(field: &str, n: u64) -> Result<u64> {
+    if n == 0 {
+        return Err(Error::field(field, "must be a whole number of at least 1"));
+    }
+    Ok(n)
+}
+
+/// Multiplies counts, naming `field` if the product overflows 64 bits.
+pub fn mul(field: &str, factors: &[u64]) -> Result<u64> {
+    factors.iter().try_fold(1u64, |acc, &f| {
+        acc.checked_mul(f)
+            .ok_or_else(|| Error::field(field, "the product is too large for a 64-bit count"))
+    })
+}
+
+/// Checks that a derived quantity is finite and, where `nonzero`, not
+/// underflowed to zero: bad data, naming the quantity.
+pub fn finite_result(what: &str, v: f64, nonzero: bool) -> Result<f64> {
+    if !v.is_finite() {
+        return Err(Error::Unsupported(format!(
+            "`{what}` overflowed to infinity; the inputs are too large to compute with"
+        )));
+    }
+    if nonzero && v == 0.0 {
+        return Err(Error::Unsupported(format!(
+            "`{what}` underflowed to zero; the inputs are too small to compute with"
+        )));
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "kebab-case")]
+    struct Sample {
+        m: Count,
+        bandwidth: Option<BytesPerSec>,
+        #[serde(default)]
+        tile_k: Option<Count>,
+    }
+
+    fn fields(v: Value) -> Fields {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn fields_parse_numbers_and_text() {
+        let s: Sample = from_fields(&fields(
+            json!({"m": "1e3", "bandwidth": "3.35 TB/s", "tile-k": 64}),
+        ))
+        .unwrap();
+        assert_eq!(s.m, Count(1000));
+        assert_eq!(s.bandwidth, Some(BytesPerSec(3.35e12)));
+        assert_eq!(s.tile_k, Some(Count(64)));
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = from_fields::<Sample>(&fields(json!({"m": "-5"}))).unwrap_err();
+        assert!(
+            matches!(&e, Error::Field { field, .. } if field == "m"),
+            "{e}"
+        );
+        let e = from_fields::<Sample>(&fields(json!({"m": 1, "tile-k": "x"}))).unwrap_err();
+        assert!(
+            matches!(&e, Error::Field { field, .. } if field == "tile-k"),
+            "{e}"
+        );
+        let e = from_fields::<Sample>(&fields(json!({"m": 1, "bandwidth": 5}))).unwrap_err();
+        assert!(e.to_string().contains("no unit"), "{e}");
+        let e = from_fields::<Sample>(&fields(json!({"m": 1, "nope": 5}))).unwrap_err();
+        assert!(
+            matches!(&e, Error::Field { field, .. } if field == "nope"),
+            "{e}"
+        );
+        let e = from_fields::<Sample>(&fields(json!({}))).unwrap_err();
+        assert!(
+            matches!(&e, Error::Field { field, .. } if field == "m"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("4096"), Ok(4096));
+        assert_eq!(parse_count("1e6"), Ok(1_000_000));
+        assert_eq!(parse_count("1,000,000"), Ok(1_000_000));
+        assert_eq!(parse_count("18446744073709551615"), Ok(u64::MAX));
+        for bad in ["1.5", "-5", "1e20", "nan", "abc"] {
+            assert!(parse_count(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn overflow_is_named() {
+        assert_eq!(mul("x", &[3, 4]).unwrap(), 12);
+        let e = mul("m", &[u64::MAX, 2]).unwrap_err();
+        assert!(matches!(&e, Error::Field { field, .. } if field == "m"));
+    }
+}
