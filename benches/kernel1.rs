@@ -6,7 +6,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use roofline::calc::coalesce::{Access, Granularity, coalesce};
 use roofline::calc::littles_law::{Demand, Latency, littles_law};
 use roofline::calc::occupancy::{Kernel, limits, occupancy};
-use roofline::calc::point::{Work, point};
+use roofline::calc::point::{self, PointInputs};
 use roofline::catalog::Catalog;
 use roofline::precision;
 use roofline::render::Format;
@@ -25,13 +25,13 @@ fn bench(c: &mut Criterion) {
     });
     c.bench_function("point report + table", |b| {
         b.iter(|| {
-            let r = point(
+            let r = point::cost(
                 &hw,
-                bf16,
+                &PointInputs::at_intensity(black_box(1.0), bf16.name),
                 Mode::SpeedOfLight,
-                Work::Intensity(black_box(1.0)),
             )
-            .unwrap();
+            .unwrap()
+            .report(false);
             table.render(&r)
         })
     });

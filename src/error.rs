@@ -69,6 +69,15 @@ pub enum Error {
         /// What was wrong and what was expected.
         message: String,
     },
+    /// An input a calculation needs that was not given (exit 2, as a
+    /// missing flag is).
+    #[error("field `{field}`: {message}")]
+    MissingInput {
+        /// The kebab-case input field.
+        field: String,
+        /// What to give.
+        message: String,
+    },
     /// An error at one point of a sweep or comparison.
     #[error("at {point}: {source}")]
     At {
@@ -133,7 +142,7 @@ impl Error {
             | Error::Field { .. } => 65,
             Error::At { source, .. } => source.exit_code(),
             Error::NoAnswer(_) => 1,
-            Error::Usage { .. } => 2,
+            Error::Usage { .. } | Error::MissingInput { .. } => 2,
             Error::Io { .. } => 74,
         }
     }
@@ -149,6 +158,14 @@ impl Error {
     /// Shorthand for an invalid input field.
     pub fn field(field: impl Into<String>, message: impl fmt::Display) -> Self {
         Error::Field {
+            field: field.into(),
+            message: message.to_string(),
+        }
+    }
+
+    /// Shorthand for a missing input.
+    pub fn missing_input(field: impl Into<String>, message: impl fmt::Display) -> Self {
+        Error::MissingInput {
             field: field.into(),
             message: message.to_string(),
         }

@@ -34,9 +34,16 @@ pub fn from_fields<T: DeserializeOwned>(fields: &Fields) -> Result<T> {
         } else {
             path
         };
-        Error::Field {
-            field,
-            message: msg,
+        if msg.starts_with("missing field") {
+            Error::MissingInput {
+                message: format!("give `{field}`"),
+                field,
+            }
+        } else {
+            Error::Field {
+                field,
+                message: msg,
+            }
         }
     })
 }
@@ -342,9 +349,10 @@ mod tests {
         );
         let e = from_fields::<Sample>(&fields(json!({}))).unwrap_err();
         assert!(
-            matches!(&e, Error::Field { field, .. } if field == "m"),
+            matches!(&e, Error::MissingInput { field, .. } if field == "m"),
             "{e}"
         );
+        assert_eq!(e.exit_code(), 2);
     }
 
     #[test]

@@ -114,7 +114,7 @@ pub fn parse(text: &str) -> Result<Sweep> {
                 }
                 // Counted in f64 first: a tiny step overflows any integer.
                 let n = ((hi - lo) / step + 1e-9).floor() + 1.0;
-                if !(n <= MAX_POINTS as f64) {
+                if n.is_nan() || n > MAX_POINTS as f64 {
                     return Err(Error::input(
                         "--sweep",
                         format!(
@@ -209,7 +209,7 @@ pub fn axis_key(name: &str) -> String {
 pub fn grid_size(axes: &[Axis]) -> Result<usize> {
     let mut n: usize = 1;
     for a in axes {
-        n = n.checked_mul(a.values.len()).unwrap_or(usize::MAX);
+        n = n.saturating_mul(a.values.len());
     }
     if n > MAX_POINTS {
         let names: Vec<String> = axes
@@ -366,7 +366,8 @@ mod grid_tests {
         );
         let e = grid_size(&[axis("a", 1000), axis("b", 1001)]).unwrap_err();
         assert!(e.to_string().contains("1,001,000 points"), "{e}");
-        let e = grid_size(&[axis("a", usize::MAX), axis("b", 3)]).unwrap_err();
+        let e = grid_size(&[axis("a", 10_000), axis("b", 10_000)]).unwrap_err();
+        assert!(e.to_string().contains("100,000,000 points"), "{e}");
         assert_eq!(e.exit_code(), 65);
     }
 

@@ -4,7 +4,7 @@
 
 use roofline::calc::coalesce::{Access, Granularity, coalesce};
 use roofline::calc::littles_law::{Demand, Latency, littles_law};
-use roofline::calc::point::{Work, point};
+use roofline::calc::point::{self, PointInputs, Work};
 use roofline::catalog::Catalog;
 use roofline::precision;
 use roofline::report::Report;
@@ -41,13 +41,13 @@ fn close(id: &str, got: f64, expected: f64, tol: f64) {
 }
 
 fn pt(h: &Hardware, dtype: &str, work: Work) -> Report {
-    point(
-        h,
-        precision::lookup(dtype).unwrap(),
-        Mode::SpeedOfLight,
-        work,
-    )
-    .unwrap()
+    let inputs = match work {
+        Work::Intensity(i) => PointInputs::at_intensity(i, dtype),
+        Work::Totals { flops, bytes } => PointInputs::totals(flops, bytes, dtype),
+    };
+    point::cost(h, &inputs, Mode::SpeedOfLight)
+        .unwrap()
+        .report(false)
 }
 
 fn ridge(h: &Hardware, dtype: &str) -> f64 {

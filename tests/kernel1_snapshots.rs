@@ -5,7 +5,7 @@
 use roofline::calc::coalesce::{Access, Granularity, coalesce};
 use roofline::calc::littles_law::{Demand, Latency, littles_law};
 use roofline::calc::occupancy::{Kernel, occupancy};
-use roofline::calc::point::{Work, point};
+use roofline::calc::point::{self, PointInputs};
 use roofline::catalog::Catalog;
 use roofline::precision;
 use roofline::render::{Explain, Format, Renderer};
@@ -28,20 +28,22 @@ fn explain(r: &Report) -> String {
 
 #[test]
 fn point_snapshots() {
-    let p = precision::lookup("bf16").unwrap();
-    let r = point(&h200(), p, Mode::SpeedOfLight, Work::Intensity(1.0)).unwrap();
+    let r = point::cost(
+        &h200(),
+        &PointInputs::at_intensity(1.0, "bf16"),
+        Mode::SpeedOfLight,
+    )
+    .unwrap()
+    .report(false);
     insta::assert_snapshot!("point_table", table(&r));
     insta::assert_json_snapshot!("point_json", r);
-    let r = point(
+    let r = point::cost(
         &h200(),
-        p,
+        &PointInputs::totals(2.0 * 4096f64.powi(3), 3.0 * 4096f64.powi(2) * 2.0, "bf16"),
         Mode::SpeedOfLight,
-        Work::Totals {
-            flops: 2.0 * 4096f64.powi(3),
-            bytes: 3.0 * 4096f64.powi(2) * 2.0,
-        },
     )
-    .unwrap();
+    .unwrap()
+    .report(false);
     insta::assert_snapshot!("point_totals_explain", explain(&r));
 }
 

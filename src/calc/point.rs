@@ -41,6 +41,25 @@ pub enum Work {
 }
 
 impl PointInputs {
+    /// Inputs for an intensity at a precision.
+    pub fn at_intensity(intensity: f64, dtype: &str) -> Self {
+        PointInputs {
+            intensity: Some(Number(intensity)),
+            dtype: Some(dtype.into()),
+            ..Default::default()
+        }
+    }
+
+    /// Inputs for a kernel's FLOPs and bytes at a precision.
+    pub fn totals(flops: f64, bytes: f64, dtype: &str) -> Self {
+        PointInputs {
+            flops: Some(Flop(flops)),
+            bytes: Some(Bytes(bytes)),
+            dtype: Some(dtype.into()),
+            ..Default::default()
+        }
+    }
+
     /// The work the inputs describe, validated: exactly one of `intensity`
     /// or the (`flops`, `bytes`) pair, each finite and above zero.
     pub fn work(&self) -> Result<Work> {
@@ -54,9 +73,13 @@ impl PointInputs {
                 "intensity",
                 "give an intensity, or flops and bytes, not both",
             )),
-            (None, Some(_), None) => Err(Error::field("bytes", "flops needs bytes as well")),
-            (None, None, Some(_)) => Err(Error::field("flops", "bytes needs flops as well")),
-            (None, None, None) => Err(Error::field(
+            (None, Some(_), None) => {
+                Err(Error::missing_input("bytes", "flops needs bytes as well"))
+            }
+            (None, None, Some(_)) => {
+                Err(Error::missing_input("flops", "bytes needs flops as well"))
+            }
+            (None, None, None) => Err(Error::missing_input(
                 "intensity",
                 "give an intensity, or flops and bytes",
             )),

@@ -172,6 +172,7 @@ pub struct Ctx {
     /// sweep parses each file once.
     hw_cache: std::cell::RefCell<std::collections::HashMap<String, Rc<Hardware>>>,
     /// Models loaded for sweep points, likewise.
+    #[allow(dead_code)] // read by the model commands as they become queries
     model_cache: std::cell::RefCell<std::collections::HashMap<String, Rc<Model>>>,
 }
 
@@ -281,6 +282,7 @@ impl Ctx {
 
     /// The model of one point: its `model` field; loaded once per id and
     /// `--set`.
+    #[allow(dead_code)] // used by the model commands as they become queries
     pub fn point_model(&self, fields: &roofline::inputs::Fields) -> Result<Rc<Model>> {
         let (h, _) = self.read.get();
         self.read.set((h, true));
@@ -480,7 +482,7 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Matmul(a) => matmul::run(a, ctx),
         Command::Fusion(c) => fusion::run(c, ctx),
         Command::Launch(a) => launch::run(a, ctx),
-        Command::Point(_) => unreachable!("point runs as a query"),
+        Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Occupancy(a) => occupancy::run(a, ctx),
         Command::Coalesce(a) => coalesce::run(a, ctx),
         Command::LittlesLaw(a) => littles_law::run(a, ctx),

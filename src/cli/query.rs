@@ -134,6 +134,15 @@ pub fn as_flags(e: Error) -> Error {
             flag: format!("--{field}"),
             message,
         },
+        Error::MissingInput { field, message } => Error::Usage {
+            flag: format!("--{field}"),
+            message: message
+                .replace(
+                    "give an intensity, or flops and bytes",
+                    "give --intensity, or --flops and --bytes",
+                )
+                .replace(&format!("give `{field}`"), &format!("give --{field}")),
+        },
         Error::At { point, source } => Error::At {
             point,
             source: Box::new(as_flags(*source)),
