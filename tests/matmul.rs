@@ -105,7 +105,8 @@ fn b_mnk_is_the_tiled_bytes_at_tile_2() {
 fn tiled_table_4096_002_s7_8() {
     // One row of the lecture's table per tile: the case ids of each cell,
     // then (bytes, bytes tolerance, intensity, TFLOP/s, ms).
-    let table: [(u64, [&str; 5], f64, f64, f64, f64, f64); 4] = [
+    type Cells = (f64, f64, f64, f64, f64);
+    let table: [(u64, [&str; 5], Cells); 4] = [
         (
             32,
             [
@@ -115,11 +116,7 @@ fn tiled_table_4096_002_s7_8() {
                 "lec-7.8-tiled-4096-block32-time",
                 "lec-7.8-tiled-4096-block32-vs-naive",
             ],
-            8.59e9,
-            0.006,
-            16.0,
-            53.6,
-            2.56,
+            (8.59e9, 0.006, 16.0, 53.6, 2.56),
         ),
         (
             64,
@@ -130,11 +127,7 @@ fn tiled_table_4096_002_s7_8() {
                 "lec-7.8-tiled-4096-block64-time",
                 "lec-7.8-tiled-4096-block64-vs-naive",
             ],
-            4.29e9,
-            0.006,
-            32.0,
-            107.0,
-            1.28,
+            (4.29e9, 0.006, 32.0, 107.0, 1.28),
         ),
         (
             128,
@@ -145,11 +138,7 @@ fn tiled_table_4096_002_s7_8() {
                 "lec-7.8-tiled-4096-block128-time",
                 "lec-7.8-tiled-4096-block128-vs-naive",
             ],
-            2.15e9,
-            0.01,
-            64.0,
-            214.0,
-            0.64,
+            (2.15e9, 0.01, 64.0, 214.0, 0.64),
         ),
         (
             256,
@@ -160,17 +149,13 @@ fn tiled_table_4096_002_s7_8() {
                 "lec-7.8-tiled-4096-block256-time",
                 "lec-7.8-tiled-4096-block256-vs-naive",
             ],
-            1.07e9,
-            0.006,
-            128.0,
-            429.0,
-            0.32,
+            (1.07e9, 0.006, 128.0, 429.0, 0.32),
         ),
     ];
     // The default report carries the table as rows, one per tile.
     let with_table = cost(&MatmulInputs::new(4096, 4096, 4096));
     let rows = with_table.report(false);
-    for (tile, ids, bytes, btol, intensity, tflops, ms) in table {
+    for (tile, ids, (bytes, btol, intensity, tflops, ms)) in table {
         let c = cost(&sq(4096, 4096, 4096, tile));
         let t = c.tile;
         close(ids[0], t.tiled_bytes, bytes, btol);
