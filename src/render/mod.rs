@@ -107,23 +107,6 @@ pub(crate) fn input_label(key: &str) -> String {
     k.replace('_', " ")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_bandwidth_input_is_a_rate_not_a_time() {
-        let r = Report::new("t");
-        let v = serde_json::Value::from(3.35e12);
-        assert_eq!(format_input("bandwidth_bytes_per_s", &v, &r), "3.35 TB/s");
-        assert_eq!(format_input("peak_flops_per_s", &v, &r), "3.35 TFLOP/s");
-        assert_eq!(
-            format_input("overhead_s", &serde_json::Value::from(5e-6), &r),
-            "5 us"
-        );
-    }
-}
-
 /// The heading line: command, hardware, model.
 pub(crate) fn title(report: &Report) -> String {
     let mut t = report.command.clone();
@@ -158,4 +141,21 @@ pub(crate) fn format_input(key: &str, v: &serde_json::Value, report: &Report) ->
         Unit::None
     };
     unit.format_value(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bandwidth_input_is_a_rate_not_a_time() {
+        let r = Report::new("t");
+        let v = serde_json::Value::from(3.35e12);
+        assert_eq!(format_input("bandwidth_bytes_per_s", &v, &r), "3.35 TB/s");
+        assert_eq!(format_input("peak_flops_per_s", &v, &r), "3.35 TFLOP/s");
+        assert_eq!(
+            format_input("overhead_s", &serde_json::Value::from(5e-6), &r),
+            "5 us"
+        );
+    }
 }
