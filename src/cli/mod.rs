@@ -13,6 +13,7 @@ mod coalesce;
 mod littles_law;
 mod occupancy;
 mod point;
+pub mod run;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roofline::catalog::Catalog;
@@ -134,6 +135,29 @@ pub enum Command {
     /// Launch overhead per step, eager against CUDA graphs, and what fusing
     /// to fewer kernels saves.
     Launch(launch::LaunchArgs),
+    /// Run a scenario file: a saved study of queries, sweeps and charts.
+    Run(run::RunArgs),
+}
+
+/// What a command line produces: reports to render, or a finished
+/// document (a scenario).
+pub enum Output {
+    /// Reports, rendered in the chosen format.
+    Reports(Vec<Report>),
+    /// Bytes already rendered.
+    Bytes(Vec<u8>),
+}
+
+/// Parses and runs a command line, scenarios included.
+pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
+    if let Ok(cli) = parse(argv)
+        && let Command::Run(a) = &cli.command
+    {
+        let bytes = run::run(a, &cli.global)?;
+        return Ok((cli.global, Output::Bytes(bytes)));
+    }
+    let (g, reports) = run(argv)?;
+    Ok((g, Output::Reports(reports)))
 }
 
 /// Parses a command line. Every subcommand accepts negative numbers as
@@ -486,6 +510,10 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Occupancy(a) => occupancy::run(a, ctx),
         Command::Coalesce(a) => coalesce::run(a, ctx),
         Command::LittlesLaw(a) => littles_law::run(a, ctx),
+        Command::Run(_) => Err(Error::usage(
+            "run",
+            "a scenario cannot be swept; put sweeps inside its queries",
+        )),
     }
 }
 
