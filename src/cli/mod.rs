@@ -79,6 +79,7 @@ impl From<FormatArg> for Format {
 
 /// Flags shared by every command.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Options every command takes")]
 pub struct Global {
     /// Output format.
     #[arg(long, global = true, value_enum, default_value_t = FormatArg::Table)]
@@ -90,8 +91,9 @@ pub struct Global {
     /// memory.hbm-bandwidth="4.8 TB/s" (kebab-case path, as in the files).
     #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Vary a flag: NAME=a,b,c (list), NAME=lo..hi (powers of two) or
-    /// NAME=lo..hi:step (linear). One row per point.
+    /// Vary an input (a flag's name without dashes): NAME=a,b,c (list),
+    /// NAME=lo..hi (powers of two) or NAME=lo..hi:step (linear); repeat for
+    /// a grid. One row per point.
     #[arg(long, global = true, value_name = "NAME=VALUES")]
     pub sweep: Vec<String>,
     /// Use the hardware file's measured (achievable) figures instead of the
@@ -359,7 +361,7 @@ impl Ctx {
     fn check_sets_used(&self) -> Result<()> {
         let (hw, model) = self.read.get();
         if self.mode == Mode::Achievable && !hw {
-            return Err(roofline::Error::input(
+            return Err(roofline::Error::usage(
                 "--achievable",
                 "this command reads no hardware file, so there are no measured figures to use",
             ));
