@@ -96,6 +96,10 @@ pub struct Global {
     /// a grid. One row per point.
     #[arg(long, global = true, value_name = "NAME=VALUES")]
     pub sweep: Vec<String>,
+    /// Tables show every intermediate result, not only the answer and the
+    /// figures that decide it (JSON and CSV always carry every result).
+    #[arg(long, global = true)]
+    pub all: bool,
     /// Use the hardware file's measured (achievable) figures instead of the
     /// datasheet's speed-of-light ones.
     #[arg(long, global = true)]
