@@ -425,6 +425,9 @@ impl Command {
     fn query(&self) -> Option<&dyn Query> {
         match self {
             Command::Point(a) => Some(a),
+            Command::Fusion(c) => Some(c.query()),
+            Command::Launch(a) => Some(a),
+            Command::Model(model::ModelCommand::Show(a)) => Some(a),
             _ => None,
         }
     }
@@ -478,10 +481,13 @@ fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
 fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
     match &cli.command {
         Command::Hw(c) => hw::run(c, ctx),
-        Command::Model(c) => model::run(c, ctx),
+        Command::Model(model::ModelCommand::List) => model::list(ctx),
+        Command::Model(model::ModelCommand::Show(a)) => {
+            query::run(a, ctx, &[], false).map_err(query::as_flags)
+        }
         Command::Matmul(a) => matmul::run(a, ctx),
-        Command::Fusion(c) => fusion::run(c, ctx),
-        Command::Launch(a) => launch::run(a, ctx),
+        Command::Fusion(c) => query::run(c.query(), ctx, &[], false).map_err(query::as_flags),
+        Command::Launch(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Occupancy(a) => occupancy::run(a, ctx),
         Command::Coalesce(a) => coalesce::run(a, ctx),
