@@ -237,7 +237,13 @@ fn setup(
     })
 }
 
-fn finish(hw: &Hardware, mode: Mode, s: Setup, sides: Sides, pattern: Pattern) -> Result<FusionCost> {
+fn finish(
+    hw: &Hardware,
+    mode: Mode,
+    s: Setup,
+    sides: Sides,
+    pattern: Pattern,
+) -> Result<FusionCost> {
     let flops = finite_result("flops", sides.flops, false)?;
     let unfused_bytes = finite_result("unfused_bytes", sides.unfused_bytes, true)?;
     let fused_bytes = finite_result("fused_bytes", sides.fused_bytes, true)?;

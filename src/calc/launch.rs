@@ -462,7 +462,10 @@ pub fn cost_with(
 ) -> Result<LaunchCost> {
     let kernels = Kernels::of(i)?;
     let n = kernels.per_step()?;
-    if overheads.first().is_none_or(|o| o.mode != LaunchMode::Eager) {
+    if overheads
+        .first()
+        .is_none_or(|o| o.mode != LaunchMode::Eager)
+    {
         return Err(Error::missing_input(
             "overhead",
             "give `overhead`: the eager overhead is needed for the headline figures",
@@ -676,7 +679,8 @@ impl LaunchCost {
                     .insert("per_kernel_s".into(), m.overhead.per_kernel_s.into());
                 row.results
                     .insert("launch_time_s".into(), m.launch_time_s.into());
-                row.results.insert("step_time_s".into(), m.step_time_s.into());
+                row.results
+                    .insert("step_time_s".into(), m.step_time_s.into());
                 row.results
                     .insert("launch_fraction".into(), m.launch_fraction.into());
                 r.rows.push(row);

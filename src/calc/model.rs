@@ -457,10 +457,7 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
         kv_elements_per_token_per_layer: kv_elements,
         kv_bytes_per_token_per_layer: per_layer,
         kv_bytes_per_token: per_layer * m.layers.get() as f64,
-        active_fraction: m
-            .moe
-            .as_ref()
-            .map(|_| p.active as f64 / p.total as f64),
+        active_fraction: m.moe.as_ref().map(|_| p.active as f64 / p.total as f64),
         architecture: Architecture {
             attention: a.kind,
             layers: m.layers.get(),
@@ -526,7 +523,10 @@ impl ModelCost {
                         "{} - {} + {}",
                         grouped(p.total.into()),
                         grouped(p.routed_experts.into()),
-                        grouped(u128::from(p.active) + u128::from(p.routed_experts) - u128::from(p.total))
+                        grouped(
+                            u128::from(p.active) + u128::from(p.routed_experts)
+                                - u128::from(p.total)
+                        )
                     ))
             } else {
                 Quantity::new("active parameters per token", Unit::Count)
@@ -604,10 +604,22 @@ impl ModelCost {
             });
         };
         count(r, "layers", "layers (L)", a.layers, "layers");
-        count(r, "hidden_size", "hidden size (d)", a.hidden_size, "hidden-size");
+        count(
+            r,
+            "hidden_size",
+            "hidden size (d)",
+            a.hidden_size,
+            "hidden-size",
+        );
         count(r, "vocab_size", "vocabulary", a.vocab_size, "vocab-size");
         count(r, "heads", "query heads (h)", a.heads, "attention.heads");
-        count(r, "kv_heads", "KV heads (h_kv)", a.kv_heads, "attention.kv-heads");
+        count(
+            r,
+            "kv_heads",
+            "KV heads (h_kv)",
+            a.kv_heads,
+            "attention.kv-heads",
+        );
         if let (Some(dh), Some(hd)) = (a.head_dim, a.heads_x_head_dim) {
             r.result("head_dim", dh as f64, || {
                 Quantity::new("head dimension (d_h)", Unit::Count)

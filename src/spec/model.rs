@@ -346,7 +346,11 @@ fn document_error(src: &str, origin: &Origin, e: &toml_edit::TomlError) -> Error
         .span()
         .and_then(|s| src.get(s))
         .map(str::trim)
-        .filter(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '_' || c == '+'));
+        .filter(|v| {
+            !v.is_empty()
+                && v.chars()
+                    .all(|c| c.is_ascii_digit() || c == '_' || c == '+')
+        });
     let mut message = match value {
         Some(v) => format!(
             "`{v}` is larger than a TOML integer can be (at most {})",
