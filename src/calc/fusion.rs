@@ -175,14 +175,16 @@ pub struct FusionCost {
     pub intensity: f64,
 }
 
-fn count(field: &str, v: Option<Count>, default: Option<u64>) -> Result<u64> {
+/// A count input: given, else its default, else a missing input saying
+/// what it is.
+fn count(field: &str, v: Option<Count>, default: Result<u64, &str>) -> Result<u64> {
     let n = match (v, default) {
         (Some(c), _) => c.0,
-        (None, Some(d)) => d,
-        (None, None) => {
+        (None, Ok(d)) => d,
+        (None, Err(what)) => {
             return Err(crate::error::Error::missing_input(
                 field,
-                format!("give `{field}`"),
+                format!("give `{field}`, {what}"),
             ));
         }
     };
@@ -290,8 +292,8 @@ fn finish(
 /// row sum; divide) traverse it five times, one fused kernel twice (three
 /// times when a row does not fit in shared memory).
 pub fn softmax(hw: &Hardware, i: &SoftmaxInputs, mode: Mode) -> Result<FusionCost> {
-    let rows = count("rows", i.rows, None)?;
-    let cols = count("cols", i.cols, None)?;
+    let rows = count("rows", i.rows, Err("the rows of the matrix"))?;
+    let cols = count("cols", i.cols, Err("the length of a row"))?;
     let ops = positive("ops-per-element", i.ops_per_element.map_or(5.0, |n| n.0))?;
     let s = setup(hw, i.dtype.as_deref(), i.overhead, mode)?;
     let (rf, cf) = (rows as f64, cols as f64);
@@ -326,9 +328,9 @@ pub fn softmax(hw: &Hardware, i: &SoftmaxInputs, mode: Mode) -> Result<FusionCos
 /// reading `inputs` tensors and writing one; fused, the chain reads its
 /// distinct inputs once and writes once.
 pub fn chain(hw: &Hardware, i: &ChainInputs, mode: Mode) -> Result<FusionCost> {
-    let ops = count("ops", i.ops, None)?;
-    let elements = count("elements", i.elements, None)?;
-    let inputs = count("inputs", i.inputs, Some(1))?;
+    let ops = count("ops", i.ops, Err("the kernels in the chain"))?;
+    let elements = count("elements", i.elements, Err("the elements of each tensor"))?;
+    let inputs = count("inputs", i.inputs, Ok(1))?;
     let flops_per_op = non_negative("flops-per-op", i.flops_per_op.map_or(1.0, |n| n.0))?;
     let s = setup(hw, i.dtype.as_deref(), i.overhead, mode)?;
     let (of, ef, inf) = (ops as f64, elements as f64, inputs as f64);
@@ -357,9 +359,9 @@ pub fn chain(hw: &Hardware, i: &ChainInputs, mode: Mode) -> Result<FusionCost> {
 /// GEMM stores the pre-activation, the activation kernel loads it and
 /// stores its result; fused into the epilogue, the GEMM stores once.
 pub fn epilogue(hw: &Hardware, i: &EpilogueInputs, mode: Mode) -> Result<FusionCost> {
-    let tokens = count("tokens", i.tokens, None)?;
-    let width = count("width", i.width, None)?;
-    let layers = count("layers", i.layers, Some(1))?;
+    let tokens = count("tokens", i.tokens, Err("the rows of the GEMM output"))?;
+    let width = count("width", i.width, Err("the width of the GEMM output"))?;
+    let layers = count("layers", i.layers, Ok(1))?;
     let ops = non_negative("ops-per-element", i.ops_per_element.map_or(1.0, |n| n.0))?;
     let s = setup(hw, i.dtype.as_deref(), i.overhead, mode)?;
     let (tf, wf) = (tokens as f64, width as f64);
