@@ -13,6 +13,8 @@ mod coalesce;
 mod littles_law;
 mod occupancy;
 mod point;
+pub mod run;
+mod shell;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roofline::catalog::Catalog;
@@ -134,6 +136,41 @@ pub enum Command {
     /// Launch overhead per step, eager against CUDA graphs, and what fusing
     /// to fewer kernels saves.
     Launch(launch::LaunchArgs),
+    /// Run a scenario file: a saved study of queries, sweeps and charts.
+    Run(run::RunArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff): `roofline man | man -l -`.
+    Man,
+}
+
+/// What a command line produces: reports to render, or a finished
+/// document (a scenario).
+pub enum Output {
+    /// Reports, rendered in the chosen format.
+    Reports(Vec<Report>),
+    /// Bytes already rendered.
+    Bytes(Vec<u8>),
+}
+
+/// Parses and runs a command line, scenarios included.
+pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
+    if let Ok(cli) = parse(argv) {
+        let bytes = match &cli.command {
+            Command::Run(a) => Some(run::run(a, &cli.global)?),
+            Command::Completions(a) => Some(shell::completions(a)),
+            Command::Man => Some(shell::man().map_err(|e| Error::Io {
+                path: "the man page".into(),
+                source: e,
+            })?),
+            _ => None,
+        };
+        if let Some(bytes) = bytes {
+            return Ok((cli.global, Output::Bytes(bytes)));
+        }
+    }
+    let (g, reports) = run(argv)?;
+    Ok((g, Output::Reports(reports)))
 }
 
 /// Parses a command line. Every subcommand accepts negative numbers as
@@ -492,6 +529,10 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Occupancy(a) => occupancy::run(a, ctx),
         Command::Coalesce(a) => coalesce::run(a, ctx),
         Command::LittlesLaw(a) => littles_law::run(a, ctx),
+        Command::Run(_) | Command::Completions(_) | Command::Man => Err(Error::usage(
+            "--sweep",
+            "this command takes no sweep; put sweeps inside a scenario's queries",
+        )),
     }
 }
 
