@@ -64,7 +64,7 @@ impl LaunchMode {
         }
     }
 
-    fn from_file(self, l: &Launch) -> Option<f64> {
+    fn in_file(self, l: &Launch) -> Option<f64> {
         match self {
             LaunchMode::Eager => l.eager,
             LaunchMode::Synchronised => l.synchronised,
@@ -259,7 +259,7 @@ pub fn overheads(hw: Option<&Hardware>, i: &LaunchInputs, mode: Mode) -> Result<
                 ),
             };
             let field = format!("{prefix}.{}", m.as_str());
-            match section.and_then(|l| m.from_file(l)) {
+            match section.and_then(|l| m.in_file(l)) {
                 Some(v) => Some(Overhead {
                     mode: m,
                     per_kernel_s: v,
