@@ -209,7 +209,6 @@ pub struct Ctx {
     /// sweep parses each file once.
     hw_cache: std::cell::RefCell<std::collections::HashMap<String, Rc<Hardware>>>,
     /// Models loaded for sweep points, likewise.
-    #[allow(dead_code)] // read by the model commands as they become queries
     model_cache: std::cell::RefCell<std::collections::HashMap<String, Rc<Model>>>,
 }
 
@@ -319,7 +318,6 @@ impl Ctx {
 
     /// The model of one point: its `model` field; loaded once per id and
     /// `--set`.
-    #[allow(dead_code)] // used by the model commands as they become queries
     pub fn point_model(&self, fields: &roofline::inputs::Fields) -> Result<Rc<Model>> {
         let (h, _) = self.read.get();
         self.read.set((h, true));
