@@ -139,6 +139,8 @@ fn lecture_launch_cost_from_hardware() {
         "{:?}",
         o.source
     );
+    // A figure read from the file is a result, not an input.
+    assert!(!c.report(false).inputs.contains_key("overhead_s"));
     // An overhead given wins over the file's.
     let c = cost(
         Some(&h),
@@ -149,6 +151,7 @@ fn lecture_launch_cost_from_hardware() {
         },
     );
     assert_eq!(c.eager().overhead.source, OverheadSource::Given);
+    assert_eq!(c.report(false).inputs["overhead_s"], 7e-6);
     check(
         "given beats the file",
         c.eager().overhead.per_kernel_s * 1e6,
