@@ -136,13 +136,9 @@ fn eval(
     cost: impl FnOnce(&roofline::spec::hardware::Hardware, &Fields) -> Result<FusionCost>,
 ) -> Result<Report> {
     let hw = ctx.point_hardware(fields, Some(DEFAULT_HARDWARE))?;
-    let mut r = cost(&hw, &calc_fields(fields))?.report(lean);
-    if !fields.contains_key("hw") {
-        r.note(format!(
-            "hardware: {DEFAULT_HARDWARE}, the default (the lecture's worked examples use it); choose another with --hw"
-        ));
-    }
-    Ok(r)
+    let r = cost(&hw, &calc_fields(fields))?.report(lean);
+    let given = fields.get("hw").and_then(|v| v.as_str());
+    Ok(Ctx::noted_default(given, Ok(vec![r]))?.remove(0))
 }
 
 impl Query for SoftmaxArgs {

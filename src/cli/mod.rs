@@ -79,6 +79,7 @@ impl From<FormatArg> for Format {
 
 /// Flags shared by every command.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Options every command takes")]
 pub struct Global {
     /// Output format.
     #[arg(long, global = true, value_enum, default_value_t = FormatArg::Table)]
@@ -90,8 +91,9 @@ pub struct Global {
     /// memory.hbm-bandwidth="4.8 TB/s" (kebab-case path, as in the files).
     #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Vary a flag: NAME=a,b,c (list), NAME=lo..hi (powers of two) or
-    /// NAME=lo..hi:step (linear). One row per point.
+    /// Vary an input (a flag's name without dashes): NAME=a,b,c (list),
+    /// NAME=lo..hi (powers of two) or NAME=lo..hi:step (linear); repeat for
+    /// a grid. One row per point.
     #[arg(long, global = true, value_name = "NAME=VALUES")]
     pub sweep: Vec<String>,
     /// Use the hardware file's measured (achievable) figures instead of the
@@ -252,13 +254,6 @@ impl Ctx {
         Ok(items)
     }
 
-    /// Loads `--hw` where a command defaults it to the lecture's reference
-    /// part; the flag given reads as usual, and a default is noted in the
-    /// reports by [`Ctx::noted_default`].
-    pub fn hardware_or_default(&self, list: Option<&str>) -> Result<Vec<Hardware>> {
-        self.hardware(list.unwrap_or(DEFAULT_HW))
-    }
-
     /// Adds a note to each report when `--hw` was not given.
     pub fn noted_default(list: Option<&str>, reports: Result<Vec<Report>>) -> Result<Vec<Report>> {
         let mut reports = reports?;
@@ -357,7 +352,7 @@ impl Ctx {
     fn check_sets_used(&self) -> Result<()> {
         let (hw, model) = self.read.get();
         if self.mode == Mode::Achievable && !hw {
-            return Err(roofline::Error::input(
+            return Err(roofline::Error::usage(
                 "--achievable",
                 "this command reads no hardware file, so there are no measured figures to use",
             ));
@@ -460,6 +455,7 @@ impl Command {
     fn query(&self) -> Option<&dyn Query> {
         match self {
             Command::Point(a) => Some(a),
+            Command::Matmul(a) => Some(a),
             Command::Fusion(c) => Some(c.query()),
             Command::Launch(a) => Some(a),
             Command::Model(model::ModelCommand::Show(a)) => Some(a),
@@ -520,7 +516,7 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Model(model::ModelCommand::Show(a)) => {
             query::run(a, ctx, &[], false).map_err(query::as_flags)
         }
-        Command::Matmul(a) => matmul::run(a, ctx),
+        Command::Matmul(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Fusion(c) => query::run(c.query(), ctx, &[], false).map_err(query::as_flags),
         Command::Launch(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),

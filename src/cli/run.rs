@@ -99,7 +99,7 @@ fn argv(
             let known: Vec<&str> = cmd
                 .get_subcommands()
                 .map(|c| c.get_name())
-                .filter(|n| *n != "run" && *n != "help")
+                .filter(|n| !matches!(*n, "run" | "help" | "completions" | "man"))
                 .collect();
             let hint = roofline::error::nearest(w, known.iter().copied())
                 .map(|n| format!(" (did you mean `{n}`?)"))

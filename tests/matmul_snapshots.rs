@@ -1,11 +1,12 @@
-//! Snapshots of the `matmul` reports as a table, as
-//! JSON and as `--explain` derivations, for the seeds' worked examples.
+//! Snapshots of the `matmul` report as a table, as JSON and as `--explain`
+//! derivations, for the seeds' worked examples (002 §7.8, 004 "Tensor
+//! cores").
 
-use roofline::calc::matmul::{self, MatmulParams};
+use roofline::calc::matmul::{self, MatmulInputs};
 use roofline::catalog::Catalog;
 use roofline::render::{Explain, Json, Renderer, Table};
 use roofline::report::Report;
-use roofline::spec::hardware::Hardware;
+use roofline::spec::hardware::{Hardware, Mode};
 
 fn h100() -> Hardware {
     Catalog::default().hardware("h100-sxm", &[]).unwrap()
@@ -15,8 +16,14 @@ fn text(r: &dyn Renderer, report: &Report) -> String {
     String::from_utf8(r.render(report)).unwrap()
 }
 
+fn report(i: &MatmulInputs) -> Report {
+    matmul::cost(&h100(), i, Mode::SpeedOfLight)
+        .unwrap()
+        .report(false)
+}
+
 fn matmul_4096() -> Report {
-    matmul::matmul(&h100(), &MatmulParams::default()).unwrap()
+    report(&MatmulInputs::new(4096, 4096, 4096))
 }
 
 #[test]
@@ -36,10 +43,9 @@ fn matmul_explain() {
 
 #[test]
 fn matmul_decode_wgmma_table() {
-    let p = MatmulParams {
-        m: 1,
+    let p = MatmulInputs {
         mma: Some("wgmma".into()),
-        ..MatmulParams::default()
+        ..MatmulInputs::new(1, 4096, 4096)
     };
-    insta::assert_snapshot!(text(&Table, &matmul::matmul(&h100(), &p).unwrap()));
+    insta::assert_snapshot!(text(&Table, &report(&p)));
 }
