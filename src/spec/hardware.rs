@@ -219,8 +219,12 @@ pub struct Compute {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Memory {
-    /// Device memory capacity.
+    /// Device memory capacity, as the datasheet states it.
     pub hbm_capacity: Option<Bytes>,
+    /// Device memory the runtime reports as the device's total (what an
+    /// allocator can be offered), where it has been measured; datasheets
+    /// round, and this is what fits.
+    pub usable_capacity: Option<Bytes>,
     /// Device memory bandwidth (read + write, as the datasheet states it).
     pub hbm_bandwidth: Option<BytesPerSec>,
     /// Device memory load latency.
@@ -706,6 +710,12 @@ impl Hardware {
             why: why.into(),
             example: example.map(Into::into),
         }
+    }
+
+    /// Device memory the runtime reports (bytes), where it is known
+    /// (`memory.usable-capacity`).
+    pub fn usable_capacity(&self) -> Option<f64> {
+        self.memory.usable_capacity.map(Bytes::get)
     }
 
     /// Where a field's number came from, if the file says.
