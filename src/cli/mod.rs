@@ -425,6 +425,7 @@ impl Command {
     fn query(&self) -> Option<&dyn Query> {
         match self {
             Command::Point(a) => Some(a),
+            Command::Hw(hw::HwCommand::Show(a)) => Some(a),
             _ => None,
         }
     }
