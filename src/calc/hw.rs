@@ -436,7 +436,13 @@ impl HwCost<'_> {
             });
         }
 
+        // The datasheet's figures are described even in a lean report: a
+        // comparison's inner points may carry keys (a part's own levels and
+        // links) that no full point describes.
+        let lean_report = r.lean;
+        r.lean = false;
         datasheet(&mut r, hw, self.clock_hz);
+        r.lean = lean_report;
 
         r.describe("precision", || Quantity::new("precision", Unit::None));
         r.describe("dense_flops_per_s", || {
