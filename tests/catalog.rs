@@ -9,9 +9,9 @@
 use roofline::calc::hw::{HwShowInputs, cost};
 use roofline::calc::model;
 use roofline::catalog::Catalog;
+use roofline::inputs::Hz;
 use roofline::precision;
 use roofline::report::Report;
-use roofline::inputs::Hz;
 use roofline::spec::hardware::{Hardware, Mode};
 use roofline::spec::model::Model;
 use roofline::spec::overrides::Set;
@@ -623,7 +623,10 @@ fn tpu7x_hbm_is_192_gib_in_eight_stacks() {
         400e9,
         0.0,
     );
-    assert_eq!(r.unit("hbm_capacity_bytes"), roofline::report::Unit::BytesIec);
+    assert_eq!(
+        r.unit("hbm_capacity_bytes"),
+        roofline::report::Unit::BytesIec
+    );
     // book-6.2-tpu7x-vreg-bytes: an 8 x 128 register of 32-bit words.
     let shape = t
         .matrix_unit
@@ -1201,7 +1204,10 @@ fn trainium3_against_aws_architecture_page() {
     assert!(r.label("peak_flops_per_s").contains("cores"), "labelled");
     assert!(r.notes.iter().any(|n| n.contains("MXFP8")), "{:?}", r.notes);
     // 144 GiB shows as 144 GiB, not 154.6 GB.
-    assert_eq!(r.unit("hbm_capacity_bytes"), roofline::report::Unit::BytesIec);
+    assert_eq!(
+        r.unit("hbm_capacity_bytes"),
+        roofline::report::Unit::BytesIec
+    );
     close("144 GiB", num(&r, "hbm_capacity_bytes"), 144.0 * GIB, 0.0);
     assert_eq!(
         report(&hw("h100-sxm"), None, None).unit("hbm_capacity_bytes"),
@@ -1285,7 +1291,11 @@ fn board_power_and_flops_per_watt() {
     );
     // Google and AWS publish no chip power.
     for id in ["tpu7x", "trainium3"] {
-        assert!(report(&hw(id), None, None).number("flops_per_watt").is_none());
+        assert!(
+            report(&hw(id), None, None)
+                .number("flops_per_watt")
+                .is_none()
+        );
     }
 }
 
@@ -1328,7 +1338,11 @@ fn achievable_matmul_rates_beyond_the_h200() {
         // No published bandwidth measurement: the memory figures are left
         // out and the report says so.
         assert!(r.number("ridge_point_flop_per_byte").is_none());
-        assert!(r.notes.iter().any(|n| n.contains("no measured memory bandwidth")));
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.contains("no measured memory bandwidth"))
+        );
     }
     for id in ["tpu7x", "trainium3", "h800"] {
         let e = cost(&hw(id), &HwShowInputs::default(), Mode::Achievable)
@@ -1353,8 +1367,18 @@ fn sparse_peaks() {
         )
         .map(|c| c.peak)
     };
-    close("h100 bf16 sparse", sparse("h100-sxm", "bf16").unwrap(), 1979e12, 0.0);
-    close("mi355x fp8 sparse", sparse("mi355x", "fp8").unwrap(), 10e15, 0.0);
+    close(
+        "h100 bf16 sparse",
+        sparse("h100-sxm", "bf16").unwrap(),
+        1979e12,
+        0.0,
+    );
+    close(
+        "mi355x fp8 sparse",
+        sparse("mi355x", "fp8").unwrap(),
+        10e15,
+        0.0,
+    );
     let e = sparse("h100-sxm", "fp64").unwrap_err().to_string();
     assert!(e.contains("no sparse fp64"), "{e}");
     let e = sparse("tpu7x", "bf16").unwrap_err().to_string();
@@ -1391,7 +1415,12 @@ fn bytes_in_flight_agree_with_littles_law() {
         &show_with(&h, HwShowInputs::default(), Mode::Achievable),
         "littles_law_bytes_in_flight",
     );
-    close("4,202.7 GB/s x 348.9 ns", measured, 4202.7e9 * 348.9e-9, 1e-12);
+    close(
+        "4,202.7 GB/s x 348.9 ns",
+        measured,
+        4202.7e9 * 348.9e-9,
+        1e-12,
+    );
 }
 
 /// The H800: an H100 SXM with NVLink cut to 400 GB/s and FP64 to 1 TFLOP/s
@@ -1402,7 +1431,11 @@ fn h800_is_an_h100_with_nvlink_cut() {
     let h100 = hw("h100-sxm");
     close("H800 FP64", h.compute.dense.get("fp64").unwrap(), 1e12, 0.0);
     for key in ["bf16", "fp8", "tf32", "fp32"] {
-        assert_eq!(h.compute.dense.get(key), h100.compute.dense.get(key), "{key}");
+        assert_eq!(
+            h.compute.dense.get(key),
+            h100.compute.dense.get(key),
+            "{key}"
+        );
     }
     assert_eq!(h.memory.hbm_bandwidth, h100.memory.hbm_bandwidth);
     assert_eq!(h.memory.hbm_capacity, h100.memory.hbm_capacity);
@@ -1416,7 +1449,11 @@ fn h800_is_an_h100_with_nvlink_cut() {
         400e9,
         0.0,
     );
-    assert!(h.source("interconnect.0.bidirectional-bandwidth").unwrap().contains("H800"));
+    assert!(
+        h.source("interconnect.0.bidirectional-bandwidth")
+            .unwrap()
+            .contains("H800")
+    );
 }
 
 // ---- coverage ----

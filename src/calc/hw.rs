@@ -226,7 +226,11 @@ pub fn cost<'a>(hw: &'a Hardware, inputs: &HwShowInputs, mode: Mode) -> Result<H
             seconds: t.get(),
             measured: true,
         }),
-        _ => match (hw.memory.dram_latency, clock_hz, hw.memory.dram_latency_time) {
+        _ => match (
+            hw.memory.dram_latency,
+            clock_hz,
+            hw.memory.dram_latency_time,
+        ) {
             (Some(c), Some(f), _) => Some(Latency::Cycles {
                 cycles: c.get(),
                 seconds: c.get() / f,
@@ -309,11 +313,15 @@ impl HwCost<'_> {
             r.input("achievable", true);
         }
         let src = |f: &str| hw.source(f).map(String::from);
-        r.result("name", hw.name.as_str(), || Quantity::new("name", Unit::None));
+        r.result("name", hw.name.as_str(), || {
+            Quantity::new("name", Unit::None)
+        });
         r.result("vendor", hw.vendor.as_str(), || {
             Quantity::new("vendor", Unit::None)
         });
-        r.result("kind", hw.kind.as_str(), || Quantity::new("kind", Unit::None));
+        r.result("kind", hw.kind.as_str(), || {
+            Quantity::new("kind", Unit::None)
+        });
 
         let peak = self.peak;
         r.result("peak_flops_per_s", peak, || {
@@ -327,7 +335,8 @@ impl HwCost<'_> {
             } else {
                 what.to_string()
             };
-            let mut q = Quantity::new(what, Unit::FlopPerSec).source(src(&self.peak_field).as_deref());
+            let mut q =
+                Quantity::new(what, Unit::FlopPerSec).source(src(&self.peak_field).as_deref());
             if hw.peak_multiplier() != 1.0 && self.mode == Mode::SpeedOfLight {
                 q = q.formula("per-core peak x cores").derive(format!(
                     "{} x {}",
@@ -372,9 +381,12 @@ impl HwCost<'_> {
         }
         if let (Some(w), Some(fw)) = (self.board_power, self.flops_per_watt) {
             r.result("flops_per_watt", fw, || {
-                Quantity::new("peak per watt of board power (FLOP/s per W)", Unit::FlopPerSec)
-                    .formula("peak / board power")
-                    .derive(format!("{} / {} W", si(peak, "FLOP/s"), units::number(w)))
+                Quantity::new(
+                    "peak per watt of board power (FLOP/s per W)",
+                    Unit::FlopPerSec,
+                )
+                .formula("peak / board power")
+                .derive(format!("{} / {} W", si(peak, "FLOP/s"), units::number(w)))
             });
         }
 
@@ -458,7 +470,8 @@ impl HwCost<'_> {
             for pp in &self.precisions {
                 let mut row = Row::default();
                 row.inputs.insert("precision".into(), pp.precision.into());
-                row.results.insert("dense_flops_per_s".into(), pp.dense.into());
+                row.results
+                    .insert("dense_flops_per_s".into(), pp.dense.into());
                 if let Some(s) = pp.sparse {
                     row.results.insert("sparse_flops_per_s".into(), s.into());
                 }

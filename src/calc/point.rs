@@ -215,7 +215,11 @@ impl PointCost {
             }
         }
         r.result("peak_flops_per_s", roof.peak, || {
-            let label = if self.sparse { "peak, 2:4 sparse" } else { "peak" };
+            let label = if self.sparse {
+                "peak, 2:4 sparse"
+            } else {
+                "peak"
+            };
             Quantity::new(label, Unit::FlopPerSec).source(self.sources.0.as_deref())
         });
         r.result("bandwidth_bytes_per_s", roof.bandwidth, || {

@@ -79,8 +79,6 @@ pub fn run(c: &HwCommand, ctx: &Ctx) -> Result<Vec<Report>> {
                 .collect::<Result<Vec<_>>>()?;
             Ok(vec![hw::list(&all)])
         }
-        HwCommand::Show(a) => {
-            super::query::run(a, ctx, &[], false).map_err(super::query::as_flags)
-        }
+        HwCommand::Show(a) => super::query::run(a, ctx, &[], false).map_err(super::query::as_flags),
     }
 }

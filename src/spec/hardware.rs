@@ -506,9 +506,11 @@ impl Hardware {
                     format!("a domain of {d} is larger than the fabric's maximum of {m}"),
                 );
             }
-            if let (Some(l), Some(b), Some(n)) =
-                (link.link_bandwidth, link.bidirectional_bandwidth, link.links)
-                && (l.get() * f64::from(n.get()) - b.get()).abs() > b.get() * 0.005
+            if let (Some(l), Some(b), Some(n)) = (
+                link.link_bandwidth,
+                link.bidirectional_bandwidth,
+                link.links,
+            ) && (l.get() * f64::from(n.get()) - b.get()).abs() > b.get() * 0.005
             {
                 return err(
                     &format!("interconnect.{i}.link-bandwidth"),
