@@ -150,7 +150,7 @@ pub struct HwCost<'a> {
     pub sms: Option<f64>,
     /// The memory latency Little's law uses (seconds), how it was derived,
     /// and the field it comes from.
-    pub latency: Option<Latency>,
+    pub latency: Option<MemoryLatency>,
     /// bandwidth x latency (bytes).
     pub bytes_in_flight: Option<f64>,
     /// Every precision's peaks.
@@ -159,7 +159,7 @@ pub struct HwCost<'a> {
 
 /// The memory latency behind bytes in flight.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub enum Latency {
+pub enum MemoryLatency {
     /// The file's latency in cycles, over the clock.
     Cycles {
         /// Cycles.
@@ -177,11 +177,13 @@ pub enum Latency {
     },
 }
 
-impl Latency {
+impl MemoryLatency {
     /// The latency in seconds.
     pub fn seconds(self) -> f64 {
         match self {
-            Latency::Cycles { seconds, .. } | Latency::Seconds { seconds, .. } => seconds,
+            MemoryLatency::Cycles { seconds, .. } | MemoryLatency::Seconds { seconds, .. } => {
+                seconds
+            }
         }
     }
 }
@@ -222,7 +224,7 @@ pub fn cost<'a>(hw: &'a Hardware, inputs: &HwShowInputs, mode: Mode) -> Result<H
     };
     let measured_latency = hw.achievable.as_ref().and_then(|a| a.dram_latency);
     let latency = match (mode, measured_latency) {
-        (Mode::Achievable, Some(t)) => Some(Latency::Seconds {
+        (Mode::Achievable, Some(t)) => Some(MemoryLatency::Seconds {
             seconds: t.get(),
             measured: true,
         }),
@@ -231,11 +233,11 @@ pub fn cost<'a>(hw: &'a Hardware, inputs: &HwShowInputs, mode: Mode) -> Result<H
             clock_hz,
             hw.memory.dram_latency_time,
         ) {
-            (Some(c), Some(f), _) => Some(Latency::Cycles {
+            (Some(c), Some(f), _) => Some(MemoryLatency::Cycles {
                 cycles: c.get(),
                 seconds: c.get() / f,
             }),
-            (_, _, Some(t)) => Some(Latency::Seconds {
+            (_, _, Some(t)) => Some(MemoryLatency::Seconds {
                 seconds: t.get(),
                 measured: false,
             }),
@@ -427,7 +429,7 @@ impl HwCost<'_> {
             r.result("littles_law_bytes_in_flight", inflight, || {
                 let q = Quantity::new("bytes in flight to saturate memory", Unit::Bytes);
                 match lat {
-                    Latency::Cycles { cycles, .. } => q
+                    MemoryLatency::Cycles { cycles, .. } => q
                         .formula("bandwidth x latency / clock")
                         .derive(format!(
                             "{} x {} cycles / {}",
@@ -436,7 +438,7 @@ impl HwCost<'_> {
                             si(self.clock_hz.unwrap_or(f64::NAN), "Hz")
                         ))
                         .source(hw.source("memory.dram-latency")),
-                    Latency::Seconds { seconds, measured } => q
+                    MemoryLatency::Seconds { seconds, measured } => q
                         .formula("bandwidth x latency")
                         .derive(format!("{} x {}", si(bw, "B/s"), units::seconds(seconds)))
                         .source(if measured {
