@@ -1117,3 +1117,40 @@ pub fn list(items: &[Hardware]) -> Report {
     }
     r
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inputs::{Fields, from_fields};
+
+    fn inputs(pairs: &[(&str, serde_json::Value)]) -> crate::error::Result<HwShowInputs> {
+        let f: Fields = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), v.clone()))
+            .collect();
+        from_fields(&f)
+    }
+
+    #[test]
+    fn switches_read_booleans_and_text() {
+        for (v, want) in [
+            (serde_json::json!(true), true),
+            (serde_json::json!("true"), true),
+            (serde_json::json!("yes"), true),
+            (serde_json::json!("0"), false),
+            (serde_json::json!(false), false),
+        ] {
+            let i = inputs(&[("sparse", v)]).unwrap();
+            assert_eq!(i.sparse, Some(Switch(want)));
+        }
+        let e = inputs(&[("sparse", serde_json::json!("maybe"))]).unwrap_err();
+        assert!(e.to_string().contains("true or false"), "{e}");
+    }
+
+    #[test]
+    fn inputs_name_unknown_fields_and_take_clock_units() {
+        let i = inputs(&[("clock", serde_json::json!("1.8GHz"))]).unwrap();
+        assert_eq!(i.clock.map(|c| c.0), Some(1.8e9));
+        assert!(inputs(&[("tile", serde_json::json!(1))]).is_err());
+    }
+}
