@@ -465,6 +465,7 @@ impl Command {
         match self {
             Command::Point(a) => Some(a),
             Command::Hw(hw::HwCommand::Show(a)) => Some(a),
+            Command::Matmul(a) => Some(a),
             _ => None,
         }
     }
@@ -519,7 +520,7 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
     match &cli.command {
         Command::Hw(c) => hw::run(c, ctx),
         Command::Model(c) => model::run(c, ctx),
-        Command::Matmul(a) => matmul::run(a, ctx),
+        Command::Matmul(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Fusion(c) => fusion::run(c, ctx),
         Command::Launch(a) => launch::run(a, ctx),
         Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
