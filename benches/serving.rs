@@ -19,7 +19,8 @@ fn serving(c: &mut Criterion) {
     let cat = Catalog::default();
     let m = cat.model("llama-3-8b", &[]).unwrap();
     let h = cat.hardware("h200-sxm", &[]).unwrap();
-    let one: decode::DecodeInputs = from_fields(&fields(json!({"batch": 32, "context": 4096}))).unwrap();
+    let one: decode::DecodeInputs =
+        from_fields(&fields(json!({"batch": 32, "context": 4096}))).unwrap();
     c.bench_function("decode llama-3-8b h200 (cost + report)", |b| {
         b.iter(|| {
             decode::cost(black_box(&m), &h, &one, Mode::SpeedOfLight)
@@ -45,8 +46,10 @@ fn serving(c: &mut Criterion) {
             .unwrap()
         })
     });
-    let slo: decode::DecodeInputs =
-        from_fields(&fields(json!({"batch": 1, "context": 2048, "slo-tpot": "10 ms"}))).unwrap();
+    let slo: decode::DecodeInputs = from_fields(&fields(
+        json!({"batch": 1, "context": 2048, "slo-tpot": "10 ms"}),
+    ))
+    .unwrap();
     c.bench_function("decode --slo-tpot bisection", |b| {
         b.iter(|| decode::cost(black_box(&m), &h, &slo, Mode::SpeedOfLight).unwrap())
     });
@@ -54,8 +57,10 @@ fn serving(c: &mut Criterion) {
     c.bench_function("kv llama-3-8b h200", |b| {
         b.iter(|| kv::cost(black_box(&m), Some(&h), &k).unwrap().report(false))
     });
-    let p: prefill::PrefillInputs =
-        from_fields(&fields(json!({"prompt": 32768, "chunk": 512, "force": true}))).unwrap();
+    let p: prefill::PrefillInputs = from_fields(&fields(
+        json!({"prompt": 32768, "chunk": 512, "force": true}),
+    ))
+    .unwrap();
     c.bench_function("prefill 32k in 512-token chunks", |b| {
         b.iter(|| prefill::cost(black_box(&m), &h, &p, Mode::SpeedOfLight).unwrap())
     });

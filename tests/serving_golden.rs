@@ -59,7 +59,10 @@ fn lecture_strided_decode() {
 
 #[test]
 fn every_case_is_covered_or_skipped() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/golden/seed_cases.toml");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/golden/seed_cases.toml"
+    );
     let Ok(text) = std::fs::read_to_string(path) else {
         return; // the golden file sits beside the repository, not in it
     };
@@ -79,7 +82,9 @@ fn every_case_is_covered_or_skipped() {
         let topic = case["topic"].as_str().unwrap();
         let ours = matches!(topic, "kv-cache" | "decode-floor")
             || SERVING_OTHER.contains(&id)
-            || (topic == "quantization" && !id.starts_with("book-6.1") && id != "book-glossary-tf32-bits");
+            || (topic == "quantization"
+                && !id.starts_with("book-6.1")
+                && id != "book-glossary-tf32-bits");
         if !ours || SKIPPED.iter().any(|(s, _)| *s == id) {
             continue;
         }
@@ -87,5 +92,8 @@ fn every_case_is_covered_or_skipped() {
             missing.push(id.to_string());
         }
     }
-    assert!(missing.is_empty(), "cases neither tested nor skipped: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "cases neither tested nor skipped: {missing:?}"
+    );
 }

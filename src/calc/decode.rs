@@ -112,17 +112,31 @@ pub struct Setup {
     pub kernels_given: bool,
 }
 
+/// The precision, launch and kernel choices a step is set up with (each
+/// `None` takes its default).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Choices<'a> {
+    /// Weight precision.
+    pub dtype: Option<&'a str>,
+    /// Activation precision.
+    pub activations: Option<&'a str>,
+    /// KV precision.
+    pub kv_dtype: Option<&'a str>,
+    /// `none`, `eager` or `graph`.
+    pub launch: Option<&'a str>,
+    /// Kernels per forward.
+    pub kernels: Option<Count>,
+}
+
 /// Resolves precisions, the roof and launch overhead for `m` on `hw`.
-pub fn setup(
-    m: &Model,
-    hw: &Hardware,
-    mode: Mode,
-    dtype: Option<&str>,
-    activations: Option<&str>,
-    kv_dtype: Option<&str>,
-    launch: Option<&str>,
-    kernels: Option<Count>,
-) -> Result<Setup> {
+pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> {
+    let Choices {
+        dtype,
+        activations,
+        kv_dtype,
+        launch,
+        kernels,
+    } = c;
     let named = |field: &str, e: Error| match e {
         Error::Input { message, .. } => Error::field(field, message),
         e => e,
@@ -172,7 +186,9 @@ pub fn setup(
         LaunchMode::Graph => table
             .and_then(|l| l.graph)
             .map(|s| s.get())
-            .ok_or_else(|| hw.missing("launch.graph", "CUDA-graph launch overhead", Some("1 us")))?,
+            .ok_or_else(|| {
+                hw.missing("launch.graph", "CUDA-graph launch overhead", Some("1 us"))
+            })?,
     };
     let (kernels, given) = match kernels {
         Some(k) => (k.0 as f64, true),
@@ -332,11 +348,13 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         m,
         hw,
         mode,
-        inputs.dtype.as_deref(),
-        inputs.activations.as_deref(),
-        inputs.kv_dtype.as_deref(),
-        inputs.launch.as_deref(),
-        inputs.kernels,
+        Choices {
+            dtype: inputs.dtype.as_deref(),
+            activations: inputs.activations.as_deref(),
+            kv_dtype: inputs.kv_dtype.as_deref(),
+            launch: inputs.launch.as_deref(),
+            kernels: inputs.kernels,
+        },
     )?;
     let params = super::model::params(m)?.total as f64;
     let model_weight_bytes = params * s.precisions.weight;
@@ -345,10 +363,12 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
     let memory = match kv::device_memory(hw) {
         Err(_) => None,
         Ok(_) => {
-            let (_, source, _, _, _, left) =
-                kv::budget(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref())?;
-            let cached = m.sliding_window.map_or(context + 1, |w| (context + 1).min(w.get()));
-            let per_seq = super::model::kv_elements_per_token_per_layer(m) as f64
+            let b = kv::budget(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref())?;
+            let (source, left) = (b.source, b.kv_budget_bytes);
+            let cached = m
+                .sliding_window
+                .map_or(context + 1, |w| (context + 1).min(w.get()));
+            let per_seq = super::model::kv_elements_per_token_per_layer(m)? as f64
                 * s.precisions.kv
                 * m.layers.get() as f64
                 * cached as f64;
@@ -377,9 +397,13 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
             let a = speculative::acceptance(a.0)?;
             let g = at_least_one("draft-tokens", inputs.draft_tokens.map_or(4, |g| g.0))?;
             if g > 1024 {
-                return Err(Error::field("draft-tokens", "at most 1024 drafted tokens per pass"));
+                return Err(Error::field(
+                    "draft-tokens",
+                    "at most 1024 drafted tokens per pass",
+                ));
             }
-            let c = crate::inputs::non_negative("draft-cost", inputs.draft_cost.map_or(0.0, |c| c.0))?;
+            let c =
+                crate::inputs::non_negative("draft-cost", inputs.draft_cost.map_or(0.0, |c| c.0))?;
             Some((a, g, c))
         }
     };
@@ -461,7 +485,11 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
                 batch: best,
                 searched_to: hi,
                 batch_tpot_s: best_tpot,
-                tokens_per_s: if best == 0 { 0.0 } else { best as f64 / best_tpot },
+                tokens_per_s: if best == 0 {
+                    0.0
+                } else {
+                    best as f64 / best_tpot
+                },
             })
         }
     };
@@ -469,10 +497,16 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
     let goodput = match (inputs.output, inputs.prompt) {
         (None, None) => None,
         (Some(_), None) => {
-            return Err(Error::missing_input("prompt", "goodput needs the prompt length as well as output"));
+            return Err(Error::missing_input(
+                "prompt",
+                "goodput needs the prompt length as well as output",
+            ));
         }
         (None, Some(_)) => {
-            return Err(Error::missing_input("output", "goodput needs the output length as well as prompt"));
+            return Err(Error::missing_input(
+                "output",
+                "goodput needs the output length as well as prompt",
+            ));
         }
         (Some(out), Some(prompt)) => {
             let out = at_least_one("output", out.0)?;
@@ -555,10 +589,34 @@ impl DecodeCost {
         if s.mode == Mode::Achievable {
             r.input("achievable", true);
         }
+        let mut headline = vec![
+            "weight_bytes",
+            "kv_bytes",
+            "flops",
+            "experts_touched_per_layer",
+            "intensity",
+            "bound",
+            "launch_time_s",
+            "step_time_s",
+            "tokens_per_s",
+            "tokens_per_s_per_user",
+            "expected_tokens_per_pass",
+            "speculative_speedup",
+            "fits",
+            "slo_batch",
+            "slo_tokens_per_s",
+            "ttft_s",
+            "goodput_requests_per_s",
+        ];
+        if s.launch == LaunchMode::None {
+            headline.retain(|k| *k != "launch_time_s");
+        }
+        r.headline(&headline);
         let weight_bytes = st.weight_bytes();
         r.result("weight_bytes", weight_bytes, || {
-            Quantity::new("weights read", Unit::Bytes)
-                .formula("every matrix once (embedding: one row per token; MoE: the experts touched)")
+            Quantity::new("weights read", Unit::Bytes).formula(
+                "every matrix once (embedding: one row per token; MoE: the experts touched)",
+            )
         });
         r.result("kv_bytes", st.kv_read_bytes(), || {
             Quantity::new("KV cache read", Unit::Bytes)
@@ -630,12 +688,20 @@ impl DecodeCost {
         r.result("compute_time_s", t.compute_s, || {
             Quantity::new("compute time", Unit::Seconds)
                 .formula("FLOPs / peak")
-                .derive(format!("{} / {}", si(flops, "FLOP"), si(s.roof.peak, "FLOP/s")))
+                .derive(format!(
+                    "{} / {}",
+                    si(flops, "FLOP"),
+                    si(s.roof.peak, "FLOP/s")
+                ))
         });
         r.result("memory_time_s", t.memory_s, || {
             Quantity::new("memory time", Unit::Seconds)
                 .formula("bytes / bandwidth")
-                .derive(format!("{} / {}", si(bytes, "B"), si(s.roof.bandwidth, "B/s")))
+                .derive(format!(
+                    "{} / {}",
+                    si(bytes, "B"),
+                    si(s.roof.bandwidth, "B/s")
+                ))
         });
         r.result("kernels", s.kernels, || {
             let q = Quantity::new("kernels per step", Unit::Count);
@@ -646,9 +712,16 @@ impl DecodeCost {
             }
         });
         r.result("launch_time_s", self.timed.launch_s, || {
-            Quantity::new(format!("launch overhead ({})", s.launch.as_str()), Unit::Seconds)
-                .formula("kernels x overhead per kernel")
-                .derive(format!("{} x {}", s.kernels, units::seconds(s.per_kernel_s)))
+            Quantity::new(
+                format!("launch overhead ({})", s.launch.as_str()),
+                Unit::Seconds,
+            )
+            .formula("kernels x overhead per kernel")
+            .derive(format!(
+                "{} x {}",
+                s.kernels,
+                units::seconds(s.per_kernel_s)
+            ))
         });
         let label = match (s.mode, s.launch) {
             (Mode::SpeedOfLight, LaunchMode::None) => "step time (speed of light: a lower bound)",
@@ -687,10 +760,14 @@ impl DecodeCost {
                     units::seconds(self.step_time_s)
                 ))
         });
-        r.result("tokens_per_s_per_user", self.tokens_per_s_per_user(), || {
-            Quantity::new("tokens per second per sequence", Unit::Count)
-                .formula("tokens per step / step time")
-        });
+        r.result(
+            "tokens_per_s_per_user",
+            self.tokens_per_s_per_user(),
+            || {
+                Quantity::new("tokens per second per sequence", Unit::Count)
+                    .formula("tokens per step / step time")
+            },
+        );
         r.result("model_weight_bytes", self.model_weight_bytes, || {
             Quantity::new("all the model's weights", Unit::Bytes).formula("params x bits / 8")
         });
@@ -727,7 +804,10 @@ impl DecodeCost {
         if let Some(slo) = &self.slo {
             r.result("slo_batch", slo.batch as f64, || {
                 Quantity::new(
-                    format!("largest batch with time per token <= {}", units::seconds(slo.tpot_s)),
+                    format!(
+                        "largest batch with time per token <= {}",
+                        units::seconds(slo.tpot_s)
+                    ),
                     Unit::Count,
                 )
                 .formula(format!("bisection over batch 1..{}", slo.searched_to))
@@ -742,21 +822,32 @@ impl DecodeCost {
         }
         if let Some(g) = &self.goodput {
             r.result("ttft_s", g.ttft_s, || {
-                Quantity::new(format!("time to first token ({} prompt tokens)", g.prompt), Unit::Seconds)
-                    .formula("prefill of one prompt")
+                Quantity::new(
+                    format!("time to first token ({} prompt tokens)", g.prompt),
+                    Unit::Seconds,
+                )
+                .formula("prefill of one prompt")
             });
             r.result("request_latency_s", g.request_latency_s, || {
-                Quantity::new(format!("request latency ({} output tokens)", g.output), Unit::Seconds)
-                    .formula("ttft + output x time per token")
+                Quantity::new(
+                    format!("request latency ({} output tokens)", g.output),
+                    Unit::Seconds,
+                )
+                .formula("ttft + output x time per token")
             });
             r.result("requests_per_s", g.requests_per_s, || {
                 Quantity::new("requests per second per device", Unit::Count)
                     .formula("batch / (output steps x step time + batch x ttft)")
             });
-            r.result("goodput_requests_per_s", if g.meets_slo { g.requests_per_s } else { 0.0 }, || {
-                Quantity::new("requests per second meeting the SLOs", Unit::Count)
-                    .formula("requests per second if ttft and time per token meet their targets, else 0")
-            });
+            r.result(
+                "goodput_requests_per_s",
+                if g.meets_slo { g.requests_per_s } else { 0.0 },
+                || {
+                    Quantity::new("requests per second meeting the SLOs", Unit::Count).formula(
+                        "requests per second if ttft and time per token meet their targets, else 0",
+                    )
+                },
+            );
         }
         // Notes.
         let d = self.model_weight_bytes - weight_bytes;
@@ -803,7 +894,9 @@ impl DecodeCost {
             });
         }
         if s.activations == "fp8" || s.weights == "fp8" {
-            r.note("fp8 ranges: E4M3 up to 448, E5M2 up to 57,344 (formulas.md, Serving: fp8 ranges)");
+            r.note(
+                "fp8 ranges: E4M3 up to 448, E5M2 up to 57,344 (formulas.md, Serving: fp8 ranges)",
+            );
         }
         if let Some(f) = &self.memory
             && !f.fits
