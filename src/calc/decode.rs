@@ -110,6 +110,9 @@ pub struct Setup {
     pub kernels: f64,
     /// Whether the kernel count was given.
     pub kernels_given: bool,
+    /// Where the peak, the bandwidth and the launch overhead come from:
+    /// the file's field and its source.
+    pub sources: [Option<String>; 3],
 }
 
 /// The precision, launch and kernel choices a step is set up with (each
@@ -190,6 +193,45 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
                 hw.missing("launch.graph", "CUDA-graph launch overhead", Some("1 us"))
             })?,
     };
+    let launch_key = match launch {
+        LaunchMode::None => None,
+        LaunchMode::Eager => Some("eager"),
+        LaunchMode::Graph => Some("graph"),
+    };
+    let prefix = match mode {
+        Mode::SpeedOfLight => "",
+        Mode::Achievable => "achievable.",
+    };
+    let named = |field: String| {
+        let src = hw
+            .source(&field)
+            .map(|s| format!(": {s}"))
+            .unwrap_or_default();
+        Some(format!("{field}{src}"))
+    };
+    let launch_field = launch_key.map(|k| {
+        let measured = format!("achievable.launch.{k}");
+        if mode == Mode::Achievable && hw.source(&measured).is_some() {
+            measured
+        } else {
+            format!("launch.{k}")
+        }
+    });
+    let sources = [
+        named(
+            format!("{prefix}compute.dense.{}", p.compute)
+                .replace("achievable.compute.", "achievable."),
+        ),
+        named(format!(
+            "{prefix}{}",
+            if prefix.is_empty() {
+                "memory.hbm-bandwidth"
+            } else {
+                "hbm-bandwidth"
+            }
+        )),
+        launch_field.and_then(named),
+    ];
     let (kernels, given) = match kernels {
         Some(k) => (k.0 as f64, true),
         None => (step::kernels(m) as f64, false),
@@ -210,7 +252,23 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         per_kernel_s,
         kernels,
         kernels_given: given,
+        sources,
     })
+}
+
+impl Setup {
+    /// Records the peak, the bandwidth (each with the file field it came
+    /// from) and the ridge point.
+    pub fn record_roof(&self, r: &mut Report) {
+        r.result("peak_flops_per_s", self.roof.peak, || {
+            Quantity::new(format!("peak ({})", self.compute), Unit::FlopPerSec)
+                .source(self.sources[0].as_deref())
+        });
+        r.result("bandwidth_bytes_per_s", self.roof.bandwidth, || {
+            Quantity::new("memory bandwidth", Unit::BytesPerSec).source(self.sources[1].as_deref())
+        });
+        roof::ridge(r, &self.roof);
+    }
 }
 
 /// A timed forward: the step, its roofline time, launch overhead and the
@@ -664,13 +722,7 @@ impl DecodeCost {
                 .formula("FLOPs / bytes")
                 .derive(format!("{} / {}", si(flops, "FLOP"), si(bytes, "B")))
         });
-        r.result("peak_flops_per_s", s.roof.peak, || {
-            Quantity::new(format!("peak ({})", s.compute), Unit::FlopPerSec)
-        });
-        r.result("bandwidth_bytes_per_s", s.roof.bandwidth, || {
-            Quantity::new("memory bandwidth", Unit::BytesPerSec)
-        });
-        roof::ridge(&mut r, &s.roof);
+        s.record_roof(&mut r);
         roof::attainable(
             &mut r,
             &roof::AttainableKeys {
@@ -716,6 +768,7 @@ impl DecodeCost {
                 format!("launch overhead ({})", s.launch.as_str()),
                 Unit::Seconds,
             )
+            .source(s.sources[2].as_deref())
             .formula("kernels x overhead per kernel")
             .derive(format!(
                 "{} x {}",
@@ -874,17 +927,27 @@ impl DecodeCost {
         if st.experts_touched.is_some() {
             r.note("MoE: experts touched assume uniform routing, each token choosing its top-k independently; real routers are skewed, so fewer distinct experts are read at mid batch");
         }
-        r.note(match (s.mode, s.launch) {
-            (Mode::SpeedOfLight, LaunchMode::None) => {
-                "speed of light: datasheet peak and bandwidth, no launch overhead; a lower bound no real step beats (--launch graph or eager adds dispatch; --achievable uses measured figures)"
-            }
+        match (s.mode, s.launch) {
+            (Mode::SpeedOfLight, LaunchMode::None) => r.note(
+                "speed of light: datasheet peak and bandwidth, no launch overhead; a lower bound no real step beats (--launch graph or eager adds dispatch; --achievable uses measured figures)",
+            ),
             (Mode::SpeedOfLight, _) => {
-                "speed of light plus the file's launch overhead per kernel"
+                r.note("speed of light plus the file's launch overhead per kernel")
             }
-            (Mode::Achievable, _) => {
-                "achievable: measured bandwidth, matmul rate and launch overhead from the hardware file (achievable.*); an estimate, not a bound"
-            }
-        });
+            (Mode::Achievable, _) => {}
+        }
+        if s.mode == Mode::Achievable {
+            r.note_with(|| {
+                format!(
+                    "achievable: the file's measured {} bandwidth, {} {} matmul rate and {} per kernel ({} launch); a calibrated estimate, not a bound",
+                    si(s.roof.bandwidth, "B/s"),
+                    si(s.roof.peak, "FLOP/s"),
+                    s.compute,
+                    units::seconds(s.per_kernel_s),
+                    s.launch.as_str()
+                )
+            });
+        }
         if s.weights != s.activations {
             r.note_with(|| {
                 format!(

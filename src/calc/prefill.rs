@@ -284,13 +284,7 @@ impl PrefillCost {
                     si(self.bytes, "B")
                 ))
         });
-        r.result("peak_flops_per_s", s.roof.peak, || {
-            Quantity::new(format!("peak ({})", s.compute), Unit::FlopPerSec)
-        });
-        r.result("bandwidth_bytes_per_s", s.roof.bandwidth, || {
-            Quantity::new("memory bandwidth", Unit::BytesPerSec)
-        });
-        super::roof::ridge(&mut r, &s.roof);
+        s.record_roof(&mut r);
         r.result("bound", self.bound.as_str(), || {
             Quantity::new("bound", Unit::None).formula("the larger of the summed times")
         });
