@@ -672,13 +672,22 @@ impl DecodeCost {
         r.headline(&headline);
         let weight_bytes = st.weight_bytes();
         r.result("weight_bytes", weight_bytes, || {
-            Quantity::new("weights read", Unit::Bytes).formula(
-                "every matrix once (embedding: one row per token; MoE: the experts touched)",
-            )
+            Quantity::new("weights read", Unit::Bytes)
+                .formula(
+                    "every matrix once (embedding: one row per token; MoE: the experts touched)",
+                )
+                .derive(step::describe_weights(st))
         });
+        let kv_token = self.timed.step.kv_bytes_per_token;
         r.result("kv_bytes", st.kv_read_bytes(), || {
             Quantity::new("KV cache read", Unit::Bytes)
-                .formula("batch x context x KV per token (read once)")
+                .formula("batch x cached tokens x KV per token (read once)")
+                .derive(format!(
+                    "{} x {} x {}",
+                    self.batch,
+                    units::grouped(u128::from(self.timed.step.cached_tokens)),
+                    units::iec_bytes(kv_token)
+                ))
         });
         r.result("kv_write_bytes", st.kv_write_bytes(), || {
             Quantity::new("new keys and values written", Unit::Bytes)

@@ -106,6 +106,20 @@ pub struct Step {
     pub experts_touched: Option<f64>,
     /// Kernels launched, from the layer structure.
     pub kernels: f64,
+    /// KV bytes per token, all layers.
+    pub kv_bytes_per_token: f64,
+    /// Tokens of cache each sequence reads (a sliding window caps it).
+    pub cached_tokens: u64,
+}
+
+/// Each op's weight bytes, for a derivation: `embedding 16.4 KB + qkv ...`.
+pub fn describe_weights(s: &Step) -> String {
+    s.ops
+        .iter()
+        .filter(|o| o.weight_bytes > 0.0)
+        .map(|o| format!("{} {}", o.name, crate::units::si(o.weight_bytes, "B")))
+        .collect::<Vec<_>>()
+        .join(" + ")
 }
 
 impl Step {
@@ -352,6 +366,8 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
         ops,
         experts_touched: experts,
         kernels: kernels(m) as f64,
+        kv_bytes_per_token: kv_token_layer * lf,
+        cached_tokens: seen,
     })
 }
 
