@@ -136,6 +136,10 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
             kernels: inputs.kernels,
         },
     )?;
+    // Weights that cannot fit on the device at all are no answer (exit 1).
+    if kv::device_memory(hw).is_ok() {
+        kv::budget(m, hw, inputs.dtype.as_deref(), None)?;
+    }
     let mut chunks = Vec::with_capacity(n_chunks as usize);
     for k in 0..n_chunks {
         let past = k * chunk;
