@@ -217,6 +217,13 @@ fn bad_input() {
         matches!(&e, Error::Field { field, .. } if field == "kv-dtype"),
         "{e}"
     );
+    let mut i = inputs(10, 1);
+    i.reserve = Some("5%".into());
+    let e = kv::cost(&m, None, &i).unwrap_err();
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "reserve"),
+        "{e}"
+    );
     // A model that cannot fit at all: no answer (exit 1), by how much.
     let e = kv::cost(
         &model("llama-3.1-405b"),

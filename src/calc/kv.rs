@@ -312,6 +312,19 @@ pub fn cost(m: &Model, hw: Option<&Hardware>, inputs: &KvInputs) -> Result<KvCos
             Some((r, 1.0 - context as f64 / r as f64))
         }
     };
+    if hw.is_none() {
+        for (field, given) in [
+            ("reserve", inputs.reserve.is_some()),
+            ("dtype", inputs.dtype.is_some()),
+        ] {
+            if given {
+                return Err(Error::field(
+                    field,
+                    "applies to the fit on a device; give the hardware (`hw`) as well",
+                ));
+            }
+        }
+    }
     let fit = match hw {
         None => None,
         Some(hw) => {

@@ -1,7 +1,7 @@
 //! `decode`: one decode step of a model on a device.
 
 use super::query::{Query, calc_fields, put};
-use super::{Ctx, force_flag};
+use super::{Ctx, fields_as_flags};
 use clap::Args;
 use roofline::calc::decode::{self, DecodeInputs};
 use roofline::error::Result;
@@ -112,7 +112,7 @@ impl Query for DecodeArgs {
         let hw = ctx.point_hardware(fields, None)?;
         let inputs: DecodeInputs = from_fields(&calc_fields(fields))?;
         Ok(decode::cost(&m, &hw, &inputs, ctx.mode)
-            .map_err(force_flag)?
+            .map_err(fields_as_flags)?
             .report(lean))
     }
 }

@@ -425,12 +425,15 @@ impl Ctx {
     }
 }
 
-/// A library message naming the `force` field names the `--force` flag.
-pub fn force_flag(e: Error) -> Error {
+/// A library message naming the `force` or `hw` field names the flag
+/// (`--force`, `--hw`).
+pub fn fields_as_flags(e: Error) -> Error {
     match e {
         Error::Field { field, message } => Error::Field {
             field,
-            message: message.replace("`force`", "--force"),
+            message: message
+                .replace("`force`", "--force")
+                .replace("(`hw`)", "(--hw)"),
         },
         e => e,
     }
