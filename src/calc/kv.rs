@@ -216,6 +216,8 @@ pub struct Fit {
     pub smem_per_sm: Option<f64>,
     /// L2 capacity, where known.
     pub l2_bytes: Option<f64>,
+    /// The memory figure's field and the file's source for it.
+    pub memory_field_source: String,
 }
 
 /// Every figure `kv` reports.
@@ -329,7 +331,7 @@ pub fn cost(m: &Model, hw: Option<&Hardware>, inputs: &KvInputs) -> Result<KvCos
         None => None,
         Some(hw) => {
             let seq_tokens = paged.map_or(cached as f64, |p| (p.pages * p.page) as f64);
-            Some(fit(m, hw, inputs, per_token, seq_tokens, batch, context)?)
+            Some(fit(m, hw, inputs, per_token, seq_tokens, batch)?)
         }
     };
     Ok(KvCost {
@@ -450,7 +452,6 @@ fn fit(
     per_token: f64,
     seq_tokens: f64,
     batch: u64,
-    _context: u64,
 ) -> Result<Fit> {
     let b = budget(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref())?;
     let (memory, source, reserve, p, weights, left) = (
@@ -499,6 +500,16 @@ fn fit(
         max_context: max_context.min(u64::MAX as f64) as u64,
         smem_per_sm: smem,
         l2_bytes: l2,
+        memory_field_source: {
+            let field = match source {
+                MemorySource::Usable => "memory.usable-capacity",
+                MemorySource::Datasheet => "memory.hbm-capacity",
+            };
+            match hw.source(field) {
+                Some(s) => format!("{field}: {s}"),
+                None => field.to_string(),
+            }
+        },
     })
 }
 
@@ -621,12 +632,15 @@ impl KvCost {
         }
         if let Some(f) = &self.fit {
             r.hardware = Some(f.hardware.clone());
-            let src = match f.memory_source {
-                MemorySource::Usable => "memory.usable-capacity (measured)",
-                MemorySource::Datasheet => "memory.hbm-capacity (datasheet)",
-            };
             r.result("memory_bytes", f.memory_bytes, || {
-                Quantity::new("device memory", Unit::Bytes).source(Some(src))
+                Quantity::new(
+                    match f.memory_source {
+                        MemorySource::Usable => "device memory (usable, measured)",
+                        MemorySource::Datasheet => "device memory (datasheet)",
+                    },
+                    Unit::Bytes,
+                )
+                .source(Some(&f.memory_field_source))
             });
             r.result("weight_bytes", f.weight_bytes, || {
                 Quantity::new(format!("weights in {}", f.dtype), Unit::Bytes)
