@@ -182,8 +182,8 @@ pub enum MemorySource {
 /// The device memory to fit against: usable where the file has it, else
 /// the datasheet capacity.
 pub fn device_memory(hw: &Hardware) -> Result<(f64, MemorySource)> {
-    if let Some(u) = hw.memory.usable_capacity {
-        return Ok((u.get(), MemorySource::Usable));
+    if let Some(u) = hw.usable_capacity() {
+        return Ok((u, MemorySource::Usable));
     }
     hw.memory
         .hbm_capacity
@@ -731,7 +731,7 @@ impl KvCost {
                     si(f.memory_bytes, "B"),
                     f.hardware,
                     match f.memory_source {
-                        MemorySource::Usable => "the usable memory measured in a fresh process",
+                        MemorySource::Usable => "the memory the runtime reports, measured",
                         MemorySource::Datasheet => "the datasheet capacity; the runtime offers somewhat less",
                     },
                     units::sig(f.reserve * 100.0, 3)

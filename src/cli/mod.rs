@@ -321,6 +321,12 @@ impl Ctx {
                 )
             })?,
         };
+        // Most points add no `--set` of their own: look the id up as it is.
+        if !fields.keys().any(|k| k.contains('.'))
+            && let Some(h) = self.hw_cache.borrow().get(id)
+        {
+            return Ok(h.clone());
+        }
         let (sets, key) = self.point_sets(id, fields)?;
         if let Some(h) = self.hw_cache.borrow().get(&key) {
             return Ok(h.clone());
@@ -492,6 +498,7 @@ impl Command {
             Command::Decode(a) => Some(a),
             Command::Prefill(a) => Some(a),
             Command::Speculative(a) => Some(a),
+            Command::Hw(hw::HwCommand::Show(a)) => Some(a),
             Command::Matmul(a) => Some(a),
             Command::Fusion(c) => Some(c.query()),
             Command::Launch(a) => Some(a),
