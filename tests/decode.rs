@@ -418,3 +418,23 @@ fn speed_of_light_is_below_every_h200_measurement() {
         assert!(t.time_s < s, "{m}x{n}x{k}: {} >= {s}", t.time_s);
     }
 }
+
+#[test]
+fn batch_trades_user_speed_for_device_throughput() {
+    // The serving trade-off `decode --sweep batch=1..512` draws: device
+    // throughput rises with the batch, each user's speed falls.
+    let mut last: Option<(f64, f64)> = None;
+    for b in [1, 2, 4, 8, 16, 32, 64, 128, 256, 512] {
+        let c = run(
+            "llama-3-8b",
+            "h200-sxm",
+            &inputs(b, 512),
+            Mode::SpeedOfLight,
+        );
+        let (device, user) = (c.tokens_per_s(), c.tokens_per_s_per_user());
+        if let Some((d, u)) = last {
+            assert!(device > d && user <= u, "batch {b}: {device} {user}");
+        }
+        last = Some((device, user));
+    }
+}
