@@ -6,6 +6,13 @@
 //! "Tile feasibility", "Waves", "Tensor-core row utilisation"; 002 §7.7,
 //! §7.8, §7.11, exercise 4; 004 "Tensor cores").
 //!
+//! The headline `time_s` counts the L2 as well ([`traffic`]; formulas.md,
+//! "Matmul through the L2"): programs resident together share A and B
+//! panels, so HBM traffic follows a wave's or an L2-resident group's
+//! footprint, and the time is a lower bound checked against cuBLAS on an
+//! H200 (tests/matmul_validation.rs). The single-tile time stays as
+//! `tile_time_s`.
+//!
 //! [`cost`] computes every figure into a [`MatmulCost`];
 //! [`MatmulCost::report`] lays it out. One function, [`tile_cost`], decides
 //! a tile's traffic, roofline and feasibility, for the headline tile and
