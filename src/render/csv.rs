@@ -34,7 +34,10 @@ impl Renderer for Csv {
             out.push_str(&cells.join(","));
             out.push('\n');
         };
-        if report.rows.is_empty() {
+        // One answer is one line, even when it holds a table (matmul's
+        // tiles, hw show's precisions): the headline is what a script wants,
+        // and a sweep gives the table as lines.
+        if report.rows.is_empty() || report.rows_kind == Some(crate::report::RowsKind::Table) {
             let keys: Vec<&String> = report.inputs.keys().chain(report.results.keys()).collect();
             line(keys.iter().map(|k| field(k)).collect());
             line(
