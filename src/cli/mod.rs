@@ -459,6 +459,7 @@ impl Command {
     fn query(&self) -> Option<&dyn Query> {
         match self {
             Command::Point(a) => Some(a),
+            Command::Hw(hw::HwCommand::Show(a)) => Some(a),
             Command::Matmul(a) => Some(a),
             Command::Fusion(c) => Some(c.query()),
             Command::Launch(a) => Some(a),

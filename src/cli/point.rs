@@ -33,6 +33,10 @@ pub struct PointArgs {
     /// Precision (default: the hardware's default-dtype).
     #[arg(long)]
     pub dtype: Option<String>,
+    /// Use the 2:4 structured-sparsity peak (an error where the file has
+    /// none at the precision).
+    #[arg(long)]
+    pub sparse: bool,
 }
 
 impl Query for PointArgs {
@@ -49,6 +53,9 @@ impl Query for PointArgs {
         put(&mut f, "flops", self.flops.as_deref());
         put(&mut f, "bytes", self.bytes.as_deref());
         put(&mut f, "dtype", self.dtype.as_deref());
+        if self.sparse {
+            put(&mut f, "sparse", Some(true));
+        }
         Ok(f)
     }
 

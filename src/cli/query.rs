@@ -104,8 +104,14 @@ pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result
         .map_err(named)?;
         return Ok(out);
     }
+    // A comparison has few items and each may describe its figures in its
+    // own units, so every item is built in full.
+    let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
     Ok(vec![
-        sweep::evaluate(&axes, |point, lean| q.eval(ctx, &at(point), lean)).map_err(named)?,
+        sweep::evaluate(&axes, |point, lean| {
+            q.eval(ctx, &at(point), lean && !comparison)
+        })
+        .map_err(named)?,
     ])
 }
 

@@ -29,6 +29,7 @@ fn cell(v: Option<&Value>) -> String {
 
 impl Renderer for Csv {
     fn render(&self, report: &Report) -> Vec<u8> {
+        let report = &*super::with_integer_counts(report);
         let mut out = String::new();
         let mut line = |cells: Vec<String>| {
             out.push_str(&cells.join(","));
