@@ -50,7 +50,11 @@ fn dram() -> &'static [Value] {
 fn find<'a>(rows: &'a [Value], dtype: &str, m: u64, n: u64, k: u64) -> &'a Value {
     rows.iter()
         .find(|r| {
-            r["dtype"] == dtype && r["M"] == m && r["N"] == n && r["K"] == k && r.get("error").is_none()
+            r["dtype"] == dtype
+                && r["M"] == m
+                && r["N"] == n
+                && r["K"] == k
+                && r.get("error").is_none()
         })
         .unwrap_or_else(|| panic!("no measurement of {dtype} {m}x{n}x{k}"))
 }
@@ -219,9 +223,16 @@ fn every_measurement_has_a_test() {
         )
     };
     let listed = |cases: &[(&str, u64, u64, u64)]| -> Vec<_> {
-        cases.iter().map(|(d, m, n, k)| (d.to_string(), *m, *n, *k)).collect()
+        cases
+            .iter()
+            .map(|(d, m, n, k)| (d.to_string(), *m, *n, *k))
+            .collect()
     };
-    let mut measured: Vec<_> = times().iter().filter(|r| r.get("error").is_none()).map(key).collect();
+    let mut measured: Vec<_> = times()
+        .iter()
+        .filter(|r| r.get("error").is_none())
+        .map(key)
+        .collect();
     let mut cases = listed(TIME_CASES);
     measured.sort();
     cases.sort();
@@ -252,7 +263,10 @@ fn decode_gemms_stream_the_weights() {
             );
             let r = c.report(false);
             assert_eq!(r.results["weight_streaming"], true, "{id}");
-            assert!(r.notes.iter().any(|n| n.starts_with("weight-streaming")), "{id}");
+            assert!(
+                r.notes.iter().any(|n| n.starts_with("weight-streaming")),
+                "{id}"
+            );
         }
     }
 }

@@ -1179,8 +1179,7 @@ impl MatmulCost {
         let fp = |v: f64| units::sig(v, 4);
         if let Some(l2) = tr.l2_bytes {
             r.result("l2_capacity_bytes", l2, || {
-                Quantity::new("L2 capacity", Unit::BytesIec)
-                    .formula("the hardware file's l2 level")
+                Quantity::new("L2 capacity", Unit::BytesIec).formula("the hardware file's l2 level")
             });
         }
         if let Some(p) = tr.resident_programs {
@@ -1307,7 +1306,11 @@ impl MatmulCost {
             r.result("epilogue_time_s", e, || {
                 Quantity::new("output write not overlapped (epilogue)", Unit::Seconds)
                     .formula("b*M*N / bandwidth")
-                    .derive(format!("{} / {}", si(self.output_bytes, "B"), si(bw, "B/s")))
+                    .derive(format!(
+                        "{} / {}",
+                        si(self.output_bytes, "B"),
+                        si(bw, "B/s")
+                    ))
             });
             r.result("time_s", self.time_s, || {
                 Quantity::new("time (measured figures)", Unit::Seconds)
