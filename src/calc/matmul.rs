@@ -196,7 +196,6 @@ pub struct Traffic {
 /// The traffic of an M×N×K GEMM tiled BM×BN (clamped) whose programs run
 /// `resident` at a time over an L2 of `l2` bytes ("Matmul through the L2").
 /// Without an L2 capacity or a resident count, the single-tile figure.
-#[allow(clippy::too_many_arguments)]
 pub fn traffic(
     (m, n, k): (u64, u64, u64),
     (bm, bn, bk, stages): (u64, u64, u64, u64),
