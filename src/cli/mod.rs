@@ -425,6 +425,9 @@ impl Command {
     fn query(&self) -> Option<&dyn Query> {
         match self {
             Command::Point(a) => Some(a),
+            Command::Occupancy(a) => Some(a),
+            Command::Coalesce(a) => Some(a),
+            Command::LittlesLaw(a) => Some(a),
             _ => None,
         }
     }
@@ -483,9 +486,9 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Fusion(c) => fusion::run(c, ctx),
         Command::Launch(a) => launch::run(a, ctx),
         Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
-        Command::Occupancy(a) => occupancy::run(a, ctx),
-        Command::Coalesce(a) => coalesce::run(a, ctx),
-        Command::LittlesLaw(a) => littles_law::run(a, ctx),
+        Command::Occupancy(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Coalesce(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::LittlesLaw(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
     }
 }
 
