@@ -254,6 +254,18 @@ pub fn cost<'a>(
                 .map(|w| (w as f64 * sms as f64 * transaction / latency_s).min(bandwidth)),
         }
     });
+    let bytes_per_cycle = clock.map(|c| bandwidth / c);
+    for (what, v) in [
+        ("bytes_per_cycle", bytes_per_cycle),
+        (
+            "bytes_per_cycle_per_sm",
+            per_sm.and_then(|p| p.bytes_per_cycle_per_sm),
+        ),
+    ] {
+        if let Some(v) = v {
+            finite_result(what, v, true)?;
+        }
+    }
     let latency_cycles = match (latency, clock) {
         (Latency::Cycles(c), _) => Some(c),
         (Latency::Seconds(s), Some(clk)) => Some(s * clk),
@@ -285,7 +297,7 @@ pub fn cost<'a>(
         pointer,
         bandwidth,
         latency_s,
-        bytes_per_cycle: clock.map(|c| bandwidth / c),
+        bytes_per_cycle,
         bytes_in_flight,
         loads_in_flight,
         per_sm,
