@@ -762,6 +762,9 @@ impl OccupancyCost<'_> {
         let hw = self.hw;
         let b = &self.budget;
         let mut r = Report::new_lean("occupancy", lean);
+        // Sized once: a sweep builds one of these per point.
+        r.inputs.reserve(8);
+        r.results.reserve(24);
         r.hardware = Some(hw.id.clone());
         r.input("threads", self.threads);
         r.input("regs", self.regs);
