@@ -1,10 +1,10 @@
-//! Criterion benchmarks of the `matmul`, `fusion` and `launch`
-//! calculations (library only; hardware parsed once outside the loop).
+//! Criterion benchmarks of the `fusion` and `launch` calculations
+//! (library only; hardware parsed once outside the loop); `matmul`'s are
+//! in benches/matmul.rs.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use roofline::calc::fusion::{self, FusionOptions};
 use roofline::calc::launch::{self, LaunchParams, Overhead};
-use roofline::calc::matmul::{self, MatmulParams};
 use roofline::catalog::Catalog;
 use std::hint::black_box;
 
@@ -16,18 +16,6 @@ fn benches(c: &mut Criterion) {
                 .hardware(black_box("h100-sxm"), &[])
                 .unwrap()
         })
-    });
-    let p = MatmulParams::default();
-    c.bench_function("matmul 4096^3 tile 128", |b| {
-        b.iter(|| matmul::matmul(black_box(&h100), black_box(&p)).unwrap())
-    });
-    let decode = MatmulParams {
-        m: 1,
-        mma: Some("m16n8k16".into()),
-        ..MatmulParams::default()
-    };
-    c.bench_function("matmul decode M=1 with mma", |b| {
-        b.iter(|| matmul::matmul(black_box(&h100), black_box(&decode)).unwrap())
     });
     let opts = FusionOptions::default();
     c.bench_function("fusion softmax 4096x4096", |b| {

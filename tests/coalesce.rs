@@ -13,7 +13,13 @@ use roofline::inputs::{Bytes, Count};
 use roofline::render::{Explain, Format, Renderer};
 use roofline::spec::hardware::{Hardware, Mode};
 
-fn co<'a>(h: &'a Hardware, dtype: &str, stride: u64, offset: u64, g: Granularity) -> CoalesceCost<'a> {
+fn co<'a>(
+    h: &'a Hardware,
+    dtype: &str,
+    stride: u64,
+    offset: u64,
+    g: Granularity,
+) -> CoalesceCost<'a> {
     coalesce::cost(
         h,
         &CoalesceInputs::new(dtype, stride, offset, g),
@@ -42,7 +48,12 @@ fn lec_7_6_segment_table() {
     check("lec-7.6-misaligned-moved", c.counts.moved_bytes);
     check("lec-7.6-misaligned-efficiency", c.efficiency);
     // The table's "~1 amortised over a stream".
-    close("lec-7.6 misaligned amortised", c.stream_efficiency, 1.0, 0.0);
+    close(
+        "lec-7.6 misaligned amortised",
+        c.stream_efficiency,
+        1.0,
+        0.0,
+    );
 
     let c = co(&h, "fp32", 2, 0, Segment);
     check("lec-7.6-stride2-segments", c.counts.units as f64);
@@ -239,7 +250,10 @@ fn bad_input_names_the_field() {
         &["coalesce", "--hw", "h100-sxm", "--granularity", "line"],
         65,
     );
-    assert!(err.contains("--granularity") && err.contains("segment"), "{err}");
+    assert!(
+        err.contains("--granularity") && err.contains("segment"),
+        "{err}"
+    );
 }
 
 // ------------------------------------------------ validation (docs/validation.md)

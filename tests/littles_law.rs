@@ -30,7 +30,10 @@ fn lec_7_4_littles_law() {
     check("lec-7.4-loads-in-flight", c.loads_in_flight);
     let sm = c.per_sm.unwrap();
     check("lec-7.4-loads-per-sm", sm.loads_per_sm);
-    check("lec-7.4-warps-available", sm.warps_available.unwrap() as f64);
+    check(
+        "lec-7.4-warps-available",
+        sm.warps_available.unwrap() as f64,
+    );
     check("lec-7.4-pointer-chase-rate", c.chase_loads_per_s);
     check("lec-7.4-pointer-chase-bw", c.chase_bytes_per_s / 1e6);
     check("lec-7.4-pointer-chase-ratio", c.chase_slowdown());
@@ -44,7 +47,10 @@ fn lec_7_3_memory_hierarchy() {
     check("lec-7.3-latency-ns", c.latency_s * 1e9);
     let sm = c.per_sm.unwrap();
     check("lec-7.3-hbm-per-sm", sm.bandwidth_per_sm / 1e9);
-    check("lec-7.3-hbm-per-sm-cycle", sm.bytes_per_cycle_per_sm.unwrap());
+    check(
+        "lec-7.3-hbm-per-sm-cycle",
+        sm.bytes_per_cycle_per_sm.unwrap(),
+    );
     // 128 FP32 lanes x 4 B a cycle against the SM's 14.1 B of HBM.
     check("lec-7.3-sm-shortfall", c.sm_shortfall().unwrap());
     // 500 cycles of HBM against the file's 30 cycles of shared memory.
@@ -81,7 +87,10 @@ fn lec_ex1_loads_per_warp() {
         ..LittlesLawInputs::lecture(500.0, 1.8e9)
     };
     let c = law(&h, &i);
-    check("lec-ex1-loads-per-warp", c.per_sm.unwrap().loads_per_warp.unwrap());
+    check(
+        "lec-ex1-loads-per-warp",
+        c.per_sm.unwrap().loads_per_warp.unwrap(),
+    );
 }
 
 #[test]

@@ -292,7 +292,10 @@ const SKIPPED: &[(&str, &str)] = &[
         "ch-rmsnorm-prefill-grid",
         "vLLM's launcher: one block per token",
     ),
-    ("ch-rmsnorm-decode-grid", "vLLM's launcher: one block per token"),
+    (
+        "ch-rmsnorm-decode-grid",
+        "vLLM's launcher: one block per token",
+    ),
     (
         "ch-rmsnorm-max-block-small",
         "vLLM's launcher's block-size rule",
@@ -305,7 +308,10 @@ const SKIPPED: &[(&str, &str)] = &[
         "ch-rmsnorm-prefill-block-size",
         "vLLM's launcher's block-size rule (a gcd)",
     ),
-    ("ch-block-stride-iters", "a kernel's loop count, hidden / threads"),
+    (
+        "ch-block-stride-iters",
+        "a kernel's loop count, hidden / threads",
+    ),
     ("ch-rmsnorm-vec-size", "vLLM's vector width, a gcd"),
     (
         "ch-rmsnorm-decode-block-size",

@@ -11,13 +11,21 @@ use roofline::render::{Explain, Format, Renderer};
 use roofline::spec::hardware::{Hardware, Mode};
 
 fn at(h: &Hardware, dtype: &str, intensity: f64) -> PointCost {
-    point::cost(h, &PointInputs::at_intensity(intensity, dtype), Mode::SpeedOfLight)
-        .unwrap_or_else(|e| panic!("{e}"))
+    point::cost(
+        h,
+        &PointInputs::at_intensity(intensity, dtype),
+        Mode::SpeedOfLight,
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn totals(h: &Hardware, dtype: &str, flops: f64, bytes: f64) -> PointCost {
-    point::cost(h, &PointInputs::totals(flops, bytes, dtype), Mode::SpeedOfLight)
-        .unwrap_or_else(|e| panic!("{e}"))
+    point::cost(
+        h,
+        &PointInputs::totals(flops, bytes, dtype),
+        Mode::SpeedOfLight,
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn ridge(h: &Hardware, dtype: &str) -> f64 {
@@ -98,7 +106,10 @@ fn lec_7_8_and_ex4_compute_floors() {
     let t = square(&h, 4096.0).time.unwrap();
     check("lec-7.8-4096-compute-floor", t.time_s * 1e3);
     assert_eq!(t.time_s, t.compute_s);
-    check("lec-ex4-floor", square(&h, 8192.0).time.unwrap().time_s * 1e3);
+    check(
+        "lec-ex4-floor",
+        square(&h, 8192.0).time.unwrap().time_s * 1e3,
+    );
 }
 
 #[test]
@@ -120,7 +131,10 @@ fn lec_ex4_block256_is_memory_bound() {
         "--bytes",
         "8589934592",
     ]);
-    check("lec-ex4-block256-bound", json_num(&j, "intensity_flop_per_byte"));
+    check(
+        "lec-ex4-block256-bound",
+        json_num(&j, "intensity_flop_per_byte"),
+    );
     assert_eq!(j["results"]["bound"], "memory");
 }
 
@@ -182,8 +196,14 @@ const SKIPPED: &[(&str, &str)] = &[
         "book-2.3-deepgemm-frac",
         "a measured kernel rate over a datasheet peak",
     ),
-    ("book-2.4-fa2-mfu", "a measured kernel rate over a datasheet peak"),
-    ("book-2.4-fa3-util", "a measured kernel rate over a datasheet peak"),
+    (
+        "book-2.4-fa2-mfu",
+        "a measured kernel rate over a datasheet peak",
+    ),
+    (
+        "book-2.4-fa3-util",
+        "a measured kernel rate over a datasheet peak",
+    ),
     (
         "book-2.4-fa3-fp8-util",
         "a measured kernel rate over a datasheet peak",

@@ -285,8 +285,11 @@ pub fn cost<'a>(
         _ => 1.0 / latency_s,
     };
     let chase_loads_per_s = finite_result("pointer_chase_loads_per_s", chase_loads_per_s, true)?;
-    let chase_bytes_per_s =
-        finite_result("pointer_chase_bytes_per_s", chase_loads_per_s * pointer, true)?;
+    let chase_bytes_per_s = finite_result(
+        "pointer_chase_bytes_per_s",
+        chase_loads_per_s * pointer,
+        true,
+    )?;
     Ok(LittlesLawCost {
         hw,
         mode,
@@ -360,7 +363,9 @@ impl LittlesLawCost<'_> {
         }
         if given.pointer.is_some() {
             r.input("pointer", self.pointer);
-            r.describe("pointer", || Quantity::new("bytes per pointer", Unit::Bytes));
+            r.describe("pointer", || {
+                Quantity::new("bytes per pointer", Unit::Bytes)
+            });
         }
         if let Some(w) = given.warps {
             r.input("warps", w.0);
@@ -514,10 +519,13 @@ impl LittlesLawCost<'_> {
             p.bytes_per_cycle_per_sm,
         ) {
             r.result("sm_operand_demand_bytes_per_cycle", demand, || {
-                Quantity::new("operand bytes an SM's FP32 lanes ask for a cycle", Unit::BytesPerCycle)
-                    .formula("FP32 lanes per SM x 4 B")
-                    .derive(format!("{} x 4 B", units::number(demand / 4.0)))
-                    .source(hw.source("execution.fp32-lanes-per-sm"))
+                Quantity::new(
+                    "operand bytes an SM's FP32 lanes ask for a cycle",
+                    Unit::BytesPerCycle,
+                )
+                .formula("FP32 lanes per SM x 4 B")
+                .derive(format!("{} x 4 B", units::number(demand / 4.0)))
+                .source(hw.source("execution.fp32-lanes-per-sm"))
             });
             r.result("sm_shortfall", shortfall, || {
                 Quantity::new("SM operand demand / its share of memory", Unit::Ratio)
@@ -543,23 +551,19 @@ impl LittlesLawCost<'_> {
                     .formula("ceil(loads per SM / resident warps)")
                     .derive(format!("ceil({} / {w})", units::sig(per_sm, 4)))
             });
-            r.result(
-                "one_load_per_warp_bandwidth_bytes_per_s",
-                sustained,
-                || {
-                    Quantity::new(
-                        "bandwidth at one load in flight per warp",
-                        Unit::BytesPerSec,
-                    )
-                    .formula("min(bandwidth, warps x SMs x bytes per load / latency)")
-                    .derive(format!(
-                        "min({}, {w} x {sms} x {} B / {})",
-                        si(bw, "B/s"),
-                        units::number(self.transaction),
-                        units::seconds(self.latency_s)
-                    ))
-                },
-            );
+            r.result("one_load_per_warp_bandwidth_bytes_per_s", sustained, || {
+                Quantity::new(
+                    "bandwidth at one load in flight per warp",
+                    Unit::BytesPerSec,
+                )
+                .formula("min(bandwidth, warps x SMs x bytes per load / latency)")
+                .derive(format!(
+                    "min({}, {w} x {sms} x {} B / {})",
+                    si(bw, "B/s"),
+                    units::number(self.transaction),
+                    units::seconds(self.latency_s)
+                ))
+            });
             r.note_with(|| {
                 if per_sm <= w as f64 {
                     format!(

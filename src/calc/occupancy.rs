@@ -481,7 +481,11 @@ pub struct OccupancyCost<'a> {
 /// cannot launch comes back with `failure` set and zero blocks, as the
 /// calculator answers it. (`mode` does not enter: occupancy has no
 /// measured variant.)
-pub fn cost<'a>(hw: &'a Hardware, inputs: &OccupancyInputs, _mode: Mode) -> Result<OccupancyCost<'a>> {
+pub fn cost<'a>(
+    hw: &'a Hardware,
+    inputs: &OccupancyInputs,
+    _mode: Mode,
+) -> Result<OccupancyCost<'a>> {
     let ex = hw.execution()?;
     // The allocation rules below are NVIDIA's (its occupancy calculator);
     // AMD does not publish the equivalent for its CUs.
@@ -834,9 +838,7 @@ impl OccupancyCost<'_> {
                         units::iec_bytes(self.smem_per_block as f64)
                     )),
                 (false, Some(_)) => q
-                    .formula(
-                        "floor(carveout / ceil((static + dynamic + reserved) / unit) x unit)",
-                    )
+                    .formula("floor(carveout / ceil((static + dynamic + reserved) / unit) x unit)")
                     .derive(format!(
                         "floor({} / ceil(({} + {} + {}) / {u}) x {u}) = floor({} / {})",
                         number(self.smem_per_sm as f64),

@@ -13,6 +13,8 @@ mod coalesce;
 mod littles_law;
 mod occupancy;
 mod point;
+pub mod run;
+mod shell;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roofline::catalog::Catalog;
@@ -77,6 +79,7 @@ impl From<FormatArg> for Format {
 
 /// Flags shared by every command.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Options every command takes")]
 pub struct Global {
     /// Output format.
     #[arg(long, global = true, value_enum, default_value_t = FormatArg::Table)]
@@ -88,8 +91,9 @@ pub struct Global {
     /// memory.hbm-bandwidth="4.8 TB/s" (kebab-case path, as in the files).
     #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Vary a flag: NAME=a,b,c (list), NAME=lo..hi (powers of two) or
-    /// NAME=lo..hi:step (linear). One row per point.
+    /// Vary an input (a flag's name without dashes): NAME=a,b,c (list),
+    /// NAME=lo..hi (powers of two) or NAME=lo..hi:step (linear); repeat for
+    /// a grid. One row per point.
     #[arg(long, global = true, value_name = "NAME=VALUES")]
     pub sweep: Vec<String>,
     /// Use the hardware file's measured (achievable) figures instead of the
@@ -134,6 +138,41 @@ pub enum Command {
     /// Launch overhead per step, eager against CUDA graphs, and what fusing
     /// to fewer kernels saves.
     Launch(launch::LaunchArgs),
+    /// Run a scenario file: a saved study of queries, sweeps and charts.
+    Run(run::RunArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff): `roofline man | man -l -`.
+    Man,
+}
+
+/// What a command line produces: reports to render, or a finished
+/// document (a scenario).
+pub enum Output {
+    /// Reports, rendered in the chosen format.
+    Reports(Vec<Report>),
+    /// Bytes already rendered.
+    Bytes(Vec<u8>),
+}
+
+/// Parses and runs a command line, scenarios included.
+pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
+    if let Ok(cli) = parse(argv) {
+        let bytes = match &cli.command {
+            Command::Run(a) => Some(run::run(a, &cli.global)?),
+            Command::Completions(a) => Some(shell::completions(a)),
+            Command::Man => Some(shell::man().map_err(|e| Error::Io {
+                path: "the man page".into(),
+                source: e,
+            })?),
+            _ => None,
+        };
+        if let Some(bytes) = bytes {
+            return Ok((cli.global, Output::Bytes(bytes)));
+        }
+    }
+    let (g, reports) = run(argv)?;
+    Ok((g, Output::Reports(reports)))
 }
 
 /// Parses a command line. Every subcommand accepts negative numbers as
@@ -322,7 +361,7 @@ impl Ctx {
     fn check_sets_used(&self) -> Result<()> {
         let (hw, model) = self.read.get();
         if self.mode == Mode::Achievable && !hw {
-            return Err(roofline::Error::input(
+            return Err(roofline::Error::usage(
                 "--achievable",
                 "this command reads no hardware file, so there are no measured figures to use",
             ));
@@ -425,6 +464,7 @@ impl Command {
     fn query(&self) -> Option<&dyn Query> {
         match self {
             Command::Point(a) => Some(a),
+            Command::Matmul(a) => Some(a),
             Command::Occupancy(a) => Some(a),
             Command::Coalesce(a) => Some(a),
             Command::LittlesLaw(a) => Some(a),
@@ -482,13 +522,17 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
     match &cli.command {
         Command::Hw(c) => hw::run(c, ctx),
         Command::Model(c) => model::run(c, ctx),
-        Command::Matmul(a) => matmul::run(a, ctx),
+        Command::Matmul(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Fusion(c) => fusion::run(c, ctx),
         Command::Launch(a) => launch::run(a, ctx),
         Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Occupancy(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Coalesce(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::LittlesLaw(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Run(_) | Command::Completions(_) | Command::Man => Err(Error::usage(
+            "--sweep",
+            "this command takes no sweep; put sweeps inside a scenario's queries",
+        )),
     }
 }
 

@@ -501,10 +501,7 @@ impl Hardware {
             {
                 return err(
                     "execution.max-threads-per-sm",
-                    format!(
-                        "{t} threads is fewer than one warp of {}",
-                        ex.warp_size
-                    ),
+                    format!("{t} threads is fewer than one warp of {}", ex.warp_size),
                 );
             }
             if let (Some(w), Some(t)) = (ex.max_warps_per_sm, ex.max_threads_per_sm)

@@ -224,7 +224,7 @@ pub fn assert_topic_covered(topic: &str, source: &str, skipped: &[(&str, &str)])
     let mut n = 0;
     for c in cases().iter().filter(|c| c.topic == topic) {
         n += 1;
-        let tested = asserted.iter().any(|l| *l == c.id);
+        let tested = asserted.contains(&c.id);
         let skip = skipped.iter().any(|(s, _)| *s == c.id);
         assert!(!(tested && skip), "{} is both asserted and skipped", c.id);
         if !tested && !skip {
