@@ -177,7 +177,7 @@ pub fn cost<'a>(
                 None => {
                     return Err(hw.missing(
                         "achievable.dram-latency",
-                        "the measured memory latency for --achievable; or give a latency",
+                        "the measured memory latency of the achievable figures; or give a latency",
                         Some("350 ns"),
                     ));
                 }
@@ -482,7 +482,7 @@ impl LittlesLawCost<'_> {
             if self.mode == Mode::Achievable {
                 r.note("latency: the hardware file's measured (pointer-chase) DRAM latency");
             } else {
-                r.note("latency: the hardware file's DRAM latency; the lecture assumes 500 cycles at 1.8 GHz (pass --latency \"500 cycles\" --clock 1.8GHz)");
+                r.note("latency: the hardware file's DRAM latency; the lecture assumes 500 cycles at 1.8 GHz (give them as the latency and the clock)");
             }
         }
         r.note("one dependent load in flight (a pointer chase) gets latency-bound bandwidth, whatever the pins can do");
