@@ -8,8 +8,10 @@ use roofline::calc::littles_law::{self, LittlesLawInputs};
 use roofline::calc::occupancy::{self, OccupancyInputs};
 use roofline::calc::point::{self, PointInputs};
 use roofline::catalog::Catalog;
+use roofline::inputs::{Fields, from_fields};
 use roofline::render::Format;
 use roofline::spec::hardware::Mode;
+use roofline::sweep::{self, Axis};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {
@@ -77,5 +79,43 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench);
+/// The calculation's share of a 99,840-point occupancy grid (32 block
+/// sizes x 240 register counts x 13 shared-memory sizes): each point's
+/// fields deserialized, its cost and its lean report, as a sweep does, with
+/// no rows kept. SPEC's budget for the whole process is 0.5 s.
+fn grid(c: &mut Criterion) {
+    let hw = Catalog::default().hardware("h100-sxm", &[]).unwrap();
+    let axes: Vec<Axis> = [
+        "threads=32..1024:32",
+        "regs=16..255:1",
+        "smem=0..98304:8192",
+    ]
+    .iter()
+    .map(|s| sweep::parse(s).unwrap().into())
+    .collect();
+    let mut g = c.benchmark_group("occupancy grid");
+    g.sample_size(10);
+    g.bench_function("99,840 points: fields, cost, lean report", |b| {
+        b.iter(|| {
+            let mut f = Fields::new();
+            let mut n = 0;
+            for t in &axes[0].values {
+                f.insert("threads".into(), t.clone());
+                for r in &axes[1].values {
+                    f.insert("regs".into(), r.clone());
+                    for s in &axes[2].values {
+                        f.insert("smem".into(), s.clone());
+                        let k: OccupancyInputs = from_fields(&f).unwrap();
+                        let c = occupancy::cost(&hw, &k, Mode::SpeedOfLight).unwrap();
+                        n += c.report(true).results.len();
+                    }
+                }
+            }
+            n
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, grid);
 criterion_main!(benches);
