@@ -10,11 +10,15 @@ mod model;
 pub mod query;
 
 mod coalesce;
+mod decode;
+mod kv;
 mod littles_law;
 mod occupancy;
 mod point;
+mod prefill;
 pub mod run;
 mod shell;
+mod speculative;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roofline::catalog::Catalog;
@@ -96,6 +100,10 @@ pub struct Global {
     /// a grid. One row per point.
     #[arg(long, global = true, value_name = "NAME=VALUES")]
     pub sweep: Vec<String>,
+    /// Tables show every intermediate result, not only the answer and the
+    /// figures that decide it (JSON and CSV always carry every result).
+    #[arg(long, global = true)]
+    pub all: bool,
     /// Use the hardware file's measured (achievable) figures instead of the
     /// datasheet's speed-of-light ones.
     #[arg(long, global = true)]
@@ -138,6 +146,17 @@ pub enum Command {
     /// Launch overhead per step, eager against CUDA graphs, and what fusing
     /// to fewer kernels saves.
     Launch(launch::LaunchArgs),
+    /// KV-cache bytes per token, layer, sequence and batch; with --hw the
+    /// batch and context that fit beside the weights.
+    Kv(kv::KvArgs),
+    /// One decode step: bytes, FLOPs, bound, step time, tokens per second;
+    /// MoE, launch overhead, speculative decoding, SLO capacity.
+    Decode(decode::DecodeArgs),
+    /// A prompt's prefill: FLOPs, bytes, bound, time to first token;
+    /// chunked, and against materialised attention scores.
+    Prefill(prefill::PrefillArgs),
+    /// Speculative decoding: tokens per target pass and speedup.
+    Speculative(speculative::SpeculativeArgs),
     /// Run a scenario file: a saved study of queries, sweeps and charts.
     Run(run::RunArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
@@ -187,12 +206,6 @@ pub fn parse(argv: &[String]) -> Result<Cli, clap::Error> {
     Cli::from_arg_matches(&matches)
 }
 
-/// Parses a count flag: a whole number, written plainly (`4096`), with
-/// separators (`1_000_000`, `1,000,000`) or in scientific notation (`1e6`).
-pub fn count(s: &str) -> Result<u64, String> {
-    roofline::inputs::parse_count(s)
-}
-
 /// The hardware `matmul` and `fusion` use when `--hw` is not given.
 const DEFAULT_HW: &str = "h100-sxm";
 
@@ -211,7 +224,6 @@ pub struct Ctx {
     /// sweep parses each file once.
     hw_cache: std::cell::RefCell<std::collections::HashMap<String, Rc<Hardware>>>,
     /// Models loaded for sweep points, likewise.
-    #[allow(dead_code)] // read by the model commands as they become queries
     model_cache: std::cell::RefCell<std::collections::HashMap<String, Rc<Model>>>,
 }
 
@@ -253,13 +265,6 @@ impl Ctx {
             ));
         }
         Ok(items)
-    }
-
-    /// Loads `--hw` where a command defaults it to the lecture's reference
-    /// part; the flag given reads as usual, and a default is noted in the
-    /// reports by [`Ctx::noted_default`].
-    pub fn hardware_or_default(&self, list: Option<&str>) -> Result<Vec<Hardware>> {
-        self.hardware(list.unwrap_or(DEFAULT_HW))
     }
 
     /// Adds a note to each report when `--hw` was not given.
@@ -310,6 +315,12 @@ impl Ctx {
                 )
             })?,
         };
+        // Most points add no `--set` of their own: look the id up as it is.
+        if !fields.keys().any(|k| k.contains('.'))
+            && let Some(h) = self.hw_cache.borrow().get(id)
+        {
+            return Ok(h.clone());
+        }
         let (sets, key) = self.point_sets(id, fields)?;
         if let Some(h) = self.hw_cache.borrow().get(&key) {
             return Ok(h.clone());
@@ -321,7 +332,6 @@ impl Ctx {
 
     /// The model of one point: its `model` field; loaded once per id and
     /// `--set`.
-    #[allow(dead_code)] // used by the model commands as they become queries
     pub fn point_model(&self, fields: &roofline::inputs::Fields) -> Result<Rc<Model>> {
         let (h, _) = self.read.get();
         self.read.set((h, true));
@@ -415,6 +425,20 @@ impl Ctx {
     }
 }
 
+/// A library message naming the `force` or `hw` field names the flag
+/// (`--force`, `--hw`).
+pub fn fields_as_flags(e: Error) -> Error {
+    match e {
+        Error::Field { field, message } => Error::Field {
+            field,
+            message: message
+                .replace("`force`", "--force")
+                .replace("(`hw`)", "(--hw)"),
+        },
+        e => e,
+    }
+}
+
 fn split(list: &str) -> impl Iterator<Item = &str> {
     list.split(',').map(str::trim).filter(|s| !s.is_empty())
 }
@@ -464,7 +488,15 @@ impl Command {
     fn query(&self) -> Option<&dyn Query> {
         match self {
             Command::Point(a) => Some(a),
+            Command::Kv(a) => Some(a),
+            Command::Decode(a) => Some(a),
+            Command::Prefill(a) => Some(a),
+            Command::Speculative(a) => Some(a),
+            Command::Hw(hw::HwCommand::Show(a)) => Some(a),
             Command::Matmul(a) => Some(a),
+            Command::Fusion(c) => Some(c.query()),
+            Command::Launch(a) => Some(a),
+            Command::Model(model::ModelCommand::Show(a)) => Some(a),
             Command::Occupancy(a) => Some(a),
             Command::Coalesce(a) => Some(a),
             Command::LittlesLaw(a) => Some(a),
@@ -521,11 +553,18 @@ fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
 fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
     match &cli.command {
         Command::Hw(c) => hw::run(c, ctx),
-        Command::Model(c) => model::run(c, ctx),
+        Command::Model(model::ModelCommand::List) => model::list(ctx),
+        Command::Model(model::ModelCommand::Show(a)) => {
+            query::run(a, ctx, &[], false).map_err(query::as_flags)
+        }
         Command::Matmul(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
-        Command::Fusion(c) => fusion::run(c, ctx),
-        Command::Launch(a) => launch::run(a, ctx),
+        Command::Fusion(c) => query::run(c.query(), ctx, &[], false).map_err(query::as_flags),
+        Command::Launch(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Kv(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Decode(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Prefill(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Speculative(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Occupancy(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Coalesce(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::LittlesLaw(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
@@ -533,24 +572,5 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
             "--sweep",
             "this command takes no sweep; put sweeps inside a scenario's queries",
         )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::count;
-
-    #[test]
-    fn counts() {
-        assert_eq!(count("4096"), Ok(4096));
-        assert_eq!(count("1e6"), Ok(1_000_000));
-        assert_eq!(count("1_000_000"), Ok(1_000_000));
-        assert_eq!(count("1,000,000"), Ok(1_000_000));
-        assert_eq!(count("18446744073709551615"), Ok(u64::MAX));
-        assert!(count("1.5").is_err());
-        assert!(count("-5").is_err());
-        assert!(count("1e20").is_err());
-        assert!(count("nan").is_err());
-        assert!(count("abc").is_err());
     }
 }
