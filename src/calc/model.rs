@@ -426,6 +426,11 @@ pub struct ModelCost {
     pub architecture: Architecture,
     /// Field path -> where its number came from.
     pub sources: IndexMap<String, String>,
+    /// What a value without a source cites: the model file, when it has no
+    /// `[sources]` table.
+    pub cites_file: Option<String>,
+    /// Assumptions made in reading the model (stated as report notes).
+    pub notes: Vec<String>,
 }
 
 /// `model show`'s cost: counts, weight bytes at `dtype`, KV bytes at
@@ -481,12 +486,17 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
             max_context: m.max_context.map(|x| x.get()),
         },
         sources: m.sources.clone(),
+        cites_file: m.cites_file.clone(),
+        notes: m.notes.clone(),
     })
 }
 
 impl ModelCost {
     fn source(&self, field: &str) -> Option<&str> {
-        self.sources.get(field).map(String::as_str)
+        self.sources
+            .get(field)
+            .or(self.cites_file.as_ref())
+            .map(String::as_str)
     }
 
     /// The report of this cost; a lean one records values only.

@@ -11,6 +11,7 @@ pub mod hf;
 pub mod model;
 pub mod overrides;
 pub mod scenario;
+pub mod template;
 
 use crate::error::Error;
 use crate::units::{self, Dim};
@@ -137,6 +138,19 @@ pub struct Origin {
     pub name: String,
     /// Whether the text has `--set` overrides applied.
     pub overridden: bool,
+}
+
+/// The message for a file that still carries a template's placeholder id.
+fn placeholder_message(file: &str) -> String {
+    let stem = std::path::Path::new(file)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty())
+        .unwrap_or("my-gpu");
+    format!(
+        "`{}` is the template's placeholder; give the file its own id, its file name without .toml (`id = \"{stem}\"`)",
+        template::PLACEHOLDER_ID
+    )
 }
 
 /// 1-based line and column of a byte offset.

@@ -19,9 +19,19 @@ pub struct Model {
     /// One line for `model list`.
     #[serde(default)]
     pub summary: Option<String>,
-    /// Field path -> where the number came from.
+    /// Field path -> where the number came from; a file without the table
+    /// is the source of all its values.
     #[serde(default)]
     pub sources: IndexMap<String, String>,
+    /// What a value without a `[sources]` entry cites: the file's own name
+    /// when it has no `[sources]` table, else nothing.
+    #[serde(skip)]
+    pub cites_file: Option<String>,
+    /// Assumptions made in reading the file (an imported config without
+    /// `num_key_value_heads` read as multi-head attention), for reports to
+    /// state.
+    #[serde(skip)]
+    pub notes: Vec<String>,
     /// Transformer blocks.
     pub layers: NonZeroU64,
     /// Model (residual stream) width.
@@ -204,13 +214,16 @@ impl Model {
     /// twice, no more: once into the model, once into a document whose
     /// spans locate the fields validation names.
     pub fn parse(src: &str, origin: &Origin) -> Result<Self> {
-        let m: Model = super::from_toml(src, origin).map_err(|e| name_the_key(src, e))?;
+        let mut m: Model = super::from_toml(src, origin).map_err(|e| name_the_key(src, e))?;
         // `toml` reads integers up to u64::MAX; TOML (and `toml_edit`)
         // stop at i64::MAX. A number between the two is an error here,
         // named by its own field, not by whichever field validation could
         // no longer locate.
         let doc = toml_edit::Document::parse(src).map_err(|e| document_error(src, origin, &e))?;
         m.validate(&doc, src, origin)?;
+        if m.sources.is_empty() {
+            m.cites_file = Some(origin.name.clone());
+        }
         Ok(m)
     }
 
@@ -224,6 +237,9 @@ impl Model {
                 message: msg,
             })
         };
+        if self.id == super::template::PLACEHOLDER_ID {
+            return err("id", super::placeholder_message(&origin.name));
+        }
         let a = &self.attention;
         let heads = a.heads.get();
         let kv = a.kv_heads.map_or(heads, NonZeroU64::get);
@@ -318,6 +334,15 @@ impl Model {
             }
         }
         Ok(())
+    }
+
+    /// Where a field's number came from, if the file says; a file without a
+    /// `[sources]` table is the source of all its values.
+    pub fn source(&self, field: &str) -> Option<&str> {
+        self.sources
+            .get(field)
+            .or(self.cites_file.as_ref())
+            .map(String::as_str)
     }
 
     /// KV heads (query heads for MHA).
