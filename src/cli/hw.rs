@@ -98,7 +98,6 @@ pub fn run(c: &HwCommand, ctx: &Ctx) -> Result<Vec<Report>> {
         HwCommand::List => {
             let (all, notes) = super::list_loaded(
                 ctx.catalog.hardware_entries()?,
-                "hardware",
                 |id| ctx.hardware(id).map(|mut v| v.remove(0)),
                 |id| ctx.catalog.hardware(id, &[]),
                 ctx,

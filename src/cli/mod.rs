@@ -421,7 +421,6 @@ impl Ctx {
 /// validate for an entry is left off that entry, with a note saying so.
 fn list_loaded<T>(
     entries: Vec<roofline::catalog::Entry>,
-    kind: &str,
     with_sets: impl Fn(&str) -> Result<T>,
     plain: impl Fn(&str) -> Result<T>,
     ctx: &Ctx,
@@ -439,11 +438,7 @@ fn list_loaded<T>(
                     ));
                     items.push(x);
                 }
-                _ => notes.push(format!(
-                    "left out {} ({}), which does not load: {err}",
-                    e.id,
-                    e.origin_name(if kind == "model" { "models" } else { "hardware" })
-                )),
+                _ => notes.push(format!("left out {}, which does not load: {err}", e.id)),
             },
         }
     }

@@ -63,7 +63,6 @@ impl Query for ShowArgs {
 pub fn list(ctx: &Ctx) -> Result<Vec<Report>> {
     let (all, notes) = super::list_loaded(
         ctx.catalog.model_entries()?,
-        "model",
         |id| ctx.models(id).map(|mut v| v.remove(0)),
         |id| ctx.catalog.model(id, &[]),
         ctx,
