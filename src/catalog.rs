@@ -266,10 +266,11 @@ impl Catalog {
             .iter()
             .filter(|s| overrides::is_model_path(&s.path))
             .collect();
-        let src = if what.ends_with(".json") {
-            crate::spec::hf::to_toml(&src, &name)?
+        let (src, notes) = if what.ends_with(".json") {
+            let i = crate::spec::hf::import(&src, &name)?;
+            (i.toml, i.notes)
         } else {
-            src
+            (src, Vec::new())
         };
         let src = overrides::apply(&src, &mine)?;
         let imported = what.ends_with(".json");
@@ -299,6 +300,7 @@ impl Catalog {
         })?;
         same_id(&m.id, what, &name)?;
         let mut m = m;
+        m.notes.extend(notes);
         for s in mine {
             m.sources.insert(s.path.clone(), what_if(s));
         }

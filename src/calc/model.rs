@@ -538,7 +538,7 @@ pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ModelInputs {
-    /// Weight precision (default bf16).
+    /// Weight precision (default: the model's `weight-dtype`, else bf16).
     pub dtype: Option<String>,
     /// KV-cache precision (default bf16).
     pub kv_dtype: Option<String>,
@@ -646,7 +646,12 @@ pub struct ModelCost {
 /// `model show`'s cost: counts, weight bytes at `dtype`, KV bytes at
 /// `kv-dtype`.
 pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
-    let dtype = precision_of("dtype", i.dtype.as_deref())?;
+    // The weights' own precision (a quantized checkpoint's) unless --dtype
+    // says otherwise.
+    let dtype = precision_of(
+        "dtype",
+        i.dtype.as_deref().or(m.weight_dtype.as_deref()),
+    )?;
     let kv_dtype = precision_of("kv-dtype", i.kv_dtype.as_deref())?;
     let p = params(m)?;
     let kv_elements = kv_elements_per_token_per_layer(m)?;
@@ -658,6 +663,23 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
         let c = Counter { model: m };
         Some(c.mul(sizes(m).h, head_dim(m))?.v)
     };
+    let mut notes = m.notes.clone();
+    if let Some(w) = &m.weight_dtype {
+        let from = m
+            .source("weight-dtype")
+            .map_or(String::new(), |s| format!(" ({s})"));
+        if i.dtype.is_none() {
+            notes.push(format!(
+                "weights at {} ({}): the model's weight-dtype{from}; --dtype overrides. Every parameter is counted at {}, including any the checkpoint keeps at 16 bits (often the embedding and output head)",
+                dtype.name, dtype.layout, dtype.name
+            ));
+        } else if precision_of("weight-dtype", Some(w))?.name != dtype.name {
+            notes.push(format!(
+                "weights at {} as --dtype asks, not the checkpoint's own {w}{from}",
+                dtype.name
+            ));
+        }
+    }
     let per_layer = kv_elements as f64 * kv_dtype.bytes();
     Ok(ModelCost {
         model: m.id.clone(),
@@ -698,7 +720,7 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
         },
         sources: m.sources.clone(),
         cites_file: m.cites_file.clone(),
-        notes: m.notes.clone(),
+        notes,
     })
 }
 
@@ -842,6 +864,9 @@ impl ModelCost {
             "routed_experts",
             "experts_per_token",
         ]);
+        for n in &self.notes {
+            r.note(n.clone());
+        }
         r.note_with(|| {
             format!(
                 "{} billion parameters = {} in {}",

@@ -43,6 +43,11 @@ pub struct Model {
     pub tied_embeddings: bool,
     /// Longest context the model supports.
     pub max_context: Option<NonZeroU64>,
+    /// The precision the weights are stored in, where the checkpoint is
+    /// quantized (`int4` for a 4-bit AWQ or GPTQ checkpoint); `model show`
+    /// reports weight bytes at it unless `--dtype` says otherwise. Absent:
+    /// bf16.
+    pub weight_dtype: Option<String>,
     /// Sliding-window attention span (Mistral): a sequence keeps KV for at
     /// most this many recent tokens per layer.
     pub sliding_window: Option<NonZeroU64>,
@@ -239,6 +244,15 @@ impl Model {
         };
         if self.id == super::template::PLACEHOLDER_ID {
             return err("id", super::placeholder_message(&origin.name));
+        }
+        if let Some(w) = &self.weight_dtype
+            && let Err(e) = crate::precision::lookup(w)
+        {
+            let msg = match e {
+                Error::Input { message, .. } => message,
+                e => e.to_string(),
+            };
+            return err("weight-dtype", msg);
         }
         let a = &self.attention;
         let heads = a.heads.get();
