@@ -188,21 +188,32 @@ pub fn make(kind: &str, src: &str, from: &str) -> String {
             "A {what} file for roofline, made by `roofline {kind} new --from {from}`. \
              The values are {from}'s (`roofline {show} {from} --explain` says where each \
              came from); change those that differ and delete those you do not know: a \
-             command that needs a missing number says which and how to give it. \
-             Quantities carry their unit in the string (\"3.35 TB/s\", \"228 KiB\", \
-             \"1.98 GHz\"; SI prefixes are powers of 1000, KiB/MiB/GiB powers of 1024); \
-             counts are bare integers."
+             command that needs a missing number says which and how to give it. {units}",
+            units = if hardware {
+                "Quantities carry their unit in the string (\"3.35 TB/s\", \"228 KiB\", \
+                 \"1.98 GHz\"; SI prefixes are powers of 1000, KiB/MiB/GiB powers of \
+                 1024); counts are bare integers."
+            } else {
+                "Sizes are bare integers (counts of elements, not bytes); parameter \
+                 counts, weight bytes and KV bytes are derived from them, never typed in."
+            }
         ),
     );
+    let example = if hardware {
+        "\"memory.hbm-bandwidth\" = \"my measurement, 2026-11-30\""
+    } else {
+        "\"ffn.intermediate-size\" = \"the model's config.json\""
+    };
     out.push_str("#\n");
     comment(
         &mut out,
         "# ",
         "# ",
-        "Without a [sources] table every value cites this file. To cite your own \
-         sources add one at the end, keyed by field path: \
-         \"memory.hbm-bandwidth\" = \"my measurement, 2026-11-30\". \
-         Reference for every field: docs/data-schemas.md.",
+        &format!(
+            "Without a [sources] table every value cites this file. To cite your own \
+             sources add one at the end, keyed by field path: {example}. \
+             Reference for every field: docs/data-schemas.md."
+        ),
     );
     out.push_str("#\n# Top level:\n");
     describe(&mut out, &part, "");
@@ -264,6 +275,21 @@ pub fn make(kind: &str, src: &str, from: &str) -> String {
     }
     while out.ends_with("\n\n") {
         out.pop();
+    }
+    // The sections the source file does not have, so a user can add them.
+    let mut absent: Vec<&str> = Vec::new();
+    for (sec, _) in &part {
+        if !sec.is_empty() && !described.iter().any(|d| d == sec) && !absent.contains(&sec.as_str())
+        {
+            absent.push(sec);
+        }
+    }
+    if !absent.is_empty() {
+        out.push_str("\n# Sections this file does not have, which you may add:\n");
+        for sec in absent {
+            let _ = writeln!(out, "# [{sec}]:");
+            describe(&mut out, &part, sec);
+        }
     }
     out
 }
