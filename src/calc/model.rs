@@ -472,7 +472,9 @@ pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
         None => (layers, 0),
     };
     let (f1, x1) = mlp(ff, "d_ff");
-    out.push(Part {
+    // A model whose every layer is a mixture of experts has no dense MLP.
+    let all_moe = m.moe.is_some() && dense_layers == 0;
+    out.extend((!all_moe).then(|| Part {
         key: "mlp_params",
         label: if gated {
             "dense MLP (with its gate)"
@@ -482,7 +484,7 @@ pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
         value: p.dense_ffn,
         formula: format!("dense_layers x ({f1}); {what}"),
         derivation: format!("{} x ({x1})", g(dense_layers)),
-    });
+    }));
     if let Some(moe) = &m.moe {
         let fe = moe.expert_intermediate_size.get();
         let (fx, xx) = mlp(fe, "d_expert");
