@@ -3,11 +3,11 @@
 //! through the sweep engine.
 
 use super::Ctx;
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_inputs, put};
 use clap::{Args, Subcommand};
 use roofline::calc::hw::{self, HwShowInputs};
 use roofline::error::Result;
-use roofline::inputs::{Fields, from_fields};
+use roofline::inputs::Fields;
 use roofline::report::Report;
 
 /// `hw` subcommands.
@@ -87,7 +87,7 @@ impl Query for HwShowArgs {
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
         let hw = ctx.point_hardware(fields, None)?;
-        let inputs: HwShowInputs = from_fields(&calc_fields(fields))?;
+        let inputs: HwShowInputs = calc_inputs(fields)?;
         Ok(hw::cost(&hw, &inputs, ctx.mode)?.report(lean))
     }
 }

@@ -311,6 +311,12 @@ impl Ctx {
                 )
             })?,
         };
+        // Most points add no `--set` of their own: look the id up as it is.
+        if !fields.keys().any(|k| k.contains('.'))
+            && let Some(h) = self.hw_cache.borrow().get(id)
+        {
+            return Ok(h.clone());
+        }
         let (sets, key) = self.point_sets(id, fields)?;
         if let Some(h) = self.hw_cache.borrow().get(&key) {
             return Ok(h.clone());

@@ -1,11 +1,11 @@
 //! `point`: a kernel's place on the roofline.
 
 use super::Ctx;
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_inputs, put};
 use clap::Args;
 use roofline::calc::point::{self, PointInputs};
 use roofline::error::Result;
-use roofline::inputs::{Fields, from_fields};
+use roofline::inputs::Fields;
 use roofline::report::Report;
 
 /// `point` flags.
@@ -61,7 +61,7 @@ impl Query for PointArgs {
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
         let hw = ctx.point_hardware(fields, None)?;
-        let inputs: PointInputs = from_fields(&calc_fields(fields))?;
+        let inputs: PointInputs = calc_inputs(fields)?;
         Ok(point::cost(&hw, &inputs, ctx.mode)?.report(lean))
     }
 }

@@ -21,7 +21,12 @@ fn cell(v: Option<&Value>) -> String {
     match v {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => field(s),
-        Some(Value::Number(n)) => n.to_string(),
+        // Whole numbers print without a fraction (`132`, not `132.0`), as
+        // JSON prints counts.
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(x) if n.is_f64() && x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
+            _ => n.to_string(),
+        },
         Some(Value::Bool(b)) => b.to_string(),
         Some(other) => field(&other.to_string()),
     }
@@ -29,7 +34,6 @@ fn cell(v: Option<&Value>) -> String {
 
 impl Renderer for Csv {
     fn render(&self, report: &Report) -> Vec<u8> {
-        let report = &*super::with_integer_counts(report);
         let mut out = String::new();
         let mut line = |cells: Vec<String>| {
             out.push_str(&cells.join(","));
