@@ -33,13 +33,21 @@ fn every_hardware_template_loads_to_the_same_figures() {
             "{}: a template has no sources",
             e.id
         );
-        assert!(t.contains("# [compute]:"), "{}: sections are described", e.id);
+        assert!(
+            t.contains("# [compute]:"),
+            "{}: sections are described",
+            e.id
+        );
         let mine = Hardware::parse(&filled(&t, &e.id), &origin("mine.toml"))
             .unwrap_or_else(|err| panic!("{}: {err}", e.id));
         let theirs = c.hardware(&e.id, &[]).unwrap();
         let inputs = hw::HwShowInputs::default();
-        let a = hw::cost(&mine, &inputs, Mode::SpeedOfLight).unwrap().report(false);
-        let b = hw::cost(&theirs, &inputs, Mode::SpeedOfLight).unwrap().report(false);
+        let a = hw::cost(&mine, &inputs, Mode::SpeedOfLight)
+            .unwrap()
+            .report(false);
+        let b = hw::cost(&theirs, &inputs, Mode::SpeedOfLight)
+            .unwrap()
+            .report(false);
         assert_eq!(a.results, b.results, "{}", e.id);
         // Every value of the user's file cites the file.
         for (k, q) in &a.quantities {
@@ -80,11 +88,15 @@ fn a_template_keeps_its_placeholder_id_until_changed() {
 #[test]
 fn a_missing_table_is_named_not_blamed_on_id() {
     let src = "id = \"x\"\nname = \"x\"\nvendor = \"x\"\nkind = \"gpu\"\ndefault-dtype = \"bf16\"\n\n[memory]\nhbm-bandwidth = \"1 TB/s\"\n";
-    let msg = Hardware::parse(src, &origin("x.toml")).unwrap_err().to_string();
+    let msg = Hardware::parse(src, &origin("x.toml"))
+        .unwrap_err()
+        .to_string();
     assert!(msg.contains("field `compute`"), "{msg}");
     assert!(!msg.contains("`id`"), "{msg}");
     let src = "id = \"x\"\nname = \"x\"\nvendor = \"x\"\nkind = \"gpu\"\ndefault-dtype = \"bf16\"\n\n[compute]\nclock = \"1 GHz\"\n\n[memory]\n";
-    let msg = Hardware::parse(src, &origin("x.toml")).unwrap_err().to_string();
+    let msg = Hardware::parse(src, &origin("x.toml"))
+        .unwrap_err()
+        .to_string();
     assert!(msg.contains("x.toml:7: field `compute.dense`"), "{msg}");
     // A file without [sources] is fine.
     let src = "id = \"x\"\nname = \"x\"\nvendor = \"x\"\nkind = \"gpu\"\ndefault-dtype = \"bf16\"\n\n[compute.dense]\nbf16 = \"1 TFLOP/s\"\n\n[memory]\n";
@@ -99,8 +111,16 @@ fn ids_match_without_case_and_typos_get_the_likely_id() {
     assert_eq!(c.model("Llama-3-8B", &[]).unwrap().id, "llama-3-8b");
     let e = c.model("llama-3-70b", &[]).unwrap_err().to_string();
     assert!(e.contains("did you mean `llama-3.1-70b`"), "{e}");
-    let ids = ["llama-2-7b", "llama-3-8b", "llama-3.1-70b", "llama-3.1-405b"];
-    assert_eq!(suggest("llama-3-405b", ids).as_deref(), Some("llama-3.1-405b"));
+    let ids = [
+        "llama-2-7b",
+        "llama-3-8b",
+        "llama-3.1-70b",
+        "llama-3.1-405b",
+    ];
+    assert_eq!(
+        suggest("llama-3-405b", ids).as_deref(),
+        Some("llama-3.1-405b")
+    );
     assert_eq!(suggest("LLAMA-2-7B", ids).as_deref(), Some("llama-2-7b"));
     assert_eq!(suggest("gpt-9", ids), None);
 }
@@ -158,7 +178,9 @@ fn hugging_face_quantization_sets_the_weight_precision() {
         .unwrap();
         assert_eq!(bf16.weight_bytes, bf16.params.total as f64 * 2.0);
     }
-    let e = c.model("tests/data/bad/hf-gptq-3bit.json", &[]).unwrap_err();
+    let e = c
+        .model("tests/data/bad/hf-gptq-3bit.json", &[])
+        .unwrap_err();
     assert!(e.to_string().contains("quantization_config.bits"), "{e}");
 }
 

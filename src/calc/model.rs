@@ -433,7 +433,12 @@ pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
         );
         if a.qkv_bias || m.linear_bias {
             f.push_str(" + h x d_h + 2 x h_kv x d_h");
-            x.push_str(&format!(" + {h} x {dh} + 2 x {kv} x {dh}", h = g(h), kv = g(kv), dh = g(dh)));
+            x.push_str(&format!(
+                " + {h} x {dh} + 2 x {kv} x {dh}",
+                h = g(h),
+                kv = g(kv),
+                dh = g(dh)
+            ));
         }
         if m.linear_bias {
             f.push_str(" + d");
@@ -650,10 +655,7 @@ pub struct ModelCost {
 pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
     // The weights' own precision (a quantized checkpoint's) unless --dtype
     // says otherwise.
-    let dtype = precision_of(
-        "dtype",
-        i.dtype.as_deref().or(m.weight_dtype.as_deref()),
-    )?;
+    let dtype = precision_of("dtype", i.dtype.as_deref().or(m.weight_dtype.as_deref()))?;
     let kv_dtype = precision_of("kv-dtype", i.kv_dtype.as_deref())?;
     let p = params(m)?;
     let kv_elements = kv_elements_per_token_per_layer(m)?;
@@ -818,11 +820,7 @@ impl ModelCost {
                 } else {
                     (
                         "2 x kv_heads x head_dim x bytes: a key and a value per KV head",
-                        format!(
-                            "2 x {} x {}",
-                            arch.kv_heads,
-                            arch.head_dim.unwrap_or(0)
-                        ),
+                        format!("2 x {} x {}", arch.kv_heads, arch.head_dim.unwrap_or(0)),
                     )
                 };
                 Quantity::new("KV per token per layer", Unit::Bytes)

@@ -460,7 +460,7 @@ fn dir_names(g: &Global) -> Vec<(PathBuf, String)> {
         (&g.model_dir, "ROOFLINE_MODEL_DIR", "--model-dir"),
     ] {
         if let Some(d) = dir {
-            let from_env = std::env::var_os(var).is_some_and(|v| PathBuf::from(v) == *d);
+            let from_env = std::env::var_os(var).is_some_and(|v| std::path::Path::new(&v) == d);
             out.push((d.clone(), if from_env { var } else { flag }.to_string()));
         }
     }

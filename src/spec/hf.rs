@@ -159,7 +159,10 @@ fn quantization(c: &Cfg) -> Result<Option<(&'static str, String)>> {
             "`quantization_config` is not an object",
         ));
     };
-    let qc = Cfg { map: q, file: c.file };
+    let qc = Cfg {
+        map: q,
+        file: c.file,
+    };
     let method = qc
         .string("quant_method")
         .unwrap_or("unnamed")
@@ -171,7 +174,9 @@ fn quantization(c: &Cfg) -> Result<Option<(&'static str, String)>> {
             b => Err(data(
                 c.file,
                 Some("quantization_config.bits"),
-                format!("{b}-bit {method} weights: this tool has 4- and 8-bit integer precisions only"),
+                format!(
+                    "{b}-bit {method} weights: this tool has 4- and 8-bit integer precisions only"
+                ),
             )),
         }
     };
