@@ -129,7 +129,8 @@ pub enum Command {
     /// throughput, bound and time.
     Point(point::PointArgs),
     /// Resident blocks per SM under each limit, the binding one, occupancy
-    /// (NVIDIA's occupancy-calculator rules; --textbook for the seeds').
+    /// (NVIDIA's occupancy-calculator rules; --textbook for the lecture's
+    /// simplified arithmetic).
     Occupancy(occupancy::OccupancyArgs),
     /// Bytes moved for bytes used by one warp's strided load, at a segment,
     /// sector or DRAM-fetch granularity.
