@@ -1031,7 +1031,15 @@ pub fn list(items: &[Model]) -> Result<Report> {
     r.describe("attention", Quantity::new("attention", Unit::None));
     r.describe("summary", Quantity::new("summary", Unit::None));
     for m in items {
-        let p = params(m)?;
+        // A model whose counts overflow is left out with its error, so one
+        // bad file does not hide the others.
+        let p = match params(m) {
+            Ok(p) => p,
+            Err(e) => {
+                r.note(format!("left out {e}"));
+                continue;
+            }
+        };
         let mut row = Row::default();
         row.inputs.insert("id".into(), m.id.clone().into());
         row.results.insert("name".into(), m.name.clone().into());
