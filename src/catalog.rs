@@ -227,7 +227,7 @@ impl Catalog {
             if from.ends_with(".json") {
                 return Err(Error::input(
                     "--from",
-                    "make a template from a model .toml or a catalog id; a config.json is read directly with --model",
+                    "make a template from a model .toml or a catalog id; a config.json is read as it is (`model show path/to/config.json`)",
                 ));
             }
             self.model(from, &[])?;

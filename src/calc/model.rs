@@ -374,7 +374,7 @@ pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
             key: "lm_head_params",
             label: "output head",
             value: 0,
-            formula: "0 (tied: the head reuses the embedding matrix)".into(),
+            formula: "none of its own: tied to the embedding matrix".into(),
             derivation: String::new(),
         }
     } else {
