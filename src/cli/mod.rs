@@ -533,7 +533,7 @@ pub fn combine_points(reports: Vec<Report>) -> Report {
                 .iter()
                 .any(|r| r.inputs.get(k) != first.inputs.get(k))
             {
-                axes.push(k.clone());
+                axes.push(k.to_string());
             }
         }
     }
