@@ -24,7 +24,15 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 
 /// Keys of a query that are not inputs of its command.
-pub const RESERVED: &[&str] = &["title", "command", "notes", "sweep", "set", "achievable", "all"];
+pub const RESERVED: &[&str] = &[
+    "title",
+    "command",
+    "notes",
+    "sweep",
+    "set",
+    "achievable",
+    "all",
+];
 
 /// A parsed scenario file.
 #[derive(Debug, Clone, PartialEq)]
