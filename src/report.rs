@@ -179,6 +179,21 @@ impl Quantity {
 /// at run time (`"l2_bytes"` from a memory level).
 pub type Key = std::borrow::Cow<'static, str>;
 
+/// A report's map from keys to values: insertion-ordered, with a fast
+/// non-cryptographic hash (a sweep builds one per point).
+pub type Map<V> = IndexMap<Key, V, rustc_hash::FxBuildHasher>;
+
+thread_local! {
+    /// How many results the points of the sweep under way have, so each
+    /// lean point's map is made the right size at once.
+    static RESULTS_HINT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Sets the size lean reports start their results at (0: no hint).
+pub(crate) fn set_results_hint(n: usize) {
+    RESULTS_HINT.with(|h| h.set(n));
+}
+
 /// Something that describes a result: a [`Quantity`], or a closure that
 /// makes one, so a sweep's lean points skip formatting derivations.
 pub trait Describe {
@@ -202,13 +217,13 @@ impl<F: FnOnce() -> Quantity> Describe for F {
 #[derive(Debug, Clone, Serialize, PartialEq, Default)]
 pub struct Row {
     /// The inputs that vary (and those that identify the row).
-    pub inputs: IndexMap<Key, Value>,
+    pub inputs: Map<Value>,
     /// The row's results.
-    pub results: IndexMap<Key, Value>,
+    pub results: Map<Value>,
     /// Units of this row's results where they differ from the report's
     /// (a capacity one vendor states in GiB and another in GB).
     #[serde(skip)]
-    pub units: IndexMap<Key, Unit>,
+    pub units: Map<Unit>,
 }
 
 impl Row {
@@ -245,11 +260,11 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// Resolved inputs in base units.
-    pub inputs: IndexMap<Key, Value>,
+    pub inputs: Map<Value>,
     /// Answers in base units.
-    pub results: IndexMap<Key, Value>,
+    pub results: Map<Value>,
     /// What each result (and row column) means.
-    pub quantities: IndexMap<Key, Quantity>,
+    pub quantities: Map<Quantity>,
     /// The inputs that vary across `rows`, outermost first (`hardware` for a
     /// comparison).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -282,11 +297,17 @@ impl Report {
         }
     }
 
-    /// An empty report that will record values only.
+    /// An empty report; a lean one records values only.
     pub fn new_lean(command: impl Into<String>, lean: bool) -> Self {
+        let hint = if lean {
+            RESULTS_HINT.with(|h| h.get())
+        } else {
+            0
+        };
         Report {
             command: command.into(),
             lean,
+            results: Map::with_capacity_and_hasher(hint, Default::default()),
             ..Default::default()
         }
     }

@@ -239,15 +239,17 @@ pub fn evaluate(
     mut eval: impl FnMut(&[(&str, &Value)], bool) -> Result<Report>,
 ) -> Result<Report> {
     let n = grid_size(axes)?;
-    let mut reports = Vec::with_capacity(n);
-    let mut points = Vec::with_capacity(n);
+    let keys: Vec<String> = axes.iter().map(|a| axis_key(&a.name)).collect();
+    let mut gather = Gather::new(&keys, n);
     let mut idx = vec![0usize; axes.len()];
+    let mut point: Vec<(&str, &Value)> = Vec::with_capacity(axes.len());
     for i in 0..n {
-        let point: Vec<(&str, &Value)> = axes
-            .iter()
-            .zip(&idx)
-            .map(|(a, &j)| (a.name.as_str(), &a.values[j]))
-            .collect();
+        point.clear();
+        point.extend(
+            axes.iter()
+                .zip(&idx)
+                .map(|(a, &j)| (a.name.as_str(), &a.values[j])),
+        );
         let lean = i != 0 && i + 1 != n;
         let r = eval(&point, lean).map_err(|e| Error::At {
             point: point
@@ -262,8 +264,10 @@ pub fn evaluate(
                 .join(", "),
             error: Box::new(e),
         })?;
-        reports.push(r);
-        points.push(point.iter().map(|(_, v)| (*v).clone()).collect::<Vec<_>>());
+        if i == 0 {
+            crate::report::set_results_hint(r.results.len());
+        }
+        gather.push(r, &point);
         for d in (0..axes.len()).rev() {
             idx[d] += 1;
             if idx[d] < axes[d].values.len() {
@@ -272,8 +276,162 @@ pub fn evaluate(
             idx[d] = 0;
         }
     }
-    let keys: Vec<String> = axes.iter().map(|a| axis_key(&a.name)).collect();
-    Ok(Report::combine(reports, &keys, &points))
+    crate::report::set_results_hint(0);
+    Ok(gather.finish())
+}
+
+/// Builds the combined report point by point, so a grid of a million
+/// points keeps one row each and never a whole report: what
+/// [`Report::combine`] does for a list of reports, streamed.
+struct Gather<'a> {
+    axes: &'a [String],
+    out: Report,
+    /// The first point's inputs (less the axes): shared until a point
+    /// differs, then `varying`.
+    candidates: crate::report::Map<Value>,
+    varying: Vec<bool>,
+    /// Which candidates the point being gathered has.
+    present: Vec<bool>,
+    last_notes: Vec<String>,
+    seen: bool,
+}
+
+impl<'a> Gather<'a> {
+    fn new(axes: &'a [String], n: usize) -> Self {
+        let mut out = Report::new("");
+        out.axes = axes.to_vec();
+        out.rows_kind = Some(if axes.iter().all(|a| a == "hardware" || a == "model") {
+            crate::report::RowsKind::Comparison
+        } else {
+            crate::report::RowsKind::Sweep
+        });
+        out.rows.reserve_exact(n);
+        Gather {
+            axes,
+            out,
+            candidates: Default::default(),
+            varying: Vec::new(),
+            present: Vec::new(),
+            last_notes: Vec::new(),
+            seen: false,
+        }
+    }
+
+    fn push(&mut self, r: Report, point: &[(&str, &Value)]) {
+        let Report {
+            command,
+            hardware,
+            model,
+            inputs,
+            results,
+            quantities,
+            notes,
+            headline,
+            lean,
+            ..
+        } = r;
+        let mut row = crate::report::Row::default();
+        for (j, a) in self.axes.iter().enumerate() {
+            let v = match a.as_str() {
+                "hardware" => hardware.clone().map(Value::from),
+                "model" => model.clone().map(Value::from),
+                _ => inputs.get(a.as_str()).cloned(),
+            };
+            let v = v.or_else(|| point.get(j).map(|(_, v)| (*v).clone()));
+            row.inputs
+                .insert(a.clone().into(), v.unwrap_or(Value::Null));
+        }
+        if !self.seen {
+            self.seen = true;
+            self.out.command = command;
+            if !self.axes.iter().any(|a| a == "hardware") {
+                self.out.hardware = hardware;
+            }
+            if !self.axes.iter().any(|a| a == "model") {
+                self.out.model = model;
+            }
+            self.out.headline = headline;
+            self.out.notes = notes.clone();
+            self.out.quantities = quantities;
+            for (k, v) in inputs {
+                if !row.inputs.contains_key(k.as_ref()) {
+                    self.candidates.insert(k, v);
+                }
+            }
+            self.varying = vec![false; self.candidates.len()];
+            self.present = vec![false; self.candidates.len()];
+        } else {
+            // A point's inputs that differ from the first point's stay in
+            // its row; the shared ones are stated once at the end.
+            let mut matched = 0;
+            self.present.iter_mut().for_each(|p| *p = false);
+            for (k, v) in inputs {
+                if row.inputs.contains_key(k.as_ref()) {
+                    continue;
+                }
+                match self.candidates.get_index_of(k.as_ref()) {
+                    Some(c) => {
+                        matched += 1;
+                        self.present[c] = true;
+                        if self.candidates[c] != v {
+                            self.varying[c] = true;
+                            row.inputs.insert(k, v);
+                        }
+                    }
+                    None => {
+                        row.inputs.insert(k, v);
+                    }
+                }
+            }
+            // An input the first point has and this one lacks (a clock one
+            // accelerator's file does not give) is null in this row.
+            if matched < self.candidates.len() {
+                for (c, (k, _)) in self.candidates.iter().enumerate() {
+                    if !self.present[c] {
+                        self.varying[c] = true;
+                        row.inputs.insert(k.clone(), Value::Null);
+                    }
+                }
+            }
+            if !lean {
+                for (k, q) in quantities {
+                    match self.out.quantities.get(k.as_ref()) {
+                        Some(first) if first.unit != q.unit => {
+                            row.units.insert(k, q.unit);
+                        }
+                        Some(_) => {}
+                        None => {
+                            self.out.quantities.insert(k, q);
+                        }
+                    }
+                }
+                self.last_notes = notes;
+            }
+        }
+        row.results = results;
+        self.out.rows.push(row);
+    }
+
+    fn finish(mut self) -> Report {
+        if self.out.rows.len() > 1 {
+            let last = std::mem::take(&mut self.last_notes);
+            self.out.notes.retain(|n| last.contains(n));
+        }
+        for (c, (k, v)) in self.candidates.into_iter().enumerate() {
+            if self.varying[c] {
+                // Points that matched the first one's value did not store
+                // it: give every row its own.
+                for row in &mut self.out.rows {
+                    if !row.inputs.contains_key(k.as_ref()) {
+                        row.inputs.insert(k.clone(), v.clone());
+                    }
+                }
+            } else {
+                self.out.inputs.insert(k, v);
+            }
+        }
+        self.out
+    }
 }
 
 #[cfg(test)]

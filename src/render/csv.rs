@@ -18,17 +18,39 @@ fn field(s: &str) -> String {
 }
 
 fn cell(v: Option<&Value>) -> String {
+    let mut s = String::new();
+    push_cell(&mut s, v);
+    s
+}
+
+/// Appends one cell to a line, without an intermediate string.
+fn push_cell(out: &mut String, v: Option<&Value>) {
+    use std::fmt::Write;
     match v {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => field(s),
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => out.push_str(&field(s)),
         // Whole numbers print without a fraction (`132`, not `132.0`), as
         // JSON prints counts.
-        Some(Value::Number(n)) => match n.as_f64() {
-            Some(x) if n.is_f64() && x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
-            _ => n.to_string(),
-        },
-        Some(Value::Bool(b)) => b.to_string(),
-        Some(other) => field(&other.to_string()),
+        Some(Value::Number(n)) => {
+            let _ = match n.as_f64() {
+                Some(x) if n.is_f64() && x.fract() == 0.0 && x.abs() < 1e15 => {
+                    write!(out, "{}", x as i64)
+                }
+                _ => write!(out, "{n}"),
+            };
+        }
+        Some(Value::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
+        Some(other) => out.push_str(&field(&other.to_string())),
+    }
+}
+
+/// A row's value for column `i` named `key`: rows of one sweep hold their
+/// keys in the same order, so the value at the same position is checked
+/// first and the hash lookup is the fallback.
+fn at<'a>(map: &'a crate::report::Map<Value>, i: usize, key: &str) -> Option<&'a Value> {
+    match map.get_index(i) {
+        Some((k, v)) if k.as_ref() == key => Some(v),
+        _ => map.get(key),
     }
 }
 
@@ -85,14 +107,36 @@ impl Renderer for Csv {
             header.extend(shared_results.iter().map(|(k, _)| field(k)));
             header.extend(outs.iter().map(|k| field(k)));
             line(header);
-            for row in &report.rows {
-                let mut cells: Vec<String> =
-                    report.inputs.values().map(|v| cell(Some(v))).collect();
-                cells.extend(ins.iter().map(|k| cell(row.inputs.get(k.as_str()))));
-                cells.extend(shared_results.iter().map(|(_, v)| cell(Some(v))));
-                cells.extend(outs.iter().map(|k| cell(row.results.get(k.as_str()))));
-                line(cells);
+            // The shared part of every line is the same: write it once.
+            let mut prefix = String::new();
+            for v in report.inputs.values() {
+                push_cell(&mut prefix, Some(v));
+                prefix.push(',');
             }
+            let mut lines = String::with_capacity(report.rows.len() * 16 * (outs.len() + 1));
+            for row in &report.rows {
+                lines.push_str(&prefix);
+                let mut first = true;
+                let mut sep = |l: &mut String| {
+                    if !std::mem::take(&mut first) {
+                        l.push(',');
+                    }
+                };
+                for (i, k) in ins.iter().enumerate() {
+                    sep(&mut lines);
+                    push_cell(&mut lines, at(&row.inputs, i, k));
+                }
+                for (_, v) in &shared_results {
+                    sep(&mut lines);
+                    push_cell(&mut lines, Some(v));
+                }
+                for (i, k) in outs.iter().enumerate() {
+                    sep(&mut lines);
+                    push_cell(&mut lines, at(&row.results, i, k));
+                }
+                lines.push('\n');
+            }
+            out.push_str(&lines);
         }
         out.into_bytes()
     }

@@ -157,7 +157,7 @@ pub(crate) fn with_integer_counts(report: &Report) -> std::borrow::Cow<'_, Repor
     if counts.is_empty() {
         return std::borrow::Cow::Borrowed(report);
     }
-    let fix = |map: &mut indexmap::IndexMap<crate::report::Key, Value>| {
+    let fix = |map: &mut crate::report::Map<Value>| {
         for k in &counts {
             if let Some(v) = map.get_mut(k.as_ref())
                 && let Some(x) = v.as_f64()
