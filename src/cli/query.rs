@@ -97,19 +97,14 @@ pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result
     if axes.is_empty() {
         return Ok(vec![q.eval(ctx, &base, false)?]);
     }
-    let at = |point: &[(&str, &Value)]| {
-        let mut f = base.clone();
-        for (k, v) in point {
-            f.insert((*k).to_string(), (*v).clone());
-        }
-        f
-    };
+    // One map serves every point: each point overwrites the swept fields.
+    let mut f = base;
     if explain {
         let n = sweep::grid_size(&axes)?;
         let mut out = Vec::with_capacity(n);
         sweep::evaluate(&axes, |point, _| {
-            let r = q.eval(ctx, &at(point), false)?;
-            out.push(r);
+            apply(&mut f, point);
+            out.push(q.eval(ctx, &f, false)?);
             Ok(Report::new_lean("", true))
         })
         .map_err(named)?;
@@ -120,10 +115,23 @@ pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result
     let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
     Ok(vec![
         sweep::evaluate(&axes, |point, lean| {
-            q.eval(ctx, &at(point), lean && !comparison)
+            apply(&mut f, point);
+            q.eval(ctx, &f, lean && !comparison)
         })
         .map_err(named)?,
     ])
+}
+
+/// Sets a point's values in the fields, reusing their slots.
+fn apply(f: &mut Fields, point: &[(&str, &Value)]) {
+    for (k, v) in point {
+        match f.get_mut(*k) {
+            Some(slot) => slot.clone_from(v),
+            None => {
+                f.insert((*k).to_string(), (*v).clone());
+            }
+        }
+    }
 }
 
 /// A sweep of a name the command does not take is a usage slip, reported
