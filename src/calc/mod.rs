@@ -3,6 +3,7 @@
 //! None of them prints, reads a file or knows the output format.
 
 pub mod coalesce;
+pub mod collective;
 pub mod fusion;
 pub mod hw;
 pub mod launch;

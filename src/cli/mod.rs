@@ -10,6 +10,7 @@ mod model;
 pub mod query;
 
 mod coalesce;
+mod collective;
 mod littles_law;
 mod occupancy;
 mod point;
@@ -134,6 +135,10 @@ pub enum Command {
     /// Launch overhead per step, eager against CUDA graphs, and what fusing
     /// to fewer kernels saves.
     Launch(launch::LaunchArgs),
+    /// One collective (all-reduce, all-gather, reduce-scatter, all-to-all,
+    /// send-recv) over N devices on the fabric tiers: bus bytes, bandwidth
+    /// and latency terms, time, algorithm.
+    Collective(collective::CollectiveArgs),
 }
 
 /// Parses a command line. Every subcommand accepts negative numbers as
@@ -425,6 +430,7 @@ impl Command {
     fn query(&self) -> Option<&dyn Query> {
         match self {
             Command::Point(a) => Some(a),
+            Command::Collective(a) => Some(a),
             _ => None,
         }
     }
@@ -483,6 +489,7 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Fusion(c) => fusion::run(c, ctx),
         Command::Launch(a) => launch::run(a, ctx),
         Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Collective(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Occupancy(a) => occupancy::run(a, ctx),
         Command::Coalesce(a) => coalesce::run(a, ctx),
         Command::LittlesLaw(a) => littles_law::run(a, ctx),
