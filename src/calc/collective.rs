@@ -789,7 +789,18 @@ impl CollectiveCost {
                 "bandwidth used, one direction per device (bottleneck phase)",
                 Unit::BytesPerSec,
             );
-            let q = q.source(self.sources.first().map(String::as_str));
+            let link = self
+                .phases
+                .iter()
+                .max_by(|a, b| a.bandwidth_s.total_cmp(&b.bandwidth_s))
+                .map(|p| format!("{}: ", p.link))
+                .unwrap_or_default();
+            let q = q.source(
+                self.sources
+                    .iter()
+                    .find(|s| s.starts_with(&link))
+                    .map(String::as_str),
+            );
             match self.mode {
                 Mode::SpeedOfLight => q.formula("the link's per-direction bandwidth x the share the topology lets one collective use"),
                 Mode::Achievable => q.formula("measured link bandwidth x the measured bus efficiency of this collective"),
