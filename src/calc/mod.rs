@@ -11,6 +11,7 @@ pub mod littles_law;
 pub mod matmul;
 pub mod model;
 pub mod occupancy;
+pub mod plan;
 pub mod point;
 pub mod roof;
 

@@ -13,6 +13,7 @@ mod coalesce;
 mod collective;
 mod littles_law;
 mod occupancy;
+mod plan;
 mod point;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -139,6 +140,10 @@ pub enum Command {
     /// send-recv) over N devices on the fabric tiers: bus bytes, bandwidth
     /// and latency terms, time, algorithm.
     Collective(collective::CollectiveArgs),
+    /// A parallel layout (TP, PP, DP, EP) of a model: memory per device,
+    /// communication, prefill and decode times; --search ranks every valid
+    /// layout; --disaggregate sizes prefill and decode pools.
+    Plan(plan::PlanArgs),
 }
 
 /// Parses a command line. Every subcommand accepts negative numbers as
@@ -431,6 +436,7 @@ impl Command {
         match self {
             Command::Point(a) => Some(a),
             Command::Collective(a) => Some(a),
+            Command::Plan(a) => Some(a),
             _ => None,
         }
     }
@@ -490,6 +496,7 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Launch(a) => launch::run(a, ctx),
         Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Collective(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Plan(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Occupancy(a) => occupancy::run(a, ctx),
         Command::Coalesce(a) => coalesce::run(a, ctx),
         Command::LittlesLaw(a) => littles_law::run(a, ctx),
