@@ -89,8 +89,9 @@ pub enum Topology {
         /// Links per device.
         links: u32,
     },
-    /// A torus (a ring is a torus of one axis); the bandwidth is per axis,
-    /// each direction.
+    /// A torus (a ring is a torus of one axis); the tier's bandwidth is
+    /// what leaves a device one way along one axis, both ring directions
+    /// together.
     Torus {
         /// Axes.
         axes: u32,
@@ -227,6 +228,17 @@ impl Fabric {
             });
         };
         let hop_latency = link.latency.map_or(0.0, |l| l.get());
+        let topology = topology(link);
+        // A torus collective is costed per axis: what leaves a device one
+        // way along one axis, over its two links (one per ring direction).
+        // A file that counts its links gives per-device totals (split over
+        // the axes); one that does not gives one link per axis each way.
+        let per_axis = |b: f64| match (topology, link.links) {
+            (Topology::Torus { axes }, Some(_)) => b / f64::from(axes.max(1)),
+            (Topology::Torus { .. }, None) => 2.0 * b,
+            _ => b,
+        };
+        let sol = per_axis(sol);
         let sol_source = hw
             .source(&format!("interconnect.{i}.per-direction-bandwidth"))
             .or(hw.source(&format!("interconnect.{i}.bidirectional-bandwidth")))
@@ -235,7 +247,7 @@ impl Fabric {
             name: link.name.clone(),
             tier,
             bandwidth: sol,
-            topology: topology(link),
+            topology,
             domain: link.domain_size.map(|d| u64::from(d.get())),
             hop_latency,
             fixed_latency: 0.0,
@@ -255,7 +267,7 @@ impl Fabric {
                     example: "370 GB/s",
                 });
             };
-            t.bandwidth = m.get();
+            t.bandwidth = per_axis(m.get());
             t.source = hw.source(&field).map(String::from);
             if let Some(c) = CALIBRATIONS.iter().find(|c| c.link == link.name) {
                 t.fixed_latency = c.latency;
@@ -498,12 +510,12 @@ fn flat(t: &Tier, kind: Kind, n: u64, v: f64, fixed: Option<f64>) -> Phase {
                         let hops: u64 = used.iter().map(|f| f / 2).sum();
                         (
                             v * d,
-                            2.0 * t.bandwidth,
+                            t.bandwidth,
                             hops.max(1),
                             format!("torus {dims}, hop-weighted bytes on the busiest axis"),
                         )
                     }
-                    Kind::SendRecv => (v, t.bandwidth, 1, "neighbour on one axis".into()),
+                    Kind::SendRecv => (v, t.bandwidth / 2.0, 1, "neighbour on one axis".into()),
                     _ => {
                         let (bus, _) = ring_bus(kind, n, v);
                         let steps = if kind == Kind::AllReduce {
@@ -513,7 +525,7 @@ fn flat(t: &Tier, kind: Kind, n: u64, v: f64, fixed: Option<f64>) -> Phase {
                         };
                         (
                             bus,
-                            2.0 * k * t.bandwidth,
+                            k * t.bandwidth,
                             steps,
                             format!(
                                 "torus {dims}, bidirectional rings on {} ax{} at once",

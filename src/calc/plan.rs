@@ -262,28 +262,6 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
     for (f, v) in [("tp", l.tp), ("pp", l.pp), ("dp", l.dp), ("ep", l.ep)] {
         at_least_one(f, v)?;
     }
-    if let Some(n) = devices
-        && l.devices() != n
-    {
-        let hint = if n % (l.tp * l.pp) == 0 {
-            format!("for tp {} and pp {} give dp {}", l.tp, l.pp, n / (l.tp * l.pp))
-        } else {
-            format!(
-                "tp x pp must divide {n}; tp x pp = {} does not",
-                l.tp * l.pp
-            )
-        };
-        return Err(Error::field(
-            "dp",
-            format!(
-                "tp x pp x dp = {} x {} x {} = {}, not the {n} devices; {hint}",
-                l.tp,
-                l.pp,
-                l.dp,
-                l.devices()
-            ),
-        ));
-    }
     let heads = m.attention.heads.get();
     let kv = m.kv_heads();
     if heads % l.tp != 0 && kv % l.tp != 0 {
@@ -323,6 +301,35 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
             format!(
                 "tp {} across domains of {d} must be a multiple of {d}",
                 l.tp
+            ),
+        ));
+    }
+    if let Some(n) = devices
+        && l.devices() != n
+    {
+        let hint = if n % (l.tp * l.pp) == 0 {
+            format!("for tp {} and pp {} give dp {}", l.tp, l.pp, n / (l.tp * l.pp))
+        } else {
+            let ok: Vec<u64> = divisors(n)
+                .into_iter()
+                .filter(|t| {
+                    validate(s, Layout { tp: *t, pp: 1, dp: n / t, ep: 1 }, None).is_ok()
+                })
+                .collect();
+            format!(
+                "tp x pp = {} does not divide {n}; tp that divide both the devices and the heads: {}",
+                l.tp * l.pp,
+                list(&ok)
+            )
+        };
+        return Err(Error::field(
+            "dp",
+            format!(
+                "tp x pp x dp = {} x {} x {} = {}, not the {n} devices; {hint}",
+                l.tp,
+                l.pp,
+                l.dp,
+                l.devices()
             ),
         ));
     }
@@ -367,14 +374,18 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
                 ));
             }
             if slots % l.ep != 0 {
+                let routed = slots - s.redundant;
+                let first = (l.ep - routed % l.ep) % l.ep;
+                let redundant: Vec<u64> = (0..3).map(|i| first + i * l.ep).collect();
                 return Err(Error::field(
                     "ep",
                     format!(
-                        "ep {} does not divide the {slots} experts ({} routed + {} redundant); valid: {}",
+                        "ep {} does not divide the {slots} experts ({routed} routed + {} redundant); valid: {}; or, for ep {}, redundant-experts {}, ...",
                         l.ep,
-                        slots - s.redundant,
                         s.redundant,
-                        list(&ok)
+                        list(&ok),
+                        l.ep,
+                        list(&redundant)
                     ),
                 ));
             }
@@ -787,13 +798,9 @@ pub fn layout(inputs: &PlanInputs) -> Result<(Layout, Option<u64>)> {
         (Some(d), _) => d.0,
         (None, Some(n)) => {
             let tpp = crate::inputs::mul("pp", &[tp, pp])?;
-            if n % tpp != 0 {
-                return Err(Error::field(
-                    "devices",
-                    format!("tp x pp = {tpp} does not divide the {n} devices"),
-                ));
-            }
-            n / tpp
+            // An uneven split is reported by `validate`, after the
+            // constraints on tp and pp themselves.
+            (n / tpp).max(1)
         }
         (None, None) => 1,
     };
@@ -1369,14 +1376,29 @@ impl DisaggCost {
         header(&mut r, &self.decode);
         r.input("prefill_devices", self.prefill.layout.devices());
         r.input("decode_devices", self.decode.layout.devices());
-        plan_results(&mut r, &self.prefill, "prefill_", true);
-        plan_results(&mut r, &self.decode, "decode_", true);
+        for (prefix, p, pool) in [
+            ("prefill_", &self.prefill, "prefill pool"),
+            ("decode_", &self.decode, "decode pool"),
+        ] {
+            let mark = r.results.len();
+            plan_results(&mut r, p, prefix, lean);
+            if !lean {
+                let keys: Vec<String> = r.results.keys().skip(mark).cloned().collect();
+                for k in keys {
+                    if let Some(q) = r.quantities.get_mut(&k) {
+                        q.label = format!("{pool}: {}", q.label);
+                        q.group = Some(pool.to_string());
+                    }
+                }
+            }
+        }
         r.result("prefill_time_s", self.prefill.prefill_time_s, || {
             Quantity::new("time to first token (prefill pool)", Unit::Seconds)
         });
         r.result("decode_step_time_s", self.decode.decode_step_time_s, || {
             Quantity::new("decode step (decode pool)", Unit::Seconds)
         });
+        let mark = r.results.len();
         r.result("kv_transfer_bytes", self.kv_transfer_bytes, || {
             Quantity::new("KV per request", Unit::Bytes)
                 .formula("prompt x KV bytes per token (all layers)")
@@ -1398,6 +1420,10 @@ impl DisaggCost {
             Quantity::new("transfer hides behind a decode step", Unit::None)
                 .formula("KV transfer <= decode step")
         });
+        if !lean {
+            r.group_since(mark, "between the pools");
+            r.order_groups(&["prefill pool", "decode pool", "between the pools"]);
+        }
         r.note_with(|| {
             let (a, b) = (self.prefill.layout, self.decode.layout);
             format!(
