@@ -330,3 +330,29 @@ fn disaggregated_pools() {
         1e-12,
     );
 }
+
+#[test]
+fn one_device_matches_decode_and_prefill() {
+    // A layout of one device is serving's decode step and prefill: plan
+    // composes the same typed forward-pass costs, sharded by 1.
+    use roofline::calc::{decode, prefill};
+    use roofline::inputs::{Fields, from_fields};
+    let h = hw("h200-sxm");
+    let m = model("llama-3-8b");
+    let mut i = layout(1, 1, 1, 1, 1);
+    i.batch = c(16);
+    i.context = c(2048);
+    i.prompt = c(512);
+    let p = plan::cost(&h, &m, &i, Mode::SpeedOfLight).unwrap();
+    let f: Fields = serde_json::from_value(serde_json::json!({"batch": 16, "context": 2048}))
+        .unwrap();
+    let d = decode::cost(&m, &h, &from_fields::<decode::DecodeInputs>(&f).unwrap(), Mode::SpeedOfLight)
+        .unwrap();
+    close("plan decode = decode", p.decode_step_time_s, d.step_time_s, 1e-9);
+    assert_eq!(p.comm_time_s, 0.0);
+    let f: Fields = serde_json::from_value(serde_json::json!({"batch": 16, "prompt": 512}))
+        .unwrap();
+    let pre = prefill::cost(&m, &h, &from_fields::<prefill::PrefillInputs>(&f).unwrap(), Mode::SpeedOfLight)
+        .unwrap();
+    close("plan prefill = prefill", p.prefill_time_s, pre.time_s, 1e-9);
+}

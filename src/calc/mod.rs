@@ -4,8 +4,10 @@
 
 pub mod coalesce;
 pub mod collective;
+pub mod decode;
 pub mod fusion;
 pub mod hw;
+pub mod kv;
 pub mod launch;
 pub mod littles_law;
 pub mod matmul;
@@ -13,7 +15,10 @@ pub mod model;
 pub mod occupancy;
 pub mod plan;
 pub mod point;
+pub mod prefill;
 pub mod roof;
+pub mod speculative;
+pub mod step;
 
 use crate::error::{Error, Result};
 

@@ -9,11 +9,13 @@
 //! group are contiguous within a stage.
 
 use super::collective::{self, Fabric, Kind};
+use super::decode;
+use super::kv;
 use super::model::{Params, kv_elements_per_token_per_layer, params};
 use super::roof::Roof;
+use super::step::{self, Shape};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Number, Seconds, at_least_one};
-use crate::precision::{self, Precision};
+use crate::inputs::{Count, Seconds, at_least_one};
 use crate::report::{Quantity, Report, Row, RowsKind, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -48,11 +50,11 @@ pub struct PlanInputs {
     pub microbatches: Option<Count>,
     /// Weight precision (default: the hardware's default-dtype).
     pub dtype: Option<String>,
-    /// KV-cache precision (default: dtype).
+    /// KV-cache precision (default bf16, as `decode` and `kv` take it).
     pub kv_dtype: Option<String>,
     /// Share of device memory held back for the runtime, fragmentation
-    /// and CUDA graphs (default 0.1).
-    pub reserve: Option<Number>,
+    /// and CUDA graphs: `10%` or `0.1` (default 10%).
+    pub reserve: Option<serde_json::Value>,
     /// Let tensor parallelism cross the scale-up domain.
     pub allow_cross_node: Option<bool>,
     /// Enumerate every valid layout of `devices` and rank them.
@@ -142,12 +144,14 @@ pub struct Setup<'a> {
     pub fabric: Fabric,
     /// Compute peak and memory bandwidth.
     pub roof: Roof,
-    /// Weight precision.
-    pub dtype: &'static Precision,
-    /// KV precision.
-    pub kv_dtype: &'static Precision,
-    /// Device memory, bytes.
+    /// Precisions, roof and launch overhead of a forward pass, as
+    /// `decode` and `prefill` resolve them.
+    pub step: decode::Setup,
+    /// Device memory, bytes (measured usable memory where the file has
+    /// it, else the datasheet capacity).
     pub capacity: f64,
+    /// Whether `capacity` is the measured usable figure.
+    pub capacity_source: kv::MemorySource,
     /// Share held back.
     pub reserve: f64,
     /// Redundant experts.
@@ -165,25 +169,21 @@ impl<'a> Setup<'a> {
         inputs: &PlanInputs,
         mode: Mode,
     ) -> Result<Self> {
-        let dtype = hw.precision(inputs.dtype.as_deref())?;
-        let kv_dtype = match &inputs.kv_dtype {
-            Some(k) => precision::lookup(k).map_err(|_| {
-                Error::field("kv-dtype", format!("unknown precision `{k}`"))
-            })?,
-            None => dtype,
+        let step = decode::setup(
+            model,
+            hw,
+            mode,
+            inputs.dtype.as_deref(),
+            None,
+            inputs.kv_dtype.as_deref(),
+            None,
+            None,
+        )?;
+        let (capacity, capacity_source) = kv::device_memory(hw)?;
+        let reserve = match &inputs.reserve {
+            None => kv::DEFAULT_RESERVE,
+            Some(v) => kv::parse_share("reserve", v)?,
         };
-        let capacity = hw
-            .memory
-            .hbm_capacity
-            .map(|b| b.get())
-            .ok_or_else(|| hw.missing("memory.hbm-capacity", "memory per device", Some("80 GB")))?;
-        let reserve = inputs.reserve.map_or(0.1, |r| r.0);
-        if !(0.0..1.0).contains(&reserve) {
-            return Err(Error::field(
-                "reserve",
-                "must be a share of memory from 0 up to (not including) 1",
-            ));
-        }
         let redundant = inputs.redundant_experts.map_or(0, |c| c.0);
         if redundant > 0 && model.moe.is_none() {
             return Err(Error::field(
@@ -196,10 +196,10 @@ impl<'a> Setup<'a> {
             model,
             mode,
             fabric: Fabric::of(hw, mode),
-            roof: Roof::of(hw, dtype, mode)?,
-            dtype,
-            kv_dtype,
+            roof: step.roof,
+            step,
             capacity,
+            capacity_source,
             reserve,
             redundant,
             allow_cross_node: inputs.allow_cross_node.unwrap_or(false),
@@ -591,6 +591,68 @@ fn per_layer(s: &Setup) -> PerLayer {
     }
 }
 
+/// Shards a replica's forward pass (serving's typed per-op costs) onto one
+/// device of one stage (formulas.md, "Plans", time).
+struct Shard<'a, 'b> {
+    s: &'a Setup<'b>,
+    l: Layout,
+    kv_share: f64,
+    experts_per_device: f64,
+    /// One routed expert's weights, bytes.
+    expert_bytes: f64,
+}
+
+impl Shard<'_, '_> {
+    /// The roofline time plus launch overhead of one stage's share of the
+    /// pass `st` of `tokens` tokens.
+    fn time(&self, st: &step::Step, tokens: f64, n_dense: f64, n_moe: f64, first: bool, last: bool) -> f64 {
+        let s = self.s;
+        let m = s.model;
+        let t = self.l.tp as f64;
+        let layers = m.layers.get() as f64;
+        let of = |n: f64, total: u64| if total == 0 { 0.0 } else { n / total as f64 };
+        let f_layers = (n_dense + n_moe) / layers;
+        let f_dense = of(n_dense, s.dense_layers());
+        let f_moe = of(n_moe, s.moe_layers());
+        let (mut flops, mut bytes) = (0.0, 0.0);
+        for op in &st.ops {
+            // (share of FLOPs and weight/activation bytes, share of KV bytes)
+            let (share, kv) = match op.name {
+                "embedding" => (if first { 1.0 / t } else { 0.0 }, 0.0),
+                "attention" => (f_layers / t, f_layers * self.kv_share),
+                "ffn" => (f_dense / t, 0.0),
+                "router" => (f_moe, 0.0),
+                "shared-experts" => (f_moe / t, 0.0),
+                "norms" => (f_layers, 0.0),
+                "lm-head" => (if last { 1.0 / t } else { 0.0 }, 0.0),
+                "routed-experts" => {
+                    // A device does k/tp of its replica's tokens' expert work
+                    // and reads the experts it holds that any token of its
+                    // expert group routes to.
+                    flops += op.flops * f_moe / t;
+                    bytes += op.activation_bytes * f_moe / t;
+                    if let Some(moe) = &m.moe {
+                        let e = moe.routed_experts.get();
+                        let group = tokens * (self.l.ep.max(self.l.tp) as f64 / t);
+                        let hit = step::experts_touched(e, moe.experts_per_token.get(), group.ceil() as u64)
+                            / e as f64;
+                        bytes += n_moe * self.experts_per_device * self.expert_bytes * hit;
+                    }
+                    continue;
+                }
+                // Attention projections and anything else per layer: split
+                // by tp.
+                _ => (f_layers / t, 0.0),
+            };
+            flops += op.flops * share;
+            bytes += (op.weight_bytes + op.activation_bytes) * share
+                + (op.kv_read_bytes + op.kv_write_bytes) * kv;
+        }
+        let launch = st.kernels * f_layers * s.step.per_kernel_s;
+        s.roof.time(flops, bytes).time_s + launch
+    }
+}
+
 /// The costs of layout `l` at workload `w`.
 pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let m = s.model;
@@ -598,7 +660,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let layers = m.layers.get();
     let per_stage = layers / l.pp;
     let pl = per_layer(s);
-    let bytes = s.dtype.bytes();
+    let bytes = s.step.precisions.weight;
     let microbatches = w.microbatches.unwrap_or(l.pp).max(1);
     let mf = microbatches as f64;
     let (k, routed) = m.moe.as_ref().map_or((0.0, 1.0), |moe| {
@@ -642,7 +704,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     } else {
         kv_heads.div_ceil(l.tp) as f64 / kv_heads as f64
     };
-    let kv_per_token_layer = kv_elements_per_token_per_layer(m) as f64 * s.kv_dtype.bytes();
+    let kv_per_token_layer = kv_elements_per_token_per_layer(m) as f64 * s.step.precisions.kv;
     let context = w.context as f64;
     let kv_bytes =
         w.batch as f64 * context * kv_per_token_layer * per_stage as f64 * kv_share;
@@ -653,7 +715,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let ffn_width = m.moe.as_ref().map_or(m.ffn.intermediate_size.get() as f64, |moe| {
         (moe.expert_intermediate_size.get() as f64 * k).max(m.ffn.intermediate_size.get() as f64)
     });
-    let prefill_tokens = w.batch as f64 * w.prompt as f64 / mf;
+    let prefill_tokens = (w.batch.div_ceil(microbatches) * w.prompt) as f64;
     let live_tokens = prefill_tokens.max(w.batch as f64 / mf);
     let activation_bytes = live_tokens * (4.0 * d + 2.0 * ffn_width / t) * ACT_BYTES;
     let memory = weight_bytes + kv_bytes + activation_bytes;
@@ -674,50 +736,44 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         )
     });
     // Communication of one pass per stage.
-    let decode_tokens = w.batch as f64 / mf;
+    let decode_tokens = w.batch.div_ceil(microbatches) as f64;
     let decode_comm = comm(s, l, decode_tokens)?;
     let prefill_comm = comm(s, l, prefill_tokens)?;
     let stage_comm = |c: &Comm, n_dense: f64, n_moe: f64| {
         n_dense * c.dense_layer_s + n_moe * c.moe_layer_s + c.pp_send_s
     };
-    // Compute and memory of one pass through the busiest stage.
-    let heads = m.attention.heads.get() as f64;
-    let attn_width = if m.attention.kind == "mla" {
-        let a = &m.attention;
-        let rank = a.kv_lora_rank.map_or(0, |x| x.get()) as f64;
-        let rope = a.qk_rope_head_dim.map_or(0, |x| x.get()) as f64;
-        2.0 * rank + rope
-    } else {
-        2.0 * m.head_dim() as f64
+    // Compute and memory of one pass through each stage: serving's typed
+    // forward pass of one replica's microbatch, sharded per device.
+    let mb = w.batch.div_ceil(microbatches);
+    let decode_step_ops = step::forward(
+        m,
+        Shape {
+            batch: mb,
+            new: 1,
+            past: w.context,
+            lm_head_tokens: 1,
+        },
+        &s.step.precisions,
+    )?;
+    let prefill_step_ops = step::forward(
+        m,
+        Shape {
+            batch: mb,
+            new: w.prompt,
+            past: 0,
+            lm_head_tokens: 1,
+        },
+        &s.step.precisions,
+    )?;
+    let shard = Shard {
+        s,
+        l,
+        kv_share,
+        experts_per_device,
+        expert_bytes: pl.expert * bytes,
     };
-    let pass = |tokens: f64, ctx: f64, n_dense: f64, n_moe: f64, first: bool, last: bool| {
-        let n_layers = n_dense + n_moe;
-        let dense_params = (pl.attention / t + pl.norms) * n_layers
-            + n_dense * pl.dense_ffn / t
-            + n_moe * pl.shared / t;
-        let mut flops = 2.0 * tokens * dense_params;
-        // Routed experts: each token runs k of them; balanced, a device
-        // does k/tp of its replica's tokens' expert work.
-        flops += 2.0 * tokens * k / t * pl.expert * n_moe;
-        // Attention scores and values over the context, this rank's heads.
-        flops += 2.0 * tokens * ctx * heads / t * attn_width * n_layers;
-        let mut weights = dense_params;
-        if n_moe > 0.0 {
-            // The experts a pass touches: those any token of the expert
-            // group routes to.
-            let group_tokens = tokens * (l.ep.max(l.tp) as f64 / t);
-            let hit = 1.0 - (1.0 - k / routed).powf(group_tokens);
-            weights += n_moe * pl.expert * experts_per_device * hit;
-        }
-        // The first stage gathers embedding rows, it does not read the
-        // table; the last reads the whole output projection.
-        let _ = first;
-        if last {
-            weights += s.params.lm_head as f64 / t;
-            flops += 2.0 * tokens.min(w.batch as f64) * s.params.lm_head as f64 / t;
-        }
-        let kv = w.batch as f64 / mf * ctx * kv_per_token_layer * n_layers * kv_share;
-        s.roof.time(flops, weights * bytes + kv).time_s
+    let pass = |st: &step::Step, tokens: f64, n_dense: f64, n_moe: f64, first: bool, last: bool| {
+        shard.time(st, tokens, n_dense, n_moe, first, last)
     };
     let slots = (microbatches + l.pp - 1) as f64;
     let (mut dec_slot, mut pre_slot, mut dec_comm_slot, mut pre_comm_slot, mut dec_compute) =
@@ -727,11 +783,10 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         let last = st as u64 == l.pp - 1;
         let dc = stage_comm(&decode_comm, n_dense, n_moe);
         let pc = stage_comm(&prefill_comm, n_dense, n_moe);
-        let dt = pass(decode_tokens, context, n_dense, n_moe, first, last);
-        // Prefill: causal attention sees half the prompt on average.
+        let dt = pass(&decode_step_ops, mb as f64, n_dense, n_moe, first, last);
         let pt = pass(
-            prefill_tokens,
-            w.prompt as f64 / 2.0,
+            &prefill_step_ops,
+            (mb * w.prompt) as f64,
             n_dense,
             n_moe,
             first,
@@ -754,8 +809,8 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         hardware: s.hw.id.clone(),
         model: m.id.clone(),
         mode: s.mode,
-        dtype: s.dtype.name,
-        kv_dtype: s.kv_dtype.name,
+        dtype: s.step.weights,
+        kv_dtype: s.step.kv.name,
         layout: l,
         redundant_experts: s.redundant,
         work: w,
@@ -1065,7 +1120,7 @@ pub fn disaggregate(s: &Setup, a: u64, b: u64, w: Workload, inputs: &PlanInputs)
     let dec = search(s, at_least_one("decode-devices", b)?, w, &dec_in)?;
     let decode = dec.plans[0].clone();
     let kv_per_token = kv_elements_per_token_per_layer(s.model) as f64
-        * s.kv_dtype.bytes()
+        * s.step.precisions.kv
         * s.model.layers.get() as f64;
     let kv_transfer_bytes = w.prompt as f64 * kv_per_token;
     let link = match s.fabric.scale_out()? {
@@ -1256,7 +1311,7 @@ fn time_note(r: &mut Report, mode: Mode) {
         Mode::SpeedOfLight => "speed of light: datasheet peaks, memory and link bandwidths, no collective latency and no overlap of communication with compute; a lower bound on a real run",
         Mode::Achievable => "achievable: measured peaks, memory bandwidth, link bandwidth and NCCL latency; communication is not overlapped with compute",
     });
-    r.note("decode and prefill times per device are roofline times (max(FLOPs / peak, bytes / bandwidth)) of the busiest stage's sharded weights, KV and FLOPs; activations are bf16");
+    r.note("decode and prefill times per device: the forward pass `decode` and `prefill` cost (their typed per-op FLOPs and bytes) sharded to one device of the busiest stage, timed as max(FLOPs / peak, bytes / bandwidth) plus launch overhead; collectives carry bf16 activations");
 }
 
 impl PlanCost {

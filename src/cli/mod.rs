@@ -11,10 +11,14 @@ pub mod query;
 
 mod coalesce;
 mod collective;
+mod decode;
+mod kv;
 mod littles_law;
 mod occupancy;
 mod plan;
 mod point;
+mod prefill;
+mod speculative;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roofline::catalog::Catalog;
@@ -144,6 +148,17 @@ pub enum Command {
     /// communication, prefill and decode times; --search ranks every valid
     /// layout; --disaggregate sizes prefill and decode pools.
     Plan(plan::PlanArgs),
+    /// KV-cache bytes per token, layer, sequence and batch; with --hw the
+    /// batch and context that fit beside the weights.
+    Kv(kv::KvArgs),
+    /// One decode step: bytes, FLOPs, bound, step time, tokens per second;
+    /// MoE, launch overhead, speculative decoding, SLO capacity.
+    Decode(decode::DecodeArgs),
+    /// A prompt's prefill: FLOPs, bytes, bound, time to first token;
+    /// chunked, and against materialised attention scores.
+    Prefill(prefill::PrefillArgs),
+    /// Speculative decoding: tokens per target pass and speedup.
+    Speculative(speculative::SpeculativeArgs),
 }
 
 /// Parses a command line. Every subcommand accepts negative numbers as
@@ -182,7 +197,6 @@ pub struct Ctx {
     /// sweep parses each file once.
     hw_cache: std::cell::RefCell<std::collections::HashMap<String, Rc<Hardware>>>,
     /// Models loaded for sweep points, likewise.
-    #[allow(dead_code)] // read by the model commands as they become queries
     model_cache: std::cell::RefCell<std::collections::HashMap<String, Rc<Model>>>,
 }
 
@@ -292,7 +306,6 @@ impl Ctx {
 
     /// The model of one point: its `model` field; loaded once per id and
     /// `--set`.
-    #[allow(dead_code)] // used by the model commands as they become queries
     pub fn point_model(&self, fields: &roofline::inputs::Fields) -> Result<Rc<Model>> {
         let (h, _) = self.read.get();
         self.read.set((h, true));
@@ -386,6 +399,17 @@ impl Ctx {
     }
 }
 
+/// A library message naming the `force` field names the `--force` flag.
+pub fn force_flag(e: Error) -> Error {
+    match e {
+        Error::Field { field, message } => Error::Field {
+            field,
+            message: message.replace("`force`", "--force"),
+        },
+        e => e,
+    }
+}
+
 fn split(list: &str) -> impl Iterator<Item = &str> {
     list.split(',').map(str::trim).filter(|s| !s.is_empty())
 }
@@ -437,6 +461,10 @@ impl Command {
             Command::Point(a) => Some(a),
             Command::Collective(a) => Some(a),
             Command::Plan(a) => Some(a),
+            Command::Kv(a) => Some(a),
+            Command::Decode(a) => Some(a),
+            Command::Prefill(a) => Some(a),
+            Command::Speculative(a) => Some(a),
             _ => None,
         }
     }
@@ -497,6 +525,10 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Collective(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Plan(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Kv(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Decode(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Prefill(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Speculative(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Occupancy(a) => occupancy::run(a, ctx),
         Command::Coalesce(a) => coalesce::run(a, ctx),
         Command::LittlesLaw(a) => littles_law::run(a, ctx),

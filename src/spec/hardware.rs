@@ -221,6 +221,9 @@ pub struct Compute {
 pub struct Memory {
     /// Device memory capacity.
     pub hbm_capacity: Option<Bytes>,
+    /// Device memory a process can allocate, where measured (less than the
+    /// capacity: the driver and the context keep some).
+    pub usable_capacity: Option<Bytes>,
     /// Device memory bandwidth (read + write, as the datasheet states it).
     pub hbm_bandwidth: Option<BytesPerSec>,
     /// Device memory load latency.
