@@ -3,7 +3,6 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use roofline::calc::{hw, model};
 use roofline::catalog::Catalog;
-use roofline::precision;
 use roofline::render::Format;
 use std::hint::black_box;
 
@@ -23,9 +22,9 @@ fn core(c: &mut Criterion) {
         });
     }
     let m = cat.model("llama-3-8b", &[]).unwrap();
-    let bf16 = precision::lookup("bf16").unwrap();
+    let inputs = model::ModelInputs::default();
     c.bench_function("model show llama-3-8b", |b| {
-        b.iter(|| model::show(black_box(&m), bf16, bf16).unwrap())
+        b.iter(|| model::cost(black_box(&m), &inputs).unwrap().report(false))
     });
 }
 

@@ -10,10 +10,19 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
-    let (global, reports) = match cli::run(&argv) {
+    let (global, output) = match cli::execute(&argv) {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
+    let mut reports = match output {
+        cli::Output::Bytes(bytes) => return write(&bytes),
+        cli::Output::Reports(r) => r,
+    };
+    if global.all {
+        for r in &mut reports {
+            r.headline.clear();
+        }
+    }
     // JSON already carries every derivation; CSV has nowhere to put one.
     let explain = global.explain && global.format != cli::FormatArg::Json;
     if explain && global.format == cli::FormatArg::Csv {
@@ -32,8 +41,13 @@ fn main() -> ExitCode {
         };
         Format::from(global.format).renderer().render(&report)
     };
+    write(&bytes)
+}
+
+/// Writes the output; a closed pipe is not an error.
+fn write(bytes: &[u8]) -> ExitCode {
     let mut out = std::io::stdout().lock();
-    match out.write_all(&bytes).and_then(|()| out.flush()) {
+    match out.write_all(bytes).and_then(|()| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
@@ -56,6 +70,9 @@ fn fail(e: &anyhow::Error) -> ExitCode {
         return ExitCode::from(c.exit_code() as u8);
     }
     eprintln!("error: {e:#}");
+    if let Some(c) = e.downcast_ref::<cli::run::Coded>() {
+        return ExitCode::from(c.1);
+    }
     let code = e
         .chain()
         .find_map(|c| c.downcast_ref::<roofline::Error>())

@@ -247,6 +247,11 @@ pub struct Report {
     /// builds its inner points this way.
     #[serde(skip)]
     pub lean: bool,
+    /// The results a table shows by default (the answer and the few figures
+    /// that decide it); empty means all. `--all` shows every result; JSON
+    /// and CSV always carry them all.
+    #[serde(skip)]
+    pub headline: Vec<String>,
 }
 
 impl Report {
@@ -287,6 +292,18 @@ impl Report {
         if !self.lean && !self.quantities.contains_key(key) {
             self.quantities.insert(key.into(), q.quantity());
         }
+    }
+
+    /// Names the results a table shows by default.
+    pub fn headline(&mut self, keys: &[&str]) {
+        if !self.lean {
+            self.headline = keys.iter().map(|k| (*k).to_string()).collect();
+        }
+    }
+
+    /// Whether a table shows `key` by default.
+    pub fn in_headline(&self, key: &str) -> bool {
+        self.headline.is_empty() || self.headline.iter().any(|k| k == key)
     }
 
     /// Adds a note.
@@ -372,6 +389,7 @@ impl Report {
             return out;
         };
         out.quantities = first.quantities.clone();
+        out.headline = first.headline.clone();
         let same = |get: fn(&Report) -> &Option<String>| {
             let v = get(first);
             reports

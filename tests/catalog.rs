@@ -9,7 +9,6 @@
 use roofline::calc::hw::{ShowOptions, show};
 use roofline::calc::model;
 use roofline::catalog::Catalog;
-use roofline::precision;
 use roofline::report::Report;
 use roofline::spec::hardware::Hardware;
 use roofline::spec::model::Model;
@@ -67,8 +66,9 @@ fn close(id: &str, got: f64, want: f64, tol: f64) {
 }
 
 fn model_report(id: &str) -> Report {
-    let bf16 = precision::lookup("bf16").unwrap();
-    model::show(&model(id), bf16, bf16).unwrap()
+    model::cost(&model(id), &model::ModelInputs::default())
+        .unwrap()
+        .report(false)
 }
 
 /// Exact datasheet figures read from `hw show`: (case id, hardware, result
@@ -1081,16 +1081,16 @@ fn deepseek_v3() {
         (37e9..38e9).contains(&active),
         "model-dsv3-active-params: {active}"
     );
-    // book-5.2-dsv3-active-frac: the book's arithmetic on its stated figures,
-    // and the derived fraction beside it.
+    // book-5.2-dsv3-active-frac: the tool's own active share. The book's
+    // 5.51% divides the rounded 37B by 671B; the architecture's counts
+    // give 37,552,297,472 / 671,026,419,200 = 5.596%, 1.6% above the
+    // seed, beyond its 0.2% tolerance (docs/errata.md).
     close(
         "book-5.2-dsv3-active-frac",
-        37e9 / 671e9 * 100.0,
-        5.51,
+        num(&r, "active_fraction") * 100.0,
+        5.596,
         0.002,
     );
-    let frac = num(&r, "active_fraction");
-    assert!((0.054..0.057).contains(&frac), "{frac}");
     // 70,272 B of KV per token = 61 x (512 + 64) x 2.
     close(
         "deepseek-v3 kv",

@@ -5,7 +5,6 @@
 use roofline::calc::hw::{self, ShowOptions};
 use roofline::calc::model;
 use roofline::catalog::Catalog;
-use roofline::precision;
 
 #[test]
 fn hw_list() {
@@ -43,9 +42,10 @@ fn datasheets() {
 #[test]
 fn model_figures() {
     let c = Catalog::default();
-    let bf16 = precision::lookup("bf16").unwrap();
     for id in ["deepseek-v3", "mixtral-8x7b", "gpt-3-175b"] {
-        let r = model::show(&c.model(id, &[]).unwrap(), bf16, bf16).unwrap();
+        let r = model::cost(&c.model(id, &[]).unwrap(), &model::ModelInputs::default())
+            .unwrap()
+            .report(false);
         insta::assert_json_snapshot!(format!("model-{id}"), r.results);
     }
 }

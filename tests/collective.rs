@@ -11,12 +11,16 @@ use roofline::spec::hardware::{Hardware, Mode};
 use roofline::spec::overrides::Set;
 
 fn hw(id: &str) -> Hardware {
-    Catalog::default().hardware(id, &[]).expect("hardware loads")
+    Catalog::default()
+        .hardware(id, &[])
+        .expect("hardware loads")
 }
 
 fn hw_with(id: &str, sets: &[&str]) -> Hardware {
     let sets: Vec<Set> = sets.iter().map(|s| s.parse().unwrap()).collect();
-    Catalog::default().hardware(id, &sets).expect("hardware loads")
+    Catalog::default()
+        .hardware(id, &sets)
+        .expect("hardware loads")
 }
 
 /// |got - want| <= tol x |want|, the golden file's rule.
@@ -174,8 +178,14 @@ fn torus_uses_both_directions_of_every_axis() {
 /// The NCCL rows of ../shared/ground/h200-measured.json: (op, bytes per
 /// rank, seconds), two H200s over NVLink, measured on H200, 2026-11-29.
 fn measured() -> Vec<(Kind, f64, f64, bool)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/ground/h200-measured.json");
-    let small = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/ground/nccl-small-2gpu.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/ground/h200-measured.json"
+    );
+    let small = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/ground/nccl-small-2gpu.json"
+    );
     let kind = |op: &str| match op {
         "all_reduce" => Kind::AllReduce,
         "all_gather" => Kind::AllGather,
@@ -271,9 +281,19 @@ fn nvlink_golden_cases() {
     // hw-blackwell-nvlink-per-gpu: 1.8 TB/s per GPU on NVLink 5.
     let gb = hw("gb200");
     let g = run(&gb, Kind::AllReduce, 72, GIB, Mode::SpeedOfLight);
-    close("hw-blackwell-nvlink-per-gpu", g.bandwidth * 2.0, 1.8e12, 0.0);
+    close(
+        "hw-blackwell-nvlink-per-gpu",
+        g.bandwidth * 2.0,
+        1.8e12,
+        0.0,
+    );
     // book-5.1-nvlink-per-gpu-growth: 900 GB/s -> 1.8 TB/s is 2x.
-    close("book-5.1-nvlink-per-gpu-growth", g.bandwidth / c.bandwidth, 2.0, 0.0);
+    close(
+        "book-5.1-nvlink-per-gpu-growth",
+        g.bandwidth / c.bandwidth,
+        2.0,
+        0.0,
+    );
     // book-5.1-nvlink-domain-growth, book-6.1-nvl72-vs-8gpu: the scale-up
     // domain grows from 8 to 72 GPUs, ninefold.
     let d8 = Fabric::of(&h200, Mode::SpeedOfLight).domain().unwrap() as f64;

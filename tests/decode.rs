@@ -54,28 +54,67 @@ fn lecture_decode_floor() {
     // What the step reads: about 13.2 GB, 3.94 ms.
     let w = c.timed.step.weight_bytes();
     assert!((w / 13.2e9 - 1.0).abs() < 0.005, "{w}");
-    assert!((c.step_time_s - 3.94e-3).abs() < 0.01e-3, "{}", c.step_time_s);
+    assert!(
+        (c.step_time_s - 3.94e-3).abs() < 0.01e-3,
+        "{}",
+        c.step_time_s
+    );
     let r = c.report(false);
-    close("lec-7.4-decode-peak-fraction", r.number("fraction_of_peak").unwrap() * 100.0, 0.34, 0.005);
+    close(
+        "lec-7.4-decode-peak-fraction",
+        r.number("fraction_of_peak").unwrap() * 100.0,
+        0.34,
+        0.005,
+    );
     assert!((r.number("intensity").unwrap() - 1.0).abs() < 0.01);
 }
 
 #[test]
 fn intensity_grows_with_batch_until_kv_dominates() {
-    let i1 = run("llama-3-8b", "h100-sxm", &inputs(1, 128), Mode::SpeedOfLight);
-    let i8 = run("llama-3-8b", "h100-sxm", &inputs(8, 128), Mode::SpeedOfLight);
+    let i1 = run(
+        "llama-3-8b",
+        "h100-sxm",
+        &inputs(1, 128),
+        Mode::SpeedOfLight,
+    );
+    let i8 = run(
+        "llama-3-8b",
+        "h100-sxm",
+        &inputs(8, 128),
+        Mode::SpeedOfLight,
+    );
     let f = |c: &DecodeCost| c.timed.step.flops() / c.timed.step.bytes();
     assert!((f(&i8) / f(&i1) - 8.0).abs() < 0.3, "{} {}", f(&i1), f(&i8));
     // At a long context the KV cache dominates: intensity flattens.
-    let a = run("llama-3-8b", "h100-sxm", &inputs(256, 8192), Mode::SpeedOfLight);
-    let b = run("llama-3-8b", "h100-sxm", &inputs(512, 8192), Mode::SpeedOfLight);
+    let a = run(
+        "llama-3-8b",
+        "h100-sxm",
+        &inputs(256, 8192),
+        Mode::SpeedOfLight,
+    );
+    let b = run(
+        "llama-3-8b",
+        "h100-sxm",
+        &inputs(512, 8192),
+        Mode::SpeedOfLight,
+    );
     assert!(f(&b) / f(&a) < 1.1);
 }
 
 #[test]
 fn fp8_ranges() {
-    close("book-2.3-e4m3-max", float_max_normal(4, 3, false), 448.0, 0.0);
-    close("book-2.3-e5m2-max", float_max_normal(5, 2, true), 57344.0, 0.0);
+    close(
+        "book-2.3-e4m3-max",
+        float_max_normal(4, 3, false),
+        448.0,
+        0.0,
+    );
+    close(
+        "book-2.3-e5m2-max",
+        float_max_normal(5, 2, true),
+        57344.0,
+        0.0,
+    );
 }
 
 #[test]
@@ -93,7 +132,12 @@ fn moe_reads_the_experts_touched() {
     let w = many.timed.step.weight_bytes() / 2.0;
     assert!(w / (p.total as f64 - emb) > 0.99, "{w}");
     // Mixtral at batch 4: about 5.5 of its 8 experts a layer.
-    let mx = run("mixtral-8x7b", "h200-sxm", &inputs(4, 1024), Mode::SpeedOfLight);
+    let mx = run(
+        "mixtral-8x7b",
+        "h200-sxm",
+        &inputs(4, 1024),
+        Mode::SpeedOfLight,
+    );
     let e = mx.timed.step.experts_touched.unwrap();
     assert!((e - 5.47).abs() < 0.01, "{e}");
     assert_eq!(step::experts_touched(8, 2, 4), e);
@@ -107,14 +151,27 @@ fn launch_overhead_and_kernels() {
     let none = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     i.launch = Some("eager".into());
     let eager = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
-    close("eager", eager.step_time_s - none.step_time_s, 388.0 * 7e-6, 1e-9);
+    close(
+        "eager",
+        eager.step_time_s - none.step_time_s,
+        388.0 * 7e-6,
+        1e-9,
+    );
     i.launch = Some("graph".into());
     i.kernels = Some(Count(100));
     let graph = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
-    close("graph", graph.step_time_s - none.step_time_s, 100.0 * 0.94e-6, 1e-9);
+    close(
+        "graph",
+        graph.step_time_s - none.step_time_s,
+        100.0 * 0.94e-6,
+        1e-9,
+    );
     i.launch = Some("sometimes".into());
     let e = decode::cost(&m, &hw("h200-sxm"), &i, Mode::SpeedOfLight).unwrap_err();
-    assert!(matches!(&e, Error::Field { field, .. } if field == "launch"), "{e}");
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "launch"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -132,7 +189,12 @@ fn weight_only_against_weight_and_activation() {
     i.dtype = Some("int4".into());
     let w4 = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     assert_eq!(w4.setup.compute, "bf16");
-    let bf = run("llama-3-8b", "h200-sxm", &inputs(1, 1024), Mode::SpeedOfLight);
+    let bf = run(
+        "llama-3-8b",
+        "h200-sxm",
+        &inputs(1, 1024),
+        Mode::SpeedOfLight,
+    );
     let ratio = w4.timed.step.weight_bytes() / bf.timed.step.weight_bytes();
     assert!((ratio - 4.125 / 16.0).abs() < 1e-9, "{ratio}");
 }
@@ -148,7 +210,12 @@ fn speculative_decode() {
     // A memory-bound verify pass of 5 tokens costs about one plain step.
     assert!(sp.speedup > 3.0 && sp.speedup < 3.3616, "{}", sp.speedup);
     assert_eq!(c.timed.step.kv_write_bytes() / 5.0, {
-        let p = run("llama-3-8b", "h200-sxm", &inputs(8, 1024), Mode::SpeedOfLight);
+        let p = run(
+            "llama-3-8b",
+            "h200-sxm",
+            &inputs(8, 1024),
+            Mode::SpeedOfLight,
+        );
         p.timed.step.kv_write_bytes()
     });
 }
@@ -160,7 +227,15 @@ fn slo_bisection() {
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let slo = c.slo.as_ref().unwrap();
     assert!(slo.batch > 1);
-    let at = |b: u64| run("llama-3-8b", "h200-sxm", &inputs(b, 2048), Mode::SpeedOfLight).step_time_s;
+    let at = |b: u64| {
+        run(
+            "llama-3-8b",
+            "h200-sxm",
+            &inputs(b, 2048),
+            Mode::SpeedOfLight,
+        )
+        .step_time_s
+    };
     assert!(at(slo.batch) <= 0.010);
     if slo.batch < slo.searched_to {
         assert!(at(slo.batch + 1) > 0.010);
@@ -189,14 +264,29 @@ fn bad_input() {
     let m = model("llama-3-8b");
     let h = hw("h200-sxm");
     let e = decode::cost(&m, &h, &inputs(0, 10), Mode::SpeedOfLight).unwrap_err();
-    assert!(matches!(&e, Error::Field { field, .. } if field == "batch"), "{e}");
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "batch"),
+        "{e}"
+    );
     let e = decode::cost(&m, &h, &inputs(1, 9000), Mode::SpeedOfLight).unwrap_err();
-    assert!(matches!(&e, Error::Field { field, .. } if field == "context"), "{e}");
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "context"),
+        "{e}"
+    );
     let mut i = inputs(1, 10);
     i.kv_dtype = Some("mxfp4".into());
     let e = decode::cost(&m, &h, &i, Mode::SpeedOfLight).unwrap_err();
-    assert!(matches!(&e, Error::Field { field, .. } if field == "kv-dtype"), "{e}");
-    let e = decode::cost(&model("llama-3.1-405b"), &h, &inputs(1, 10), Mode::SpeedOfLight).unwrap_err();
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "kv-dtype"),
+        "{e}"
+    );
+    let e = decode::cost(
+        &model("llama-3.1-405b"),
+        &h,
+        &inputs(1, 10),
+        Mode::SpeedOfLight,
+    )
+    .unwrap_err();
     assert_eq!(e.exit_code(), 1, "{e}");
     assert!(e.to_string().contains("plan"));
 }
@@ -205,7 +295,12 @@ fn bad_input() {
 // Llama's SwiGLU gate (a 2-matrix FFN): weights about 22% short.
 #[test]
 fn pitfall_kv_read_once_and_swiglu_gate_counted() {
-    let c = run("llama-2-7b", "h100-sxm", &inputs(16, 2048), Mode::SpeedOfLight);
+    let c = run(
+        "llama-2-7b",
+        "h100-sxm",
+        &inputs(16, 2048),
+        Mode::SpeedOfLight,
+    );
     let per_token = 2.0 * 32.0 * 32.0 * 128.0 * 2.0;
     assert_eq!(c.timed.step.kv_read_bytes(), 16.0 * 2048.0 * per_token);
     let gate = 32.0 * 4096.0 * 11008.0 * 2.0;
@@ -221,7 +316,12 @@ fn pitfall_kv_read_once_and_swiglu_gate_counted() {
 fn pitfall_bandwidth_is_decimal() {
     let c = run("llama-2-7b", "h100-sxm", &inputs(1, 1), Mode::SpeedOfLight);
     assert_eq!(c.setup.roof.bandwidth, 3.35e12);
-    close("decimal", c.timed.roof.memory_s, c.timed.step.bytes() / 3.35e12, 1e-15);
+    close(
+        "decimal",
+        c.timed.roof.memory_s,
+        c.timed.step.bytes() / 3.35e12,
+        1e-15,
+    );
     let gib = c.timed.step.bytes() / (3.35 * 1024f64.powi(4));
     assert!(c.timed.roof.memory_s > gib * 1.09);
 }
@@ -253,12 +353,20 @@ fn speed_of_light_is_below_every_h200_measurement() {
         // The measured step attends over a cache of t tokens, the newest
         // written in place: past t - 1.
         let c = decode::cost(&model(&m), &h, &inputs(b, t - 1), Mode::SpeedOfLight).unwrap();
-        assert!(c.step_time_s < s, "{m} batch {b} context {t}: {} >= {s}", c.step_time_s);
+        assert!(
+            c.step_time_s < s,
+            "{m} batch {b} context {t}: {} >= {s}",
+            c.step_time_s
+        );
         // The calibrated estimate lies between the bound and the
         // measurement, within 35% of the plain-PyTorch graph.
         let a = decode::cost(&model(&m), &h, &inputs(b, t - 1), Mode::Achievable).unwrap();
         assert!(a.step_time_s > c.step_time_s && a.step_time_s < s);
-        assert!(a.step_time_s / s > 0.65, "{m} {b} {t}: {} vs {s}", a.step_time_s);
+        assert!(
+            a.step_time_s / s > 0.65,
+            "{m} {b} {t}: {} vs {s}",
+            a.step_time_s
+        );
     }
     let v: serde_json::Value =
         serde_json::from_str(include_str!("../validation/h200-serving.json")).unwrap();
@@ -273,8 +381,15 @@ fn speed_of_light_is_below_every_h200_measurement() {
     // The ground file's decode-shaped cuBLAS matmuls (M tokens against a
     // K x N bf16 weight; ../shared/ground/h200-measured.json): the same
     // typed matmul op a decode step is built from, on the same roof.
-    let roof = Roof { peak: 989e12, bandwidth: 4.8e12 };
-    let p = Precisions { weight: 2.0, activation: 2.0, kv: 2.0 };
+    let roof = Roof {
+        peak: 989e12,
+        bandwidth: 4.8e12,
+    };
+    let p = Precisions {
+        weight: 2.0,
+        activation: 2.0,
+        kv: 2.0,
+    };
     for (m, n, k, s) in [
         (1, 4096, 4096, 26e-6),
         (16, 4096, 4096, 28e-6),

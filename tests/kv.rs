@@ -47,9 +47,24 @@ fn close(id: &str, got: f64, expected: f64, tol: f64) {
 #[test]
 fn llama_3_8b_per_token() {
     let c = cost("llama-3-8b", None, &inputs(8192, 32));
-    close("ch-kv-bytes-per-token-layer", c.bytes_per_token_per_layer, 4096.0, 0.0);
-    close("ch-kv-bytes-per-token-all-layers", c.bytes_per_token, 131072.0, 0.0);
-    close("ch-kv-8k-one-layer", c.bytes_per_layer_sequence / MIB, 32.0, 0.0);
+    close(
+        "ch-kv-bytes-per-token-layer",
+        c.bytes_per_token_per_layer,
+        4096.0,
+        0.0,
+    );
+    close(
+        "ch-kv-bytes-per-token-all-layers",
+        c.bytes_per_token,
+        131072.0,
+        0.0,
+    );
+    close(
+        "ch-kv-8k-one-layer",
+        c.bytes_per_layer_sequence / MIB,
+        32.0,
+        0.0,
+    );
     assert_eq!(c.kv_bytes, 32.0 * 8192.0 * 131072.0);
 }
 
@@ -59,9 +74,24 @@ fn llama_3_8b_against_on_chip_memory() {
     let c = cost("llama-3-8b", Some("h100-sxm"), &inputs(8192, 1));
     let f = c.fit.as_ref().unwrap();
     let smem = f.smem_per_sm.unwrap();
-    close("ch-kv-tokens-per-sm-smem", (smem / c.bytes_per_token_per_layer).floor(), 57.0, 0.0);
-    close("ch-kv-8k-vs-smem", c.bytes_per_layer_sequence / smem, 144.0, 0.005);
-    close("ch-kv-8k-vs-l2", c.bytes_per_layer_sequence / f.l2_bytes.unwrap(), 0.671, 0.01);
+    close(
+        "ch-kv-tokens-per-sm-smem",
+        (smem / c.bytes_per_token_per_layer).floor(),
+        57.0,
+        0.0,
+    );
+    close(
+        "ch-kv-8k-vs-smem",
+        c.bytes_per_layer_sequence / smem,
+        144.0,
+        0.005,
+    );
+    close(
+        "ch-kv-8k-vs-l2",
+        c.bytes_per_layer_sequence / f.l2_bytes.unwrap(),
+        0.671,
+        0.01,
+    );
     // The same ratios through the report.
     let r = c.report(false);
     assert_eq!(r.number("tokens_per_sm_smem"), Some(57.0));
@@ -95,11 +125,21 @@ fn paged_and_contiguous_waste() {
     let mut i = inputs(382, 1);
     i.reserved = Some(Count(1000));
     let c = cost("llama-3-8b", None, &i);
-    close("book-4.1-paged-waste-low", c.contiguous.unwrap().1 * 100.0, 61.8, 1e-12);
+    close(
+        "book-4.1-paged-waste-low",
+        c.contiguous.unwrap().1 * 100.0,
+        61.8,
+        1e-12,
+    );
     let mut i = inputs(204, 1);
     i.reserved = Some(Count(1000));
     let c = cost("llama-3-8b", None, &i);
-    close("book-4.1-paged-waste-high", c.contiguous.unwrap().1 * 100.0, 79.6, 1e-12);
+    close(
+        "book-4.1-paged-waste-high",
+        c.contiguous.unwrap().1 * 100.0,
+        79.6,
+        1e-12,
+    );
     // Paging wastes only the last page: 1000 tokens in 16-token pages.
     let mut i = inputs(1000, 2);
     i.page = Some(Count(16));
@@ -138,7 +178,10 @@ fn reserve_is_settable() {
     assert_eq!(a.kv_budget_bytes, b.kv_budget_bytes);
     i.reserve = Some("120%".into());
     let e = kv::cost(&model("llama-3-8b"), Some(&hw("h200-sxm")), &i).unwrap_err();
-    assert!(matches!(&e, Error::Field { field, .. } if field == "reserve"), "{e}");
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "reserve"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -154,9 +197,15 @@ fn sliding_window_caps_the_cache() {
 fn bad_input() {
     let m = model("llama-3-8b");
     let e = kv::cost(&m, None, &inputs(8192, 0)).unwrap_err();
-    assert!(matches!(&e, Error::Field { field, .. } if field == "batch"), "{e}");
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "batch"),
+        "{e}"
+    );
     let e = kv::cost(&m, None, &inputs(100_000, 1)).unwrap_err();
-    assert!(matches!(&e, Error::Field { field, .. } if field == "context"), "{e}");
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "context"),
+        "{e}"
+    );
     assert!(e.to_string().contains("8,192"), "{e}");
     let mut forced = inputs(100_000, 1);
     forced.force = true;
@@ -164,10 +213,21 @@ fn bad_input() {
     let mut i = inputs(10, 1);
     i.kv_dtype = Some("nvfp4".into());
     let e = kv::cost(&m, None, &i).unwrap_err();
-    assert!(matches!(&e, Error::Field { field, .. } if field == "kv-dtype"), "{e}");
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "kv-dtype"),
+        "{e}"
+    );
     // A model that cannot fit at all: no answer (exit 1), by how much.
-    let e = kv::cost(&model("llama-3.1-405b"), Some(&hw("h200-sxm")), &inputs(10, 1)).unwrap_err();
+    let e = kv::cost(
+        &model("llama-3.1-405b"),
+        Some(&hw("h200-sxm")),
+        &inputs(10, 1),
+    )
+    .unwrap_err();
     assert_eq!(e.exit_code(), 1);
     let msg = e.to_string();
-    assert!(msg.contains("exceed") && msg.contains("by ") && msg.contains("plan"), "{msg}");
+    assert!(
+        msg.contains("exceed") && msg.contains("by ") && msg.contains("plan"),
+        "{msg}"
+    );
 }

@@ -14,23 +14,27 @@ use roofline::spec::model::Model;
 use roofline::spec::overrides::Set;
 
 fn hw(id: &str) -> Hardware {
-    Catalog::default().hardware(id, &[]).expect("hardware loads")
+    Catalog::default()
+        .hardware(id, &[])
+        .expect("hardware loads")
 }
 
 /// The H800 the seeds ran DeepSeek-V3 on: the catalog's, or (before it
 /// lands) an H100 SXM with NVLink cut to 400 GB/s, as NVIDIA's H800
 /// material states.
 fn h800() -> Hardware {
-    Catalog::default().hardware("h800", &[]).unwrap_or_else(|_| {
-        let sets: Vec<Set> = [
-            "interconnect.0.per-direction-bandwidth=200 GB/s",
-            "interconnect.0.bidirectional-bandwidth=400 GB/s",
-        ]
-        .iter()
-        .map(|s| s.parse().unwrap())
-        .collect();
-        Catalog::default().hardware("h100-sxm", &sets).unwrap()
-    })
+    Catalog::default()
+        .hardware("h800", &[])
+        .unwrap_or_else(|_| {
+            let sets: Vec<Set> = [
+                "interconnect.0.per-direction-bandwidth=200 GB/s",
+                "interconnect.0.bidirectional-bandwidth=400 GB/s",
+            ]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+            Catalog::default().hardware("h100-sxm", &sets).unwrap()
+        })
 }
 
 fn model(id: &str) -> Model {
@@ -81,10 +85,20 @@ fn deepseek_v3_prefill_unit() {
     close("book-5.2-dsv3-prefill-ep", p.layout.ep as f64, 32.0, 0.0);
     let domain = Fabric::of(&h, Mode::SpeedOfLight).domain().unwrap();
     let nodes = p.layout.devices() / domain;
-    close("book-5.2-dsv3-prefill-gpus-per-node", (p.layout.devices() / nodes) as f64, 8.0, 0.0);
+    close(
+        "book-5.2-dsv3-prefill-gpus-per-node",
+        (p.layout.devices() / nodes) as f64,
+        8.0,
+        0.0,
+    );
     assert_eq!(nodes, 4, "book-5.2-dsv3-prefill-gpus-per-node");
     // 256 routed experts over 32 GPUs: 8 each per MoE layer.
-    close("dsv3 prefill experts per device", p.experts_per_device, 8.0, 0.0);
+    close(
+        "dsv3 prefill experts per device",
+        p.experts_per_device,
+        8.0,
+        0.0,
+    );
     // The MLA latent is not split by heads: every TP rank holds all of it.
     close("dsv3 MLA KV share", p.kv_share, 1.0, 0.0);
     // The expert all-to-all crosses nodes (32 > 8); TP stays on NVLink.
@@ -103,8 +117,18 @@ fn deepseek_v3_decode_unit() {
     i.batch = c(64);
     let p = plan::cost(&h, &m, &i, Mode::SpeedOfLight).unwrap();
     let domain = Fabric::of(&h, Mode::SpeedOfLight).domain().unwrap();
-    close("book-5.2-dsv3-decode-gpus", (40 * domain) as f64, 320.0, 0.0);
-    close("book-5.2-dsv3-decode-gpus", p.layout.devices() as f64, 320.0, 0.0);
+    close(
+        "book-5.2-dsv3-decode-gpus",
+        (40 * domain) as f64,
+        320.0,
+        0.0,
+    );
+    close(
+        "book-5.2-dsv3-decode-gpus",
+        p.layout.devices() as f64,
+        320.0,
+        0.0,
+    );
     // 320 GPUs less the 64 for redundant and shared experts host the 256
     // routed experts, one each: (256 + 64) / 320 = 1 expert per GPU.
     close(
@@ -113,7 +137,12 @@ fn deepseek_v3_decode_unit() {
         256.0,
         0.0,
     );
-    close("book-5.2-dsv3-decode-routed-gpus", p.experts_per_device, 1.0, 0.0);
+    close(
+        "book-5.2-dsv3-decode-routed-gpus",
+        p.experts_per_device,
+        1.0,
+        0.0,
+    );
     assert!(p.fits, "{:?}", p.why_not);
     // Decode all-to-alls are small: far cheaper than prefill's.
     assert!(p.decode_comm.ep_alltoall_bytes < 1e8);
@@ -137,7 +166,10 @@ fn llama_70b_hgx_against_nvl72() {
     let e = plan::cost(&hw("h200-sxm"), &m, &wide, Mode::SpeedOfLight).unwrap_err();
     let (field, msg) = field_error(e);
     assert_eq!(field, "tp");
-    assert!(msg.contains("scale-up domain of 8") && msg.contains("allow-cross-node"), "{msg}");
+    assert!(
+        msg.contains("scale-up domain of 8") && msg.contains("allow-cross-node"),
+        "{msg}"
+    );
     let on_nvl = plan::cost(&hw("gb200"), &m, &wide, Mode::SpeedOfLight).unwrap();
     let mut cross = wide.clone();
     cross.allow_cross_node = Some(true);
@@ -151,7 +183,12 @@ fn llama_70b_hgx_against_nvl72() {
     );
     // 8 KV heads over TP 16: each rank holds one head, so half the ranks
     // hold copies (1/8 of the KV each, not 1/16).
-    close("kv replicated beyond the KV heads", on_nvl.kv_share, 1.0 / 8.0, 0.0);
+    close(
+        "kv replicated beyond the KV heads",
+        on_nvl.kv_share,
+        1.0 / 8.0,
+        0.0,
+    );
 }
 
 #[test]
@@ -161,7 +198,12 @@ fn memory_shards_by_tp_and_pp() {
     let one = plan::cost(&h, &m, &layout(1, 1, 1, 1, 1), Mode::SpeedOfLight).unwrap();
     let tp8 = plan::cost(&h, &m, &layout(8, 8, 1, 1, 1), Mode::SpeedOfLight).unwrap();
     // Everything but the norms splits eight ways.
-    close("tp8 weights", tp8.weight_bytes, one.weight_bytes / 8.0, 0.001);
+    close(
+        "tp8 weights",
+        tp8.weight_bytes,
+        one.weight_bytes / 8.0,
+        0.001,
+    );
     close("tp8 kv", tp8.kv_bytes, one.kv_bytes / 8.0, 1e-12);
     let pp4 = plan::cost(&h, &m, &layout(4, 1, 4, 1, 1), Mode::SpeedOfLight).unwrap();
     // 80 layers over 4 stages, plus the embedding or head on the ends.
@@ -201,10 +243,20 @@ fn bubble_and_communication_counts() {
         None,
     )
     .unwrap();
-    close("pp send over the NIC", p.decode_comm.pp_send_s, nic.time_s, 1e-12);
+    close(
+        "pp send over the NIC",
+        p.decode_comm.pp_send_s,
+        nic.time_s,
+        1e-12,
+    );
     // MoE with EP: one attention all-reduce plus dispatch and combine.
-    let ds = plan::cost(&h800(), &model("deepseek-v3"), &layout(32, 4, 1, 8, 32), Mode::SpeedOfLight)
-        .unwrap();
+    let ds = plan::cost(
+        &h800(),
+        &model("deepseek-v3"),
+        &layout(32, 4, 1, 8, 32),
+        Mode::SpeedOfLight,
+    )
+    .unwrap();
     assert_eq!(ds.decode_comm.allreduces_per_moe_layer, 1);
     close(
         "moe layer comm",
@@ -226,15 +278,23 @@ fn invalid_layouts_name_the_constraint_and_suggest() {
     let h = hw("h200-sxm");
     let llama = model("llama-3.1-70b");
     let ds = model("deepseek-v3");
-    let err = |m: &Model, i: PlanInputs| field_error(plan::cost(&h, m, &i, Mode::SpeedOfLight).unwrap_err());
+    let err = |m: &Model, i: PlanInputs| {
+        field_error(plan::cost(&h, m, &i, Mode::SpeedOfLight).unwrap_err())
+    };
     // TP that divides neither the heads nor the KV heads.
     let (f, msg) = err(&llama, layout(6, 3, 1, 2, 1));
     assert_eq!(f, "tp");
-    assert!(msg.contains("divides neither") && msg.contains("valid: 1, 2, 4, 8"), "{msg}");
+    assert!(
+        msg.contains("divides neither") && msg.contains("valid: 1, 2, 4, 8"),
+        "{msg}"
+    );
     // T x P x D not the devices.
     let (f, msg) = err(&llama, layout(16, 8, 1, 4, 1));
     assert_eq!(f, "dp");
-    assert!(msg.contains("not the 16 devices") && msg.contains("give dp 2"), "{msg}");
+    assert!(
+        msg.contains("not the 16 devices") && msg.contains("give dp 2"),
+        "{msg}"
+    );
     // EP on a dense model.
     let (f, msg) = err(&llama, layout(16, 8, 1, 2, 2));
     assert_eq!(f, "ep");
@@ -242,22 +302,34 @@ fn invalid_layouts_name_the_constraint_and_suggest() {
     // EP that does not divide T x D.
     let (f, msg) = err(&ds, layout(32, 4, 1, 8, 64));
     assert_eq!(f, "ep");
-    assert!(msg.contains("tp x dp = 32") && msg.contains("valid: 1, 2, 4, 8, 16, 32"), "{msg}");
+    assert!(
+        msg.contains("tp x dp = 32") && msg.contains("valid: 1, 2, 4, 8, 16, 32"),
+        "{msg}"
+    );
     // EP that does not divide the experts (256 routed + 3 redundant).
     let mut i = layout(32, 4, 1, 8, 32);
     i.redundant_experts = c(3);
     let (f, msg) = err(&ds, i);
     assert_eq!(f, "ep");
-    assert!(msg.contains("259 experts") && msg.contains("valid: 1"), "{msg}");
+    assert!(
+        msg.contains("259 experts") && msg.contains("valid: 1"),
+        "{msg}"
+    );
     assert!(msg.contains("redundant-experts 0, 32, 64"), "{msg}");
     // TP beyond the scale-up domain.
     let (f, msg) = err(&llama, layout(16, 16, 1, 1, 1));
     assert_eq!(f, "tp");
-    assert!(msg.contains("allow-cross-node") && msg.contains("1, 2, 4, 8"), "{msg}");
+    assert!(
+        msg.contains("allow-cross-node") && msg.contains("1, 2, 4, 8"),
+        "{msg}"
+    );
     // PP that does not divide the layers.
     let (f, msg) = err(&ds, layout(2, 1, 2, 1, 1));
     assert_eq!(f, "pp");
-    assert!(msg.contains("61 layers") && msg.contains("valid: 1, 61"), "{msg}");
+    assert!(
+        msg.contains("61 layers") && msg.contains("valid: 1, 61"),
+        "{msg}"
+    );
     // Redundant experts on a dense model.
     let mut i = layout(8, 8, 1, 1, 1);
     i.redundant_experts = c(8);
@@ -297,14 +369,23 @@ fn search_ranks_every_valid_layout() {
     i.objective = Some(Objective::Latency);
     let fast = plan::search(&s, 1024, w, &i).unwrap();
     let best = fast.plans[0].decode_step_time_s;
-    assert!(fast.plans.iter().filter(|p| p.fits).all(|p| p.decode_step_time_s >= best));
+    assert!(
+        fast.plans
+            .iter()
+            .filter(|p| p.fits)
+            .all(|p| p.decode_step_time_s >= best)
+    );
     // Goodput needs a target, and scores layouts that miss it as zero.
     i.objective = Some(Objective::Goodput);
     assert!(plan::search(&s, 1024, w, &i).is_err());
     i.slo_tpot = Some(Seconds(0.015));
     let good = plan::search(&s, 1024, w, &i).unwrap();
     assert!(good.plans[0].decode_step_time_s <= 0.015);
-    assert!(good.verdicts.iter().any(|v| v.starts_with("misses the SLO")));
+    assert!(
+        good.verdicts
+            .iter()
+            .any(|v| v.starts_with("misses the SLO"))
+    );
 }
 
 #[test]
@@ -344,15 +425,30 @@ fn one_device_matches_decode_and_prefill() {
     i.context = c(2048);
     i.prompt = c(512);
     let p = plan::cost(&h, &m, &i, Mode::SpeedOfLight).unwrap();
-    let f: Fields = serde_json::from_value(serde_json::json!({"batch": 16, "context": 2048}))
-        .unwrap();
-    let d = decode::cost(&m, &h, &from_fields::<decode::DecodeInputs>(&f).unwrap(), Mode::SpeedOfLight)
-        .unwrap();
-    close("plan decode = decode", p.decode_step_time_s, d.step_time_s, 1e-9);
+    let f: Fields =
+        serde_json::from_value(serde_json::json!({"batch": 16, "context": 2048})).unwrap();
+    let d = decode::cost(
+        &m,
+        &h,
+        &from_fields::<decode::DecodeInputs>(&f).unwrap(),
+        Mode::SpeedOfLight,
+    )
+    .unwrap();
+    close(
+        "plan decode = decode",
+        p.decode_step_time_s,
+        d.step_time_s,
+        1e-9,
+    );
     assert_eq!(p.comm_time_s, 0.0);
-    let f: Fields = serde_json::from_value(serde_json::json!({"batch": 16, "prompt": 512}))
-        .unwrap();
-    let pre = prefill::cost(&m, &h, &from_fields::<prefill::PrefillInputs>(&f).unwrap(), Mode::SpeedOfLight)
-        .unwrap();
+    let f: Fields =
+        serde_json::from_value(serde_json::json!({"batch": 16, "prompt": 512})).unwrap();
+    let pre = prefill::cost(
+        &m,
+        &h,
+        &from_fields::<prefill::PrefillInputs>(&f).unwrap(),
+        Mode::SpeedOfLight,
+    )
+    .unwrap();
     close("plan prefill = prefill", p.prefill_time_s, pre.time_s, 1e-9);
 }

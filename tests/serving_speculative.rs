@@ -15,7 +15,8 @@ fn issue_example() {
     let c = run(serde_json::json!({"acceptance": 0.8, "draft-tokens": 4})).unwrap();
     assert!((c.expected_tokens_per_pass - 3.3616).abs() < 1e-12);
     assert_eq!(c.speedup, c.expected_tokens_per_pass);
-    let c = run(serde_json::json!({"acceptance": 0.8, "draft-tokens": 4, "draft-cost": 0.05})).unwrap();
+    let c =
+        run(serde_json::json!({"acceptance": 0.8, "draft-tokens": 4, "draft-cost": 0.05})).unwrap();
     assert!((c.speedup - 3.3616 / 1.2).abs() < 1e-12);
     assert!(c.best_speedup >= c.speedup);
 }
@@ -29,7 +30,10 @@ fn book_figure_round() {
     // book-4.4-tokens-per-run: 38 tokens from 9 target runs is 4.22 a run,
     // which the formula reaches with g = 7 at an acceptance near 0.83.
     let per_run: f64 = 38.0 / 9.0;
-    assert!((per_run - 4.22).abs() <= 0.002 * 4.22, "book-4.4-tokens-per-run");
+    assert!(
+        (per_run - 4.22).abs() <= 0.002 * 4.22,
+        "book-4.4-tokens-per-run"
+    );
     let (mut lo, mut hi) = (0.0, 1.0);
     for _ in 0..60 {
         let mid = (lo + hi) / 2.0;
@@ -55,9 +59,19 @@ fn no_draft_cost_no_loss() {
 #[test]
 fn bad_input() {
     let e = run(serde_json::json!({"acceptance": 1.5, "draft-tokens": 4})).unwrap_err();
-    assert!(matches!(&e, Error::Field { field, .. } if field == "acceptance"), "{e}");
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "acceptance"),
+        "{e}"
+    );
     let e = run(serde_json::json!({"acceptance": 0.5, "draft-tokens": 0})).unwrap_err();
-    assert!(matches!(&e, Error::Field { field, .. } if field == "draft-tokens"), "{e}");
-    let e = run(serde_json::json!({"acceptance": 0.5, "draft-tokens": 2, "draft-cost": -1})).unwrap_err();
-    assert!(matches!(&e, Error::Field { field, .. } if field == "draft-cost"), "{e}");
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "draft-tokens"),
+        "{e}"
+    );
+    let e = run(serde_json::json!({"acceptance": 0.5, "draft-tokens": 2, "draft-cost": -1}))
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "draft-cost"),
+        "{e}"
+    );
 }

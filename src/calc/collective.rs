@@ -143,7 +143,13 @@ struct Calibration {
 const CALIBRATIONS: &[Calibration] = &[Calibration {
     link: "nvlink4",
     latency: 18.5e-6,
-    efficiency: [331.1 / 370.0, 283.1 / 370.0, 262.7 / 370.0, 331.0 / 370.0, 1.0],
+    efficiency: [
+        331.1 / 370.0,
+        283.1 / 370.0,
+        262.7 / 370.0,
+        331.0 / 370.0,
+        1.0,
+    ],
     source: "measured on H200, 2026-11-29/30: NCCL between two H200s over NVLink (18.5 us per call in a CUDA graph; bus bandwidth at 1 GiB per rank)",
 }];
 
@@ -281,7 +287,10 @@ impl Fabric {
         Ok(t)
     }
 
-    fn need<'a>(&self, t: &'a Option<std::result::Result<Tier, Missing>>) -> Result<Option<&'a Tier>> {
+    fn need<'a>(
+        &self,
+        t: &'a Option<std::result::Result<Tier, Missing>>,
+    ) -> Result<Option<&'a Tier>> {
         match t {
             None => Ok(None),
             Some(Ok(t)) => Ok(Some(t)),
@@ -408,7 +417,7 @@ impl CollectiveCost {
 /// for odd.
 fn mean_ring_distance(f: u64) -> f64 {
     let f = f as f64;
-    if f as u64 % 2 == 0 {
+    if (f as u64).is_multiple_of(2) {
         f / 4.0
     } else {
         (f * f - 1.0) / (4.0 * f)
@@ -425,7 +434,7 @@ pub fn torus_shape(n: u64, axes: u32) -> Vec<u64> {
         let mut out: Option<Vec<u64>> = None;
         let mut d = min.max(1);
         while d.saturating_pow(k) <= n {
-            if n % d == 0
+            if n.is_multiple_of(d)
                 && let Some(mut rest) = best(n / d, k - 1, d)
             {
                 rest.insert(0, d);
@@ -689,7 +698,12 @@ pub fn time(
             "hierarchical: {}",
             phases
                 .iter()
-                .map(|p| format!("{} over {} ({} devices)", p.kind.as_str(), p.link, p.devices))
+                .map(|p| format!(
+                    "{} over {} ({} devices)",
+                    p.kind.as_str(),
+                    p.link,
+                    p.devices
+                ))
                 .collect::<Vec<_>>()
                 .join(if concurrent { " alongside " } else { ", then " })
         )
@@ -844,7 +858,11 @@ impl CollectiveCost {
                         .iter()
                         .map(|p| format!("{} / {}", si(p.bus_bytes, "B"), si(p.bandwidth, "B/s")))
                         .collect::<Vec<_>>()
-                        .join(if self.concurrent { " alongside " } else { " + " }),
+                        .join(if self.concurrent {
+                            " alongside "
+                        } else {
+                            " + "
+                        }),
                 )
         });
         r.result("time_s", self.time_s, || {
@@ -870,6 +888,14 @@ impl CollectiveCost {
         r.result("busbw_bytes_per_s", self.busbw(), || {
             Quantity::new("bus bandwidth", Unit::BytesPerSec).formula("bus bytes / time")
         });
+        r.headline(&[
+            "algorithm",
+            "bus_bytes",
+            "bandwidth_bytes_per_s",
+            "latency_s",
+            "time_s",
+            "busbw_bytes_per_s",
+        ]);
         if !single && !lean {
             r.rows_kind = Some(RowsKind::Table);
             for p in &self.phases {
@@ -878,7 +904,8 @@ impl CollectiveCost {
                 row.inputs.insert("link".into(), p.link.clone().into());
                 row.results.insert("devices".into(), p.devices.into());
                 row.results.insert("phase_bytes".into(), p.bytes.into());
-                row.results.insert("phase_bus_bytes".into(), p.bus_bytes.into());
+                row.results
+                    .insert("phase_bus_bytes".into(), p.bus_bytes.into());
                 row.results
                     .insert("phase_bandwidth_bytes_per_s".into(), p.bandwidth.into());
                 row.results.insert("phase_time_s".into(), p.time_s.into());
@@ -886,9 +913,15 @@ impl CollectiveCost {
             }
             r.describe("phase", || Quantity::new("phase", Unit::None));
             r.describe("link", || Quantity::new("link", Unit::None));
-            r.describe("devices", || Quantity::new("devices per group", Unit::Count));
-            r.describe("phase_bytes", || Quantity::new("input per rank", Unit::Bytes));
-            r.describe("phase_bus_bytes", || Quantity::new("bus bytes", Unit::Bytes));
+            r.describe("devices", || {
+                Quantity::new("devices per group", Unit::Count)
+            });
+            r.describe("phase_bytes", || {
+                Quantity::new("input per rank", Unit::Bytes)
+            });
+            r.describe("phase_bus_bytes", || {
+                Quantity::new("bus bytes", Unit::Bytes)
+            });
             r.describe("phase_bandwidth_bytes_per_s", || {
                 Quantity::new("bandwidth", Unit::BytesPerSec)
             });

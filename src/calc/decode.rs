@@ -113,6 +113,7 @@ pub struct Setup {
 }
 
 /// Resolves precisions, the roof and launch overhead for `m` on `hw`.
+#[allow(clippy::too_many_arguments)]
 pub fn setup(
     m: &Model,
     hw: &Hardware,
@@ -172,7 +173,9 @@ pub fn setup(
         LaunchMode::Graph => table
             .and_then(|l| l.graph)
             .map(|s| s.get())
-            .ok_or_else(|| hw.missing("launch.graph", "CUDA-graph launch overhead", Some("1 us")))?,
+            .ok_or_else(|| {
+                hw.missing("launch.graph", "CUDA-graph launch overhead", Some("1 us"))
+            })?,
     };
     let (kernels, given) = match kernels {
         Some(k) => (k.0 as f64, true),
@@ -347,8 +350,10 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         Ok(_) => {
             let (_, source, _, _, _, left) =
                 kv::budget(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref())?;
-            let cached = m.sliding_window.map_or(context + 1, |w| (context + 1).min(w.get()));
-            let per_seq = super::model::kv_elements_per_token_per_layer(m) as f64
+            let cached = m
+                .sliding_window
+                .map_or(context + 1, |w| (context + 1).min(w.get()));
+            let per_seq = super::model::kv_elements_per_token_per_layer(m)? as f64
                 * s.precisions.kv
                 * m.layers.get() as f64
                 * cached as f64;
@@ -377,9 +382,13 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
             let a = speculative::acceptance(a.0)?;
             let g = at_least_one("draft-tokens", inputs.draft_tokens.map_or(4, |g| g.0))?;
             if g > 1024 {
-                return Err(Error::field("draft-tokens", "at most 1024 drafted tokens per pass"));
+                return Err(Error::field(
+                    "draft-tokens",
+                    "at most 1024 drafted tokens per pass",
+                ));
             }
-            let c = crate::inputs::non_negative("draft-cost", inputs.draft_cost.map_or(0.0, |c| c.0))?;
+            let c =
+                crate::inputs::non_negative("draft-cost", inputs.draft_cost.map_or(0.0, |c| c.0))?;
             Some((a, g, c))
         }
     };
@@ -461,7 +470,11 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
                 batch: best,
                 searched_to: hi,
                 batch_tpot_s: best_tpot,
-                tokens_per_s: if best == 0 { 0.0 } else { best as f64 / best_tpot },
+                tokens_per_s: if best == 0 {
+                    0.0
+                } else {
+                    best as f64 / best_tpot
+                },
             })
         }
     };
@@ -469,10 +482,16 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
     let goodput = match (inputs.output, inputs.prompt) {
         (None, None) => None,
         (Some(_), None) => {
-            return Err(Error::missing_input("prompt", "goodput needs the prompt length as well as output"));
+            return Err(Error::missing_input(
+                "prompt",
+                "goodput needs the prompt length as well as output",
+            ));
         }
         (None, Some(_)) => {
-            return Err(Error::missing_input("output", "goodput needs the output length as well as prompt"));
+            return Err(Error::missing_input(
+                "output",
+                "goodput needs the output length as well as prompt",
+            ));
         }
         (Some(out), Some(prompt)) => {
             let out = at_least_one("output", out.0)?;
@@ -557,8 +576,9 @@ impl DecodeCost {
         }
         let weight_bytes = st.weight_bytes();
         r.result("weight_bytes", weight_bytes, || {
-            Quantity::new("weights read", Unit::Bytes)
-                .formula("every matrix once (embedding: one row per token; MoE: the experts touched)")
+            Quantity::new("weights read", Unit::Bytes).formula(
+                "every matrix once (embedding: one row per token; MoE: the experts touched)",
+            )
         });
         r.result("kv_bytes", st.kv_read_bytes(), || {
             Quantity::new("KV cache read", Unit::Bytes)
@@ -630,12 +650,20 @@ impl DecodeCost {
         r.result("compute_time_s", t.compute_s, || {
             Quantity::new("compute time", Unit::Seconds)
                 .formula("FLOPs / peak")
-                .derive(format!("{} / {}", si(flops, "FLOP"), si(s.roof.peak, "FLOP/s")))
+                .derive(format!(
+                    "{} / {}",
+                    si(flops, "FLOP"),
+                    si(s.roof.peak, "FLOP/s")
+                ))
         });
         r.result("memory_time_s", t.memory_s, || {
             Quantity::new("memory time", Unit::Seconds)
                 .formula("bytes / bandwidth")
-                .derive(format!("{} / {}", si(bytes, "B"), si(s.roof.bandwidth, "B/s")))
+                .derive(format!(
+                    "{} / {}",
+                    si(bytes, "B"),
+                    si(s.roof.bandwidth, "B/s")
+                ))
         });
         r.result("kernels", s.kernels, || {
             let q = Quantity::new("kernels per step", Unit::Count);
@@ -646,9 +674,16 @@ impl DecodeCost {
             }
         });
         r.result("launch_time_s", self.timed.launch_s, || {
-            Quantity::new(format!("launch overhead ({})", s.launch.as_str()), Unit::Seconds)
-                .formula("kernels x overhead per kernel")
-                .derive(format!("{} x {}", s.kernels, units::seconds(s.per_kernel_s)))
+            Quantity::new(
+                format!("launch overhead ({})", s.launch.as_str()),
+                Unit::Seconds,
+            )
+            .formula("kernels x overhead per kernel")
+            .derive(format!(
+                "{} x {}",
+                s.kernels,
+                units::seconds(s.per_kernel_s)
+            ))
         });
         let label = match (s.mode, s.launch) {
             (Mode::SpeedOfLight, LaunchMode::None) => "step time (speed of light: a lower bound)",
@@ -687,10 +722,14 @@ impl DecodeCost {
                     units::seconds(self.step_time_s)
                 ))
         });
-        r.result("tokens_per_s_per_user", self.tokens_per_s_per_user(), || {
-            Quantity::new("tokens per second per sequence", Unit::Count)
-                .formula("tokens per step / step time")
-        });
+        r.result(
+            "tokens_per_s_per_user",
+            self.tokens_per_s_per_user(),
+            || {
+                Quantity::new("tokens per second per sequence", Unit::Count)
+                    .formula("tokens per step / step time")
+            },
+        );
         r.result("model_weight_bytes", self.model_weight_bytes, || {
             Quantity::new("all the model's weights", Unit::Bytes).formula("params x bits / 8")
         });
@@ -727,7 +766,10 @@ impl DecodeCost {
         if let Some(slo) = &self.slo {
             r.result("slo_batch", slo.batch as f64, || {
                 Quantity::new(
-                    format!("largest batch with time per token <= {}", units::seconds(slo.tpot_s)),
+                    format!(
+                        "largest batch with time per token <= {}",
+                        units::seconds(slo.tpot_s)
+                    ),
                     Unit::Count,
                 )
                 .formula(format!("bisection over batch 1..{}", slo.searched_to))
@@ -742,21 +784,32 @@ impl DecodeCost {
         }
         if let Some(g) = &self.goodput {
             r.result("ttft_s", g.ttft_s, || {
-                Quantity::new(format!("time to first token ({} prompt tokens)", g.prompt), Unit::Seconds)
-                    .formula("prefill of one prompt")
+                Quantity::new(
+                    format!("time to first token ({} prompt tokens)", g.prompt),
+                    Unit::Seconds,
+                )
+                .formula("prefill of one prompt")
             });
             r.result("request_latency_s", g.request_latency_s, || {
-                Quantity::new(format!("request latency ({} output tokens)", g.output), Unit::Seconds)
-                    .formula("ttft + output x time per token")
+                Quantity::new(
+                    format!("request latency ({} output tokens)", g.output),
+                    Unit::Seconds,
+                )
+                .formula("ttft + output x time per token")
             });
             r.result("requests_per_s", g.requests_per_s, || {
                 Quantity::new("requests per second per device", Unit::Count)
                     .formula("batch / (output steps x step time + batch x ttft)")
             });
-            r.result("goodput_requests_per_s", if g.meets_slo { g.requests_per_s } else { 0.0 }, || {
-                Quantity::new("requests per second meeting the SLOs", Unit::Count)
-                    .formula("requests per second if ttft and time per token meet their targets, else 0")
-            });
+            r.result(
+                "goodput_requests_per_s",
+                if g.meets_slo { g.requests_per_s } else { 0.0 },
+                || {
+                    Quantity::new("requests per second meeting the SLOs", Unit::Count).formula(
+                        "requests per second if ttft and time per token meet their targets, else 0",
+                    )
+                },
+            );
         }
         // Notes.
         let d = self.model_weight_bytes - weight_bytes;
@@ -803,7 +856,9 @@ impl DecodeCost {
             });
         }
         if s.activations == "fp8" || s.weights == "fp8" {
-            r.note("fp8 ranges: E4M3 up to 448, E5M2 up to 57,344 (formulas.md, Serving: fp8 ranges)");
+            r.note(
+                "fp8 ranges: E4M3 up to 448, E5M2 up to 57,344 (formulas.md, Serving: fp8 ranges)",
+            );
         }
         if let Some(f) = &self.memory
             && !f.fits

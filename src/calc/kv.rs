@@ -99,19 +99,16 @@ pub fn kv_precision(name: &str) -> Result<&'static KvPrecision> {
         "float16" | "half" => "fp16",
         other => other,
     };
-    KV_PRECISIONS
-        .iter()
-        .find(|p| p.name == n)
-        .ok_or_else(|| {
-            let known: Vec<&str> = KV_PRECISIONS.iter().map(|p| p.name).collect();
-            Error::field(
-                "kv-dtype",
-                format!(
-                    "the KV cache cannot be modelled in `{name}`; it takes {}",
-                    known.join(", ")
-                ),
-            )
-        })
+    KV_PRECISIONS.iter().find(|p| p.name == n).ok_or_else(|| {
+        let known: Vec<&str> = KV_PRECISIONS.iter().map(|p| p.name).collect();
+        Error::field(
+            "kv-dtype",
+            format!(
+                "the KV cache cannot be modelled in `{name}`; it takes {}",
+                known.join(", ")
+            ),
+        )
+    })
 }
 
 /// A share given as `10%` or `0.1`.
@@ -121,7 +118,11 @@ pub fn parse_share(field: &str, v: &serde_json::Value) -> Result<f64> {
         serde_json::Value::String(s) => {
             let t = s.trim();
             match t.strip_suffix('%') {
-                Some(p) => p.trim().parse::<f64>().map(|x| x / 100.0).unwrap_or(f64::NAN),
+                Some(p) => p
+                    .trim()
+                    .parse::<f64>()
+                    .map(|x| x / 100.0)
+                    .unwrap_or(f64::NAN),
                 None => t.parse::<f64>().unwrap_or(f64::NAN),
             }
         }
@@ -130,7 +131,10 @@ pub fn parse_share(field: &str, v: &serde_json::Value) -> Result<f64> {
     if !x.is_finite() || !(0.0..1.0).contains(&x) {
         return Err(Error::field(
             field,
-            format!("`{}` is not a share from 0 up to (not including) 100%; give e.g. 10% or 0.1", v.as_str().map_or_else(|| v.to_string(), str::to_string)),
+            format!(
+                "`{}` is not a share from 0 up to (not including) 100%; give e.g. 10% or 0.1",
+                v.as_str().map_or_else(|| v.to_string(), str::to_string)
+            ),
         ));
     }
     Ok(x)
@@ -271,7 +275,7 @@ pub fn cost(m: &Model, hw: Option<&Hardware>, inputs: &KvInputs) -> Result<KvCos
     let batch = at_least_one("batch", inputs.batch.map_or(1, |b| b.0))?;
     let beyond_max = check_context(m, context, inputs.force)?;
     let kv = kv_precision(inputs.kv_dtype.as_deref().unwrap_or("bf16"))?;
-    let elements = super::model::kv_elements_per_token_per_layer(m);
+    let elements = super::model::kv_elements_per_token_per_layer(m)?;
     let layers = m.layers.get();
     let cached = m.sliding_window.map_or(context, |w| context.min(w.get()));
     mul("batch", &[batch, cached, layers, elements])?;
@@ -300,7 +304,9 @@ pub fn cost(m: &Model, hw: Option<&Hardware>, inputs: &KvInputs) -> Result<KvCos
             if r < context {
                 return Err(Error::field(
                     "reserved",
-                    format!("a reservation of {r} tokens is shorter than the {context}-token context"),
+                    format!(
+                        "a reservation of {r} tokens is shorter than the {context}-token context"
+                    ),
                 ));
             }
             Some((r, 1.0 - context as f64 / r as f64))
@@ -370,8 +376,12 @@ pub fn budget(
         None => DEFAULT_RESERVE,
         Some(v) => parse_share("reserve", v)?,
     };
-    let p = precision::lookup(dtype.unwrap_or(&hw.default_dtype))
-        .map_err(|_| Error::field("dtype", format!("unknown precision `{}`", dtype.unwrap_or(""))))?;
+    let p = precision::lookup(dtype.unwrap_or(&hw.default_dtype)).map_err(|_| {
+        Error::field(
+            "dtype",
+            format!("unknown precision `{}`", dtype.unwrap_or("")),
+        )
+    })?;
     let params = super::model::params(m)?.total as f64;
     let weights = params * p.bytes();
     let available = memory * (1.0 - reserve);
@@ -417,7 +427,9 @@ fn fit(
     if let Some(w) = m.sliding_window {
         // With a window the cache stops growing at the window.
         if max_context >= w.get() as f64 {
-            max_context = m.max_context.map_or(f64::from(u32::MAX), |c| c.get() as f64);
+            max_context = m
+                .max_context
+                .map_or(f64::from(u32::MAX), |c| c.get() as f64);
         }
     }
     let smem = hw
@@ -464,15 +476,19 @@ impl KvCost {
                 None => q.formula(kv.layout),
             }
         });
-        r.result("kv_bytes_per_token_per_layer", self.bytes_per_token_per_layer, || {
-            Quantity::new("KV per token per layer", Unit::BytesIec)
-                .formula("elements per token per layer x bits / 8")
-                .derive(format!(
-                    "{} x {} / 8",
-                    self.elements_per_token_per_layer,
-                    units::sig(kv.bits(), 4)
-                ))
-        });
+        r.result(
+            "kv_bytes_per_token_per_layer",
+            self.bytes_per_token_per_layer,
+            || {
+                Quantity::new("KV per token per layer", Unit::BytesIec)
+                    .formula("elements per token per layer x bits / 8")
+                    .derive(format!(
+                        "{} x {} / 8",
+                        self.elements_per_token_per_layer,
+                        units::sig(kv.bits(), 4)
+                    ))
+            },
+        );
         r.result("kv_bytes_per_token", self.bytes_per_token, || {
             Quantity::new("KV per token", Unit::BytesIec)
                 .formula("per token per layer x layers")
@@ -482,15 +498,19 @@ impl KvCost {
                     self.layers
                 ))
         });
-        r.result("kv_bytes_per_layer_sequence", self.bytes_per_layer_sequence, || {
-            Quantity::new("KV of one sequence, one layer", Unit::BytesIec)
-                .formula("per token per layer x cached tokens")
-                .derive(format!(
-                    "{} x {}",
-                    units::iec_bytes(self.bytes_per_token_per_layer),
-                    grouped(u128::from(self.cached_tokens))
-                ))
-        });
+        r.result(
+            "kv_bytes_per_layer_sequence",
+            self.bytes_per_layer_sequence,
+            || {
+                Quantity::new("KV of one sequence, one layer", Unit::BytesIec)
+                    .formula("per token per layer x cached tokens")
+                    .derive(format!(
+                        "{} x {}",
+                        units::iec_bytes(self.bytes_per_token_per_layer),
+                        grouped(u128::from(self.cached_tokens))
+                    ))
+            },
+        );
         r.result("kv_bytes_per_sequence", self.bytes_per_sequence, || {
             Quantity::new("KV of one sequence", Unit::Bytes)
                 .formula("per token x cached tokens")
@@ -503,7 +523,11 @@ impl KvCost {
         r.result("kv_bytes", self.kv_bytes, || {
             Quantity::new("KV of the batch", Unit::Bytes)
                 .formula("per sequence x batch")
-                .derive(format!("{} x {}", si(self.bytes_per_sequence, "B"), self.batch))
+                .derive(format!(
+                    "{} x {}",
+                    si(self.bytes_per_sequence, "B"),
+                    self.batch
+                ))
         });
         if kv.bits() != 16.0 {
             r.result("compression_vs_bf16", 16.0 / kv.bits(), || {
@@ -562,49 +586,73 @@ impl KvCost {
                     ))
             });
             r.result("max_batch", f.max_batch as f64, || {
-                Quantity::new(format!("sequences of {} tokens that fit", self.context), Unit::Count)
-                    .formula("floor(KV budget / KV per sequence)")
-                    .derive(format!(
-                        "floor({} / {})",
-                        si(f.kv_budget_bytes, "B"),
-                        si(self.bytes_per_sequence, "B")
-                    ))
+                Quantity::new(
+                    format!("sequences of {} tokens that fit", self.context),
+                    Unit::Count,
+                )
+                .formula("floor(KV budget / KV per sequence)")
+                .derive(format!(
+                    "floor({} / {})",
+                    si(f.kv_budget_bytes, "B"),
+                    si(self.bytes_per_sequence, "B")
+                ))
             });
             r.result("max_context", f.max_context as f64, || {
-                Quantity::new(format!("tokens per sequence that fit at batch {}", self.batch), Unit::Count)
-                    .formula("floor(KV budget / (KV per token x batch))")
-                    .derive(format!(
-                        "floor({} / ({} x {}))",
-                        si(f.kv_budget_bytes, "B"),
-                        units::iec_bytes(self.bytes_per_token),
-                        self.batch
-                    ))
+                Quantity::new(
+                    format!("tokens per sequence that fit at batch {}", self.batch),
+                    Unit::Count,
+                )
+                .formula("floor(KV budget / (KV per token x batch))")
+                .derive(format!(
+                    "floor({} / ({} x {}))",
+                    si(f.kv_budget_bytes, "B"),
+                    units::iec_bytes(self.bytes_per_token),
+                    self.batch
+                ))
             });
             if let Some(s) = f.smem_per_sm {
-                r.result("tokens_per_sm_smem", (s / self.bytes_per_token_per_layer).floor(), || {
-                    Quantity::new("tokens of one layer's KV in one SM's shared memory", Unit::Count)
+                r.result(
+                    "tokens_per_sm_smem",
+                    (s / self.bytes_per_token_per_layer).floor(),
+                    || {
+                        Quantity::new(
+                            "tokens of one layer's KV in one SM's shared memory",
+                            Unit::Count,
+                        )
                         .formula("floor(shared memory per SM / KV per token per layer)")
                         .derive(format!(
                             "floor({} / {})",
                             units::iec_bytes(s),
                             units::iec_bytes(self.bytes_per_token_per_layer)
                         ))
-                });
-                r.result("layer_sequence_over_smem", self.bytes_per_layer_sequence / s, || {
-                    Quantity::new("one layer's sequence KV over one SM's shared memory", Unit::Ratio)
+                    },
+                );
+                r.result(
+                    "layer_sequence_over_smem",
+                    self.bytes_per_layer_sequence / s,
+                    || {
+                        Quantity::new(
+                            "one layer's sequence KV over one SM's shared memory",
+                            Unit::Ratio,
+                        )
                         .formula("KV of one sequence, one layer / shared memory per SM")
-                });
+                    },
+                );
             }
             if let Some(l2) = f.l2_bytes {
-                r.result("layer_sequence_over_l2", self.bytes_per_layer_sequence / l2, || {
-                    Quantity::new("one layer's sequence KV over L2", Unit::Ratio)
-                        .formula("KV of one sequence, one layer / L2 capacity")
-                        .derive(format!(
-                            "{} / {}",
-                            units::iec_bytes(self.bytes_per_layer_sequence),
-                            si(l2, "B")
-                        ))
-                });
+                r.result(
+                    "layer_sequence_over_l2",
+                    self.bytes_per_layer_sequence / l2,
+                    || {
+                        Quantity::new("one layer's sequence KV over L2", Unit::Ratio)
+                            .formula("KV of one sequence, one layer / L2 capacity")
+                            .derive(format!(
+                                "{} / {}",
+                                units::iec_bytes(self.bytes_per_layer_sequence),
+                                si(l2, "B")
+                            ))
+                    },
+                );
             }
             r.note_with(|| {
                 format!(
@@ -636,4 +684,3 @@ impl KvCost {
         r
     }
 }
-

@@ -188,7 +188,10 @@ impl<'a> Setup<'a> {
         if redundant > 0 && model.moe.is_none() {
             return Err(Error::field(
                 "redundant-experts",
-                format!("{} is dense: it has no experts to copy; leave it out", model.id),
+                format!(
+                    "{} is dense: it has no experts to copy; leave it out",
+                    model.id
+                ),
             ));
         }
         Ok(Setup {
@@ -233,7 +236,7 @@ pub fn divisors(n: u64) -> Vec<u64> {
     let mut large = Vec::new();
     let mut d = 1;
     while d * d <= n {
-        if n % d == 0 {
+        if n.is_multiple_of(d) {
             small.push(d);
             if d * d != n {
                 large.push(n / d);
@@ -264,7 +267,7 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
     }
     let heads = m.attention.heads.get();
     let kv = m.kv_heads();
-    if heads % l.tp != 0 && kv % l.tp != 0 {
+    if !heads.is_multiple_of(l.tp) && !kv.is_multiple_of(l.tp) {
         let mut ok: Vec<u64> = divisors(heads);
         ok.retain(|t| s.allow_cross_node || s.fabric.domain().is_none_or(|d| *t <= d));
         return Err(Error::field(
@@ -294,7 +297,7 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
     }
     if let Some(d) = s.fabric.domain()
         && l.tp > d
-        && l.tp % d != 0
+        && !l.tp.is_multiple_of(d)
     {
         return Err(Error::field(
             "tp",
@@ -308,12 +311,27 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
         && l.devices() != n
     {
         let hint = if n % (l.tp * l.pp) == 0 {
-            format!("for tp {} and pp {} give dp {}", l.tp, l.pp, n / (l.tp * l.pp))
+            format!(
+                "for tp {} and pp {} give dp {}",
+                l.tp,
+                l.pp,
+                n / (l.tp * l.pp)
+            )
         } else {
             let ok: Vec<u64> = divisors(n)
                 .into_iter()
                 .filter(|t| {
-                    validate(s, Layout { tp: *t, pp: 1, dp: n / t, ep: 1 }, None).is_ok()
+                    validate(
+                        s,
+                        Layout {
+                            tp: *t,
+                            pp: 1,
+                            dp: n / t,
+                            ep: 1,
+                        },
+                        None,
+                    )
+                    .is_ok()
                 })
                 .collect();
             format!(
@@ -334,7 +352,7 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
         ));
     }
     let layers = m.layers.get();
-    if layers % l.pp != 0 {
+    if !layers.is_multiple_of(l.pp) {
         return Err(Error::field(
             "pp",
             format!(
@@ -361,9 +379,9 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
             let td = l.tp * l.dp;
             let ok: Vec<u64> = divisors(td)
                 .into_iter()
-                .filter(|e| slots % e == 0)
+                .filter(|e| slots.is_multiple_of(*e))
                 .collect();
-            if td % l.ep != 0 {
+            if !td.is_multiple_of(l.ep) {
                 return Err(Error::field(
                     "ep",
                     format!(
@@ -373,7 +391,7 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
                     ),
                 ));
             }
-            if slots % l.ep != 0 {
+            if !slots.is_multiple_of(l.ep) {
                 let routed = slots - s.redundant;
                 let first = (l.ep - routed % l.ep) % l.ep;
                 let redundant: Vec<u64> = (0..3).map(|i| first + i * l.ep).collect();
@@ -391,7 +409,7 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
             }
             if let Some(d) = s.fabric.domain()
                 && l.ep > d
-                && l.ep % d != 0
+                && !l.ep.is_multiple_of(d)
             {
                 let ok: Vec<u64> = ok.into_iter().filter(|e| *e <= d || e % d == 0).collect();
                 return Err(Error::field(
@@ -505,7 +523,24 @@ pub struct PlanCost {
     pub tokens_per_s_per_device: f64,
 }
 
-const ACT_BYTES: f64 = 2.0; // activations travel and live in bf16
+const ACT_BYTES: f64 = 2.0;
+
+/// The results a plan's table shows by default.
+const HEADLINE: &[&str] = &[
+    "plans_considered",
+    "tp",
+    "pp",
+    "ep",
+    "dp",
+    "memory_bytes_per_device",
+    "usable_bytes",
+    "fits",
+    "comm_time_s",
+    "prefill_time_s",
+    "decode_step_time_s",
+    "bubble_fraction",
+    "tokens_per_s_per_device",
+]; // activations travel and live in bf16
 
 /// Time of a collective of `bytes` per rank over `n` devices, 0 for one.
 fn coll(s: &Setup, kind: Kind, n: u64, bytes: f64) -> Result<f64> {
@@ -605,7 +640,15 @@ struct Shard<'a, 'b> {
 impl Shard<'_, '_> {
     /// The roofline time plus launch overhead of one stage's share of the
     /// pass `st` of `tokens` tokens.
-    fn time(&self, st: &step::Step, tokens: f64, n_dense: f64, n_moe: f64, first: bool, last: bool) -> f64 {
+    fn time(
+        &self,
+        st: &step::Step,
+        tokens: f64,
+        n_dense: f64,
+        n_moe: f64,
+        first: bool,
+        last: bool,
+    ) -> f64 {
         let s = self.s;
         let m = s.model;
         let t = self.l.tp as f64;
@@ -634,8 +677,11 @@ impl Shard<'_, '_> {
                     if let Some(moe) = &m.moe {
                         let e = moe.routed_experts.get();
                         let group = tokens * (self.l.ep.max(self.l.tp) as f64 / t);
-                        let hit = step::experts_touched(e, moe.experts_per_token.get(), group.ceil() as u64)
-                            / e as f64;
+                        let hit = step::experts_touched(
+                            e,
+                            moe.experts_per_token.get(),
+                            group.ceil() as u64,
+                        ) / e as f64;
                         bytes += n_moe * self.experts_per_device * self.expert_bytes * hit;
                     }
                     continue;
@@ -699,22 +745,25 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     // KV: the tokens of this replica's sequences, this stage's layers, the
     // heads this rank holds.
     let kv_heads = m.kv_heads();
-    let kv_share = if m.attention.kind == "mla" {
+    let kv_share = if m.attention.kind == crate::spec::model::AttentionKind::Mla {
         1.0
     } else {
         kv_heads.div_ceil(l.tp) as f64 / kv_heads as f64
     };
-    let kv_per_token_layer = kv_elements_per_token_per_layer(m) as f64 * s.step.precisions.kv;
+    let kv_per_token_layer = kv_elements_per_token_per_layer(m)? as f64 * s.step.precisions.kv;
     let context = w.context as f64;
-    let kv_bytes =
-        w.batch as f64 * context * kv_per_token_layer * per_stage as f64 * kv_share;
+    let kv_bytes = w.batch as f64 * context * kv_per_token_layer * per_stage as f64 * kv_share;
     // Live activations of one layer for the largest pass (a prefill
     // microbatch): residual, normed copy, attention output and the MLP's
     // gate and up projections on this rank.
     let d = m.hidden_size.get() as f64;
-    let ffn_width = m.moe.as_ref().map_or(m.ffn.intermediate_size.get() as f64, |moe| {
-        (moe.expert_intermediate_size.get() as f64 * k).max(m.ffn.intermediate_size.get() as f64)
-    });
+    let ffn_width = m
+        .moe
+        .as_ref()
+        .map_or(m.ffn.intermediate_size.get() as f64, |moe| {
+            (moe.expert_intermediate_size.get() as f64 * k)
+                .max(m.ffn.intermediate_size.get() as f64)
+        });
     let prefill_tokens = (w.batch.div_ceil(microbatches) * w.prompt) as f64;
     let live_tokens = prefill_tokens.max(w.batch as f64 / mf);
     let activation_bytes = live_tokens * (4.0 * d + 2.0 * ffn_width / t) * ACT_BYTES;
@@ -1013,7 +1062,10 @@ pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Resu
     scored.sort_by(|a, b| {
         b.0.total_cmp(&a.0)
             .then(a.1.decode_step_time_s.total_cmp(&b.1.decode_step_time_s))
-            .then(a.1.memory_bytes_per_device.total_cmp(&b.1.memory_bytes_per_device))
+            .then(
+                a.1.memory_bytes_per_device
+                    .total_cmp(&b.1.memory_bytes_per_device),
+            )
     });
     let best = scored[0].1.clone();
     let verdicts = scored
@@ -1035,12 +1087,20 @@ pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Resu
                 if let Some(t) = ttft
                     && p.prefill_time_s > t
                 {
-                    why.push(format!("TTFT {} > {}", units::seconds(p.prefill_time_s), units::seconds(t)));
+                    why.push(format!(
+                        "TTFT {} > {}",
+                        units::seconds(p.prefill_time_s),
+                        units::seconds(t)
+                    ));
                 }
                 if let Some(t) = tpot
                     && p.decode_step_time_s > t
                 {
-                    why.push(format!("TPOT {} > {}", units::seconds(p.decode_step_time_s), units::seconds(t)));
+                    why.push(format!(
+                        "TPOT {} > {}",
+                        units::seconds(p.decode_step_time_s),
+                        units::seconds(t)
+                    ));
                 }
                 return format!("misses the SLO: {}", why.join(", "));
             }
@@ -1099,7 +1159,13 @@ pub struct DisaggCost {
 }
 
 /// Lays out prefill on `a` devices and decode on `b`.
-pub fn disaggregate(s: &Setup, a: u64, b: u64, w: Workload, inputs: &PlanInputs) -> Result<DisaggCost> {
+pub fn disaggregate(
+    s: &Setup,
+    a: u64,
+    b: u64,
+    w: Workload,
+    inputs: &PlanInputs,
+) -> Result<DisaggCost> {
     let mut pre_in = inputs.clone();
     pre_in.objective = Some(Objective::Latency);
     pre_in.tp = None;
@@ -1112,25 +1178,29 @@ pub fn disaggregate(s: &Setup, a: u64, b: u64, w: Workload, inputs: &PlanInputs)
         .filter(|p| p.fits)
         .min_by(|x, y| x.prefill_time_s.total_cmp(&y.prefill_time_s))
         .cloned()
-        .ok_or_else(|| Error::NoAnswer(format!("no layout of {} fits on {a} prefill devices", s.model.id)))?;
+        .ok_or_else(|| {
+            Error::NoAnswer(format!(
+                "no layout of {} fits on {a} prefill devices",
+                s.model.id
+            ))
+        })?;
     let mut dec_in = inputs.clone();
     dec_in.tp = None;
     dec_in.pp = None;
     dec_in.ep = None;
     let dec = search(s, at_least_one("decode-devices", b)?, w, &dec_in)?;
     let decode = dec.plans[0].clone();
-    let kv_per_token = kv_elements_per_token_per_layer(s.model) as f64
+    let kv_per_token = kv_elements_per_token_per_layer(s.model)? as f64
         * s.step.precisions.kv
         * s.model.layers.get() as f64;
     let kv_transfer_bytes = w.prompt as f64 * kv_per_token;
-    let link = match s.fabric.scale_out()? {
-        Some(t) => t.bandwidth,
-        None => s
-            .fabric
-            .scale_up()?
-            .map(|t| t.bandwidth)
-            .ok_or_else(|| Error::Unsupported(format!("{} has no link between pools", s.hw.id)))?,
-    };
+    let link =
+        match s.fabric.scale_out()? {
+            Some(t) => t.bandwidth,
+            None => s.fabric.scale_up()?.map(|t| t.bandwidth).ok_or_else(|| {
+                Error::Unsupported(format!("{} has no link between pools", s.hw.id))
+            })?,
+        };
     let senders = (prefill.layout.tp * prefill.layout.pp) as f64;
     let transfer_bandwidth = link * senders;
     let kv_transfer_s = kv_transfer_bytes / transfer_bandwidth;
@@ -1147,10 +1217,18 @@ pub fn disaggregate(s: &Setup, a: u64, b: u64, w: Workload, inputs: &PlanInputs)
 fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool) {
     let key = |k: &str| format!("{prefix}{k}");
     let l = p.layout;
-    r.result(&key("tp"), l.tp, || Quantity::new("tensor parallel", Unit::Count));
-    r.result(&key("pp"), l.pp, || Quantity::new("pipeline stages", Unit::Count));
-    r.result(&key("ep"), l.ep, || Quantity::new("expert parallel", Unit::Count));
-    r.result(&key("dp"), l.dp, || Quantity::new("data parallel", Unit::Count));
+    r.result(&key("tp"), l.tp, || {
+        Quantity::new("tensor parallel", Unit::Count)
+    });
+    r.result(&key("pp"), l.pp, || {
+        Quantity::new("pipeline stages", Unit::Count)
+    });
+    r.result(&key("ep"), l.ep, || {
+        Quantity::new("expert parallel", Unit::Count)
+    });
+    r.result(&key("dp"), l.dp, || {
+        Quantity::new("data parallel", Unit::Count)
+    });
     let mark = r.results.len();
     r.result(&key("weight_bytes_per_device"), p.weight_bytes, || {
         Quantity::new("weights per device", Unit::Bytes).formula(
@@ -1176,23 +1254,32 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool) {
             ))
     });
     r.result(&key("kv_share"), p.kv_share, || {
-        Quantity::new("share of the KV heads per device", Unit::Fraction)
-            .formula("ceil(kv_heads / tp) / kv_heads (1 for MLA: the latent is shared by every head)")
+        Quantity::new("share of the KV heads per device", Unit::Fraction).formula(
+            "ceil(kv_heads / tp) / kv_heads (1 for MLA: the latent is shared by every head)",
+        )
     });
-    r.result(&key("activation_bytes_per_device"), p.activation_bytes, || {
-        Quantity::new("live activations per device", Unit::Bytes)
-            .formula("prefill tokens per microbatch x (4 x hidden + 2 x MLP width / tp) x 2 B")
-    });
-    r.result(&key("memory_bytes_per_device"), p.memory_bytes_per_device, || {
-        Quantity::new("memory per device", Unit::Bytes)
-            .formula("weights + KV + activations")
-            .derive(format!(
-                "{} + {} + {}",
-                si(p.weight_bytes, "B"),
-                si(p.kv_bytes, "B"),
-                si(p.activation_bytes, "B")
-            ))
-    });
+    r.result(
+        &key("activation_bytes_per_device"),
+        p.activation_bytes,
+        || {
+            Quantity::new("live activations per device", Unit::Bytes)
+                .formula("prefill tokens per microbatch x (4 x hidden + 2 x MLP width / tp) x 2 B")
+        },
+    );
+    r.result(
+        &key("memory_bytes_per_device"),
+        p.memory_bytes_per_device,
+        || {
+            Quantity::new("memory per device", Unit::Bytes)
+                .formula("weights + KV + activations")
+                .derive(format!(
+                    "{} + {} + {}",
+                    si(p.weight_bytes, "B"),
+                    si(p.kv_bytes, "B"),
+                    si(p.activation_bytes, "B")
+                ))
+        },
+    );
     r.result(&key("usable_bytes"), p.usable_bytes, || {
         Quantity::new("usable memory", Unit::Bytes)
             .formula("capacity x (1 - reserve)")
@@ -1221,8 +1308,11 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool) {
     }
     if l.ep > 1 {
         r.result(&key("ep_alltoall_bytes"), c.ep_alltoall_bytes, || {
-            Quantity::new("EP dispatch per rank (decode; combine the same)", Unit::Bytes)
-                .formula("tokens / tp x experts per token x hidden x 2 B")
+            Quantity::new(
+                "EP dispatch per rank (decode; combine the same)",
+                Unit::Bytes,
+            )
+            .formula("tokens / tp x experts per token x hidden x 2 B")
         });
         r.result(&key("ep_alltoall_s"), c.ep_alltoall_s, || {
             Quantity::new("one EP all-to-all (decode)", Unit::Seconds)
@@ -1247,8 +1337,9 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool) {
         });
     }
     r.result(&key("comm_time_s"), p.comm_time_s, || {
-        Quantity::new("communication per decode step", Unit::Seconds)
-            .formula("(microbatches + pp - 1) x (the busiest stage's layers' communication + its send)")
+        Quantity::new("communication per decode step", Unit::Seconds).formula(
+            "(microbatches + pp - 1) x (the busiest stage's layers' communication + its send)",
+        )
     });
     r.result(&key("prefill_comm_time_s"), p.prefill_comm_time_s, || {
         Quantity::new("communication per prefill", Unit::Seconds)
@@ -1279,9 +1370,11 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool) {
         Quantity::new("decode tokens per second (all replicas)", Unit::Count)
             .formula("batch x dp / decode step")
     });
-    r.result(&key("tokens_per_s_per_device"), p.tokens_per_s_per_device, || {
-        Quantity::new("decode tokens per second per device", Unit::Count)
-    });
+    r.result(
+        &key("tokens_per_s_per_device"),
+        p.tokens_per_s_per_device,
+        || Quantity::new("decode tokens per second per device", Unit::Count),
+    );
     if !lean {
         r.group_since(mark, "time");
     }
@@ -1321,6 +1414,7 @@ impl PlanCost {
         header(&mut r, self);
         r.input("devices", self.layout.devices());
         plan_results(&mut r, self, "", lean);
+        r.headline(HEADLINE);
         if !lean {
             r.order_groups(&["memory", "communication", "time"]);
         }
@@ -1353,12 +1447,18 @@ fn plan_row(p: &PlanCost, rank: usize, score: f64, verdict: &str) -> Row {
     row.inputs.insert("ep".into(), l.ep.into());
     row.inputs.insert("dp".into(), l.dp.into());
     let res = &mut row.results;
-    res.insert("memory_bytes_per_device".into(), p.memory_bytes_per_device.into());
+    res.insert(
+        "memory_bytes_per_device".into(),
+        p.memory_bytes_per_device.into(),
+    );
     res.insert("comm_time_s".into(), p.comm_time_s.into());
     res.insert("prefill_time_s".into(), p.prefill_time_s.into());
     res.insert("decode_step_time_s".into(), p.decode_step_time_s.into());
     res.insert("bubble_fraction".into(), p.bubble_fraction.into());
-    res.insert("tokens_per_s_per_device".into(), p.tokens_per_s_per_device.into());
+    res.insert(
+        "tokens_per_s_per_device".into(),
+        p.tokens_per_s_per_device.into(),
+    );
     res.insert("fits".into(), p.fits.into());
     let _ = score;
     res.insert("verdict".into(), verdict.into());
@@ -1377,7 +1477,11 @@ fn describe_rows(r: &mut Report) {
         ("prefill_time_s", "prefill", Unit::Seconds),
         ("decode_step_time_s", "decode step", Unit::Seconds),
         ("bubble_fraction", "bubble", Unit::Fraction),
-        ("tokens_per_s_per_device", "tokens/s per device", Unit::Count),
+        (
+            "tokens_per_s_per_device",
+            "tokens/s per device",
+            Unit::Count,
+        ),
         ("fits", "fits", Unit::None),
         ("verdict", "why not first", Unit::None),
     ] {
@@ -1404,6 +1508,7 @@ impl SearchCost {
             Quantity::new("valid layouts", Unit::Count)
         });
         plan_results(&mut r, best, "", lean);
+        r.headline(HEADLINE);
         if !lean {
             r.order_groups(&["memory", "communication", "time"]);
             r.rows_kind = Some(RowsKind::Table);
@@ -1414,7 +1519,12 @@ impl SearchCost {
             describe_rows(&mut r);
         }
         for (why, n) in &self.rejected {
-            r.note_with(|| format!("skipped {n} layout{}: {why}", if *n == 1 { "" } else { "s" }));
+            r.note_with(|| {
+                format!(
+                    "skipped {n} layout{}: {why}",
+                    if *n == 1 { "" } else { "s" }
+                )
+            });
         }
         if !best.fits {
             r.note("no layout fits; the best is the one closest to fitting");
@@ -1458,10 +1568,14 @@ impl DisaggCost {
             Quantity::new("KV per request", Unit::Bytes)
                 .formula("prompt x KV bytes per token (all layers)")
         });
-        r.result("transfer_bandwidth_bytes_per_s", self.transfer_bandwidth, || {
-            Quantity::new("bandwidth between the pools", Unit::BytesPerSec)
-                .formula("tp x pp of a prefill replica x the scale-out link, one way")
-        });
+        r.result(
+            "transfer_bandwidth_bytes_per_s",
+            self.transfer_bandwidth,
+            || {
+                Quantity::new("bandwidth between the pools", Unit::BytesPerSec)
+                    .formula("tp x pp of a prefill replica x the scale-out link, one way")
+            },
+        );
         r.result("kv_transfer_s", self.kv_transfer_s, || {
             Quantity::new("KV transfer per request", Unit::Seconds)
                 .formula("KV per request / bandwidth between the pools")
@@ -1475,6 +1589,23 @@ impl DisaggCost {
             Quantity::new("transfer hides behind a decode step", Unit::None)
                 .formula("KV transfer <= decode step")
         });
+        r.headline(&[
+            "prefill_time_s",
+            "decode_step_time_s",
+            "prefill_tp",
+            "prefill_pp",
+            "prefill_ep",
+            "prefill_dp",
+            "prefill_memory_bytes_per_device",
+            "decode_tp",
+            "decode_pp",
+            "decode_ep",
+            "decode_dp",
+            "decode_memory_bytes_per_device",
+            "kv_transfer_bytes",
+            "kv_transfer_s",
+            "kv_transfer_hides",
+        ]);
         if !lean {
             r.group_since(mark, "between the pools");
             r.order_groups(&["prefill pool", "decode pool", "between the pools"]);

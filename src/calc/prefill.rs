@@ -116,7 +116,9 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
     if n_chunks > MAX_CHUNKS {
         return Err(Error::field(
             "chunk",
-            format!("{n_chunks} chunks is more than the {MAX_CHUNKS} modelled; give a larger chunk"),
+            format!(
+                "{n_chunks} chunks is more than the {MAX_CHUNKS} modelled; give a larger chunk"
+            ),
         ));
     }
     let s = decode::setup(
@@ -257,14 +259,17 @@ impl PrefillCost {
             Quantity::new("activations in and out", Unit::Bytes)
         });
         r.result("bytes", self.bytes, || {
-            Quantity::new("bytes moved", Unit::Bytes)
-                .formula("weights + KV + activations")
+            Quantity::new("bytes moved", Unit::Bytes).formula("weights + KV + activations")
         });
         let intensity = self.flops / self.bytes;
         r.result("intensity", intensity, || {
             Quantity::new("arithmetic intensity", Unit::FlopPerByte)
                 .formula("FLOPs / bytes")
-                .derive(format!("{} / {}", si(self.flops, "FLOP"), si(self.bytes, "B")))
+                .derive(format!(
+                    "{} / {}",
+                    si(self.flops, "FLOP"),
+                    si(self.bytes, "B")
+                ))
         });
         r.result("peak_flops_per_s", s.roof.peak, || {
             Quantity::new(format!("peak ({})", s.compute), Unit::FlopPerSec)
@@ -280,7 +285,8 @@ impl PrefillCost {
             Quantity::new("compute time", Unit::Seconds).formula("FLOPs / peak, per chunk, summed")
         });
         r.result("memory_time_s", self.memory_s, || {
-            Quantity::new("memory time", Unit::Seconds).formula("bytes / bandwidth, per chunk, summed")
+            Quantity::new("memory time", Unit::Seconds)
+                .formula("bytes / bandwidth, per chunk, summed")
         });
         if s.launch != LaunchMode::None {
             r.result("launch_time_s", self.launch_s, || {
@@ -289,7 +295,9 @@ impl PrefillCost {
             });
         }
         let label = match (s.mode, s.launch) {
-            (Mode::SpeedOfLight, LaunchMode::None) => "time to first token (speed of light: a lower bound)",
+            (Mode::SpeedOfLight, LaunchMode::None) => {
+                "time to first token (speed of light: a lower bound)"
+            }
             (Mode::SpeedOfLight, _) => "time to first token (speed of light + launch)",
             (Mode::Achievable, _) => "time to first token (achievable: measured figures)",
         };
@@ -298,19 +306,22 @@ impl PrefillCost {
                 .formula("sum over chunks of max(compute, memory) + launch")
         });
         r.result("tokens_per_s", tokens / self.time_s, || {
-            Quantity::new("prompt tokens per second", Unit::Count)
-                .formula("batch x prompt / time")
+            Quantity::new("prompt tokens per second", Unit::Count).formula("batch x prompt / time")
         });
         r.result("scores_bytes_per_head", self.scores_bytes_per_head, || {
             Quantity::new("one head's fp32 scores", Unit::Bytes)
                 .formula("S^2 x 4")
                 .derive(format!("{}^2 x 4", self.prompt))
         });
-        r.result("scores_bytes_per_layer", self.scores_bytes_per_head * self.heads as f64, || {
-            Quantity::new("fp32 scores, all heads of a layer", Unit::Bytes)
-                .formula("heads x S^2 x 4")
-                .derive(format!("{} x {}^2 x 4", self.heads, self.prompt))
-        });
+        r.result(
+            "scores_bytes_per_layer",
+            self.scores_bytes_per_head * self.heads as f64,
+            || {
+                Quantity::new("fp32 scores, all heads of a layer", Unit::Bytes)
+                    .formula("heads x S^2 x 4")
+                    .derive(format!("{} x {}^2 x 4", self.heads, self.prompt))
+            },
+        );
         if let Some(l2) = self.l2_bytes {
             r.result("scores_over_l2", self.scores_bytes_per_head / l2, || {
                 Quantity::new("one head's scores over L2", Unit::Ratio)
@@ -324,7 +335,9 @@ impl PrefillCost {
         }
         r.result("materialised_time_s", self.materialised.time_s, || {
             Quantity::new("time if the scores were materialised", Unit::Seconds)
-                .formula("max(FLOPs / peak, (bytes + 4 x heads x S^2 x 4 x layers x batch) / bandwidth)")
+                .formula(
+                    "max(FLOPs / peak, (bytes + 4 x heads x S^2 x 4 x layers x batch) / bandwidth)",
+                )
                 .derive(format!(
                     "extra {} of fp32 scores and probabilities",
                     si(self.materialised_extra_bytes, "B")

@@ -78,12 +78,19 @@ pub fn cost(inputs: &SpeculativeInputs) -> Result<SpeculativeCost> {
     let a = acceptance(inputs.acceptance.0)?;
     let g = at_least_one("draft-tokens", inputs.draft_tokens.0)?;
     if g > 1024 {
-        return Err(Error::field("draft-tokens", "at most 1024 drafted tokens per pass"));
+        return Err(Error::field(
+            "draft-tokens",
+            "at most 1024 drafted tokens per pass",
+        ));
     }
     let c = non_negative("draft-cost", inputs.draft_cost.map_or(0.0, |c| c.0))?;
-    let (best_g, best) = (1..=MAX_DRAFT)
-        .map(|g| (g, speedup(a, g, c)))
-        .fold((1, f64::MIN), |acc, x| if x.1 > acc.1 + 1e-12 { x } else { acc });
+    let (best_g, best) =
+        (1..=MAX_DRAFT)
+            .map(|g| (g, speedup(a, g, c)))
+            .fold(
+                (1, f64::MIN),
+                |acc, x| if x.1 > acc.1 + 1e-12 { x } else { acc },
+            );
     Ok(SpeculativeCost {
         acceptance: a,
         draft_tokens: g,
@@ -103,12 +110,21 @@ impl SpeculativeCost {
         r.input("acceptance", a);
         r.input("draft_tokens", g);
         r.input("draft_cost", c);
-        r.result("expected_tokens_per_pass", self.expected_tokens_per_pass, || {
-            Quantity::new("tokens per target pass", Unit::Count)
-                .formula("(1 - a^(g+1)) / (1 - a)")
-                .derive(format!("(1 - {}^{}) / (1 - {})", units::sig(a, 4), g + 1, units::sig(a, 4)))
-                .source(Some("Leviathan et al. 2023, eq. 1"))
-        });
+        r.result(
+            "expected_tokens_per_pass",
+            self.expected_tokens_per_pass,
+            || {
+                Quantity::new("tokens per target pass", Unit::Count)
+                    .formula("(1 - a^(g+1)) / (1 - a)")
+                    .derive(format!(
+                        "(1 - {}^{}) / (1 - {})",
+                        units::sig(a, 4),
+                        g + 1,
+                        units::sig(a, 4)
+                    ))
+                    .source(Some("Leviathan et al. 2023, eq. 1"))
+            },
+        );
         r.result("speedup", self.speedup, || {
             Quantity::new("speedup over plain decoding", Unit::Ratio)
                 .formula("(1 - a^(g+1)) / ((1 - a) (g c + 1))")

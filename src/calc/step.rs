@@ -46,7 +46,14 @@ impl Op {
     /// A weight matmul of `tokens` rows against a `k` x `n` matrix repeated
     /// `count` times: FLOPs from [`matmul::flops`], the weights read once
     /// per repetition, the input read and the output written once.
-    pub fn matmul(name: &'static str, tokens: u64, n: u64, k: u64, count: f64, p: &Precisions) -> Op {
+    pub fn matmul(
+        name: &'static str,
+        tokens: u64,
+        n: u64,
+        k: u64,
+        count: f64,
+        p: &Precisions,
+    ) -> Op {
         Op {
             name,
             kind: OpKind::Matmul,
@@ -213,9 +220,16 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
     // Attention projections as matmuls. MLA's down and up projections are
     // counted by their parameters (a matmul of that many weights).
     let attn_params = params.attention as f64 / lf;
-    if a.kind == "mla" {
+    if a.kind == crate::spec::model::AttentionKind::Mla {
         let n = (attn_params / d as f64).round() as u64;
-        ops.push(Op::matmul("attention-projections", tokens, n.max(1), d, lf, p));
+        ops.push(Op::matmul(
+            "attention-projections",
+            tokens,
+            n.max(1),
+            d,
+            lf,
+            p,
+        ));
     } else {
         let dh = m.head_dim();
         let kv = m.kv_heads();
@@ -224,14 +238,14 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
     }
 
     // Attention over the cache: scores (QK^T) and values (PV).
-    let (qk_dim, v_dim) = if a.kind == "mla" {
+    let (qk_dim, v_dim) = if a.kind == crate::spec::model::AttentionKind::Mla {
         let r = a.kv_lora_rank.map_or(0, |x| x.get());
         let rope = a.qk_rope_head_dim.map_or(0, |x| x.get());
         (r + rope, r)
     } else {
         (m.head_dim(), m.head_dim())
     };
-    let kv_token_layer = model::kv_elements_per_token_per_layer(m) as f64 * p.kv;
+    let kv_token_layer = model::kv_elements_per_token_per_layer(m)? as f64 * p.kv;
     let window = m.sliding_window.map_or(u64::MAX, |w| w.get());
     let seen = past.min(window);
     let pairs = if seen < past {
@@ -260,10 +274,18 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
     };
     if dense_layers > 0 {
         let ff = m.ffn.intermediate_size.get();
-        ops.push(Op::matmul("ffn", tokens, mats * ff, d, dense_layers as f64, p));
+        ops.push(Op::matmul(
+            "ffn",
+            tokens,
+            mats * ff,
+            d,
+            dense_layers as f64,
+            p,
+        ));
         // One matmul of mats x ff columns: gate, up and down together.
         if let Some(o) = ops.last_mut() {
-            o.activation_bytes = tokens as f64 * (2 * d + mats * ff) as f64 * p.activation * dense_layers as f64;
+            o.activation_bytes =
+                tokens as f64 * (2 * d + mats * ff) as f64 * p.activation * dense_layers as f64;
         }
     }
     if let Some(moe) = moe {
@@ -275,7 +297,14 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
         ops.push(Op::matmul("router", tokens, e, d, moe_layers, p));
         if moe.shared_experts > 0 {
             let s = moe.shared_experts;
-            ops.push(Op::matmul("shared-experts", tokens, s * mats * ff, d, moe_layers, p));
+            ops.push(Op::matmul(
+                "shared-experts",
+                tokens,
+                s * mats * ff,
+                d,
+                moe_layers,
+                p,
+            ));
         }
         let touched = experts_touched(e, k, tokens);
         experts = Some(touched);
@@ -286,8 +315,12 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
             weight_bytes: touched * expert_params * p.weight * moe_layers,
             kv_read_bytes: 0.0,
             kv_write_bytes: 0.0,
-            activation_bytes: tokens as f64 * k as f64 * (2 * d + mats * ff) as f64 * p.activation * moe_layers,
-            });
+            activation_bytes: tokens as f64
+                * k as f64
+                * (2 * d + mats * ff) as f64
+                * p.activation
+                * moe_layers,
+        });
     }
 
     // Norms: their weights are read (tiny), their FLOPs negligible.
@@ -305,7 +338,14 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
     // samples (tied or not, the whole matrix is read).
     if lm_head_tokens > 0 {
         let head_tokens = crate::inputs::mul("batch", &[batch, lm_head_tokens])?;
-        ops.push(Op::matmul("lm-head", head_tokens, m.vocab_size.get(), d, 1.0, p));
+        ops.push(Op::matmul(
+            "lm-head",
+            head_tokens,
+            m.vocab_size.get(),
+            d,
+            1.0,
+            p,
+        ));
     }
 
     Ok(Step {

@@ -1,7 +1,7 @@
 //! `decode`: one decode step of a model on a device.
 
-use super::{Ctx, force_flag};
 use super::query::{Query, calc_fields, put};
+use super::{Ctx, force_flag};
 use clap::Args;
 use roofline::calc::decode::{self, DecodeInputs};
 use roofline::error::Result;
@@ -111,6 +111,8 @@ impl Query for DecodeArgs {
         let m = ctx.point_model(fields)?;
         let hw = ctx.point_hardware(fields, None)?;
         let inputs: DecodeInputs = from_fields(&calc_fields(fields))?;
-        Ok(decode::cost(&m, &hw, &inputs, ctx.mode).map_err(force_flag)?.report(lean))
+        Ok(decode::cost(&m, &hw, &inputs, ctx.mode)
+            .map_err(force_flag)?
+            .report(lean))
     }
 }

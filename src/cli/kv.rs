@@ -1,8 +1,8 @@
 //! `kv`: the KV cache of a model, and with `--hw` what fits beside the
 //! weights.
 
-use super::{Ctx, force_flag};
 use super::query::{Query, calc_fields, put};
+use super::{Ctx, force_flag};
 use clap::Args;
 use roofline::calc::kv::{self, KvInputs};
 use roofline::error::Result;
@@ -76,6 +76,8 @@ impl Query for KvArgs {
             None
         };
         let inputs: KvInputs = from_fields(&calc_fields(fields))?;
-        Ok(kv::cost(&m, hw.as_deref(), &inputs).map_err(force_flag)?.report(lean))
+        Ok(kv::cost(&m, hw.as_deref(), &inputs)
+            .map_err(force_flag)?
+            .report(lean))
     }
 }

@@ -18,6 +18,8 @@ mod occupancy;
 mod plan;
 mod point;
 mod prefill;
+pub mod run;
+mod shell;
 mod speculative;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -83,6 +85,7 @@ impl From<FormatArg> for Format {
 
 /// Flags shared by every command.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Options every command takes")]
 pub struct Global {
     /// Output format.
     #[arg(long, global = true, value_enum, default_value_t = FormatArg::Table)]
@@ -94,10 +97,15 @@ pub struct Global {
     /// memory.hbm-bandwidth="4.8 TB/s" (kebab-case path, as in the files).
     #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Vary a flag: NAME=a,b,c (list), NAME=lo..hi (powers of two) or
-    /// NAME=lo..hi:step (linear). One row per point.
+    /// Vary an input (a flag's name without dashes): NAME=a,b,c (list),
+    /// NAME=lo..hi (powers of two) or NAME=lo..hi:step (linear); repeat for
+    /// a grid. One row per point.
     #[arg(long, global = true, value_name = "NAME=VALUES")]
     pub sweep: Vec<String>,
+    /// Tables show every intermediate result, not only the answer and the
+    /// figures that decide it (JSON and CSV always carry every result).
+    #[arg(long, global = true)]
+    pub all: bool,
     /// Use the hardware file's measured (achievable) figures instead of the
     /// datasheet's speed-of-light ones.
     #[arg(long, global = true)]
@@ -159,6 +167,41 @@ pub enum Command {
     Prefill(prefill::PrefillArgs),
     /// Speculative decoding: tokens per target pass and speedup.
     Speculative(speculative::SpeculativeArgs),
+    /// Run a scenario file: a saved study of queries, sweeps and charts.
+    Run(run::RunArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff): `roofline man | man -l -`.
+    Man,
+}
+
+/// What a command line produces: reports to render, or a finished
+/// document (a scenario).
+pub enum Output {
+    /// Reports, rendered in the chosen format.
+    Reports(Vec<Report>),
+    /// Bytes already rendered.
+    Bytes(Vec<u8>),
+}
+
+/// Parses and runs a command line, scenarios included.
+pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
+    if let Ok(cli) = parse(argv) {
+        let bytes = match &cli.command {
+            Command::Run(a) => Some(run::run(a, &cli.global)?),
+            Command::Completions(a) => Some(shell::completions(a)),
+            Command::Man => Some(shell::man().map_err(|e| Error::Io {
+                path: "the man page".into(),
+                source: e,
+            })?),
+            _ => None,
+        };
+        if let Some(bytes) = bytes {
+            return Ok((cli.global, Output::Bytes(bytes)));
+        }
+    }
+    let (g, reports) = run(argv)?;
+    Ok((g, Output::Reports(reports)))
 }
 
 /// Parses a command line. Every subcommand accepts negative numbers as
@@ -238,13 +281,6 @@ impl Ctx {
             ));
         }
         Ok(items)
-    }
-
-    /// Loads `--hw` where a command defaults it to the lecture's reference
-    /// part; the flag given reads as usual, and a default is noted in the
-    /// reports by [`Ctx::noted_default`].
-    pub fn hardware_or_default(&self, list: Option<&str>) -> Result<Vec<Hardware>> {
-        self.hardware(list.unwrap_or(DEFAULT_HW))
     }
 
     /// Adds a note to each report when `--hw` was not given.
@@ -345,7 +381,7 @@ impl Ctx {
     fn check_sets_used(&self) -> Result<()> {
         let (hw, model) = self.read.get();
         if self.mode == Mode::Achievable && !hw {
-            return Err(roofline::Error::input(
+            return Err(roofline::Error::usage(
                 "--achievable",
                 "this command reads no hardware file, so there are no measured figures to use",
             ));
@@ -465,6 +501,10 @@ impl Command {
             Command::Decode(a) => Some(a),
             Command::Prefill(a) => Some(a),
             Command::Speculative(a) => Some(a),
+            Command::Matmul(a) => Some(a),
+            Command::Fusion(c) => Some(c.query()),
+            Command::Launch(a) => Some(a),
+            Command::Model(model::ModelCommand::Show(a)) => Some(a),
             _ => None,
         }
     }
@@ -518,10 +558,13 @@ fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
 fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
     match &cli.command {
         Command::Hw(c) => hw::run(c, ctx),
-        Command::Model(c) => model::run(c, ctx),
-        Command::Matmul(a) => matmul::run(a, ctx),
-        Command::Fusion(c) => fusion::run(c, ctx),
-        Command::Launch(a) => launch::run(a, ctx),
+        Command::Model(model::ModelCommand::List) => model::list(ctx),
+        Command::Model(model::ModelCommand::Show(a)) => {
+            query::run(a, ctx, &[], false).map_err(query::as_flags)
+        }
+        Command::Matmul(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Fusion(c) => query::run(c.query(), ctx, &[], false).map_err(query::as_flags),
+        Command::Launch(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Collective(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Plan(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
@@ -532,6 +575,10 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Occupancy(a) => occupancy::run(a, ctx),
         Command::Coalesce(a) => coalesce::run(a, ctx),
         Command::LittlesLaw(a) => littles_law::run(a, ctx),
+        Command::Run(_) | Command::Completions(_) | Command::Man => Err(Error::usage(
+            "--sweep",
+            "this command takes no sweep; put sweeps inside a scenario's queries",
+        )),
     }
 }
 

@@ -119,7 +119,11 @@ impl Query for PlanArgs {
         ] {
             put(&mut f, k, v.as_deref());
         }
-        put(&mut f, "allow-cross-node", self.allow_cross_node.then_some(true));
+        put(
+            &mut f,
+            "allow-cross-node",
+            self.allow_cross_node.then_some(true),
+        );
         put(&mut f, "search", self.search.then_some(true));
         put(&mut f, "disaggregate", self.disaggregate.then_some(true));
         Ok(f)

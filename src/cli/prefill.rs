@@ -1,7 +1,7 @@
 //! `prefill`: a prompt's FLOPs, bytes and time to first token.
 
-use super::{Ctx, force_flag};
 use super::query::{Query, calc_fields, put};
+use super::{Ctx, force_flag};
 use clap::Args;
 use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::error::Result;
@@ -77,6 +77,8 @@ impl Query for PrefillArgs {
         let m = ctx.point_model(fields)?;
         let hw = ctx.point_hardware(fields, None)?;
         let inputs: PrefillInputs = from_fields(&calc_fields(fields))?;
-        Ok(prefill::cost(&m, &hw, &inputs, ctx.mode).map_err(force_flag)?.report(lean))
+        Ok(prefill::cost(&m, &hw, &inputs, ctx.mode)
+            .map_err(force_flag)?
+            .report(lean))
     }
 }
