@@ -452,3 +452,62 @@ fn one_device_matches_decode_and_prefill() {
     .unwrap();
     close("plan prefill = prefill", p.prefill_time_s, pre.time_s, 1e-9);
 }
+
+#[test]
+fn tensor_parallel_decode_is_bounded_by_the_measurements() {
+    // validation/h200-tp2.json: Llama-3-8B at TP 2 on two H200s, measured
+    // on H200, 2026-11-30 (docs/validation.md, "Tensor-parallel decode and
+    // prefill"). The speed of light is below every row; --achievable within
+    // 40% (it misses the 25% aim by the single-GPU forward's own gap).
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/validation/h200-tp2.json");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let h = hw("h200-sxm");
+    let model = model("llama-3-8b");
+    let at = |b: u64, ctx: u64, prompt: u64, mode: Mode| {
+        let mut i = layout(2, 2, 1, 1, 1);
+        i.batch = c(b);
+        i.context = c(ctx);
+        i.prompt = c(prompt);
+        plan::cost(&h, &model, &i, mode).unwrap()
+    };
+    let u = |v: &serde_json::Value| v.as_u64().unwrap();
+    let mut rows = 0;
+    for r in m["decode"].as_array().unwrap() {
+        let (b, ctx, s) = (
+            u(&r["batch"]),
+            u(&r["context"]),
+            r["graph_s"].as_f64().unwrap(),
+        );
+        let sol = at(b, ctx, 1024, Mode::SpeedOfLight).decode_step_time_s;
+        let ach = at(b, ctx, 1024, Mode::Achievable).decode_step_time_s;
+        assert!(
+            sol < s,
+            "decode b{b} c{ctx}: speed of light {sol} not below {s}"
+        );
+        assert!(
+            (0.75..1.4).contains(&(s / ach)),
+            "decode b{b} c{ctx}: {s} vs {ach}"
+        );
+        rows += 1;
+    }
+    for r in m["prefill"].as_array().unwrap() {
+        let (b, p, s) = (
+            u(&r["batch"]),
+            u(&r["prompt"]),
+            r["time_s"].as_f64().unwrap(),
+        );
+        let sol = at(b, 4096, p, Mode::SpeedOfLight).prefill_time_s;
+        let ach = at(b, 4096, p, Mode::Achievable).prefill_time_s;
+        assert!(
+            sol < s,
+            "prefill b{b} p{p}: speed of light {sol} not below {s}"
+        );
+        assert!(
+            (0.75..1.4).contains(&(s / ach)),
+            "prefill b{b} p{p}: {s} vs {ach}"
+        );
+        rows += 1;
+    }
+    assert_eq!(rows, 9);
+}
