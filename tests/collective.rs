@@ -347,3 +347,43 @@ fn pod_sizes() {
     // book-6.2-tpuv3-chips: TPU v4's 4,096-chip supercomputer is 4x v3's.
     close("book-6.2-tpuv3-chips", 4096.0 / 4.0, 1024.0, 0.0);
 }
+
+#[test]
+fn every_parallelism_case_is_tested_by_name() {
+    // Every `parallelism` case of the golden file is asserted by id in this
+    // file or in tests/plan.rs (the collective and scale-up-domain cases of
+    // `hardware-spec` are also in tests/catalog.rs).
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/golden/seed_cases.toml"
+    );
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return; // a checkout without the workspace's golden file
+    };
+    let cases: toml::Value = toml::from_str(&text).unwrap();
+    let ours = format!(
+        "{}{}",
+        include_str!("collective.rs"),
+        include_str!("plan.rs")
+    );
+    let mut missing = Vec::new();
+    for c in cases["case"].as_array().unwrap() {
+        let id = c["id"].as_str().unwrap();
+        let topic = c["topic"].as_str().unwrap();
+        let collective = [
+            "hw-hgx-h200-nvlink",
+            "hw-ualink-accelerators",
+            "hw-blackwell-nvlink-max-gpus",
+            "hw-blackwell-nvl72-aggregate",
+            "hw-blackwell-nvlink-per-gpu",
+            "hw-tpu7x-pod-chips",
+            "hw-tpu7x-ici-per-axis",
+        ];
+        if (topic == "parallelism" || collective.contains(&id))
+            && !ours.contains(&format!("\"{id}"))
+        {
+            missing.push(id.to_string());
+        }
+    }
+    assert!(missing.is_empty(), "untested: {missing:?}");
+}

@@ -1214,21 +1214,23 @@ pub fn disaggregate(
     })
 }
 
-fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool) {
+/// Records a plan's figures; its layout as inputs (a layout the user gave)
+/// or as results (one a search or a pool chose).
+fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_given: bool) {
     let key = |k: &str| format!("{prefix}{k}");
     let l = p.layout;
-    r.result(&key("tp"), l.tp, || {
-        Quantity::new("tensor parallel", Unit::Count)
-    });
-    r.result(&key("pp"), l.pp, || {
-        Quantity::new("pipeline stages", Unit::Count)
-    });
-    r.result(&key("ep"), l.ep, || {
-        Quantity::new("expert parallel", Unit::Count)
-    });
-    r.result(&key("dp"), l.dp, || {
-        Quantity::new("data parallel", Unit::Count)
-    });
+    for (k, v, label) in [
+        ("tp", l.tp, "tensor parallel"),
+        ("pp", l.pp, "pipeline stages"),
+        ("ep", l.ep, "expert parallel"),
+        ("dp", l.dp, "data parallel"),
+    ] {
+        if layout_given {
+            r.input(&key(k), v);
+        } else {
+            r.result(&key(k), v, || Quantity::new(label, Unit::Count));
+        }
+    }
     let mark = r.results.len();
     r.result(&key("weight_bytes_per_device"), p.weight_bytes, || {
         Quantity::new("weights per device", Unit::Bytes).formula(
@@ -1413,7 +1415,7 @@ impl PlanCost {
         let mut r = Report::new_lean("plan", lean);
         header(&mut r, self);
         r.input("devices", self.layout.devices());
-        plan_results(&mut r, self, "", lean);
+        plan_results(&mut r, self, "", lean, true);
         r.headline(HEADLINE);
         if !lean {
             r.order_groups(&["memory", "communication", "time"]);
@@ -1507,7 +1509,7 @@ impl SearchCost {
         r.result("plans_considered", self.plans.len() as u64, || {
             Quantity::new("valid layouts", Unit::Count)
         });
-        plan_results(&mut r, best, "", lean);
+        plan_results(&mut r, best, "", lean, false);
         r.headline(HEADLINE);
         if !lean {
             r.order_groups(&["memory", "communication", "time"]);
@@ -1546,7 +1548,7 @@ impl DisaggCost {
             ("decode_", &self.decode, "decode pool"),
         ] {
             let mark = r.results.len();
-            plan_results(&mut r, p, prefix, lean);
+            plan_results(&mut r, p, prefix, lean, false);
             if !lean {
                 let keys: Vec<String> = r.results.keys().skip(mark).cloned().collect();
                 for k in keys {
