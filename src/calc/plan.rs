@@ -511,6 +511,18 @@ pub struct PlanCost {
     pub prefill_comm_time_s: f64,
     /// Compute-or-memory time of one stage pass at decode, seconds.
     pub decode_stage_compute_s: f64,
+    /// Compute-or-memory time of one stage pass at prefill, seconds.
+    pub prefill_stage_compute_s: f64,
+    /// Parameters on a device of the heaviest stage.
+    pub weight_params: f64,
+    /// KV bytes per token per layer (whole, before the TP share).
+    pub kv_bytes_per_token_layer: f64,
+    /// Tokens of one decode pass (sequences per microbatch).
+    pub decode_tokens: f64,
+    /// Tokens of one prefill pass.
+    pub prefill_tokens: f64,
+    /// The model's hidden size.
+    pub hidden: u64,
     /// One decode step, seconds.
     pub decode_step_time_s: f64,
     /// Time to first token for the batch's prompts, seconds.
@@ -725,6 +737,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let first_moe = m.moe.as_ref().map_or(layers, |moe| moe.dense_layers);
     // Weights of each stage's devices; the heaviest decides.
     let mut weight_bytes: f64 = 0.0;
+    let mut weight_params: f64 = 0.0;
     let mut stage_params = Vec::with_capacity(l.pp as usize);
     for st in 0..l.pp {
         let (a, b) = (st * per_stage, (st + 1) * per_stage);
@@ -740,7 +753,10 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
             p += s.params.lm_head as f64 / t;
         }
         stage_params.push((n_dense, n_moe));
-        weight_bytes = weight_bytes.max(p * bytes);
+        if p * bytes > weight_bytes {
+            weight_bytes = p * bytes;
+            weight_params = p;
+        }
     }
     // KV: the tokens of this replica's sequences, this stage's layers, the
     // heads this rank holds.
@@ -825,8 +841,14 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         shard.time(st, tokens, n_dense, n_moe, first, last)
     };
     let slots = (microbatches + l.pp - 1) as f64;
-    let (mut dec_slot, mut pre_slot, mut dec_comm_slot, mut pre_comm_slot, mut dec_compute) =
-        (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let (
+        mut dec_slot,
+        mut pre_slot,
+        mut dec_comm_slot,
+        mut pre_comm_slot,
+        mut dec_compute,
+        mut pre_compute,
+    ) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
     for (st, &(n_dense, n_moe)) in stage_params.iter().enumerate() {
         let first = st == 0;
         let last = st as u64 == l.pp - 1;
@@ -849,6 +871,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         if pt + pc > pre_slot {
             pre_slot = pt + pc;
             pre_comm_slot = pc;
+            pre_compute = pt;
         }
     }
     let decode_step = slots * dec_slot;
@@ -881,6 +904,12 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         comm_time_s: slots * dec_comm_slot,
         prefill_comm_time_s: slots * pre_comm_slot,
         decode_stage_compute_s: dec_compute,
+        prefill_stage_compute_s: pre_compute,
+        weight_params,
+        kv_bytes_per_token_layer: kv_per_token_layer,
+        decode_tokens,
+        prefill_tokens,
+        hidden: m.hidden_size.get(),
         decode_step_time_s: decode_step,
         prefill_time_s: prefill,
         bubble_fraction: (l.pp - 1) as f64 / slots,
@@ -1234,8 +1263,9 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
     let mark = r.results.len();
     r.result(&key("weight_bytes_per_device"), p.weight_bytes, || {
         Quantity::new("weights per device", Unit::Bytes).formula(
-            "params of the heaviest stage: attention, dense FFN and shared experts / tp, (routed + redundant) / ep experts, embedding / tp on the first stage, lm_head / tp on the last",
+            "params of the heaviest stage: attention, dense FFN and shared experts / tp, (routed + redundant) / ep experts, embedding / tp on the first stage, lm_head / tp on the last; x bytes per weight",
         )
+        .derive(format!("{} params x {} B", units::number(p.weight_params), units::sig(p.weight_bytes / p.weight_params.max(1.0), 4)))
     });
     if p.experts_per_device > 0.0 {
         r.result(&key("experts_per_device"), p.experts_per_device, || {
@@ -1248,9 +1278,10 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
         Quantity::new("KV cache per device", Unit::Bytes)
             .formula("batch x context x KV per token per layer x layers per stage x share")
             .derive(format!(
-                "{} x {} x ... x {} x {}",
+                "{} x {} x {} x {} x {}",
                 p.work.batch,
                 p.work.context,
+                si(p.kv_bytes_per_token_layer, "B"),
                 p.layers_per_stage,
                 units::sig(p.kv_share, 4)
             ))
@@ -1303,9 +1334,16 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
         r.result(&key("tp_allreduce_bytes"), c.tp_allreduce_bytes, || {
             Quantity::new("TP all-reduce per rank (decode)", Unit::Bytes)
                 .formula("batch / microbatches x hidden x 2 B")
+                .derive(format!(
+                    "{} x {} x 2 B",
+                    units::number(p.decode_tokens),
+                    p.hidden
+                ))
         });
         r.result(&key("tp_allreduce_s"), c.tp_allreduce_s, || {
-            Quantity::new("one TP all-reduce (decode)", Unit::Seconds)
+            Quantity::new("one TP all-reduce (decode)", Unit::Seconds).formula(
+                "collective all-reduce of that size over tp devices (formulas.md, Collectives)",
+            )
         });
     }
     if l.ep > 1 {
@@ -1317,7 +1355,9 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
             .formula("tokens / tp x experts per token x hidden x 2 B")
         });
         r.result(&key("ep_alltoall_s"), c.ep_alltoall_s, || {
-            Quantity::new("one EP all-to-all (decode)", Unit::Seconds)
+            Quantity::new("one EP all-to-all (decode)", Unit::Seconds).formula(
+                "collective all-to-all of that size over ep devices (formulas.md, Collectives)",
+            )
         });
     }
     if l.pp > 1 {
@@ -1351,14 +1391,30 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
     }
     let mark = r.results.len();
     r.result(&key("prefill_time_s"), p.prefill_time_s, || {
-        Quantity::new("time to first token (prefill)", Unit::Seconds).formula(
-            "(microbatches + pp - 1) x (max(FLOPs / peak, bytes / bandwidth) + communication) of the busiest stage",
-        )
+        Quantity::new("time to first token (prefill)", Unit::Seconds)
+            .formula(
+                "(microbatches + pp - 1) x (max(FLOPs / peak, bytes / bandwidth) + communication) of the busiest stage",
+            )
+            .derive(format!(
+                "({} + {} - 1) x ({} + {})",
+                p.microbatches,
+                l.pp,
+                units::seconds(p.prefill_stage_compute_s),
+                units::seconds(p.prefill_comm_time_s / (p.microbatches + l.pp - 1) as f64)
+            ))
     });
     r.result(&key("decode_step_time_s"), p.decode_step_time_s, || {
-        Quantity::new("decode step", Unit::Seconds).formula(
-            "(microbatches + pp - 1) x (max(FLOPs / peak, bytes / bandwidth) + communication) of the busiest stage",
-        )
+        Quantity::new("decode step", Unit::Seconds)
+            .formula(
+                "(microbatches + pp - 1) x (max(FLOPs / peak, bytes / bandwidth) + communication) of the busiest stage",
+            )
+            .derive(format!(
+                "({} + {} - 1) x ({} + {})",
+                p.microbatches,
+                l.pp,
+                units::seconds(p.decode_stage_compute_s),
+                units::seconds(p.comm_time_s / (p.microbatches + l.pp - 1) as f64)
+            ))
     });
     r.result(&key("bubble_fraction"), p.bubble_fraction, || {
         Quantity::new("pipeline bubble", Unit::Fraction)
@@ -1371,6 +1427,12 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
     r.result(&key("tokens_per_s"), p.tokens_per_s, || {
         Quantity::new("decode tokens per second (all replicas)", Unit::Count)
             .formula("batch x dp / decode step")
+            .derive(format!(
+                "{} x {} / {}",
+                p.work.batch,
+                l.dp,
+                units::seconds(p.decode_step_time_s)
+            ))
     });
     r.result(
         &key("tokens_per_s_per_device"),
