@@ -200,6 +200,20 @@ pub struct Row {
     pub inputs: IndexMap<String, Value>,
     /// The row's results.
     pub results: IndexMap<String, Value>,
+    /// Units of this row's results where they differ from the report's
+    /// (a capacity one vendor states in GiB and another in GB).
+    #[serde(skip)]
+    pub units: IndexMap<String, Unit>,
+}
+
+impl Row {
+    /// The unit a result of this row is shown in.
+    pub fn unit(&self, key: &str, report: &Report) -> Unit {
+        self.units
+            .get(key)
+            .copied()
+            .unwrap_or_else(|| report.unit(key))
+    }
 }
 
 /// What a report's `rows` are.
@@ -429,7 +443,15 @@ impl Report {
             }
             row.results = r.results;
             for (k, q) in r.quantities {
-                out.quantities.entry(k).or_insert(q);
+                match out.quantities.get(&k) {
+                    Some(first) if first.unit != q.unit => {
+                        row.units.insert(k, q.unit);
+                    }
+                    Some(_) => {}
+                    None => {
+                        out.quantities.insert(k, q);
+                    }
+                }
             }
             out.rows.push(row);
         }

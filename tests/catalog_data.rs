@@ -17,6 +17,7 @@ const HARDWARE: &[&str] = &[
     "gb200",
     "h100-sxm",
     "h200-sxm",
+    "h800",
     "mi300x",
     "mi355x",
     "tpu-v1",

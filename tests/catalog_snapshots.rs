@@ -2,9 +2,10 @@
 //! accelerator, as JSON reports: a change to any number in a built-in file
 //! shows up here as a reviewed diff.
 
-use roofline::calc::hw::{self, ShowOptions};
+use roofline::calc::hw;
 use roofline::calc::model;
 use roofline::catalog::Catalog;
+use roofline::spec::hardware::Mode;
 
 #[test]
 fn hw_list() {
@@ -33,8 +34,11 @@ fn model_list() {
 #[test]
 fn datasheets() {
     let c = Catalog::default();
-    for id in ["h200-sxm", "mi355x", "tpu7x", "trainium3"] {
-        let r = hw::show(&c.hardware(id, &[]).unwrap(), &ShowOptions::default()).unwrap();
+    for id in ["h200-sxm", "mi355x", "tpu7x", "trainium3", "h800"] {
+        let h = c.hardware(id, &[]).unwrap();
+        let r = hw::cost(&h, &Default::default(), Mode::SpeedOfLight)
+            .unwrap()
+            .report(false);
         insta::assert_json_snapshot!(format!("datasheet-{id}"), r.results);
     }
 }

@@ -107,8 +107,12 @@ fn uneven_domains_and_missing_links_are_errors() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("multiple of 8"), "{e}");
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/collective/no-link-bandwidth.toml"
+    );
     let e = collective::time(
-        &Fabric::of(&hw("trainium3"), Mode::SpeedOfLight),
+        &Fabric::of(&hw(fixture), Mode::SpeedOfLight),
         Kind::AllReduce,
         4,
         GIB,

@@ -155,9 +155,9 @@ fn h200_fits_against_usable_memory() {
     let c = cost("llama-3-8b", Some("h200-sxm"), &inputs(8192, 32));
     let f = c.fit.unwrap();
     assert_eq!(f.memory_source, MemorySource::Usable);
-    assert_eq!(f.memory_bytes, 149_557_477_376.0);
+    assert_eq!(f.memory_bytes, 150_109_880_320.0);
     let weights = 8_030_261_248.0 * 2.0;
-    let budget = 149_557_477_376.0 * 0.9 - weights;
+    let budget = 150_109_880_320.0 * 0.9 - weights;
     assert!((f.kv_budget_bytes - budget).abs() < 1.0);
     assert_eq!(f.max_batch, (budget / (8192.0 * 131072.0)).floor() as u64);
     assert_eq!(f.max_context, (budget / (32.0 * 131072.0)).floor() as u64);
@@ -215,6 +215,13 @@ fn bad_input() {
     let e = kv::cost(&m, None, &i).unwrap_err();
     assert!(
         matches!(&e, Error::Field { field, .. } if field == "kv-dtype"),
+        "{e}"
+    );
+    let mut i = inputs(10, 1);
+    i.reserve = Some("5%".into());
+    let e = kv::cost(&m, None, &i).unwrap_err();
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "reserve"),
         "{e}"
     );
     // A model that cannot fit at all: no answer (exit 1), by how much.

@@ -110,20 +110,36 @@ pub struct Setup {
     pub kernels: f64,
     /// Whether the kernel count was given.
     pub kernels_given: bool,
+    /// Where the peak, the bandwidth and the launch overhead come from:
+    /// the file's field and its source.
+    pub sources: [Option<String>; 3],
+}
+
+/// The precision, launch and kernel choices a step is set up with (each
+/// `None` takes its default).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Choices<'a> {
+    /// Weight precision.
+    pub dtype: Option<&'a str>,
+    /// Activation precision.
+    pub activations: Option<&'a str>,
+    /// KV precision.
+    pub kv_dtype: Option<&'a str>,
+    /// `none`, `eager` or `graph`.
+    pub launch: Option<&'a str>,
+    /// Kernels per forward.
+    pub kernels: Option<Count>,
 }
 
 /// Resolves precisions, the roof and launch overhead for `m` on `hw`.
-#[allow(clippy::too_many_arguments)]
-pub fn setup(
-    m: &Model,
-    hw: &Hardware,
-    mode: Mode,
-    dtype: Option<&str>,
-    activations: Option<&str>,
-    kv_dtype: Option<&str>,
-    launch: Option<&str>,
-    kernels: Option<Count>,
-) -> Result<Setup> {
+pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> {
+    let Choices {
+        dtype,
+        activations,
+        kv_dtype,
+        launch,
+        kernels,
+    } = c;
     let named = |field: &str, e: Error| match e {
         Error::Input { message, .. } => Error::field(field, message),
         e => e,
@@ -177,6 +193,45 @@ pub fn setup(
                 hw.missing("launch.graph", "CUDA-graph launch overhead", Some("1 us"))
             })?,
     };
+    let launch_key = match launch {
+        LaunchMode::None => None,
+        LaunchMode::Eager => Some("eager"),
+        LaunchMode::Graph => Some("graph"),
+    };
+    let prefix = match mode {
+        Mode::SpeedOfLight => "",
+        Mode::Achievable => "achievable.",
+    };
+    let named = |field: String| {
+        let src = hw
+            .source(&field)
+            .map(|s| format!(": {s}"))
+            .unwrap_or_default();
+        Some(format!("{field}{src}"))
+    };
+    let launch_field = launch_key.map(|k| {
+        let measured = format!("achievable.launch.{k}");
+        if mode == Mode::Achievable && hw.source(&measured).is_some() {
+            measured
+        } else {
+            format!("launch.{k}")
+        }
+    });
+    let sources = [
+        named(
+            format!("{prefix}compute.dense.{}", p.compute)
+                .replace("achievable.compute.", "achievable."),
+        ),
+        named(format!(
+            "{prefix}{}",
+            if prefix.is_empty() {
+                "memory.hbm-bandwidth"
+            } else {
+                "hbm-bandwidth"
+            }
+        )),
+        launch_field.and_then(named),
+    ];
     let (kernels, given) = match kernels {
         Some(k) => (k.0 as f64, true),
         None => (step::kernels(m) as f64, false),
@@ -197,7 +252,23 @@ pub fn setup(
         per_kernel_s,
         kernels,
         kernels_given: given,
+        sources,
     })
+}
+
+impl Setup {
+    /// Records the peak, the bandwidth (each with the file field it came
+    /// from) and the ridge point.
+    pub fn record_roof(&self, r: &mut Report) {
+        r.result("peak_flops_per_s", self.roof.peak, || {
+            Quantity::new(format!("peak ({})", self.compute), Unit::FlopPerSec)
+                .source(self.sources[0].as_deref())
+        });
+        r.result("bandwidth_bytes_per_s", self.roof.bandwidth, || {
+            Quantity::new("memory bandwidth", Unit::BytesPerSec).source(self.sources[1].as_deref())
+        });
+        roof::ridge(r, &self.roof);
+    }
 }
 
 /// A timed forward: the step, its roofline time, launch overhead and the
@@ -335,11 +406,13 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         m,
         hw,
         mode,
-        inputs.dtype.as_deref(),
-        inputs.activations.as_deref(),
-        inputs.kv_dtype.as_deref(),
-        inputs.launch.as_deref(),
-        inputs.kernels,
+        Choices {
+            dtype: inputs.dtype.as_deref(),
+            activations: inputs.activations.as_deref(),
+            kv_dtype: inputs.kv_dtype.as_deref(),
+            launch: inputs.launch.as_deref(),
+            kernels: inputs.kernels,
+        },
     )?;
     let params = super::model::params(m)?.total as f64;
     let model_weight_bytes = params * s.precisions.weight;
@@ -348,8 +421,8 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
     let memory = match kv::device_memory(hw) {
         Err(_) => None,
         Ok(_) => {
-            let (_, source, _, _, _, left) =
-                kv::budget(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref())?;
+            let b = kv::budget(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref())?;
+            let (source, left) = (b.source, b.kv_budget_bytes);
             let cached = m
                 .sliding_window
                 .map_or(context + 1, |w| (context + 1).min(w.get()));
@@ -574,15 +647,47 @@ impl DecodeCost {
         if s.mode == Mode::Achievable {
             r.input("achievable", true);
         }
+        let mut headline = vec![
+            "weight_bytes",
+            "kv_bytes",
+            "flops",
+            "experts_touched_per_layer",
+            "intensity",
+            "bound",
+            "launch_time_s",
+            "step_time_s",
+            "tokens_per_s",
+            "tokens_per_s_per_user",
+            "expected_tokens_per_pass",
+            "speculative_speedup",
+            "fits",
+            "slo_batch",
+            "slo_tokens_per_s",
+            "ttft_s",
+            "goodput_requests_per_s",
+        ];
+        if s.launch == LaunchMode::None {
+            headline.retain(|k| *k != "launch_time_s");
+        }
+        r.headline(&headline);
         let weight_bytes = st.weight_bytes();
         r.result("weight_bytes", weight_bytes, || {
-            Quantity::new("weights read", Unit::Bytes).formula(
-                "every matrix once (embedding: one row per token; MoE: the experts touched)",
-            )
+            Quantity::new("weights read", Unit::Bytes)
+                .formula(
+                    "every matrix once (embedding: one row per token; MoE: the experts touched)",
+                )
+                .derive(step::describe_weights(st))
         });
+        let kv_token = self.timed.step.kv_bytes_per_token;
         r.result("kv_bytes", st.kv_read_bytes(), || {
             Quantity::new("KV cache read", Unit::Bytes)
-                .formula("batch x context x KV per token (read once)")
+                .formula("batch x cached tokens x KV per token (read once)")
+                .derive(format!(
+                    "{} x {} x {}",
+                    self.batch,
+                    units::grouped(u128::from(self.timed.step.cached_tokens)),
+                    units::iec_bytes(kv_token)
+                ))
         });
         r.result("kv_write_bytes", st.kv_write_bytes(), || {
             Quantity::new("new keys and values written", Unit::Bytes)
@@ -626,13 +731,7 @@ impl DecodeCost {
                 .formula("FLOPs / bytes")
                 .derive(format!("{} / {}", si(flops, "FLOP"), si(bytes, "B")))
         });
-        r.result("peak_flops_per_s", s.roof.peak, || {
-            Quantity::new(format!("peak ({})", s.compute), Unit::FlopPerSec)
-        });
-        r.result("bandwidth_bytes_per_s", s.roof.bandwidth, || {
-            Quantity::new("memory bandwidth", Unit::BytesPerSec)
-        });
-        roof::ridge(&mut r, &s.roof);
+        s.record_roof(&mut r);
         roof::attainable(
             &mut r,
             &roof::AttainableKeys {
@@ -678,6 +777,7 @@ impl DecodeCost {
                 format!("launch overhead ({})", s.launch.as_str()),
                 Unit::Seconds,
             )
+            .source(s.sources[2].as_deref())
             .formula("kernels x overhead per kernel")
             .derive(format!(
                 "{} x {}",
@@ -836,17 +936,27 @@ impl DecodeCost {
         if st.experts_touched.is_some() {
             r.note("MoE: experts touched assume uniform routing, each token choosing its top-k independently; real routers are skewed, so fewer distinct experts are read at mid batch");
         }
-        r.note(match (s.mode, s.launch) {
-            (Mode::SpeedOfLight, LaunchMode::None) => {
-                "speed of light: datasheet peak and bandwidth, no launch overhead; a lower bound no real step beats (--launch graph or eager adds dispatch; --achievable uses measured figures)"
-            }
+        match (s.mode, s.launch) {
+            (Mode::SpeedOfLight, LaunchMode::None) => r.note(
+                "speed of light: datasheet peak and bandwidth, no launch overhead; a lower bound no real step beats (--launch graph or eager adds dispatch; --achievable uses measured figures)",
+            ),
             (Mode::SpeedOfLight, _) => {
-                "speed of light plus the file's launch overhead per kernel"
+                r.note("speed of light plus the file's launch overhead per kernel")
             }
-            (Mode::Achievable, _) => {
-                "achievable: measured bandwidth, matmul rate and launch overhead from the hardware file (achievable.*); an estimate, not a bound"
-            }
-        });
+            (Mode::Achievable, _) => {}
+        }
+        if s.mode == Mode::Achievable {
+            r.note_with(|| {
+                format!(
+                    "achievable: the file's measured {} bandwidth, {} {} matmul rate and {} per kernel ({} launch); a calibrated estimate, not a bound",
+                    si(s.roof.bandwidth, "B/s"),
+                    si(s.roof.peak, "FLOP/s"),
+                    s.compute,
+                    units::seconds(s.per_kernel_s),
+                    s.launch.as_str()
+                )
+            });
+        }
         if s.weights != s.activations {
             r.note_with(|| {
                 format!(

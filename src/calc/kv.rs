@@ -182,8 +182,8 @@ pub enum MemorySource {
 /// The device memory to fit against: usable where the file has it, else
 /// the datasheet capacity.
 pub fn device_memory(hw: &Hardware) -> Result<(f64, MemorySource)> {
-    if let Some(u) = hw.memory.usable_capacity {
-        return Ok((u.get(), MemorySource::Usable));
+    if let Some(u) = hw.usable_capacity() {
+        return Ok((u, MemorySource::Usable));
     }
     hw.memory
         .hbm_capacity
@@ -216,6 +216,8 @@ pub struct Fit {
     pub smem_per_sm: Option<f64>,
     /// L2 capacity, where known.
     pub l2_bytes: Option<f64>,
+    /// The memory figure's field and the file's source for it.
+    pub memory_field_source: String,
 }
 
 /// Every figure `kv` reports.
@@ -312,11 +314,24 @@ pub fn cost(m: &Model, hw: Option<&Hardware>, inputs: &KvInputs) -> Result<KvCos
             Some((r, 1.0 - context as f64 / r as f64))
         }
     };
+    if hw.is_none() {
+        for (field, given) in [
+            ("reserve", inputs.reserve.is_some()),
+            ("dtype", inputs.dtype.is_some()),
+        ] {
+            if given {
+                return Err(Error::field(
+                    field,
+                    "applies to the fit on a device; give the hardware (`hw`) as well",
+                ));
+            }
+        }
+    }
     let fit = match hw {
         None => None,
         Some(hw) => {
             let seq_tokens = paged.map_or(cached as f64, |p| (p.pages * p.page) as f64);
-            Some(fit(m, hw, inputs, per_token, seq_tokens, batch, context)?)
+            Some(fit(m, hw, inputs, per_token, seq_tokens, batch)?)
         }
     };
     Ok(KvCost {
@@ -362,6 +377,23 @@ pub fn check_context(m: &Model, context: u64, force: bool) -> Result<Option<u64>
     }
 }
 
+/// Device memory less the reserve and the weights: what the KV cache gets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget {
+    /// Device memory fitted against.
+    pub memory_bytes: f64,
+    /// Usable or datasheet.
+    pub source: MemorySource,
+    /// Share held back.
+    pub reserve: f64,
+    /// The weight precision.
+    pub precision: &'static Precision,
+    /// Weight bytes.
+    pub weight_bytes: f64,
+    /// memory x (1 - reserve) - weights.
+    pub kv_budget_bytes: f64,
+}
+
 /// The weights of `m` at `dtype` on `hw`, and the bytes left for the KV
 /// cache after the reserve; a model whose weights alone do not fit is a
 /// question with no answer (exit 1) that says by how much.
@@ -370,7 +402,7 @@ pub fn budget(
     hw: &Hardware,
     dtype: Option<&str>,
     reserve: Option<&serde_json::Value>,
-) -> Result<(f64, MemorySource, f64, &'static Precision, f64, f64)> {
+) -> Result<Budget> {
     let (memory, source) = device_memory(hw)?;
     let reserve = match reserve {
         None => DEFAULT_RESERVE,
@@ -403,7 +435,14 @@ pub fn budget(
             si(-left, "B"),
         )));
     }
-    Ok((memory, source, reserve, p, weights, left))
+    Ok(Budget {
+        memory_bytes: memory,
+        source,
+        reserve,
+        precision: p,
+        weight_bytes: weights,
+        kv_budget_bytes: left,
+    })
 }
 
 fn fit(
@@ -413,10 +452,16 @@ fn fit(
     per_token: f64,
     seq_tokens: f64,
     batch: u64,
-    _context: u64,
 ) -> Result<Fit> {
-    let (memory, source, reserve, p, weights, left) =
-        budget(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref())?;
+    let b = budget(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref())?;
+    let (memory, source, reserve, p, weights, left) = (
+        b.memory_bytes,
+        b.source,
+        b.reserve,
+        b.precision,
+        b.weight_bytes,
+        b.kv_budget_bytes,
+    );
     let per_seq = per_token * seq_tokens;
     let max_batch = (left / per_seq).floor();
     let mut max_context = (left / (per_token * batch as f64)).floor();
@@ -455,6 +500,16 @@ fn fit(
         max_context: max_context.min(u64::MAX as f64) as u64,
         smem_per_sm: smem,
         l2_bytes: l2,
+        memory_field_source: {
+            let field = match source {
+                MemorySource::Usable => "memory.usable-capacity",
+                MemorySource::Datasheet => "memory.hbm-capacity",
+            };
+            match hw.source(field) {
+                Some(s) => format!("{field}: {s}"),
+                None => field.to_string(),
+            }
+        },
     })
 }
 
@@ -466,6 +521,19 @@ impl KvCost {
         r.input("context", self.context);
         r.input("batch", self.batch);
         r.input("kv_dtype", self.kv_dtype.name);
+        r.headline(&[
+            "kv_bytes_per_token_per_layer",
+            "kv_bytes_per_token",
+            "kv_bytes_per_sequence",
+            "kv_bytes",
+            "compression_vs_bf16",
+            "paged_waste",
+            "contiguous_waste",
+            "memory_bytes",
+            "kv_budget_bytes",
+            "max_batch",
+            "max_context",
+        ]);
         let kv = &self.kv_dtype;
         r.result("kv_bits_per_element", kv.bits(), || {
             let q = Quantity::new("KV bits per element", Unit::Bits);
@@ -564,12 +632,15 @@ impl KvCost {
         }
         if let Some(f) = &self.fit {
             r.hardware = Some(f.hardware.clone());
-            let src = match f.memory_source {
-                MemorySource::Usable => "memory.usable-capacity (measured)",
-                MemorySource::Datasheet => "memory.hbm-capacity (datasheet)",
-            };
             r.result("memory_bytes", f.memory_bytes, || {
-                Quantity::new("device memory", Unit::Bytes).source(Some(src))
+                Quantity::new(
+                    match f.memory_source {
+                        MemorySource::Usable => "device memory (usable, measured)",
+                        MemorySource::Datasheet => "device memory (datasheet)",
+                    },
+                    Unit::Bytes,
+                )
+                .source(Some(&f.memory_field_source))
             });
             r.result("weight_bytes", f.weight_bytes, || {
                 Quantity::new(format!("weights in {}", f.dtype), Unit::Bytes)
@@ -660,7 +731,7 @@ impl KvCost {
                     si(f.memory_bytes, "B"),
                     f.hardware,
                     match f.memory_source {
-                        MemorySource::Usable => "the usable memory measured in a fresh process",
+                        MemorySource::Usable => "the memory the runtime reports, measured",
                         MemorySource::Datasheet => "the datasheet capacity; the runtime offers somewhat less",
                     },
                     units::sig(f.reserve * 100.0, 3)

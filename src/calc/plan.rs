@@ -173,11 +173,11 @@ impl<'a> Setup<'a> {
             model,
             hw,
             mode,
-            inputs.dtype.as_deref(),
-            None,
-            inputs.kv_dtype.as_deref(),
-            None,
-            None,
+            decode::Choices {
+                dtype: inputs.dtype.as_deref(),
+                kv_dtype: inputs.kv_dtype.as_deref(),
+                ..Default::default()
+            },
         )?;
         let (capacity, capacity_source) = kv::device_memory(hw)?;
         let reserve = match &inputs.reserve {

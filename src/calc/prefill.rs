@@ -125,15 +125,21 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
         m,
         hw,
         mode,
-        inputs.dtype.as_deref(),
-        inputs.activations.as_deref(),
-        inputs.kv_dtype.as_deref(),
-        Some(inputs.launch.as_deref().unwrap_or(match mode {
-            Mode::SpeedOfLight => "none",
-            Mode::Achievable => "graph",
-        })),
-        inputs.kernels,
+        decode::Choices {
+            dtype: inputs.dtype.as_deref(),
+            activations: inputs.activations.as_deref(),
+            kv_dtype: inputs.kv_dtype.as_deref(),
+            launch: Some(inputs.launch.as_deref().unwrap_or(match mode {
+                Mode::SpeedOfLight => "none",
+                Mode::Achievable => "graph",
+            })),
+            kernels: inputs.kernels,
+        },
     )?;
+    // Weights that cannot fit on the device at all are no answer (exit 1).
+    if kv::device_memory(hw).is_ok() {
+        kv::budget(m, hw, inputs.dtype.as_deref(), None)?;
+    }
     let mut chunks = Vec::with_capacity(n_chunks as usize);
     for k in 0..n_chunks {
         let past = k * chunk;
@@ -224,6 +230,17 @@ impl PrefillCost {
         if s.mode == Mode::Achievable {
             r.input("achievable", true);
         }
+        r.headline(&[
+            "flops",
+            "bytes",
+            "chunks",
+            "intensity",
+            "bound",
+            "time_s",
+            "tokens_per_s",
+            "scores_bytes_per_head",
+            "materialised_time_s",
+        ]);
         let tokens = self.prompt as f64 * self.batch as f64;
         r.result("flops", self.flops, || {
             Quantity::new("FLOPs", Unit::Flop)
@@ -271,13 +288,7 @@ impl PrefillCost {
                     si(self.bytes, "B")
                 ))
         });
-        r.result("peak_flops_per_s", s.roof.peak, || {
-            Quantity::new(format!("peak ({})", s.compute), Unit::FlopPerSec)
-        });
-        r.result("bandwidth_bytes_per_s", s.roof.bandwidth, || {
-            Quantity::new("memory bandwidth", Unit::BytesPerSec)
-        });
-        super::roof::ridge(&mut r, &s.roof);
+        s.record_roof(&mut r);
         r.result("bound", self.bound.as_str(), || {
             Quantity::new("bound", Unit::None).formula("the larger of the summed times")
         });

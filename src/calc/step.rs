@@ -9,7 +9,7 @@
 use super::matmul;
 use super::model::{self, Params};
 use crate::error::Result;
-use crate::spec::model::Model;
+use crate::spec::model::{AttentionKind, Model};
 
 /// What an operation is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +106,20 @@ pub struct Step {
     pub experts_touched: Option<f64>,
     /// Kernels launched, from the layer structure.
     pub kernels: f64,
+    /// KV bytes per token, all layers.
+    pub kv_bytes_per_token: f64,
+    /// Tokens of cache each sequence reads (a sliding window caps it).
+    pub cached_tokens: u64,
+}
+
+/// Each op's weight bytes, for a derivation: `embedding 16.4 KB + qkv ...`.
+pub fn describe_weights(s: &Step) -> String {
+    s.ops
+        .iter()
+        .filter(|o| o.weight_bytes > 0.0)
+        .map(|o| format!("{} {}", o.name, crate::units::si(o.weight_bytes, "B")))
+        .collect::<Vec<_>>()
+        .join(" + ")
 }
 
 impl Step {
@@ -220,7 +234,7 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
     // Attention projections as matmuls. MLA's down and up projections are
     // counted by their parameters (a matmul of that many weights).
     let attn_params = params.attention as f64 / lf;
-    if a.kind == crate::spec::model::AttentionKind::Mla {
+    if a.kind == AttentionKind::Mla {
         let n = (attn_params / d as f64).round() as u64;
         ops.push(Op::matmul(
             "attention-projections",
@@ -238,7 +252,7 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
     }
 
     // Attention over the cache: scores (QK^T) and values (PV).
-    let (qk_dim, v_dim) = if a.kind == crate::spec::model::AttentionKind::Mla {
+    let (qk_dim, v_dim) = if a.kind == AttentionKind::Mla {
         let r = a.kv_lora_rank.map_or(0, |x| x.get());
         let rope = a.qk_rope_head_dim.map_or(0, |x| x.get());
         (r + rope, r)
@@ -352,6 +366,8 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
         ops,
         experts_touched: experts,
         kernels: kernels(m) as f64,
+        kv_bytes_per_token: kv_token_layer * lf,
+        cached_tokens: seen,
     })
 }
 

@@ -1,10 +1,10 @@
 //! `decode`: one decode step of a model on a device.
 
 use super::query::{Query, calc_fields, put};
-use super::{Ctx, force_flag};
+use super::{Ctx, fields_as_flags};
 use clap::Args;
 use roofline::calc::decode::{self, DecodeInputs};
-use roofline::error::Result;
+use roofline::error::{Error, Result};
 use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
 
@@ -18,7 +18,7 @@ use roofline::report::Report;
   roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 2048 --slo-tpot 20ms
   roofline decode --model llama-3-8b --hw h200-sxm --batch 64 --context 2048 --prompt 1024 --output 256 --slo-ttft 200ms
   roofline decode --model deepseek-v3 --hw b200 --batch 1 --context 4096 --dtype fp8 --activations fp8
-  roofline decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --acceptance 0.8 --draft-tokens 4 --draft-cost 0.05")]
+  roofline decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --speculative 0.8,4,0.05")]
 pub struct DecodeArgs {
     /// Model id or path to a .toml file; a comma-separated list compares.
     #[arg(long)]
@@ -50,6 +50,10 @@ pub struct DecodeArgs {
     /// Kernels per step (default: from the layer structure).
     #[arg(long)]
     pub kernels: Option<String>,
+    /// Speculative decoding in one flag: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]
+    /// (e.g. 0.8,4,0.05), the same as the three flags below.
+    #[arg(long, value_name = "A,G[,C]", conflicts_with_all = ["acceptance", "draft_tokens", "draft_cost"])]
+    pub speculative: Option<String>,
     /// Speculative decoding: probability a drafted token is accepted.
     #[arg(long)]
     pub acceptance: Option<String>,
@@ -104,6 +108,23 @@ impl Query for DecodeArgs {
             put(&mut f, k, v.as_deref());
         }
         put(&mut f, "force", self.force.then_some(true));
+        if let Some(spec) = &self.speculative {
+            let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
+            if !(2..=3).contains(&parts.len()) || parts.iter().any(|p| p.is_empty()) {
+                return Err(Error::usage(
+                    "--speculative",
+                    format!(
+                        "`{spec}`: expected ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST], e.g. 0.8,4,0.05"
+                    ),
+                ));
+            }
+            for (k, v) in ["acceptance", "draft-tokens", "draft-cost"]
+                .iter()
+                .zip(&parts)
+            {
+                put(&mut f, k, Some(*v));
+            }
+        }
         Ok(f)
     }
 
@@ -112,7 +133,7 @@ impl Query for DecodeArgs {
         let hw = ctx.point_hardware(fields, None)?;
         let inputs: DecodeInputs = from_fields(&calc_fields(fields))?;
         Ok(decode::cost(&m, &hw, &inputs, ctx.mode)
-            .map_err(force_flag)?
+            .map_err(fields_as_flags)?
             .report(lean))
     }
 }

@@ -2,7 +2,7 @@
 //! weights.
 
 use super::query::{Query, calc_fields, put};
-use super::{Ctx, force_flag};
+use super::{Ctx, fields_as_flags};
 use clap::Args;
 use roofline::calc::kv::{self, KvInputs};
 use roofline::error::Result;
@@ -77,7 +77,7 @@ impl Query for KvArgs {
         };
         let inputs: KvInputs = from_fields(&calc_fields(fields))?;
         Ok(kv::cost(&m, hw.as_deref(), &inputs)
-            .map_err(force_flag)?
+            .map_err(fields_as_flags)?
             .report(lean))
     }
 }

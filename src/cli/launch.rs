@@ -4,11 +4,11 @@
 //! business (`calc::launch::overheads`).
 
 use super::Ctx;
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_inputs, put};
 use clap::Args;
 use roofline::calc::launch::{self, LaunchInputs};
 use roofline::error::Result;
-use roofline::inputs::{Fields, from_fields};
+use roofline::inputs::Fields;
 use roofline::report::Report;
 
 const AFTER: &str = "\
@@ -107,7 +107,7 @@ impl Query for LaunchArgs {
             Some(_) => Some(ctx.point_hardware(fields, None)?),
             None => None,
         };
-        let inputs: LaunchInputs = from_fields(&calc_fields(fields))?;
+        let inputs: LaunchInputs = calc_inputs(fields)?;
         Ok(launch::cost(hw.as_deref(), &inputs, ctx.mode)?.report(lean))
     }
 }

@@ -1,12 +1,12 @@
 //! `matmul`: naive and tiled GEMM traffic, feasibility, waves and
 //! tensor-core row utilisation, as a query over input fields.
 
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_inputs, put};
 use super::{Ctx, DEFAULT_HW};
 use clap::Args;
 use roofline::calc::matmul::{self, MatmulInputs};
 use roofline::error::Result;
-use roofline::inputs::{Fields, from_fields};
+use roofline::inputs::Fields;
 use roofline::report::Report;
 
 const AFTER: &str = "\
@@ -101,7 +101,7 @@ impl Query for MatmulArgs {
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
         let hw = ctx.point_hardware(fields, Some(DEFAULT_HW))?;
-        let inputs: MatmulInputs = from_fields(&calc_fields(fields))?;
+        let inputs: MatmulInputs = calc_inputs(fields)?;
         let r = matmul::cost(&hw, &inputs, ctx.mode)?.report(lean);
         // A point without `hw` ran on the default part: say so.
         let given = fields.get("hw").and_then(|v| v.as_str());

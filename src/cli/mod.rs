@@ -331,6 +331,12 @@ impl Ctx {
                 )
             })?,
         };
+        // Most points add no `--set` of their own: look the id up as it is.
+        if !fields.keys().any(|k| k.contains('.'))
+            && let Some(h) = self.hw_cache.borrow().get(id)
+        {
+            return Ok(h.clone());
+        }
         let (sets, key) = self.point_sets(id, fields)?;
         if let Some(h) = self.hw_cache.borrow().get(&key) {
             return Ok(h.clone());
@@ -435,12 +441,15 @@ impl Ctx {
     }
 }
 
-/// A library message naming the `force` field names the `--force` flag.
-pub fn force_flag(e: Error) -> Error {
+/// A library message naming the `force` or `hw` field names the flag
+/// (`--force`, `--hw`).
+pub fn fields_as_flags(e: Error) -> Error {
     match e {
         Error::Field { field, message } => Error::Field {
             field,
-            message: message.replace("`force`", "--force"),
+            message: message
+                .replace("`force`", "--force")
+                .replace("(`hw`)", "(--hw)"),
         },
         e => e,
     }
@@ -501,6 +510,7 @@ impl Command {
             Command::Decode(a) => Some(a),
             Command::Prefill(a) => Some(a),
             Command::Speculative(a) => Some(a),
+            Command::Hw(hw::HwCommand::Show(a)) => Some(a),
             Command::Matmul(a) => Some(a),
             Command::Fusion(c) => Some(c.query()),
             Command::Launch(a) => Some(a),

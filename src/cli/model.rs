@@ -3,11 +3,11 @@
 //! same as for the other commands.
 
 use super::Ctx;
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_inputs, put};
 use clap::{Args, Subcommand};
 use roofline::calc::model::{self, ModelInputs};
 use roofline::error::Result;
-use roofline::inputs::{Fields, from_fields};
+use roofline::inputs::Fields;
 use roofline::report::Report;
 
 /// `model show` flags.
@@ -51,7 +51,7 @@ impl Query for ShowArgs {
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
         let m = ctx.point_model(fields)?;
-        let inputs: ModelInputs = from_fields(&calc_fields(fields))?;
+        let inputs: ModelInputs = calc_inputs(fields)?;
         Ok(model::cost(&m, &inputs)?.report(lean))
     }
 }

@@ -1,7 +1,7 @@
 //! `prefill`: a prompt's FLOPs, bytes and time to first token.
 
 use super::query::{Query, calc_fields, put};
-use super::{Ctx, force_flag};
+use super::{Ctx, fields_as_flags};
 use clap::Args;
 use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::error::Result;
@@ -78,7 +78,7 @@ impl Query for PrefillArgs {
         let hw = ctx.point_hardware(fields, None)?;
         let inputs: PrefillInputs = from_fields(&calc_fields(fields))?;
         Ok(prefill::cost(&m, &hw, &inputs, ctx.mode)
-            .map_err(force_flag)?
+            .map_err(fields_as_flags)?
             .report(lean))
     }
 }

@@ -21,7 +21,12 @@ fn cell(v: Option<&Value>) -> String {
     match v {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => field(s),
-        Some(Value::Number(n)) => n.to_string(),
+        // Whole numbers print without a fraction (`132`, not `132.0`), as
+        // JSON prints counts.
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(x) if n.is_f64() && x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
+            _ => n.to_string(),
+        },
         Some(Value::Bool(b)) => b.to_string(),
         Some(other) => field(&other.to_string()),
     }
@@ -111,7 +116,7 @@ mod tests {
         let s = String::from_utf8(Csv.render(&r)).unwrap();
         assert_eq!(
             s,
-            "model_id,dtype,weight_bytes\nllama-3-8b,bf16,16060000000.0\nllama-3-8b,fp8,8030000000.0\n"
+            "model_id,dtype,weight_bytes\nllama-3-8b,bf16,16060000000\nllama-3-8b,fp8,8030000000\n"
         );
     }
 }

@@ -97,7 +97,7 @@ fn comparison_grid(report: &Report, preset: comfy_table::TableStyle) -> Grid {
         cells.extend(report.rows.iter().map(|r| {
             r.results
                 .get(k)
-                .map_or("-".into(), |v| report.unit(k).format_value(v))
+                .map_or("-".into(), |v| r.unit(k, report).format_value(v))
         }));
         g.add_row(cells);
     }
@@ -135,7 +135,7 @@ pub(crate) fn rows_grid(report: &Report, preset: comfy_table::TableStyle) -> Opt
         cells.extend(outs.iter().map(|k| {
             row.results
                 .get(k)
-                .map_or("-".into(), |v| report.unit(k).format_value(v))
+                .map_or("-".into(), |v| row.unit(k, report).format_value(v))
         }));
         g.add_row(cells);
     }
