@@ -1246,7 +1246,13 @@ pub fn disaggregate(
 /// Records a plan's figures; its layout as inputs (a layout the user gave)
 /// or as results (one a search or a pool chose).
 fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_given: bool) {
-    let key = |k: &str| format!("{prefix}{k}");
+    let key = |k: &'static str| -> crate::report::Key {
+        if prefix.is_empty() {
+            k.into()
+        } else {
+            format!("{prefix}{k}").into()
+        }
+    };
     let l = p.layout;
     for (k, v, label) in [
         ("tp", l.tp, "tensor parallel"),
@@ -1255,26 +1261,26 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
         ("dp", l.dp, "data parallel"),
     ] {
         if layout_given {
-            r.input(&key(k), v);
+            r.input(key(k), v);
         } else {
-            r.result(&key(k), v, || Quantity::new(label, Unit::Count));
+            r.result(key(k), v, || Quantity::new(label, Unit::Count));
         }
     }
     let mark = r.results.len();
-    r.result(&key("weight_bytes_per_device"), p.weight_bytes, || {
+    r.result(key("weight_bytes_per_device"), p.weight_bytes, || {
         Quantity::new("weights per device", Unit::Bytes).formula(
             "params of the heaviest stage: attention, dense FFN and shared experts / tp, (routed + redundant) / ep experts, embedding / tp on the first stage, lm_head / tp on the last; x bytes per weight",
         )
         .derive(format!("{} params x {} B", units::number(p.weight_params), units::sig(p.weight_bytes / p.weight_params.max(1.0), 4)))
     });
     if p.experts_per_device > 0.0 {
-        r.result(&key("experts_per_device"), p.experts_per_device, || {
+        r.result(key("experts_per_device"), p.experts_per_device, || {
             Quantity::new("experts per device per MoE layer", Unit::Count).formula(
                 "(routed + redundant) / ep; with ep 1, routed / tp (experts split like the MLP)",
             )
         });
     }
-    r.result(&key("kv_bytes_per_device"), p.kv_bytes, || {
+    r.result(key("kv_bytes_per_device"), p.kv_bytes, || {
         Quantity::new("KV cache per device", Unit::Bytes)
             .formula("batch x context x KV per token per layer x layers per stage x share")
             .derive(format!(
@@ -1286,13 +1292,13 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
                 units::sig(p.kv_share, 4)
             ))
     });
-    r.result(&key("kv_share"), p.kv_share, || {
+    r.result(key("kv_share"), p.kv_share, || {
         Quantity::new("share of the KV heads per device", Unit::Fraction).formula(
             "ceil(kv_heads / tp) / kv_heads (1 for MLA: the latent is shared by every head)",
         )
     });
     r.result(
-        &key("activation_bytes_per_device"),
+        key("activation_bytes_per_device"),
         p.activation_bytes,
         || {
             Quantity::new("live activations per device", Unit::Bytes)
@@ -1300,7 +1306,7 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
         },
     );
     r.result(
-        &key("memory_bytes_per_device"),
+        key("memory_bytes_per_device"),
         p.memory_bytes_per_device,
         || {
             Quantity::new("memory per device", Unit::Bytes)
@@ -1313,7 +1319,7 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
                 ))
         },
     );
-    r.result(&key("usable_bytes"), p.usable_bytes, || {
+    r.result(key("usable_bytes"), p.usable_bytes, || {
         Quantity::new("usable memory", Unit::Bytes)
             .formula("capacity x (1 - reserve)")
             .derive(format!(
@@ -1322,7 +1328,7 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
                 si(p.reserve_bytes, "B")
             ))
     });
-    r.result(&key("fits"), p.fits, || {
+    r.result(key("fits"), p.fits, || {
         Quantity::new("fits", Unit::None).formula("memory per device <= usable memory")
     });
     if !lean {
@@ -1331,7 +1337,7 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
     let mark = r.results.len();
     let c = &p.decode_comm;
     if l.tp > 1 {
-        r.result(&key("tp_allreduce_bytes"), c.tp_allreduce_bytes, || {
+        r.result(key("tp_allreduce_bytes"), c.tp_allreduce_bytes, || {
             Quantity::new("TP all-reduce per rank (decode)", Unit::Bytes)
                 .formula("batch / microbatches x hidden x 2 B")
                 .derive(format!(
@@ -1340,57 +1346,57 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
                     p.hidden
                 ))
         });
-        r.result(&key("tp_allreduce_s"), c.tp_allreduce_s, || {
+        r.result(key("tp_allreduce_s"), c.tp_allreduce_s, || {
             Quantity::new("one TP all-reduce (decode)", Unit::Seconds).formula(
                 "collective all-reduce of that size over tp devices (formulas.md, Collectives)",
             )
         });
     }
     if l.ep > 1 {
-        r.result(&key("ep_alltoall_bytes"), c.ep_alltoall_bytes, || {
+        r.result(key("ep_alltoall_bytes"), c.ep_alltoall_bytes, || {
             Quantity::new(
                 "EP dispatch per rank (decode; combine the same)",
                 Unit::Bytes,
             )
             .formula("tokens / tp x experts per token x hidden x 2 B")
         });
-        r.result(&key("ep_alltoall_s"), c.ep_alltoall_s, || {
+        r.result(key("ep_alltoall_s"), c.ep_alltoall_s, || {
             Quantity::new("one EP all-to-all (decode)", Unit::Seconds).formula(
                 "collective all-to-all of that size over ep devices (formulas.md, Collectives)",
             )
         });
     }
     if l.pp > 1 {
-        r.result(&key("pp_send_bytes"), c.pp_send_bytes, || {
+        r.result(key("pp_send_bytes"), c.pp_send_bytes, || {
             Quantity::new("activations per stage boundary (decode)", Unit::Bytes)
         });
-        r.result(&key("pp_send_s"), c.pp_send_s, || {
+        r.result(key("pp_send_s"), c.pp_send_s, || {
             Quantity::new("one stage send (decode)", Unit::Seconds)
         });
     }
-    r.result(&key("comm_per_dense_layer_s"), c.dense_layer_s, || {
+    r.result(key("comm_per_dense_layer_s"), c.dense_layer_s, || {
         Quantity::new("communication per dense layer (decode)", Unit::Seconds)
             .formula("all-reduces per layer x one all-reduce")
     });
     if p.experts_per_device > 0.0 {
-        r.result(&key("comm_per_moe_layer_s"), c.moe_layer_s, || {
+        r.result(key("comm_per_moe_layer_s"), c.moe_layer_s, || {
             Quantity::new("communication per MoE layer (decode)", Unit::Seconds)
                 .formula("attention all-reduce + dispatch + combine (or two all-reduces with ep 1)")
         });
     }
-    r.result(&key("comm_time_s"), p.comm_time_s, || {
+    r.result(key("comm_time_s"), p.comm_time_s, || {
         Quantity::new("communication per decode step", Unit::Seconds).formula(
             "(microbatches + pp - 1) x (the busiest stage's layers' communication + its send)",
         )
     });
-    r.result(&key("prefill_comm_time_s"), p.prefill_comm_time_s, || {
+    r.result(key("prefill_comm_time_s"), p.prefill_comm_time_s, || {
         Quantity::new("communication per prefill", Unit::Seconds)
     });
     if !lean {
         r.group_since(mark, "communication");
     }
     let mark = r.results.len();
-    r.result(&key("prefill_time_s"), p.prefill_time_s, || {
+    r.result(key("prefill_time_s"), p.prefill_time_s, || {
         Quantity::new("time to first token (prefill)", Unit::Seconds)
             .formula(
                 "(microbatches + pp - 1) x (max(FLOPs / peak, bytes / bandwidth) + communication) of the busiest stage",
@@ -1403,7 +1409,7 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
                 units::seconds(p.prefill_comm_time_s / (p.microbatches + l.pp - 1) as f64)
             ))
     });
-    r.result(&key("decode_step_time_s"), p.decode_step_time_s, || {
+    r.result(key("decode_step_time_s"), p.decode_step_time_s, || {
         Quantity::new("decode step", Unit::Seconds)
             .formula(
                 "(microbatches + pp - 1) x (max(FLOPs / peak, bytes / bandwidth) + communication) of the busiest stage",
@@ -1416,7 +1422,7 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
                 units::seconds(p.comm_time_s / (p.microbatches + l.pp - 1) as f64)
             ))
     });
-    r.result(&key("bubble_fraction"), p.bubble_fraction, || {
+    r.result(key("bubble_fraction"), p.bubble_fraction, || {
         Quantity::new("pipeline bubble", Unit::Fraction)
             .formula("(pp - 1) / (microbatches + pp - 1)")
             .derive(format!(
@@ -1424,7 +1430,7 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
                 l.pp, p.microbatches, l.pp
             ))
     });
-    r.result(&key("tokens_per_s"), p.tokens_per_s, || {
+    r.result(key("tokens_per_s"), p.tokens_per_s, || {
         Quantity::new("decode tokens per second (all replicas)", Unit::Count)
             .formula("batch x dp / decode step")
             .derive(format!(
@@ -1435,7 +1441,7 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
             ))
     });
     r.result(
-        &key("tokens_per_s_per_device"),
+        key("tokens_per_s_per_device"),
         p.tokens_per_s_per_device,
         || Quantity::new("decode tokens per second per device", Unit::Count),
     );
@@ -1612,7 +1618,7 @@ impl DisaggCost {
             let mark = r.results.len();
             plan_results(&mut r, p, prefix, lean, false);
             if !lean {
-                let keys: Vec<String> = r.results.keys().skip(mark).cloned().collect();
+                let keys: Vec<crate::report::Key> = r.results.keys().skip(mark).cloned().collect();
                 for k in keys {
                     if let Some(q) = r.quantities.get_mut(&k) {
                         q.label = format!("{pool}: {}", q.label);
