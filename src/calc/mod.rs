@@ -3,6 +3,7 @@
 //! None of them prints, reads a file or knows the output format.
 
 pub mod coalesce;
+pub mod collective;
 pub mod decode;
 pub mod fusion;
 pub mod hw;
@@ -12,6 +13,7 @@ pub mod littles_law;
 pub mod matmul;
 pub mod model;
 pub mod occupancy;
+pub mod plan;
 pub mod point;
 pub mod prefill;
 pub mod roof;

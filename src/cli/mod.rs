@@ -10,10 +10,12 @@ mod model;
 pub mod query;
 
 mod coalesce;
+mod collective;
 mod decode;
 mod kv;
 mod littles_law;
 mod occupancy;
+mod plan;
 mod point;
 mod prefill;
 pub mod run;
@@ -147,6 +149,14 @@ pub enum Command {
     /// Launch overhead per step, eager against CUDA graphs, and what fusing
     /// to fewer kernels saves.
     Launch(launch::LaunchArgs),
+    /// One collective (all-reduce, all-gather, reduce-scatter, all-to-all,
+    /// send-recv) over N devices on the fabric tiers: bus bytes, bandwidth
+    /// and latency terms, time, algorithm.
+    Collective(collective::CollectiveArgs),
+    /// A parallel layout (TP, PP, DP, EP) of a model: memory per device,
+    /// communication, prefill and decode times; --search ranks every valid
+    /// layout; --disaggregate sizes prefill and decode pools.
+    Plan(plan::PlanArgs),
     /// KV-cache bytes per token, layer, sequence and batch; with --hw the
     /// batch and context that fit beside the weights.
     Kv(kv::KvArgs),
@@ -540,6 +550,8 @@ impl Command {
     fn query(&self) -> Option<&dyn Query> {
         match self {
             Command::Point(a) => Some(a),
+            Command::Collective(a) => Some(a),
+            Command::Plan(a) => Some(a),
             Command::Kv(a) => Some(a),
             Command::Decode(a) => Some(a),
             Command::Prefill(a) => Some(a),
@@ -617,6 +629,8 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Fusion(c) => query::run(c.query(), ctx, &[], false).map_err(query::as_flags),
         Command::Launch(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Collective(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Plan(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Kv(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Decode(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Prefill(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),

@@ -1,0 +1,59 @@
+//! `collective KIND`: one collective's time on the hardware's fabric tiers.
+
+use super::Ctx;
+use super::query::{Query, calc_fields, put};
+use clap::Args;
+use roofline::calc::collective::{self, CollectiveInputs};
+use roofline::error::Result;
+use roofline::inputs::{Fields, from_fields};
+use roofline::report::Report;
+
+/// `collective` flags.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  roofline collective all-reduce --hw h200-sxm --devices 8 --bytes 1GiB
+  roofline collective all-reduce --hw h200-sxm --devices 2 --bytes 64KiB --achievable
+  roofline collective all-to-all --hw h200-sxm --devices 32 --bytes 7MiB   (spans 4 HGX nodes)
+  roofline collective all-gather --hw tpu7x --devices 64 --bytes 256MiB    (a 4x4x4 ICI torus)
+  roofline collective all-reduce --hw h100-sxm,gb200 --devices 72 --bytes 1GiB
+  roofline collective all-reduce --hw h200-sxm --devices 8 --sweep bytes=1KiB..1GiB --format csv")]
+pub struct CollectiveArgs {
+    /// all-reduce, all-gather, reduce-scatter, all-to-all or send-recv.
+    #[arg(value_parser = ["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "send-recv"])]
+    pub kind: String,
+    /// Catalog id or path to a .toml file; a comma-separated list compares
+    /// several.
+    #[arg(long)]
+    pub hw: String,
+    /// Devices taking part.
+    #[arg(long)]
+    pub devices: Option<String>,
+    /// Each rank's input buffer as NCCL counts it (e.g. 1GiB): for
+    /// all-gather the piece each rank contributes, for reduce-scatter the
+    /// whole vector.
+    #[arg(long)]
+    pub bytes: Option<String>,
+    /// A fixed latency per phase (e.g. 20us), replacing the default (the
+    /// file's hop latency at speed of light; NCCL's measured 18.5 us per
+    /// call with --achievable).
+    #[arg(long)]
+    pub latency: Option<String>,
+}
+
+impl Query for CollectiveArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "hw", Some(self.hw.as_str()));
+        put(&mut f, "kind", Some(self.kind.as_str()));
+        put(&mut f, "devices", self.devices.as_deref());
+        put(&mut f, "bytes", self.bytes.as_deref());
+        put(&mut f, "latency", self.latency.as_deref());
+        Ok(f)
+    }
+
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        let hw = ctx.point_hardware(fields, None)?;
+        let inputs: CollectiveInputs = from_fields(&calc_fields(fields))?;
+        Ok(collective::cost(&hw, &inputs, ctx.mode)?.report(lean))
+    }
+}

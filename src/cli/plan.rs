@@ -1,0 +1,163 @@
+//! `plan`: a parallel layout's memory, communication and times; a search
+//! over every valid layout; separate prefill and decode pools.
+
+use super::Ctx;
+use super::query::{Query, calc_fields, put};
+use clap::Args;
+use roofline::calc::plan::{self, PlanInputs, Setup};
+use roofline::error::{Error, Result};
+use roofline::inputs::{Fields, from_fields};
+use roofline::report::Report;
+
+/// `plan` flags.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  roofline plan --model llama-3.1-70b --hw h200-sxm --devices 8 --tp 8 --batch 32
+  roofline plan --model llama-3.1-70b --hw gb200 --devices 72 --tp 8 --dp 9 --batch 32
+  roofline plan --model deepseek-v3 --hw h200-sxm --devices 32 --tp 4 --dp 8 --ep 32 --batch 16 --prompt 4096
+  roofline plan --model deepseek-v3 --hw h200-sxm --devices 320 --tp 4 --dp 80 --ep 320 --redundant-experts 64 --batch 64
+  roofline plan --model deepseek-v3 --hw h200-sxm --search --devices 1024 --objective throughput --batch 64
+  roofline plan --model llama-3.1-70b --hw h200-sxm --search --devices 16 --objective goodput --slo-ttft 500ms --slo-tpot 50ms --batch 32
+  roofline plan --model llama-3.1-70b --hw h200-sxm --disaggregate --prefill-devices 8 --decode-devices 16 --batch 32")]
+pub struct PlanArgs {
+    /// Model id or path.
+    #[arg(long)]
+    pub model: String,
+    /// Hardware id or path; a comma-separated list compares several.
+    #[arg(long)]
+    pub hw: String,
+    /// Devices in all (tp x pp x dp); required with --search.
+    #[arg(long)]
+    pub devices: Option<String>,
+    /// Tensor-parallel degree (default 1).
+    #[arg(long)]
+    pub tp: Option<String>,
+    /// Pipeline stages (default 1).
+    #[arg(long)]
+    pub pp: Option<String>,
+    /// Data-parallel replicas (default: devices / (tp x pp)).
+    #[arg(long)]
+    pub dp: Option<String>,
+    /// Expert-parallel degree of the MoE layers; divides tp x dp (default 1).
+    #[arg(long)]
+    pub ep: Option<String>,
+    /// Redundant copies of hot experts over the expert group (default 0).
+    #[arg(long)]
+    pub redundant_experts: Option<String>,
+    /// Sequences in flight per data-parallel replica (default 1).
+    #[arg(long)]
+    pub batch: Option<String>,
+    /// Context tokens per sequence at the decode step (default 4096).
+    #[arg(long)]
+    pub context: Option<String>,
+    /// Prompt tokens per sequence for prefill (default 1024).
+    #[arg(long)]
+    pub prompt: Option<String>,
+    /// Pipeline microbatches (default: pp).
+    #[arg(long)]
+    pub microbatches: Option<String>,
+    /// Weight precision (default: the hardware's default-dtype).
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// KV-cache precision (default: --dtype).
+    #[arg(long)]
+    pub kv_dtype: Option<String>,
+    /// Share of device memory held back for the runtime (default 0.1).
+    #[arg(long)]
+    pub reserve: Option<String>,
+    /// Let tensor parallelism cross the scale-up domain.
+    #[arg(long)]
+    pub allow_cross_node: bool,
+    /// Enumerate every valid layout of --devices and rank them.
+    #[arg(long, conflicts_with = "disaggregate")]
+    pub search: bool,
+    /// What --search ranks by: latency, throughput or goodput (default
+    /// throughput).
+    #[arg(long)]
+    pub objective: Option<String>,
+    /// Time-to-first-token target for goodput (e.g. 500ms).
+    #[arg(long)]
+    pub slo_ttft: Option<String>,
+    /// Time-per-output-token target for goodput (e.g. 50ms).
+    #[arg(long)]
+    pub slo_tpot: Option<String>,
+    /// Lay out separate prefill and decode pools.
+    #[arg(long, requires_all = ["prefill_devices", "decode_devices"])]
+    pub disaggregate: bool,
+    /// Devices of the prefill pool.
+    #[arg(long, requires = "disaggregate")]
+    pub prefill_devices: Option<String>,
+    /// Devices of the decode pool.
+    #[arg(long, requires = "disaggregate")]
+    pub decode_devices: Option<String>,
+}
+
+impl Query for PlanArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "hw", Some(self.hw.as_str()));
+        put(&mut f, "model", Some(self.model.as_str()));
+        for (k, v) in [
+            ("devices", &self.devices),
+            ("tp", &self.tp),
+            ("pp", &self.pp),
+            ("dp", &self.dp),
+            ("ep", &self.ep),
+            ("redundant-experts", &self.redundant_experts),
+            ("batch", &self.batch),
+            ("context", &self.context),
+            ("prompt", &self.prompt),
+            ("microbatches", &self.microbatches),
+            ("dtype", &self.dtype),
+            ("kv-dtype", &self.kv_dtype),
+            ("reserve", &self.reserve),
+            ("objective", &self.objective),
+            ("slo-ttft", &self.slo_ttft),
+            ("slo-tpot", &self.slo_tpot),
+            ("prefill-devices", &self.prefill_devices),
+            ("decode-devices", &self.decode_devices),
+        ] {
+            put(&mut f, k, v.as_deref());
+        }
+        put(
+            &mut f,
+            "allow-cross-node",
+            self.allow_cross_node.then_some(true),
+        );
+        put(&mut f, "search", self.search.then_some(true));
+        put(&mut f, "disaggregate", self.disaggregate.then_some(true));
+        Ok(f)
+    }
+
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        let hw = ctx.point_hardware(fields, None)?;
+        let model = ctx.point_model(fields)?;
+        let inputs: PlanInputs = from_fields(&calc_fields(fields))?;
+        if inputs.disaggregate == Some(true) {
+            let s = Setup::new(&hw, &model, &inputs, ctx.mode)?;
+            let w = plan::workload(&inputs)?;
+            let (a, b) = match (inputs.prefill_devices, inputs.decode_devices) {
+                (Some(a), Some(b)) => (a.0, b.0),
+                _ => {
+                    return Err(Error::missing_input(
+                        "prefill-devices",
+                        "give --prefill-devices and --decode-devices",
+                    ));
+                }
+            };
+            return Ok(plan::disaggregate(&s, a, b, w, &inputs)?.report(lean));
+        }
+        if inputs.search == Some(true) {
+            let s = Setup::new(&hw, &model, &inputs, ctx.mode)?;
+            let w = plan::workload(&inputs)?;
+            let Some(n) = inputs.devices else {
+                return Err(Error::missing_input(
+                    "devices",
+                    "a search needs the number of devices; give `devices`",
+                ));
+            };
+            return Ok(plan::search(&s, n.0, w, &inputs)?.report(lean));
+        }
+        Ok(plan::cost(&hw, &model, &inputs, ctx.mode)?.report(lean))
+    }
+}

@@ -1,0 +1,513 @@
+//! `plan`: the seeds' deployments (000 §5.1-§5.2: DeepSeek-V3's prefill and
+//! decode units, Llama-3.1-70B on an 8-GPU HGX against a 72-GPU NVL72),
+//! the `parallelism` golden cases (../shared/golden/seed_cases.toml) named
+//! by id, memory and communication sharding, invalid layouts, the search
+//! and disaggregation.
+
+use roofline::calc::collective::{Fabric, Kind};
+use roofline::calc::plan::{self, Objective, PlanInputs, Setup};
+use roofline::catalog::Catalog;
+use roofline::error::Error;
+use roofline::inputs::{Count, Seconds};
+use roofline::spec::hardware::{Hardware, Mode};
+use roofline::spec::model::Model;
+use roofline::spec::overrides::Set;
+
+fn hw(id: &str) -> Hardware {
+    Catalog::default()
+        .hardware(id, &[])
+        .expect("hardware loads")
+}
+
+/// The H800 the seeds ran DeepSeek-V3 on: the catalog's, or (before it
+/// lands) an H100 SXM with NVLink cut to 400 GB/s, as NVIDIA's H800
+/// material states.
+fn h800() -> Hardware {
+    Catalog::default()
+        .hardware("h800", &[])
+        .unwrap_or_else(|_| {
+            let sets: Vec<Set> = [
+                "interconnect.0.per-direction-bandwidth=200 GB/s",
+                "interconnect.0.bidirectional-bandwidth=400 GB/s",
+            ]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+            Catalog::default().hardware("h100-sxm", &sets).unwrap()
+        })
+}
+
+fn model(id: &str) -> Model {
+    Catalog::default().model(id, &[]).expect("model loads")
+}
+
+fn close(id: &str, got: f64, want: f64, tol: f64) {
+    let slack = (tol * want.abs()).max(1e-9 * want.abs());
+    assert!(
+        (got - want).abs() <= slack,
+        "{id}: got {got}, expected {want} (tolerance {tol})"
+    );
+}
+
+fn c(n: u64) -> Option<Count> {
+    Some(Count(n))
+}
+
+fn layout(devices: u64, tp: u64, pp: u64, dp: u64, ep: u64) -> PlanInputs {
+    PlanInputs {
+        devices: c(devices),
+        tp: c(tp),
+        pp: c(pp),
+        dp: c(dp),
+        ep: c(ep),
+        ..Default::default()
+    }
+}
+
+fn field_error(e: Error) -> (String, String) {
+    match e {
+        Error::Field { field, message } => (field, message),
+        other => panic!("expected a field error, got {other}"),
+    }
+}
+
+#[test]
+fn deepseek_v3_prefill_unit() {
+    // 000 §5.2: "spans 4 nodes and 32 GPUs, combining 4-way tensor
+    // parallelism for attention with 32-way expert parallelism".
+    let h = h800();
+    let m = model("deepseek-v3");
+    let mut i = layout(32, 4, 1, 8, 32);
+    i.batch = c(8);
+    i.prompt = c(4096);
+    let p = plan::cost(&h, &m, &i, Mode::SpeedOfLight).unwrap();
+    close("book-5.2-dsv3-prefill-tp", p.layout.tp as f64, 4.0, 0.0);
+    close("book-5.2-dsv3-prefill-ep", p.layout.ep as f64, 32.0, 0.0);
+    let domain = Fabric::of(&h, Mode::SpeedOfLight).domain().unwrap();
+    let nodes = p.layout.devices() / domain;
+    close(
+        "book-5.2-dsv3-prefill-gpus-per-node",
+        (p.layout.devices() / nodes) as f64,
+        8.0,
+        0.0,
+    );
+    assert_eq!(nodes, 4, "book-5.2-dsv3-prefill-gpus-per-node");
+    // 256 routed experts over 32 GPUs: 8 each per MoE layer.
+    close(
+        "dsv3 prefill experts per device",
+        p.experts_per_device,
+        8.0,
+        0.0,
+    );
+    // The MLA latent is not split by heads: every TP rank holds all of it.
+    close("dsv3 MLA KV share", p.kv_share, 1.0, 0.0);
+    // The expert all-to-all crosses nodes (32 > 8); TP stays on NVLink.
+    assert!(p.decode_comm.ep_alltoall_s > p.decode_comm.tp_allreduce_s);
+    assert!(p.fits, "{:?}", p.why_not);
+}
+
+#[test]
+fn deepseek_v3_decode_unit() {
+    // 000 §5.2: "40 nodes and 320 GPUs with one expert per GPU and 64 GPUs
+    // dedicated to hosting redundant and shared experts".
+    let h = h800();
+    let m = model("deepseek-v3");
+    let mut i = layout(320, 4, 1, 80, 320);
+    i.redundant_experts = c(64);
+    i.batch = c(64);
+    let p = plan::cost(&h, &m, &i, Mode::SpeedOfLight).unwrap();
+    let domain = Fabric::of(&h, Mode::SpeedOfLight).domain().unwrap();
+    close(
+        "book-5.2-dsv3-decode-gpus",
+        (40 * domain) as f64,
+        320.0,
+        0.0,
+    );
+    close(
+        "book-5.2-dsv3-decode-gpus",
+        p.layout.devices() as f64,
+        320.0,
+        0.0,
+    );
+    // 320 GPUs less the 64 for redundant and shared experts host the 256
+    // routed experts, one each: (256 + 64) / 320 = 1 expert per GPU.
+    close(
+        "book-5.2-dsv3-decode-routed-gpus",
+        (p.layout.devices() - 64) as f64,
+        256.0,
+        0.0,
+    );
+    close(
+        "book-5.2-dsv3-decode-routed-gpus",
+        p.experts_per_device,
+        1.0,
+        0.0,
+    );
+    assert!(p.fits, "{:?}", p.why_not);
+    // Decode all-to-alls are small: far cheaper than prefill's.
+    assert!(p.decode_comm.ep_alltoall_bytes < 1e8);
+}
+
+#[test]
+fn llama_70b_hgx_against_nvl72() {
+    // 000 §5.1: the NVLink domain grows from 8 GPUs (HGX) to 72 (NVL72), a
+    // ninefold change in where the scale-up boundary sits
+    // (book-5.1-nvlink-domain-growth). Llama-3.1-70B with TP 16:
+    let m = model("llama-3.1-70b");
+    let mut i = layout(72, 8, 1, 9, 1);
+    i.batch = c(32);
+    // TP 8 inside one HGX node and inside the NVL72 alike.
+    let hgx = plan::cost(&hw("h200-sxm"), &m, &i, Mode::SpeedOfLight).unwrap();
+    let nvl = plan::cost(&hw("gb200"), &m, &i, Mode::SpeedOfLight).unwrap();
+    assert!(hgx.fits && nvl.fits);
+    // TP 16 would cross the HGX's NVLink boundary: refused without
+    // --allow-cross-node, allowed on the NVL72.
+    let wide = layout(64, 16, 1, 4, 1);
+    let e = plan::cost(&hw("h200-sxm"), &m, &wide, Mode::SpeedOfLight).unwrap_err();
+    let (field, msg) = field_error(e);
+    assert_eq!(field, "tp");
+    assert!(
+        msg.contains("scale-up domain of 8") && msg.contains("allow-cross-node"),
+        "{msg}"
+    );
+    let on_nvl = plan::cost(&hw("gb200"), &m, &wide, Mode::SpeedOfLight).unwrap();
+    let mut cross = wide.clone();
+    cross.allow_cross_node = Some(true);
+    let on_hgx = plan::cost(&hw("h200-sxm"), &m, &cross, Mode::SpeedOfLight).unwrap();
+    // Across the network each all-reduce is several times slower.
+    assert!(
+        on_hgx.decode_comm.tp_allreduce_s > 2.5 * on_nvl.decode_comm.tp_allreduce_s,
+        "{} vs {}",
+        on_hgx.decode_comm.tp_allreduce_s,
+        on_nvl.decode_comm.tp_allreduce_s
+    );
+    // 8 KV heads over TP 16: each rank holds one head, so half the ranks
+    // hold copies (1/8 of the KV each, not 1/16).
+    close(
+        "kv replicated beyond the KV heads",
+        on_nvl.kv_share,
+        1.0 / 8.0,
+        0.0,
+    );
+}
+
+#[test]
+fn memory_shards_by_tp_and_pp() {
+    let m = model("llama-3.1-70b");
+    let h = hw("h200-sxm");
+    let one = plan::cost(&h, &m, &layout(1, 1, 1, 1, 1), Mode::SpeedOfLight).unwrap();
+    let tp8 = plan::cost(&h, &m, &layout(8, 8, 1, 1, 1), Mode::SpeedOfLight).unwrap();
+    // Everything but the norms splits eight ways.
+    close(
+        "tp8 weights",
+        tp8.weight_bytes,
+        one.weight_bytes / 8.0,
+        0.001,
+    );
+    close("tp8 kv", tp8.kv_bytes, one.kv_bytes / 8.0, 1e-12);
+    let pp4 = plan::cost(&h, &m, &layout(4, 1, 4, 1, 1), Mode::SpeedOfLight).unwrap();
+    // 80 layers over 4 stages, plus the embedding or head on the ends.
+    assert_eq!(pp4.layers_per_stage, 20);
+    assert!(pp4.weight_bytes < one.weight_bytes / 3.5);
+    close("pp4 kv", pp4.kv_bytes, one.kv_bytes / 4.0, 1e-12);
+    // One device cannot hold 141 GB of bf16 weights.
+    assert!(!one.fits);
+    assert!(one.why_not.as_deref().unwrap().contains("usable"));
+    assert!(tp8.fits);
+}
+
+#[test]
+fn bubble_and_communication_counts() {
+    let m = model("llama-3.1-70b");
+    let h = hw("h200-sxm");
+    let mut i = layout(32, 8, 4, 1, 1);
+    i.microbatches = c(8);
+    i.batch = c(64);
+    let p = plan::cost(&h, &m, &i, Mode::SpeedOfLight).unwrap();
+    close("bubble (P-1)/(M+P-1)", p.bubble_fraction, 3.0 / 11.0, 1e-12);
+    // Two all-reduces per dense layer (after attention and after the MLP),
+    // each of batch / M tokens x hidden x 2 B.
+    assert_eq!(p.decode_comm.allreduces_per_dense_layer, 2);
+    close(
+        "tp all-reduce bytes",
+        p.decode_comm.tp_allreduce_bytes,
+        64.0 / 8.0 * 8192.0 * 2.0,
+        0.0,
+    );
+    // Stages of 8 fill whole HGX nodes: each hand-off crosses the network.
+    let nic = roofline::calc::collective::time(
+        &Fabric::of(&h, Mode::SpeedOfLight),
+        Kind::SendRecv,
+        16,
+        p.decode_comm.pp_send_bytes,
+        None,
+    )
+    .unwrap();
+    close(
+        "pp send over the NIC",
+        p.decode_comm.pp_send_s,
+        nic.time_s,
+        1e-12,
+    );
+    // MoE with EP: one attention all-reduce plus dispatch and combine.
+    let ds = plan::cost(
+        &h800(),
+        &model("deepseek-v3"),
+        &layout(32, 4, 1, 8, 32),
+        Mode::SpeedOfLight,
+    )
+    .unwrap();
+    assert_eq!(ds.decode_comm.allreduces_per_moe_layer, 1);
+    close(
+        "moe layer comm",
+        ds.decode_comm.moe_layer_s,
+        ds.decode_comm.tp_allreduce_s + 2.0 * ds.decode_comm.ep_alltoall_s,
+        1e-12,
+    );
+    // Dispatch: each TP rank sends its quarter of the tokens to 8 experts.
+    close(
+        "dispatch bytes",
+        ds.decode_comm.ep_alltoall_bytes,
+        1.0 / 4.0 * 8.0 * 7168.0 * 2.0,
+        1e-12,
+    );
+}
+
+#[test]
+fn invalid_layouts_name_the_constraint_and_suggest() {
+    let h = hw("h200-sxm");
+    let llama = model("llama-3.1-70b");
+    let ds = model("deepseek-v3");
+    let err = |m: &Model, i: PlanInputs| {
+        field_error(plan::cost(&h, m, &i, Mode::SpeedOfLight).unwrap_err())
+    };
+    // TP that divides neither the heads nor the KV heads.
+    let (f, msg) = err(&llama, layout(6, 3, 1, 2, 1));
+    assert_eq!(f, "tp");
+    assert!(
+        msg.contains("divides neither") && msg.contains("valid: 1, 2, 4, 8"),
+        "{msg}"
+    );
+    // T x P x D not the devices.
+    let (f, msg) = err(&llama, layout(16, 8, 1, 4, 1));
+    assert_eq!(f, "dp");
+    assert!(
+        msg.contains("not the 16 devices") && msg.contains("give dp 2"),
+        "{msg}"
+    );
+    // EP on a dense model.
+    let (f, msg) = err(&llama, layout(16, 8, 1, 2, 2));
+    assert_eq!(f, "ep");
+    assert!(msg.contains("dense") && msg.contains("ep 1"), "{msg}");
+    // EP that does not divide T x D.
+    let (f, msg) = err(&ds, layout(32, 4, 1, 8, 64));
+    assert_eq!(f, "ep");
+    assert!(
+        msg.contains("tp x dp = 32") && msg.contains("valid: 1, 2, 4, 8, 16, 32"),
+        "{msg}"
+    );
+    // EP that does not divide the experts (256 routed + 3 redundant).
+    let mut i = layout(32, 4, 1, 8, 32);
+    i.redundant_experts = c(3);
+    let (f, msg) = err(&ds, i);
+    assert_eq!(f, "ep");
+    assert!(
+        msg.contains("259 experts") && msg.contains("valid: 1"),
+        "{msg}"
+    );
+    assert!(msg.contains("redundant-experts 0, 32, 64"), "{msg}");
+    // TP beyond the scale-up domain.
+    let (f, msg) = err(&llama, layout(16, 16, 1, 1, 1));
+    assert_eq!(f, "tp");
+    assert!(
+        msg.contains("allow-cross-node") && msg.contains("1, 2, 4, 8"),
+        "{msg}"
+    );
+    // PP that does not divide the layers.
+    let (f, msg) = err(&ds, layout(2, 1, 2, 1, 1));
+    assert_eq!(f, "pp");
+    assert!(
+        msg.contains("61 layers") && msg.contains("valid: 1, 61"),
+        "{msg}"
+    );
+    // Redundant experts on a dense model.
+    let mut i = layout(8, 8, 1, 1, 1);
+    i.redundant_experts = c(8);
+    let (f, _) = err(&llama, i);
+    assert_eq!(f, "redundant-experts");
+}
+
+#[test]
+fn search_ranks_every_valid_layout() {
+    let h = h800();
+    let m = model("deepseek-v3");
+    let mut i = PlanInputs {
+        devices: c(1024),
+        search: Some(true),
+        batch: c(64),
+        ..Default::default()
+    };
+    let s = Setup::new(&h, &m, &i, Mode::SpeedOfLight).unwrap();
+    let w = plan::workload(&i).unwrap();
+    let start = std::time::Instant::now();
+    let found = plan::search(&s, 1024, w, &i).unwrap();
+    let took = start.elapsed();
+    // tp in {1, 2, 4, 8} (dividing 128 heads, within 8 GPUs), pp 1 (61 is
+    // prime), ep any of the 9 divisors of 1,024 that divide 256.
+    assert_eq!(found.plans.len(), 36);
+    for p in &found.plans {
+        assert_eq!(p.layout.devices(), 1024);
+        assert!(p.layout.tp <= 8 && p.layout.pp == 1);
+    }
+    // Best first: fitting plans, most tokens per device.
+    for w in found.scores.windows(2) {
+        assert!(w[0] >= w[1]);
+    }
+    assert!(found.plans[0].fits);
+    assert!(took.as_secs_f64() < 1.0, "search took {took:?}");
+    // Latency ranks by the decode step.
+    i.objective = Some(Objective::Latency);
+    let fast = plan::search(&s, 1024, w, &i).unwrap();
+    let best = fast.plans[0].decode_step_time_s;
+    assert!(
+        fast.plans
+            .iter()
+            .filter(|p| p.fits)
+            .all(|p| p.decode_step_time_s >= best)
+    );
+    // Goodput needs a target, and scores layouts that miss it as zero.
+    i.objective = Some(Objective::Goodput);
+    assert!(plan::search(&s, 1024, w, &i).is_err());
+    i.slo_tpot = Some(Seconds(0.015));
+    let good = plan::search(&s, 1024, w, &i).unwrap();
+    assert!(good.plans[0].decode_step_time_s <= 0.015);
+    assert!(
+        good.verdicts
+            .iter()
+            .any(|v| v.starts_with("misses the SLO"))
+    );
+}
+
+#[test]
+fn disaggregated_pools() {
+    let h = hw("h200-sxm");
+    let m = model("llama-3.1-70b");
+    let i = PlanInputs {
+        disaggregate: Some(true),
+        batch: c(16),
+        prompt: c(2048),
+        ..Default::default()
+    };
+    let s = Setup::new(&h, &m, &i, Mode::SpeedOfLight).unwrap();
+    let d = plan::disaggregate(&s, 8, 16, plan::workload(&i).unwrap(), &i).unwrap();
+    assert_eq!(d.prefill.layout.devices(), 8);
+    assert_eq!(d.decode.layout.devices(), 16);
+    // 2,048 prompt tokens x 320 KiB per token (2 x 80 x 8 x 128 x 2 B).
+    close("kv transfer", d.kv_transfer_bytes, 2048.0 * 327680.0, 1e-12);
+    close(
+        "kv transfer time",
+        d.kv_transfer_s,
+        d.kv_transfer_bytes / d.transfer_bandwidth,
+        1e-12,
+    );
+}
+
+#[test]
+fn one_device_matches_decode_and_prefill() {
+    // A layout of one device is serving's decode step and prefill: plan
+    // composes the same typed forward-pass costs, sharded by 1.
+    use roofline::calc::{decode, prefill};
+    use roofline::inputs::{Fields, from_fields};
+    let h = hw("h200-sxm");
+    let m = model("llama-3-8b");
+    let mut i = layout(1, 1, 1, 1, 1);
+    i.batch = c(16);
+    i.context = c(2048);
+    i.prompt = c(512);
+    let p = plan::cost(&h, &m, &i, Mode::SpeedOfLight).unwrap();
+    let f: Fields =
+        serde_json::from_value(serde_json::json!({"batch": 16, "context": 2048})).unwrap();
+    let d = decode::cost(
+        &m,
+        &h,
+        &from_fields::<decode::DecodeInputs>(&f).unwrap(),
+        Mode::SpeedOfLight,
+    )
+    .unwrap();
+    close(
+        "plan decode = decode",
+        p.decode_step_time_s,
+        d.step_time_s,
+        1e-9,
+    );
+    assert_eq!(p.comm_time_s, 0.0);
+    let f: Fields =
+        serde_json::from_value(serde_json::json!({"batch": 16, "prompt": 512})).unwrap();
+    let pre = prefill::cost(
+        &m,
+        &h,
+        &from_fields::<prefill::PrefillInputs>(&f).unwrap(),
+        Mode::SpeedOfLight,
+    )
+    .unwrap();
+    close("plan prefill = prefill", p.prefill_time_s, pre.time_s, 1e-9);
+}
+
+#[test]
+fn tensor_parallel_decode_is_bounded_by_the_measurements() {
+    // validation/h200-tp2.json: Llama-3-8B at TP 2 on two H200s, measured
+    // on H200, 2026-11-30 (docs/validation.md, "Tensor-parallel decode and
+    // prefill"). The speed of light is below every row; --achievable within
+    // 40% (it misses the 25% aim by the single-GPU forward's own gap).
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/validation/h200-tp2.json");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let h = hw("h200-sxm");
+    let model = model("llama-3-8b");
+    let at = |b: u64, ctx: u64, prompt: u64, mode: Mode| {
+        let mut i = layout(2, 2, 1, 1, 1);
+        i.batch = c(b);
+        i.context = c(ctx);
+        i.prompt = c(prompt);
+        plan::cost(&h, &model, &i, mode).unwrap()
+    };
+    let u = |v: &serde_json::Value| v.as_u64().unwrap();
+    let mut rows = 0;
+    for r in m["decode"].as_array().unwrap() {
+        let (b, ctx, s) = (
+            u(&r["batch"]),
+            u(&r["context"]),
+            r["graph_s"].as_f64().unwrap(),
+        );
+        let sol = at(b, ctx, 1024, Mode::SpeedOfLight).decode_step_time_s;
+        let ach = at(b, ctx, 1024, Mode::Achievable).decode_step_time_s;
+        assert!(
+            sol < s,
+            "decode b{b} c{ctx}: speed of light {sol} not below {s}"
+        );
+        assert!(
+            (0.75..1.4).contains(&(s / ach)),
+            "decode b{b} c{ctx}: {s} vs {ach}"
+        );
+        rows += 1;
+    }
+    for r in m["prefill"].as_array().unwrap() {
+        let (b, p, s) = (
+            u(&r["batch"]),
+            u(&r["prompt"]),
+            r["time_s"].as_f64().unwrap(),
+        );
+        let sol = at(b, 4096, p, Mode::SpeedOfLight).prefill_time_s;
+        let ach = at(b, 4096, p, Mode::Achievable).prefill_time_s;
+        assert!(
+            sol < s,
+            "prefill b{b} p{p}: speed of light {sol} not below {s}"
+        );
+        assert!(
+            (0.75..1.4).contains(&(s / ach)),
+            "prefill b{b} p{p}: {s} vs {ach}"
+        );
+        rows += 1;
+    }
+    assert_eq!(rows, 9);
+}
