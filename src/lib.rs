@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod calc;
+pub mod chart;
 pub mod catalog;
 pub mod error;
 pub mod inputs;

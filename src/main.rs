@@ -10,10 +10,26 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
+    if let Some(chart) = cli::chart::run_chart(&argv) {
+        return match chart {
+            Ok(out) => write_chart(&out).err().unwrap_or(ExitCode::SUCCESS),
+            Err(e) => fail(&e),
+        };
+    }
     let (global, reports) = match cli::run(&argv) {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
+    // `--chart FILE` draws the sweep before the table is printed.
+    match cli::chart::sweep_chart(&global, &reports) {
+        Ok(Some(out)) => {
+            if let Err(code) = write_chart(&out) {
+                return code;
+            }
+        }
+        Ok(None) => {}
+        Err(e) => return fail(&e),
+    }
     // JSON already carries every derivation; CSV has nowhere to put one.
     let explain = global.explain && global.format != cli::FormatArg::Json;
     if explain && global.format == cli::FormatArg::Csv {
@@ -41,6 +57,14 @@ fn main() -> ExitCode {
             ExitCode::from(74)
         }
     }
+}
+
+/// Writes a chart; a failure is an I/O error (exit 74).
+fn write_chart(out: &cli::chart::ChartOut) -> Result<(), ExitCode> {
+    cli::chart::write(out).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(74)
+    })
 }
 
 fn fail(e: &anyhow::Error) -> ExitCode {

@@ -9,6 +9,7 @@ mod matmul;
 mod model;
 pub mod query;
 
+pub mod chart;
 mod coalesce;
 mod littles_law;
 mod occupancy;
@@ -102,6 +103,14 @@ pub struct Global {
     /// Extra folder of model files.
     #[arg(long, global = true, env = "ROOFLINE_MODEL_DIR", value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
+    /// With --sweep: also draw the sweep to FILE (.svg or .png), one series
+    /// per --hw or --model item, against the swept input.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub chart: Option<PathBuf>,
+    /// The results --chart draws, comma-separated JSON keys (default: the
+    /// command's headline result).
+    #[arg(long, global = true, value_name = "KEYS")]
+    pub y: Option<String>,
 }
 
 /// The commands.
@@ -134,6 +143,9 @@ pub enum Command {
     /// Launch overhead per step, eager against CUDA graphs, and what fusing
     /// to fewer kernels saves.
     Launch(launch::LaunchArgs),
+    /// Draw a chart to an SVG or PNG file: roofline, occupancy, tiles.
+    #[command(subcommand)]
+    Chart(chart::ChartCommand),
 }
 
 /// Parses a command line. Every subcommand accepts negative numbers as
@@ -486,6 +498,8 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Occupancy(a) => occupancy::run(a, ctx),
         Command::Coalesce(a) => coalesce::run(a, ctx),
         Command::LittlesLaw(a) => littles_law::run(a, ctx),
+        // main draws charts before reports are asked for.
+        Command::Chart(_) => Err(Error::usage("chart", "a chart is written with --out")),
     }
 }
 

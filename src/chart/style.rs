@@ -1,0 +1,264 @@
+//! How every chart looks: sizes, fonts, colours and number formats, in one
+//! place, and the font registration the text layout needs.
+
+use plotters::prelude::*;
+use plotters::style::{FontStyle, RGBColor};
+
+/// Chart width in pixels (PNG) or SVG user units.
+pub const WIDTH: u32 = 1200;
+/// Height of a one-panel chart.
+pub const HEIGHT: u32 = 800;
+/// Height of one panel of a stacked chart.
+pub const PANEL_HEIGHT: u32 = 420;
+/// Height of the title band above the panels.
+pub const TITLE_BAND: u32 = 60;
+
+/// The font family every text element names. The shipped font is
+/// registered under it for measuring and for bitmaps; SVG viewers use
+/// their own sans-serif.
+pub const FONT: &str = "sans-serif";
+/// Title size in pixels.
+pub const TITLE_SIZE: f64 = 28.0;
+/// Panel caption size.
+pub const CAPTION_SIZE: f64 = 22.0;
+/// Axis description size.
+pub const AXIS_SIZE: f64 = 19.0;
+/// Tick label size.
+pub const TICK_SIZE: f64 = 16.0;
+/// Legend text size.
+pub const LEGEND_SIZE: f64 = 16.0;
+/// Annotation (ridge point, marker) text size.
+pub const NOTE_SIZE: f64 = 15.0;
+
+/// Space around the plotting area.
+pub const MARGIN: u32 = 16;
+/// Height of the x-axis label area.
+pub const X_LABEL_AREA: u32 = 56;
+/// Width of the y-axis label area.
+pub const Y_LABEL_AREA: u32 = 96;
+
+/// Line width of a series.
+pub const LINE_WIDTH: u32 = 3;
+/// Radius of a marked point.
+pub const POINT_RADIUS: u32 = 5;
+/// Dash length and gap of a measured (achievable) roof.
+pub const DASH: (u32, u32) = (12, 7);
+
+/// Background.
+pub const BACKGROUND: RGBColor = RGBColor(255, 255, 255);
+/// Text and axes.
+pub const INK: RGBColor = RGBColor(30, 30, 30);
+/// Kernel markers, limits and other annotations.
+pub const ANNOTATION: RGBColor = RGBColor(90, 90, 90);
+/// The current configuration on the occupancy chart.
+pub const HIGHLIGHT: RGBColor = RGBColor(214, 39, 40);
+/// Minor grid lines.
+pub const GRID_LIGHT: RGBColor = RGBColor(236, 236, 236);
+/// Major grid lines and legend borders.
+pub const GRID: RGBColor = RGBColor(190, 190, 190);
+/// Shading of an infeasible region.
+pub const INFEASIBLE: RGBColor = RGBColor(250, 225, 225);
+
+/// Series colours, in order (Tableau 10: distinct in print and for the
+/// common colour-vision deficiencies).
+pub const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+/// The colour of series `i`.
+pub fn color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// The shipped font: DejaVu Sans (Bitstream Vera licence; see
+/// `assets/fonts/LICENSE-DejaVu.txt`).
+static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+
+/// Registers the shipped font under [`FONT`] (once per process).
+pub fn register_font() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // The font is compiled in and known to parse.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, FONT_BYTES);
+    });
+}
+
+/// Fills the background and draws the title in a band at the top;
+/// returns the area below it.
+pub fn titled<'a, DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    size: f64,
+) -> crate::Result<DrawingArea<DB, plotters::coord::Shift>> {
+    area.fill(&BACKGROUND).map_err(super::draw_error)?;
+    let (band, body) = area.split_vertically(TITLE_BAND);
+    band.draw(&Text::new(
+        title.to_string(),
+        (band.dim_in_pixel().0 as i32 / 2, TITLE_BAND as i32 / 2),
+        text(size).pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Center,
+        )),
+    ))
+    .map_err(super::draw_error)?;
+    Ok(body)
+}
+
+/// A text style of the given size.
+pub fn text(size: f64) -> TextStyle<'static> {
+    (FONT, size).into_font().color(&INK)
+}
+
+/// A text style of the given size and colour.
+pub fn text_in(size: f64, c: RGBColor) -> TextStyle<'static> {
+    (FONT, size).into_font().color(&c)
+}
+
+/// A tick label: three significant digits, thousands grouped, no
+/// trailing zeros.
+pub fn tick(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    if v.abs() >= 1e6 || v.abs() < 1e-3 {
+        return format!("{v:.0e}");
+    }
+    if v.abs() >= 1000.0 {
+        return crate::units::number(v.round());
+    }
+    crate::units::sig(v, 3)
+}
+
+/// A scale for an axis: the divisor and the unit text, chosen so the
+/// largest value reads between 1 and 1000 (`TFLOP/s`, `GB`, `us`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scale {
+    /// Values are divided by this.
+    pub divisor: f64,
+    /// The unit after scaling, empty for plain counts.
+    pub unit: String,
+}
+
+impl Scale {
+    /// The scale for values up to `max` of a report unit.
+    pub fn for_unit(unit: crate::report::Unit, max: f64) -> Scale {
+        use crate::report::Unit as U;
+        let si = |base: &str| {
+            const P: [(f64, &str); 6] = [
+                (1e15, "P"),
+                (1e12, "T"),
+                (1e9, "G"),
+                (1e6, "M"),
+                (1e3, "k"),
+                (1.0, ""),
+            ];
+            let (d, p) = P
+                .iter()
+                .find(|(d, _)| max.abs() >= *d)
+                .copied()
+                .unwrap_or((1.0, ""));
+            // Bytes use capital K for kilo, as the tables do.
+            let p = if p == "k" && base.starts_with('B') {
+                "K"
+            } else {
+                p
+            };
+            Scale {
+                divisor: d,
+                unit: format!("{p}{base}"),
+            }
+        };
+        let plain = |u: &str| Scale {
+            divisor: 1.0,
+            unit: u.into(),
+        };
+        match unit {
+            U::Bytes => si("B"),
+            U::BytesIec => {
+                const P: [(f64, &str); 4] = [
+                    (1024f64 * 1024.0 * 1024.0, "GiB"),
+                    (1024f64 * 1024.0, "MiB"),
+                    (1024.0, "KiB"),
+                    (1.0, "B"),
+                ];
+                let (d, u) = P.iter().find(|(d, _)| max >= *d).copied().unwrap_or(P[3]);
+                Scale {
+                    divisor: d,
+                    unit: u.into(),
+                }
+            }
+            U::BytesPerSec => si("B/s"),
+            U::Flop => si("FLOP"),
+            U::FlopPerSec => si("FLOP/s"),
+            U::Hz => si("Hz"),
+            U::Seconds => {
+                let (d, u) = if max >= 1.0 {
+                    (1.0, "s")
+                } else if max >= 1e-3 {
+                    (1e-3, "ms")
+                } else if max >= 1e-6 {
+                    (1e-6, "us")
+                } else {
+                    (1e-9, "ns")
+                };
+                Scale {
+                    divisor: d,
+                    unit: u.into(),
+                }
+            }
+            U::Fraction => Scale {
+                divisor: 0.01,
+                unit: "%".into(),
+            },
+            U::FlopPerByte => plain("FLOP/B"),
+            U::BytesPerCycle => plain("B/cycle"),
+            U::Cycles => plain("cycles"),
+            U::Ratio => plain("x"),
+            U::Bits => plain("bits"),
+            U::Count | U::None => plain(""),
+        }
+    }
+
+    /// An axis description: the label with the unit in brackets.
+    pub fn describe(&self, label: &str) -> String {
+        if self.unit.is_empty() {
+            label.to_string()
+        } else {
+            format!("{label} ({})", self.unit)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Unit;
+
+    #[test]
+    fn ticks_read_plainly() {
+        assert_eq!(tick(0.1), "0.1");
+        assert_eq!(tick(10000.0), "10,000");
+        assert_eq!(tick(295.22), "295");
+        assert_eq!(tick(1e9), "1e9");
+    }
+
+    #[test]
+    fn scales_pick_a_prefix() {
+        let s = Scale::for_unit(Unit::FlopPerSec, 2.5e15);
+        assert_eq!((s.divisor, s.unit.as_str()), (1e15, "PFLOP/s"));
+        assert_eq!(Scale::for_unit(Unit::Bytes, 2.1e9).unit, "GB");
+        assert_eq!(Scale::for_unit(Unit::Bytes, 2.1e3).unit, "KB");
+        assert_eq!(Scale::for_unit(Unit::Seconds, 3e-4).unit, "us");
+        assert_eq!(Scale::for_unit(Unit::Fraction, 1.0).describe("occupancy"), "occupancy (%)");
+        assert_eq!(Scale::for_unit(Unit::Count, 5.0).describe("blocks"), "blocks");
+    }
+}

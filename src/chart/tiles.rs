@@ -1,0 +1,371 @@
+//! The tile chart (formulas.md, "Matmul traffic" and "Tile feasibility";
+//! 002 §7.8): a tiled matmul's HBM traffic and time against the square
+//! tile edge, with what no tile can beat (each operand read once; the
+//! compute floor) and the tiles the hardware cannot hold (shared memory per
+//! block with its pipeline stages; the fp32 accumulator in the register
+//! file) shaded.
+
+use super::draw_error;
+use super::style::{self, Scale};
+use crate::calc::matmul;
+use crate::calc::roof::Roof;
+use crate::error::{Error, Result};
+use crate::inputs::Count;
+use crate::report::Unit;
+use crate::spec::hardware::{Hardware, Mode};
+use crate::units;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde::Deserialize;
+
+/// The matmul the chart is about.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct TilesChartInputs {
+    /// Rows of A and C.
+    pub m: Count,
+    /// Columns of B and C.
+    pub n: Count,
+    /// The contraction dimension.
+    pub k: Count,
+    /// K chunk per loop step (default: 64, halved until it divides K).
+    pub tile_k: Option<Count>,
+    /// Shared-memory pipeline stages (default 2).
+    pub stages: Option<Count>,
+    /// Precision of A and B (default: the hardware's).
+    pub dtype: Option<String>,
+}
+
+/// One square tile.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TilePoint {
+    /// Tile edge (BLOCK_M = BLOCK_N).
+    pub tile: u64,
+    /// Tiled operand reads from HBM, bytes.
+    pub bytes: f64,
+    /// Bytes / bandwidth.
+    pub memory_s: f64,
+    /// max(compute floor, memory time).
+    pub time_s: f64,
+}
+
+/// Everything the tile chart draws.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TilesData {
+    /// The chart's title.
+    pub title: String,
+    /// Tiles from 16 up, powers of two.
+    pub points: Vec<TilePoint>,
+    /// Zero-reuse bytes, 2·b·M·N·K.
+    pub naive_bytes: f64,
+    /// Each operand read once and C written once.
+    pub minimal_bytes: f64,
+    /// FLOPs / peak.
+    pub compute_s: f64,
+    /// Largest tile edge whose A and B stages fit the per-block shared
+    /// memory, and that limit in bytes.
+    pub smem_limit: Option<(f64, f64)>,
+    /// Tile edge at which the fp32 accumulator fills the register file, and
+    /// the register file in bytes.
+    pub register_limit: Option<(f64, f64)>,
+}
+
+impl TilesData {
+    /// The chart's data for `inputs` on `hw`.
+    pub fn build(hw: &Hardware, inputs: &TilesChartInputs, mode: Mode) -> Result<Self> {
+        let (m, n, k) = (inputs.m.0, inputs.n.0, inputs.k.0);
+        for (f, v) in [("m", m), ("n", n), ("k", k)] {
+            crate::inputs::at_least_one(f, v)?;
+        }
+        let stages = inputs.stages.map_or(2, |s| s.0);
+        crate::inputs::at_least_one("stages", stages)?;
+        let bk = matmul::resolve_tile_k(k, inputs.tile_k.map(|t| t.0)).map_err(|e| match e {
+            Error::Input { message, .. } => Error::field("tile-k", message),
+            e => e,
+        })?;
+        let p = hw.precision(inputs.dtype.as_deref())?;
+        let b = p.bytes();
+        let roof = Roof::of(hw, p, mode)?;
+        let flops = matmul::flops(m, n, k);
+        let compute_s = flops / roof.peak;
+        let edge = m.max(n).next_power_of_two().clamp(16, 1024);
+        let mut points = Vec::new();
+        let mut t = 16;
+        while t <= edge {
+            let bytes = matmul::tiled_bytes(m, n, k, t, t, b);
+            let time = roof.time(flops, bytes);
+            points.push(TilePoint {
+                tile: t,
+                bytes,
+                memory_s: time.memory_s,
+                time_s: time.time_s,
+            });
+            t *= 2;
+        }
+        let ex = hw.execution.as_ref();
+        // Shared memory per block (A and B tiles, every stage):
+        // (2·T·BK)·b·stages <= limit.
+        let smem_limit = ex
+            .and_then(|e| e.smem_per_block_optin.or(e.smem_per_sm))
+            .map(|l| {
+                let l = l.get();
+                (l / (2.0 * bk as f64 * b * stages as f64), l)
+            });
+        // The fp32 accumulator T²·4 bytes must be under the register file.
+        let regfile = ex
+            .and_then(|e| e.registers_per_sm)
+            .map(|r| f64::from(r.get()) * 4.0)
+            .or_else(|| {
+                hw.memory
+                    .levels
+                    .iter()
+                    .find(|l| l.name == "registers")
+                    .map(|l| l.capacity.get())
+            });
+        let register_limit = regfile.map(|rf| ((rf / matmul::ACCUMULATOR_BYTES).sqrt(), rf));
+        let title = format!(
+            "Tiled {m}x{n}x{k} {} matmul on {}{}: HBM traffic and time against the square tile",
+            p.name,
+            hw.id,
+            if mode == Mode::Achievable {
+                " (measured)"
+            } else {
+                ""
+            }
+        );
+        Ok(TilesData {
+            title,
+            points,
+            naive_bytes: matmul::naive_bytes(m, n, k, b),
+            minimal_bytes: matmul::minimal_bytes(m, n, k, b),
+            compute_s,
+            smem_limit,
+            register_limit,
+        })
+    }
+}
+
+/// Draws traffic over time, sharing the tile axis.
+pub fn tiles<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &TilesData) -> Result<()> {
+    let body = style::titled(area, &data.title, style::CAPTION_SIZE)?;
+    let panels = body.split_evenly((2, 1));
+    let bytes_max = data.naive_bytes;
+    let bscale = Scale::for_unit(Unit::Bytes, data.minimal_bytes.max(1.0) * 10.0);
+    let tmax = data
+        .points
+        .iter()
+        .map(|p| p.time_s)
+        .fold(data.compute_s, f64::max);
+    let tscale = Scale::for_unit(Unit::Seconds, tmax);
+    let bytes_series = vec![
+        Series {
+            label: "tiled operand reads".into(),
+            points: data.points.iter().map(|p| (p.tile as f64, p.bytes)).collect(),
+            color: 0,
+            dashed: false,
+        },
+        Series {
+            label: format!("no reuse: {}", units::si(data.naive_bytes, "B")),
+            points: flat(data, data.naive_bytes),
+            color: 7,
+            dashed: true,
+        },
+        Series {
+            label: format!("each operand once: {}", units::si(data.minimal_bytes, "B")),
+            points: flat(data, data.minimal_bytes),
+            color: 2,
+            dashed: true,
+        },
+    ];
+    panel(
+        &panels[0],
+        data,
+        &bytes_series,
+        &bscale,
+        "HBM traffic",
+        (data.minimal_bytes / 3.0, bytes_max * 2.0),
+        SeriesLabelPosition::MiddleRight,
+        false,
+    )?;
+    let time_series = vec![
+        Series {
+            label: "time = max(compute, memory)".into(),
+            points: data.points.iter().map(|p| (p.tile as f64, p.time_s)).collect(),
+            color: 0,
+            dashed: false,
+        },
+        Series {
+            label: "memory time".into(),
+            points: data.points.iter().map(|p| (p.tile as f64, p.memory_s)).collect(),
+            color: 1,
+            dashed: true,
+        },
+        Series {
+            label: format!("compute floor: {}", units::seconds(data.compute_s)),
+            points: flat(data, data.compute_s),
+            color: 2,
+            dashed: true,
+        },
+    ];
+    let tmin = data
+        .points
+        .iter()
+        .map(|p| p.memory_s)
+        .fold(data.compute_s, f64::min);
+    panel(
+        &panels[1],
+        data,
+        &time_series,
+        &tscale,
+        "time",
+        (tmin / 2.0, tmax * 2.0),
+        SeriesLabelPosition::UpperRight,
+        true,
+    )?;
+    Ok(())
+}
+
+struct Series {
+    label: String,
+    points: Vec<(f64, f64)>,
+    color: usize,
+    dashed: bool,
+}
+
+fn flat(data: &TilesData, v: f64) -> Vec<(f64, f64)> {
+    let (a, b) = x_range(data);
+    vec![(a, v), (b, v)]
+}
+
+fn x_range(data: &TilesData) -> (f64, f64) {
+    let first = data.points.first().map_or(16.0, |p| p.tile as f64);
+    let last = data.points.last().map_or(1024.0, |p| p.tile as f64);
+    (first / 1.25, last * 1.25)
+}
+
+fn panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &TilesData,
+    series: &[Series],
+    scale: &Scale,
+    what: &str,
+    (lo, hi): (f64, f64),
+    legend: SeriesLabelPosition,
+    name_limits: bool,
+) -> Result<()> {
+    let (x0, x1) = x_range(data);
+    let d = scale.divisor;
+    let mut chart = ChartBuilder::on(area)
+        .margin(style::MARGIN)
+        .x_label_area_size(style::X_LABEL_AREA)
+        .y_label_area_size(style::Y_LABEL_AREA)
+        .build_cartesian_2d((x0..x1).log_scale().base(2.0), ((lo / d)..(hi / d)).log_scale())
+        .map_err(draw_error)?;
+    chart
+        .configure_mesh()
+        .x_desc("square tile edge, BLOCK_M = BLOCK_N (elements)")
+        .y_desc(scale.describe(what))
+        .axis_desc_style(style::text(style::AXIS_SIZE))
+        .label_style(style::text(style::TICK_SIZE))
+        .x_label_formatter(&|v| style::tick(*v))
+        .y_label_formatter(&|v| style::tick(*v))
+        .light_line_style(style::GRID_LIGHT)
+        .bold_line_style(style::GRID)
+        .draw()
+        .map_err(draw_error)?;
+    // Infeasible tiles, shaded from the tighter limit rightwards; each
+    // limit a dashed vertical named in the legend.
+    let mut limits: Vec<(f64, String, RGBColor)> = Vec::new();
+    if let Some((t, rf)) = data.register_limit {
+        limits.push((
+            t,
+            format!(
+                "beyond here: fp32 accumulator fills the {} register file (tile >= {})",
+                units::iec_bytes(rf),
+                style::tick(t)
+            ),
+            style::HIGHLIGHT,
+        ));
+    }
+    if let Some((t, l)) = data.smem_limit {
+        limits.push((
+            t,
+            format!(
+                "beyond here: A and B stages exceed {} of shared memory (tile > {})",
+                units::iec_bytes(l),
+                style::tick(t.floor())
+            ),
+            style::color(4),
+        ));
+    }
+    if let Some(t) = limits.iter().map(|l| l.0).reduce(f64::min)
+        && t < x1
+    {
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(t.max(x0), lo / d), (x1, hi / d)],
+                style::INFEASIBLE.filled(),
+            )))
+            .map_err(draw_error)?;
+    }
+    for (t, text, c) in &limits {
+        if *t >= x1 || *t <= x0 {
+            continue;
+        }
+        let line = c.stroke_width(2);
+        let drawn = chart
+            .draw_series(DashedLineSeries::new(
+                vec![(*t, lo / d), (*t, hi / d)],
+                6,
+                4,
+                line,
+            ))
+            .map_err(draw_error)?;
+        if name_limits {
+            drawn.label(text).legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (5, 0)], line)
+                    + PathElement::new(vec![(9, 0), (14, 0)], line)
+                    + PathElement::new(vec![(18, 0), (20, 0)], line)
+            });
+        }
+    }
+    for s in series {
+        let c = style::color(s.color);
+        let line = c.stroke_width(style::LINE_WIDTH);
+        let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (x, y / d)).collect();
+        if s.dashed {
+            chart
+                .draw_series(DashedLineSeries::new(pts, style::DASH.0, style::DASH.1, line))
+                .map_err(draw_error)?
+                .label(&s.label)
+                .legend(move |(x, y)| {
+                    EmptyElement::at((x, y))
+                        + PathElement::new(vec![(0, 0), (8, 0)], line)
+                        + PathElement::new(vec![(13, 0), (20, 0)], line)
+                });
+        } else {
+            chart
+                .draw_series(LineSeries::new(pts.clone(), line))
+                .map_err(draw_error)?
+                .label(&s.label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], line));
+            chart
+                .draw_series(
+                    pts.iter()
+                        .map(|&p| Circle::new(p, style::POINT_RADIUS, c.filled())),
+                )
+                .map_err(draw_error)?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(legend)
+        .margin(10)
+        .label_font(style::text(style::LEGEND_SIZE))
+        .background_style(style::BACKGROUND.mix(0.92))
+        .border_style(style::GRID)
+        .draw()
+        .map_err(draw_error)?;
+    Ok(())
+}
