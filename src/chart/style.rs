@@ -53,7 +53,7 @@ pub const ANNOTATION: RGBColor = RGBColor(90, 90, 90);
 /// The current configuration on the occupancy chart.
 pub const HIGHLIGHT: RGBColor = RGBColor(214, 39, 40);
 /// Minor grid lines.
-pub const GRID_LIGHT: RGBColor = RGBColor(236, 236, 236);
+pub const GRID_LIGHT: RGBColor = RGBColor(244, 244, 244);
 /// Major grid lines and legend borders.
 pub const GRID: RGBColor = RGBColor(190, 190, 190);
 /// Shading of an infeasible region.
@@ -94,13 +94,24 @@ pub fn register_font() {
 
 /// Fills the background and draws the title in a band at the top;
 /// returns the area below it.
-pub fn titled<'a, DB: DrawingBackend>(
+pub fn titled<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     title: &str,
     size: f64,
 ) -> crate::Result<DrawingArea<DB, plotters::coord::Shift>> {
     area.fill(&BACKGROUND).map_err(super::draw_error)?;
     let (band, body) = area.split_vertically(TITLE_BAND);
+    // A long title shrinks to fit the width, down to the caption size
+    // less a quarter.
+    let room = band.dim_in_pixel().0.saturating_sub(2 * MARGIN);
+    let mut size = size;
+    while size > CAPTION_SIZE * 0.75
+        && band
+            .estimate_text_size(title, &text(size))
+            .is_ok_and(|(w, _)| w > room)
+    {
+        size -= 1.0;
+    }
     band.draw(&Text::new(
         title.to_string(),
         (band.dim_in_pixel().0 as i32 / 2, TITLE_BAND as i32 / 2),

@@ -69,6 +69,35 @@ pub struct SweepData {
     pub panels: Vec<SweepPanel>,
 }
 
+/// Units of the inputs commands sweep, for the x axis (a report describes
+/// its results, not always its inputs).
+pub const INPUT_UNITS: &[(&str, Unit)] = &[
+    ("intensity", Unit::FlopPerByte),
+    ("flops", Unit::Flop),
+    ("bytes", Unit::Bytes),
+    ("smem", Unit::BytesIec),
+    ("static_smem", Unit::BytesIec),
+    ("carveout", Unit::BytesIec),
+    ("clock", Unit::Hz),
+    ("latency", Unit::Cycles),
+    ("bandwidth", Unit::BytesPerSec),
+];
+
+/// What an input counts, for a unitless x axis.
+pub const INPUT_COUNTS: &[(&str, &str)] = &[
+    ("threads", "threads per block"),
+    ("regs", "registers per thread"),
+    ("tile", "tile edge (elements)"),
+    ("tile_m", "tile rows (elements)"),
+    ("tile_n", "tile columns (elements)"),
+    ("tile_k", "tile depth (elements)"),
+    ("m", "M (rows)"),
+    ("n", "N (columns)"),
+    ("k", "K (contraction)"),
+    ("batch", "batch (sequences)"),
+    ("stride", "stride (elements)"),
+];
+
 fn nothing(why: &str) -> Error {
     Error::field("chart", format!("nothing to draw: {why}"))
 }
@@ -109,18 +138,55 @@ impl SweepData {
                 "this answer is a single point; add --sweep NAME=VALUES to vary an input",
             ));
         }
-        let Some(x_key) = report
+        // The swept input drawn along x: the innermost numeric one, else
+        // the innermost of any kind (a `dtype` list).
+        let swept: Vec<&String> = report
             .axes
             .iter()
+            .filter(|a| *a != "hardware" && *a != "model")
+            .collect();
+        let numeric_axis = |a: &&&String| {
+            report
+                .rows
+                .iter()
+                .all(|r| r.inputs.get(**a).and_then(number).is_some())
+        };
+        let Some(x_key) = swept
+            .iter()
             .rev()
-            .find(|a| *a != "hardware" && *a != "model")
-            .cloned()
+            .find(numeric_axis)
+            .or(swept.last())
+            .map(|a| (*a).clone())
         else {
             return Err(nothing(
                 "a comparison has no swept input to draw against; add --sweep NAME=VALUES",
             ));
         };
-        let others: Vec<&String> = report.axes.iter().filter(|a| **a != x_key).collect();
+        // Series come from the other axes; an axis that moves in step with
+        // the swept one (`tile` sets tile_m and tile_n together) is the
+        // same axis and makes no series.
+        let in_step = |a: &String| {
+            let mut seen: Vec<(&Value, &Value)> = Vec::new();
+            report.rows.iter().all(|r| {
+                let (x, v) = (
+                    r.inputs.get(&x_key).unwrap_or(&Value::Null),
+                    r.inputs.get(a).unwrap_or(&Value::Null),
+                );
+                match seen.iter().find(|(sx, _)| *sx == x) {
+                    Some((_, sv)) => *sv == v,
+                    None => {
+                        seen.push((x, v));
+                        true
+                    }
+                }
+            })
+        };
+        let others: Vec<&String> = report
+            .axes
+            .iter()
+            .filter(|a| **a != x_key)
+            .filter(|a| *a == "hardware" || *a == "model" || !in_step(a))
+            .collect();
 
         // The x values: numbers where every row has one, else categories.
         let xs: Vec<&Value> = report
@@ -243,29 +309,52 @@ impl SweepData {
             }
             let (lo, hi) = ys.iter().fold((f64::INFINITY, 0f64), |(a, b), &y| (a.min(y), b.max(y.abs())));
             let unit = report.unit(key);
+            let log = lo > 0.0 && hi / lo >= 100.0 && unit != Unit::Fraction;
+            // A log axis reads best with its smallest value at 1 or more.
             panels.push(SweepPanel {
                 key: key.clone(),
                 label: report.label(key),
-                scale: Scale::for_unit(unit, hi),
-                log: lo > 0.0 && hi / lo >= 100.0 && unit != Unit::Fraction,
+                scale: Scale::for_unit(unit, if log { lo } else { hi }),
+                log,
                 series,
             });
         }
 
-        let x_unit = report.unit(&x_key);
+        let described = report.quantities.get(&x_key);
+        let x_unit = described.map(|q| q.unit).unwrap_or_else(|| {
+            INPUT_UNITS
+                .iter()
+                .find(|(k, _)| *k == x_key)
+                .map_or(Unit::None, |(_, u)| *u)
+        });
         let x_max = xvals.iter().fold(0f64, |a, b| a.max(b.abs()));
+        let x_min = xvals.iter().fold(f64::INFINITY, |a, b| a.min(b.abs()));
         let x_scale = if categories.is_empty() {
-            Scale::for_unit(x_unit, x_max)
+            Scale::for_unit(x_unit, if x_log { x_min.max(1e-300) } else { x_max })
         } else {
             Scale::for_unit(Unit::None, 1.0)
         };
-        let x_label = report.label(&x_key);
+        let x_label = match described {
+            Some(q) => q.label.clone(),
+            None => INPUT_COUNTS
+                .iter()
+                .find(|(k, _)| *k == x_key)
+                .map_or_else(|| x_key.replace('_', " "), |(_, l)| (*l).to_string()),
+        };
         let ys: Vec<String> = panels.iter().map(|p| p.label.clone()).collect();
         let mut title = format!("{}: {} against {}", report.command, ys.join(" and "), x_label);
         if let Some(h) = &report.hardware {
             title.push_str(&format!(" on {h}"));
-        } else if others.iter().any(|a| *a == "hardware") {
-            title.push_str(" by accelerator");
+        }
+        let by: Vec<String> = others
+            .iter()
+            .map(|a| match a.as_str() {
+                "hardware" => "accelerator".to_string(),
+                a => a.replace('_', " "),
+            })
+            .collect();
+        if !by.is_empty() {
+            title.push_str(&format!(" by {}", by.join(" and ")));
         }
         if let Some(m) = &report.model {
             title.push_str(&format!(", {m}"));
