@@ -109,9 +109,17 @@ impl OccupancyData {
         let by_threads = curve(&mut (1..=max_threads / warp).map(|w| w * warp), &|t| {
             kernel(t, regs, smem)
         })?;
-        let by_smem = curve(&mut (0..=optin / step).map(|i| i * step), &|s| {
-            kernel(threads, regs, s)
-        })?;
+        // The kernel's own shared memory is a point of its curve even where
+        // it falls between steps.
+        let by_smem = curve(
+            &mut (0..=optin / step)
+                .map(|i| i * step)
+                .filter(|s| *s != smem)
+                .chain(std::iter::once(smem).filter(|s| *s <= optin))
+                .collect::<std::collections::BTreeSet<u64>>()
+                .into_iter(),
+            &|s| kernel(threads, regs, s),
+        )?;
         let kib = Scale::for_unit(Unit::BytesIec, 1024.0);
         let limiter = now.limiters().join(" and ");
         let title = format!(

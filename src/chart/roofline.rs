@@ -127,7 +127,7 @@ impl RooflineData {
                 let p = match hw.precision(d) {
                     Ok(p) => p,
                     Err(e) => {
-                        notes.push(format!("{e}; that roof is left out"));
+                        notes.push(format!("{e}; left out"));
                         continue;
                     }
                 };
@@ -153,7 +153,7 @@ impl RooflineData {
                         }
                         Err(e) => {
                             notes.push(format!(
-                                "{} {}: no measured roof ({e})",
+                                "{} has no measured {} roof (no `achievable` figures in its file); only its datasheet roof is drawn",
                                 hw.id, p.name
                             ));
                             first_missing.get_or_insert(e);
@@ -164,9 +164,12 @@ impl RooflineData {
             color += 1;
         }
         if roofs.is_empty() {
+            let ids: Vec<&str> = hardware.iter().map(|h| h.id.as_str()).collect();
             return Err(Error::Unsupported(format!(
-                "nothing to draw: no accelerator has the precision asked for ({})",
-                notes.join("; ")
+                "nothing to draw: {} {} no {} peak",
+                ids.join(", "),
+                if ids.len() == 1 { "has" } else { "have" },
+                dtypes.join(" or ")
             )));
         }
         if achievable && !any_measured {
