@@ -79,12 +79,12 @@ pub enum Error {
         message: String,
     },
     /// An error at one point of a sweep or comparison.
-    #[error("at {point}: {source}")]
+    #[error("at {point}: {error}")]
     At {
         /// The point, as `name=value` pairs.
         point: String,
         /// What went wrong there.
-        source: Box<Error>,
+        error: Box<Error>,
     },
     /// Flags missing or given together where the command needs one or the
     /// other (exit 2, like the argument parser's own usage errors).
@@ -101,6 +101,14 @@ pub enum Error {
     /// Reading or writing failed.
     #[error("cannot read {path}")]
     Io {
+        /// The path involved.
+        path: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// Writing a file (a chart) failed.
+    #[error("cannot write {path}")]
+    Write {
         /// The path involved.
         path: String,
         /// The underlying error.
@@ -140,10 +148,10 @@ impl Error {
             | Error::Unsupported(_)
             | Error::Input { .. }
             | Error::Field { .. } => 65,
-            Error::At { source, .. } => source.exit_code(),
+            Error::At { error, .. } => error.exit_code(),
             Error::NoAnswer(_) => 1,
             Error::Usage { .. } | Error::MissingInput { .. } => 2,
-            Error::Io { .. } => 74,
+            Error::Io { .. } | Error::Write { .. } => 74,
         }
     }
 
@@ -174,7 +182,7 @@ impl Error {
     /// The innermost error, past any sweep-point context.
     pub fn root(&self) -> &Error {
         match self {
-            Error::At { source, .. } => source.root(),
+            Error::At { error, .. } => error.root(),
             e => e,
         }
     }

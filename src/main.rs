@@ -16,20 +16,14 @@ fn main() -> ExitCode {
             Err(e) => fail(&e),
         };
     }
-    let (global, reports) = match cli::run(&argv) {
+    let (global, output) = match cli::execute(&argv) {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
-    // `--chart FILE` draws the sweep before the table is printed.
-    match cli::chart::sweep_chart(&global, &reports) {
-        Ok(Some(out)) => {
-            if let Err(code) = write_chart(&out) {
-                return code;
-            }
-        }
-        Ok(None) => {}
-        Err(e) => return fail(&e),
-    }
+    let reports = match output {
+        cli::Output::Bytes(bytes) => return write(&bytes),
+        cli::Output::Reports(r) => r,
+    };
     // JSON already carries every derivation; CSV has nowhere to put one.
     let explain = global.explain && global.format != cli::FormatArg::Json;
     if explain && global.format == cli::FormatArg::Csv {
@@ -48,8 +42,13 @@ fn main() -> ExitCode {
         };
         Format::from(global.format).renderer().render(&report)
     };
+    write(&bytes)
+}
+
+/// Writes the output; a closed pipe is not an error.
+fn write(bytes: &[u8]) -> ExitCode {
     let mut out = std::io::stdout().lock();
-    match out.write_all(&bytes).and_then(|()| out.flush()) {
+    match out.write_all(bytes).and_then(|()| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
@@ -61,10 +60,7 @@ fn main() -> ExitCode {
 
 /// Writes a chart; a failure is an I/O error (exit 74).
 fn write_chart(out: &cli::chart::ChartOut) -> Result<(), ExitCode> {
-    cli::chart::write(out).map_err(|e| {
-        eprintln!("error: {e}");
-        ExitCode::from(74)
-    })
+    cli::chart::write(out).map_err(|e| fail(&e.into()))
 }
 
 fn fail(e: &anyhow::Error) -> ExitCode {
@@ -80,6 +76,9 @@ fn fail(e: &anyhow::Error) -> ExitCode {
         return ExitCode::from(c.exit_code() as u8);
     }
     eprintln!("error: {e:#}");
+    if let Some(c) = e.downcast_ref::<cli::run::Coded>() {
+        return ExitCode::from(c.1);
+    }
     let code = e
         .chain()
         .find_map(|c| c.downcast_ref::<roofline::Error>())

@@ -260,7 +260,7 @@ pub fn evaluate(
                 })
                 .collect::<Vec<_>>()
                 .join(", "),
-            source: Box::new(e),
+            error: Box::new(e),
         })?;
         reports.push(r);
         points.push(point.iter().map(|(_, v)| (*v).clone()).collect::<Vec<_>>());

@@ -134,7 +134,8 @@ pub fn run_chart(argv: &[String]) -> Option<anyhow::Result<ChartOut>> {
     Some(draw(cmd, &cli.global).map_err(|e| as_flags(e).into()))
 }
 
-fn draw(cmd: &ChartCommand, g: &Global) -> Result<ChartOut> {
+/// Draws `chart KIND`.
+pub fn draw(cmd: &ChartCommand, g: &Global) -> Result<ChartOut> {
     if g.chart.is_some() || g.y.is_some() {
         return Err(Error::usage(
             "--chart",
@@ -261,8 +262,8 @@ pub fn sweep_chart(g: &Global, reports: &[Report]) -> anyhow::Result<Option<Char
     inner().map(Some).map_err(|e| as_flags(e).into())
 }
 
-/// Writes a chart; standard output for `-`.
-pub fn write(out: &ChartOut) -> std::result::Result<(), String> {
+/// Writes a chart; standard output for `-`. Notes go to standard error.
+pub fn write(out: &ChartOut) -> Result<()> {
     use std::io::Write;
     for n in &out.notes {
         eprintln!("note: {n}");
@@ -270,12 +271,15 @@ pub fn write(out: &ChartOut) -> std::result::Result<(), String> {
     if out.path == Path::new("-") {
         let mut o = std::io::stdout().lock();
         return match o.write_all(&out.bytes).and_then(|()| o.flush()) {
-            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                Err(format!("writing the chart to standard output: {e}"))
-            }
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Write {
+                path: "standard output".into(),
+                source: e,
+            }),
             _ => Ok(()),
         };
     }
-    std::fs::write(&out.path, &out.bytes)
-        .map_err(|e| format!("cannot write the chart to {}: {e}", out.path.display()))
+    std::fs::write(&out.path, &out.bytes).map_err(|e| Error::Write {
+        path: format!("the chart to {}", out.path.display()),
+        source: e,
+    })
 }

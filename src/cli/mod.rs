@@ -14,6 +14,8 @@ mod coalesce;
 mod littles_law;
 mod occupancy;
 mod point;
+pub mod run;
+mod shell;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roofline::catalog::Catalog;
@@ -78,6 +80,7 @@ impl From<FormatArg> for Format {
 
 /// Flags shared by every command.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Options every command takes")]
 pub struct Global {
     /// Output format.
     #[arg(long, global = true, value_enum, default_value_t = FormatArg::Table)]
@@ -89,8 +92,9 @@ pub struct Global {
     /// memory.hbm-bandwidth="4.8 TB/s" (kebab-case path, as in the files).
     #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Vary a flag: NAME=a,b,c (list), NAME=lo..hi (powers of two) or
-    /// NAME=lo..hi:step (linear). One row per point.
+    /// Vary an input (a flag's name without dashes): NAME=a,b,c (list),
+    /// NAME=lo..hi (powers of two) or NAME=lo..hi:step (linear); repeat for
+    /// a grid. One row per point.
     #[arg(long, global = true, value_name = "NAME=VALUES")]
     pub sweep: Vec<String>,
     /// Use the hardware file's measured (achievable) figures instead of the
@@ -146,6 +150,41 @@ pub enum Command {
     /// Draw a chart to an SVG or PNG file: roofline, occupancy, tiles.
     #[command(subcommand)]
     Chart(chart::ChartCommand),
+    /// Run a scenario file: a saved study of queries, sweeps and charts.
+    Run(run::RunArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff): `roofline man | man -l -`.
+    Man,
+}
+
+/// What a command line produces: reports to render, or a finished
+/// document (a scenario).
+pub enum Output {
+    /// Reports, rendered in the chosen format.
+    Reports(Vec<Report>),
+    /// Bytes already rendered.
+    Bytes(Vec<u8>),
+}
+
+/// Parses and runs a command line, scenarios included.
+pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
+    if let Ok(cli) = parse(argv) {
+        let bytes = match &cli.command {
+            Command::Run(a) => Some(run::run(a, &cli.global)?),
+            Command::Completions(a) => Some(shell::completions(a)),
+            Command::Man => Some(shell::man().map_err(|e| Error::Io {
+                path: "the man page".into(),
+                source: e,
+            })?),
+            _ => None,
+        };
+        if let Some(bytes) = bytes {
+            return Ok((cli.global, Output::Bytes(bytes)));
+        }
+    }
+    let (g, reports) = run(argv)?;
+    Ok((g, Output::Reports(reports)))
 }
 
 /// Parses a command line. Every subcommand accepts negative numbers as
@@ -334,7 +373,7 @@ impl Ctx {
     fn check_sets_used(&self) -> Result<()> {
         let (hw, model) = self.read.get();
         if self.mode == Mode::Achievable && !hw {
-            return Err(roofline::Error::input(
+            return Err(roofline::Error::usage(
                 "--achievable",
                 "this command reads no hardware file, so there are no measured figures to use",
             ));
@@ -395,6 +434,15 @@ fn split(list: &str) -> impl Iterator<Item = &str> {
 /// Parses `argv` and runs it; returns the shared flags and the reports to
 /// print (one, or one per point with `--explain`).
 pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
+    let (global, reports) = run_reports(argv)?;
+    // `--chart FILE` draws the sweep before anything is printed.
+    if let Some(out) = chart::sweep_chart(&global, &reports)? {
+        chart::write(&out)?;
+    }
+    Ok((global, reports))
+}
+
+fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
     if let Ok(cli) = parse(argv)
         && let Some(q) = cli.command.query()
     {
@@ -498,8 +546,16 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Occupancy(a) => occupancy::run(a, ctx),
         Command::Coalesce(a) => coalesce::run(a, ctx),
         Command::LittlesLaw(a) => littles_law::run(a, ctx),
-        // main draws charts before reports are asked for.
-        Command::Chart(_) => Err(Error::usage("chart", "a chart is written with --out")),
+        // main draws a chart itself; a scenario's chart query gets here,
+        // writes its file and reports nothing.
+        Command::Chart(c) => {
+            chart::write(&chart::draw(c, &cli.global)?)?;
+            Ok(Vec::new())
+        }
+        Command::Run(_) | Command::Completions(_) | Command::Man => Err(Error::usage(
+            "--sweep",
+            "this command takes no sweep; put sweeps inside a scenario's queries",
+        )),
     }
 }
 

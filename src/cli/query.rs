@@ -143,9 +143,9 @@ pub fn as_flags(e: Error) -> Error {
                 )
                 .replace(&format!("give `{field}`"), &format!("give --{field}")),
         },
-        Error::At { point, source } => Error::At {
+        Error::At { point, error } => Error::At {
             point,
-            source: Box::new(as_flags(*source)),
+            error: Box::new(as_flags(*error)),
         },
         e => e,
     }

@@ -50,13 +50,13 @@ impl Renderer for Csv {
             let shared: Vec<&String> = report.inputs.keys().collect();
             let mut header: Vec<String> = shared.iter().map(|k| field(k)).collect();
             header.extend(ins.iter().map(|k| field(k)));
-            // Results that are the same in every row are repeated on each
-            // line, so a spreadsheet has every figure beside every point.
-            // A shared result whose key is also a row column (matmul's
+            // Every row carries every result, so the columns are the same
+            // whatever the values. A sweep's rows hold all its results; a
+            // shared result whose key is also a row column (matmul's
             // headline tile against its tile table) is left to the rows, so
-            // no column name appears twice.
-            // Only points of a sweep share the headline results; a table
-            // inside one answer (tiles, precisions, launch modes) does not.
+            // no column name appears twice. A table inside one answer
+            // (tiles, precisions, launch modes) does not repeat the
+            // headline.
             let shared_results: Vec<(&String, &Value)> = if report.rows_are_points() {
                 report
                     .results

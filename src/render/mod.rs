@@ -50,21 +50,46 @@ impl Format {
 /// The column keys of a report's rows: inputs first, then results, in the
 /// order they first appear.
 pub(crate) fn row_columns(report: &Report) -> (Vec<String>, Vec<String>) {
-    let mut ins: Vec<String> = Vec::new();
-    let mut outs: Vec<String> = Vec::new();
+    let mut ins: indexmap::IndexSet<&str> = indexmap::IndexSet::new();
+    let mut outs: indexmap::IndexSet<&str> = indexmap::IndexSet::new();
     for row in &report.rows {
-        for k in row.inputs.keys() {
-            if !ins.contains(k) {
-                ins.push(k.clone());
-            }
+        // Rows of one report almost always share their keys; only look
+        // each key up when a row has a different count.
+        if row.inputs.len() != ins.len() || ins.is_empty() {
+            ins.extend(row.inputs.keys().map(String::as_str));
         }
-        for k in row.results.keys() {
-            if !outs.contains(k) {
-                outs.push(k.clone());
-            }
+        if row.results.len() != outs.len() || outs.is_empty() {
+            outs.extend(row.results.keys().map(String::as_str));
         }
     }
-    (ins, outs)
+    (
+        ins.into_iter().map(String::from).collect(),
+        outs.into_iter().map(String::from).collect(),
+    )
+}
+
+/// For a sweep or comparison: the row results that are the same at every
+/// point (a table states them once, above the rows) and the columns that
+/// vary. A table inside one answer folds nothing.
+pub(crate) fn folded(
+    report: &Report,
+    outs: Vec<String>,
+) -> (Vec<(String, serde_json::Value)>, Vec<String>) {
+    if !report.rows_are_points() || report.rows.len() < 2 {
+        return (Vec::new(), outs);
+    }
+    let first = &report.rows[0];
+    let mut same = Vec::new();
+    let mut vary = Vec::new();
+    for k in outs {
+        let v = first.results.get(&k);
+        if v.is_some() && report.rows.iter().all(|r| r.results.get(&k) == v) {
+            same.push((k, v.cloned().unwrap_or_default()));
+        } else {
+            vary.push(k);
+        }
+    }
+    (same, vary)
 }
 
 /// A person's name for an input key: underscores to spaces, and the unit
@@ -99,12 +124,13 @@ pub(crate) fn format_input(key: &str, v: &serde_json::Value, report: &Report) ->
     if let Some(q) = report.quantities.get(key) {
         return q.unit.format_value(v);
     }
-    let unit = if key.ends_with("_s") {
-        Unit::Seconds
-    } else if key.ends_with("bytes_per_s") {
+    // The rates first: `_bytes_per_s` also ends in `_s`.
+    let unit = if key.ends_with("bytes_per_s") {
         Unit::BytesPerSec
     } else if key.ends_with("flops_per_s") {
         Unit::FlopPerSec
+    } else if key.ends_with("_s") {
+        Unit::Seconds
     } else if key.ends_with("_hz") {
         Unit::Hz
     } else if key.ends_with("_bytes") || key == "bytes" {
@@ -115,4 +141,21 @@ pub(crate) fn format_input(key: &str, v: &serde_json::Value, report: &Report) ->
         Unit::None
     };
     unit.format_value(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bandwidth_input_is_a_rate_not_a_time() {
+        let r = Report::new("t");
+        let v = serde_json::Value::from(3.35e12);
+        assert_eq!(format_input("bandwidth_bytes_per_s", &v, &r), "3.35 TB/s");
+        assert_eq!(format_input("peak_flops_per_s", &v, &r), "3.35 TFLOP/s");
+        assert_eq!(
+            format_input("overhead_s", &serde_json::Value::from(5e-6), &r),
+            "5 us"
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! Boxed tables for a terminal: results as label/value pairs, rows as a
 //! table with a column per input and result, then the notes.
 
-use super::{Renderer, format_input, input_label, row_columns, title};
+use super::{Renderer, folded, format_input, input_label, row_columns, title};
 use crate::report::Report;
 use comfy_table::{ContentArrangement, Table as Grid, presets::UTF8_FULL_CONDENSED};
 
@@ -15,7 +15,9 @@ fn heading(group: &str) -> String {
 }
 
 pub(crate) fn results_grid(report: &Report, preset: comfy_table::TableStyle) -> Option<Grid> {
-    if report.results.is_empty() && report.inputs.is_empty() {
+    let (_, outs) = row_columns(report);
+    let (same, _) = folded(report, outs);
+    if report.results.is_empty() && report.inputs.is_empty() && same.is_empty() {
         return None;
     }
     let mut g = Grid::new();
@@ -37,6 +39,12 @@ pub(crate) fn results_grid(report: &Report, preset: comfy_table::TableStyle) -> 
         }
         g.add_row(vec![report.label(k), report.unit(k).format_value(v)]);
     }
+    if !same.is_empty() {
+        g.add_row(vec!["[SAME AT EVERY POINT]".to_string(), String::new()]);
+        for (k, v) in &same {
+            g.add_row(vec![report.label(k), report.unit(k).format_value(v)]);
+        }
+    }
     Some(g)
 }
 
@@ -45,6 +53,7 @@ pub(crate) fn rows_grid(report: &Report, preset: comfy_table::TableStyle) -> Opt
         return None;
     }
     let (ins, outs) = row_columns(report);
+    let (_, outs) = folded(report, outs);
     if ins.is_empty() && outs.is_empty() {
         return None;
     }

@@ -10,6 +10,7 @@ pub mod hardware;
 pub mod hf;
 pub mod model;
 pub mod overrides;
+pub mod scenario;
 
 use crate::error::Error;
 use crate::units::{self, Dim};

@@ -1,0 +1,339 @@
+//! `run FILE`: runs a scenario file. Each query becomes the command line
+//! it stands for (its fields are the command's flags) and runs exactly as
+//! typed would, so a scenario and the shell always agree; errors point at
+//! the file, the line and the field.
+
+use super::{FormatArg, Global};
+use clap::{Args, CommandFactory};
+use roofline::error::Error;
+use roofline::render::{Format, explain_all};
+use roofline::report::Report;
+use roofline::spec::Origin;
+use roofline::spec::scenario::{self, Query, RESERVED, Value};
+use std::path::{Path, PathBuf};
+
+/// `run` flags.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  roofline run scenarios/lecture-tiling-table.toml
+  roofline run scenarios/homework-lecture-exercises.toml --format markdown
+  roofline run scenarios/datasheet-checklist.toml --format json
+
+The format is described in docs/scenarios.md. Paths in a scenario (user
+hardware or model files) are relative to the scenario's folder; charts are
+written under --out-dir.")]
+pub struct RunArgs {
+    /// The scenario file (TOML).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Folder charts are written to (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+}
+
+/// One query's answer.
+struct Answer {
+    title: String,
+    command_line: String,
+    notes: Vec<String>,
+    reports: Vec<Report>,
+}
+
+/// Runs the scenario and renders every answer in the chosen format.
+pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
+    let name = a.file.display().to_string();
+    let src = std::fs::read_to_string(&a.file).map_err(|e| Error::Io {
+        path: name.clone(),
+        source: e,
+    })?;
+    let origin = Origin {
+        name: name.clone(),
+        overridden: false,
+    };
+    let sc = scenario::parse(&src, &origin)?;
+    if g.format == FormatArg::Csv {
+        return Err(Error::usage(
+            "--format",
+            "a scenario prints several reports, which CSV cannot hold; use table, markdown or json",
+        )
+        .into());
+    }
+    let base = a.file.parent().unwrap_or(Path::new("."));
+    let out_dir = a.out_dir.clone().unwrap_or_default();
+    let mut answers = Vec::new();
+    for (i, q) in sc.queries.iter().enumerate() {
+        let argv = argv(q, i, g, base, &out_dir, &src, &origin)?;
+        let (_, reports) = super::run(&argv).map_err(|e| locate(e, q, i, &src, &origin))?;
+        answers.push(Answer {
+            title: q.title.clone().unwrap_or_else(|| q.command.clone()),
+            command_line: shell_line(&argv),
+            notes: q.notes.clone(),
+            reports,
+        });
+    }
+    Ok(render(&sc, &answers, g))
+}
+
+/// The command line a query stands for.
+fn argv(
+    q: &Query,
+    i: usize,
+    g: &Global,
+    base: &Path,
+    out_dir: &Path,
+    src: &str,
+    origin: &Origin,
+) -> Result<Vec<String>, Error> {
+    let err = |key: &str, message: String| Error::Data {
+        file: origin.name.clone(),
+        line: roofline::spec::locate(src, &format!("query.{i}.{key}")),
+        col: None,
+        field: Some(format!("query.{i}.{key}")),
+        message,
+    };
+    let root = super::Cli::command();
+    let words: Vec<&str> = q.command.split(' ').collect();
+    let mut cmd = &root;
+    for w in &words {
+        cmd = cmd.find_subcommand(w).ok_or_else(|| {
+            let known: Vec<&str> = cmd
+                .get_subcommands()
+                .map(|c| c.get_name())
+                .filter(|n| !matches!(*n, "run" | "help" | "completions" | "man"))
+                .collect();
+            let hint = roofline::error::nearest(w, known.iter().copied())
+                .map(|n| format!(" (did you mean `{n}`?)"))
+                .unwrap_or_default();
+            err(
+                "command",
+                format!(
+                    "unknown command `{}`{hint}; expected one of: {}",
+                    q.command,
+                    known.join(", ")
+                ),
+            )
+        })?;
+    }
+    if cmd.has_subcommands() {
+        let known: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+        return Err(err(
+            "command",
+            format!(
+                "`{}` needs one of: {}",
+                q.command,
+                known
+                    .iter()
+                    .map(|k| format!("{} {k}", q.command))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    if q.command == "run" {
+        return Err(err(
+            "command",
+            "a scenario cannot run another scenario".into(),
+        ));
+    }
+    let mut out: Vec<String> = std::iter::once("roofline".to_string())
+        .chain(words.iter().map(|w| w.to_string()))
+        .collect();
+    let mut flags: Vec<String> = Vec::new();
+    for (key, value) in &q.fields {
+        if RESERVED.contains(&key.as_str()) {
+            continue;
+        }
+        let arg = cmd
+            .get_arguments()
+            .find(|a| {
+                a.get_long() == Some(key.as_str()) || (a.is_positional() && a.get_id() == key)
+            })
+            .filter(|a| !a.is_global_set());
+        let Some(arg) = arg else {
+            let inputs: Vec<String> = cmd
+                .get_arguments()
+                .filter(|a| !a.is_global_set() && a.get_id() != "help")
+                .map(|a| a.get_long().unwrap_or(a.get_id().as_str()).to_string())
+                .collect();
+            return Err(err(
+                key,
+                format!(
+                    "`{}` has no input `{key}`; it takes: {}",
+                    q.command,
+                    inputs.join(", ")
+                ),
+            ));
+        };
+        let text = match value {
+            Value::Switch(true) if !arg.get_action().takes_values() => {
+                flags.push(format!("--{key}"));
+                continue;
+            }
+            Value::Switch(false) if !arg.get_action().takes_values() => continue,
+            Value::Switch(b) => b.to_string(),
+            Value::Text(s) => resolve(key, s, base, out_dir),
+            Value::List(items) => items
+                .iter()
+                .map(|s| resolve(key, s, base, out_dir))
+                .collect::<Vec<_>>()
+                .join(","),
+        };
+        if arg.get_action().takes_values() && !arg.is_positional() {
+            flags.push(format!("--{key}"));
+            flags.push(text);
+        } else if arg.is_positional() {
+            out.push(text);
+        } else {
+            return Err(err(key, format!("`{key}` is a switch: true or false")));
+        }
+    }
+    out.extend(flags);
+    for s in &q.sweep {
+        out.push("--sweep".into());
+        out.push(s.clone());
+    }
+    for s in &q.set {
+        out.push("--set".into());
+        out.push(s.clone());
+    }
+    if q.achievable || g.achievable {
+        out.push("--achievable".into());
+    }
+    if g.explain && g.format != FormatArg::Json {
+        out.push("--explain".into());
+    }
+    Ok(out)
+}
+
+/// A path in a scenario is relative to its folder; a chart's output is
+/// relative to the output folder.
+fn resolve(key: &str, value: &str, base: &Path, out_dir: &Path) -> String {
+    let p = Path::new(value);
+    if p.is_absolute() {
+        return value.to_string();
+    }
+    match key {
+        "out" | "chart" => out_dir.join(p).display().to_string(),
+        "hw" | "model" if roofline::catalog::is_path(value) => base.join(p).display().to_string(),
+        _ => value.to_string(),
+    }
+}
+
+/// Points an error at the query's field where it names one.
+fn locate(e: anyhow::Error, q: &Query, i: usize, src: &str, origin: &Origin) -> anyhow::Error {
+    let field_of = |flag: &str| {
+        let key = flag.trim_start_matches('-').to_string();
+        q.fields.contains_key(&key).then_some(key)
+    };
+    let found = e
+        .chain()
+        .find_map(|c| c.downcast_ref::<Error>())
+        .map(Error::root);
+    let (key, message) = match found {
+        Some(Error::Input { flag, message }) | Some(Error::Usage { flag, message }) => {
+            (field_of(flag), message.clone())
+        }
+        Some(Error::Field { field, message }) | Some(Error::MissingInput { field, message }) => {
+            (field_of(field), message.clone())
+        }
+        _ => (None, format!("{e:#}")),
+    };
+    let key = key.unwrap_or_else(|| "command".into());
+    let code_source = found.map(|e| e.exit_code()).unwrap_or(65);
+    let data = Error::Data {
+        file: origin.name.clone(),
+        line: roofline::spec::locate(src, &format!("query.{i}.{key}")),
+        col: None,
+        field: Some(format!("query.{i}.{key}")),
+        message: if key == "command" {
+            format!("`{}`: {message}", q.command)
+        } else {
+            message
+        },
+    };
+    // Keep the inner error's exit code (a missing input stays 2, an
+    // unwritable chart 74): report the located message with that code.
+    if code_source == data.exit_code() {
+        data.into()
+    } else {
+        anyhow::Error::new(Coded(data.to_string(), code_source))
+    }
+}
+
+/// A located message that keeps the exit code of the error it came from.
+#[derive(Debug)]
+pub struct Coded(pub String, pub u8);
+
+impl std::fmt::Display for Coded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Coded {}
+
+/// The command line as a person would type it.
+fn shell_line(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            if a.is_empty()
+                || a.contains([' ', '"', '\'', '$', '*', '|', '&', ';', '(', ')', '<', '>'])
+            {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            } else {
+                a.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn render(sc: &scenario::Scenario, answers: &[Answer], g: &Global) -> Vec<u8> {
+    if g.format == FormatArg::Json {
+        let doc = serde_json::json!({
+            "title": sc.title,
+            "notes": sc.notes,
+            "queries": answers.iter().map(|a| serde_json::json!({
+                "title": a.title,
+                "command": a.command_line,
+                "notes": a.notes,
+                "report": a.reports.first(),
+            })).collect::<Vec<_>>(),
+        });
+        let mut out = serde_json::to_vec_pretty(&doc).unwrap_or_default();
+        out.push(b'\n');
+        return out;
+    }
+    let md = g.format == FormatArg::Markdown;
+    let mut out = String::new();
+    out.push_str(&format!("# {}\n\n", sc.title));
+    for n in &sc.notes {
+        out.push_str(n.trim());
+        out.push_str("\n\n");
+    }
+    for a in answers {
+        out.push_str(&format!("## {}\n\n", a.title));
+        if md {
+            out.push_str(&format!("`{}`\n\n", a.command_line));
+        } else {
+            out.push_str(&format!("$ {}\n\n", a.command_line));
+        }
+        for n in &a.notes {
+            out.push_str(n.trim());
+            out.push_str("\n\n");
+        }
+        let body = if g.explain {
+            explain_all(&a.reports, md)
+        } else {
+            let r = if a.reports.len() == 1 {
+                a.reports[0].clone()
+            } else {
+                super::combine_points(a.reports.clone())
+            };
+            Format::from(g.format).renderer().render(&r)
+        };
+        out.push_str(&String::from_utf8_lossy(&body));
+        out.push('\n');
+    }
+    out.into_bytes()
+}
