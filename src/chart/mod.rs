@@ -6,11 +6,11 @@
 //! a combined [`Report`](crate::report::Report)'s axes and rows; and one
 //! drawing function per chart, generic over the plotters drawing backend,
 //! with its look in [`style`]'s constants. SVG is the default; a file
-//! ending in `.png` is drawn by the bitmap backend with the DejaVu Sans font
-//! shipped in `assets/fonts/` (registered with plotters' `ab_glyph` font
-//! table), so no system font library is needed. The SVG backend measures
-//! text with the same font (for axis and legend layout) and writes `<text>`
-//! elements in the generic `sans-serif` family, so any viewer renders them.
+//! ending in `.png` is drawn by the bitmap backend. Text is measured (and on
+//! a bitmap drawn) with the DejaVu Sans font shipped in `assets/fonts/`
+//! ([`text`]), so no system font library is needed; the SVG keeps its text
+//! as `<text>` elements in the generic `sans-serif` family, so any viewer
+//! renders them.
 //!
 //! The library never writes files: [`render`] returns the bytes.
 
@@ -19,6 +19,7 @@ pub mod occupancy;
 pub mod roofline;
 pub mod style;
 pub mod sweep;
+pub mod text;
 pub mod tiles;
 
 use crate::error::{Error, Result};
@@ -115,13 +116,13 @@ impl Chart {
 
 /// Draws `chart` as SVG text or PNG bytes.
 pub fn render(chart: &Chart, format: ChartFormat) -> Result<Vec<u8>> {
-    style::register_font();
     let (w, h) = chart.size();
     match format {
         ChartFormat::Svg => {
             let mut s = String::new();
             {
-                let root = SVGBackend::with_string(&mut s, (w, h)).into_drawing_area();
+                let root =
+                    text::Fonted::new(SVGBackend::with_string(&mut s, (w, h)), false).into_drawing_area();
                 chart.draw(&root)?;
                 root.present().map_err(draw_error)?;
             }
@@ -130,7 +131,8 @@ pub fn render(chart: &Chart, format: ChartFormat) -> Result<Vec<u8>> {
         ChartFormat::Png => {
             let mut buf = vec![0u8; w as usize * h as usize * 3];
             {
-                let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+                let root =
+                    text::Fonted::new(BitMapBackend::with_buffer(&mut buf, (w, h)), true).into_drawing_area();
                 chart.draw(&root)?;
                 root.present().map_err(draw_error)?;
             }

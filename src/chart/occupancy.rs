@@ -200,12 +200,21 @@ fn panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, occ: f64)
         .draw()
         .map_err(draw_error)?;
     // A step line: occupancy holds until the next point.
-    let mut steps = Vec::with_capacity(p.points.len() * 2);
+    // Only the changes are drawn (a flat run is one segment).
+    let mut steps: Vec<(f64, f64)> = Vec::new();
     for (i, &(x, y)) in p.points.iter().enumerate() {
-        if i > 0 {
-            steps.push((x / d, steps.last().map_or(0.0, |s: &(f64, f64)| s.1)));
+        let y = y * 100.0;
+        let last = i + 1 == p.points.len();
+        match steps.last() {
+            Some(&(_, prev)) if prev == y && !last => {}
+            Some(&(_, prev)) => {
+                steps.push((x / d, prev));
+                if prev != y {
+                    steps.push((x / d, y));
+                }
+            }
+            None => steps.push((x / d, y)),
         }
-        steps.push((x / d, y * 100.0));
     }
     chart
         .draw_series(LineSeries::new(

@@ -235,12 +235,11 @@ pub fn roofline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &Roofli
     let s = |v: f64| v / scale.divisor;
     // Each datasheet ceiling is named at its right end, in a column beside
     // the plot.
-    let ceiling_names: Vec<String> = data
-        .roofs
-        .iter()
-        .filter(|r| !r.measured)
-        .map(|r| format!("{} {}", r.hardware, r.dtype))
-        .collect();
+    let ceiling_name = |r: &RoofSeries| {
+        let kind = if r.measured { " measured" } else { "" };
+        format!("{} {}{kind}", r.hardware, r.dtype)
+    };
+    let ceiling_names: Vec<String> = data.roofs.iter().map(ceiling_name).collect();
     let name_style = style::text_in(style::NOTE_SIZE, style::INK);
     let column = ceiling_names
         .iter()
@@ -391,7 +390,7 @@ pub fn roofline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &Roofli
         let o = placer.place(chart.backend_coord(&at), size, &offsets);
         labels.push((at, text, o, note.clone()));
     }
-    for r in data.roofs.iter().filter(|r| !r.measured) {
+    for r in &data.roofs {
         let at = (r.roof.ridge(), s(r.roof.peak));
         let text = style::tick(r.roof.ridge());
         let st = style::text_in(style::NOTE_SIZE, style::color(r.color));
@@ -405,10 +404,9 @@ pub fn roofline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &Roofli
     let mut names: Vec<(i32, String, RGBColor)> = data
         .roofs
         .iter()
-        .filter(|r| !r.measured)
         .map(|r| {
             let y = chart.backend_coord(&(x1, s(r.roof.peak))).1;
-            (y, format!("{} {}", r.hardware, r.dtype), style::color(r.color))
+            (y, ceiling_name(r), style::color(r.color))
         })
         .collect();
     names.sort_by_key(|n| n.0);

@@ -2,7 +2,7 @@
 //! place, and the font registration the text layout needs.
 
 use plotters::prelude::*;
-use plotters::style::{FontStyle, RGBColor};
+use plotters::style::RGBColor;
 
 /// Chart width in pixels (PNG) or SVG user units.
 pub const WIDTH: u32 = 1200;
@@ -13,9 +13,9 @@ pub const PANEL_HEIGHT: u32 = 420;
 /// Height of the title band above the panels.
 pub const TITLE_BAND: u32 = 60;
 
-/// The font family every text element names. The shipped font is
-/// registered under it for measuring and for bitmaps; SVG viewers use
-/// their own sans-serif.
+/// The font family every text element names: SVG viewers use their own
+/// sans-serif; measuring and bitmaps use the shipped font
+/// ([`super::text`]).
 pub const FONT: &str = "sans-serif";
 /// Title size in pixels.
 pub const TITLE_SIZE: f64 = 28.0;
@@ -77,19 +77,6 @@ pub const PALETTE: [RGBColor; 10] = [
 /// The colour of series `i`.
 pub fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
-}
-
-/// The shipped font: DejaVu Sans (Bitstream Vera licence; see
-/// `assets/fonts/LICENSE-DejaVu.txt`).
-static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
-
-/// Registers the shipped font under [`FONT`] (once per process).
-pub fn register_font() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // The font is compiled in and known to parse.
-        let _ = plotters::style::register_font(FONT, FontStyle::Normal, FONT_BYTES);
-    });
 }
 
 /// Fills the background and draws the title in a band at the top;
@@ -243,6 +230,9 @@ impl Scale {
     pub fn describe(&self, label: &str) -> String {
         if self.unit.is_empty() {
             label.to_string()
+        } else if let Some(open) = label.strip_suffix(')') {
+            // "tiled bytes (operand reads)" -> "... (operand reads, GB)"
+            format!("{open}, {})", self.unit)
         } else {
             format!("{label} ({})", self.unit)
         }

@@ -334,7 +334,18 @@ impl SweepData {
         } else {
             Scale::for_unit(Unit::None, 1.0)
         };
+        let twins: Vec<&String> = report
+            .axes
+            .iter()
+            .filter(|a| **a != x_key && *a != "hardware" && *a != "model" && !others.contains(a))
+            .collect();
+        let square = twins.len() == 1
+            && matches!(
+                (x_key.as_str(), twins[0].as_str()),
+                ("tile_m", "tile_n") | ("tile_n", "tile_m")
+            );
         let x_label = match described {
+            _ if square => "square tile edge (elements)".to_string(),
             Some(q) => q.label.clone(),
             None => INPUT_COUNTS
                 .iter()

@@ -1,0 +1,68 @@
+//! Benchmarks of charts: building each chart's data from the library and
+//! drawing it as SVG and PNG.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use roofline::catalog::Catalog;
+use roofline::chart::occupancy::OccupancyChartInputs;
+use roofline::chart::roofline::KernelMark;
+use roofline::chart::tiles::TilesChartInputs;
+use roofline::chart::{self, Chart, ChartFormat, OccupancyData, RooflineData, TilesData};
+use roofline::inputs::{Bytes, Count};
+use roofline::spec::hardware::Mode;
+use std::hint::black_box;
+
+fn charts(c: &mut Criterion) {
+    let cat = Catalog::default();
+    let hw: Vec<_> = ["h100-sxm", "b200", "mi355x", "tpu7x", "trainium3"]
+        .iter()
+        .map(|id| cat.hardware(id, &[]).unwrap())
+        .collect();
+    let roofline = || {
+        RooflineData::build(
+            &hw,
+            &["bf16".into(), "fp8".into()],
+            vec![
+                KernelMark::parse("decode:1").unwrap(),
+                KernelMark::parse("prefill 4K:4100").unwrap(),
+            ],
+            false,
+        )
+        .unwrap()
+    };
+    let r = Chart::Roofline(roofline());
+    c.bench_function("chart roofline build", |b| b.iter(|| black_box(roofline())));
+    c.bench_function("chart roofline svg", |b| {
+        b.iter(|| chart::render(black_box(&r), ChartFormat::Svg).unwrap())
+    });
+    c.bench_function("chart roofline png", |b| {
+        b.iter(|| chart::render(black_box(&r), ChartFormat::Png).unwrap())
+    });
+    let h100 = &hw[0];
+    let occ = OccupancyChartInputs {
+        threads: Some(Count(256)),
+        regs: Some(Count(64)),
+        smem: Some(Bytes(32768.0)),
+    };
+    c.bench_function("chart occupancy build", |b| {
+        b.iter(|| OccupancyData::build(black_box(h100), &occ).unwrap())
+    });
+    let o = Chart::Occupancy(OccupancyData::build(h100, &occ).unwrap());
+    c.bench_function("chart occupancy svg", |b| {
+        b.iter(|| chart::render(black_box(&o), ChartFormat::Svg).unwrap())
+    });
+    let tiles = TilesChartInputs {
+        m: Count(4096),
+        n: Count(4096),
+        k: Count(4096),
+        tile_k: None,
+        stages: None,
+        dtype: None,
+    };
+    let t = Chart::Tiles(TilesData::build(h100, &tiles, Mode::SpeedOfLight).unwrap());
+    c.bench_function("chart tiles svg", |b| {
+        b.iter(|| chart::render(black_box(&t), ChartFormat::Svg).unwrap())
+    });
+}
+
+criterion_group!(benches, charts);
+criterion_main!(benches);
