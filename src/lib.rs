@@ -9,8 +9,8 @@
 #![deny(missing_docs)]
 
 pub mod calc;
-pub mod chart;
 pub mod catalog;
+pub mod chart;
 pub mod error;
 pub mod inputs;
 pub mod precision;

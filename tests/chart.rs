@@ -70,7 +70,10 @@ fn roofline_roofs_are_the_library_roofs() {
     let d = roofline_data();
     assert_eq!(d.roofs.len(), 6);
     let h100 = &d.roofs[0];
-    assert_eq!((h100.hardware.as_str(), h100.dtype.as_str()), ("h100-sxm", "bf16"));
+    assert_eq!(
+        (h100.hardware.as_str(), h100.dtype.as_str()),
+        ("h100-sxm", "bf16")
+    );
     // 989 TFLOP/s over 3.35 TB/s (002 §7.4).
     assert!((h100.roof.ridge() - 295.22).abs() < 0.01);
     // One colour per accelerator, whatever the precision.
@@ -99,8 +102,13 @@ fn roofline_svg_whole() {
 
 #[test]
 fn roofline_leaves_out_what_a_part_lacks() {
-    let d = RooflineData::build(&[hw("h100-sxm"), hw("b200")], &["fp4".into()], vec![], false)
-        .unwrap();
+    let d = RooflineData::build(
+        &[hw("h100-sxm"), hw("b200")],
+        &["fp4".into()],
+        vec![],
+        false,
+    )
+    .unwrap();
     assert_eq!(d.roofs.len(), 1);
     assert_eq!(d.roofs[0].hardware, "b200");
     assert!(d.notes[0].contains("h100-sxm has no fp4"), "{:?}", d.notes);
@@ -213,7 +221,12 @@ fn point_sweep() -> Report {
     sweep::evaluate(&axes, |p, lean| {
         let hw = cat.hardware(p[0].1.as_str().unwrap(), &[])?;
         let i: f64 = p[1].1.as_str().unwrap().parse().unwrap();
-        Ok(point::cost(&hw, &PointInputs::at_intensity(i, "bf16"), Mode::SpeedOfLight)?.report(lean))
+        Ok(point::cost(
+            &hw,
+            &PointInputs::at_intensity(i, "bf16"),
+            Mode::SpeedOfLight,
+        )?
+        .report(lean))
     })
     .unwrap()
 }
@@ -226,14 +239,21 @@ fn a_sweep_draws_one_series_per_accelerator() {
     assert!(d.x_log, "a powers-of-two sweep gets a log axis");
     assert_eq!(d.panels.len(), 1);
     assert_eq!(d.panels[0].key, "attainable_flops_per_s");
-    let labels: Vec<&str> = d.panels[0].series.iter().map(|s| s.label.as_str()).collect();
+    let labels: Vec<&str> = d.panels[0]
+        .series
+        .iter()
+        .map(|s| s.label.as_str())
+        .collect();
     assert_eq!(labels, ["h100-sxm", "b200"]);
     assert_eq!(d.panels[0].series[0].points.len(), 9);
     assert_eq!(d.panels[0].series[0].points[0], (1.0, 3.35e12));
     insta::assert_snapshot!("sweep-point-text", texts(&svg(&Chart::Sweep(d))));
 
-    let two = SweepData::from_report(&r, &["attainable_flops_per_s".into(), "fraction_of_peak".into()])
-        .unwrap();
+    let two = SweepData::from_report(
+        &r,
+        &["attainable_flops_per_s".into(), "fraction_of_peak".into()],
+    )
+    .unwrap();
     assert_eq!(two.panels.len(), 2);
     assert_eq!(two.panels[1].scale.unit, "%");
 }

@@ -39,8 +39,12 @@ impl Placer {
                 let t = f64::from(i) / f64::from(n);
                 let x = a.0 + ((b.0 - a.0) as f64 * t) as i32;
                 let y = a.1 + ((b.1 - a.1) as f64 * t) as i32;
-                self.lines
-                    .push((x - half_width, y - half_width, x + half_width, y + half_width));
+                self.lines.push((
+                    x - half_width,
+                    y - half_width,
+                    x + half_width,
+                    y + half_width,
+                ));
             }
         }
     }
@@ -54,7 +58,12 @@ impl Placer {
     /// positions of its top-left corner relative to the anchor, in order
     /// of preference. Returns the offset chosen; when none is free, the
     /// first that stays inside the bounds (or the first of all).
-    pub fn place(&mut self, anchor: (i32, i32), size: (u32, u32), offsets: &[(i32, i32)]) -> (i32, i32) {
+    pub fn place(
+        &mut self,
+        anchor: (i32, i32),
+        size: (u32, u32),
+        offsets: &[(i32, i32)],
+    ) -> (i32, i32) {
         // Measured text runs a little past its estimate: keep a margin.
         let (w, h) = (size.0 as i32 + 4, size.1 as i32 + 4);
         let rect = |o: (i32, i32)| {
@@ -62,7 +71,10 @@ impl Placer {
             (x, y, x + w, y + h)
         };
         let inside = |r: Rect| {
-            r.0 >= self.bounds.0 && r.1 >= self.bounds.1 && r.2 <= self.bounds.2 && r.3 <= self.bounds.3
+            r.0 >= self.bounds.0
+                && r.1 >= self.bounds.1
+                && r.2 <= self.bounds.2
+                && r.3 <= self.bounds.3
         };
         let free = |r: Rect| !self.taken.iter().any(|t| overlaps(*t, r));
         let clear = |r: Rect| !self.lines.iter().any(|t| overlaps(*t, r));

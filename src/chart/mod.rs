@@ -121,8 +121,8 @@ pub fn render(chart: &Chart, format: ChartFormat) -> Result<Vec<u8>> {
         ChartFormat::Svg => {
             let mut s = String::new();
             {
-                let root =
-                    text::Fonted::new(SVGBackend::with_string(&mut s, (w, h)), false).into_drawing_area();
+                let root = text::Fonted::new(SVGBackend::with_string(&mut s, (w, h)), false)
+                    .into_drawing_area();
                 chart.draw(&root)?;
                 root.present().map_err(draw_error)?;
             }
@@ -131,8 +131,8 @@ pub fn render(chart: &Chart, format: ChartFormat) -> Result<Vec<u8>> {
         ChartFormat::Png => {
             let mut buf = vec![0u8; w as usize * h as usize * 3];
             {
-                let root =
-                    text::Fonted::new(BitMapBackend::with_buffer(&mut buf, (w, h)), true).into_drawing_area();
+                let root = text::Fonted::new(BitMapBackend::with_buffer(&mut buf, (w, h)), true)
+                    .into_drawing_area();
                 chart.draw(&root)?;
                 root.present().map_err(draw_error)?;
             }

@@ -164,7 +164,10 @@ impl OccupancyData {
 }
 
 /// Draws the three graphs, stacked.
-pub fn occupancy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &OccupancyData) -> Result<()> {
+pub fn occupancy<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &OccupancyData,
+) -> Result<()> {
     let body = style::titled(area, &data.title, style::CAPTION_SIZE)?;
     let panels = body.split_evenly((data.panels.len().max(1), 1));
     for (p, a) in data.panels.iter().zip(&panels) {

@@ -4,9 +4,9 @@
 //! kernels as labelled intensities, and measured (achievable) roofs dashed
 //! beside the datasheet ones.
 
+use super::draw_error;
 use super::layout::{Placer, around};
 use super::style::{self, Scale};
-use super::draw_error;
 use crate::calc::roof::Roof;
 use crate::error::{Error, Result};
 use crate::precision;
@@ -69,7 +69,9 @@ impl KernelMark {
             .parse()
             .map_err(|_| bad(&format!("`{}` is not a number", value.trim())))?;
         if !intensity.is_finite() || intensity <= 0.0 {
-            return Err(bad("the intensity must be a positive number (the axis is logarithmic)"));
+            return Err(bad(
+                "the intensity must be a positive number (the axis is logarithmic)",
+            ));
         }
         Ok(KernelMark {
             label: label.to_string(),
@@ -208,7 +210,11 @@ impl RooflineData {
         let decade_down = |v: f64| 10f64.powf(v.log10().floor());
         let kmin = self.kernels.iter().map(|k| k.intensity).fold(1.0, f64::min);
         let kmax = self.kernels.iter().map(|k| k.intensity).fold(1.0, f64::max);
-        let rmax = self.roofs.iter().map(|r| r.roof.ridge()).fold(1.0, f64::max);
+        let rmax = self
+            .roofs
+            .iter()
+            .map(|r| r.roof.ridge())
+            .fold(1.0, f64::max);
         let x0 = decade_down(kmin / 4.0).min(0.1);
         let x1 = (rmax * 8.0).max(kmax * 3.0);
         let bmin = self
@@ -224,7 +230,10 @@ impl RooflineData {
 }
 
 /// Draws the roofline chart.
-pub fn roofline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &RooflineData) -> Result<()> {
+pub fn roofline<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &RooflineData,
+) -> Result<()> {
     let body = style::titled(area, &data.title, style::TITLE_SIZE)?;
     let ((x0, x1), (y0, y1)) = data.ranges();
     // Throughput in TFLOP/s, the unit datasheets quote.
@@ -243,7 +252,10 @@ pub fn roofline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &Roofli
     let name_style = style::text_in(style::NOTE_SIZE, style::INK);
     let column = ceiling_names
         .iter()
-        .map(|n| area.estimate_text_size(n, &name_style).map_or(120, |(w, _)| w))
+        .map(|n| {
+            area.estimate_text_size(n, &name_style)
+                .map_or(120, |(w, _)| w)
+        })
         .max()
         .unwrap_or(0)
         + 30;
@@ -376,7 +388,9 @@ pub fn roofline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &Roofli
         placer.block((x - 6, y - 6, x + 6, y + 6));
     }
     let note = style::text_in(style::NOTE_SIZE, style::INK);
-    let mut labels: Vec<((f64, f64), String, (i32, i32), TextStyle)> = Vec::new();
+    // (anchor in data coordinates, text, pixel offset, style)
+    type Label<'a> = ((f64, f64), String, (i32, i32), TextStyle<'a>);
+    let mut labels: Vec<Label> = Vec::new();
     for k in &data.kernels {
         let text = format!("{} ({} FLOP/B)", k.label, style::tick(k.intensity));
         let size = area.estimate_text_size(&text, &note).map_err(draw_error)?;

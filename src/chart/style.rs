@@ -259,7 +259,13 @@ mod tests {
         assert_eq!(Scale::for_unit(Unit::Bytes, 2.1e9).unit, "GB");
         assert_eq!(Scale::for_unit(Unit::Bytes, 2.1e3).unit, "KB");
         assert_eq!(Scale::for_unit(Unit::Seconds, 3e-4).unit, "us");
-        assert_eq!(Scale::for_unit(Unit::Fraction, 1.0).describe("occupancy"), "occupancy (%)");
-        assert_eq!(Scale::for_unit(Unit::Count, 5.0).describe("blocks"), "blocks");
+        assert_eq!(
+            Scale::for_unit(Unit::Fraction, 1.0).describe("occupancy"),
+            "occupancy (%)"
+        );
+        assert_eq!(
+            Scale::for_unit(Unit::Count, 5.0).describe("blocks"),
+            "blocks"
+        );
     }
 }

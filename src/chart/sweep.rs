@@ -216,7 +216,12 @@ impl SweepData {
         let numeric_keys: Vec<&String> = report.rows[0]
             .results
             .keys()
-            .filter(|k| report.rows.iter().any(|r| r.results.get(*k).is_some_and(Value::is_number)))
+            .filter(|k| {
+                report
+                    .rows
+                    .iter()
+                    .any(|r| r.results.get(*k).is_some_and(Value::is_number))
+            })
             .collect();
         let keys: Vec<String> = if keys.is_empty() {
             let preferred = DEFAULT_Y
@@ -228,7 +233,12 @@ impl SweepData {
                 let first = report.rows[0].results.get(*k);
                 report.rows.iter().any(|r| r.results.get(*k) != first)
             };
-            match preferred.or_else(|| numeric_keys.iter().find(|k| varies(k)).map(|k| k.to_string())) {
+            match preferred.or_else(|| {
+                numeric_keys
+                    .iter()
+                    .find(|k| varies(k))
+                    .map(|k| k.to_string())
+            }) {
                 Some(k) => vec![k],
                 None => return Err(nothing("no numeric result varies across the sweep")),
             }
@@ -303,11 +313,16 @@ impl SweepData {
             for s in &mut series {
                 s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
             }
-            let ys: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).collect();
+            let ys: Vec<f64> = series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.1))
+                .collect();
             if ys.is_empty() {
                 return Err(nothing(&format!("`{key}` has no value at any point")));
             }
-            let (lo, hi) = ys.iter().fold((f64::INFINITY, 0f64), |(a, b), &y| (a.min(y), b.max(y.abs())));
+            let (lo, hi) = ys.iter().fold((f64::INFINITY, 0f64), |(a, b), &y| {
+                (a.min(y), b.max(y.abs()))
+            });
             let unit = report.unit(key);
             let log = lo > 0.0 && hi / lo >= 100.0 && unit != Unit::Fraction;
             // A log axis reads best with its smallest value at 1 or more.
@@ -353,7 +368,12 @@ impl SweepData {
                 .map_or_else(|| x_key.replace('_', " "), |(_, l)| (*l).to_string()),
         };
         let ys: Vec<String> = panels.iter().map(|p| p.label.clone()).collect();
-        let mut title = format!("{}: {} against {}", report.command, ys.join(" and "), x_label);
+        let mut title = format!(
+            "{}: {} against {}",
+            report.command,
+            ys.join(" and "),
+            x_label
+        );
         if let Some(h) = &report.hardware {
             title.push_str(&format!(" on {h}"));
         }
@@ -387,10 +407,20 @@ pub fn sweep<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &SweepData
     let body = style::titled(area, &data.title, style::CAPTION_SIZE)?;
     let areas = body.split_evenly((data.panels.len().max(1), 1));
     for (p, a) in data.panels.iter().zip(&areas) {
-        let xs = p.series.iter().flat_map(|s| s.points.iter().map(|q| q.0 / data.x_scale.divisor));
-        let (mut x0, mut x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
-        let ys = p.series.iter().flat_map(|s| s.points.iter().map(|q| q.1 / p.scale.divisor));
-        let (mut y0, mut y1) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
+        let xs = p
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|q| q.0 / data.x_scale.divisor));
+        let (mut x0, mut x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
+        let ys = p
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|q| q.1 / p.scale.divisor));
+        let (mut y0, mut y1) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
+            (a.min(y), b.max(y))
+        });
         if !data.categories.is_empty() {
             (x0, x1) = (-0.5, data.categories.len() as f64 - 0.5);
         } else if data.x_log {
@@ -403,9 +433,17 @@ pub fn sweep<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &SweepData
             (y0, y1) = (y0 / 1.5, y1 * 1.5);
         } else {
             let span = y1 - y0;
-            let pad = if span > 0.0 { span * 0.08 } else { y1.abs().max(1.0) * 0.1 };
+            let pad = if span > 0.0 {
+                span * 0.08
+            } else {
+                y1.abs().max(1.0) * 0.1
+            };
             // Anchor at zero when the values are not far from it.
-            y0 = if y0 >= 0.0 && y0 < span * 2.0 { 0.0 } else { y0 - pad };
+            y0 = if y0 >= 0.0 && y0 < span * 2.0 {
+                0.0
+            } else {
+                y0 - pad
+            };
             y1 += pad;
         }
         match (data.x_log, p.log) {
@@ -432,7 +470,9 @@ pub fn sweep<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &SweepData
                 p,
             )?,
             (false, false) => panel(
-                builder(a).build_cartesian_2d(x0..x1, y0..y1).map_err(draw_error)?,
+                builder(a)
+                    .build_cartesian_2d(x0..x1, y0..y1)
+                    .map_err(draw_error)?,
                 data,
                 p,
             )?,
@@ -495,7 +535,10 @@ where
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], line));
         if !many {
             chart
-                .draw_series(pts.iter().map(|&q| Circle::new(q, style::POINT_RADIUS, c.filled())))
+                .draw_series(
+                    pts.iter()
+                        .map(|&q| Circle::new(q, style::POINT_RADIUS, c.filled())),
+                )
                 .map_err(draw_error)?;
         }
     }

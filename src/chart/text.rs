@@ -32,7 +32,10 @@ const BASELINE: f32 = 0.66;
 pub fn measure(text: &str, size: f64) -> (u32, u32) {
     let Some(font) = FONT.as_ref() else {
         // Unreachable with the shipped font; a crude estimate otherwise.
-        return ((text.chars().count() as f64 * size * 0.55) as u32, (size / 1.24) as u32);
+        return (
+            (text.chars().count() as f64 * size * 0.55) as u32,
+            (size / 1.24) as u32,
+        );
     };
     let sf = font.as_scaled(PxScale::from(size as f32));
     let mut w = 0f32;
@@ -84,7 +87,12 @@ impl<B: DrawingBackend> DrawingBackend for Fonted<B> {
         self.inner.draw_pixel(point, color)
     }
 
-    fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> Res<B> {
+    fn draw_line<S: BackendStyle>(
+        &mut self,
+        from: BackendCoord,
+        to: BackendCoord,
+        style: &S,
+    ) -> Res<B> {
         self.inner.draw_line(from, to, style)
     }
 
@@ -98,15 +106,29 @@ impl<B: DrawingBackend> DrawingBackend for Fonted<B> {
         self.inner.draw_rect(upper_left, bottom_right, style, fill)
     }
 
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Res<B> {
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Res<B> {
         self.inner.draw_path(path, style)
     }
 
-    fn draw_circle<S: BackendStyle>(&mut self, center: BackendCoord, radius: u32, style: &S, fill: bool) -> Res<B> {
+    fn draw_circle<S: BackendStyle>(
+        &mut self,
+        center: BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> Res<B> {
         self.inner.draw_circle(center, radius, style, fill)
     }
 
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, vert: I, style: &S) -> Res<B> {
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> Res<B> {
         self.inner.fill_polygon(vert, style)
     }
 
@@ -122,7 +144,12 @@ impl<B: DrawingBackend> DrawingBackend for Fonted<B> {
         Ok(measure(text, style.size()))
     }
 
-    fn draw_text<S: BackendTextStyle>(&mut self, text: &str, style: &S, pos: BackendCoord) -> Res<B> {
+    fn draw_text<S: BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &S,
+        pos: BackendCoord,
+    ) -> Res<B> {
         if !self.raster {
             return self.inner.draw_text(text, style, pos);
         }

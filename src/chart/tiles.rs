@@ -160,7 +160,11 @@ pub fn tiles<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &TilesData
     let bytes_series = vec![
         Series {
             label: "tiled operand reads".into(),
-            points: data.points.iter().map(|p| (p.tile as f64, p.bytes)).collect(),
+            points: data
+                .points
+                .iter()
+                .map(|p| (p.tile as f64, p.bytes))
+                .collect(),
             color: 0,
             dashed: false,
         },
@@ -180,23 +184,33 @@ pub fn tiles<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &TilesData
     panel(
         &panels[0],
         data,
-        &bytes_series,
-        &bscale,
-        "HBM traffic",
-        (data.minimal_bytes / 3.0, bytes_max * 2.0),
-        SeriesLabelPosition::MiddleRight,
-        false,
+        &Panel {
+            series: bytes_series,
+            scale: bscale,
+            what: "HBM traffic",
+            range: (data.minimal_bytes / 3.0, bytes_max * 2.0),
+            legend: SeriesLabelPosition::MiddleRight,
+            name_limits: false,
+        },
     )?;
     let time_series = vec![
         Series {
             label: "time = max(compute, memory)".into(),
-            points: data.points.iter().map(|p| (p.tile as f64, p.time_s)).collect(),
+            points: data
+                .points
+                .iter()
+                .map(|p| (p.tile as f64, p.time_s))
+                .collect(),
             color: 0,
             dashed: false,
         },
         Series {
             label: "memory time".into(),
-            points: data.points.iter().map(|p| (p.tile as f64, p.memory_s)).collect(),
+            points: data
+                .points
+                .iter()
+                .map(|p| (p.tile as f64, p.memory_s))
+                .collect(),
             color: 1,
             dashed: true,
         },
@@ -215,12 +229,14 @@ pub fn tiles<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &TilesData
     panel(
         &panels[1],
         data,
-        &time_series,
-        &tscale,
-        "time",
-        (tmin / 2.0, tmax * 2.0),
-        SeriesLabelPosition::UpperRight,
-        true,
+        &Panel {
+            series: time_series,
+            scale: tscale,
+            what: "time",
+            range: (tmin / 2.0, tmax * 2.0),
+            legend: SeriesLabelPosition::UpperRight,
+            name_limits: true,
+        },
     )?;
     Ok(())
 }
@@ -243,23 +259,41 @@ fn x_range(data: &TilesData) -> (f64, f64) {
     (first / 1.25, last * 1.25)
 }
 
+/// One panel: its lines, y axis and legend.
+struct Panel {
+    series: Vec<Series>,
+    scale: Scale,
+    what: &'static str,
+    range: (f64, f64),
+    legend: SeriesLabelPosition,
+    /// Whether the feasibility limits are named in this panel's legend.
+    name_limits: bool,
+}
+
 fn panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     data: &TilesData,
-    series: &[Series],
-    scale: &Scale,
-    what: &str,
-    (lo, hi): (f64, f64),
-    legend: SeriesLabelPosition,
-    name_limits: bool,
+    p: &Panel,
 ) -> Result<()> {
+    let Panel {
+        series,
+        scale,
+        what,
+        range: (lo, hi),
+        legend,
+        name_limits,
+    } = p;
+    let (lo, hi, legend, name_limits) = (*lo, *hi, legend.clone(), *name_limits);
     let (x0, x1) = x_range(data);
     let d = scale.divisor;
     let mut chart = ChartBuilder::on(area)
         .margin(style::MARGIN)
         .x_label_area_size(style::X_LABEL_AREA)
         .y_label_area_size(style::Y_LABEL_AREA)
-        .build_cartesian_2d((x0..x1).log_scale().base(2.0), ((lo / d)..(hi / d)).log_scale())
+        .build_cartesian_2d(
+            (x0..x1).log_scale().base(2.0),
+            ((lo / d)..(hi / d)).log_scale(),
+        )
         .map_err(draw_error)?;
     chart
         .configure_mesh()
@@ -336,7 +370,12 @@ fn panel<DB: DrawingBackend>(
         let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (x, y / d)).collect();
         if s.dashed {
             chart
-                .draw_series(DashedLineSeries::new(pts, style::DASH.0, style::DASH.1, line))
+                .draw_series(DashedLineSeries::new(
+                    pts,
+                    style::DASH.0,
+                    style::DASH.1,
+                    line,
+                ))
                 .map_err(draw_error)?
                 .label(&s.label)
                 .legend(move |(x, y)| {

@@ -21,21 +21,21 @@ pub enum ChartCommand {
     /// points marked, kernels as labelled intensities; with --achievable
     /// the measured roofs dashed beside the datasheet ones.
     #[command(after_help = "Examples:
-  roofline chart roofline --hw h100-sxm,b200,mi355x,tpu7x,trainium3 --out roofline.svg
-  roofline chart roofline --hw h100-sxm,b200 --dtype bf16,fp8 --point \"decode:1\" --point \"prefill 4K:4100\" --out r.png
-  roofline chart roofline --hw h200-sxm --dtype bf16,fp8 --achievable --out h200.svg")]
+  roofline chart roofline --hw h100-sxm,b200,mi355x,tpu7x,trainium3 --out my-roofline.svg
+  roofline chart roofline --hw h100-sxm,b200 --dtype bf16,fp8 --point \"decode:1\" --point \"prefill 4K:4100\" --out my-roofline.png
+  roofline chart roofline --hw h200-sxm --dtype bf16,fp8 --achievable --out my-h200.svg")]
     Roofline(RooflineArgs),
     /// Occupancy against registers per thread, block size and shared
     /// memory per block (the three graphs of NVIDIA's occupancy
     /// calculator), the given configuration marked.
     #[command(after_help = "Example:
-  roofline chart occupancy --hw h100-sxm --threads 256 --regs 64 --smem 32KiB --out occupancy.svg")]
+  roofline chart occupancy --hw h100-sxm --threads 256 --regs 64 --smem 32KiB --out my-occupancy.svg")]
     Occupancy(OccupancyArgs),
     /// A tiled matmul's HBM traffic and time against the square tile
     /// size, with the compute floor and the shared-memory and register
     /// limits.
     #[command(after_help = "Example:
-  roofline chart tiles --hw h100-sxm --m 4096 --n 4096 --k 4096 --out tiles.svg")]
+  roofline chart tiles --hw h100-sxm --m 4096 --n 4096 --k 4096 --out my-tiles.svg")]
     Tiles(TilesArgs),
 }
 
@@ -230,7 +230,11 @@ fn single(ctx: &Ctx, list: &str) -> Result<roofline::spec::hardware::Hardware> {
 pub fn sweep_chart(g: &Global, reports: &[Report]) -> anyhow::Result<Option<ChartOut>> {
     let Some(path) = &g.chart else {
         if g.y.is_some() {
-            return Err(Error::usage("--y", "--y chooses what --chart FILE draws; give --chart too").into());
+            return Err(Error::usage(
+                "--y",
+                "--y chooses what --chart FILE draws; give --chart too",
+            )
+            .into());
         }
         return Ok(None);
     };
@@ -241,17 +245,16 @@ pub fn sweep_chart(g: &Global, reports: &[Report]) -> anyhow::Result<Option<Char
         } else {
             super::combine_points(reports.to_vec())
         };
-        let keys: Vec<String> = g
-            .y
-            .as_deref()
-            .map(|y| {
-                y.split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(String::from)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let keys: Vec<String> =
+            g.y.as_deref()
+                .map(|y| {
+                    y.split(',')
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(String::from)
+                        .collect()
+                })
+                .unwrap_or_default();
         let data = SweepData::from_report(&report, &keys)?;
         Ok(ChartOut {
             path: path.clone(),
