@@ -5,7 +5,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use roofline::catalog::Catalog;
 use roofline::chart::occupancy::OccupancyChartInputs;
 use roofline::chart::roofline::KernelMark;
-use roofline::chart::tiles::TilesChartInputs;
+use roofline::calc::matmul::MatmulInputs;
 use roofline::chart::{self, Chart, ChartFormat, OccupancyData, RooflineData, TilesData};
 use roofline::inputs::{Bytes, Count};
 use roofline::spec::hardware::Mode;
@@ -50,14 +50,7 @@ fn charts(c: &mut Criterion) {
     c.bench_function("chart occupancy svg", |b| {
         b.iter(|| chart::render(black_box(&o), ChartFormat::Svg).unwrap())
     });
-    let tiles = TilesChartInputs {
-        m: Count(4096),
-        n: Count(4096),
-        k: Count(4096),
-        tile_k: None,
-        stages: None,
-        dtype: None,
-    };
+    let tiles = MatmulInputs::new(4096, 4096, 4096);
     let t = Chart::Tiles(TilesData::build(h100, &tiles, Mode::SpeedOfLight).unwrap());
     c.bench_function("chart tiles svg", |b| {
         b.iter(|| chart::render(black_box(&t), ChartFormat::Svg).unwrap())

@@ -3,8 +3,8 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use roofline::calc::{hw, model};
 use roofline::catalog::Catalog;
-use roofline::precision;
 use roofline::render::Format;
+use roofline::spec::hardware::Mode;
 use std::hint::black_box;
 
 fn core(c: &mut Criterion) {
@@ -14,18 +14,24 @@ fn core(c: &mut Criterion) {
     });
     let h = cat.hardware("h100-sxm", &[]).unwrap();
     c.bench_function("hw show h100-sxm", |b| {
-        b.iter(|| hw::show(black_box(&h), &Default::default()).unwrap())
+        b.iter(|| {
+            hw::cost(black_box(&h), &Default::default(), Mode::SpeedOfLight)
+                .unwrap()
+                .report(false)
+        })
     });
-    let r = hw::show(&h, &Default::default()).unwrap();
+    let r = hw::cost(&h, &Default::default(), Mode::SpeedOfLight)
+        .unwrap()
+        .report(false);
     for f in [Format::Table, Format::Json, Format::Csv, Format::Markdown] {
         c.bench_function(&format!("render {f:?}"), |b| {
             b.iter(|| f.renderer().render(black_box(&r)))
         });
     }
     let m = cat.model("llama-3-8b", &[]).unwrap();
-    let bf16 = precision::lookup("bf16").unwrap();
+    let inputs = model::ModelInputs::default();
     c.bench_function("model show llama-3-8b", |b| {
-        b.iter(|| model::show(black_box(&m), bf16, bf16).unwrap())
+        b.iter(|| model::cost(black_box(&m), &inputs).unwrap().report(false))
     });
 }
 

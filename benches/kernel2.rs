@@ -1,11 +1,13 @@
-//! Criterion benchmarks of the `matmul`, `fusion` and `launch`
-//! calculations (library only; hardware parsed once outside the loop).
+//! Criterion benchmarks of the `fusion` and `launch` calculations
+//! (library only; hardware parsed once outside the loop); `matmul`'s are
+//! in benches/matmul.rs.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use roofline::calc::fusion::{self, FusionOptions};
-use roofline::calc::launch::{self, LaunchParams, Overhead};
-use roofline::calc::matmul::{self, MatmulParams};
+use roofline::calc::fusion::{self, EpilogueInputs, SoftmaxInputs};
+use roofline::calc::launch::{self, LaunchInputs};
 use roofline::catalog::Catalog;
+use roofline::inputs::{Count, Seconds};
+use roofline::spec::hardware::Mode;
 use std::hint::black_box;
 
 fn benches(c: &mut Criterion) {
@@ -17,38 +19,44 @@ fn benches(c: &mut Criterion) {
                 .unwrap()
         })
     });
-    let p = MatmulParams::default();
-    c.bench_function("matmul 4096^3 tile 128", |b| {
-        b.iter(|| matmul::matmul(black_box(&h100), black_box(&p)).unwrap())
-    });
-    let decode = MatmulParams {
-        m: 1,
-        mma: Some("m16n8k16".into()),
-        ..MatmulParams::default()
+    let softmax = SoftmaxInputs {
+        rows: Some(Count(4096)),
+        cols: Some(Count(4096)),
+        ..SoftmaxInputs::default()
     };
-    c.bench_function("matmul decode M=1 with mma", |b| {
-        b.iter(|| matmul::matmul(black_box(&h100), black_box(&decode)).unwrap())
-    });
-    let opts = FusionOptions::default();
     c.bench_function("fusion softmax 4096x4096", |b| {
-        b.iter(|| fusion::softmax(black_box(&h100), 4096, 4096, 5.0, &opts).unwrap())
+        b.iter(|| {
+            fusion::softmax(black_box(&h100), black_box(&softmax), Mode::SpeedOfLight)
+                .unwrap()
+                .report(false)
+        })
     });
-    c.bench_function("fusion epilogue", |b| {
-        b.iter(|| fusion::epilogue(black_box(&h100), 32768, 11008, 32, 1.0, &opts).unwrap())
-    });
-    let lp = LaunchParams {
-        kernels: Some(490),
-        floor_s: Some(4e-3),
-        fused_kernels: Some(163),
-        ..LaunchParams::default()
+    let epilogue = EpilogueInputs {
+        tokens: Some(Count(32768)),
+        width: Some(Count(11008)),
+        layers: Some(Count(32)),
+        ..EpilogueInputs::default()
     };
-    let o = [Overhead {
-        mode: "eager".into(),
-        per_kernel_s: 5e-6,
-        derivation: String::new(),
-    }];
+    c.bench_function("fusion epilogue", |b| {
+        b.iter(|| {
+            fusion::epilogue(black_box(&h100), black_box(&epilogue), Mode::SpeedOfLight)
+                .unwrap()
+                .report(false)
+        })
+    });
+    let lp = LaunchInputs {
+        kernels: Some(Count(490)),
+        overhead: Some(Seconds(5e-6)),
+        floor: Some(Seconds(4e-3)),
+        fused_kernels: Some(Count(163)),
+        ..LaunchInputs::default()
+    };
     c.bench_function("launch exercise 5", |b| {
-        b.iter(|| launch::launch(None, black_box(&lp), black_box(&o)).unwrap())
+        b.iter(|| {
+            launch::cost(None, black_box(&lp), Mode::SpeedOfLight)
+                .unwrap()
+                .report(false)
+        })
     });
 }
 

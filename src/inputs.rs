@@ -21,9 +21,24 @@ pub type Fields = serde_json::Map<String, Value>;
 
 /// Builds a calculation's inputs from fields; an error names the field.
 pub fn from_fields<T: DeserializeOwned>(fields: &Fields) -> Result<T> {
+    from_fields_where(fields, |_| true)
+}
+
+/// Builds a calculation's inputs from the fields `keep` accepts (the
+/// command line leaves out the hardware and model ids, which are not
+/// inputs of the calculation); an error names the field.
+pub fn from_fields_where<T: DeserializeOwned>(
+    fields: &Fields,
+    keep: impl Fn(&str) -> bool,
+) -> Result<T> {
     // The map is borrowed through a value deserializer so a sweep does not
     // clone it per point.
-    let de = serde::de::value::MapDeserializer::new(fields.iter().map(|(k, v)| (k.as_str(), v)));
+    let de = serde::de::value::MapDeserializer::new(
+        fields
+            .iter()
+            .filter(|(k, _)| keep(k))
+            .map(|(k, v)| (k.as_str(), v)),
+    );
     serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();

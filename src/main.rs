@@ -20,10 +20,15 @@ fn main() -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
-    let reports = match output {
+    let mut reports = match output {
         cli::Output::Bytes(bytes) => return write(&bytes),
         cli::Output::Reports(r) => r,
     };
+    if global.all {
+        for r in &mut reports {
+            r.headline.clear();
+        }
+    }
     // JSON already carries every derivation; CSV has nowhere to put one.
     let explain = global.explain && global.format != cli::FormatArg::Json;
     if explain && global.format == cli::FormatArg::Csv {

@@ -200,6 +200,20 @@ pub struct Row {
     pub inputs: IndexMap<String, Value>,
     /// The row's results.
     pub results: IndexMap<String, Value>,
+    /// Units of this row's results where they differ from the report's
+    /// (a capacity one vendor states in GiB and another in GB).
+    #[serde(skip)]
+    pub units: IndexMap<String, Unit>,
+}
+
+impl Row {
+    /// The unit a result of this row is shown in.
+    pub fn unit(&self, key: &str, report: &Report) -> Unit {
+        self.units
+            .get(key)
+            .copied()
+            .unwrap_or_else(|| report.unit(key))
+    }
 }
 
 /// What a report's `rows` are.
@@ -247,6 +261,11 @@ pub struct Report {
     /// builds its inner points this way.
     #[serde(skip)]
     pub lean: bool,
+    /// The results a table shows by default (the answer and the few figures
+    /// that decide it); empty means all. `--all` shows every result; JSON
+    /// and CSV always carry them all.
+    #[serde(skip)]
+    pub headline: Vec<String>,
 }
 
 impl Report {
@@ -287,6 +306,18 @@ impl Report {
         if !self.lean && !self.quantities.contains_key(key) {
             self.quantities.insert(key.into(), q.quantity());
         }
+    }
+
+    /// Names the results a table shows by default.
+    pub fn headline(&mut self, keys: &[&str]) {
+        if !self.lean {
+            self.headline = keys.iter().map(|k| (*k).to_string()).collect();
+        }
+    }
+
+    /// Whether a table shows `key` by default.
+    pub fn in_headline(&self, key: &str) -> bool {
+        self.headline.is_empty() || self.headline.iter().any(|k| k == key)
     }
 
     /// Adds a note.
@@ -372,6 +403,7 @@ impl Report {
             return out;
         };
         out.quantities = first.quantities.clone();
+        out.headline = first.headline.clone();
         let same = |get: fn(&Report) -> &Option<String>| {
             let v = get(first);
             reports
@@ -411,7 +443,15 @@ impl Report {
             }
             row.results = r.results;
             for (k, q) in r.quantities {
-                out.quantities.entry(k).or_insert(q);
+                match out.quantities.get(&k) {
+                    Some(first) if first.unit != q.unit => {
+                        row.units.insert(k, q.unit);
+                    }
+                    Some(_) => {}
+                    None => {
+                        out.quantities.insert(k, q);
+                    }
+                }
             }
             out.rows.push(row);
         }

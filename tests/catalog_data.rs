@@ -6,7 +6,6 @@
 
 use roofline::calc::{hw, model};
 use roofline::catalog::Catalog;
-use roofline::precision;
 use roofline::spec::Origin;
 use roofline::spec::hardware::Hardware;
 use roofline::spec::model::Model;
@@ -18,6 +17,7 @@ const HARDWARE: &[&str] = &[
     "gb200",
     "h100-sxm",
     "h200-sxm",
+    "h800",
     "mi300x",
     "mi355x",
     "tpu-v1",
@@ -178,12 +178,10 @@ fn vendor_figures_are_marked() {
     }
 }
 
-fn bf16() -> &'static precision::Precision {
-    precision::lookup("bf16").unwrap()
-}
-
 fn figures(m: &Model) -> (f64, f64, f64) {
-    let r = model::show(m, bf16(), bf16()).unwrap();
+    let r = model::cost(m, &model::ModelInputs::default())
+        .unwrap()
+        .report(false);
     (
         r.number("params").unwrap(),
         r.number("active_params").unwrap(),

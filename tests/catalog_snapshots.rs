@@ -2,10 +2,10 @@
 //! accelerator, as JSON reports: a change to any number in a built-in file
 //! shows up here as a reviewed diff.
 
-use roofline::calc::hw::{self, ShowOptions};
+use roofline::calc::hw;
 use roofline::calc::model;
 use roofline::catalog::Catalog;
-use roofline::precision;
+use roofline::spec::hardware::Mode;
 
 #[test]
 fn hw_list() {
@@ -34,8 +34,11 @@ fn model_list() {
 #[test]
 fn datasheets() {
     let c = Catalog::default();
-    for id in ["h200-sxm", "mi355x", "tpu7x", "trainium3"] {
-        let r = hw::show(&c.hardware(id, &[]).unwrap(), &ShowOptions::default()).unwrap();
+    for id in ["h200-sxm", "mi355x", "tpu7x", "trainium3", "h800"] {
+        let h = c.hardware(id, &[]).unwrap();
+        let r = hw::cost(&h, &Default::default(), Mode::SpeedOfLight)
+            .unwrap()
+            .report(false);
         insta::assert_json_snapshot!(format!("datasheet-{id}"), r.results);
     }
 }
@@ -43,9 +46,10 @@ fn datasheets() {
 #[test]
 fn model_figures() {
     let c = Catalog::default();
-    let bf16 = precision::lookup("bf16").unwrap();
     for id in ["deepseek-v3", "mixtral-8x7b", "gpt-3-175b"] {
-        let r = model::show(&c.model(id, &[]).unwrap(), bf16, bf16).unwrap();
+        let r = model::cost(&c.model(id, &[]).unwrap(), &model::ModelInputs::default())
+            .unwrap()
+            .report(false);
         insta::assert_json_snapshot!(format!("model-{id}"), r.results);
     }
 }

@@ -6,7 +6,7 @@ use roofline::calc::point::{self, PointInputs};
 use roofline::catalog::Catalog;
 use roofline::chart::occupancy::OccupancyChartInputs;
 use roofline::chart::roofline::KernelMark;
-use roofline::chart::tiles::TilesChartInputs;
+use roofline::calc::matmul::MatmulInputs;
 use roofline::chart::{
     self, Chart, ChartFormat, OccupancyData, RooflineData, SweepData, TilesData,
 };
@@ -184,14 +184,7 @@ fn occupancy_refuses_what_cannot_launch() {
 fn tiles_follow_the_lecture_table() {
     let d = TilesData::build(
         &hw("h100-sxm"),
-        &TilesChartInputs {
-            m: Count(4096),
-            n: Count(4096),
-            k: Count(4096),
-            tile_k: None,
-            stages: None,
-            dtype: None,
-        },
+        &MatmulInputs::new(4096, 4096, 4096),
         Mode::SpeedOfLight,
     )
     .unwrap();

@@ -83,14 +83,76 @@ proptest! {
     }
 }
 
-#[test]
-fn model_counts_do_not_overflow_silently() {
-    // Sizes at the edge of u64: the count must fail cleanly or be exact.
-    let text = LLAMA
-        .replace("hidden-size = 4096", "hidden-size = 18446744073709551615")
-        .replace("head-dim = 128", "head-dim = 1");
-    if let Ok(m) = Model::parse(&text, &origin()) {
-        let p = roofline::calc::model::params(&m);
-        assert!(p.is_err() || p.unwrap().total > 0);
+/// The parameter count of a dense, untied, bias-free GQA model with a
+/// SwiGLU FFN and RMSNorm, in checked 128-bit arithmetic (None beyond
+/// 128 bits): the reference the tool's 64-bit count must equal, or fail
+/// where it exceeds 64 bits.
+fn reference_total(
+    l: u128,
+    d: u128,
+    v: u128,
+    h: u128,
+    kv: u128,
+    dh: u128,
+    ff: u128,
+) -> Option<u128> {
+    let mul = |xs: &[u128]| xs.iter().try_fold(1u128, |a, &x| a.checked_mul(x));
+    let add = |xs: &[u128]| xs.iter().try_fold(0u128, |a, &x| a.checked_add(x));
+    let embedding_and_head = mul(&[2, v, d])?;
+    let attention = add(&[mul(&[2, d, h, dh])?, mul(&[2, d, kv, dh])?])?;
+    let ffn = mul(&[3, d, ff])?;
+    let norms = mul(&[d, add(&[mul(&[2, l])?, 1])?])?;
+    add(&[
+        embedding_and_head,
+        mul(&[l, add(&[attention, ffn])?])?,
+        norms,
+    ])
+}
+
+fn edge() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        3 => 1u64..5_000,
+        1 => 1u64..=u64::from(u32::MAX),
+        1 => 1u64..=i64::MAX as u64,
+        1 => Just(i64::MAX as u64),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: CASES, ..ProptestConfig::default() })]
+
+    /// Sizes up to the largest TOML integer: every generated file parses,
+    /// and the count is either exact or an error naming a field; it never
+    /// wraps.
+    #[test]
+    fn model_counts_do_not_overflow_silently(
+        layers in edge(), hidden in edge(), vocab in edge(), kv in 1u64..16, group in 1u64..8,
+        head_dim in edge(), ff in edge(),
+    ) {
+        let heads = kv * group;
+        let text = LLAMA
+            .replacen("layers = 32", &format!("layers = {layers}"), 1)
+            .replacen("hidden-size = 4096", &format!("hidden-size = {hidden}"), 1)
+            .replacen("vocab-size = 128256", &format!("vocab-size = {vocab}"), 1)
+            .replacen("heads = 32", &format!("heads = {heads}"), 1)
+            .replacen("kv-heads = 8", &format!("kv-heads = {kv}"), 1)
+            .replacen("head-dim = 128", &format!("head-dim = {head_dim}"), 1)
+            .replacen("intermediate-size = 14336", &format!("intermediate-size = {ff}"), 1);
+        let m = Model::parse(&text, &origin());
+        prop_assert!(m.is_ok(), "generated file did not parse: {:?}", m.err());
+        let m = m.unwrap();
+        let [l, d, v, h, k, dh, f] = [layers, hidden, vocab, heads, kv, head_dim, ff]
+            .map(u128::from);
+        let exact = reference_total(l, d, v, h, k, dh, f);
+        match (roofline::calc::model::params(&m), exact) {
+            (Ok(p), Some(t)) => prop_assert_eq!(u128::from(p.total), t),
+            (Ok(p), None) => prop_assert!(false, "counted {} beyond 128 bits", p.total),
+            (Err(e), Some(t)) => {
+                prop_assert!(t > u128::from(u64::MAX), "{t} fits in 64 bits, yet: {e}");
+                prop_assert_eq!(e.exit_code(), 65);
+                prop_assert!(matches!(&e, roofline::Error::Data { field: Some(_), .. }), "{e}");
+            }
+            (Err(e), None) => prop_assert!(matches!(&e, roofline::Error::Data { field: Some(_), .. }), "{e}"),
+        }
     }
 }

@@ -1,22 +1,16 @@
 //! `hw show` and `hw list`: an accelerator's datasheet numbers and the
 //! figures derived from them (formulas.md, "Hardware figures"; 002 §7.3).
+//! `hw show` is a typed query: [`HwShowInputs`] in, [`cost`] to an
+//! [`HwCost`] of every figure, [`HwCost::report`] to a report.
 
+use super::roof::Roof;
 use crate::error::Result;
+use crate::inputs::{Hz, positive};
 use crate::precision::{self, Precision};
-use crate::report::{Quantity, Report, Row, Unit};
-use crate::spec::hardware::{Hardware, Mode, Scope};
+use crate::report::{Quantity, Report, Row, RowsKind, Unit};
+use crate::spec::hardware::{Hardware, Mode, PeakScope, Scope};
 use crate::units::{self, si};
-
-/// Options of `hw show`.
-#[derive(Debug, Clone, Default)]
-pub struct ShowOptions {
-    /// The precision for the headline ridge point (default: the file's).
-    pub dtype: Option<String>,
-    /// Clock for per-cycle figures (default: the file's boost clock).
-    pub clock_hz: Option<f64>,
-    /// Datasheet or measured rates.
-    pub mode: Mode,
-}
+use serde::{Deserialize, Serialize};
 
 /// Number of units of an on-chip level's scope on the chip.
 pub fn level_count(hw: &Hardware, scope: Scope, count: Option<u32>) -> f64 {
@@ -55,166 +49,485 @@ pub fn onchip_bytes(hw: &Hardware) -> (f64, Vec<String>) {
     (total, terms)
 }
 
-/// `hw show`: headline figures at one precision and a row per precision.
-pub fn show(hw: &Hardware, opts: &ShowOptions) -> Result<Report> {
-    let p = hw.precision(opts.dtype.as_deref())?;
-    let mut r = Report::new("hw show");
-    r.hardware = Some(hw.id.clone());
-    r.input("dtype", p.name);
-    let sos = opts.mode == Mode::SpeedOfLight;
-    if !sos {
-        r.input("achievable", true);
-    }
-    let src = |f: &str| hw.source(f).map(String::from);
-    r.result("name", hw.name.as_str(), Quantity::new("name", Unit::None));
-    r.result(
-        "vendor",
-        hw.vendor.as_str(),
-        Quantity::new("vendor", Unit::None),
-    );
-    r.result("kind", hw.kind.as_str(), Quantity::new("kind", Unit::None));
+/// An on/off input that reads from a boolean or from the text a flag or a
+/// sweep gives (`true`, `false`, `yes`, `no`, `1`, `0`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Switch(pub bool);
 
-    let peak = hw.peak(p, opts.mode)?;
-    let peak_field = if sos {
-        format!("compute.dense.{}", p.compute)
-    } else {
-        format!("achievable.dense.{}", p.compute)
-    };
-    let mut q = Quantity::new("peak", Unit::FlopPerSec).source(src(&peak_field).as_deref());
-    if hw.peak_multiplier() != 1.0 {
-        q = q.formula("per-core peak x cores").derive(format!(
-            "{} x {}",
-            si(peak / hw.peak_multiplier(), "FLOP/s"),
-            hw.peak_multiplier()
-        ));
+impl<'de> Deserialize<'de> for Switch {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Switch;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("true or false")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Switch, E> {
+                Ok(Switch(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Switch, E> {
+                match v.trim().to_ascii_lowercase().as_str() {
+                    "true" | "yes" | "on" | "1" => Ok(Switch(true)),
+                    "false" | "no" | "off" | "0" => Ok(Switch(false)),
+                    _ => Err(E::custom(format!("`{v}`: expected true or false"))),
+                }
+            }
+        }
+        d.deserialize_any(V)
     }
-    r.result("peak_flops_per_s", peak, q);
+}
 
-    let bw = hw.bandwidth(opts.mode)?;
-    let bw_field = if sos {
-        "memory.hbm-bandwidth"
-    } else {
-        "achievable.hbm-bandwidth"
-    };
-    r.result(
-        "hbm_bandwidth_bytes_per_s",
-        bw,
-        Quantity::new("memory bandwidth", Unit::BytesPerSec).source(hw.source(bw_field)),
-    );
-    if let Some(c) = hw.memory.hbm_capacity {
-        r.result(
-            "hbm_capacity_bytes",
-            c.get(),
-            Quantity::new("memory capacity", Unit::Bytes).source(hw.source("memory.hbm-capacity")),
-        );
+/// `hw show`'s inputs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct HwShowInputs {
+    /// Precision of the headline peak and ridge point (default: the file's
+    /// `default-dtype`).
+    pub dtype: Option<String>,
+    /// Clock for per-cycle figures (default: the file's boost clock).
+    pub clock: Option<Hz>,
+    /// Use the 2:4 structured-sparsity peaks (default false; an error where
+    /// the file has none at the precision).
+    pub sparse: Option<Switch>,
+}
+
+/// One precision's peaks, for the table of every precision a part has.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PrecisionPeaks {
+    /// The compute key (`bf16`).
+    pub precision: &'static str,
+    /// Dense peak (measured with `--achievable`).
+    pub dense: f64,
+    /// The 2:4 sparse peak, where published (datasheet mode only).
+    pub sparse: Option<f64>,
+    /// Dense peak / bandwidth, where there is a bandwidth.
+    pub ridge: Option<f64>,
+}
+
+/// Every figure `hw show` reports for one accelerator at one precision;
+/// the rest of the datasheet is read from `hardware` as the file has it.
+#[derive(Debug, Clone, Serialize)]
+pub struct HwCost<'a> {
+    /// The file.
+    #[serde(skip)]
+    pub hardware: &'a Hardware,
+    /// The precision.
+    pub dtype: &'static str,
+    /// Datasheet or measured figures.
+    pub mode: Mode,
+    /// Whether the peak is the 2:4 sparse one.
+    pub sparse: bool,
+    /// The peak at the precision (FLOP/s) and the field it comes from.
+    pub peak: f64,
+    /// `compute.dense.bf16`, `compute.sparse.fp8`, `achievable.dense.bf16`.
+    pub peak_field: String,
+    /// Memory bandwidth (B/s); none with `--achievable` on a file that has
+    /// measured compute rates but no measured bandwidth.
+    pub bandwidth: Option<f64>,
+    /// The field the bandwidth comes from.
+    pub bandwidth_field: &'static str,
+    /// Peak and bandwidth, where both are known.
+    pub roof: Option<Roof>,
+    /// Datasheet capacity (bytes) and whether the vendor states it in GiB.
+    pub capacity: Option<(f64, bool)>,
+    /// What the runtime reports as the device's memory (bytes).
+    pub usable_capacity: Option<f64>,
+    /// The whole chip's vendor-stated peak at the precision, where it
+    /// differs from the per-core peaks times cores (Trainium3).
+    pub chip_peak: Option<f64>,
+    /// Board power (W).
+    pub board_power: Option<f64>,
+    /// peak / board power (FLOP/s per W).
+    pub flops_per_watt: Option<f64>,
+    /// Total on-chip storage (bytes) and its terms.
+    pub onchip: (f64, Vec<String>),
+    /// The clock of per-cycle figures (Hz), where known.
+    pub clock_hz: Option<f64>,
+    /// Whether the clock was given rather than the file's.
+    pub clock_given: bool,
+    /// SMs / CUs.
+    pub sms: Option<f64>,
+    /// The memory latency Little's law uses (seconds), how it was derived,
+    /// and the field it comes from.
+    pub latency: Option<MemoryLatency>,
+    /// bandwidth x latency (bytes).
+    pub bytes_in_flight: Option<f64>,
+    /// Every precision's peaks.
+    pub precisions: Vec<PrecisionPeaks>,
+}
+
+/// The memory latency behind bytes in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum MemoryLatency {
+    /// The file's latency in cycles, over the clock.
+    Cycles {
+        /// Cycles.
+        cycles: f64,
+        /// Seconds (cycles / clock).
+        seconds: f64,
+    },
+    /// A time: the measured pointer-chase latency (`--achievable`) or the
+    /// file's `dram-latency-time`.
+    Seconds {
+        /// Seconds.
+        seconds: f64,
+        /// Whether it is the measured `achievable.dram-latency`.
+        measured: bool,
+    },
+}
+
+impl MemoryLatency {
+    /// The latency in seconds.
+    pub fn seconds(self) -> f64 {
+        match self {
+            MemoryLatency::Cycles { seconds, .. } | MemoryLatency::Seconds { seconds, .. } => {
+                seconds
+            }
+        }
     }
-    super::roof::ridge(
-        &mut r,
-        &super::roof::Roof {
-            peak,
-            bandwidth: bw,
+}
+
+/// `hw show`'s figures: the peak and roof at the inputs' precision (dense
+/// or 2:4 sparse; datasheet or measured), capacity beside the runtime's
+/// usable figure, compute per watt, per-SM shares of bandwidth, and the
+/// bytes in flight Little's law needs (formulas.md, "Hardware figures";
+/// 002 §7.3, 004 Latency hiding).
+pub fn cost<'a>(hw: &'a Hardware, inputs: &HwShowInputs, mode: Mode) -> Result<HwCost<'a>> {
+    let p = hw.precision(inputs.dtype.as_deref())?;
+    let sparse = inputs.sparse.is_some_and(|s| s.0);
+    let (peak, peak_field) = if sparse {
+        (
+            hw.sparse_peak(p, mode)?,
+            format!("compute.sparse.{}", p.compute),
+        )
+    } else {
+        let field = match mode {
+            Mode::SpeedOfLight => format!("compute.dense.{}", p.compute),
+            Mode::Achievable => format!("achievable.dense.{}", p.compute),
+        };
+        (hw.peak(p, mode)?, field)
+    };
+    let (bandwidth, bandwidth_field) = match mode {
+        Mode::SpeedOfLight => (Some(hw.bandwidth(mode)?), "memory.hbm-bandwidth"),
+        Mode::Achievable => (
+            hw.achievable
+                .as_ref()
+                .and_then(|a| a.hbm_bandwidth)
+                .map(|b| b.get()),
+            "achievable.hbm-bandwidth",
+        ),
+    };
+    let clock_hz = match inputs.clock {
+        Some(c) => Some(positive("clock", c.0)?),
+        None => hw.compute.clock.map(|c| c.get()),
+    };
+    let measured_latency = hw.achievable.as_ref().and_then(|a| a.dram_latency);
+    let latency = match (mode, measured_latency) {
+        (Mode::Achievable, Some(t)) => Some(MemoryLatency::Seconds {
+            seconds: t.get(),
+            measured: true,
+        }),
+        _ => match (
+            hw.memory.dram_latency,
+            clock_hz,
+            hw.memory.dram_latency_time,
+        ) {
+            (Some(c), Some(f), _) => Some(MemoryLatency::Cycles {
+                cycles: c.get(),
+                seconds: c.get() / f,
+            }),
+            (_, _, Some(t)) => Some(MemoryLatency::Seconds {
+                seconds: t.get(),
+                measured: false,
+            }),
+            _ => None,
         },
-    );
+    };
+    let board_power = hw.board_power();
+    let precisions = hw
+        .compute
+        .dense
+        .keys()
+        .into_iter()
+        .filter_map(|key| {
+            let pp = precision::ALL.iter().find(|x| x.name == key)?;
+            let dense = hw.peak(pp, mode).ok()?;
+            let sparse = (mode == Mode::SpeedOfLight)
+                .then(|| hw.sparse_peak(pp, mode).ok())
+                .flatten();
+            Some(PrecisionPeaks {
+                precision: key,
+                dense,
+                sparse,
+                ridge: bandwidth.map(|b| dense / b),
+            })
+        })
+        .collect();
+    Ok(HwCost {
+        hardware: hw,
+        dtype: p.name,
+        mode,
+        sparse,
+        peak,
+        peak_field,
+        bandwidth,
+        bandwidth_field,
+        roof: bandwidth.map(|b| Roof { peak, bandwidth: b }),
+        capacity: hw
+            .memory
+            .hbm_capacity
+            .map(|c| (c.get(), hw.capacity_is_binary())),
+        usable_capacity: hw.usable_capacity(),
+        chip_peak: if sparse || mode == Mode::Achievable {
+            None
+        } else {
+            hw.compute.chip.as_ref().and_then(|c| c.get(p.compute))
+        },
+        board_power,
+        flops_per_watt: board_power.map(|w| peak / w),
+        onchip: onchip_bytes(hw),
+        clock_hz,
+        clock_given: inputs.clock.is_some(),
+        sms: hw.execution.as_ref().map(|e| f64::from(e.sms.get())),
+        bytes_in_flight: match (bandwidth, latency) {
+            (Some(b), Some(l)) => Some(b * l.seconds()),
+            _ => None,
+        },
+        latency,
+        precisions,
+    })
+}
 
-    let (onchip, terms) = onchip_bytes(hw);
-    if onchip > 0.0 {
-        r.result(
-            "onchip_bytes",
-            onchip,
-            Quantity::new("on-chip storage", Unit::Bytes)
-                .formula("sum of on-chip levels x their count")
-                .derive(terms.join(" + ")),
-        );
-    }
-
-    let clock = opts.clock_hz.map_or_else(|| hw.clock(), Ok);
-    if let Ok(clock) = clock {
-        r.input("clock_hz", clock);
-    }
-    if let Some(ex) = &hw.execution {
-        let sms = f64::from(ex.sms.get());
-        r.result(
-            "sms",
-            sms,
-            Quantity::new("SMs / CUs", Unit::Count).source(hw.source("execution.sms")),
-        );
-        let per_sm = bw / sms;
-        r.result(
-            "hbm_bandwidth_per_sm_bytes_per_s",
-            per_sm,
-            Quantity::new("memory bandwidth per SM", Unit::BytesPerSec)
-                .formula("bandwidth / SMs")
-                .derive(format!("{} / {}", si(bw, "B/s"), sms)),
-        );
-        if let Ok(clock) = clock {
-            r.result(
-                "hbm_bytes_per_cycle_per_sm",
-                per_sm / clock,
-                Quantity::new("memory bytes per cycle per SM", Unit::BytesPerCycle)
-                    .formula("bandwidth / SMs / clock")
-                    .derive(format!("{} / {} / {}", si(bw, "B/s"), sms, si(clock, "Hz"))),
-            );
+impl HwCost<'_> {
+    /// The report: headline figures at the precision, the datasheet with
+    /// each figure's source, and a table of every precision's peaks. A lean
+    /// report records values only.
+    pub fn report(&self, lean: bool) -> Report {
+        let hw = self.hardware;
+        let mut r = Report::new_lean("hw show", lean);
+        r.hardware = Some(hw.id.clone());
+        r.input("dtype", self.dtype);
+        if self.sparse {
+            r.input("sparse", true);
         }
-    }
-    if let (Ok(clock), Some(lat)) = (&clock, hw.memory.dram_latency) {
-        let clock = *clock;
-        let t = lat.get() / clock;
-        r.result(
-            "littles_law_bytes_in_flight",
-            bw * t,
-            Quantity::new("bytes in flight to saturate memory", Unit::Bytes)
-                .formula("bandwidth x latency / clock")
-                .derive(format!(
-                    "{} x {} cycles / {}",
-                    si(bw, "B/s"),
-                    units::number(lat.get()),
-                    si(clock, "Hz")
-                ))
-                .source(hw.source("memory.dram-latency")),
-        );
-    }
-
-    datasheet(&mut r, hw, clock.ok());
-
-    r.describe("precision", Quantity::new("precision", Unit::None));
-    r.describe(
-        "dense_flops_per_s",
-        Quantity::new("dense peak", Unit::FlopPerSec),
-    );
-    r.describe(
-        "sparse_flops_per_s",
-        Quantity::new("sparse peak", Unit::FlopPerSec),
-    );
-    r.describe(
-        "ridge_point_flop_per_byte",
-        Quantity::new("ridge point", Unit::FlopPerByte),
-    );
-    for key in hw.compute.dense.keys() {
-        let Some(pp) = precision::ALL.iter().find(|x| x.name == key) else {
-            continue;
-        };
-        let Ok(pk) = hw.peak(pp, opts.mode) else {
-            continue;
-        };
-        let mut row = Row::default();
-        row.inputs.insert("precision".into(), key.into());
-        row.results.insert("dense_flops_per_s".into(), pk.into());
-        if sos && let Some(s) = hw.compute.sparse.as_ref().and_then(|s| s.get(key)) {
-            row.results.insert(
-                "sparse_flops_per_s".into(),
-                (s * hw.peak_multiplier()).into(),
-            );
+        if self.mode == Mode::Achievable {
+            r.input("achievable", true);
         }
-        row.results
-            .insert("ridge_point_flop_per_byte".into(), (pk / bw).into());
-        r.rows.push(row);
+        let src = |f: &str| hw.source(f).map(String::from);
+        r.result("name", hw.name.as_str(), || {
+            Quantity::new("name", Unit::None)
+        });
+        r.result("vendor", hw.vendor.as_str(), || {
+            Quantity::new("vendor", Unit::None)
+        });
+        r.result("kind", hw.kind.as_str(), || {
+            Quantity::new("kind", Unit::None)
+        });
+
+        let peak = self.peak;
+        r.result("peak_flops_per_s", peak, || {
+            let what = match (self.sparse, self.mode) {
+                (true, _) => "peak, 2:4 sparse",
+                (false, Mode::Achievable) => "peak, measured matmul",
+                (false, Mode::SpeedOfLight) => "peak",
+            };
+            let what = if hw.compute.peak_scope == PeakScope::Core {
+                format!("{what} (per-core engines x cores)")
+            } else {
+                what.to_string()
+            };
+            let mut q =
+                Quantity::new(what, Unit::FlopPerSec).source(src(&self.peak_field).as_deref());
+            if hw.peak_multiplier() != 1.0 && self.mode == Mode::SpeedOfLight {
+                q = q.formula("per-core peak x cores").derive(format!(
+                    "{} x {}",
+                    si(peak / hw.peak_multiplier(), "FLOP/s"),
+                    hw.peak_multiplier()
+                ));
+            }
+            q
+        });
+        if let Some(c) = self.chip_peak {
+            r.result("chip_peak_flops_per_s", c, || {
+                Quantity::new("peak, whole chip as the vendor states it", Unit::FlopPerSec)
+                    .source(src(&format!("compute.chip.{}", self.dtype_key())).as_deref())
+            });
+        }
+        if let Some(bw) = self.bandwidth {
+            r.result("hbm_bandwidth_bytes_per_s", bw, || {
+                let label = if self.mode == Mode::Achievable {
+                    "memory bandwidth, measured"
+                } else {
+                    "memory bandwidth"
+                };
+                Quantity::new(label, Unit::BytesPerSec).source(hw.source(self.bandwidth_field))
+            });
+        }
+        if let Some((c, binary)) = self.capacity {
+            r.result("hbm_capacity_bytes", c, || {
+                // The vendor's unit: 144 GiB stays 144 GiB.
+                let unit = if binary { Unit::BytesIec } else { Unit::Bytes };
+                Quantity::new("memory capacity (datasheet)", unit)
+                    .source(hw.source("memory.hbm-capacity"))
+            });
+        }
+        if let Some(u) = self.usable_capacity {
+            r.result("usable_capacity_bytes", u, || {
+                Quantity::new("memory capacity (runtime total)", Unit::Bytes)
+                    .source(hw.source("memory.usable-capacity"))
+            });
+        }
+        if let Some(roof) = &self.roof {
+            super::roof::ridge(&mut r, roof);
+        }
+        if let (Some(w), Some(fw)) = (self.board_power, self.flops_per_watt) {
+            r.result("flops_per_watt", fw, || {
+                Quantity::new(
+                    "peak per watt of board power (FLOP/s per W)",
+                    Unit::FlopPerSec,
+                )
+                .formula("peak / board power")
+                .derive(format!("{} / {} W", si(peak, "FLOP/s"), units::number(w)))
+            });
+        }
+
+        let (onchip, terms) = &self.onchip;
+        if *onchip > 0.0 {
+            r.result("onchip_bytes", *onchip, || {
+                Quantity::new("on-chip storage", Unit::Bytes)
+                    .formula("sum of on-chip levels x their count")
+                    .derive(terms.join(" + "))
+            });
+        }
+        if let Some(clock) = self.clock_hz {
+            r.input("clock_hz", clock);
+        }
+        if let Some(sms) = self.sms {
+            r.result("sms", sms, || {
+                Quantity::new("SMs / CUs", Unit::Count).source(hw.source("execution.sms"))
+            });
+            if let Some(bw) = self.bandwidth {
+                let per_sm = bw / sms;
+                r.result("hbm_bandwidth_per_sm_bytes_per_s", per_sm, || {
+                    Quantity::new("memory bandwidth per SM", Unit::BytesPerSec)
+                        .formula("bandwidth / SMs")
+                        .derive(format!("{} / {}", si(bw, "B/s"), sms))
+                });
+                if let Some(clock) = self.clock_hz {
+                    r.result("hbm_bytes_per_cycle_per_sm", per_sm / clock, || {
+                        Quantity::new("memory bytes per cycle per SM", Unit::BytesPerCycle)
+                            .formula("bandwidth / SMs / clock")
+                            .derive(format!("{} / {} / {}", si(bw, "B/s"), sms, si(clock, "Hz")))
+                    });
+                }
+            }
+        }
+        if let (Some(bw), Some(lat), Some(inflight)) =
+            (self.bandwidth, self.latency, self.bytes_in_flight)
+        {
+            r.result("littles_law_bytes_in_flight", inflight, || {
+                let q = Quantity::new("bytes in flight to saturate memory", Unit::Bytes);
+                match lat {
+                    MemoryLatency::Cycles { cycles, .. } => q
+                        .formula("bandwidth x latency / clock")
+                        .derive(format!(
+                            "{} x {} cycles / {}",
+                            si(bw, "B/s"),
+                            units::number(cycles),
+                            si(self.clock_hz.unwrap_or(f64::NAN), "Hz")
+                        ))
+                        .source(hw.source("memory.dram-latency")),
+                    MemoryLatency::Seconds { seconds, measured } => q
+                        .formula("bandwidth x latency")
+                        .derive(format!("{} x {}", si(bw, "B/s"), units::seconds(seconds)))
+                        .source(if measured {
+                            hw.source("achievable.dram-latency")
+                        } else {
+                            hw.source("memory.dram-latency-time")
+                        }),
+                }
+            });
+        }
+
+        // The datasheet's figures are described even in a lean report: a
+        // comparison's inner points may carry keys (a part's own levels and
+        // links) that no full point describes.
+        let lean_report = r.lean;
+        r.lean = false;
+        datasheet(&mut r, hw, self.clock_hz);
+        r.lean = lean_report;
+
+        r.describe("precision", || Quantity::new("precision", Unit::None));
+        r.describe("dense_flops_per_s", || {
+            Quantity::new("dense peak", Unit::FlopPerSec)
+        });
+        r.describe("sparse_flops_per_s", || {
+            Quantity::new("2:4 sparse peak", Unit::FlopPerSec)
+        });
+        r.describe("ridge_point_flop_per_byte", || {
+            Quantity::new("ridge point", Unit::FlopPerByte)
+        });
+        {
+            for pp in &self.precisions {
+                let mut row = Row::default();
+                row.inputs.insert("precision".into(), pp.precision.into());
+                row.results
+                    .insert("dense_flops_per_s".into(), pp.dense.into());
+                if let Some(s) = pp.sparse {
+                    row.results.insert("sparse_flops_per_s".into(), s.into());
+                }
+                if let Some(rp) = pp.ridge {
+                    row.results
+                        .insert("ridge_point_flop_per_byte".into(), rp.into());
+                }
+                r.rows.push(row);
+            }
+            r.rows_kind = Some(RowsKind::Table);
+        }
+        if self.chip_peak.is_some() {
+            r.note_with(|| {
+                format!(
+                    "{}: the headline peak is the per-core engines' rate times {} cores; the chip peak is the vendor's figure for all engines together",
+                    hw.id,
+                    hw.peak_multiplier()
+                )
+            });
+        }
+        for (key, format) in [
+            ("fp8", hw.compute.fp8_format.as_deref()),
+            ("fp4", hw.compute.fp4_format.as_deref()),
+        ] {
+            if let Some(f) = format
+                && self.precisions.iter().any(|pp| pp.precision == key)
+            {
+                r.note_with(|| {
+                    format!(
+                        "{}'s {key} peak is for {} (microscaled, block-scaled), not plain {key}",
+                        hw.id,
+                        f.to_ascii_uppercase()
+                    )
+                });
+            }
+        }
+        if self.bandwidth.is_none() {
+            r.note_with(|| {
+                format!(
+                    "{} has measured compute rates but no measured memory bandwidth (achievable.hbm-bandwidth): the ridge point, per-SM bandwidth and bytes in flight need one and are left out",
+                    hw.id
+                )
+            });
+        }
+        r.note(match self.mode {
+            Mode::SpeedOfLight => "speed-of-light figures from the datasheet; --achievable uses the file's measured ones (an error where it has none)",
+            Mode::Achievable => "achievable figures: measured, not datasheet",
+        });
+        r
     }
-    if sos {
-        r.note("speed-of-light figures from the datasheet; --achievable uses the file's measured ones (an error where it has none)");
-    } else {
-        r.note("achievable figures: measured, not datasheet");
+
+    fn dtype_key(&self) -> &'static str {
+        precision::lookup(self.dtype).map_or(self.dtype, |p| p.compute)
     }
-    Ok(r)
 }
 
 /// A result key from a level or link name: `shared-memory` -> `shared_memory`.
@@ -475,7 +788,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
     mark = r.results.len();
     for (i, link) in hw.interconnect.iter().enumerate() {
         let k = key(&link.name);
-        let per = if link.axes.is_some() { " per axis" } else { "" };
+        let per = " per device";
         let f = |x: &str| format!("interconnect.{i}.{x}");
         if let Some(b) = link.bidirectional_bandwidth {
             r.result(
@@ -541,6 +854,44 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
                 f64::from(n.get()),
                 Quantity::new(format!("{} links", link.name), Unit::Count).source(src(&f("links"))),
             );
+            if let Some(a) = link.axes {
+                r.result(
+                    &format!("{k}_links_per_axis"),
+                    f64::from(n.get()) / f64::from(a.get()),
+                    Quantity::new(format!("{} links per torus axis", link.name), Unit::Count)
+                        .formula("links / axes")
+                        .derive(format!("{n} / {a}")),
+                );
+            }
+        }
+        if let Some(b) = link.link_bandwidth {
+            r.result(
+                &format!("{k}_link_bidirectional_bytes_per_s"),
+                b.get(),
+                Quantity::new(
+                    format!("{} one link, both directions", link.name),
+                    Unit::BytesPerSec,
+                )
+                .source(src(&f("link-bandwidth"))),
+            );
+            if let Some(a) = link.axes
+                && let Some(n) = link.links
+            {
+                r.result(
+                    &format!("{k}_axis_bidirectional_bytes_per_s"),
+                    b.get() * f64::from(n.get()) / f64::from(a.get()),
+                    Quantity::new(
+                        format!("{} one torus axis, both directions", link.name),
+                        Unit::BytesPerSec,
+                    )
+                    .formula("link bandwidth x links per axis")
+                    .derive(format!(
+                        "{} x {}",
+                        si(b.get(), "B/s"),
+                        f64::from(n.get()) / f64::from(a.get())
+                    )),
+                );
+            }
         }
     }
     r.group_since(mark, "interconnect");
@@ -765,4 +1116,41 @@ pub fn list(items: &[Hardware]) -> Report {
         r.rows.push(row);
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inputs::{Fields, from_fields};
+
+    fn inputs(pairs: &[(&str, serde_json::Value)]) -> crate::error::Result<HwShowInputs> {
+        let f: Fields = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), v.clone()))
+            .collect();
+        from_fields(&f)
+    }
+
+    #[test]
+    fn switches_read_booleans_and_text() {
+        for (v, want) in [
+            (serde_json::json!(true), true),
+            (serde_json::json!("true"), true),
+            (serde_json::json!("yes"), true),
+            (serde_json::json!("0"), false),
+            (serde_json::json!(false), false),
+        ] {
+            let i = inputs(&[("sparse", v)]).unwrap();
+            assert_eq!(i.sparse, Some(Switch(want)));
+        }
+        let e = inputs(&[("sparse", serde_json::json!("maybe"))]).unwrap_err();
+        assert!(e.to_string().contains("true or false"), "{e}");
+    }
+
+    #[test]
+    fn inputs_name_unknown_fields_and_take_clock_units() {
+        let i = inputs(&[("clock", serde_json::json!("1.8GHz"))]).unwrap();
+        assert_eq!(i.clock.map(|c| c.0), Some(1.8e9));
+        assert!(inputs(&[("tile", serde_json::json!(1))]).is_err());
+    }
 }

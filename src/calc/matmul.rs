@@ -5,11 +5,21 @@
 //! tensor-core row utilisation for small M (formulas.md, "Matmul traffic",
 //! "Tile feasibility", "Waves", "Tensor-core row utilisation"; 002 §7.7,
 //! §7.8, §7.11, exercise 4; 004 "Tensor cores").
+//!
+//! [`cost`] computes every figure into a [`MatmulCost`];
+//! [`MatmulCost::report`] lays it out. One function, [`tile_cost`], decides
+//! a tile's traffic, roofline and feasibility, for the headline tile and
+//! for every row of the tile table alike.
 
+use super::roof::{self, Bound, Roof, RoofTime};
 use crate::error::{Error, Result};
-use crate::report::{Quantity, Report, Row, Unit};
+use crate::inputs::{Count, at_least_one, mul, parse_count};
+use crate::report::{Quantity, Report, Row, RowsKind, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::units::{self, iec_bytes, number, seconds, si};
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use std::fmt;
 
 /// Bytes of one fp32 accumulator element: bf16 inputs, fp32 accumulation.
 pub const ACCUMULATOR_BYTES: f64 = 4.0;
@@ -17,51 +27,61 @@ pub const ACCUMULATOR_BYTES: f64 = 4.0;
 /// The square tiles of the lecture's table (002 §7.8).
 pub const TABLE_TILES: [u64; 4] = [32, 64, 128, 256];
 
-/// FLOPs of C = A·B with A M×K and B K×N: 2·M·N·K.
+/// The default square tile.
+pub const DEFAULT_TILE: u64 = 128;
+
+/// The default K chunk, used where it divides K (else halved until it
+/// does).
+pub const DEFAULT_TILE_K: u64 = 64;
+
+/// FLOPs of C = A·B with A M×K and B K×N: 2·M·N·K ("Matmul traffic").
 pub fn flops(m: u64, n: u64, k: u64) -> f64 {
     2.0 * m as f64 * n as f64 * k as f64
 }
 
 /// Zero-reuse HBM reads: every multiply-add fetches one A and one B
-/// element, 2·b·M·N·K bytes.
+/// element, 2·b·M·N·K bytes ("Matmul traffic", naive).
 pub fn naive_bytes(m: u64, n: u64, k: u64, b: f64) -> f64 {
     2.0 * b * m as f64 * n as f64 * k as f64
 }
 
 /// Tiled operand reads: A is re-read once per column of tiles, B once per
-/// row, b·M·N·K·(1/min(BM,M) + 1/min(BN,N)). A tile that overhangs the
-/// matrix is masked, so its reuse is capped at the matrix edge.
+/// row, b·M·N·K·(1/min(BM,M) + 1/min(BN,N)) ("Matmul traffic", tiled and
+/// clamping). A tile that overhangs the matrix is masked, so its reuse is
+/// capped at the matrix edge.
 pub fn tiled_bytes(m: u64, n: u64, k: u64, bm: u64, bn: u64, b: f64) -> f64 {
     let bm = bm.min(m) as f64;
     let bn = bn.min(n) as f64;
     b * m as f64 * n as f64 * k as f64 * (1.0 / bm + 1.0 / bn)
 }
 
-/// Each operand read once and the output written once: b·(MK + KN + MN).
+/// Each operand read once and the output written once: b·(MK + KN + MN)
+/// ("Matmul traffic", minimal traffic).
 pub fn minimal_bytes(m: u64, n: u64, k: u64, b: f64) -> f64 {
     let (m, n, k) = (m as f64, n as f64, k as f64);
     b * (m * k + k * n + m * n)
 }
 
 /// Shared memory per program: one A tile and one B tile per stage,
-/// (BM·BK + BK·BN)·b·stages.
+/// (BM·BK + BK·BN)·b·stages ("Tile feasibility").
 pub fn smem_bytes(bm: u64, bn: u64, bk: u64, b: f64, stages: u64) -> f64 {
     (bm as f64 * bk as f64 + bk as f64 * bn as f64) * b * stages as f64
 }
 
-/// The fp32 accumulator tile held in registers: BM·BN·4 bytes.
+/// The fp32 accumulator tile held in registers: BM·BN·4 bytes ("Tile
+/// feasibility").
 pub fn accumulator_bytes(bm: u64, bn: u64) -> f64 {
     bm as f64 * bn as f64 * ACCUMULATOR_BYTES
 }
 
 /// The square tile edge whose intensity (BLOCK/b) reaches the ridge:
-/// BLOCK = b·ridge.
+/// BLOCK = b·ridge ("Tile feasibility").
 pub fn ridge_tile(ridge: f64, b: f64) -> f64 {
     b * ridge
 }
 
-/// How a grid of programs falls into waves over the SMs.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// How a grid of programs falls into waves over the SMs ("Waves").
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Waves {
     /// Programs in the grid.
     pub programs: u128,
@@ -79,12 +99,24 @@ pub struct Waves {
     pub efficiency: f64,
 }
 
-/// Waves of `programs` over `sms` SMs holding `per_sm` programs each.
+/// Waves of `programs` over `sms` SMs holding `per_sm` programs each
+/// ("Waves"). Counts are u128 so no grid of 64-bit dimensions overflows;
+/// `sms` and `per_sm` must be at least 1.
 pub fn waves(programs: u128, sms: u128, per_sm: u128) -> Waves {
-    let slots = sms * per_sm;
+    let slots = sms.saturating_mul(per_sm).max(1);
     let full = programs / slots;
     let tail = programs % slots;
     let launched = if tail == 0 { full } else { full + 1 };
+    let efficiency = if launched == 0 {
+        0.0
+    } else {
+        match launched.checked_mul(slots) {
+            // programs <= launched·slots exactly, so the rounded ratio is
+            // at most 1.
+            Some(total) => programs as f64 / total as f64,
+            None => (programs as f64 / (launched as f64 * slots as f64)).min(1.0),
+        }
+    };
     Waves {
         programs,
         slots,
@@ -92,22 +124,19 @@ pub fn waves(programs: u128, sms: u128, per_sm: u128) -> Waves {
         full_waves: full,
         tail_programs: tail,
         idle_slots: if tail == 0 { 0 } else { slots - tail },
-        efficiency: if launched == 0 {
-            0.0
-        } else {
-            programs as f64 / (launched * slots) as f64
-        },
+        efficiency,
     }
 }
 
 /// Utilisation of the SMs over a fractional number of waves: the last wave
-/// is launched whole, so waves / ceil(waves).
+/// is launched whole, so waves / ceil(waves) ("Waves").
 pub fn wave_efficiency(waves: f64) -> f64 {
     waves / waves.ceil()
 }
 
-/// A register micro-tile: each thread owns TM × TN accumulators.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A register micro-tile: each thread owns TM × TN accumulators ("Matmul
+/// traffic", register micro-tile).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct MicroTile {
     /// Accumulators per thread: BM·BN / threads.
     pub accumulators_per_thread: f64,
@@ -136,7 +165,7 @@ pub fn micro_tile(bm: u64, bn: u64, threads: u64) -> MicroTile {
 
 /// A tensor-core instruction shape, `mMnNkK` (N may be the letter `N` for
 /// wgmma's variable width).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct MmaShape {
     /// Rows of A (tokens in a linear layer).
     pub m: u64,
@@ -148,7 +177,7 @@ pub struct MmaShape {
 
 impl MmaShape {
     /// Parses `m16n8k16`, `m64nNk16`, `m64n256k16`, or the aliases `mma`
-    /// (m16n8k16) and `wgmma` (m64nNk16).
+    /// (m16n8k16) and `wgmma` (m64nNk16). An error names the field `mma`.
     pub fn parse(text: &str) -> Result<Self> {
         let t = text.trim().to_ascii_lowercase();
         let t = match t.as_str() {
@@ -157,8 +186,8 @@ impl MmaShape {
             _ => t,
         };
         let bad = || {
-            Error::input(
-                "--mma",
+            Error::field(
+                "mma",
                 format!(
                     "`{text}` is not an MMA shape; expected mMnNkK such as m16n8k16, m64nNk16 or m64n256k16 (or mma, wgmma)"
                 ),
@@ -196,102 +225,282 @@ impl MmaShape {
 }
 
 /// Row utilisation of an MMA whose M is `mma_m` when the GEMM has `m` rows:
-/// m / (ceil(m/mma_m)·mma_m), and the padded rows.
-pub fn row_utilisation(m: u64, mma_m: u64) -> (f64, u64) {
-    let padded_total = m.div_ceil(mma_m) * mma_m;
+/// m / (ceil(m/mma_m)·mma_m), and the padded rows ("Tensor-core row
+/// utilisation"). Counted in u128, so no 64-bit M overflows.
+pub fn row_utilisation(m: u64, mma_m: u64) -> (f64, u128) {
+    let (m, mm) = (u128::from(m), u128::from(mma_m.max(1)));
+    let padded_total = m.div_ceil(mm) * mm;
     (m as f64 / padded_total as f64, padded_total - m)
 }
 
-/// Inputs of `matmul`.
-#[derive(Debug, Clone)]
-pub struct MatmulParams {
-    /// Rows of A and C.
-    pub m: u64,
-    /// Columns of B and C.
-    pub n: u64,
-    /// The contraction dimension.
-    pub k: u64,
-    /// Tile rows (BLOCK_M), before clamping to M.
-    pub tile_m: u64,
-    /// Tile columns (BLOCK_N), before clamping to N.
-    pub tile_n: u64,
-    /// K chunk per loop step; `None` picks 64 (or the largest power of two
-    /// below it that divides K).
-    pub tile_k: Option<u64>,
-    /// Shared-memory pipeline stages (2 = double buffering).
-    pub stages: u64,
-    /// Programs resident per SM, for waves.
-    pub programs_per_sm: u64,
-    /// Threads per program, for the register micro-tile.
-    pub threads: u64,
-    /// Tensor-core instruction shape, for row utilisation.
-    pub mma: Option<String>,
-    /// Precision (default: the hardware's).
-    pub dtype: Option<String>,
-    /// Datasheet or measured rates.
-    pub mode: Mode,
-    /// Square tiles for the report's table rows (empty: no table).
-    pub table_tiles: Vec<u64>,
-}
+/// Square tiles for the table rows: a list, or none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Tiles(pub Vec<u64>);
 
-impl Default for MatmulParams {
-    fn default() -> Self {
-        MatmulParams {
-            m: 4096,
-            n: 4096,
-            k: 4096,
-            tile_m: 128,
-            tile_n: 128,
-            tile_k: None,
-            stages: 2,
-            programs_per_sm: 1,
-            threads: 256,
-            mma: None,
-            dtype: None,
-            mode: Mode::SpeedOfLight,
-            table_tiles: TABLE_TILES.to_vec(),
+impl<'de> Deserialize<'de> for Tiles {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        fn one<E: de::Error>(t: &str) -> std::result::Result<u64, E> {
+            parse_count(t).map_err(|_| {
+                E::custom(format!(
+                    "`{t}` is not a tile size; expected e.g. 32,64,128,256 or none"
+                ))
+            })
         }
+        impl<'de> Visitor<'de> for V {
+            type Value = Tiles;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("square tiles, e.g. 32,64,128,256, or none")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Tiles, E> {
+                Ok(Tiles(vec![v]))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Tiles, E> {
+                one(&v.to_string()).map(|t| Tiles(vec![t]))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Tiles, E> {
+                one(&v.to_string()).map(|t| Tiles(vec![t]))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Tiles, E> {
+                if v.trim() == "none" {
+                    return Ok(Tiles(Vec::new()));
+                }
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(one)
+                    .collect::<std::result::Result<Vec<u64>, E>>()
+                    .map(Tiles)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut s: A,
+            ) -> std::result::Result<Tiles, A::Error> {
+                let mut out = Vec::new();
+                while let Some(Count(t)) = s.next_element::<Count>()? {
+                    out.push(t);
+                }
+                Ok(Tiles(out))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
-/// A count as a JSON integer where it fits, else a float.
-fn int(v: u128) -> serde_json::Value {
-    u64::try_from(v).map_or_else(|_| (v as f64).into(), Into::into)
+/// `matmul`'s inputs. M, N and K are required; the rest default in
+/// [`cost`]: tile 128 (for both `tile-m` and `tile-n`), `tile-k` 64 halved
+/// until it divides K, 2 stages, 1 program per SM, 256 threads, the table
+/// tiles 32, 64, 128, 256, the hardware's precision, no MMA shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct MatmulInputs {
+    /// Rows of A and C (tokens in a linear layer).
+    pub m: Count,
+    /// Columns of B and C.
+    pub n: Count,
+    /// The contraction dimension.
+    pub k: Count,
+    /// Square tile: the default of `tile-m` and `tile-n` (128).
+    #[serde(default)]
+    pub tile: Option<Count>,
+    /// Tile rows (BLOCK_M), before clamping to M.
+    #[serde(default)]
+    pub tile_m: Option<Count>,
+    /// Tile columns (BLOCK_N), before clamping to N.
+    #[serde(default)]
+    pub tile_n: Option<Count>,
+    /// K chunk per loop step (BLOCK_K); must divide K once clamped to it.
+    #[serde(default)]
+    pub tile_k: Option<Count>,
+    /// Shared-memory pipeline stages (2 = double buffering).
+    #[serde(default)]
+    pub stages: Option<Count>,
+    /// Programs resident per SM, for waves (1).
+    #[serde(default)]
+    pub programs_per_sm: Option<Count>,
+    /// Threads per program, for the register micro-tile (256).
+    #[serde(default)]
+    pub threads: Option<Count>,
+    /// Tensor-core instruction shape, for row utilisation.
+    #[serde(default)]
+    pub mma: Option<String>,
+    /// Square tiles for the table rows (32, 64, 128, 256; empty: no table).
+    #[serde(default)]
+    pub tiles: Option<Tiles>,
+    /// Precision (default: the hardware's).
+    #[serde(default)]
+    pub dtype: Option<String>,
 }
 
-fn positive(flag: &str, v: u64) -> Result<()> {
-    if v == 0 {
-        Err(Error::input(flag, "must be at least 1"))
-    } else {
-        Ok(())
+impl MatmulInputs {
+    /// An M×N×K GEMM with every other input at its default.
+    pub fn new(m: u64, n: u64, k: u64) -> Self {
+        MatmulInputs {
+            m: Count(m),
+            n: Count(n),
+            k: Count(k),
+            tile: None,
+            tile_m: None,
+            tile_n: None,
+            tile_k: None,
+            stages: None,
+            programs_per_sm: None,
+            threads: None,
+            mma: None,
+            tiles: None,
+            dtype: None,
+        }
+    }
+
+    /// The same GEMM with a square tile.
+    pub fn with_tile(mut self, tile: u64) -> Self {
+        self.tile = Some(Count(tile));
+        self
+    }
+}
+
+/// The largest divisor of `k` that is at most `t` (1 divides everything).
+/// Found from `k`'s prime factors, so a 64-bit K answers at once.
+pub fn largest_divisor_at_most(k: u64, t: u64) -> u64 {
+    let mut primes = Vec::new();
+    factor(k, &mut primes);
+    primes.sort_unstable();
+    let mut divisors = vec![1u64];
+    let mut i = 0;
+    while i < primes.len() {
+        let p = primes[i];
+        let mut e = 0;
+        while i < primes.len() && primes[i] == p {
+            e += 1;
+            i += 1;
+        }
+        let base = divisors.len();
+        let mut pk = 1u64;
+        for _ in 0..e {
+            pk *= p; // a divisor of k: no overflow
+            for j in 0..base {
+                divisors.push(divisors[j] * pk);
+            }
+        }
+    }
+    divisors.into_iter().filter(|d| *d <= t).max().unwrap_or(1)
+}
+
+fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
+    (u128::from(a) * u128::from(b) % u128::from(m)) as u64
+}
+
+fn pow_mod(mut a: u64, mut e: u64, m: u64) -> u64 {
+    let mut r = 1 % m;
+    a %= m;
+    while e > 0 {
+        if e & 1 == 1 {
+            r = mul_mod(r, a, m);
+        }
+        a = mul_mod(a, a, m);
+        e >>= 1;
+    }
+    r
+}
+
+/// Miller-Rabin with the bases that decide every 64-bit number.
+fn is_prime(n: u64) -> bool {
+    const BASES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
+    if n < 2 {
+        return false;
+    }
+    for p in BASES {
+        if n.is_multiple_of(p) {
+            return n == p;
+        }
+    }
+    let s = (n - 1).trailing_zeros();
+    let d = (n - 1) >> s;
+    'bases: for a in BASES {
+        let mut x = pow_mod(a, d, n);
+        if x == 1 || x == n - 1 {
+            continue;
+        }
+        for _ in 1..s {
+            x = mul_mod(x, x, n);
+            if x == n - 1 {
+                continue 'bases;
+            }
+        }
+        return false;
+    }
+    true
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// A non-trivial factor of an odd composite `n` (Pollard's rho).
+fn rho(n: u64) -> u64 {
+    let mut c = 1u64;
+    loop {
+        let f = |x: u64| ((u128::from(mul_mod(x, x, n)) + u128::from(c)) % u128::from(n)) as u64;
+        let (mut x, mut y, mut d) = (2u64, 2u64, 1u64);
+        while d == 1 {
+            x = f(x);
+            y = f(f(y));
+            d = gcd(x.abs_diff(y), n);
+        }
+        if d != n {
+            return d;
+        }
+        c += 1;
+    }
+}
+
+/// Pushes the prime factors of `n` (with multiplicity).
+fn factor(mut n: u64, out: &mut Vec<u64>) {
+    for p in 2..64u64 {
+        while n > 1 && n.is_multiple_of(p) {
+            out.push(p);
+            n /= p;
+        }
+    }
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if x == 1 {
+            continue;
+        }
+        if is_prime(x) {
+            out.push(x);
+        } else {
+            let d = rho(x);
+            stack.push(d);
+            stack.push(x / d);
+        }
     }
 }
 
 /// The tile-k to use: an explicit one must divide K (after clamping to K);
-/// the default is 64, halved until it divides K.
+/// the default is 64, halved until it divides K ("Tile feasibility").
 pub fn resolve_tile_k(k: u64, tile_k: Option<u64>) -> Result<u64> {
     match tile_k {
-        Some(0) => Err(Error::input("--tile-k", "must be at least 1")),
         Some(t) => {
-            let t = t.min(k);
-            if !k.is_multiple_of(t) {
-                let mut d = t;
-                while !k.is_multiple_of(d) {
-                    d -= 1;
-                }
-                Err(Error::input(
-                    "--tile-k",
-                    format!(
-                        "{t} does not divide K = {k}: the K loop runs K / tile-k whole steps; try {d}"
-                    ),
-                ))
-            } else {
-                Ok(t)
+            let t = at_least_one("tile-k", t)?.min(k);
+            if k.is_multiple_of(t) {
+                return Ok(t);
             }
+            let d = largest_divisor_at_most(k, t);
+            Err(Error::field(
+                "tile-k",
+                format!(
+                    "{t} does not divide K = {k}: the K loop runs K / tile-k whole steps; try {d}"
+                ),
+            ))
         }
         None => {
-            let mut t = 64.min(k);
-            while !k.is_multiple_of(t) {
+            let mut t = DEFAULT_TILE_K.min(k);
+            while t > 1 && !k.is_multiple_of(t) {
                 t /= 2;
             }
             Ok(t.max(1))
@@ -311,633 +520,926 @@ fn register_file(hw: &Hardware) -> Option<f64> {
         .map(|l| l.capacity.get())
 }
 
-/// `matmul`: the whole report for one hardware.
-pub fn matmul(hw: &Hardware, p: &MatmulParams) -> Result<Report> {
-    positive("--m", p.m)?;
-    positive("--n", p.n)?;
-    positive("--k", p.k)?;
-    positive("--tile-m", p.tile_m)?;
-    positive("--tile-n", p.tile_n)?;
-    positive("--stages", p.stages)?;
-    positive("--programs-per-sm", p.programs_per_sm)?;
-    positive("--threads", p.threads)?;
-    let bk = resolve_tile_k(p.k, p.tile_k)?;
-    let mma = p.mma.as_deref().map(MmaShape::parse).transpose()?;
-    let prec = hw.precision(p.dtype.as_deref())?;
-    let b = prec.bytes();
-    let peak = hw.peak(prec, p.mode)?;
-    let bw = hw.bandwidth(p.mode)?;
-    let ridge = peak / bw;
-    let (m, n, k) = (p.m, p.n, p.k);
-    let bm = p.tile_m.min(m);
-    let bn = p.tile_n.min(n);
+/// What a tile is checked against: the hardware's shared-memory and
+/// register-file limits, where its file records them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Limits {
+    /// Shared memory per SM.
+    pub smem_per_sm: Option<f64>,
+    /// Default shared memory per block.
+    pub smem_per_block: Option<f64>,
+    /// The per-block limit a tile must fit: the opt-in maximum, else the
+    /// SM's.
+    pub smem_limit: Option<f64>,
+    /// Shared memory the system reserves per block.
+    pub reserved_smem: f64,
+    /// Selectable shared-memory carveouts.
+    pub carveouts: Vec<f64>,
+    /// Register file bytes per SM.
+    pub register_file: Option<f64>,
+}
 
-    let mut r = Report::new("matmul");
-    r.hardware = Some(hw.id.clone());
-    r.input("m", m);
-    r.input("n", n);
-    r.input("k", k);
-    r.input("tile_m", bm);
-    r.input("tile_n", bn);
-    r.input("tile_k", bk);
-    r.input("stages", p.stages);
-    r.input("dtype", prec.name);
-    if p.mode == Mode::Achievable {
-        r.input("achievable", true);
-    }
-    if bm < p.tile_m || bn < p.tile_n {
-        r.note(format!(
-            "tile {}x{} clamped to the matrix: {bm}x{bn} (a masked tile reuses each element only as often as the matrix is wide)",
-            p.tile_m, p.tile_n
-        ));
-    }
-    if p.tile_k.is_none() && bk != 64 {
-        r.note(format!(
-            "tile-k {bk}: the largest power of two up to 64 that divides K = {k}"
-        ));
-    }
-    let dims = format!("{m}*{n}*{k}");
-    let bs = number(b);
-
-    // Step 1: FLOPs, fixed by the mathematics.
-    let f = flops(m, n, k);
-    r.result(
-        "flops",
-        f,
-        Quantity::new("FLOPs", Unit::Flop)
-            .formula("2*M*N*K")
-            .derive(format!("2*{m}*{n}*{k}")),
-    );
-    let compute_time = f / peak;
-    r.result(
-        "compute_time_s",
-        compute_time,
-        Quantity::new("compute floor", Unit::Seconds)
-            .formula("FLOPs / peak")
-            .derive(format!("{} / {}", si(f, "FLOP"), si(peak, "FLOP/s"))),
-    );
-    let roof = super::roof::Roof {
-        peak,
-        bandwidth: bw,
-    };
-    super::roof::ridge(&mut r, &roof);
-
-    // Naive: zero reuse.
-    let nb = naive_bytes(m, n, k, b);
-    let ni = f / nb;
-    let nt = compute_time.max(nb / bw);
-    r.result(
-        "naive_bytes",
-        nb,
-        Quantity::new("naive HBM bytes (zero reuse)", Unit::Bytes)
-            .formula("2*b*M*N*K")
-            .derive(format!("2*{bs}*{dims}")),
-    );
-    r.result(
-        "naive_intensity",
-        ni,
-        Quantity::new("naive intensity", Unit::FlopPerByte)
-            .formula("2*M*N*K / (2*b*M*N*K) = 1/b")
-            .derive(format!("1/{bs}")),
-    );
-    super::roof::attainable(
-        &mut r,
-        &super::roof::AttainableKeys {
-            attainable: "naive_attainable_flops_per_s",
-            attainable_label: "naive attainable",
-            fraction: "naive_fraction_of_peak",
-            fraction_label: "naive fraction of peak",
-        },
-        &roof,
-        ni,
-    );
-    r.result(
-        "naive_time_s",
-        nt,
-        Quantity::new("naive time", Unit::Seconds)
-            .formula("max(FLOPs / peak, bytes / bandwidth)")
-            .derive(format!(
-                "max({}, {} / {})",
-                seconds(compute_time),
-                si(nb, "B"),
-                si(bw, "B/s")
-            )),
-    );
-    r.result(
-        "naive_vs_floor",
-        nt / compute_time,
-        Quantity::new("naive time / compute floor", Unit::Ratio)
-            .formula("naive time / compute floor")
-            .derive(format!("{} / {}", seconds(nt), seconds(compute_time))),
-    );
-
-    // Tiled: each operand element reused BLOCK times on chip.
-    let tb = tiled_bytes(m, n, k, bm, bn, b);
-    let ti = f / tb;
-    let ta = peak.min(ti * bw);
-    let mem_time = tb / bw;
-    r.result(
-        "tiled_bytes",
-        tb,
-        Quantity::new("tiled HBM bytes (operand reads)", Unit::Bytes)
-            .formula("b*M*N*K*(1/min(BM,M) + 1/min(BN,N))")
-            .derive(format!("{bs}*{dims}*(1/{bm} + 1/{bn})")),
-    );
-    let ob = b * m as f64 * n as f64;
-    r.result(
-        "output_bytes",
-        ob,
-        Quantity::new("output write", Unit::Bytes)
-            .formula("b*M*N")
-            .derive(format!("{bs}*{m}*{n}")),
-    );
-    r.result(
-        "tiled_vs_naive",
-        nb / tb,
-        Quantity::new("traffic cut vs naive", Unit::Ratio)
-            .formula("naive bytes / tiled bytes")
-            .derive(format!("{} / {}", si(nb, "B"), si(tb, "B"))),
-    );
-    r.result(
-        "intensity",
-        ti,
-        Quantity::new("intensity", Unit::FlopPerByte)
-            .formula("FLOPs / tiled bytes")
-            .derive(format!("{} / {}", si(f, "FLOP"), si(tb, "B"))),
-    );
-
-    // Tensor-core row utilisation caps the compute roof for small M.
-    let mut roof = peak;
-    let mut roof_text = si(peak, "FLOP/s");
-    if let Some(s) = mma {
-        let (util, padded) = row_utilisation(m, s.m);
-        r.result(
-            "mma_shape",
-            s.name(),
-            Quantity::new("tensor-core instruction", Unit::None),
-        );
-        if let Some(sn) = s.n {
-            r.result(
-                "mma_outputs",
-                s.m * sn,
-                Quantity::new("outputs per instruction", Unit::Count)
-                    .formula("MMA_M * MMA_N")
-                    .derive(format!("{} * {sn}", s.m)),
-            );
-        }
-        r.result(
-            "mma_padded_rows",
-            padded,
-            Quantity::new("padded rows", Unit::Count)
-                .formula("ceil(M / MMA_M)*MMA_M - M")
-                .derive(format!("ceil({m} / {})*{} - {m}", s.m, s.m)),
-        );
-        r.result(
-            "mma_row_utilisation",
-            util,
-            Quantity::new("tensor-core row utilisation", Unit::Fraction)
-                .formula("M / (ceil(M / MMA_M)*MMA_M)")
-                .derive(format!("{m} / (ceil({m} / {})*{})", s.m, s.m)),
-        );
-        roof = util * peak;
-        roof_text = format!("{} * {}", units::sig(util, 4), si(peak, "FLOP/s"));
-        r.result(
-            "mma_effective_flops_per_s",
-            roof,
-            Quantity::new("effective tensor-core peak", Unit::FlopPerSec)
-                .formula("row utilisation * peak")
-                .derive(roof_text.clone()),
-        );
-        let acc_n = s.n.unwrap_or(bn.min(256));
-        let acc_regs = s.m * acc_n;
-        r.result(
-            "mma_accumulator_registers",
-            acc_regs,
-            Quantity::new("fp32 accumulator registers per instruction", Unit::Count)
-                .formula("MMA_M * MMA_N")
-                .derive(format!("{} * {acc_n}", s.m)),
-        );
-        r.result(
-            "mma_accumulator_registers_per_thread",
-            acc_regs as f64 / s.threads() as f64,
-            Quantity::new("accumulator registers per thread", Unit::Count)
-                .formula("MMA_M * MMA_N / threads (128 for a warp group, 32 for a warp)")
-                .derive(format!("{acc_regs} / {}", s.threads())),
-        );
-        if let Some(mu) = &hw.matrix_unit
-            && !mu.shapes.iter().any(|x| x.eq_ignore_ascii_case(&s.name()))
-            && !(s.m == 64 && mu.shapes.iter().any(|x| x == "m64nNk16"))
-        {
-            r.note(format!(
-                "{} does not list {} among its matrix-unit shapes ({})",
-                hw.id,
-                s.name(),
-                mu.shapes.join(", ")
-            ));
-        }
-        if padded > 0 {
-            r.note(format!(
-                "{padded} of every {} MMA rows are padding at M = {m}: the tensor cores offer {} of {}",
-                m + padded,
-                si(roof, "FLOP/s"),
-                si(peak, "FLOP/s")
-            ));
+impl Limits {
+    /// The limits `hw` records.
+    pub fn of(hw: &Hardware) -> Self {
+        let ex = hw.execution.as_ref();
+        Limits {
+            smem_per_sm: ex.and_then(|e| e.smem_per_sm).map(|s| s.get()),
+            smem_per_block: ex.and_then(|e| e.smem_per_block).map(|s| s.get()),
+            smem_limit: ex
+                .and_then(|e| e.smem_per_block_optin.or(e.smem_per_sm))
+                .map(|s| s.get()),
+            reserved_smem: ex
+                .and_then(|e| e.reserved_smem_per_block)
+                .map_or(0.0, |r| r.get()),
+            carveouts: ex.map_or_else(Vec::new, |e| {
+                e.smem_carveouts.iter().map(|c| c.get()).collect()
+            }),
+            register_file: register_file(hw),
         }
     }
-    let ta = ta.min(roof);
-    r.result(
-        "attainable_flops_per_s",
-        ta,
-        Quantity::new("attainable", Unit::FlopPerSec)
-            .formula("min(peak, intensity * bandwidth)")
-            .derive(format!(
-                "min({roof_text}, {} * {})",
-                units::sig(ti, 4),
-                si(bw, "B/s")
-            )),
-    );
-    r.result(
-        "attainable_fraction_of_peak",
-        ta / peak,
-        Quantity::new("fraction of peak", Unit::Fraction)
-            .formula("attainable / peak")
-            .derive(format!("{} / {}", si(ta, "FLOP/s"), si(peak, "FLOP/s"))),
-    );
-    r.result(
-        "memory_time_s",
-        mem_time,
-        Quantity::new("memory time", Unit::Seconds)
-            .formula("tiled bytes / bandwidth")
-            .derive(format!("{} / {}", si(tb, "B"), si(bw, "B/s"))),
-    );
-    let ct = f / roof;
-    let time = ct.max(mem_time);
-    let bound = if mem_time >= ct { "memory" } else { "compute" };
-    r.result(
-        "time_s",
-        time,
-        Quantity::new("time", Unit::Seconds)
-            .formula("max(FLOPs / peak, tiled bytes / bandwidth)")
-            .derive(format!("max({}, {})", seconds(ct), seconds(mem_time))),
-    );
-    r.result("bound", bound, Quantity::new("bound", Unit::None));
-    if bound == "memory" {
-        r.note(format!(
-            "memory-bound: intensity {} is {}x below the ridge ({})",
-            units::sig(ti, 4),
-            units::sig(ridge / ti, 3),
-            units::sig(ridge, 4)
-        ));
-    } else {
-        r.note(format!(
-            "compute-bound: intensity {} is above the ridge ({})",
-            units::sig(ti, 4),
-            units::sig(ridge, 4)
-        ));
-    }
+}
 
-    // Minimal traffic: each operand once (002 §7.7's n/3; §7.11's cap at M).
-    let mb = minimal_bytes(m, n, k, b);
-    r.result(
-        "minimal_bytes",
-        mb,
-        Quantity::new("minimal bytes (each operand once)", Unit::Bytes)
-            .formula("b*(M*K + K*N + M*N)")
-            .derive(format!("{bs}*({m}*{k} + {k}*{n} + {m}*{n})")),
-    );
-    r.result(
-        "minimal_intensity",
-        f / mb,
-        Quantity::new("minimal-traffic intensity", Unit::FlopPerByte)
-            .formula("2*M*N*K / (b*(M*K + K*N + M*N))")
-            .derive(format!("{} / {}", si(f, "FLOP"), si(mb, "B"))),
-    );
+/// One tile's figures: traffic, place on the roofline, feasibility.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TileCost {
+    /// The tile as asked for (rows, columns), before clamping.
+    pub requested: (u64, u64),
+    /// Tile rows, clamped to M.
+    pub tile_m: u64,
+    /// Tile columns, clamped to N.
+    pub tile_n: u64,
+    /// Operand reads from HBM, bytes.
+    pub tiled_bytes: f64,
+    /// FLOPs / tiled bytes.
+    pub intensity: f64,
+    /// min(effective peak, intensity × bandwidth): the tensor-core row
+    /// cap applies when an MMA shape is given.
+    pub attainable: f64,
+    /// max(FLOPs / effective peak, tiled bytes / bandwidth).
+    pub time: RoofTime,
+    /// naive bytes / tiled bytes.
+    pub tiled_vs_naive: f64,
+    /// Shared memory per program.
+    pub smem_bytes: f64,
+    /// fp32 accumulator bytes.
+    pub accumulator_bytes: f64,
+    /// Shared memory within the per-block limit, where one is recorded.
+    pub smem_fits: Option<bool>,
+    /// Accumulator below the register file, where one is recorded.
+    pub registers_fit: Option<bool>,
+    /// Both fit; `None` when the hardware records neither limit.
+    pub fits: Option<bool>,
+}
 
-    // Feasibility: shared memory with stages, accumulator in registers.
-    let smem = smem_bytes(bm, bn, bk, b, p.stages);
-    r.result(
-        "smem_bytes_per_block",
-        smem,
-        Quantity::new("shared memory per program", Unit::BytesIec)
-            .formula("(BM*BK + BK*BN)*b*stages")
-            .derive(format!("({bm}*{bk} + {bk}*{bn})*{bs}*{}", p.stages)),
-    );
+/// The shape a tile is evaluated at, shared by the headline and the table.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    m: u64,
+    n: u64,
+    k: u64,
+    tile_k: u64,
+    stages: u64,
+    b: f64,
+    flops: f64,
+    naive_bytes: f64,
+}
+
+/// A tile's figures on `roof` (the effective roof, capped by tensor-core
+/// row utilisation when an MMA shape is given) against `limits`.
+fn tile_cost(s: &Shape, roof: &Roof, limits: &Limits, tm: u64, tn: u64) -> TileCost {
+    let (bm, bn) = (tm.min(s.m), tn.min(s.n));
+    let tb = tiled_bytes(s.m, s.n, s.k, bm, bn, s.b);
+    let intensity = s.flops / tb;
+    let smem = smem_bytes(bm, bn, s.tile_k, s.b, s.stages);
     let acc = accumulator_bytes(bm, bn);
-    r.result(
-        "accumulator_bytes",
-        acc,
-        Quantity::new("fp32 accumulator (registers)", Unit::BytesIec)
-            .formula("BM*BN*4")
-            .derive(format!("{bm}*{bn}*4")),
-    );
-    let ex = hw.execution.as_ref();
-    let smem_limit = ex.and_then(|e| e.smem_per_block_optin.or(e.smem_per_sm));
-    let smem_fits = smem_limit.map(|l| smem <= l.get());
-    if let Some(e) = ex {
-        if let Some(s) = e.smem_per_sm {
+    let smem_fits = limits.smem_limit.map(|l| smem <= l);
+    let registers_fit = limits.register_file.map(|rf| acc < rf);
+    let fits = match (smem_fits, registers_fit) {
+        (None, None) => None,
+        (a, g) => Some(a.unwrap_or(true) && g.unwrap_or(true)),
+    };
+    TileCost {
+        requested: (tm, tn),
+        tile_m: bm,
+        tile_n: bn,
+        tiled_bytes: tb,
+        intensity,
+        attainable: roof.attainable(intensity),
+        time: roof.time(s.flops, tb),
+        tiled_vs_naive: s.naive_bytes / tb,
+        smem_bytes: smem,
+        accumulator_bytes: acc,
+        smem_fits,
+        registers_fit,
+        fits,
+    }
+}
+
+/// The tensor-core figures of an MMA shape at this GEMM.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MmaCost {
+    /// The instruction shape.
+    pub shape: MmaShape,
+    /// Outputs per instruction, MMA_M·MMA_N (when N is fixed).
+    pub outputs: Option<u64>,
+    /// Padded rows: ceil(M/MMA_M)·MMA_M − M.
+    pub padded_rows: u128,
+    /// M / (ceil(M/MMA_M)·MMA_M).
+    pub row_utilisation: f64,
+    /// row utilisation × peak.
+    pub effective_peak: f64,
+    /// The N the accumulator count uses: the shape's, else min(BN, 256).
+    pub accumulator_n: u64,
+    /// fp32 accumulator registers per instruction, MMA_M·N.
+    pub accumulator_registers: u64,
+    /// Threads sharing the accumulator (128 for a warp group, 32 a warp).
+    pub threads: u64,
+    /// Accumulator registers per thread.
+    pub accumulator_registers_per_thread: f64,
+    /// Set when the hardware file lists matrix-unit shapes and not this
+    /// one: the list.
+    pub unlisted_among: Option<Vec<String>>,
+}
+
+/// The tile whose intensity reaches the ridge, and what it would need.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RidgeTile {
+    /// BLOCK = b·ridge.
+    pub edge: f64,
+    /// The edge rounded to a whole tile (at least 1).
+    pub rounded: u64,
+    /// Its accumulator, bytes.
+    pub accumulator_bytes: f64,
+    /// Its accumulator over the register file.
+    pub accumulator_vs_registers: Option<f64>,
+    /// Its shared memory at this tile-k and stages.
+    pub smem_bytes: f64,
+}
+
+/// The grid of programs over the SMs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct WaveCost {
+    /// SMs on the device.
+    pub sms: u64,
+    /// The waves.
+    pub waves: Waves,
+    /// Peak per SM.
+    pub peak_per_sm: f64,
+}
+
+/// Every figure `matmul` reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MatmulCost {
+    /// The hardware's id.
+    pub hardware: String,
+    /// The precision.
+    pub dtype: &'static str,
+    /// Datasheet or measured figures.
+    pub mode: Mode,
+    /// The roof at that precision (the datasheet or measured peak).
+    pub roof: Roof,
+    /// Bytes per operand element.
+    pub bytes_per_element: f64,
+    /// Rows of A and C.
+    pub m: u64,
+    /// Columns of B and C.
+    pub n: u64,
+    /// The contraction dimension.
+    pub k: u64,
+    /// The K chunk.
+    pub tile_k: u64,
+    /// Whether tile-k was defaulted.
+    pub tile_k_defaulted: bool,
+    /// Pipeline stages.
+    pub stages: u64,
+    /// Threads per program.
+    pub threads: u64,
+    /// Resident programs per SM.
+    pub programs_per_sm: u64,
+    /// 2·M·N·K.
+    pub flops: f64,
+    /// FLOPs / peak: the compute floor.
+    pub compute_time_s: f64,
+    /// 2·b·M·N·K.
+    pub naive_bytes: f64,
+    /// FLOPs / naive bytes = 1/b.
+    pub naive_intensity: f64,
+    /// The naive kernel on the roof.
+    pub naive_time: RoofTime,
+    /// b·M·N.
+    pub output_bytes: f64,
+    /// b·(MK + KN + MN).
+    pub minimal_bytes: f64,
+    /// FLOPs / minimal bytes.
+    pub minimal_intensity: f64,
+    /// The tensor-core figures, with an MMA shape.
+    pub mma: Option<MmaCost>,
+    /// The roof the tiles run on: the peak capped by row utilisation.
+    pub effective_roof: Roof,
+    /// The headline tile.
+    pub tile: TileCost,
+    /// What the tile is checked against.
+    pub limits: Limits,
+    /// The smallest carveout that holds the tile's shared memory plus the
+    /// reserve.
+    pub smem_carveout: Option<f64>,
+    /// The ridge tile.
+    pub ridge_tile: RidgeTile,
+    /// The headline tile's register micro-tile.
+    pub micro_tile: MicroTile,
+    /// Waves, where the hardware records its SMs.
+    pub waves: Option<WaveCost>,
+    /// The fp32 vector peak, for the tensor-to-vector ratio (non-fp32
+    /// precisions only).
+    pub fp32_peak: Option<f64>,
+    /// The tile table, one entry per square tile asked for.
+    pub table: Vec<(u64, TileCost)>,
+}
+
+/// A count input with its default, at least 1.
+fn count(field: &str, v: Option<Count>, default: u64) -> Result<u64> {
+    at_least_one(field, v.map_or(default, |c| c.0))
+}
+
+/// `matmul`'s cost on `hw`: every figure, every integer product checked.
+pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCost> {
+    let m = at_least_one("m", inputs.m.0)?;
+    let n = at_least_one("n", inputs.n.0)?;
+    let k = at_least_one("k", inputs.k.0)?;
+    let tile = count("tile", inputs.tile, DEFAULT_TILE)?;
+    let tile_m = count("tile-m", inputs.tile_m, tile)?;
+    let tile_n = count("tile-n", inputs.tile_n, tile)?;
+    let stages = count("stages", inputs.stages, 2)?;
+    let programs_per_sm = count("programs-per-sm", inputs.programs_per_sm, 1)?;
+    let threads = count("threads", inputs.threads, 256)?;
+    let table_tiles = inputs
+        .tiles
+        .as_ref()
+        .map_or_else(|| TABLE_TILES.to_vec(), |t| t.0.clone());
+    if table_tiles.contains(&0) {
+        return Err(Error::field("tiles", "a tile of 0; tiles are at least 1"));
+    }
+    let tile_k = resolve_tile_k(k, inputs.tile_k.map(|c| c.0))?;
+    let shape = inputs.mma.as_deref().map(MmaShape::parse).transpose()?;
+    let prec = hw.precision(inputs.dtype.as_deref())?;
+    let b = prec.bytes();
+    let roof = Roof::of(hw, prec, mode)?;
+    let f = flops(m, n, k);
+    let nb = naive_bytes(m, n, k, b);
+    let limits = Limits::of(hw);
+
+    let mma = match shape {
+        None => None,
+        Some(s) => {
+            let (util, padded) = row_utilisation(m, s.m);
+            let too_big = |_| {
+                Error::field(
+                    "mma",
+                    format!(
+                        "`{}`: MMA_M x MMA_N is too large for a 64-bit count",
+                        s.name()
+                    ),
+                )
+            };
+            let outputs =
+                s.n.map(|sn| mul("mma", &[s.m, sn]).map_err(too_big))
+                    .transpose()?;
+            let acc_n = s.n.unwrap_or(tile_n.min(n).min(256));
+            let acc_regs = mul("mma", &[s.m, acc_n]).map_err(too_big)?;
+            let listed = hw.matrix_unit.as_ref().map(|mu| {
+                let ok = mu.shapes.iter().any(|x| x.eq_ignore_ascii_case(&s.name()))
+                    || (s.m == 64 && mu.shapes.iter().any(|x| x == "m64nNk16"));
+                (ok, mu.shapes.clone())
+            });
+            Some(MmaCost {
+                shape: s,
+                outputs,
+                padded_rows: padded,
+                row_utilisation: util,
+                effective_peak: util * roof.peak,
+                accumulator_n: acc_n,
+                accumulator_registers: acc_regs,
+                threads: s.threads(),
+                accumulator_registers_per_thread: acc_regs as f64 / s.threads() as f64,
+                unlisted_among: listed.and_then(|(ok, l)| (!ok).then_some(l)),
+            })
+        }
+    };
+    let effective_roof = Roof {
+        peak: mma.as_ref().map_or(roof.peak, |c| c.effective_peak),
+        bandwidth: roof.bandwidth,
+    };
+    let sh = Shape {
+        m,
+        n,
+        k,
+        tile_k,
+        stages,
+        b,
+        flops: f,
+        naive_bytes: nb,
+    };
+    let t = tile_cost(&sh, &effective_roof, &limits, tile_m, tile_n);
+    let smem_carveout = limits
+        .carveouts
+        .iter()
+        .copied()
+        .filter(|c| *c >= t.smem_bytes + limits.reserved_smem)
+        .reduce(f64::min);
+    let rt = ridge_tile(roof.ridge(), b);
+    let rti = rt.round().max(1.0) as u64;
+    let racc = accumulator_bytes(rti, rti);
+    let ridge = RidgeTile {
+        edge: rt,
+        rounded: rti,
+        accumulator_bytes: racc,
+        accumulator_vs_registers: limits.register_file.map(|rf| racc / rf),
+        smem_bytes: smem_bytes(rti, rti, tile_k, b, stages),
+    };
+    let waves = hw.execution.as_ref().map(|e| {
+        let sms = u64::from(e.sms.get());
+        let programs = u128::from(m.div_ceil(t.tile_m)) * u128::from(n.div_ceil(t.tile_n));
+        WaveCost {
+            sms,
+            waves: waves(programs, u128::from(sms), u128::from(programs_per_sm)),
+            peak_per_sm: roof.peak / sms as f64,
+        }
+    });
+    let fp32_peak = if prec.compute == "fp32" {
+        None
+    } else {
+        hw.compute
+            .dense
+            .get("fp32")
+            .map(|v| v * hw.peak_multiplier())
+    };
+    let table = table_tiles
+        .iter()
+        .map(|&tt| (tt, tile_cost(&sh, &effective_roof, &limits, tt, tt)))
+        .collect();
+    Ok(MatmulCost {
+        hardware: hw.id.clone(),
+        dtype: prec.name,
+        mode,
+        roof,
+        bytes_per_element: b,
+        m,
+        n,
+        k,
+        tile_k,
+        tile_k_defaulted: inputs.tile_k.is_none(),
+        stages,
+        threads,
+        programs_per_sm,
+        flops: f,
+        compute_time_s: f / roof.peak,
+        naive_bytes: nb,
+        naive_intensity: f / nb,
+        naive_time: roof.time(f, nb),
+        output_bytes: b * m as f64 * n as f64,
+        minimal_bytes: minimal_bytes(m, n, k, b),
+        minimal_intensity: f / minimal_bytes(m, n, k, b),
+        mma,
+        effective_roof,
+        tile: t,
+        limits,
+        smem_carveout,
+        ridge_tile: ridge,
+        micro_tile: micro_tile(t.tile_m, t.tile_n, threads),
+        waves,
+        fp32_peak,
+        table,
+    })
+}
+
+/// A count as a JSON integer where it fits, else a float.
+fn int(v: u128) -> serde_json::Value {
+    u64::try_from(v).map_or_else(|_| (v as f64).into(), Into::into)
+}
+
+/// `Some(true)`/`Some(false)` as JSON booleans, `None` as null.
+fn opt_bool(v: Option<bool>) -> serde_json::Value {
+    v.map_or(serde_json::Value::Null, Into::into)
+}
+
+impl MatmulCost {
+    /// The report of this cost; a lean one records values only (and no
+    /// tile table).
+    pub fn report(&self, lean: bool) -> Report {
+        let (m, n, k) = (self.m, self.n, self.k);
+        let t = &self.tile;
+        let (bm, bn, bk) = (t.tile_m, t.tile_n, self.tile_k);
+        let roof = &self.roof;
+        let (peak, bw) = (roof.peak, roof.bandwidth);
+        let stages = self.stages;
+        let b = self.bytes_per_element;
+        let f = self.flops;
+
+        let mut r = Report::new_lean("matmul", lean);
+        r.hardware = Some(self.hardware.clone());
+        r.input("m", m);
+        r.input("n", n);
+        r.input("k", k);
+        r.input("tile_m", bm);
+        r.input("tile_n", bn);
+        r.input("tile_k", bk);
+        r.input("stages", stages);
+        r.input("dtype", self.dtype);
+        if self.mode == Mode::Achievable {
+            r.input("achievable", true);
+        }
+        let (req_m, req_n) = t.requested;
+        if bm < req_m || bn < req_n {
+            r.note_with(|| format!(
+                "tile {req_m}x{req_n} clamped to the matrix: {bm}x{bn} (a masked tile reuses each element only as often as the matrix is wide)"
+            ));
+        }
+        if self.tile_k_defaulted && bk != DEFAULT_TILE_K {
+            r.note_with(|| {
+                format!("tile-k {bk}: the largest power of two up to 64 that divides K = {k}")
+            });
+        }
+        let dims = || format!("{m}*{n}*{k}");
+        let bs = || number(b);
+
+        // Step 1: FLOPs, fixed by the mathematics.
+        r.result("flops", f, || {
+            Quantity::new("FLOPs", Unit::Flop)
+                .formula("2*M*N*K")
+                .derive(format!("2*{m}*{n}*{k}"))
+        });
+        let compute_time = self.compute_time_s;
+        r.result("compute_time_s", compute_time, || {
+            Quantity::new("compute floor", Unit::Seconds)
+                .formula("FLOPs / peak")
+                .derive(format!("{} / {}", si(f, "FLOP"), si(peak, "FLOP/s")))
+        });
+        let ridge = roof::ridge(&mut r, roof);
+
+        // Naive: zero reuse.
+        let nb = self.naive_bytes;
+        let ni = self.naive_intensity;
+        let nt = self.naive_time.time_s;
+        r.result("naive_bytes", nb, || {
+            Quantity::new("naive HBM bytes (zero reuse)", Unit::Bytes)
+                .formula("2*b*M*N*K")
+                .derive(format!("2*{}*{}", bs(), dims()))
+        });
+        r.result("naive_intensity", ni, || {
+            Quantity::new("naive intensity", Unit::FlopPerByte)
+                .formula("2*M*N*K / (2*b*M*N*K) = 1/b")
+                .derive(format!("1/{}", bs()))
+        });
+        roof::attainable(
+            &mut r,
+            &roof::AttainableKeys {
+                attainable: "naive_attainable_flops_per_s",
+                attainable_label: "naive attainable",
+                fraction: "naive_fraction_of_peak",
+                fraction_label: "naive fraction of peak",
+            },
+            roof,
+            ni,
+        );
+        r.result("naive_time_s", nt, || {
+            Quantity::new("naive time", Unit::Seconds)
+                .formula("max(FLOPs / peak, bytes / bandwidth)")
+                .derive(format!(
+                    "max({}, {} / {})",
+                    seconds(compute_time),
+                    si(nb, "B"),
+                    si(bw, "B/s")
+                ))
+        });
+        r.result("naive_vs_floor", nt / compute_time, || {
+            Quantity::new("naive time / compute floor", Unit::Ratio)
+                .formula("naive time / compute floor")
+                .derive(format!("{} / {}", seconds(nt), seconds(compute_time)))
+        });
+
+        // Tiled: each operand element reused BLOCK times on chip.
+        let tb = t.tiled_bytes;
+        let ti = t.intensity;
+        r.result("tiled_bytes", tb, || {
+            Quantity::new("tiled HBM bytes (operand reads)", Unit::Bytes)
+                .formula("b*M*N*K*(1/min(BM,M) + 1/min(BN,N))")
+                .derive(format!("{}*{}*(1/{bm} + 1/{bn})", bs(), dims()))
+        });
+        r.result("output_bytes", self.output_bytes, || {
+            Quantity::new("output write", Unit::Bytes)
+                .formula("b*M*N")
+                .derive(format!("{}*{m}*{n}", bs()))
+        });
+        r.result("tiled_vs_naive", t.tiled_vs_naive, || {
+            Quantity::new("traffic cut vs naive", Unit::Ratio)
+                .formula("naive bytes / tiled bytes")
+                .derive(format!("{} / {}", si(nb, "B"), si(tb, "B")))
+        });
+        r.result("intensity", ti, || {
+            Quantity::new("intensity", Unit::FlopPerByte)
+                .formula("FLOPs / tiled bytes")
+                .derive(format!("{} / {}", si(f, "FLOP"), si(tb, "B")))
+        });
+
+        // Tensor-core row utilisation caps the compute roof for small M.
+        let eff = self.effective_roof.peak;
+        let roof_text = || match &self.mma {
+            Some(c) => format!(
+                "{} * {}",
+                units::sig(c.row_utilisation, 4),
+                si(peak, "FLOP/s")
+            ),
+            None => si(peak, "FLOP/s"),
+        };
+        if let Some(c) = &self.mma {
+            let s = c.shape;
+            r.result("mma_shape", s.name(), || {
+                Quantity::new("tensor-core instruction", Unit::None)
+            });
+            if let (Some(sn), Some(outputs)) = (s.n, c.outputs) {
+                r.result("mma_outputs", outputs, || {
+                    Quantity::new("outputs per instruction", Unit::Count)
+                        .formula("MMA_M * MMA_N")
+                        .derive(format!("{} * {sn}", s.m))
+                });
+            }
+            r.result("mma_padded_rows", int(c.padded_rows), || {
+                Quantity::new("padded rows", Unit::Count)
+                    .formula("ceil(M / MMA_M)*MMA_M - M")
+                    .derive(format!("ceil({m} / {})*{} - {m}", s.m, s.m))
+            });
+            r.result("mma_row_utilisation", c.row_utilisation, || {
+                Quantity::new("tensor-core row utilisation", Unit::Fraction)
+                    .formula("M / (ceil(M / MMA_M)*MMA_M)")
+                    .derive(format!("{m} / (ceil({m} / {})*{})", s.m, s.m))
+            });
+            r.result("mma_effective_flops_per_s", c.effective_peak, || {
+                Quantity::new("effective tensor-core peak", Unit::FlopPerSec)
+                    .formula("row utilisation * peak")
+                    .derive(roof_text())
+            });
+            r.result("mma_accumulator_registers", c.accumulator_registers, || {
+                Quantity::new("fp32 accumulator registers per instruction", Unit::Count)
+                    .formula("MMA_M * MMA_N")
+                    .derive(format!("{} * {}", s.m, c.accumulator_n))
+            });
             r.result(
-                "smem_fraction_of_sm",
-                smem / s.get(),
+                "mma_accumulator_registers_per_thread",
+                c.accumulator_registers_per_thread,
+                || {
+                    Quantity::new("accumulator registers per thread", Unit::Count)
+                        .formula("MMA_M * MMA_N / threads (128 for a warp group, 32 for a warp)")
+                        .derive(format!("{} / {}", c.accumulator_registers, c.threads))
+                },
+            );
+            if let Some(list) = &c.unlisted_among {
+                r.note_with(|| {
+                    format!(
+                        "{} does not list {} among its matrix-unit shapes ({})",
+                        self.hardware,
+                        s.name(),
+                        list.join(", ")
+                    )
+                });
+            }
+            if c.padded_rows > 0 {
+                r.note_with(|| {
+                    format!(
+                        "{} of every {} MMA rows are padding at M = {m}: the tensor cores offer {} of {}",
+                        c.padded_rows,
+                        u128::from(m) + c.padded_rows,
+                        si(eff, "FLOP/s"),
+                        si(peak, "FLOP/s")
+                    )
+                });
+            }
+        }
+        let ta = t.attainable;
+        r.result("attainable_flops_per_s", ta, || {
+            Quantity::new("attainable", Unit::FlopPerSec)
+                .formula("min(peak, intensity * bandwidth)")
+                .derive(format!(
+                    "min({}, {} * {})",
+                    roof_text(),
+                    units::sig(ti, 4),
+                    si(bw, "B/s")
+                ))
+        });
+        r.result("attainable_fraction_of_peak", ta / peak, || {
+            Quantity::new("fraction of peak", Unit::Fraction)
+                .formula("attainable / peak")
+                .derive(format!("{} / {}", si(ta, "FLOP/s"), si(peak, "FLOP/s")))
+        });
+        let time = t.time;
+        r.result("memory_time_s", time.memory_s, || {
+            Quantity::new("memory time", Unit::Seconds)
+                .formula("tiled bytes / bandwidth")
+                .derive(format!("{} / {}", si(tb, "B"), si(bw, "B/s")))
+        });
+        r.result("time_s", time.time_s, || {
+            Quantity::new("time", Unit::Seconds)
+                .formula("max(FLOPs / peak, tiled bytes / bandwidth)")
+                .derive(format!(
+                    "max({}, {})",
+                    seconds(time.compute_s),
+                    seconds(time.memory_s)
+                ))
+        });
+        r.result("bound", time.bound.as_str(), || {
+            Quantity::new("bound", Unit::None)
+        });
+        r.note_with(|| match time.bound {
+            Bound::Memory => format!(
+                "memory-bound: intensity {} is {}x below the ridge ({})",
+                units::sig(ti, 4),
+                units::sig(ridge / ti, 3),
+                units::sig(ridge, 4)
+            ),
+            Bound::Compute => format!(
+                "compute-bound: intensity {} is above the ridge ({})",
+                units::sig(ti, 4),
+                units::sig(ridge, 4)
+            ),
+        });
+
+        // Minimal traffic: each operand once (002 §7.7's n/3; §7.11's cap at M).
+        let mb = self.minimal_bytes;
+        r.result("minimal_bytes", mb, || {
+            Quantity::new("minimal bytes (each operand once)", Unit::Bytes)
+                .formula("b*(M*K + K*N + M*N)")
+                .derive(format!("{}*({m}*{k} + {k}*{n} + {m}*{n})", bs()))
+        });
+        r.result("minimal_intensity", self.minimal_intensity, || {
+            Quantity::new("minimal-traffic intensity", Unit::FlopPerByte)
+                .formula("2*M*N*K / (b*(M*K + K*N + M*N))")
+                .derive(format!("{} / {}", si(f, "FLOP"), si(mb, "B")))
+        });
+
+        // Feasibility: shared memory with stages, accumulator in registers.
+        let smem = t.smem_bytes;
+        r.result("smem_bytes_per_block", smem, || {
+            Quantity::new("shared memory per program", Unit::BytesIec)
+                .formula("(BM*BK + BK*BN)*b*stages")
+                .derive(format!("({bm}*{bk} + {bk}*{bn})*{}*{stages}", bs()))
+        });
+        let acc = t.accumulator_bytes;
+        r.result("accumulator_bytes", acc, || {
+            Quantity::new("fp32 accumulator (registers)", Unit::BytesIec)
+                .formula("BM*BN*4")
+                .derive(format!("{bm}*{bn}*4"))
+        });
+        let lim = &self.limits;
+        if let Some(s) = lim.smem_per_sm {
+            r.result("smem_fraction_of_sm", smem / s, || {
                 Quantity::new("share of the SM's shared memory", Unit::Fraction)
                     .formula("shared memory per program / shared memory per SM")
-                    .derive(format!("{} / {}", iec_bytes(smem), iec_bytes(s.get()))),
-            );
+                    .derive(format!("{} / {}", iec_bytes(smem), iec_bytes(s)))
+            });
         }
-        if let Some(s) = e.smem_per_block {
-            r.result(
-                "smem_fraction_of_block_default",
-                smem / s.get(),
+        if let Some(s) = lim.smem_per_block {
+            r.result("smem_fraction_of_block_default", smem / s, || {
                 Quantity::new(
                     "share of the default per-block shared memory",
                     Unit::Fraction,
                 )
                 .formula("shared memory per program / default per block")
-                .derive(format!("{} / {}", iec_bytes(smem), iec_bytes(s.get()))),
-            );
+                .derive(format!("{} / {}", iec_bytes(smem), iec_bytes(s)))
+            });
         }
-        let reserved = e.reserved_smem_per_block.map_or(0.0, |r| r.get());
-        if let Some(c) = e
-            .smem_carveouts
-            .iter()
-            .map(|c| c.get())
-            .filter(|c| *c >= smem + reserved)
-            .reduce(f64::min)
-        {
-            r.result(
-                "smem_carveout_bytes",
-                c,
+        if let Some(c) = self.smem_carveout {
+            r.result("smem_carveout_bytes", c, || {
                 Quantity::new("smallest carveout that holds it", Unit::BytesIec)
                     .formula("min carveout >= shared memory per program + reserved")
                     .derive(format!(
                         "min carveout >= {} + {}",
                         iec_bytes(smem),
-                        iec_bytes(reserved)
-                    )),
+                        iec_bytes(lim.reserved_smem)
+                    ))
+            });
+        }
+        if let (Some(l), Some(fits)) = (lim.smem_limit, t.smem_fits) {
+            r.result("smem_fits", fits, || {
+                Quantity::new("shared memory fits", Unit::None)
+                    .formula("shared memory per program <= per-block limit")
+                    .derive(format!("{} <= {}", iec_bytes(smem), iec_bytes(l)))
+            });
+        }
+        if let (Some(rf), Some(fit)) = (lim.register_file, t.registers_fit) {
+            r.result("accumulator_fraction_of_registers", acc / rf, || {
+                Quantity::new("share of the register file", Unit::Fraction)
+                    .formula("accumulator / register file per SM")
+                    .derive(format!("{} / {}", iec_bytes(acc), iec_bytes(rf)))
+            });
+            r.result("registers_fit", fit, || {
+                Quantity::new("accumulator fits in registers", Unit::None)
+                    .formula("accumulator < register file (room left for addresses and operands)")
+                    .derive(format!("{} < {}", iec_bytes(acc), iec_bytes(rf)))
+            });
+        }
+        // With neither limit recorded (a TPU, Trainium) there is nothing to
+        // check the tile against: say so rather than answer yes.
+        if t.fits.is_none() {
+            r.note_with(|| {
+                format!(
+                    "tile feasibility unknown: {} records no shared-memory or register-file limits",
+                    self.hardware
+                )
+            });
+        }
+        r.result("fits", opt_bool(t.fits), || {
+            Quantity::new("tile fits", Unit::None).formula("shared memory fits and registers fit")
+        });
+        if t.registers_fit == Some(false) {
+            r.note_with(|| format!(
+                "the {bm}x{bn} fp32 accumulator ({}) leaves no registers for anything else: the register file, not shared memory, caps the tile",
+                iec_bytes(acc)
+            ));
+        }
+        if t.smem_fits == Some(false) {
+            r.note_with(|| {
+                format!(
+                    "{} of shared memory per program exceeds the per-block limit",
+                    iec_bytes(smem)
+                )
+            });
+        }
+        let rt = &self.ridge_tile;
+        let rti = rt.rounded;
+        r.result("ridge_tile", rt.edge, || {
+            Quantity::new("square tile that reaches the ridge", Unit::None)
+                .formula("BLOCK = b * ridge")
+                .derive(format!("{} * {}", bs(), units::sig(ridge, 4)))
+        });
+        r.result("ridge_tile_accumulator_bytes", rt.accumulator_bytes, || {
+            Quantity::new("its accumulator", Unit::BytesIec)
+                .formula("BLOCK^2*4")
+                .derive(format!("{rti}^2*4"))
+        });
+        if let (Some(v), Some(rf)) = (rt.accumulator_vs_registers, lim.register_file) {
+            r.result("ridge_tile_accumulator_vs_registers", v, || {
+                Quantity::new("its accumulator / register file", Unit::Ratio)
+                    .formula("BLOCK^2*4 / register file")
+                    .derive(format!(
+                        "{} / {}",
+                        iec_bytes(rt.accumulator_bytes),
+                        iec_bytes(rf)
+                    ))
+            });
+        }
+        r.result("ridge_tile_smem_bytes", rt.smem_bytes, || {
+            Quantity::new("its shared memory", Unit::BytesIec)
+                .formula("(BLOCK*BK + BK*BLOCK)*b*stages")
+                .derive(format!("({rti}*{bk} + {bk}*{rti})*{}*{stages}", bs()))
+        });
+
+        // Register micro-tile: the tiling formula one level down.
+        let mt = &self.micro_tile;
+        let threads = self.threads;
+        r.input("threads", threads);
+        if mt.accumulators_per_thread < 1.0 {
+            r.note_with(|| {
+                format!(
+                    "no register micro-tile: {bm}x{bn} accumulators are fewer than {threads} threads"
+                )
+            });
+        } else {
+            r.result(
+                "accumulators_per_thread",
+                mt.accumulators_per_thread,
+                || {
+                    Quantity::new("accumulators per thread", Unit::Count)
+                        .formula("BM*BN / threads")
+                        .derive(format!("{bm}*{bn} / {threads}"))
+                },
+            );
+            r.result("microtile_edge", mt.edge, || {
+                Quantity::new("micro-tile edge TM = TN", Unit::Count)
+                    .formula("sqrt(accumulators per thread)")
+                    .derive(format!("sqrt({})", number(mt.accumulators_per_thread)))
+            });
+            r.result(
+                "microtile_flops_per_smem_element",
+                mt.flops_per_smem_element,
+                || {
+                    Quantity::new("FLOPs per shared-memory element", Unit::None)
+                        .formula("2*TM*TN / (TM + TN)")
+                        .derive(format!("{} / {}", number(mt.flops), number(mt.smem_reads)))
+                },
             );
         }
-    }
-    if let (Some(l), Some(fits)) = (smem_limit, smem_fits) {
-        r.result(
-            "smem_fits",
-            fits,
-            Quantity::new("shared memory fits", Unit::None)
-                .formula("shared memory per program <= per-block limit")
-                .derive(format!("{} <= {}", iec_bytes(smem), iec_bytes(l.get()))),
-        );
-    }
-    let regfile = register_file(hw);
-    let reg_fits = regfile.map(|rf| acc < rf);
-    if let Some(rf) = regfile {
-        r.result(
-            "accumulator_fraction_of_registers",
-            acc / rf,
-            Quantity::new("share of the register file", Unit::Fraction)
-                .formula("accumulator / register file per SM")
-                .derive(format!("{} / {}", iec_bytes(acc), iec_bytes(rf))),
-        );
-        r.result(
-            "registers_fit",
-            acc < rf,
-            Quantity::new("accumulator fits in registers", Unit::None)
-                .formula("accumulator < register file (room left for addresses and operands)")
-                .derive(format!("{} < {}", iec_bytes(acc), iec_bytes(rf))),
-        );
-    }
-    // With neither limit recorded (a TPU, Trainium) there is nothing to
-    // check the tile against: say so rather than answer yes.
-    let fits = match (smem_fits, reg_fits) {
-        (None, None) => {
-            r.note(format!(
-                "tile feasibility unknown: {} records no shared-memory or register-file limits",
-                hw.id
-            ));
-            serde_json::Value::Null
+
+        // Waves over the SMs.
+        if let Some(wc) = &self.waves {
+            let w = &wc.waves;
+            let sms = wc.sms;
+            let pps = self.programs_per_sm;
+            r.input("programs_per_sm", pps);
+            let slots = || {
+                if pps == 1 {
+                    format!("{sms}")
+                } else {
+                    format!("({sms}*{pps})")
+                }
+            };
+            r.result("programs", int(w.programs), || {
+                Quantity::new("programs (output tiles)", Unit::Count)
+                    .formula("ceil(M/BM)*ceil(N/BN)")
+                    .derive(format!("ceil({m}/{bm})*ceil({n}/{bn})"))
+            });
+            r.result("waves", w.waves, || {
+                Quantity::new("waves", Unit::None)
+                    .formula("programs / (SMs * programs per SM)")
+                    .derive(format!("{} / {}", w.programs, slots()))
+            });
+            r.result("full_waves", int(w.full_waves), || {
+                Quantity::new("full waves", Unit::Count)
+                    .formula("floor(waves)")
+                    .derive(format!("floor({} / {})", w.programs, slots()))
+            });
+            r.result("tail_programs", int(w.tail_programs), || {
+                Quantity::new("programs in the tail wave", Unit::Count)
+                    .formula("programs mod slots")
+                    .derive(format!("{} mod {}", w.programs, slots()))
+            });
+            r.result("idle_slots_in_tail", int(w.idle_slots), || {
+                Quantity::new("idle slots in the tail wave", Unit::Count)
+                    .formula("slots - tail (0 when the tail is empty)")
+                    .derive(format!("{} - {}", slots(), w.tail_programs))
+            });
+            r.result("wave_efficiency", w.efficiency, || {
+                Quantity::new("wave efficiency", Unit::Fraction)
+                    .formula("programs / (ceil(waves) * slots)")
+                    .derive(format!(
+                        "{} / (ceil({}) * {})",
+                        w.programs,
+                        units::sig(w.waves, 4),
+                        slots()
+                    ))
+            });
+            r.result("peak_per_sm_flops_per_s", wc.peak_per_sm, || {
+                Quantity::new("peak per SM", Unit::FlopPerSec)
+                    .formula("peak / SMs")
+                    .derive(format!("{} / {sms}", si(peak, "FLOP/s")))
+            });
+            r.note_with(|| {
+                format!("waves assume {pps} resident program(s) per SM (--programs-per-sm)")
+            });
         }
-        (s, g) => (s.unwrap_or(true) && g.unwrap_or(true)).into(),
-    };
-    r.result(
-        "fits",
-        fits,
-        Quantity::new("tile fits", Unit::None).formula("shared memory fits and registers fit"),
-    );
-    if reg_fits == Some(false) {
-        r.note(format!(
-            "the {bm}x{bn} fp32 accumulator ({}) leaves no registers for anything else: the register file, not shared memory, caps the tile",
-            iec_bytes(acc)
-        ));
-    }
-    if smem_fits == Some(false) {
-        r.note(format!(
-            "{} of shared memory per program exceeds the per-block limit",
-            iec_bytes(smem)
-        ));
-    }
-    let rt = ridge_tile(ridge, b);
-    r.result(
-        "ridge_tile",
-        rt,
-        Quantity::new("square tile that reaches the ridge", Unit::None)
-            .formula("BLOCK = b * ridge")
-            .derive(format!("{bs} * {}", units::sig(ridge, 4))),
-    );
-    let rti = rt.round().max(1.0) as u64;
-    let racc = accumulator_bytes(rti, rti);
-    r.result(
-        "ridge_tile_accumulator_bytes",
-        racc,
-        Quantity::new("its accumulator", Unit::BytesIec)
-            .formula("BLOCK^2*4")
-            .derive(format!("{rti}^2*4")),
-    );
-    if let Some(rf) = regfile {
-        r.result(
-            "ridge_tile_accumulator_vs_registers",
-            racc / rf,
-            Quantity::new("its accumulator / register file", Unit::Ratio)
-                .formula("BLOCK^2*4 / register file")
-                .derive(format!("{} / {}", iec_bytes(racc), iec_bytes(rf))),
-        );
-    }
-    r.result(
-        "ridge_tile_smem_bytes",
-        smem_bytes(rti, rti, bk, b, p.stages),
-        Quantity::new("its shared memory", Unit::BytesIec)
-            .formula("(BLOCK*BK + BK*BLOCK)*b*stages")
-            .derive(format!("({rti}*{bk} + {bk}*{rti})*{bs}*{}", p.stages)),
-    );
-
-    // Register micro-tile: the tiling formula one level down.
-    let mt = micro_tile(bm, bn, p.threads);
-    r.input("threads", p.threads);
-    if mt.accumulators_per_thread < 1.0 {
-        r.note(format!(
-            "no register micro-tile: {bm}x{bn} accumulators are fewer than {} threads",
-            p.threads
-        ));
-    } else {
-        r.result(
-            "accumulators_per_thread",
-            mt.accumulators_per_thread,
-            Quantity::new("accumulators per thread", Unit::Count)
-                .formula("BM*BN / threads")
-                .derive(format!("{bm}*{bn} / {}", p.threads)),
-        );
-        r.result(
-            "microtile_edge",
-            mt.edge,
-            Quantity::new("micro-tile edge TM = TN", Unit::Count)
-                .formula("sqrt(accumulators per thread)")
-                .derive(format!("sqrt({})", number(mt.accumulators_per_thread))),
-        );
-        r.result(
-            "microtile_flops_per_smem_element",
-            mt.flops_per_smem_element,
-            Quantity::new("FLOPs per shared-memory element", Unit::None)
-                .formula("2*TM*TN / (TM + TN)")
-                .derive(format!("{} / {}", number(mt.flops), number(mt.smem_reads))),
-        );
-    }
-
-    // Waves over the SMs.
-    if let Some(e) = ex {
-        let sms = u128::from(e.sms.get());
-        let programs = u128::from(m.div_ceil(bm)) * u128::from(n.div_ceil(bn));
-        let w = waves(programs, sms, u128::from(p.programs_per_sm));
-        r.input("programs_per_sm", p.programs_per_sm);
-        r.result(
-            "programs",
-            int(w.programs),
-            Quantity::new("programs (output tiles)", Unit::Count)
-                .formula("ceil(M/BM)*ceil(N/BN)")
-                .derive(format!("ceil({m}/{bm})*ceil({n}/{bn})")),
-        );
-        let slots = if p.programs_per_sm == 1 {
-            format!("{sms}")
-        } else {
-            format!("({sms}*{})", p.programs_per_sm)
-        };
-        r.result(
-            "waves",
-            w.waves,
-            Quantity::new("waves", Unit::None)
-                .formula("programs / (SMs * programs per SM)")
-                .derive(format!("{} / {slots}", w.programs)),
-        );
-        r.result(
-            "full_waves",
-            int(w.full_waves),
-            Quantity::new("full waves", Unit::Count)
-                .formula("floor(waves)")
-                .derive(format!("floor({} / {slots})", w.programs)),
-        );
-        r.result(
-            "tail_programs",
-            int(w.tail_programs),
-            Quantity::new("programs in the tail wave", Unit::Count)
-                .formula("programs mod slots")
-                .derive(format!("{} mod {slots}", w.programs)),
-        );
-        r.result(
-            "idle_slots_in_tail",
-            int(w.idle_slots),
-            Quantity::new("idle slots in the tail wave", Unit::Count)
-                .formula("slots - tail (0 when the tail is empty)")
-                .derive(format!("{slots} - {}", w.tail_programs)),
-        );
-        r.result(
-            "wave_efficiency",
-            w.efficiency,
-            Quantity::new("wave efficiency", Unit::Fraction)
-                .formula("programs / (ceil(waves) * slots)")
-                .derive(format!(
-                    "{} / (ceil({}) * {slots})",
-                    w.programs,
-                    units::sig(w.waves, 4)
-                )),
-        );
-        r.result(
-            "peak_per_sm_flops_per_s",
-            peak / sms as f64,
-            Quantity::new("peak per SM", Unit::FlopPerSec)
-                .formula("peak / SMs")
-                .derive(format!("{} / {sms}", si(peak, "FLOP/s"))),
-        );
-        r.note(format!(
-            "waves assume {} resident program(s) per SM (--programs-per-sm)",
-            p.programs_per_sm
-        ));
-    }
-    if prec.compute != "fp32"
-        && let Some(v) = hw.compute.dense.get("fp32")
-    {
-        let v = v * hw.peak_multiplier();
-        r.result(
-            "tensor_vs_vector",
-            peak / v,
-            Quantity::new("tensor vs fp32 vector peak", Unit::Ratio)
-                .formula("peak / fp32 peak")
-                .derive(format!("{} / {}", si(peak, "FLOP/s"), si(v, "FLOP/s"))),
-        );
-    }
-
-    // The lecture's table: square tiles 32..256 at this shape.
-    if p.table_tiles.contains(&0) {
-        return Err(Error::input("--tiles", "a tile of 0"));
-    }
-    if p.table_tiles.is_empty() {
-        return Ok(r);
-    }
-    for key in [
-        ("tile", Quantity::new("tile", Unit::Count)),
-        ("tiled_bytes", Quantity::new("HBM bytes", Unit::Bytes)),
-        ("intensity", Quantity::new("intensity", Unit::FlopPerByte)),
-        (
-            "attainable_flops_per_s",
-            Quantity::new("attainable", Unit::FlopPerSec),
-        ),
-        ("memory_time_s", Quantity::new("memory time", Unit::Seconds)),
-        ("tiled_vs_naive", Quantity::new("vs naive", Unit::Ratio)),
-        (
-            "smem_bytes_per_block",
-            Quantity::new("shared memory", Unit::BytesIec),
-        ),
-        (
-            "accumulator_bytes",
-            Quantity::new("accumulator", Unit::BytesIec),
-        ),
-        ("fits", Quantity::new("fits", Unit::None)),
-    ] {
-        if !r.quantities.contains_key(key.0) {
-            r.describe(key.0, key.1);
+        if let Some(v) = self.fp32_peak {
+            r.result("tensor_vs_vector", peak / v, || {
+                Quantity::new("tensor vs fp32 vector peak", Unit::Ratio)
+                    .formula("peak / fp32 peak")
+                    .derive(format!("{} / {}", si(peak, "FLOP/s"), si(v, "FLOP/s")))
+            });
         }
+
+        // The lecture's table: square tiles 32..256 at this shape. A lean
+        // report (an inner sweep point) keeps values only, and no table.
+        if self.table.is_empty() || lean {
+            return r;
+        }
+        r.describe("tile", || Quantity::new("tile", Unit::Count));
+        r.describe("tiled_bytes", || Quantity::new("HBM bytes", Unit::Bytes));
+        r.describe("intensity", || {
+            Quantity::new("intensity", Unit::FlopPerByte)
+        });
+        r.describe("attainable_flops_per_s", || {
+            Quantity::new("attainable", Unit::FlopPerSec)
+        });
+        r.describe("memory_time_s", || {
+            Quantity::new("memory time", Unit::Seconds)
+        });
+        r.describe("tiled_vs_naive", || Quantity::new("vs naive", Unit::Ratio));
+        r.describe("smem_bytes_per_block", || {
+            Quantity::new("shared memory", Unit::BytesIec)
+        });
+        r.describe("accumulator_bytes", || {
+            Quantity::new("accumulator", Unit::BytesIec)
+        });
+        r.describe("fits", || Quantity::new("fits", Unit::None));
+        for (tile, c) in &self.table {
+            let mut row = Row::default();
+            row.inputs.insert("tile".into(), (*tile).into());
+            row.results
+                .insert("tiled_bytes".into(), c.tiled_bytes.into());
+            row.results.insert("intensity".into(), c.intensity.into());
+            row.results
+                .insert("attainable_flops_per_s".into(), c.attainable.into());
+            row.results
+                .insert("memory_time_s".into(), c.time.memory_s.into());
+            row.results
+                .insert("tiled_vs_naive".into(), c.tiled_vs_naive.into());
+            row.results
+                .insert("smem_bytes_per_block".into(), c.smem_bytes.into());
+            row.results
+                .insert("accumulator_bytes".into(), c.accumulator_bytes.into());
+            row.results.insert("fits".into(), opt_bool(c.fits));
+            r.rows.push(row);
+        }
+        r.rows_kind = Some(RowsKind::Table);
+        r
     }
-    for &t in &p.table_tiles {
-        let (tm, tn) = (t.min(m), t.min(n));
-        let tbt = tiled_bytes(m, n, k, tm, tn, b);
-        let it = f / tbt;
-        let sm = smem_bytes(tm, tn, bk, b, p.stages);
-        let ac = accumulator_bytes(tm, tn);
-        let fit: serde_json::Value = if smem_limit.is_none() && regfile.is_none() {
-            serde_json::Value::Null
-        } else {
-            (smem_limit.is_none_or(|l| sm <= l.get()) && regfile.is_none_or(|rf| ac < rf)).into()
-        };
-        let mut row = Row::default();
-        row.inputs.insert("tile".into(), t.into());
-        row.results.insert("tiled_bytes".into(), tbt.into());
-        row.results.insert("intensity".into(), it.into());
-        row.results
-            .insert("attainable_flops_per_s".into(), peak.min(it * bw).into());
-        row.results
-            .insert("memory_time_s".into(), (tbt / bw).into());
-        row.results
-            .insert("tiled_vs_naive".into(), (nb / tbt).into());
-        row.results.insert("smem_bytes_per_block".into(), sm.into());
-        row.results.insert("accumulator_bytes".into(), ac.into());
-        row.results.insert("fits".into(), fit);
-        r.rows.push(row);
-    }
-    Ok(r)
 }
 
 #[cfg(test)]
@@ -967,8 +1469,29 @@ mod tests {
         assert_eq!(resolve_tile_k(16, None).unwrap(), 16);
         assert_eq!(resolve_tile_k(4096, Some(8192)).unwrap(), 4096);
         let e = resolve_tile_k(4096, Some(48)).unwrap_err().to_string();
-        assert!(e.contains("does not divide"), "{e}");
-        assert!(resolve_tile_k(4096, Some(0)).is_err());
+        assert!(e.contains("does not divide") && e.contains("try 32"), "{e}");
+        let e = resolve_tile_k(4096, Some(0)).unwrap_err();
+        assert!(matches!(&e, Error::Field { field, .. } if field == "tile-k"));
+    }
+
+    #[test]
+    fn divisors_of_large_k_answer_at_once() {
+        // A prime K: only 1 (and K) divide it.
+        assert_eq!(largest_divisor_at_most(1_000_000_007, 1_000_000_006), 1);
+        assert_eq!(largest_divisor_at_most(4096, 48), 32);
+        assert_eq!(largest_divisor_at_most(360, 100), 90);
+        assert_eq!(largest_divisor_at_most(1, 5), 1);
+        // The largest 64-bit prime, and a product of two 32-bit primes.
+        assert_eq!(
+            largest_divisor_at_most(18_446_744_073_709_551_557, u64::MAX),
+            18_446_744_073_709_551_557
+        );
+        let (p, q) = (4_294_967_291u64, 4_294_967_279u64);
+        assert_eq!(largest_divisor_at_most(p * q, p * q - 1), p);
+        assert_eq!(
+            largest_divisor_at_most(u64::MAX, u64::MAX - 1),
+            u64::MAX / 3
+        );
     }
 
     #[test]
@@ -976,5 +1499,19 @@ mod tests {
         let w = waves(264, 132, 1);
         assert_eq!((w.full_waves, w.tail_programs, w.idle_slots), (2, 0, 0));
         assert_eq!(w.efficiency, 1.0);
+    }
+
+    #[test]
+    fn waves_of_the_largest_grid_stay_at_most_one() {
+        let p = u128::from(u64::MAX) * u128::from(u64::MAX);
+        let w = waves(p, 132, u128::from(u64::MAX));
+        assert!(w.efficiency > 0.0 && w.efficiency <= 1.0);
+    }
+
+    #[test]
+    fn row_utilisation_of_the_largest_m() {
+        let (u, padded) = row_utilisation(u64::MAX, 64);
+        assert_eq!(padded, 1);
+        assert!(u > 0.999 && u <= 1.0);
     }
 }

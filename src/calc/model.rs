@@ -1,418 +1,740 @@
 //! `model show` and `model list`: parameter counts, weight bytes and KV
 //! bytes per token, derived from the architecture (formulas.md, "Model
 //! figures").
+//!
+//! Counts are 64-bit and checked: a size that makes a count overflow is an
+//! error naming the model field that dominates the product, never a
+//! wrapped number.
 
 use crate::error::{Error, Result};
-use crate::precision::Precision;
+use crate::precision::{self, Precision};
 use crate::report::{Quantity, Report, Row, Unit};
-use crate::spec::model::Model;
+use crate::spec::model::{AttentionKind, Model, PositionEmbedding};
 use crate::units::{grouped, si};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
 
 /// Parameter counts, split the way people reason about them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Params {
     /// Input embedding (and learned positions).
-    pub embedding: u128,
+    pub embedding: u64,
     /// Output projection (0 when tied).
-    pub lm_head: u128,
+    pub lm_head: u64,
     /// Attention projections, all layers.
-    pub attention: u128,
+    pub attention: u64,
     /// Dense feed-forward blocks, all dense layers.
-    pub dense_ffn: u128,
+    pub dense_ffn: u64,
     /// Routed experts, all MoE layers.
-    pub routed_experts: u128,
+    pub routed_experts: u64,
     /// Shared experts and routers, all MoE layers.
-    pub shared_experts: u128,
+    pub shared_experts: u64,
     /// Norm weights (and biases).
-    pub norms: u128,
+    pub norms: u64,
     /// Total.
-    pub total: u128,
+    pub total: u64,
     /// Parameters one token touches.
-    pub active: u128,
+    pub active: u64,
 }
 
-fn overflow() -> Error {
-    Error::Unsupported("parameter count overflows 128 bits; check the model's sizes".into())
+/// A count and the model field that dominates it, so an overflow names
+/// the field a person would change.
+#[derive(Debug, Clone, Copy)]
+struct N {
+    v: u64,
+    field: &'static str,
 }
 
-/// Multiplies sizes, failing instead of wrapping.
-fn mul(xs: &[u64]) -> Result<u128> {
-    xs.iter().try_fold(1u128, |acc, &x| {
-        acc.checked_mul(u128::from(x)).ok_or_else(overflow)
-    })
+/// Checked arithmetic on [`N`] for one model.
+struct Counter<'a> {
+    model: &'a Model,
+}
+
+impl Counter<'_> {
+    fn overflow(&self, field: &str) -> Error {
+        Error::Data {
+            file: self.model.id.clone(),
+            line: None,
+            col: None,
+            field: Some(field.to_string()),
+            message: "too large: a count derived from it overflows 64 bits".into(),
+        }
+    }
+
+    /// The field of the larger operand; a constant (no field) is never
+    /// blamed.
+    fn blame(a: N, b: N) -> &'static str {
+        if b.field.is_empty() || (a.v >= b.v && !a.field.is_empty()) {
+            a.field
+        } else {
+            b.field
+        }
+    }
+
+    fn mul(&self, a: N, b: N) -> Result<N> {
+        let field = Self::blame(a, b);
+        a.v.checked_mul(b.v)
+            .map(|v| N { v, field })
+            .ok_or_else(|| self.overflow(field))
+    }
+
+    fn product(&self, xs: &[N]) -> Result<N> {
+        let mut acc = N {
+            v: 1,
+            field: xs.first().map_or("layers", |x| x.field),
+        };
+        for &x in xs {
+            acc = self.mul(acc, x)?;
+        }
+        Ok(acc)
+    }
+
+    fn add(&self, a: N, b: N) -> Result<N> {
+        let field = Self::blame(a, b);
+        a.v.checked_add(b.v)
+            .map(|v| N { v, field })
+            .ok_or_else(|| self.overflow(field))
+    }
+
+    fn sum(&self, xs: &[N]) -> Result<N> {
+        let mut acc = N {
+            v: 0,
+            field: xs.first().map_or("layers", |x| x.field),
+        };
+        for &x in xs {
+            acc = self.add(acc, x)?;
+        }
+        Ok(acc)
+    }
+}
+
+fn k(v: u64) -> N {
+    N { v, field: "" }
+}
+
+/// The named sizes of a model.
+struct Sizes {
+    d: N,
+    h: N,
+    layers: N,
+    vocab: N,
+}
+
+fn sizes(m: &Model) -> Sizes {
+    Sizes {
+        d: N {
+            v: m.hidden_size.get(),
+            field: "hidden-size",
+        },
+        h: N {
+            v: m.attention.heads.get(),
+            field: "attention.heads",
+        },
+        layers: N {
+            v: m.layers.get(),
+            field: "layers",
+        },
+        vocab: N {
+            v: m.vocab_size.get(),
+            field: "vocab-size",
+        },
+    }
+}
+
+fn opt(v: Option<std::num::NonZeroU64>, field: &'static str) -> N {
+    N {
+        v: v.map_or(0, |x| x.get()),
+        field,
+    }
+}
+
+fn head_dim(m: &Model) -> N {
+    N {
+        v: m.head_dim(),
+        field: if m.attention.head_dim.is_some() {
+            "attention.head-dim"
+        } else {
+            "hidden-size"
+        },
+    }
+}
+
+fn kv_heads(m: &Model) -> N {
+    N {
+        v: m.kv_heads(),
+        field: "attention.kv-heads",
+    }
 }
 
 /// Attention parameters of one layer.
-fn attention_per_layer(m: &Model) -> Result<u128> {
+fn attention_per_layer(c: &Counter, m: &Model) -> Result<N> {
     let a = &m.attention;
-    let d = m.hidden_size.get();
-    let h = a.heads.get();
-    if a.kind == "mla" {
+    let s = sizes(m);
+    let (d, h) = (s.d, s.h);
+    if a.kind == AttentionKind::Mla {
         // DeepSeek-V2/V3 multi-head latent attention.
-        let nope = a.qk_nope_head_dim.map_or(0, |x| x.get());
-        let rope = a.qk_rope_head_dim.map_or(0, |x| x.get());
-        let v = a.v_head_dim.map_or(0, |x| x.get());
-        let kv_rank = a.kv_lora_rank.map_or(0, |x| x.get());
+        let nope = opt(a.qk_nope_head_dim, "attention.qk-nope-head-dim");
+        let rope = opt(a.qk_rope_head_dim, "attention.qk-rope-head-dim");
+        let v = opt(a.v_head_dim, "attention.v-head-dim");
+        let kv_rank = opt(a.kv_lora_rank, "attention.kv-lora-rank");
+        let qk = c.add(nope, rope)?;
         let q = match a.q_lora_rank {
-            Some(r) => mul(&[d, r.get()])? + u128::from(r.get()) + mul(&[r.get(), h, nope + rope])?,
-            None => mul(&[d, h, nope + rope])?,
+            Some(r) => {
+                let r = N {
+                    v: r.get(),
+                    field: "attention.q-lora-rank",
+                };
+                c.sum(&[c.mul(d, r)?, r, c.product(&[r, h, qk])?])?
+            }
+            None => c.product(&[d, h, qk])?,
         };
-        let kv = mul(&[d, kv_rank + rope])? + u128::from(kv_rank) + mul(&[kv_rank, h, nope + v])?;
-        let o = mul(&[h, v, d])?;
-        return Ok(q + kv + o);
+        let kv = c.sum(&[
+            c.mul(d, c.add(kv_rank, rope)?)?,
+            kv_rank,
+            c.product(&[kv_rank, h, c.add(nope, v)?])?,
+        ])?;
+        let o = c.product(&[h, v, d])?;
+        return c.sum(&[q, kv, o]);
     }
-    let dh = m.head_dim();
-    let kv = m.kv_heads();
-    let mut p = mul(&[d, h, dh])? * 2 + mul(&[d, kv, dh])? * 2;
+    let dh = head_dim(m);
+    let kv = kv_heads(m);
+    let mut p = c.sum(&[
+        c.product(&[k(2), d, h, dh])?,
+        c.product(&[k(2), d, kv, dh])?,
+    ])?;
     if a.qkv_bias || m.linear_bias {
-        p += mul(&[h, dh])? + 2 * mul(&[kv, dh])?;
+        p = c.sum(&[p, c.mul(h, dh)?, c.product(&[k(2), kv, dh])?])?;
     }
     if m.linear_bias {
-        p += u128::from(d);
+        p = c.add(p, d)?;
     }
     Ok(p)
 }
 
 /// One feed-forward block of width `ff`.
-fn ffn(m: &Model, ff: u64) -> Result<u128> {
-    let d = m.hidden_size.get();
-    let mats: u64 = if m.ffn.gated() { 3 } else { 2 };
-    let mut p = mul(&[mats, d, ff])?;
+fn ffn(c: &Counter, m: &Model, ff: N) -> Result<N> {
+    let d = sizes(m).d;
+    let mats = k(if m.ffn.gated() { 3 } else { 2 });
+    let mut p = c.product(&[mats, d, ff])?;
     if m.linear_bias {
-        p += u128::from(ff) + u128::from(d);
+        p = c.sum(&[p, ff, d])?;
     }
     Ok(p)
 }
 
-/// Derives the parameter counts.
+/// Derives the parameter counts; a count beyond 64 bits is an error naming
+/// the field that dominates it.
 pub fn params(m: &Model) -> Result<Params> {
-    let d = m.hidden_size.get();
-    let layers = m.layers.get();
-    let mut p = Params {
-        embedding: mul(&[m.vocab_size.get(), d])?,
-        ..Default::default()
-    };
-    if m.position_embedding == "learned" {
-        p.embedding += mul(&[m.max_context.map_or(0, |x| x.get()), d])?;
+    let c = Counter { model: m };
+    let s = sizes(m);
+    let (d, layers) = (s.d, s.layers);
+    let mut embedding = c.mul(s.vocab, d)?;
+    if m.position_embedding == PositionEmbedding::Learned {
+        let ctx = opt(m.max_context, "max-context");
+        embedding = c.add(embedding, c.mul(ctx, d)?)?;
     }
-    p.lm_head = if m.tied_embeddings {
-        0
+    let lm_head = if m.tied_embeddings {
+        k(0)
     } else {
-        mul(&[m.vocab_size.get(), d])?
+        c.mul(s.vocab, d)?
     };
-    p.attention = attention_per_layer(m)? * u128::from(layers);
-    let norm_per = if m.norm == "layernorm" {
-        2 * u128::from(d)
-    } else {
-        u128::from(d)
+    let attention = c.mul(attention_per_layer(&c, m)?, layers)?;
+    // MLA's latent norms are counted in attention_per_layer.
+    let norm_per = c.mul(k(m.norm.params_per_width()), d)?;
+    let norms = c.mul(norm_per, c.add(c.mul(k(2), layers)?, k(1))?)?;
+    let dense_ff = N {
+        v: m.ffn.intermediate_size.get(),
+        field: "ffn.intermediate-size",
     };
-    let mut extra_norms = 0u128;
-    if m.attention.kind == "mla" {
-        // MLA's latent norms are counted in attention_per_layer.
-        extra_norms = 0;
-    }
-    p.norms = norm_per * (2 * u128::from(layers) + 1) + extra_norms;
-    let mut active_experts = 0u128;
-    match &m.moe {
-        None => p.dense_ffn = ffn(m, m.ffn.intermediate_size.get())? * u128::from(layers),
+    let (dense_ffn, routed, shared, active_experts) = match &m.moe {
+        None => (c.mul(ffn(&c, m, dense_ff)?, layers)?, k(0), k(0), k(0)),
         Some(moe) => {
-            let dense = moe.dense_layers;
-            let moe_layers = u128::from(layers - dense);
-            p.dense_ffn = ffn(m, m.ffn.intermediate_size.get())? * u128::from(dense);
-            let one = ffn(m, moe.expert_intermediate_size.get())?;
-            p.routed_experts = one * u128::from(moe.routed_experts.get()) * moe_layers;
+            let dense = N {
+                v: moe.dense_layers,
+                field: "moe.dense-layers",
+            };
+            let moe_layers = N {
+                v: layers.v.saturating_sub(dense.v),
+                field: "layers",
+            };
+            let dense_ffn = c.mul(ffn(&c, m, dense_ff)?, dense)?;
+            let one = ffn(
+                &c,
+                m,
+                N {
+                    v: moe.expert_intermediate_size.get(),
+                    field: "moe.expert-intermediate-size",
+                },
+            )?;
+            let experts = N {
+                v: moe.routed_experts.get(),
+                field: "moe.routed-experts",
+            };
+            let routed = c.product(&[one, experts, moe_layers])?;
             // The router is a d x experts linear map; DeepSeek-V3 adds one
             // bias per expert for load balancing.
-            let mut router = mul(&[d, moe.routed_experts.get()])?;
+            let mut router = c.mul(d, experts)?;
             if moe.router_bias {
-                router += u128::from(moe.routed_experts.get());
+                router = c.add(router, experts)?;
             }
-            p.shared_experts = (one * u128::from(moe.shared_experts) + router) * moe_layers;
-            active_experts = one * u128::from(moe.experts_per_token.get()) * moe_layers;
+            let shared_n = N {
+                v: moe.shared_experts,
+                field: "moe.shared-experts",
+            };
+            let shared = c.mul(c.add(c.mul(one, shared_n)?, router)?, moe_layers)?;
+            let topk = N {
+                v: moe.experts_per_token.get(),
+                field: "moe.experts-per-token",
+            };
+            let active = c.product(&[one, topk, moe_layers])?;
+            (dense_ffn, routed, shared, active)
         }
-    }
-    p.total = p.embedding
-        + p.lm_head
-        + p.attention
-        + p.dense_ffn
-        + p.routed_experts
-        + p.shared_experts
-        + p.norms;
-    p.active = p.total - p.routed_experts + active_experts;
-    Ok(p)
+    };
+    let total = c.sum(&[
+        embedding, lm_head, attention, dense_ffn, routed, shared, norms,
+    ])?;
+    // Validation keeps top-k at or below the routed experts, so the active
+    // count is no more than the total.
+    let active = c.add(k(total.v - routed.v), active_experts)?;
+    Ok(Params {
+        embedding: embedding.v,
+        lm_head: lm_head.v,
+        attention: attention.v,
+        dense_ffn: dense_ffn.v,
+        routed_experts: routed.v,
+        shared_experts: shared.v,
+        norms: norms.v,
+        total: total.v,
+        active: active.v,
+    })
 }
 
 /// KV-cache elements per token per layer: 2 x KV heads x head dim, or for
-/// MLA the latent plus the decoupled rotary key.
-pub fn kv_elements_per_token_per_layer(m: &Model) -> u64 {
+/// MLA the latent plus the decoupled rotary key; an error naming the field
+/// where that overflows 64 bits.
+pub fn kv_elements_per_token_per_layer(m: &Model) -> Result<u64> {
+    let c = Counter { model: m };
     let a = &m.attention;
-    if a.kind == "mla" {
-        a.kv_lora_rank.map_or(0, |x| x.get()) + a.qk_rope_head_dim.map_or(0, |x| x.get())
+    let n = if a.kind == AttentionKind::Mla {
+        c.add(
+            opt(a.kv_lora_rank, "attention.kv-lora-rank"),
+            opt(a.qk_rope_head_dim, "attention.qk-rope-head-dim"),
+        )?
     } else {
-        2 * m.kv_heads() * m.head_dim()
-    }
+        c.product(&[k(2), kv_heads(m), head_dim(m)])?
+    };
+    Ok(n.v)
 }
 
-fn kv_formula(m: &Model) -> (String, String) {
-    let a = &m.attention;
-    if a.kind == "mla" {
-        (
-            "layers x (kv_lora_rank + qk_rope_head_dim) x bytes".into(),
-            format!(
-                "{} x ({} + {})",
-                m.layers,
-                a.kv_lora_rank.map_or(0, |x| x.get()),
-                a.qk_rope_head_dim.map_or(0, |x| x.get())
-            ),
-        )
-    } else {
-        (
-            "2 x layers x kv_heads x head_dim x bytes".into(),
-            format!("2 x {} x {} x {}", m.layers, m.kv_heads(), m.head_dim()),
-        )
-    }
+/// `model show`'s inputs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ModelInputs {
+    /// Weight precision (default bf16).
+    pub dtype: Option<String>,
+    /// KV-cache precision (default bf16).
+    pub kv_dtype: Option<String>,
 }
 
-/// `model show`: counts, weight bytes at `dtype`, KV bytes at `kv_dtype`.
-pub fn show(m: &Model, dtype: &Precision, kv_dtype: &Precision) -> Result<Report> {
-    let p = params(m)?;
-    let mut r = Report::new("model show");
-    r.model = Some(m.id.clone());
-    r.input("dtype", dtype.name);
-    r.input("kv_dtype", kv_dtype.name);
-    r.result("name", m.name.as_str(), Quantity::new("name", Unit::None));
-    let total = p.total as f64;
-    r.result(
-        "params",
-        total,
-        Quantity::new("parameters", Unit::Count)
-            .formula("embedding + lm_head + attention + dense FFN + routed experts + shared experts and routers + norms")
-            .derive(format!(
-                "{} + {} + {} + {} + {} + {} + {}",
-                grouped(p.embedding),
-                grouped(p.lm_head),
-                grouped(p.attention),
-                grouped(p.dense_ffn),
-                grouped(p.routed_experts),
-                grouped(p.shared_experts),
-                grouped(p.norms)
-            )),
-    );
-    r.result(
-        "active_params",
-        p.active as f64,
-        if m.moe.is_some() {
-            Quantity::new("active parameters per token", Unit::Count)
-                .formula("params - routed experts + the routed experts one token runs")
-                .derive(format!(
-                    "{} - {} + {}",
-                    grouped(p.total),
-                    grouped(p.routed_experts),
-                    grouped(p.active + p.routed_experts - p.total)
-                ))
-        } else {
-            Quantity::new("active parameters per token", Unit::Count)
-                .formula("params (dense: every parameter is used)")
-                .derive(grouped(p.total))
-        },
-    );
-    r.result(
-        "weight_bytes",
-        total * dtype.bytes(),
-        Quantity::new("weights", Unit::Bytes)
-            .formula("params x bits / 8")
-            .derive(format!("{} x {} / 8", grouped(p.total), dtype.bits)),
-    );
-    r.result(
-        "active_weight_bytes",
-        p.active as f64 * dtype.bytes(),
-        Quantity::new("active weights per token", Unit::Bytes).formula("active_params x bits / 8"),
-    );
-    let per_layer = kv_elements_per_token_per_layer(m) as f64 * kv_dtype.bytes();
-    r.result(
-        "kv_bytes_per_token_per_layer",
-        per_layer,
-        Quantity::new("KV per token per layer", Unit::BytesIec),
-    );
-    let (f, d) = kv_formula(m);
-    let kv = per_layer * m.layers.get() as f64;
-    r.result(
-        "kv_bytes_per_token",
-        kv,
-        Quantity::new("KV per token", Unit::Bytes)
-            .formula(f)
-            .derive(format!("{d} x {}", kv_dtype.bytes())),
-    );
-    let mark = r.results.len();
-    architecture(&mut r, m, &p);
-    if let Some(ctx) = m.max_context {
-        r.result(
-            "max_context",
-            ctx.get() as f64,
-            Quantity::new("maximum context", Unit::Count)
-                .source(m.sources.get("max-context").map(String::as_str)),
-        );
-    }
-    r.group_since(mark, "architecture");
-    r.note(format!(
-        "{} billion parameters = {} in {}",
-        crate::units::sig(total / 1e9, 4),
-        si(total * dtype.bytes(), "B"),
-        dtype.name
-    ));
-    Ok(r)
+/// The precision named by `field`, or bf16.
+fn precision_of(field: &str, name: Option<&str>) -> Result<&'static Precision> {
+    precision::lookup(name.unwrap_or("bf16")).map_err(|e| match e {
+        Error::Input { message, .. } => Error::field(field, message),
+        e => e,
+    })
+}
+
+/// The MoE shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MoeShape {
+    /// Routed experts per MoE layer.
+    pub routed_experts: u64,
+    /// Shared experts per MoE layer.
+    pub shared_experts: u64,
+    /// Routed experts each token runs (top-k).
+    pub experts_per_token: u64,
+    /// Dense layers before the MoE ones.
+    pub dense_layers: u64,
 }
 
 /// The architecture numbers a person checks a model by (004 "KV cache":
-/// L, d, h, h_kv, d_h), each with its source, and the MoE shape.
-fn architecture(r: &mut Report, m: &Model, p: &Params) {
-    let src = |f: &str| m.sources.get(f).map(String::as_str);
+/// L, d, h, h_kv, d_h), and the MoE shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Architecture {
+    /// Attention variant.
+    pub attention: AttentionKind,
+    /// Layers (L).
+    pub layers: u64,
+    /// Hidden size (d).
+    pub hidden_size: u64,
+    /// Vocabulary.
+    pub vocab_size: u64,
+    /// Query heads (h).
+    pub heads: u64,
+    /// KV heads (h_kv).
+    pub kv_heads: u64,
+    /// Head dimension (d_h), except for MLA.
+    pub head_dim: Option<u64>,
+    /// Whether the file gives the head dimension (else hidden / heads).
+    pub head_dim_given: bool,
+    /// heads x head dim, except for MLA.
+    pub heads_x_head_dim: Option<u64>,
+    /// MLA latent rank.
+    pub kv_lora_rank: Option<u64>,
+    /// MLA decoupled rotary key dimension.
+    pub qk_rope_head_dim: Option<u64>,
+    /// Dense FFN width (d_ff).
+    pub intermediate_size: u64,
+    /// Sliding window, in tokens.
+    pub sliding_window: Option<u64>,
+    /// The MoE shape, if any.
+    pub moe: Option<MoeShape>,
+    /// Longest context.
+    pub max_context: Option<u64>,
+}
+
+/// A model's derived figures: every number `model show` reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelCost {
+    /// The model's id.
+    pub model: String,
+    /// Its published name.
+    pub name: String,
+    /// Weight precision.
+    pub dtype: &'static str,
+    /// Bits per weight.
+    pub weight_bits: f64,
+    /// KV-cache precision.
+    pub kv_dtype: &'static str,
+    /// Bytes per KV element.
+    pub kv_element_bytes: f64,
+    /// Parameter counts.
+    pub params: Params,
+    /// params x bits / 8.
+    pub weight_bytes: f64,
+    /// active params x bits / 8.
+    pub active_weight_bytes: f64,
+    /// KV elements per token per layer.
+    pub kv_elements_per_token_per_layer: u64,
+    /// KV bytes per token per layer.
+    pub kv_bytes_per_token_per_layer: f64,
+    /// KV bytes per token, all layers.
+    pub kv_bytes_per_token: f64,
+    /// active params / params, for MoE models.
+    pub active_fraction: Option<f64>,
+    /// The architecture.
+    pub architecture: Architecture,
+    /// Field path -> where its number came from.
+    pub sources: IndexMap<String, String>,
+}
+
+/// `model show`'s cost: counts, weight bytes at `dtype`, KV bytes at
+/// `kv-dtype`.
+pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
+    let dtype = precision_of("dtype", i.dtype.as_deref())?;
+    let kv_dtype = precision_of("kv-dtype", i.kv_dtype.as_deref())?;
+    let p = params(m)?;
+    let kv_elements = kv_elements_per_token_per_layer(m)?;
     let a = &m.attention;
-    let count = |r: &mut Report, k: &str, label: &str, v: u64, field: &str| {
-        r.result(
-            k,
-            v as f64,
-            Quantity::new(label, Unit::Count).source(src(field)),
-        );
-    };
-    count(r, "layers", "layers (L)", m.layers.get(), "layers");
-    count(
-        r,
-        "hidden_size",
-        "hidden size (d)",
-        m.hidden_size.get(),
-        "hidden-size",
-    );
-    count(
-        r,
-        "vocab_size",
-        "vocabulary",
-        m.vocab_size.get(),
-        "vocab-size",
-    );
-    count(
-        r,
-        "heads",
-        "query heads (h)",
-        a.heads.get(),
-        "attention.heads",
-    );
-    count(
-        r,
-        "kv_heads",
-        "KV heads (h_kv)",
-        m.kv_heads(),
-        "attention.kv-heads",
-    );
-    if a.kind != "mla" {
-        let dh = m.head_dim();
-        r.result(
-            "head_dim",
-            dh as f64,
-            Quantity::new("head dimension (d_h)", Unit::Count)
-                .source(src("attention.head-dim"))
-                .formula(if a.head_dim.is_some() {
-                    ""
-                } else {
-                    "hidden_size / heads"
-                }),
-        );
-        r.result(
-            "heads_x_head_dim",
-            (a.heads.get() * dh) as f64,
-            Quantity::new("h x d_h", Unit::Count)
-                .formula("heads x head_dim")
-                .derive(format!("{} x {}", a.heads, dh)),
-        );
-        r.result(
-            "query_heads_per_kv_head",
-            a.heads.get() as f64 / m.kv_heads() as f64,
-            Quantity::new("query heads per KV head", Unit::Count)
-                .formula("heads / kv_heads")
-                .derive(format!("{} / {}", a.heads, m.kv_heads())),
-        );
+    let mla = a.kind == AttentionKind::Mla;
+    let heads_x_head_dim = if mla {
+        None
     } else {
-        for (k, label, field, v) in [
-            (
-                "kv_lora_rank",
-                "MLA latent rank",
-                "attention.kv-lora-rank",
-                a.kv_lora_rank,
-            ),
-            (
-                "qk_rope_head_dim",
-                "MLA rotary key dim",
-                "attention.qk-rope-head-dim",
-                a.qk_rope_head_dim,
-            ),
-        ] {
-            if let Some(v) = v {
-                count(r, k, label, v.get(), field);
+        let c = Counter { model: m };
+        Some(c.mul(sizes(m).h, head_dim(m))?.v)
+    };
+    let per_layer = kv_elements as f64 * kv_dtype.bytes();
+    Ok(ModelCost {
+        model: m.id.clone(),
+        name: m.name.clone(),
+        dtype: dtype.name,
+        weight_bits: dtype.bits,
+        kv_dtype: kv_dtype.name,
+        kv_element_bytes: kv_dtype.bytes(),
+        params: p,
+        weight_bytes: p.total as f64 * dtype.bytes(),
+        active_weight_bytes: p.active as f64 * dtype.bytes(),
+        kv_elements_per_token_per_layer: kv_elements,
+        kv_bytes_per_token_per_layer: per_layer,
+        kv_bytes_per_token: per_layer * m.layers.get() as f64,
+        active_fraction: m.moe.as_ref().map(|_| p.active as f64 / p.total as f64),
+        architecture: Architecture {
+            attention: a.kind,
+            layers: m.layers.get(),
+            hidden_size: m.hidden_size.get(),
+            vocab_size: m.vocab_size.get(),
+            heads: a.heads.get(),
+            kv_heads: m.kv_heads(),
+            head_dim: (!mla).then(|| m.head_dim()),
+            head_dim_given: a.head_dim.is_some(),
+            heads_x_head_dim,
+            kv_lora_rank: a.kv_lora_rank.map(|x| x.get()),
+            qk_rope_head_dim: a.qk_rope_head_dim.map(|x| x.get()),
+            intermediate_size: m.ffn.intermediate_size.get(),
+            sliding_window: m.sliding_window.map(|x| x.get()),
+            moe: m.moe.as_ref().map(|x| MoeShape {
+                routed_experts: x.routed_experts.get(),
+                shared_experts: x.shared_experts,
+                experts_per_token: x.experts_per_token.get(),
+                dense_layers: x.dense_layers,
+            }),
+            max_context: m.max_context.map(|x| x.get()),
+        },
+        sources: m.sources.clone(),
+    })
+}
+
+impl ModelCost {
+    fn source(&self, field: &str) -> Option<&str> {
+        self.sources.get(field).map(String::as_str)
+    }
+
+    /// The report of this cost; a lean one records values only.
+    pub fn report(&self, lean: bool) -> Report {
+        let p = &self.params;
+        let arch = &self.architecture;
+        let mut r = Report::new_lean("model show", lean);
+        r.model = Some(self.model.clone());
+        r.input("dtype", self.dtype);
+        r.input("kv_dtype", self.kv_dtype);
+        r.result("name", self.name.as_str(), || {
+            Quantity::new("name", Unit::None)
+        });
+        let total = p.total as f64;
+        r.result("params", total, || {
+            Quantity::new("parameters", Unit::Count)
+                .formula("embedding + lm_head + attention + dense FFN + routed experts + shared experts and routers + norms")
+                .derive(format!(
+                    "{} + {} + {} + {} + {} + {} + {}",
+                    grouped(p.embedding.into()),
+                    grouped(p.lm_head.into()),
+                    grouped(p.attention.into()),
+                    grouped(p.dense_ffn.into()),
+                    grouped(p.routed_experts.into()),
+                    grouped(p.shared_experts.into()),
+                    grouped(p.norms.into())
+                ))
+        });
+        r.result("active_params", p.active as f64, || {
+            if arch.moe.is_some() {
+                Quantity::new("active parameters per token", Unit::Count)
+                    .formula("params - routed experts + the routed experts one token runs")
+                    .derive(format!(
+                        "{} - {} + {}",
+                        grouped(p.total.into()),
+                        grouped(p.routed_experts.into()),
+                        grouped(
+                            u128::from(p.active) + u128::from(p.routed_experts)
+                                - u128::from(p.total)
+                        )
+                    ))
+            } else {
+                Quantity::new("active parameters per token", Unit::Count)
+                    .formula("params (dense: every parameter is used)")
+                    .derive(grouped(p.total.into()))
+            }
+        });
+        let bits = self.weight_bits;
+        r.result("weight_bytes", self.weight_bytes, || {
+            Quantity::new("weights", Unit::Bytes)
+                .formula("params x bits / 8")
+                .derive(format!("{} x {} / 8", grouped(p.total.into()), bits))
+        });
+        r.result("active_weight_bytes", self.active_weight_bytes, || {
+            Quantity::new("active weights per token", Unit::Bytes)
+                .formula("active_params x bits / 8")
+        });
+        r.result(
+            "kv_bytes_per_token_per_layer",
+            self.kv_bytes_per_token_per_layer,
+            || Quantity::new("KV per token per layer", Unit::BytesIec),
+        );
+        r.result("kv_bytes_per_token", self.kv_bytes_per_token, || {
+            let (f, d) = if arch.attention == AttentionKind::Mla {
+                (
+                    "layers x (kv_lora_rank + qk_rope_head_dim) x bytes",
+                    format!(
+                        "{} x ({} + {})",
+                        arch.layers,
+                        arch.kv_lora_rank.unwrap_or(0),
+                        arch.qk_rope_head_dim.unwrap_or(0)
+                    ),
+                )
+            } else {
+                (
+                    "2 x layers x kv_heads x head_dim x bytes",
+                    format!(
+                        "2 x {} x {} x {}",
+                        arch.layers,
+                        arch.kv_heads,
+                        arch.head_dim.unwrap_or(0)
+                    ),
+                )
+            };
+            Quantity::new("KV per token", Unit::Bytes)
+                .formula(f)
+                .derive(format!("{d} x {}", self.kv_element_bytes))
+        });
+        let mark = r.results.len();
+        self.architecture(&mut r);
+        if let Some(ctx) = arch.max_context {
+            r.result("max_context", ctx as f64, || {
+                Quantity::new("maximum context", Unit::Count).source(self.source("max-context"))
+            });
+        }
+        r.group_since(mark, "architecture");
+        r.note_with(|| {
+            format!(
+                "{} billion parameters = {} in {}",
+                crate::units::sig(total / 1e9, 4),
+                si(self.weight_bytes, "B"),
+                self.dtype
+            )
+        });
+        r
+    }
+
+    /// The architecture numbers, each with its source, and the MoE shape.
+    fn architecture(&self, r: &mut Report) {
+        let a = &self.architecture;
+        let p = &self.params;
+        let count = |r: &mut Report, key: &str, label: &str, v: u64, field: &str| {
+            r.result(key, v as f64, || {
+                Quantity::new(label, Unit::Count).source(self.source(field))
+            });
+        };
+        count(r, "layers", "layers (L)", a.layers, "layers");
+        count(
+            r,
+            "hidden_size",
+            "hidden size (d)",
+            a.hidden_size,
+            "hidden-size",
+        );
+        count(r, "vocab_size", "vocabulary", a.vocab_size, "vocab-size");
+        count(r, "heads", "query heads (h)", a.heads, "attention.heads");
+        count(
+            r,
+            "kv_heads",
+            "KV heads (h_kv)",
+            a.kv_heads,
+            "attention.kv-heads",
+        );
+        if let (Some(dh), Some(hd)) = (a.head_dim, a.heads_x_head_dim) {
+            r.result("head_dim", dh as f64, || {
+                Quantity::new("head dimension (d_h)", Unit::Count)
+                    .source(self.source("attention.head-dim"))
+                    .formula(if a.head_dim_given {
+                        ""
+                    } else {
+                        "hidden_size / heads"
+                    })
+            });
+            r.result("heads_x_head_dim", hd as f64, || {
+                Quantity::new("h x d_h", Unit::Count)
+                    .formula("heads x head_dim")
+                    .derive(format!("{} x {}", a.heads, dh))
+            });
+            r.result(
+                "query_heads_per_kv_head",
+                a.heads as f64 / a.kv_heads as f64,
+                || {
+                    Quantity::new("query heads per KV head", Unit::Count)
+                        .formula("heads / kv_heads")
+                        .derive(format!("{} / {}", a.heads, a.kv_heads))
+                },
+            );
+        } else {
+            for (key, label, field, v) in [
+                (
+                    "kv_lora_rank",
+                    "MLA latent rank",
+                    "attention.kv-lora-rank",
+                    a.kv_lora_rank,
+                ),
+                (
+                    "qk_rope_head_dim",
+                    "MLA rotary key dim",
+                    "attention.qk-rope-head-dim",
+                    a.qk_rope_head_dim,
+                ),
+            ] {
+                if let Some(v) = v {
+                    count(r, key, label, v, field);
+                }
             }
         }
-    }
-    count(
-        r,
-        "intermediate_size",
-        "dense FFN width (d_ff)",
-        m.ffn.intermediate_size.get(),
-        "ffn.intermediate-size",
-    );
-    if let Some(w) = m.sliding_window {
         count(
             r,
-            "sliding_window",
-            "sliding window (tokens)",
-            w.get(),
-            "sliding-window",
+            "intermediate_size",
+            "dense FFN width (d_ff)",
+            a.intermediate_size,
+            "ffn.intermediate-size",
         );
-    }
-    if let Some(moe) = &m.moe {
-        count(
-            r,
-            "routed_experts",
-            "routed experts",
-            moe.routed_experts.get(),
-            "moe.routed-experts",
-        );
-        count(
-            r,
-            "shared_experts",
-            "shared experts",
-            moe.shared_experts,
-            "moe.shared-experts",
-        );
-        count(
-            r,
-            "experts_per_token",
-            "routed experts per token (top-k)",
-            moe.experts_per_token.get(),
-            "moe.experts-per-token",
-        );
-        r.result(
-            "experts_run_per_token",
-            (moe.experts_per_token.get() + moe.shared_experts) as f64,
-            Quantity::new("experts run per token", Unit::Count)
-                .formula("top-k + shared")
-                .derive(format!(
-                    "{} + {}",
-                    moe.experts_per_token, moe.shared_experts
-                )),
-        );
-        count(
-            r,
-            "dense_layers",
-            "dense layers",
-            moe.dense_layers,
-            "moe.dense-layers",
-        );
-        r.result(
-            "active_fraction",
-            p.active as f64 / p.total as f64,
-            Quantity::new("active share of parameters", Unit::Fraction)
-                .formula("active_params / params")
-                .derive(format!("{} / {}", grouped(p.active), grouped(p.total))),
-        );
+        if let Some(w) = a.sliding_window {
+            count(
+                r,
+                "sliding_window",
+                "sliding window (tokens)",
+                w,
+                "sliding-window",
+            );
+        }
+        if let Some(moe) = &a.moe {
+            count(
+                r,
+                "routed_experts",
+                "routed experts",
+                moe.routed_experts,
+                "moe.routed-experts",
+            );
+            count(
+                r,
+                "shared_experts",
+                "shared experts",
+                moe.shared_experts,
+                "moe.shared-experts",
+            );
+            count(
+                r,
+                "experts_per_token",
+                "routed experts per token (top-k)",
+                moe.experts_per_token,
+                "moe.experts-per-token",
+            );
+            // Shared experts are few and top-k is at most the routed
+            // count, so the sum is computed in f64 and cannot wrap.
+            r.result(
+                "experts_run_per_token",
+                moe.experts_per_token as f64 + moe.shared_experts as f64,
+                || {
+                    Quantity::new("experts run per token", Unit::Count)
+                        .formula("top-k + shared")
+                        .derive(format!(
+                            "{} + {}",
+                            moe.experts_per_token, moe.shared_experts
+                        ))
+                },
+            );
+            count(
+                r,
+                "dense_layers",
+                "dense layers",
+                moe.dense_layers,
+                "moe.dense-layers",
+            );
+            if let Some(f) = self.active_fraction {
+                r.result("active_fraction", f, || {
+                    Quantity::new("active share of parameters", Unit::Fraction)
+                        .formula("active_params / params")
+                        .derive(format!(
+                            "{} / {}",
+                            grouped(p.active.into()),
+                            grouped(p.total.into())
+                        ))
+                });
+            }
+        }
     }
 }
 
@@ -434,7 +756,7 @@ pub fn list(items: &[Model]) -> Result<Report> {
             .insert("active_params".into(), (p.active as f64).into());
         row.results.insert("layers".into(), m.layers.get().into());
         row.results
-            .insert("attention".into(), m.attention.kind.clone().into());
+            .insert("attention".into(), m.attention.kind.as_str().into());
         if let Some(s) = &m.summary {
             row.results.insert("summary".into(), s.clone().into());
         }

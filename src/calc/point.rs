@@ -24,6 +24,8 @@ pub struct PointInputs {
     pub bytes: Option<Bytes>,
     /// Precision (default: the hardware's `default-dtype`).
     pub dtype: Option<String>,
+    /// Use the 2:4 structured-sparsity peak (default false).
+    pub sparse: Option<super::hw::Switch>,
 }
 
 /// What the kernel is: an intensity, or its FLOPs and bytes.
@@ -96,6 +98,8 @@ pub struct PointCost {
     pub dtype: &'static str,
     /// Datasheet or measured figures.
     pub mode: Mode,
+    /// Whether the peak is the 2:4 sparse one.
+    pub sparse: bool,
     /// The roof at that precision.
     pub roof: Roof,
     /// Where the peak and the bandwidth come from.
@@ -125,7 +129,15 @@ impl Serialize for Work {
 /// their work.
 pub fn cost(hw: &Hardware, inputs: &PointInputs, mode: Mode) -> Result<PointCost> {
     let p: &Precision = hw.precision(inputs.dtype.as_deref())?;
-    let roof = Roof::of(hw, p, mode)?;
+    let sparse = inputs.sparse.is_some_and(|s| s.0);
+    let roof = if sparse {
+        Roof {
+            peak: hw.sparse_peak(p, mode)?,
+            bandwidth: hw.bandwidth(mode)?,
+        }
+    } else {
+        Roof::of(hw, p, mode)?
+    };
     let work = inputs.work()?;
     let intensity = match work {
         Work::Intensity(i) => i,
@@ -145,6 +157,10 @@ pub fn cost(hw: &Hardware, inputs: &PointInputs, mode: Mode) -> Result<PointCost
         ));
     }
     let (peak_field, bw_field) = match mode {
+        Mode::SpeedOfLight if sparse => (
+            format!("compute.sparse.{}", p.compute),
+            "memory.hbm-bandwidth",
+        ),
         Mode::SpeedOfLight => (
             format!("compute.dense.{}", p.compute),
             "memory.hbm-bandwidth",
@@ -162,6 +178,7 @@ pub fn cost(hw: &Hardware, inputs: &PointInputs, mode: Mode) -> Result<PointCost
         hardware: hw.id.clone(),
         dtype: p.name,
         mode,
+        sparse,
         roof,
         sources: (
             hw.source(&peak_field).map(String::from),
@@ -182,6 +199,9 @@ impl PointCost {
         let mut r = Report::new_lean("point", lean);
         r.hardware = Some(self.hardware.clone());
         r.input("dtype", self.dtype);
+        if self.sparse {
+            r.input("sparse", true);
+        }
         if self.mode == Mode::Achievable {
             r.input("achievable", true);
         }
@@ -195,7 +215,12 @@ impl PointCost {
             }
         }
         r.result("peak_flops_per_s", roof.peak, || {
-            Quantity::new("peak", Unit::FlopPerSec).source(self.sources.0.as_deref())
+            let label = if self.sparse {
+                "peak, 2:4 sparse"
+            } else {
+                "peak"
+            };
+            Quantity::new(label, Unit::FlopPerSec).source(self.sources.0.as_deref())
         });
         r.result("bandwidth_bytes_per_s", roof.bandwidth, || {
             Quantity::new("memory bandwidth", Unit::BytesPerSec).source(self.sources.1.as_deref())

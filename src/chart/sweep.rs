@@ -233,12 +233,13 @@ impl SweepData {
                 let first = report.rows[0].results.get(*k);
                 report.rows.iter().any(|r| r.results.get(*k) != first)
             };
-            match preferred.or_else(|| {
-                numeric_keys
-                    .iter()
-                    .find(|k| varies(k))
-                    .map(|k| k.to_string())
-            }) {
+            // Then the command's headline results, then anything that varies.
+            let headline = numeric_keys
+                .iter()
+                .find(|k| report.headline.contains(k) && varies(k))
+                .map(|k| k.to_string());
+            let any = || numeric_keys.iter().find(|k| varies(k)).map(|k| k.to_string());
+            match preferred.or(headline).or_else(any) {
                 Some(k) => vec![k],
                 None => return Err(nothing("no numeric result varies across the sweep")),
             }

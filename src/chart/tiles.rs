@@ -7,34 +7,13 @@
 
 use super::draw_error;
 use super::style::{self, Scale};
-use crate::calc::matmul;
-use crate::calc::roof::Roof;
-use crate::error::{Error, Result};
-use crate::inputs::Count;
+use crate::calc::matmul::{self, MatmulInputs, Tiles};
+use crate::error::Result;
 use crate::report::Unit;
 use crate::spec::hardware::{Hardware, Mode};
 use crate::units;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use serde::Deserialize;
-
-/// The matmul the chart is about.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct TilesChartInputs {
-    /// Rows of A and C.
-    pub m: Count,
-    /// Columns of B and C.
-    pub n: Count,
-    /// The contraction dimension.
-    pub k: Count,
-    /// K chunk per loop step (default: 64, halved until it divides K).
-    pub tile_k: Option<Count>,
-    /// Shared-memory pipeline stages (default 2).
-    pub stages: Option<Count>,
-    /// Precision of A and B (default: the hardware's).
-    pub dtype: Option<String>,
-}
 
 /// One square tile.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,62 +50,53 @@ pub struct TilesData {
 }
 
 impl TilesData {
-    /// The chart's data for `inputs` on `hw`.
-    pub fn build(hw: &Hardware, inputs: &TilesChartInputs, mode: Mode) -> Result<Self> {
-        let (m, n, k) = (inputs.m.0, inputs.n.0, inputs.k.0);
-        for (f, v) in [("m", m), ("n", n), ("k", k)] {
-            crate::inputs::at_least_one(f, v)?;
-        }
-        let stages = inputs.stages.map_or(2, |s| s.0);
-        crate::inputs::at_least_one("stages", stages)?;
-        let bk = matmul::resolve_tile_k(k, inputs.tile_k.map(|t| t.0)).map_err(|e| match e {
-            Error::Input { message, .. } => Error::field("tile-k", message),
-            e => e,
-        })?;
-        let p = hw.precision(inputs.dtype.as_deref())?;
-        let b = p.bytes();
-        let roof = Roof::of(hw, p, mode)?;
-        let flops = matmul::flops(m, n, k);
-        let compute_s = flops / roof.peak;
-        let edge = m.max(n).next_power_of_two().clamp(16, 1024);
-        let mut points = Vec::new();
-        let mut t = 16;
-        while t <= edge {
-            let bytes = matmul::tiled_bytes(m, n, k, t, t, b);
-            let time = roof.time(flops, bytes);
-            points.push(TilePoint {
-                tile: t,
-                bytes,
-                memory_s: time.memory_s,
-                time_s: time.time_s,
-            });
-            t *= 2;
-        }
-        let ex = hw.execution.as_ref();
-        // Shared memory per block (A and B tiles, every stage):
-        // (2·T·BK)·b·stages <= limit.
-        let smem_limit = ex
-            .and_then(|e| e.smem_per_block_optin.or(e.smem_per_sm))
-            .map(|l| {
-                let l = l.get();
-                (l / (2.0 * bk as f64 * b * stages as f64), l)
-            });
-        // The fp32 accumulator T²·4 bytes must be under the register file.
-        let regfile = ex
-            .and_then(|e| e.registers_per_sm)
-            .map(|r| f64::from(r.get()) * 4.0)
-            .or_else(|| {
-                hw.memory
-                    .levels
-                    .iter()
-                    .find(|l| l.name == "registers")
-                    .map(|l| l.capacity.get())
-            });
-        let register_limit = regfile.map(|rf| ((rf / matmul::ACCUMULATOR_BYTES).sqrt(), rf));
+    /// The chart's data for the matmul `inputs` on `hw`: [`matmul::cost`]
+    /// with its tile table set to the powers of two from 16 up to the
+    /// larger matrix edge (1,024 at most).
+    pub fn build(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<Self> {
+        let edge = inputs
+            .m
+            .0
+            .max(inputs.n.0)
+            .checked_next_power_of_two()
+            .unwrap_or(1024)
+            .clamp(16, 1024);
+        let tiles: Vec<u64> = std::iter::successors(Some(16u64), |t| Some(t * 2))
+            .take_while(|t| *t <= edge)
+            .collect();
+        let mut inputs = inputs.clone();
+        inputs.tiles = Some(Tiles(tiles));
+        let c = matmul::cost(hw, &inputs, mode)?;
+        let points = c
+            .table
+            .iter()
+            .map(|(t, tc)| TilePoint {
+                tile: *t,
+                bytes: tc.tiled_bytes,
+                memory_s: tc.time.memory_s,
+                time_s: tc.time.time_s,
+            })
+            .collect();
+        // The largest square tile whose A and B stages fit the per-block
+        // shared memory, (2·T·BK)·b·stages <= limit, and the edge at which
+        // the fp32 accumulator T²·4 fills the register file.
+        let smem_limit = c.limits.smem_limit.map(|l| {
+            (
+                l / (2.0 * c.tile_k as f64 * c.bytes_per_element * c.stages as f64),
+                l,
+            )
+        });
+        let register_limit = c
+            .limits
+            .register_file
+            .map(|rf| ((rf / matmul::ACCUMULATOR_BYTES).sqrt(), rf));
         let title = format!(
-            "Tiled {m}x{n}x{k} {} matmul on {}{}: HBM traffic and time against the square tile",
-            p.name,
-            hw.id,
+            "Tiled {}x{}x{} {} matmul on {}{}: HBM traffic and time against the square tile",
+            c.m,
+            c.n,
+            c.k,
+            c.dtype,
+            c.hardware,
             if mode == Mode::Achievable {
                 " (measured)"
             } else {
@@ -136,9 +106,9 @@ impl TilesData {
         Ok(TilesData {
             title,
             points,
-            naive_bytes: matmul::naive_bytes(m, n, k, b),
-            minimal_bytes: matmul::minimal_bytes(m, n, k, b),
-            compute_s,
+            naive_bytes: c.naive_bytes,
+            minimal_bytes: c.minimal_bytes,
+            compute_s: c.compute_time_s,
             smem_limit,
             register_limit,
         })

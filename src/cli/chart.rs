@@ -9,6 +9,7 @@ use roofline::chart::{
     self, Chart, ChartFormat, OccupancyData, RooflineData, SweepData, TilesData,
     roofline::KernelMark,
 };
+use roofline::calc::matmul::MatmulInputs;
 use roofline::error::{Error, Result};
 use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
@@ -197,7 +198,8 @@ pub fn draw(cmd: &ChartCommand, g: &Global) -> Result<ChartOut> {
             put(&mut f, "stages", a.stages.as_deref());
             put(&mut f, "dtype", a.dtype.as_deref());
             let hw = single(&ctx, a.hw.as_deref().unwrap_or(super::DEFAULT_HW))?;
-            let data = TilesData::build(&hw, &from_fields(&f)?, ctx.mode)?;
+            let inputs: MatmulInputs = from_fields(&f)?;
+            let data = TilesData::build(&hw, &inputs, ctx.mode)?;
             ((Chart::Tiles(data), format), &a.out)
         }
     };

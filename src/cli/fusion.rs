@@ -1,13 +1,14 @@
 //! `fusion softmax|chain|epilogue`: traffic and time of an unfused chain
-//! against the fused kernel.
+//! against the fused kernel. Each pattern is a query over its fields; the
+//! hardware defaults to the lecture's reference part.
 
 use super::Ctx;
+use super::query::{Query, calc_fields, put};
 use clap::{Args, Subcommand};
-use roofline::calc::fusion::{self, FusionOptions};
-use roofline::error::{Error, Result};
+use roofline::calc::fusion::{self, DEFAULT_HARDWARE, FusionCost};
+use roofline::error::Result;
+use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
-use roofline::spec::hardware::Hardware;
-use roofline::units::{self, Dim};
 
 /// Examples for `fusion --help`.
 pub const AFTER: &str = "\
@@ -31,135 +32,164 @@ pub struct Common {
     pub overhead: Option<String>,
 }
 
+impl Common {
+    fn put(&self, f: &mut Fields) {
+        put(f, "hw", self.hw.as_deref());
+        put(f, "dtype", self.dtype.as_deref());
+        put(f, "overhead", self.overhead.as_deref());
+    }
+}
+
+/// `fusion softmax` flags.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  roofline fusion softmax --rows 4096 --cols 4096 --dtype bf16 --hw h100-sxm
+  roofline fusion softmax --rows 4096 --cols 4096 --explain
+  roofline fusion softmax --rows 4096 --cols 4096 --sweep cols=1024..16384 --format csv")]
+pub struct SoftmaxArgs {
+    /// Rows of the matrix (S for an S x S score matrix).
+    #[arg(long)]
+    pub rows: Option<String>,
+    /// Columns (the softmax runs along a row).
+    #[arg(long)]
+    pub cols: Option<String>,
+    /// Operations per element (default 5: max, subtract, exp, sum, divide).
+    #[arg(long)]
+    pub ops_per_element: Option<String>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// `fusion chain` flags.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  roofline fusion chain --ops 3 --elements 134217728 --dtype bf16
+  roofline fusion chain --ops 1 --inputs 2 --elements 131072 --overhead \"1 us\"   (a merge kernel: launch vs work)")]
+pub struct ChainArgs {
+    /// Elementwise kernels in the chain.
+    #[arg(long)]
+    pub ops: Option<String>,
+    /// Elements of each tensor.
+    #[arg(long)]
+    pub elements: Option<String>,
+    /// Tensors each kernel reads, the first being the previous output
+    /// (default 1).
+    #[arg(long)]
+    pub inputs: Option<String>,
+    /// FLOPs per element per kernel (default 1).
+    #[arg(long)]
+    pub flops_per_op: Option<String>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// `fusion epilogue` flags.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  roofline fusion epilogue --tokens 32768 --width 11008
+  roofline fusion epilogue --tokens 32768 --width 11008 --layers 32 --explain")]
+pub struct EpilogueArgs {
+    /// Tokens (rows of the GEMM output).
+    #[arg(long)]
+    pub tokens: Option<String>,
+    /// Width of the GEMM output (d_ff for an up-projection).
+    #[arg(long)]
+    pub width: Option<String>,
+    /// Layers, for the total (default 1).
+    #[arg(long)]
+    pub layers: Option<String>,
+    /// Activation operations per element (default 1).
+    #[arg(long)]
+    pub ops_per_element: Option<String>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
 /// `fusion` patterns.
 #[derive(Debug, Subcommand)]
 pub enum FusionCommand {
     /// Safe softmax: three kernels (5 traversals) against one (2).
-    #[command(after_help = "Examples:
-  roofline fusion softmax --rows 4096 --cols 4096 --dtype bf16 --hw h100-sxm
-  roofline fusion softmax --rows 4096 --cols 4096 --explain
-  roofline fusion softmax --rows 4096 --cols 4096 --sweep cols=1024..16384 --format csv")]
-    Softmax {
-        /// Rows of the matrix (S for an S x S score matrix).
-        #[arg(value_parser = crate::cli::count, long)]
-        rows: u64,
-        /// Columns (the softmax runs along a row).
-        #[arg(value_parser = crate::cli::count, long)]
-        cols: u64,
-        /// Operations per element (max, subtract, exp, sum, divide).
-        #[arg(long, default_value_t = 5.0)]
-        ops_per_element: f64,
-        #[command(flatten)]
-        common: Common,
-    },
+    Softmax(SoftmaxArgs),
     /// A chain of elementwise kernels against one fused kernel.
-    #[command(after_help = "Examples:
-  roofline fusion chain --ops 3 --elements 134217728 --dtype bf16
-  roofline fusion chain --ops 1 --inputs 2 --elements 131072 --overhead \"1 us\"   (a merge kernel: launch vs work)")]
-    Chain {
-        /// Elementwise kernels in the chain.
-        #[arg(value_parser = crate::cli::count, long)]
-        ops: u64,
-        /// Elements of each tensor.
-        #[arg(value_parser = crate::cli::count, long)]
-        elements: u64,
-        /// Tensors each kernel reads (the first is the previous output).
-        #[arg(value_parser = crate::cli::count, long, default_value_t = 1)]
-        inputs: u64,
-        /// FLOPs per element per kernel.
-        #[arg(long, default_value_t = 1.0)]
-        flops_per_op: f64,
-        #[command(flatten)]
-        common: Common,
-    },
+    Chain(ChainArgs),
     /// An activation grafted onto a GEMM's epilogue.
-    #[command(after_help = "Examples:
-  roofline fusion epilogue --tokens 32768 --width 11008
-  roofline fusion epilogue --tokens 32768 --width 11008 --layers 32 --explain")]
-    Epilogue {
-        /// Tokens (rows of the GEMM output).
-        #[arg(value_parser = crate::cli::count, long)]
-        tokens: u64,
-        /// Width of the GEMM output (d_ff for an up-projection).
-        #[arg(value_parser = crate::cli::count, long)]
-        width: u64,
-        /// Layers, for the total.
-        #[arg(value_parser = crate::cli::count, long, default_value_t = 1)]
-        layers: u64,
-        /// Activation operations per element.
-        #[arg(long, default_value_t = 1.0)]
-        ops_per_element: f64,
-        #[command(flatten)]
-        common: Common,
-    },
+    Epilogue(EpilogueArgs),
 }
 
-fn options(c: &Common, ctx: &Ctx) -> Result<FusionOptions> {
-    let overhead_s = c
-        .overhead
-        .as_deref()
-        .map(|t| units::parse(t, Dim::Seconds).map_err(|e| Error::input("--overhead", e)))
-        .transpose()?;
-    if let (Some(o), Some(t)) = (overhead_s, c.overhead.as_deref())
-        && o < 0.0
-    {
-        return Err(Error::input(
-            "--overhead",
-            format!("`{t}` is negative; must be zero or more"),
-        ));
-    }
-    Ok(FusionOptions {
-        dtype: c.dtype.clone(),
-        mode: ctx.mode,
-        overhead_s,
-    })
-}
-
-/// Runs a `fusion` pattern once per hardware.
-pub fn run(c: &FusionCommand, ctx: &Ctx) -> Result<Vec<Report>> {
-    match c {
-        FusionCommand::Softmax {
-            rows,
-            cols,
-            ops_per_element,
-            common,
-        } => each(common, ctx, |h, o| {
-            fusion::softmax(h, *rows, *cols, *ops_per_element, o)
-        }),
-        FusionCommand::Chain {
-            ops,
-            elements,
-            inputs,
-            flops_per_op,
-            common,
-        } => each(common, ctx, |h, o| {
-            fusion::chain(h, *ops, *elements, *inputs, *flops_per_op, o)
-        }),
-        FusionCommand::Epilogue {
-            tokens,
-            width,
-            layers,
-            ops_per_element,
-            common,
-        } => each(common, ctx, |h, o| {
-            fusion::epilogue(h, *tokens, *width, *layers, *ops_per_element, o)
-        }),
+impl FusionCommand {
+    /// The pattern as a query.
+    pub fn query(&self) -> &dyn Query {
+        match self {
+            FusionCommand::Softmax(a) => a,
+            FusionCommand::Chain(a) => a,
+            FusionCommand::Epilogue(a) => a,
+        }
     }
 }
 
-/// Runs one fusion pattern on each `--hw` (or the default hardware).
-fn each(
-    common: &Common,
+/// One point of a pattern: its hardware (the default where none is
+/// named, noted in the report) and its cost.
+fn eval(
     ctx: &Ctx,
-    f: impl Fn(&Hardware, &FusionOptions) -> Result<Report>,
-) -> Result<Vec<Report>> {
-    let o = options(common, ctx)?;
-    let hw = common.hw.as_deref();
-    Ctx::noted_default(
-        hw,
-        ctx.hardware_or_default(hw)?
-            .iter()
-            .map(|h| f(h, &o))
-            .collect(),
-    )
+    fields: &Fields,
+    lean: bool,
+    cost: impl FnOnce(&roofline::spec::hardware::Hardware, &Fields) -> Result<FusionCost>,
+) -> Result<Report> {
+    let hw = ctx.point_hardware(fields, Some(DEFAULT_HARDWARE))?;
+    let r = cost(&hw, &calc_fields(fields))?.report(lean);
+    let given = fields.get("hw").and_then(|v| v.as_str());
+    Ok(Ctx::noted_default(given, Ok(vec![r]))?.remove(0))
+}
+
+impl Query for SoftmaxArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "rows", self.rows.as_deref());
+        put(&mut f, "cols", self.cols.as_deref());
+        put(&mut f, "ops-per-element", self.ops_per_element.as_deref());
+        self.common.put(&mut f);
+        Ok(f)
+    }
+
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        eval(ctx, fields, lean, |hw, f| {
+            fusion::softmax(hw, &from_fields(f)?, ctx.mode)
+        })
+    }
+}
+
+impl Query for ChainArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "ops", self.ops.as_deref());
+        put(&mut f, "elements", self.elements.as_deref());
+        put(&mut f, "inputs", self.inputs.as_deref());
+        put(&mut f, "flops-per-op", self.flops_per_op.as_deref());
+        self.common.put(&mut f);
+        Ok(f)
+    }
+
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        eval(ctx, fields, lean, |hw, f| {
+            fusion::chain(hw, &from_fields(f)?, ctx.mode)
+        })
+    }
+}
+
+impl Query for EpilogueArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "tokens", self.tokens.as_deref());
+        put(&mut f, "width", self.width.as_deref());
+        put(&mut f, "layers", self.layers.as_deref());
+        put(&mut f, "ops-per-element", self.ops_per_element.as_deref());
+        self.common.put(&mut f);
+        Ok(f)
+    }
+
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        eval(ctx, fields, lean, |hw, f| {
+            fusion::epilogue(hw, &from_fields(f)?, ctx.mode)
+        })
+    }
 }

@@ -1,11 +1,14 @@
-//! `hw list` and `hw show`.
+//! `hw list` and `hw show`. `hw show` is a query over fields: a list of
+//! parts compares them and `--sweep dtype=bf16,fp8` varies an input, both
+//! through the sweep engine.
 
 use super::Ctx;
-use clap::Subcommand;
-use roofline::calc::hw::{self, ShowOptions};
+use super::query::{Query, calc_inputs, put};
+use clap::{Args, Subcommand};
+use roofline::calc::hw::{self, HwShowInputs};
 use roofline::error::Result;
+use roofline::inputs::Fields;
 use roofline::report::Report;
-use roofline::units::{self, Dim};
 
 /// `hw` subcommands.
 #[derive(Debug, Subcommand)]
@@ -13,24 +16,55 @@ pub enum HwCommand {
     /// List the accelerators in the catalog (built-in and --hw-dir).
     List,
     /// Show one accelerator's numbers and derived figures.
-    #[command(after_help = "Examples:
+    Show(HwShowArgs),
+}
+
+/// `hw show` flags.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
   roofline hw show h100-sxm
   roofline hw show h100-sxm --dtype fp8 --format json
-  roofline hw show h100-sxm,h200-sxm          (one row each)
+  roofline hw show h100-sxm,mi355x            (one row each, with FLOP/s per watt)
+  roofline hw show h100-sxm --sweep dtype=bf16,fp8
+  roofline hw show h100-sxm --sparse          (the 2:4 sparse peak)
+  roofline hw show h200-sxm --achievable      (measured rates and latency)
   roofline hw show my-gpu.toml --explain
   roofline hw show h100-sxm --clock 1.8GHz    (the lecture's working clock)")]
-    Show {
-        /// Catalog id or path to a .toml file; a comma-separated list
-        /// compares several.
-        #[arg(value_name = "HW")]
-        hw: String,
-        /// Precision for the headline ridge point (default: the file's).
-        #[arg(long)]
-        dtype: Option<String>,
-        /// Clock for per-cycle figures (default: the file's boost clock).
-        #[arg(long)]
-        clock: Option<String>,
-    },
+pub struct HwShowArgs {
+    /// Catalog id or path to a .toml file; a comma-separated list compares
+    /// several.
+    #[arg(value_name = "HW")]
+    pub hw: String,
+    /// Precision for the headline peak and ridge point (default: the
+    /// file's default-dtype).
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// Clock for per-cycle figures (default: the file's boost clock).
+    #[arg(long)]
+    pub clock: Option<String>,
+    /// Use the 2:4 structured-sparsity peak (an error where the file has
+    /// none at the precision).
+    #[arg(long)]
+    pub sparse: bool,
+}
+
+impl Query for HwShowArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "hw", Some(self.hw.as_str()));
+        put(&mut f, "dtype", self.dtype.as_deref());
+        put(&mut f, "clock", self.clock.as_deref());
+        if self.sparse {
+            put(&mut f, "sparse", Some(true));
+        }
+        Ok(f)
+    }
+
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        let hw = ctx.point_hardware(fields, None)?;
+        let inputs: HwShowInputs = calc_inputs(fields)?;
+        Ok(hw::cost(&hw, &inputs, ctx.mode)?.report(lean))
+    }
 }
 
 /// Runs an `hw` subcommand.
@@ -45,26 +79,6 @@ pub fn run(c: &HwCommand, ctx: &Ctx) -> Result<Vec<Report>> {
                 .collect::<Result<Vec<_>>>()?;
             Ok(vec![hw::list(&all)])
         }
-        HwCommand::Show { hw, dtype, clock } => {
-            let clock_hz = clock
-                .as_deref()
-                .map(|c| units::parse(c, Dim::Hz).map_err(|e| roofline::Error::input("--clock", e)))
-                .transpose()?;
-            if clock_hz.is_some_and(|c| c <= 0.0) {
-                return Err(roofline::Error::input(
-                    "--clock",
-                    "must be greater than zero",
-                ));
-            }
-            let opts = ShowOptions {
-                dtype: dtype.clone(),
-                clock_hz,
-                mode: ctx.mode,
-            };
-            ctx.hardware(hw)?
-                .iter()
-                .map(|h| hw::show(h, &opts))
-                .collect()
-        }
+        HwCommand::Show(a) => super::query::run(a, ctx, &[], false).map_err(super::query::as_flags),
     }
 }

@@ -1,10 +1,12 @@
 //! `matmul`: naive and tiled GEMM traffic, feasibility, waves and
-//! tensor-core row utilisation.
+//! tensor-core row utilisation, as a query over input fields.
 
-use super::Ctx;
+use super::query::{Query, calc_inputs, put};
+use super::{Ctx, DEFAULT_HW};
 use clap::Args;
-use roofline::calc::matmul::{self, MatmulParams};
-use roofline::error::{Error, Result};
+use roofline::calc::matmul::{self, MatmulInputs};
+use roofline::error::Result;
+use roofline::inputs::Fields;
 use roofline::report::Report;
 
 const AFTER: &str = "\
@@ -19,7 +21,8 @@ Examples:
 tile-k defaults to 64 and stages to 2 (double buffering); waves assume one
 resident program per SM (--programs-per-sm).";
 
-/// `matmul` flags.
+/// `matmul` flags. Every input is a field of
+/// [`roofline::calc::matmul::MatmulInputs`]; defaults live there.
 #[derive(Debug, Args)]
 #[command(after_help = AFTER)]
 pub struct MatmulArgs {
@@ -27,93 +30,81 @@ pub struct MatmulArgs {
     /// several (default: h100-sxm, the lecture's reference part).
     #[arg(long)]
     pub hw: Option<String>,
-    /// Rows of A and C (tokens in a linear layer).
-    #[arg(value_parser = crate::cli::count, long)]
-    pub m: u64,
-    /// Columns of B and C.
-    #[arg(value_parser = crate::cli::count, long)]
-    pub n: u64,
-    /// The contraction dimension.
-    #[arg(value_parser = crate::cli::count, long)]
-    pub k: u64,
-    /// Square tile: sets --tile-m and --tile-n.
-    #[arg(value_parser = crate::cli::count, long, default_value_t = 128)]
-    pub tile: u64,
+    /// Rows of A and C (tokens in a linear layer); required.
+    #[arg(long)]
+    pub m: Option<String>,
+    /// Columns of B and C; required.
+    #[arg(long)]
+    pub n: Option<String>,
+    /// The contraction dimension; required.
+    #[arg(long)]
+    pub k: Option<String>,
+    /// Square tile: sets --tile-m and --tile-n [default: 128].
+    #[arg(long)]
+    pub tile: Option<String>,
     /// Tile rows (BLOCK_M); overrides --tile.
-    #[arg(value_parser = crate::cli::count, long)]
-    pub tile_m: Option<u64>,
+    #[arg(long)]
+    pub tile_m: Option<String>,
     /// Tile columns (BLOCK_N); overrides --tile.
-    #[arg(value_parser = crate::cli::count, long)]
-    pub tile_n: Option<u64>,
-    /// K chunk per loop step (BLOCK_K); must divide K [default: 64].
-    #[arg(value_parser = crate::cli::count, long)]
-    pub tile_k: Option<u64>,
-    /// Shared-memory pipeline stages (2 = double buffering).
-    #[arg(value_parser = crate::cli::count, long, default_value_t = 2)]
-    pub stages: u64,
+    #[arg(long)]
+    pub tile_n: Option<String>,
+    /// K chunk per loop step (BLOCK_K); must divide K [default: 64, halved
+    /// until it divides K].
+    #[arg(long)]
+    pub tile_k: Option<String>,
+    /// Shared-memory pipeline stages (2 = double buffering) [default: 2].
+    #[arg(long)]
+    pub stages: Option<String>,
     /// Precision of A and B (default: the hardware's).
     #[arg(long)]
     pub dtype: Option<String>,
-    /// Programs resident per SM, for waves.
-    #[arg(value_parser = crate::cli::count, long, default_value_t = 1)]
-    pub programs_per_sm: u64,
-    /// Threads per program, for the register micro-tile.
-    #[arg(value_parser = crate::cli::count, long, default_value_t = 256)]
-    pub threads: u64,
+    /// Programs resident per SM, for waves [default: 1].
+    #[arg(long)]
+    pub programs_per_sm: Option<String>,
+    /// Threads per program, for the register micro-tile [default: 256].
+    #[arg(long)]
+    pub threads: Option<String>,
     /// Tensor-core instruction shape for row utilisation: m16n8k16,
     /// m64nNk16 (wgmma), m64n256k16, ...
     #[arg(long, value_name = "SHAPE")]
     pub mma: Option<String>,
     /// Square tiles for the table rows, comma-separated, or `none` (then
-    /// --format csv prints the results instead of the table).
-    #[arg(long, default_value = "32,64,128,256", value_name = "LIST")]
-    pub tiles: String,
+    /// --format csv prints the results instead of the table) [default:
+    /// 32,64,128,256].
+    #[arg(long, value_name = "LIST")]
+    pub tiles: Option<String>,
 }
 
-fn tiles(list: &str) -> Result<Vec<u64>> {
-    if list.trim() == "none" {
-        return Ok(Vec::new());
+impl Query for MatmulArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "hw", self.hw.as_deref());
+        for (name, v) in [
+            ("m", &self.m),
+            ("n", &self.n),
+            ("k", &self.k),
+            ("tile", &self.tile),
+            ("tile-m", &self.tile_m),
+            ("tile-n", &self.tile_n),
+            ("tile-k", &self.tile_k),
+            ("stages", &self.stages),
+            ("dtype", &self.dtype),
+            ("programs-per-sm", &self.programs_per_sm),
+            ("threads", &self.threads),
+            ("mma", &self.mma),
+            ("tiles", &self.tiles),
+        ] {
+            put(&mut f, name, v.as_deref());
+        }
+        Ok(f)
     }
-    list.split(',')
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .map(|t| match t.parse::<u64>() {
-            Ok(0) => Err(Error::input("--tiles", "a tile of 0; tiles are at least 1")),
-            Ok(v) => Ok(v),
-            Err(_) => Err(Error::input(
-                "--tiles",
-                format!("`{t}` is not a tile size; expected e.g. 32,64,128,256 or none"),
-            )),
-        })
-        .collect()
-}
 
-/// Runs `matmul` once per hardware.
-pub fn run(a: &MatmulArgs, ctx: &Ctx) -> Result<Vec<Report>> {
-    if a.tile == 0 {
-        return Err(Error::input("--tile", "must be at least 1"));
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        let hw = ctx.point_hardware(fields, Some(DEFAULT_HW))?;
+        let inputs: MatmulInputs = calc_inputs(fields)?;
+        let r = matmul::cost(&hw, &inputs, ctx.mode)?.report(lean);
+        // A point without `hw` ran on the default part: say so.
+        let given = fields.get("hw").and_then(|v| v.as_str());
+        Ok(Ctx::noted_default(given, Ok(vec![r]))?.remove(0))
     }
-    let p = MatmulParams {
-        m: a.m,
-        n: a.n,
-        k: a.k,
-        tile_m: a.tile_m.unwrap_or(a.tile),
-        tile_n: a.tile_n.unwrap_or(a.tile),
-        tile_k: a.tile_k,
-        stages: a.stages,
-        programs_per_sm: a.programs_per_sm,
-        threads: a.threads,
-        mma: a.mma.clone(),
-        dtype: a.dtype.clone(),
-        mode: ctx.mode,
-        table_tiles: tiles(&a.tiles)?,
-    };
-    let hw = a.hw.as_deref();
-    Ctx::noted_default(
-        hw,
-        ctx.hardware_or_default(hw)?
-            .iter()
-            .map(|h| matmul::matmul(h, &p))
-            .collect(),
-    )
 }

@@ -97,6 +97,10 @@ pub struct Global {
     /// a grid. One row per point.
     #[arg(long, global = true, value_name = "NAME=VALUES")]
     pub sweep: Vec<String>,
+    /// Tables show every intermediate result, not only the answer and the
+    /// figures that decide it (JSON and CSV always carry every result).
+    #[arg(long, global = true)]
+    pub all: bool,
     /// Use the hardware file's measured (achievable) figures instead of the
     /// datasheet's speed-of-light ones.
     #[arg(long, global = true)]
@@ -223,7 +227,6 @@ pub struct Ctx {
     /// sweep parses each file once.
     hw_cache: std::cell::RefCell<std::collections::HashMap<String, Rc<Hardware>>>,
     /// Models loaded for sweep points, likewise.
-    #[allow(dead_code)] // read by the model commands as they become queries
     model_cache: std::cell::RefCell<std::collections::HashMap<String, Rc<Model>>>,
 }
 
@@ -265,13 +268,6 @@ impl Ctx {
             ));
         }
         Ok(items)
-    }
-
-    /// Loads `--hw` where a command defaults it to the lecture's reference
-    /// part; the flag given reads as usual, and a default is noted in the
-    /// reports by [`Ctx::noted_default`].
-    pub fn hardware_or_default(&self, list: Option<&str>) -> Result<Vec<Hardware>> {
-        self.hardware(list.unwrap_or(DEFAULT_HW))
     }
 
     /// Adds a note to each report when `--hw` was not given.
@@ -322,6 +318,12 @@ impl Ctx {
                 )
             })?,
         };
+        // Most points add no `--set` of their own: look the id up as it is.
+        if !fields.keys().any(|k| k.contains('.'))
+            && let Some(h) = self.hw_cache.borrow().get(id)
+        {
+            return Ok(h.clone());
+        }
         let (sets, key) = self.point_sets(id, fields)?;
         if let Some(h) = self.hw_cache.borrow().get(&key) {
             return Ok(h.clone());
@@ -333,7 +335,6 @@ impl Ctx {
 
     /// The model of one point: its `model` field; loaded once per id and
     /// `--set`.
-    #[allow(dead_code)] // used by the model commands as they become queries
     pub fn point_model(&self, fields: &roofline::inputs::Fields) -> Result<Rc<Model>> {
         let (h, _) = self.read.get();
         self.read.set((h, true));
@@ -485,6 +486,11 @@ impl Command {
     fn query(&self) -> Option<&dyn Query> {
         match self {
             Command::Point(a) => Some(a),
+            Command::Hw(hw::HwCommand::Show(a)) => Some(a),
+            Command::Matmul(a) => Some(a),
+            Command::Fusion(c) => Some(c.query()),
+            Command::Launch(a) => Some(a),
+            Command::Model(model::ModelCommand::Show(a)) => Some(a),
             _ => None,
         }
     }
@@ -538,10 +544,13 @@ fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
 fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
     match &cli.command {
         Command::Hw(c) => hw::run(c, ctx),
-        Command::Model(c) => model::run(c, ctx),
-        Command::Matmul(a) => matmul::run(a, ctx),
-        Command::Fusion(c) => fusion::run(c, ctx),
-        Command::Launch(a) => launch::run(a, ctx),
+        Command::Model(model::ModelCommand::List) => model::list(ctx),
+        Command::Model(model::ModelCommand::Show(a)) => {
+            query::run(a, ctx, &[], false).map_err(query::as_flags)
+        }
+        Command::Matmul(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Fusion(c) => query::run(c.query(), ctx, &[], false).map_err(query::as_flags),
+        Command::Launch(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Occupancy(a) => occupancy::run(a, ctx),
         Command::Coalesce(a) => coalesce::run(a, ctx),

@@ -1,11 +1,35 @@
-//! `model list` and `model show`.
+//! `model list` and `model show`. `model show` is a query over its fields
+//! (`model`, `dtype`, `kv-dtype`), so `--sweep` and model lists work the
+//! same as for the other commands.
 
 use super::Ctx;
-use clap::Subcommand;
-use roofline::calc::model;
+use super::query::{Query, calc_inputs, put};
+use clap::{Args, Subcommand};
+use roofline::calc::model::{self, ModelInputs};
 use roofline::error::Result;
-use roofline::precision;
+use roofline::inputs::Fields;
 use roofline::report::Report;
+
+/// `model show` flags.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  roofline model show llama-3-8b
+  roofline model show llama-3-8b --format markdown
+  roofline model show llama-3-8b --sweep dtype=bf16,fp8,int4
+  roofline model show llama-3-8b,mistral-7b --kv-dtype fp8
+  roofline model show path/to/config.json      (a Hugging Face config)")]
+pub struct ShowArgs {
+    /// Catalog id, a model .toml, or a Hugging Face config.json; a
+    /// comma-separated list compares several.
+    #[arg(value_name = "MODEL")]
+    pub model: String,
+    /// Weight precision (default bf16).
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// KV-cache precision (default bf16).
+    #[arg(long)]
+    pub kv_dtype: Option<String>,
+}
 
 /// `model` subcommands.
 #[derive(Debug, Subcommand)]
@@ -13,50 +37,32 @@ pub enum ModelCommand {
     /// List the models in the catalog (built-in and --model-dir).
     List,
     /// Show a model's parameters, weight bytes and KV bytes per token.
-    #[command(after_help = "Examples:
-  roofline model show llama-3-8b
-  roofline model show llama-3-8b --format markdown
-  roofline model show llama-3-8b --sweep dtype=bf16,fp8,int4
-  roofline model show path/to/config.json      (a Hugging Face config)")]
-    Show {
-        /// Catalog id, a model .toml, or a Hugging Face config.json; a
-        /// comma-separated list compares several.
-        #[arg(value_name = "MODEL")]
-        model: String,
-        /// Weight precision.
-        #[arg(long, default_value = "bf16")]
-        dtype: String,
-        /// KV-cache precision.
-        #[arg(long, default_value = "bf16")]
-        kv_dtype: String,
-    },
+    Show(ShowArgs),
 }
 
-/// Runs a `model` subcommand.
-pub fn run(c: &ModelCommand, ctx: &Ctx) -> Result<Vec<Report>> {
-    match c {
-        ModelCommand::List => {
-            let all = ctx
-                .catalog
-                .model_entries()?
-                .into_iter()
-                .map(|e| ctx.models(&e.id).map(|mut v| v.remove(0)))
-                .collect::<Result<Vec<_>>>()?;
-            Ok(vec![model::list(&all)?])
-        }
-        ModelCommand::Show {
-            model: m,
-            dtype,
-            kv_dtype,
-        } => {
-            let p = precision::lookup(dtype)?;
-            let kv = precision::lookup(kv_dtype).map_err(|_| {
-                roofline::Error::input("--kv-dtype", format!("unknown precision `{kv_dtype}`"))
-            })?;
-            ctx.models(m)?
-                .iter()
-                .map(|x| model::show(x, p, kv))
-                .collect()
-        }
+impl Query for ShowArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "model", Some(self.model.as_str()));
+        put(&mut f, "dtype", self.dtype.as_deref());
+        put(&mut f, "kv-dtype", self.kv_dtype.as_deref());
+        Ok(f)
     }
+
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        let m = ctx.point_model(fields)?;
+        let inputs: ModelInputs = calc_inputs(fields)?;
+        Ok(model::cost(&m, &inputs)?.report(lean))
+    }
+}
+
+/// Runs `model list`.
+pub fn list(ctx: &Ctx) -> Result<Vec<Report>> {
+    let all = ctx
+        .catalog
+        .model_entries()?
+        .into_iter()
+        .map(|e| ctx.models(&e.id).map(|mut v| v.remove(0)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(vec![model::list(&all)?])
 }

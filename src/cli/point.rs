@@ -1,11 +1,11 @@
 //! `point`: a kernel's place on the roofline.
 
 use super::Ctx;
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_inputs, put};
 use clap::Args;
 use roofline::calc::point::{self, PointInputs};
 use roofline::error::Result;
-use roofline::inputs::{Fields, from_fields};
+use roofline::inputs::Fields;
 use roofline::report::Report;
 
 /// `point` flags.
@@ -33,6 +33,10 @@ pub struct PointArgs {
     /// Precision (default: the hardware's default-dtype).
     #[arg(long)]
     pub dtype: Option<String>,
+    /// Use the 2:4 structured-sparsity peak (an error where the file has
+    /// none at the precision).
+    #[arg(long)]
+    pub sparse: bool,
 }
 
 impl Query for PointArgs {
@@ -49,12 +53,15 @@ impl Query for PointArgs {
         put(&mut f, "flops", self.flops.as_deref());
         put(&mut f, "bytes", self.bytes.as_deref());
         put(&mut f, "dtype", self.dtype.as_deref());
+        if self.sparse {
+            put(&mut f, "sparse", Some(true));
+        }
         Ok(f)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
         let hw = ctx.point_hardware(fields, None)?;
-        let inputs: PointInputs = from_fields(&calc_fields(fields))?;
+        let inputs: PointInputs = calc_inputs(fields)?;
         Ok(point::cost(&hw, &inputs, ctx.mode)?.report(lean))
     }
 }

@@ -26,9 +26,20 @@ pub trait Query {
 pub fn calc_fields(fields: &Fields) -> Fields {
     fields
         .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "hw" | "model") && !k.contains('.'))
+        .filter(|(k, _)| is_calc_field(k))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
+}
+
+/// Whether a point's field is an input of the calculation (not the
+/// hardware, the model or a swept `--set` path).
+fn is_calc_field(k: &str) -> bool {
+    !matches!(k, "hw" | "model") && !k.contains('.')
+}
+
+/// The calculation's inputs from a point's fields, without copying them.
+pub fn calc_inputs<T: serde::de::DeserializeOwned>(fields: &Fields) -> Result<T> {
+    roofline::inputs::from_fields_where(fields, is_calc_field)
 }
 
 /// Inserts a flag's value under its field name when it was given.
@@ -104,8 +115,14 @@ pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result
         .map_err(named)?;
         return Ok(out);
     }
+    // A comparison has few items and each may describe its figures in its
+    // own units, so every item is built in full.
+    let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
     Ok(vec![
-        sweep::evaluate(&axes, |point, lean| q.eval(ctx, &at(point), lean)).map_err(named)?,
+        sweep::evaluate(&axes, |point, lean| {
+            q.eval(ctx, &at(point), lean && !comparison)
+        })
+        .map_err(named)?,
     ])
 }
 

@@ -325,11 +325,14 @@ fn render(sc: &scenario::Scenario, answers: &[Answer], g: &Global) -> Vec<u8> {
         let body = if g.explain {
             explain_all(&a.reports, md)
         } else {
-            let r = if a.reports.len() == 1 {
+            let mut r = if a.reports.len() == 1 {
                 a.reports[0].clone()
             } else {
                 super::combine_points(a.reports.clone())
             };
+            if g.all {
+                r.headline.clear();
+            }
             Format::from(g.format).renderer().render(&r)
         };
         out.push_str(&String::from_utf8_lossy(&body));

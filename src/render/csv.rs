@@ -21,7 +21,12 @@ fn cell(v: Option<&Value>) -> String {
     match v {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => field(s),
-        Some(Value::Number(n)) => n.to_string(),
+        // Whole numbers print without a fraction (`132`, not `132.0`), as
+        // JSON prints counts.
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(x) if n.is_f64() && x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
+            _ => n.to_string(),
+        },
         Some(Value::Bool(b)) => b.to_string(),
         Some(other) => field(&other.to_string()),
     }
@@ -34,7 +39,10 @@ impl Renderer for Csv {
             out.push_str(&cells.join(","));
             out.push('\n');
         };
-        if report.rows.is_empty() {
+        // One answer is one line, even when it holds a table (matmul's
+        // tiles, hw show's precisions): the headline is what a script wants,
+        // and a sweep gives the table as lines.
+        if report.rows.is_empty() || report.rows_kind == Some(crate::report::RowsKind::Table) {
             let keys: Vec<&String> = report.inputs.keys().chain(report.results.keys()).collect();
             line(keys.iter().map(|k| field(k)).collect());
             line(

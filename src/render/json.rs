@@ -8,7 +8,8 @@ pub struct Json;
 
 impl Renderer for Json {
     fn render(&self, report: &Report) -> Vec<u8> {
-        let mut out = serde_json::to_vec_pretty(report).unwrap_or_default();
+        let mut out =
+            serde_json::to_vec_pretty(&super::with_integer_counts(report)).unwrap_or_default();
         out.push(b'\n');
         out
     }
@@ -18,6 +19,16 @@ impl Renderer for Json {
 mod tests {
     use super::*;
     use crate::report::{Quantity, Unit};
+
+    #[test]
+    fn counts_are_integers() {
+        let mut r = Report::new("hw show");
+        r.result("sms", 132.0, Quantity::new("SMs", Unit::Count));
+        r.result("ratio", 2.0, Quantity::new("r", Unit::Ratio));
+        let s = String::from_utf8(Json.render(&r)).unwrap();
+        assert!(s.contains("\"sms\": 132,"), "{s}");
+        assert!(s.contains("\"ratio\": 2.0"), "{s}");
+    }
 
     #[test]
     fn results_are_bare_base_unit_values() {

@@ -23,6 +23,12 @@ impl Renderer for Markdown {
         for n in &report.notes {
             out.push_str(&format!("- {n}\n"));
         }
+        let h = super::table::hidden(report);
+        if h > 0 {
+            out.push_str(&format!(
+                "\n({h} more results: `--all` shows every one, `--explain` their derivations)\n"
+            ));
+        }
         out.into_bytes()
     }
 }

@@ -2,7 +2,7 @@
 //! table with a column per input and result, then the notes.
 
 use super::{Renderer, folded, format_input, input_label, row_columns, title};
-use crate::report::Report;
+use crate::report::{Report, RowsKind};
 use comfy_table::{ContentArrangement, Table as Grid, presets::UTF8_FULL_CONDENSED};
 
 /// Renders tables for people.
@@ -17,12 +17,16 @@ fn heading(group: &str) -> String {
 pub(crate) fn results_grid(report: &Report, preset: comfy_table::TableStyle) -> Option<Grid> {
     let (_, outs) = row_columns(report);
     let (same, _) = folded(report, outs);
+    let same: Vec<_> = same
+        .into_iter()
+        .filter(|(k, _)| report.in_headline(k) && !side_by_side(report))
+        .collect();
     if report.results.is_empty() && report.inputs.is_empty() && same.is_empty() {
         return None;
     }
     let mut g = Grid::new();
     g.load_style(preset)
-        .set_content_arrangement(ContentArrangement::Disabled);
+        .set_content_arrangement(ContentArrangement::Dynamic);
     g.set_header(vec!["quantity", "value"]);
     for (k, v) in &report.inputs {
         g.add_row(vec![
@@ -31,7 +35,7 @@ pub(crate) fn results_grid(report: &Report, preset: comfy_table::TableStyle) -> 
         ]);
     }
     let mut section: Option<&str> = None;
-    for (k, v) in &report.results {
+    for (k, v) in report.results.iter().filter(|(k, _)| report.in_headline(k)) {
         let group = report.quantities.get(k).and_then(|q| q.group.as_deref());
         if group.is_some() && group != section {
             g.add_row(vec![heading(group.unwrap_or_default()), String::new()]);
@@ -48,18 +52,74 @@ pub(crate) fn results_grid(report: &Report, preset: comfy_table::TableStyle) -> 
     Some(g)
 }
 
+/// Whether the rows compare a few accelerators or models (and nothing
+/// else varies): then they read best side by side, one column each.
+fn side_by_side(report: &Report) -> bool {
+    report.rows_kind == Some(RowsKind::Comparison)
+        && report.axes.len() == 1
+        && (2..=12).contains(&report.rows.len())
+}
+
+/// A comparison with the items as columns and the quantities as rows; a
+/// quantity an item lacks shows `-`.
+fn comparison_grid(report: &Report, preset: comfy_table::TableStyle) -> Grid {
+    let axis = &report.axes[0];
+    let (ins, outs) = row_columns(report);
+    let mut g = Grid::new();
+    g.load_style(preset)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    let mut header = vec![String::from("quantity")];
+    header.extend(report.rows.iter().map(|r| {
+        r.inputs.get(axis).map_or("-".into(), |v| {
+            v.as_str().map_or_else(|| v.to_string(), String::from)
+        })
+    }));
+    g.set_header(header);
+    for k in ins.iter().filter(|k| *k != axis) {
+        let mut cells = vec![format!("{} (input)", input_label(k))];
+        cells.extend(report.rows.iter().map(|r| {
+            r.inputs
+                .get(k)
+                .map_or("-".into(), |v| format_input(k, v, report))
+        }));
+        g.add_row(cells);
+    }
+    let mut section: Option<&str> = None;
+    for k in outs.iter().filter(|k| report.in_headline(k)) {
+        let group = report.quantities.get(k).and_then(|q| q.group.as_deref());
+        if group.is_some() && group != section {
+            let mut cells = vec![heading(group.unwrap_or_default())];
+            cells.extend(report.rows.iter().map(|_| String::new()));
+            g.add_row(cells);
+            section = group;
+        }
+        let mut cells = vec![report.label(k)];
+        cells.extend(report.rows.iter().map(|r| {
+            r.results
+                .get(k)
+                .map_or("-".into(), |v| r.unit(k, report).format_value(v))
+        }));
+        g.add_row(cells);
+    }
+    g
+}
+
 pub(crate) fn rows_grid(report: &Report, preset: comfy_table::TableStyle) -> Option<Grid> {
     if report.rows.is_empty() {
         return None;
     }
+    if side_by_side(report) {
+        return Some(comparison_grid(report, preset));
+    }
     let (ins, outs) = row_columns(report);
     let (_, outs) = folded(report, outs);
+    let outs: Vec<String> = outs.into_iter().filter(|k| report.in_headline(k)).collect();
     if ins.is_empty() && outs.is_empty() {
         return None;
     }
     let mut g = Grid::new();
     g.load_style(preset)
-        .set_content_arrangement(ContentArrangement::Disabled);
+        .set_content_arrangement(ContentArrangement::Dynamic);
     let mut header: Vec<String> = ins.iter().map(|k| input_label(k)).collect();
     header.extend(outs.iter().map(|k| report.label(k)));
     g.set_header(header);
@@ -75,16 +135,32 @@ pub(crate) fn rows_grid(report: &Report, preset: comfy_table::TableStyle) -> Opt
         cells.extend(outs.iter().map(|k| {
             row.results
                 .get(k)
-                .map_or("-".into(), |v| report.unit(k).format_value(v))
+                .map_or("-".into(), |v| row.unit(k, report).format_value(v))
         }));
         g.add_row(cells);
     }
     Some(g)
 }
 
+/// How many results the default table leaves out, for the closing hint.
+pub(crate) fn hidden(report: &Report) -> usize {
+    if report.headline.is_empty() {
+        return 0;
+    }
+    let (_, outs) = row_columns(report);
+    report
+        .results
+        .keys()
+        .chain(outs.iter())
+        .filter(|k| !report.in_headline(k))
+        .collect::<indexmap::IndexSet<_>>()
+        .len()
+}
+
 impl Renderer for Table {
     fn render(&self, report: &Report) -> Vec<u8> {
         let mut out = format!("{}\n", title(report));
+        // A comparison is one side-by-side table; its shared inputs lead it.
         if let Some(g) = results_grid(report, UTF8_FULL_CONDENSED) {
             out.push_str(&g.to_string());
             out.push('\n');
@@ -95,6 +171,12 @@ impl Renderer for Table {
         }
         for n in &report.notes {
             out.push_str(&format!("note: {n}\n"));
+        }
+        let h = hidden(report);
+        if h > 0 {
+            out.push_str(&format!(
+                "({h} more results: --all shows every one, --explain their derivations)\n"
+            ));
         }
         out.into_bytes()
     }

@@ -213,14 +213,29 @@ pub struct Compute {
     pub dma_engines: Option<NonZeroU32>,
     /// Cores dedicated to collective communication (Trainium CC-Cores).
     pub collective_cores: Option<NonZeroU32>,
+    /// The whole chip's peaks as the vendor states them, where they differ
+    /// from the `dense` figures times `cores` (Trainium3: `dense` holds the
+    /// Tensor Engine's per-core rates, `chip` all engines together). Always
+    /// device totals, whatever `peak-scope` says.
+    #[serde(default)]
+    pub chip: Option<Peaks>,
+    /// The 8-bit float format the `fp8` peak is for, where it is not plain
+    /// FP8 (E4M3/E5M2): `mxfp8` (microscaled, block-scaled) on Trainium3.
+    pub fp8_format: Option<String>,
+    /// Likewise for the `fp4` peak: `mxfp4`, `nvfp4`.
+    pub fp4_format: Option<String>,
 }
 
 /// HBM and on-chip memory.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Memory {
-    /// Device memory capacity.
+    /// Device memory capacity, as the datasheet states it.
     pub hbm_capacity: Option<Bytes>,
+    /// Device memory the runtime reports as the device's total (what an
+    /// allocator can be offered), where it has been measured; datasheets
+    /// round, and this is what fits.
+    pub usable_capacity: Option<Bytes>,
     /// Device memory bandwidth (read + write, as the datasheet states it).
     pub hbm_bandwidth: Option<BytesPerSec>,
     /// Device memory load latency.
@@ -370,11 +385,14 @@ pub struct Link {
     pub topology: Option<String>,
     /// One-hop latency.
     pub latency: Option<Seconds>,
-    /// Torus axes (TPU ICI); when set, the bandwidths are per axis, not
-    /// per device.
+    /// Torus axes (TPU ICI). The bandwidths stay per device; `links /
+    /// axes` links run along each axis.
     pub axes: Option<NonZeroU32>,
     /// Physical links per device on this tier.
     pub links: Option<NonZeroU32>,
+    /// Both directions of one physical link added (TPU7x ICI: 200 GB/s);
+    /// `links` of them make the device's bidirectional figure.
+    pub link_bandwidth: Option<BytesPerSec>,
     /// Largest domain the fabric can build (NVLink 5: 576 GPUs), beyond
     /// the `domain-size` of the system this file describes.
     pub max_domain_size: Option<NonZeroU32>,
@@ -486,6 +504,30 @@ impl Hardware {
                 return err(
                     &format!("interconnect.{i}.domain-size"),
                     format!("a domain of {d} is larger than the fabric's maximum of {m}"),
+                );
+            }
+            if let (Some(l), Some(b), Some(n)) = (
+                link.link_bandwidth,
+                link.bidirectional_bandwidth,
+                link.links,
+            ) && (l.get() * f64::from(n.get()) - b.get()).abs() > b.get() * 0.005
+            {
+                return err(
+                    &format!("interconnect.{i}.link-bandwidth"),
+                    format!(
+                        "{n} links of {} make {}, not the device's {}",
+                        crate::units::si(l.get(), "B/s"),
+                        crate::units::si(l.get() * f64::from(n.get()), "B/s"),
+                        crate::units::si(b.get(), "B/s")
+                    ),
+                );
+            }
+            if let (Some(n), Some(a)) = (link.links, link.axes)
+                && n.get() % a.get() != 0
+            {
+                return err(
+                    &format!("interconnect.{i}.links"),
+                    format!("{n} links do not divide evenly over {a} torus axes"),
                 );
             }
             if !matches!(link.tier.as_str(), "scale-up" | "scale-out" | "host") {
@@ -653,6 +695,56 @@ impl Hardware {
         }
     }
 
+    /// The device's 2:4 structured-sparsity peak for a precision (FLOP/s):
+    /// datasheet only (measured rates are dense). An error naming the
+    /// `sparse` input when the file has none at that precision.
+    pub fn sparse_peak(&self, p: &Precision, mode: Mode) -> Result<f64> {
+        if mode == Mode::Achievable {
+            return Err(Error::field(
+                "sparse",
+                "measured (achievable) rates are dense matmuls; sparse peaks are the datasheet's only",
+            ));
+        }
+        let table = self.compute.sparse.as_ref();
+        table
+            .and_then(|s| s.get(p.compute))
+            .map(|v| v * self.peak_multiplier())
+            .ok_or_else(|| {
+                let has = table.map(Peaks::keys).unwrap_or_default();
+                Error::field(
+                    "sparse",
+                    if has.is_empty() {
+                        format!("{} publishes no 2:4 sparse peaks", self.id)
+                    } else {
+                        format!(
+                            "{} has no sparse {} peak; it has sparse {}",
+                            self.id,
+                            p.compute,
+                            has.join(", ")
+                        )
+                    },
+                )
+            })
+    }
+
+    /// Whether the datasheet capacity is a whole number of GiB, as vendors
+    /// who write binary units state it (Trainium3's 144 GiB, TPU7x's
+    /// 192 GiB); reports show it in that unit.
+    pub fn capacity_is_binary(&self) -> bool {
+        const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+        self.memory
+            .hbm_capacity
+            .is_some_and(|c| c.get() >= GIB && (c.get() / GIB).fract() == 0.0)
+    }
+
+    /// Board power (W), where the vendor publishes it.
+    pub fn board_power(&self) -> Option<f64> {
+        self.package
+            .as_ref()
+            .and_then(|p| p.tdp_watts)
+            .map(|w| f64::from(w.get()))
+    }
+
     /// Device-memory bandwidth (B/s).
     pub fn bandwidth(&self, mode: Mode) -> Result<f64> {
         match mode {
@@ -706,6 +798,12 @@ impl Hardware {
             why: why.into(),
             example: example.map(Into::into),
         }
+    }
+
+    /// Device memory the runtime reports (bytes), where it is known
+    /// (`memory.usable-capacity`).
+    pub fn usable_capacity(&self) -> Option<f64> {
+        self.memory.usable_capacity.map(Bytes::get)
     }
 
     /// Where a field's number came from, if the file says.

@@ -2,10 +2,10 @@
 //! bytes and KV bytes are derived from it (`calc::model`), never typed in.
 //! Field meanings are in `docs/data-schemas.md`.
 
-use super::{Origin, field_error};
-use crate::error::Result;
+use super::{Origin, line_col, locate_in};
+use crate::error::{Error, Result};
 use indexmap::IndexMap;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::num::NonZeroU64;
 
 /// A model file.
@@ -37,11 +37,11 @@ pub struct Model {
     /// most this many recent tokens per layer.
     pub sliding_window: Option<NonZeroU64>,
     /// `rmsnorm` (one weight vector) or `layernorm` (weight and bias).
-    #[serde(default = "rmsnorm")]
-    pub norm: String,
+    #[serde(default)]
+    pub norm: Norm,
     /// `rope` (no parameters) or `learned` (a max-context x hidden table).
-    #[serde(default = "rope")]
-    pub position_embedding: String,
+    #[serde(default)]
+    pub position_embedding: PositionEmbedding,
     /// Whether linear layers carry biases (GPT-3 does; Llama does not).
     #[serde(default)]
     pub linear_bias: bool,
@@ -54,11 +54,79 @@ pub struct Model {
     pub moe: Option<Moe>,
 }
 
-fn rmsnorm() -> String {
-    "rmsnorm".into()
+/// The normalisation layers' kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Norm {
+    /// RMSNorm: one weight vector of the model width.
+    #[default]
+    Rmsnorm,
+    /// LayerNorm: a weight and a bias vector.
+    Layernorm,
 }
-fn rope() -> String {
-    "rope".into()
+
+impl Norm {
+    /// Parameters of one norm layer over a width of `d`.
+    pub fn params_per_width(self) -> u64 {
+        match self {
+            Norm::Rmsnorm => 1,
+            Norm::Layernorm => 2,
+        }
+    }
+}
+
+/// How positions enter the model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PositionEmbedding {
+    /// Rotary embeddings: no parameters.
+    #[default]
+    Rope,
+    /// A learned max-context x hidden-size table.
+    Learned,
+}
+
+/// The attention variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AttentionKind {
+    /// Multi-head: one KV head per query head.
+    Mha,
+    /// Grouped-query: query heads share KV heads in groups.
+    Gqa,
+    /// Multi-query: one KV head.
+    Mqa,
+    /// Multi-head latent attention (DeepSeek-V2/V3): a compressed KV
+    /// latent is cached.
+    Mla,
+}
+
+impl AttentionKind {
+    /// `mha`, `gqa`, `mqa` or `mla`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AttentionKind::Mha => "mha",
+            AttentionKind::Gqa => "gqa",
+            AttentionKind::Mqa => "mqa",
+            AttentionKind::Mla => "mla",
+        }
+    }
+}
+
+/// The feed-forward activation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Activation {
+    /// SiLU-gated (three matrices).
+    Swiglu,
+    /// GELU-gated (three matrices).
+    Geglu,
+    /// Another name for SwiGLU.
+    SiluGated,
+    /// GELU (two matrices).
+    Gelu,
+    /// ReLU (two matrices).
+    Relu,
 }
 
 /// Attention shape.
@@ -66,7 +134,7 @@ fn rope() -> String {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Attention {
     /// `mha`, `gqa`, `mqa` or `mla`.
-    pub kind: String,
+    pub kind: AttentionKind,
     /// Query heads.
     pub heads: NonZeroU64,
     /// Key/value heads (equal to heads for MHA, 1 for MQA).
@@ -94,14 +162,18 @@ pub struct Attention {
 pub struct Ffn {
     /// Intermediate width of a dense layer.
     pub intermediate_size: NonZeroU64,
-    /// `swiglu` (gated: three matrices) or `gelu`/`relu` (two).
-    pub activation: String,
+    /// `swiglu`, `geglu`, `silu-gated` (gated: three matrices) or
+    /// `gelu`, `relu` (two).
+    pub activation: Activation,
 }
 
 impl Ffn {
     /// Whether the activation is gated (three weight matrices).
     pub fn gated(&self) -> bool {
-        matches!(self.activation.as_str(), "swiglu" | "geglu" | "silu-gated")
+        matches!(
+            self.activation,
+            Activation::Swiglu | Activation::Geglu | Activation::SiluGated
+        )
     }
 }
 
@@ -127,18 +199,31 @@ pub struct Moe {
     pub router_bias: bool,
 }
 
-const ACTIVATIONS: &[&str] = &["swiglu", "geglu", "silu-gated", "gelu", "relu"];
-
 impl Model {
-    /// Parses and validates a model file's text.
+    /// Parses and validates a model file's text. The text is parsed
+    /// twice, no more: once into the model, once into a document whose
+    /// spans locate the fields validation names.
     pub fn parse(src: &str, origin: &Origin) -> Result<Self> {
-        let m: Model = super::from_toml(src, origin)?;
-        m.validate(src, origin)?;
+        let m: Model = super::from_toml(src, origin).map_err(|e| name_the_key(src, e))?;
+        // `toml` reads integers up to u64::MAX; TOML (and `toml_edit`)
+        // stop at i64::MAX. A number between the two is an error here,
+        // named by its own field, not by whichever field validation could
+        // no longer locate.
+        let doc = toml_edit::Document::parse(src).map_err(|e| document_error(src, origin, &e))?;
+        m.validate(&doc, src, origin)?;
         Ok(m)
     }
 
-    fn validate(&self, src: &str, origin: &Origin) -> Result<()> {
-        let err = |field: &str, msg: String| Err(field_error(src, origin, field, msg));
+    fn validate(&self, doc: &toml_edit::Document<&str>, src: &str, origin: &Origin) -> Result<()> {
+        let err = |field: &str, msg: String| {
+            Err(Error::Data {
+                file: origin.name.clone(),
+                line: locate_in(doc, field).map(|o| line_col(src, o).0),
+                col: None,
+                field: Some(field.to_string()),
+                message: msg,
+            })
+        };
         let a = &self.attention;
         let heads = a.heads.get();
         let kv = a.kv_heads.map_or(heads, NonZeroU64::get);
@@ -154,22 +239,21 @@ impl Model {
                 format!("{heads} query heads do not divide evenly into {kv} KV heads"),
             );
         }
-        match a.kind.as_str() {
-            "mha" if kv != heads => {
+        match a.kind {
+            AttentionKind::Mha if kv != heads => {
                 return err(
                     "attention.kind",
                     format!("mha needs kv-heads = heads ({heads}), got {kv}"),
                 );
             }
-            "mqa" if kv != 1 => {
+            AttentionKind::Mqa if kv != 1 => {
                 return err(
                     "attention.kind",
                     format!("mqa needs kv-heads = 1, got {kv}"),
                 );
             }
-            "gqa" if kv == heads || kv == 1 => {}
-            "mha" | "mqa" | "gqa" => {}
-            "mla" => {
+            AttentionKind::Mha | AttentionKind::Mqa | AttentionKind::Gqa => {}
+            AttentionKind::Mla => {
                 for (f, v) in [
                     ("attention.kv-lora-rank", a.kv_lora_rank),
                     ("attention.qk-rope-head-dim", a.qk_rope_head_dim),
@@ -181,43 +265,17 @@ impl Model {
                     }
                 }
             }
-            other => {
-                return err(
-                    "attention.kind",
-                    format!("`{other}`: expected mha, gqa, mqa or mla"),
-                );
-            }
         }
-        if a.head_dim.is_none() && a.kind != "mla" && !self.hidden_size.get().is_multiple_of(heads)
+        if a.head_dim.is_none()
+            && a.kind != AttentionKind::Mla
+            && !self.hidden_size.get().is_multiple_of(heads)
         {
             return err(
                 "attention.head-dim",
                 "hidden-size is not a multiple of heads; give head-dim".into(),
             );
         }
-        if !ACTIVATIONS.contains(&self.ffn.activation.as_str()) {
-            return err(
-                "ffn.activation",
-                format!(
-                    "`{}`: expected one of {}",
-                    self.ffn.activation,
-                    ACTIVATIONS.join(", ")
-                ),
-            );
-        }
-        if !matches!(self.norm.as_str(), "rmsnorm" | "layernorm") {
-            return err(
-                "norm",
-                format!("`{}`: expected rmsnorm or layernorm", self.norm),
-            );
-        }
-        if !matches!(self.position_embedding.as_str(), "rope" | "learned") {
-            return err(
-                "position-embedding",
-                format!("`{}`: expected rope or learned", self.position_embedding),
-            );
-        }
-        if self.position_embedding == "learned" && self.max_context.is_none() {
+        if self.position_embedding == PositionEmbedding::Learned && self.max_context.is_none() {
             return err(
                 "max-context",
                 "learned position embeddings need max-context".into(),
@@ -242,7 +300,7 @@ impl Model {
                 format!("a window of {w} tokens is longer than the {c}-token context"),
             );
         }
-        if a.kind == "mla"
+        if a.kind == AttentionKind::Mla
             && a.q_lora_rank
                 .is_some_and(|r| r.get() >= self.hidden_size.get())
         {
@@ -252,7 +310,7 @@ impl Model {
             );
         }
         for key in self.sources.keys() {
-            if super::locate(src, key).is_none() && !origin.overridden {
+            if locate_in(doc, key).is_none() && !origin.overridden {
                 return err(
                     "sources",
                     format!("source given for `{key}`, which is not a field of this file"),
@@ -276,4 +334,89 @@ impl Model {
             NonZeroU64::get,
         )
     }
+}
+
+/// A document error where `toml` read the text and `toml_edit` did not (an
+/// integer beyond i64): its line, column and the key on that line.
+fn document_error(src: &str, origin: &Origin, e: &toml_edit::TomlError) -> Error {
+    let at = e.span().map(|s| s.start);
+    let (line, col) = at.map(|o| line_col(src, o)).unzip();
+    let field = at.and_then(|o| key_on_line(src, o));
+    let value = e
+        .span()
+        .and_then(|s| src.get(s))
+        .map(str::trim)
+        .filter(|v| {
+            !v.is_empty()
+                && v.chars()
+                    .all(|c| c.is_ascii_digit() || c == '_' || c == '+')
+        });
+    let mut message = match value {
+        Some(v) => format!(
+            "`{v}` is larger than a TOML integer can be (at most {})",
+            i64::MAX
+        ),
+        None => e.message().trim().to_string(),
+    };
+    if origin.overridden {
+        message.push_str(" (after applying --set)");
+    }
+    Error::Data {
+        file: origin.name.clone(),
+        line,
+        col,
+        field,
+        message,
+    }
+}
+
+/// A parse error at a line and column that the document could not name a
+/// field for (the document does not parse either): the key on that line.
+fn name_the_key(src: &str, e: Error) -> Error {
+    match e {
+        Error::Data {
+            file,
+            line: Some(line),
+            col,
+            field: None,
+            message,
+        } => {
+            let offset = src
+                .split_inclusive('\n')
+                .take(line - 1)
+                .map(str::len)
+                .sum::<usize>()
+                + col.unwrap_or(1).saturating_sub(1);
+            Error::Data {
+                field: key_on_line(src, offset),
+                file,
+                line: Some(line),
+                col,
+                message,
+            }
+        }
+        e => e,
+    }
+}
+
+/// The dotted key path of the `key = value` line holding a byte offset,
+/// with the `[table]` it sits under: enough to name a field when the
+/// document itself cannot be parsed.
+fn key_on_line(src: &str, offset: usize) -> Option<String> {
+    let start = src.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
+    let line = src[start..].lines().next()?;
+    let key = line.split_once('=')?.0.trim().trim_matches('"');
+    if key.is_empty() {
+        return None;
+    }
+    let table = src[..start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('['))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    Some(match table {
+        Some(t) if !t.is_empty() => format!("{t}.{key}"),
+        _ => key.to_string(),
+    })
 }
