@@ -2,10 +2,10 @@
 //! drawing it as SVG and PNG.
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use roofline::calc::matmul::MatmulInputs;
 use roofline::catalog::Catalog;
 use roofline::chart::occupancy::OccupancyChartInputs;
 use roofline::chart::roofline::KernelMark;
-use roofline::calc::matmul::MatmulInputs;
 use roofline::chart::{self, Chart, ChartFormat, OccupancyData, RooflineData, TilesData};
 use roofline::inputs::{Bytes, Count};
 use roofline::spec::hardware::Mode;

@@ -2,11 +2,11 @@
 //! text a person reads (snapshots), PNG size, and the errors for nothing to
 //! draw.
 
+use roofline::calc::matmul::MatmulInputs;
 use roofline::calc::point::{self, PointInputs};
 use roofline::catalog::Catalog;
 use roofline::chart::occupancy::OccupancyChartInputs;
 use roofline::chart::roofline::KernelMark;
-use roofline::calc::matmul::MatmulInputs;
 use roofline::chart::{
     self, Chart, ChartFormat, OccupancyData, RooflineData, SweepData, TilesData,
 };

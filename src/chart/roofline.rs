@@ -307,7 +307,7 @@ pub fn roofline<DB: DrawingBackend>(
                 ))
                 .map_err(draw_error)?;
             if first {
-                drawn.label(label).legend(move |(x, y)| {
+                drawn.label(style::legend(&label)).legend(move |(x, y)| {
                     EmptyElement::at((x, y))
                         + PathElement::new(vec![(0, 0), (8, 0)], line)
                         + PathElement::new(vec![(13, 0), (20, 0)], line)
@@ -319,7 +319,7 @@ pub fn roofline<DB: DrawingBackend>(
                 .map_err(draw_error)?;
             if first {
                 drawn
-                    .label(label)
+                    .label(style::legend(&label))
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], line));
             }
         }

@@ -111,6 +111,18 @@ pub fn titled<DB: DrawingBackend>(
     Ok(body)
 }
 
+/// A legend entry's text, padded so plotters sizes the legend box for
+/// the shipped font: plotters measures legend text with its built-in
+/// estimate (0.7 of an em per character), which runs short of DejaVu Sans
+/// on wide labels; trailing spaces draw nothing and widen the box.
+pub fn legend(text: &str) -> String {
+    let em = LEGEND_SIZE / 1.24 / 1.24;
+    let want = f64::from(super::text::measure(text, LEGEND_SIZE).0) + 6.0;
+    let have = em * 0.7 * text.len() as f64;
+    let pad = ((want - have) / (em * 0.7)).ceil().max(0.0) as usize;
+    format!("{text}{}", " ".repeat(pad))
+}
+
 /// A text style of the given size.
 pub fn text(size: f64) -> TextStyle<'static> {
     (FONT, size).into_font().color(&INK)

@@ -23,7 +23,10 @@ pub const DEFAULT_Y: &[(&str, &[&str])] = &[
     ("littles-law", &["bytes_in_flight"]),
     ("model show", &["weight_bytes"]),
     ("hw show", &["ridge_point_flop_per_byte"]),
-    ("launch", &["overhead_s", "overhead_fraction"]),
+    ("launch", &["launch_fraction", "launch_time_s"]),
+    ("fusion softmax", &["fused_time_s"]),
+    ("fusion chain", &["fused_time_s"]),
+    ("fusion epilogue", &["fused_time_s"]),
 ];
 
 /// One line: the rows sharing every axis but the swept one.
@@ -96,6 +99,9 @@ pub const INPUT_COUNTS: &[(&str, &str)] = &[
     ("k", "K (contraction)"),
     ("batch", "batch (sequences)"),
     ("stride", "stride (elements)"),
+    ("rows", "rows"),
+    ("cols", "columns"),
+    ("kernels", "kernels per step"),
 ];
 
 fn nothing(why: &str) -> Error {
@@ -238,7 +244,12 @@ impl SweepData {
                 .iter()
                 .find(|k| report.headline.contains(k) && varies(k))
                 .map(|k| k.to_string());
-            let any = || numeric_keys.iter().find(|k| varies(k)).map(|k| k.to_string());
+            let any = || {
+                numeric_keys
+                    .iter()
+                    .find(|k| varies(k))
+                    .map(|k| k.to_string())
+            };
             match preferred.or(headline).or_else(any) {
                 Some(k) => vec![k],
                 None => return Err(nothing("no numeric result varies across the sweep")),
@@ -522,6 +533,10 @@ where
     if !cats.is_empty() {
         mesh.x_labels(cats.len() * 2 + 1);
     }
+    if p.log {
+        // Two or three decades get their 2s and 5s labelled too.
+        mesh.y_labels(12);
+    }
     mesh.draw().map_err(draw_error)?;
     let (xd, yd) = (data.x_scale.divisor, p.scale.divisor);
     let many = p.series.iter().map(|s| s.points.len()).max().unwrap_or(0) > 60;
@@ -532,7 +547,7 @@ where
         chart
             .draw_series(LineSeries::new(pts.clone(), line))
             .map_err(draw_error)?
-            .label(&s.label)
+            .label(style::legend(&s.label))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], line));
         if !many {
             chart

@@ -326,7 +326,7 @@ fn panel<DB: DrawingBackend>(
             ))
             .map_err(draw_error)?;
         if name_limits {
-            drawn.label(text).legend(move |(x, y)| {
+            drawn.label(style::legend(text)).legend(move |(x, y)| {
                 EmptyElement::at((x, y))
                     + PathElement::new(vec![(0, 0), (5, 0)], line)
                     + PathElement::new(vec![(9, 0), (14, 0)], line)
@@ -347,7 +347,7 @@ fn panel<DB: DrawingBackend>(
                     line,
                 ))
                 .map_err(draw_error)?
-                .label(&s.label)
+                .label(style::legend(&s.label))
                 .legend(move |(x, y)| {
                     EmptyElement::at((x, y))
                         + PathElement::new(vec![(0, 0), (8, 0)], line)
@@ -357,7 +357,7 @@ fn panel<DB: DrawingBackend>(
             chart
                 .draw_series(LineSeries::new(pts.clone(), line))
                 .map_err(draw_error)?
-                .label(&s.label)
+                .label(style::legend(&s.label))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], line));
             chart
                 .draw_series(

@@ -5,11 +5,11 @@
 use super::query::as_flags;
 use super::{Ctx, Global};
 use clap::{Args, Subcommand};
+use roofline::calc::matmul::MatmulInputs;
 use roofline::chart::{
     self, Chart, ChartFormat, OccupancyData, RooflineData, SweepData, TilesData,
     roofline::KernelMark,
 };
-use roofline::calc::matmul::MatmulInputs;
 use roofline::error::{Error, Result};
 use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
