@@ -6,6 +6,7 @@
 //! rules.
 
 use super::draw_error;
+use super::layout::{Placer, around};
 use super::style::{self, Scale};
 use crate::calc::occupancy::{self, Kernel, Limits};
 use crate::error::{Error, Result};
@@ -219,6 +220,7 @@ fn panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, occ: f64)
             None => steps.push((x / d, y)),
         }
     }
+    let step_pixels: Vec<(i32, i32)> = steps.iter().map(|p| chart.backend_coord(p)).collect();
     chart
         .draw_series(LineSeries::new(
             steps,
@@ -244,17 +246,12 @@ fn panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, occ: f64)
         Unit::Fraction.format(occ)
     );
     let st = style::text_in(style::NOTE_SIZE, style::HIGHLIGHT);
-    let (w, _) = area.estimate_text_size(&label, &st).map_err(draw_error)?;
-    // Right of the marker unless that runs off the plot; below it when
-    // occupancy is high, above otherwise.
-    let (xr, _) = chart.plotting_area().get_pixel_range();
-    let px = chart.backend_coord(&at).0;
-    let dx = if px + 12 + w as i32 > xr.end {
-        -(w as i32) - 12
-    } else {
-        12
-    };
-    let dy = if occ > 0.6 { 8 } else { -26 };
+    let size = area.estimate_text_size(&label, &st).map_err(draw_error)?;
+    // Beside the marker, clear of the curve where there is room.
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let mut placer = Placer::new((xr.start, yr.start, xr.end, yr.end));
+    placer.block_line(&step_pixels, 4);
+    let (dx, dy) = placer.place(chart.backend_coord(&at), size, &around(size, 12));
     chart
         .plotting_area()
         .draw(&(EmptyElement::at(at) + Text::new(label, (dx, dy), st)))
