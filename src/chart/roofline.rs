@@ -11,6 +11,7 @@ use crate::calc::roof::Roof;
 use crate::error::{Error, Result};
 use crate::precision;
 use crate::spec::hardware::{Hardware, Mode};
+use crate::units::{self, Dim};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -50,13 +51,16 @@ pub struct KernelMark {
 }
 
 impl KernelMark {
-    /// Parses `LABEL:INTENSITY` (`decode:1`, `prefill 4K:4100`); the label
-    /// may itself contain colons, the intensity is after the last one.
+    /// Parses `LABEL:INTENSITY` (`decode:1`, `prefill 4K:4100`) or
+    /// `LABEL:FLOPS/BYTES` with units (`matmul:137.4GFLOP/2.15GB`); the
+    /// label may itself contain colons, the value is after the last one.
     pub fn parse(text: &str) -> Result<Self> {
         let bad = |why: &str| {
             Error::field(
                 "point",
-                format!("`{text}`: {why}; write LABEL:INTENSITY, e.g. \"decode:1\""),
+                format!(
+                    "`{text}`: {why}; write LABEL:INTENSITY or LABEL:FLOPS/BYTES, e.g. \"decode:1\" or \"gemm:137.4GFLOP/2.15GB\""
+                ),
             )
         };
         let (label, value) = text.rsplit_once(':').ok_or_else(|| bad("no `:`"))?;
@@ -64,10 +68,28 @@ impl KernelMark {
         if label.is_empty() {
             return Err(bad("the label is empty"));
         }
-        let v = value.trim().trim_end_matches("FLOP/B").trim();
-        let intensity: f64 = v
-            .parse()
-            .map_err(|_| bad(&format!("`{}` is not a number", value.trim())))?;
+        let value = value.trim();
+        let intensity = match value.split_once('/') {
+            // "FLOP/B" after a bare intensity is a unit, not a ratio.
+            Some((v, unit)) if unit.trim() == "B" && v.trim().ends_with("FLOP") => {
+                let v = v.trim().trim_end_matches("FLOP").trim();
+                v.parse::<f64>()
+                    .map_err(|_| bad(&format!("`{v}` is not a number")))?
+            }
+            Some((flops, bytes)) => {
+                let f = units::parse(flops.trim(), Dim::Flop)
+                    .map_err(|e| bad(&format!("FLOPs `{}`: {e}", flops.trim())))?;
+                let b = units::parse(bytes.trim(), Dim::Bytes)
+                    .map_err(|e| bad(&format!("bytes `{}`: {e}", bytes.trim())))?;
+                if b <= 0.0 {
+                    return Err(bad("the bytes must be more than zero"));
+                }
+                f / b
+            }
+            None => value
+                .parse::<f64>()
+                .map_err(|_| bad(&format!("`{value}` is not a number")))?,
+        };
         if !intensity.is_finite() || intensity <= 0.0 {
             return Err(bad(
                 "the intensity must be a positive number (the axis is logarithmic)",
@@ -77,6 +99,39 @@ impl KernelMark {
             label: label.to_string(),
             intensity,
         })
+    }
+
+    /// The kernel a saved JSON report describes (`roofline point`,
+    /// `matmul` or `fusion ... --format json`): its intensity result,
+    /// labelled with the command and, where recorded, its shape.
+    pub fn from_report(json: &serde_json::Value, whence: &str) -> Result<Self> {
+        let results = json.get("results");
+        let intensity = ["intensity_flop_per_byte", "intensity"]
+            .iter()
+            .find_map(|k| results.and_then(|r| r.get(*k)).and_then(serde_json::Value::as_f64))
+            .filter(|i| i.is_finite() && *i > 0.0)
+            .ok_or_else(|| {
+                Error::field(
+                    "from",
+                    format!(
+                        "{whence}: no positive `results.intensity_flop_per_byte` or `results.intensity`; give the JSON of one `point`, `matmul` or `fusion` answer"
+                    ),
+                )
+            })?;
+        let command = json
+            .get("command")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("kernel");
+        let input = |k: &str| {
+            json.get("inputs")
+                .and_then(|i| i.get(k))
+                .and_then(serde_json::Value::as_f64)
+        };
+        let label = match (input("m"), input("n"), input("k")) {
+            (Some(m), Some(n), Some(k)) => format!("{command} {m}x{n}x{k}"),
+            _ => command.to_string(),
+        };
+        Ok(KernelMark { label, intensity })
     }
 }
 
@@ -486,11 +541,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn kernel_marks_from_reports() {
+        let j = serde_json::json!({
+            "command": "matmul",
+            "inputs": {"m": 4096, "n": 4096, "k": 4096},
+            "results": {"intensity": 128.0}
+        });
+        let k = KernelMark::from_report(&j, "f.json").unwrap();
+        assert_eq!(
+            (k.label.as_str(), k.intensity),
+            ("matmul 4096x4096x4096", 128.0)
+        );
+        let e = KernelMark::from_report(&serde_json::json!({"results": {}}), "f.json").unwrap_err();
+        assert!(e.to_string().contains("f.json"), "{e}");
+    }
+
+    #[test]
     fn kernel_marks_parse() {
         let k = KernelMark::parse("prefill 4K:4100").unwrap();
         assert_eq!((k.label.as_str(), k.intensity), ("prefill 4K", 4100.0));
         assert_eq!(KernelMark::parse("a:b:2").unwrap().label, "a:b");
-        for bad in ["decode", ":1", "x:0", "x:-1", "x:abc", "x:inf"] {
+        let g = KernelMark::parse("gemm:137.4GFLOP/2.15GB").unwrap();
+        assert!((g.intensity - 63.91).abs() < 0.01, "{}", g.intensity);
+        assert_eq!(KernelMark::parse("x:300 FLOP/B").unwrap().intensity, 300.0);
+        for bad in [
+            "decode",
+            ":1",
+            "x:0",
+            "x:-1",
+            "x:abc",
+            "x:inf",
+            "x:1GFLOP/0",
+            "x:1GB/2GB",
+        ] {
             let e = KernelMark::parse(bad).unwrap_err();
             assert_eq!(e.exit_code(), 65, "{bad}");
         }

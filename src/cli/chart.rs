@@ -49,10 +49,15 @@ pub struct RooflineArgs {
     /// Precisions, comma-separated (default: each part's default-dtype).
     #[arg(long)]
     pub dtype: Option<String>,
-    /// A kernel to mark: LABEL:INTENSITY in FLOP/byte (repeatable), e.g.
-    /// "decode:1" or "prefill 4K:4100".
+    /// A kernel to mark: LABEL:INTENSITY in FLOP/byte, or LABEL:FLOPS/BYTES
+    /// with units (repeatable), e.g. "decode:1", "prefill 4K:4100",
+    /// "gemm:137.4GFLOP/2.15GB".
     #[arg(long = "point", value_name = "LABEL:INTENSITY")]
     pub points: Vec<String>,
+    /// A kernel to mark from a saved answer: the JSON of `roofline point`,
+    /// `matmul` or `fusion ... --format json` (repeatable).
+    #[arg(long = "from", value_name = "FILE.json")]
+    pub from: Vec<PathBuf>,
     /// The file to write: .svg or .png (at least 1,000 px wide); `-` writes
     /// SVG to standard output.
     #[arg(long, value_name = "FILE")]
@@ -165,11 +170,21 @@ pub fn draw(cmd: &ChartCommand, g: &Global) -> Result<ChartOut> {
                         .collect()
                 })
                 .unwrap_or_default();
-            let kernels = a
+            let mut kernels = a
                 .points
                 .iter()
                 .map(|p| KernelMark::parse(p))
                 .collect::<Result<Vec<_>>>()?;
+            for f in &a.from {
+                let name = f.display().to_string();
+                let text = std::fs::read_to_string(f).map_err(|e| Error::Io {
+                    path: name.clone(),
+                    source: e,
+                })?;
+                let json: serde_json::Value = serde_json::from_str(&text)
+                    .map_err(|e| Error::field("from", format!("{name}: not JSON ({e})")))?;
+                kernels.push(KernelMark::from_report(&json, &name)?);
+            }
             let data = RooflineData::build(
                 &hw,
                 &dtypes,
