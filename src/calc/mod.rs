@@ -3,15 +3,20 @@
 //! None of them prints, reads a file or knows the output format.
 
 pub mod coalesce;
+pub mod decode;
 pub mod fusion;
 pub mod hw;
+pub mod kv;
 pub mod launch;
 pub mod littles_law;
 pub mod matmul;
 pub mod model;
 pub mod occupancy;
 pub mod point;
+pub mod prefill;
 pub mod roof;
+pub mod speculative;
+pub mod step;
 
 use crate::error::{Error, Result};
 

@@ -11,11 +11,15 @@ pub mod query;
 
 pub mod chart;
 mod coalesce;
+mod decode;
+mod kv;
 mod littles_law;
 mod occupancy;
 mod point;
+mod prefill;
 pub mod run;
 mod shell;
+mod speculative;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roofline::catalog::Catalog;
@@ -151,6 +155,17 @@ pub enum Command {
     /// Launch overhead per step, eager against CUDA graphs, and what fusing
     /// to fewer kernels saves.
     Launch(launch::LaunchArgs),
+    /// KV-cache bytes per token, layer, sequence and batch; with --hw the
+    /// batch and context that fit beside the weights.
+    Kv(kv::KvArgs),
+    /// One decode step: bytes, FLOPs, bound, step time, tokens per second;
+    /// MoE, launch overhead, speculative decoding, SLO capacity.
+    Decode(decode::DecodeArgs),
+    /// A prompt's prefill: FLOPs, bytes, bound, time to first token;
+    /// chunked, and against materialised attention scores.
+    Prefill(prefill::PrefillArgs),
+    /// Speculative decoding: tokens per target pass and speedup.
+    Speculative(speculative::SpeculativeArgs),
     /// Draw a chart to an SVG or PNG file: roofline, occupancy, tiles.
     #[command(subcommand)]
     Chart(chart::ChartCommand),
@@ -428,6 +443,20 @@ impl Ctx {
     }
 }
 
+/// A library message naming the `force` or `hw` field names the flag
+/// (`--force`, `--hw`).
+pub fn fields_as_flags(e: Error) -> Error {
+    match e {
+        Error::Field { field, message } => Error::Field {
+            field,
+            message: message
+                .replace("`force`", "--force")
+                .replace("(`hw`)", "(--hw)"),
+        },
+        e => e,
+    }
+}
+
 fn split(list: &str) -> impl Iterator<Item = &str> {
     list.split(',').map(str::trim).filter(|s| !s.is_empty())
 }
@@ -486,6 +515,10 @@ impl Command {
     fn query(&self) -> Option<&dyn Query> {
         match self {
             Command::Point(a) => Some(a),
+            Command::Kv(a) => Some(a),
+            Command::Decode(a) => Some(a),
+            Command::Prefill(a) => Some(a),
+            Command::Speculative(a) => Some(a),
             Command::Hw(hw::HwCommand::Show(a)) => Some(a),
             Command::Matmul(a) => Some(a),
             Command::Fusion(c) => Some(c.query()),
@@ -552,6 +585,10 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Fusion(c) => query::run(c.query(), ctx, &[], false).map_err(query::as_flags),
         Command::Launch(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Kv(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Decode(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Prefill(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Speculative(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Occupancy(a) => occupancy::run(a, ctx),
         Command::Coalesce(a) => coalesce::run(a, ctx),
         Command::LittlesLaw(a) => littles_law::run(a, ctx),

@@ -116,7 +116,7 @@ mod tests {
         let s = String::from_utf8(Csv.render(&r)).unwrap();
         assert_eq!(
             s,
-            "model_id,dtype,weight_bytes\nllama-3-8b,bf16,16060000000.0\nllama-3-8b,fp8,8030000000.0\n"
+            "model_id,dtype,weight_bytes\nllama-3-8b,bf16,16060000000\nllama-3-8b,fp8,8030000000\n"
         );
     }
 }

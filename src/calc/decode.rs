@@ -1,0 +1,1029 @@
+//! `decode`: one decode step of a model on a device (formulas.md, "Serving:
+//! decode step"; 002 §7.3-§7.4, 004 "launch overhead"). The step is a
+//! forward of one new token per sequence over a cache of `context` tokens,
+//! built from typed per-op costs ([`super::step`]) and timed on one
+//! [`Roof`]: max(FLOPs / peak, bytes / bandwidth), plus launch overhead
+//! when asked. With speculative decoding a pass verifies g+1 tokens per
+//! sequence; with a time-per-output-token target the largest batch that
+//! meets it is found by bisection.
+
+use super::kv::{self, KvPrecision};
+use super::roof::{self, Roof, RoofTime};
+use super::speculative;
+use super::step::{self, Precisions, Shape, Step};
+use crate::error::{Error, Result};
+use crate::inputs::{Count, Number, Seconds, at_least_one, positive};
+use crate::precision::{self, Precision};
+use crate::report::{Quantity, Report, Unit};
+use crate::spec::hardware::{Hardware, Mode};
+use crate::spec::model::Model;
+use crate::units::{self, si};
+use serde::{Deserialize, Serialize};
+
+/// `decode`'s inputs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct DecodeInputs {
+    /// Sequences decoded together.
+    pub batch: Count,
+    /// Tokens already in each sequence's KV cache.
+    pub context: Count,
+    /// Weight precision (default: the hardware's default-dtype).
+    pub dtype: Option<String>,
+    /// KV precision (default bf16).
+    pub kv_dtype: Option<String>,
+    /// Activation precision (default: the hardware's default-dtype); the
+    /// matmuls run at the peak of the wider of weights and activations.
+    pub activations: Option<String>,
+    /// Launch overhead: `none` (speed of light; the default), `eager` or
+    /// `graph` (the default with --achievable).
+    pub launch: Option<String>,
+    /// Kernels per step (default: from the layer structure).
+    pub kernels: Option<Count>,
+    /// Speculative decoding: the acceptance rate a.
+    pub acceptance: Option<Number>,
+    /// Speculative decoding: tokens drafted per pass g (default 4).
+    pub draft_tokens: Option<Count>,
+    /// Speculative decoding: a drafted token's cost as a share of a
+    /// target step c (default 0).
+    pub draft_cost: Option<Number>,
+    /// Time-per-output-token target: find the largest batch meeting it.
+    pub slo_tpot: Option<Seconds>,
+    /// Time-to-first-token target, for goodput.
+    pub slo_ttft: Option<Seconds>,
+    /// Prompt tokens per request, for goodput (prefill in the loop).
+    pub prompt: Option<Count>,
+    /// Output tokens per request, for goodput.
+    pub output: Option<Count>,
+    /// Share of memory held back for activations and the runtime.
+    pub reserve: Option<serde_json::Value>,
+    /// Allow a context beyond the model's maximum.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// Launch overhead mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaunchMode {
+    /// No overhead: the speed of light.
+    None,
+    /// Kernels launched eagerly one after another.
+    Eager,
+    /// Kernels replayed from a CUDA graph.
+    Graph,
+}
+
+impl LaunchMode {
+    /// Its name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LaunchMode::None => "none",
+            LaunchMode::Eager => "eager",
+            LaunchMode::Graph => "graph",
+        }
+    }
+}
+
+/// The precisions and roof a step runs on, and its launch overhead.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Setup {
+    /// Weight precision.
+    pub weights: &'static str,
+    /// Activation precision.
+    pub activations: &'static str,
+    /// The compute key the matmuls run at.
+    pub compute: &'static str,
+    /// KV precision.
+    pub kv: KvPrecision,
+    /// Bytes per element of each tensor kind.
+    pub precisions: Precisions,
+    /// The roof at the compute precision.
+    pub roof: Roof,
+    /// Datasheet or measured.
+    pub mode: Mode,
+    /// Launch mode.
+    pub launch: LaunchMode,
+    /// Seconds per kernel.
+    pub per_kernel_s: f64,
+    /// Kernels per forward.
+    pub kernels: f64,
+    /// Whether the kernel count was given.
+    pub kernels_given: bool,
+    /// Where the peak, the bandwidth and the launch overhead come from:
+    /// the file's field and its source.
+    pub sources: [Option<String>; 3],
+}
+
+/// The precision, launch and kernel choices a step is set up with (each
+/// `None` takes its default).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Choices<'a> {
+    /// Weight precision.
+    pub dtype: Option<&'a str>,
+    /// Activation precision.
+    pub activations: Option<&'a str>,
+    /// KV precision.
+    pub kv_dtype: Option<&'a str>,
+    /// `none`, `eager` or `graph`.
+    pub launch: Option<&'a str>,
+    /// Kernels per forward.
+    pub kernels: Option<Count>,
+}
+
+/// Resolves precisions, the roof and launch overhead for `m` on `hw`.
+pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> {
+    let Choices {
+        dtype,
+        activations,
+        kv_dtype,
+        launch,
+        kernels,
+    } = c;
+    let named = |field: &str, e: Error| match e {
+        Error::Input { message, .. } => Error::field(field, message),
+        e => e,
+    };
+    let w = precision::lookup(dtype.unwrap_or(&hw.default_dtype)).map_err(|e| named("dtype", e))?;
+    let a = precision::lookup(activations.unwrap_or(&hw.default_dtype))
+        .map_err(|e| named("activations", e))?;
+    let kv = kv::kv_precision(kv_dtype.unwrap_or("bf16"))?;
+    // A matmul runs at the precision of its wider operand: int4 weights
+    // against bf16 activations run at the bf16 peak (weight-only); fp8
+    // weights against fp8 activations at the fp8 peak.
+    let compute: &'static Precision = if w.bits > a.bits + 0.5 { w } else { a };
+    let compute = precision::lookup(compute.compute)?;
+    let p = hw.precision(Some(compute.name))?;
+    let roof = Roof::of(hw, p, mode)?;
+    let launch = match launch.map(|s| s.trim().to_ascii_lowercase()) {
+        None => match mode {
+            Mode::SpeedOfLight => LaunchMode::None,
+            Mode::Achievable => LaunchMode::Graph,
+        },
+        Some(s) => match s.as_str() {
+            "none" => LaunchMode::None,
+            "eager" => LaunchMode::Eager,
+            "graph" => LaunchMode::Graph,
+            _ => {
+                return Err(Error::field(
+                    "launch",
+                    format!("`{s}`: expected none, eager or graph"),
+                ));
+            }
+        },
+    };
+    let table = match mode {
+        Mode::SpeedOfLight => hw.launch.as_ref(),
+        Mode::Achievable => hw
+            .achievable
+            .as_ref()
+            .and_then(|x| x.launch.as_ref())
+            .or(hw.launch.as_ref()),
+    };
+    let per_kernel_s = match launch {
+        LaunchMode::None => 0.0,
+        LaunchMode::Eager => table
+            .and_then(|l| l.eager)
+            .map(|s| s.get())
+            .ok_or_else(|| hw.missing("launch.eager", "eager launch overhead", Some("7 us")))?,
+        LaunchMode::Graph => table
+            .and_then(|l| l.graph)
+            .map(|s| s.get())
+            .ok_or_else(|| {
+                hw.missing("launch.graph", "CUDA-graph launch overhead", Some("1 us"))
+            })?,
+    };
+    let launch_key = match launch {
+        LaunchMode::None => None,
+        LaunchMode::Eager => Some("eager"),
+        LaunchMode::Graph => Some("graph"),
+    };
+    let prefix = match mode {
+        Mode::SpeedOfLight => "",
+        Mode::Achievable => "achievable.",
+    };
+    let named = |field: String| {
+        let src = hw
+            .source(&field)
+            .map(|s| format!(": {s}"))
+            .unwrap_or_default();
+        Some(format!("{field}{src}"))
+    };
+    let launch_field = launch_key.map(|k| {
+        let measured = format!("achievable.launch.{k}");
+        if mode == Mode::Achievable && hw.source(&measured).is_some() {
+            measured
+        } else {
+            format!("launch.{k}")
+        }
+    });
+    let sources = [
+        named(
+            format!("{prefix}compute.dense.{}", p.compute)
+                .replace("achievable.compute.", "achievable."),
+        ),
+        named(format!(
+            "{prefix}{}",
+            if prefix.is_empty() {
+                "memory.hbm-bandwidth"
+            } else {
+                "hbm-bandwidth"
+            }
+        )),
+        launch_field.and_then(named),
+    ];
+    let (kernels, given) = match kernels {
+        Some(k) => (k.0 as f64, true),
+        None => (step::kernels(m) as f64, false),
+    };
+    Ok(Setup {
+        weights: w.name,
+        activations: a.name,
+        compute: p.name,
+        kv: *kv,
+        precisions: Precisions {
+            weight: w.bytes(),
+            activation: a.bytes(),
+            kv: kv.bytes(),
+        },
+        roof,
+        mode,
+        launch,
+        per_kernel_s,
+        kernels,
+        kernels_given: given,
+        sources,
+    })
+}
+
+impl Setup {
+    /// Records the peak, the bandwidth (each with the file field it came
+    /// from) and the ridge point.
+    pub fn record_roof(&self, r: &mut Report) {
+        r.result("peak_flops_per_s", self.roof.peak, || {
+            Quantity::new(format!("peak ({})", self.compute), Unit::FlopPerSec)
+                .source(self.sources[0].as_deref())
+        });
+        r.result("bandwidth_bytes_per_s", self.roof.bandwidth, || {
+            Quantity::new("memory bandwidth", Unit::BytesPerSec).source(self.sources[1].as_deref())
+        });
+        roof::ridge(r, &self.roof);
+    }
+}
+
+/// A timed forward: the step, its roofline time, launch overhead and the
+/// total.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timed {
+    /// The ops and their sums.
+    pub step: Step,
+    /// max(compute, memory).
+    pub roof: RoofTime,
+    /// Kernels x seconds per kernel.
+    pub launch_s: f64,
+    /// roof + launch.
+    pub total_s: f64,
+}
+
+/// Times a forward of `shape` under `s`.
+pub fn timed(m: &Model, s: &Setup, shape: Shape) -> Result<Timed> {
+    let step = step::forward(m, shape, &s.precisions)?;
+    let t = s.roof.time(step.flops(), step.bytes());
+    let launch_s = s.kernels * s.per_kernel_s;
+    Ok(Timed {
+        step,
+        roof: t,
+        launch_s,
+        total_s: t.time_s + launch_s,
+    })
+}
+
+/// Speculative decoding applied to the step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Speculation {
+    /// a.
+    pub acceptance: f64,
+    /// g.
+    pub draft_tokens: u64,
+    /// c.
+    pub draft_cost: f64,
+    /// (1 - a^(g+1)) / (1 - a).
+    pub expected_tokens: f64,
+    /// The plain one-token step, total.
+    pub plain_step_s: f64,
+    /// verify pass + g c plain steps.
+    pub pass_s: f64,
+    /// plain step / (pass / expected tokens).
+    pub speedup: f64,
+}
+
+/// The largest batch meeting a time-per-output-token target.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Slo {
+    /// The target.
+    pub tpot_s: f64,
+    /// The largest batch meeting it (0: none does).
+    pub batch: u64,
+    /// The upper end searched (memory's max batch, where known).
+    pub searched_to: u64,
+    /// Its time per output token.
+    pub batch_tpot_s: f64,
+    /// Device throughput there.
+    pub tokens_per_s: f64,
+}
+
+/// Requests with prefill in the loop.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Goodput {
+    /// Prompt tokens.
+    pub prompt: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Prefill of one prompt (time to first token).
+    pub ttft_s: f64,
+    /// ttft + output x time per output token.
+    pub request_latency_s: f64,
+    /// batch / (output x step + batch x ttft).
+    pub requests_per_s: f64,
+    /// Whether the SLOs given are met.
+    pub meets_slo: bool,
+}
+
+/// Every figure `decode` reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodeCost {
+    /// The hardware's id.
+    pub hardware: String,
+    /// The model's id.
+    pub model: String,
+    /// Sequences.
+    pub batch: u64,
+    /// Tokens cached per sequence.
+    pub context: u64,
+    /// Precisions, roof and launch.
+    pub setup: Setup,
+    /// The step (a speculative pass when speculating).
+    pub timed: Timed,
+    /// Every weight of the model at the weight precision.
+    pub model_weight_bytes: f64,
+    /// Tokens each sequence gains per step.
+    pub tokens_per_step: f64,
+    /// Step time (a pass, drafts included).
+    pub step_time_s: f64,
+    /// Speculative decoding, if asked.
+    pub speculation: Option<Speculation>,
+    /// The SLO search, if asked.
+    pub slo: Option<Slo>,
+    /// Goodput, if asked.
+    pub goodput: Option<Goodput>,
+    /// KV + weights against memory, where the file has a capacity.
+    pub memory: Option<MemoryFit>,
+    /// The model's maximum when the context passes it (forced).
+    pub beyond_max: Option<u64>,
+}
+
+/// Weights and KV against device memory.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemoryFit {
+    /// Bytes left for KV after weights and reserve.
+    pub kv_budget_bytes: f64,
+    /// The KV of this batch.
+    pub kv_bytes: f64,
+    /// Whether it fits.
+    pub fits: bool,
+    /// Sequences of this context that fit.
+    pub max_batch: u64,
+    /// Usable or datasheet memory.
+    pub source: kv::MemorySource,
+}
+
+/// `decode`'s cost.
+pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Result<DecodeCost> {
+    let batch = at_least_one("batch", inputs.batch.0)?;
+    let context = inputs.context.0;
+    let beyond_max = kv::check_context(m, context, inputs.force)?;
+    let s = setup(
+        m,
+        hw,
+        mode,
+        Choices {
+            dtype: inputs.dtype.as_deref(),
+            activations: inputs.activations.as_deref(),
+            kv_dtype: inputs.kv_dtype.as_deref(),
+            launch: inputs.launch.as_deref(),
+            kernels: inputs.kernels,
+        },
+    )?;
+    let params = super::model::params(m)?.total as f64;
+    let model_weight_bytes = params * s.precisions.weight;
+
+    // Memory: weights that cannot fit at all are no answer (exit 1).
+    let memory = match kv::device_memory(hw) {
+        Err(_) => None,
+        Ok(_) => {
+            let b = kv::budget(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref())?;
+            let (source, left) = (b.source, b.kv_budget_bytes);
+            let cached = m
+                .sliding_window
+                .map_or(context + 1, |w| (context + 1).min(w.get()));
+            let per_seq = super::model::kv_elements_per_token_per_layer(m)? as f64
+                * s.precisions.kv
+                * m.layers.get() as f64
+                * cached as f64;
+            let kv_bytes = per_seq * batch as f64;
+            Some(MemoryFit {
+                kv_budget_bytes: left,
+                kv_bytes,
+                fits: kv_bytes <= left,
+                max_batch: (left / per_seq).floor().min(u64::MAX as f64) as u64,
+                source,
+            })
+        }
+    };
+
+    let spec = match inputs.acceptance {
+        None => {
+            if inputs.draft_tokens.is_some() || inputs.draft_cost.is_some() {
+                return Err(Error::missing_input(
+                    "acceptance",
+                    "speculative decoding needs the acceptance rate as well",
+                ));
+            }
+            None
+        }
+        Some(a) => {
+            let a = speculative::acceptance(a.0)?;
+            let g = at_least_one("draft-tokens", inputs.draft_tokens.map_or(4, |g| g.0))?;
+            if g > 1024 {
+                return Err(Error::field(
+                    "draft-tokens",
+                    "at most 1024 drafted tokens per pass",
+                ));
+            }
+            let c =
+                crate::inputs::non_negative("draft-cost", inputs.draft_cost.map_or(0.0, |c| c.0))?;
+            Some((a, g, c))
+        }
+    };
+
+    // One step (or speculative pass) at a batch: the timed forward, the
+    // pass time and tokens per sequence per pass.
+    let at = |b: u64| -> Result<(Timed, f64, f64, Option<Speculation>)> {
+        let plain = timed(
+            m,
+            &s,
+            Shape {
+                batch: b,
+                new: 1,
+                past: context,
+                lm_head_tokens: 1,
+            },
+        )?;
+        match spec {
+            None => {
+                let t = plain.total_s;
+                Ok((plain, t, 1.0, None))
+            }
+            Some((a, g, c)) => {
+                let verify = timed(
+                    m,
+                    &s,
+                    Shape {
+                        batch: b,
+                        new: g + 1,
+                        past: context,
+                        lm_head_tokens: g + 1,
+                    },
+                )?;
+                let e = speculative::expected_tokens(a, g);
+                let pass = verify.total_s + g as f64 * c * plain.total_s;
+                let sp = Speculation {
+                    acceptance: a,
+                    draft_tokens: g,
+                    draft_cost: c,
+                    expected_tokens: e,
+                    plain_step_s: plain.total_s,
+                    pass_s: pass,
+                    speedup: plain.total_s / (pass / e),
+                };
+                Ok((verify, pass, e, Some(sp)))
+            }
+        }
+    };
+    let (t, step_time_s, tokens_per_step, speculation) = at(batch)?;
+
+    let slo = match inputs.slo_tpot {
+        None => None,
+        Some(target) => {
+            let target = positive("slo-tpot", target.0)?;
+            let hi = memory.as_ref().map_or(1 << 20, |f| f.max_batch.max(1));
+            let tpot = |b: u64| -> Result<f64> {
+                let (_, pass, e, _) = at(b)?;
+                Ok(pass / e)
+            };
+            let (best, best_tpot) = if tpot(1)? > target {
+                (0, tpot(1)?)
+            } else if tpot(hi)? <= target {
+                (hi, tpot(hi)?)
+            } else {
+                // Invariant: lo meets the target, hi does not.
+                let (mut lo, mut hi) = (1u64, hi);
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    if tpot(mid)? <= target {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                (lo, tpot(lo)?)
+            };
+            Some(Slo {
+                tpot_s: target,
+                batch: best,
+                searched_to: hi,
+                batch_tpot_s: best_tpot,
+                tokens_per_s: if best == 0 {
+                    0.0
+                } else {
+                    best as f64 / best_tpot
+                },
+            })
+        }
+    };
+
+    let goodput = match (inputs.output, inputs.prompt) {
+        (None, None) => None,
+        (Some(_), None) => {
+            return Err(Error::missing_input(
+                "prompt",
+                "goodput needs the prompt length as well as output",
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(Error::missing_input(
+                "output",
+                "goodput needs the output length as well as prompt",
+            ));
+        }
+        (Some(out), Some(prompt)) => {
+            let out = at_least_one("output", out.0)?;
+            let prompt = at_least_one("prompt", prompt.0)?;
+            let pre = timed(
+                m,
+                &s,
+                Shape {
+                    batch: 1,
+                    new: prompt,
+                    past: 0,
+                    lm_head_tokens: 1,
+                },
+            )?;
+            let ttft = pre.total_s;
+            let tpot = step_time_s / tokens_per_step;
+            let b = batch as f64;
+            let steps = out as f64 / tokens_per_step;
+            let ttft_ok = inputs.slo_ttft.is_none_or(|x| ttft <= x.0);
+            let tpot_ok = inputs.slo_tpot.is_none_or(|x| tpot <= x.0);
+            Some(Goodput {
+                prompt,
+                output: out,
+                ttft_s: ttft,
+                request_latency_s: ttft + out as f64 * tpot,
+                requests_per_s: b / (steps * step_time_s + b * ttft),
+                meets_slo: ttft_ok && tpot_ok,
+            })
+        }
+    };
+    if inputs.slo_ttft.is_some() && goodput.is_none() {
+        return Err(Error::missing_input(
+            "prompt",
+            "slo-ttft needs prompt and output to put prefill in the loop",
+        ));
+    }
+
+    Ok(DecodeCost {
+        hardware: hw.id.clone(),
+        model: m.id.clone(),
+        batch,
+        context,
+        setup: s,
+        timed: t,
+        model_weight_bytes,
+        tokens_per_step,
+        step_time_s,
+        speculation,
+        slo,
+        goodput,
+        memory,
+        beyond_max,
+    })
+}
+
+impl DecodeCost {
+    /// Tokens per second per device.
+    pub fn tokens_per_s(&self) -> f64 {
+        self.batch as f64 * self.tokens_per_step / self.step_time_s
+    }
+    /// Tokens per second each sequence sees.
+    pub fn tokens_per_s_per_user(&self) -> f64 {
+        self.tokens_per_step / self.step_time_s
+    }
+
+    /// The report of this cost; a lean one records values only.
+    pub fn report(&self, lean: bool) -> Report {
+        let mut r = Report::new_lean("decode", lean);
+        let s = &self.setup;
+        let st = &self.timed.step;
+        let t = &self.timed.roof;
+        r.hardware = Some(self.hardware.clone());
+        r.model = Some(self.model.clone());
+        r.input("batch", self.batch);
+        r.input("context", self.context);
+        r.input("dtype", s.weights);
+        r.input("activations", s.activations);
+        r.input("kv_dtype", s.kv.name);
+        r.input("launch", s.launch.as_str());
+        if s.mode == Mode::Achievable {
+            r.input("achievable", true);
+        }
+        let mut headline = vec![
+            "weight_bytes",
+            "kv_bytes",
+            "flops",
+            "experts_touched_per_layer",
+            "intensity",
+            "bound",
+            "launch_time_s",
+            "step_time_s",
+            "tokens_per_s",
+            "tokens_per_s_per_user",
+            "expected_tokens_per_pass",
+            "speculative_speedup",
+            "fits",
+            "slo_batch",
+            "slo_tokens_per_s",
+            "ttft_s",
+            "goodput_requests_per_s",
+        ];
+        if s.launch == LaunchMode::None {
+            headline.retain(|k| *k != "launch_time_s");
+        }
+        r.headline(&headline);
+        let weight_bytes = st.weight_bytes();
+        r.result("weight_bytes", weight_bytes, || {
+            Quantity::new("weights read", Unit::Bytes)
+                .formula(
+                    "every matrix once (embedding: one row per token; MoE: the experts touched)",
+                )
+                .derive(step::describe_weights(st))
+        });
+        let kv_token = self.timed.step.kv_bytes_per_token;
+        r.result("kv_bytes", st.kv_read_bytes(), || {
+            Quantity::new("KV cache read", Unit::Bytes)
+                .formula("batch x cached tokens x KV per token (read once)")
+                .derive(format!(
+                    "{} x {} x {}",
+                    self.batch,
+                    units::grouped(u128::from(self.timed.step.cached_tokens)),
+                    units::iec_bytes(kv_token)
+                ))
+        });
+        r.result("kv_write_bytes", st.kv_write_bytes(), || {
+            Quantity::new("new keys and values written", Unit::Bytes)
+                .formula("batch x new tokens x KV per token")
+        });
+        r.result("activation_bytes", st.activation_bytes(), || {
+            Quantity::new("activations in and out", Unit::Bytes)
+                .formula("each matmul's input read and output written")
+        });
+        let bytes = st.bytes();
+        r.result("bytes", bytes, || {
+            Quantity::new("bytes moved", Unit::Bytes)
+                .formula("weights + KV read + KV written + activations")
+                .derive(format!(
+                    "{} + {} + {} + {}",
+                    si(weight_bytes, "B"),
+                    si(st.kv_read_bytes(), "B"),
+                    si(st.kv_write_bytes(), "B"),
+                    si(st.activation_bytes(), "B")
+                ))
+        });
+        let flops = st.flops();
+        r.result("flops", flops, || {
+            Quantity::new("FLOPs", Unit::Flop)
+                .formula("matmuls 2 x tokens x weights + attention 2 x heads x (d_qk + d_v) x pairs + LM head")
+                .derive(format!(
+                    "{} matmul + {} attention",
+                    si(st.flops_of(step::OpKind::Matmul), "FLOP"),
+                    si(st.flops_of(step::OpKind::Attention), "FLOP")
+                ))
+        });
+        if let Some(e) = st.experts_touched {
+            r.result("experts_touched_per_layer", e, || {
+                Quantity::new("routed experts read per MoE layer", Unit::Count)
+                    .formula("E x (1 - (1 - k/E)^tokens), uniform routing")
+            });
+        }
+        let intensity = flops / bytes;
+        r.result("intensity", intensity, || {
+            Quantity::new("arithmetic intensity", Unit::FlopPerByte)
+                .formula("FLOPs / bytes")
+                .derive(format!("{} / {}", si(flops, "FLOP"), si(bytes, "B")))
+        });
+        s.record_roof(&mut r);
+        roof::attainable(
+            &mut r,
+            &roof::AttainableKeys {
+                attainable: "attainable_flops_per_s",
+                attainable_label: "attainable throughput",
+                fraction: "fraction_of_peak",
+                fraction_label: "fraction of peak",
+            },
+            &s.roof,
+            intensity,
+        );
+        r.result("bound", t.bound.as_str(), || {
+            Quantity::new("bound", Unit::None).formula("the larger of the two times")
+        });
+        r.result("compute_time_s", t.compute_s, || {
+            Quantity::new("compute time", Unit::Seconds)
+                .formula("FLOPs / peak")
+                .derive(format!(
+                    "{} / {}",
+                    si(flops, "FLOP"),
+                    si(s.roof.peak, "FLOP/s")
+                ))
+        });
+        r.result("memory_time_s", t.memory_s, || {
+            Quantity::new("memory time", Unit::Seconds)
+                .formula("bytes / bandwidth")
+                .derive(format!(
+                    "{} / {}",
+                    si(bytes, "B"),
+                    si(s.roof.bandwidth, "B/s")
+                ))
+        });
+        r.result("kernels", s.kernels, || {
+            let q = Quantity::new("kernels per step", Unit::Count);
+            if s.kernels_given {
+                q.formula("given")
+            } else {
+                q.formula("layers x 12 (dense) or 16 + 3 per shared expert (MoE) + 4 (embedding, final norm, LM head, sampling)")
+            }
+        });
+        r.result("launch_time_s", self.timed.launch_s, || {
+            Quantity::new(
+                format!("launch overhead ({})", s.launch.as_str()),
+                Unit::Seconds,
+            )
+            .source(s.sources[2].as_deref())
+            .formula("kernels x overhead per kernel")
+            .derive(format!(
+                "{} x {}",
+                s.kernels,
+                units::seconds(s.per_kernel_s)
+            ))
+        });
+        let label = match (s.mode, s.launch) {
+            (Mode::SpeedOfLight, LaunchMode::None) => "step time (speed of light: a lower bound)",
+            (Mode::SpeedOfLight, _) => "step time (speed of light + launch overhead)",
+            (Mode::Achievable, _) => "step time (achievable: measured figures)",
+        };
+        let spec = self.speculation.as_ref();
+        r.result("step_time_s", self.step_time_s, || {
+            let q = Quantity::new(label, Unit::Seconds);
+            match spec {
+                None => q.formula("max(compute, memory) + launch").derive(format!(
+                    "max({}, {}) + {}",
+                    units::seconds(t.compute_s),
+                    units::seconds(t.memory_s),
+                    units::seconds(self.timed.launch_s)
+                )),
+                Some(sp) => q
+                    .formula("verify pass of g+1 tokens + g x c x plain step")
+                    .derive(format!(
+                        "{} + {} x {} x {}",
+                        units::seconds(self.timed.total_s),
+                        sp.draft_tokens,
+                        units::sig(sp.draft_cost, 4),
+                        units::seconds(sp.plain_step_s)
+                    )),
+            }
+        });
+        let tps = self.tokens_per_s();
+        r.result("tokens_per_s", tps, || {
+            Quantity::new("tokens per second per device", Unit::Count)
+                .formula("batch x tokens per step / step time")
+                .derive(format!(
+                    "{} x {} / {}",
+                    self.batch,
+                    units::sig(self.tokens_per_step, 4),
+                    units::seconds(self.step_time_s)
+                ))
+        });
+        r.result(
+            "tokens_per_s_per_user",
+            self.tokens_per_s_per_user(),
+            || {
+                Quantity::new("tokens per second per sequence", Unit::Count)
+                    .formula("tokens per step / step time")
+            },
+        );
+        r.result("model_weight_bytes", self.model_weight_bytes, || {
+            Quantity::new("all the model's weights", Unit::Bytes).formula("params x bits / 8")
+        });
+        if let Some(sp) = spec {
+            r.result("expected_tokens_per_pass", sp.expected_tokens, || {
+                Quantity::new("tokens per sequence per pass", Unit::Count)
+                    .formula("(1 - a^(g+1)) / (1 - a)")
+                    .source(Some("Leviathan et al. 2023"))
+            });
+            r.result("plain_step_time_s", sp.plain_step_s, || {
+                Quantity::new("plain one-token step", Unit::Seconds)
+            });
+            r.result("speculative_speedup", sp.speedup, || {
+                Quantity::new("speedup over plain decoding", Unit::Ratio)
+                    .formula("plain step / (pass / tokens per pass)")
+                    .derive(format!(
+                        "{} / ({} / {})",
+                        units::seconds(sp.plain_step_s),
+                        units::seconds(sp.pass_s),
+                        units::sig(sp.expected_tokens, 4)
+                    ))
+            });
+        }
+        if let Some(f) = &self.memory {
+            r.result("fits", f.fits, || {
+                Quantity::new("weights and KV fit", Unit::None)
+                    .formula("KV of the batch <= memory x (1 - reserve) - weights")
+            });
+            r.result("max_batch", f.max_batch as f64, || {
+                Quantity::new("sequences of this context that fit", Unit::Count)
+                    .formula("floor(KV budget / KV per sequence)")
+            });
+        }
+        if let Some(slo) = &self.slo {
+            r.result("slo_batch", slo.batch as f64, || {
+                Quantity::new(
+                    format!(
+                        "largest batch with time per token <= {}",
+                        units::seconds(slo.tpot_s)
+                    ),
+                    Unit::Count,
+                )
+                .formula(format!("bisection over batch 1..{}", slo.searched_to))
+            });
+            r.result("slo_tokens_per_s", slo.tokens_per_s, || {
+                Quantity::new("tokens per second per device there", Unit::Count)
+                    .formula("slo batch / time per token")
+            });
+            r.result("slo_time_per_token_s", slo.batch_tpot_s, || {
+                Quantity::new("time per output token there", Unit::Seconds)
+            });
+        }
+        if let Some(g) = &self.goodput {
+            r.result("ttft_s", g.ttft_s, || {
+                Quantity::new(
+                    format!("time to first token ({} prompt tokens)", g.prompt),
+                    Unit::Seconds,
+                )
+                .formula("prefill of one prompt")
+            });
+            r.result("request_latency_s", g.request_latency_s, || {
+                Quantity::new(
+                    format!("request latency ({} output tokens)", g.output),
+                    Unit::Seconds,
+                )
+                .formula("ttft + output x time per token")
+            });
+            r.result("requests_per_s", g.requests_per_s, || {
+                Quantity::new("requests per second per device", Unit::Count)
+                    .formula("batch / (output steps x step time + batch x ttft)")
+            });
+            r.result(
+                "goodput_requests_per_s",
+                if g.meets_slo { g.requests_per_s } else { 0.0 },
+                || {
+                    Quantity::new("requests per second meeting the SLOs", Unit::Count).formula(
+                        "requests per second if ttft and time per token meet their targets, else 0",
+                    )
+                },
+            );
+        }
+        // Notes.
+        let d = self.model_weight_bytes - weight_bytes;
+        r.note_with(|| {
+            if d > 0.0 {
+                format!(
+                    "the step reads {} of the model's {} of weights: the embedding table is gathered (one row per token), not streamed{}",
+                    si(weight_bytes, "B"),
+                    si(self.model_weight_bytes, "B"),
+                    if st.experts_touched.is_some() {
+                        ", and only the routed experts the batch touches are read"
+                    } else {
+                        ""
+                    }
+                )
+            } else {
+                format!(
+                    "the step reads {} of weights ({} in the model; the LM head shares the embedding's matrix)",
+                    si(weight_bytes, "B"),
+                    si(self.model_weight_bytes, "B")
+                )
+            }
+        });
+        if st.experts_touched.is_some() {
+            r.note("MoE: experts touched assume uniform routing, each token choosing its top-k independently; real routers are skewed, so fewer distinct experts are read at mid batch");
+        }
+        match (s.mode, s.launch) {
+            (Mode::SpeedOfLight, LaunchMode::None) => r.note(
+                "speed of light: datasheet peak and bandwidth, no launch overhead; a lower bound no real step beats (--launch graph or eager adds dispatch; --achievable uses measured figures)",
+            ),
+            (Mode::SpeedOfLight, _) => {
+                r.note("speed of light plus the file's launch overhead per kernel")
+            }
+            (Mode::Achievable, _) => {}
+        }
+        if s.mode == Mode::Achievable {
+            r.note_with(|| {
+                format!(
+                    "achievable: the file's measured {} bandwidth, {} {} matmul rate and {} per kernel ({} launch); a calibrated estimate, not a bound",
+                    si(s.roof.bandwidth, "B/s"),
+                    si(s.roof.peak, "FLOP/s"),
+                    s.compute,
+                    units::seconds(s.per_kernel_s),
+                    s.launch.as_str()
+                )
+            });
+        }
+        if s.weights != s.activations {
+            r.note_with(|| {
+                format!(
+                    "weights in {}, activations in {}: the matmuls run at the {} peak",
+                    s.weights, s.activations, s.compute
+                )
+            });
+        }
+        if s.activations == "fp8" || s.weights == "fp8" {
+            r.note(
+                "fp8 ranges: E4M3 up to 448, E5M2 up to 57,344 (formulas.md, Serving: fp8 ranges)",
+            );
+        }
+        if let Some(f) = &self.memory
+            && !f.fits
+        {
+            r.note_with(|| {
+                format!(
+                    "the KV cache of this batch ({}) exceeds the {} left beside the weights: at most {} sequences of this context fit",
+                    si(f.kv_bytes, "B"),
+                    si(f.kv_budget_bytes, "B"),
+                    f.max_batch
+                )
+            });
+        }
+        if let Some(max) = self.beyond_max {
+            r.note_with(|| format!("context beyond the model's maximum of {max} (forced)"));
+        }
+        if let Some(slo) = &self.slo
+            && slo.batch == 0
+        {
+            r.note_with(|| {
+                format!(
+                    "no batch meets {} per token: batch 1 takes {}",
+                    units::seconds(slo.tpot_s),
+                    units::seconds(slo.batch_tpot_s)
+                )
+            });
+        }
+        r
+    }
+}
+
+/// The largest normal value of a float format with `e` exponent and `m`
+/// mantissa bits: IEEE-like formats (E5M2) keep the top exponent for
+/// infinities and NaN; E4M3 (the OCP "FN" variant) keeps only the all-ones
+/// mantissa of the top exponent for NaN (000 §2.3; formulas.md, "Serving:
+/// fp8 ranges").
+pub fn float_max_normal(e: u32, m: u32, ieee: bool) -> f64 {
+    let bias = (1i32 << (e - 1)) - 1;
+    let all_ones = (1i32 << e) - 1;
+    let (exp, mant) = if ieee {
+        (all_ones - 1, (1u64 << m) - 1)
+    } else {
+        (all_ones, (1u64 << m) - 2)
+    };
+    (1.0 + mant as f64 / (1u64 << m) as f64) * 2f64.powi(exp - bias)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::float_max_normal;
+
+    #[test]
+    fn fp8_ranges() {
+        assert_eq!(float_max_normal(4, 3, false), 448.0);
+        assert_eq!(float_max_normal(5, 2, true), 57344.0);
+        assert_eq!(float_max_normal(5, 10, true), 65504.0);
+    }
+}

@@ -1,0 +1,757 @@
+//! `kv`: the KV cache of a model at a context and a batch, per token, per
+//! layer, per sequence and in total; quantized caches with their scale
+//! overhead (KIVI); paged and contiguous allocation waste; and, given a
+//! device, how many sequences or tokens fit beside the weights
+//! (formulas.md, "Serving: KV cache"; 004 "KV cache"; 000 §4.1, §4.2).
+
+use crate::error::{Error, Result};
+use crate::inputs::{Count, at_least_one, mul};
+use crate::precision::{self, Precision};
+use crate::report::{Quantity, Report, Unit};
+use crate::spec::hardware::Hardware;
+use crate::spec::model::Model;
+use crate::units::{self, grouped, si};
+use serde::{Deserialize, Serialize};
+
+/// A precision the KV cache can be stored in.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct KvPrecision {
+    /// The name typed on the command line.
+    pub name: &'static str,
+    /// Bits of one element's value.
+    pub data_bits: f64,
+    /// Elements sharing one fp16 scale and one fp16 zero point (KIVI's
+    /// asymmetric integer quantization); none for float formats.
+    pub group: Option<u64>,
+    /// How it is laid out, for reports.
+    pub layout: &'static str,
+}
+
+/// KIVI's group: 32 elements share an fp16 scale and an fp16 zero point
+/// (keys grouped per channel, values per token; 000 §4.2).
+pub const KIVI_GROUP: u64 = 32;
+
+/// The KV precisions the commands model.
+pub const KV_PRECISIONS: &[KvPrecision] = &[
+    KvPrecision {
+        name: "fp32",
+        data_bits: 32.0,
+        group: None,
+        layout: "IEEE binary32",
+    },
+    KvPrecision {
+        name: "bf16",
+        data_bits: 16.0,
+        group: None,
+        layout: "bf16, no scales",
+    },
+    KvPrecision {
+        name: "fp16",
+        data_bits: 16.0,
+        group: None,
+        layout: "fp16, no scales",
+    },
+    KvPrecision {
+        name: "fp8",
+        data_bits: 8.0,
+        group: None,
+        layout: "E4M3 with a per-tensor scale (negligible)",
+    },
+    KvPrecision {
+        name: "int8",
+        data_bits: 8.0,
+        group: Some(KIVI_GROUP),
+        layout: "8-bit integers, an fp16 scale and zero point per 32 elements",
+    },
+    KvPrecision {
+        name: "int4",
+        data_bits: 4.0,
+        group: Some(KIVI_GROUP),
+        layout: "4-bit integers, an fp16 scale and zero point per 32 elements",
+    },
+    KvPrecision {
+        name: "int2",
+        data_bits: 2.0,
+        group: Some(KIVI_GROUP),
+        layout: "2-bit integers (KIVI), an fp16 scale and zero point per 32 elements",
+    },
+];
+
+impl KvPrecision {
+    /// Bits per element with the scale and zero point spread over the
+    /// group: data + 2 x 16 / group.
+    pub fn bits(&self) -> f64 {
+        self.data_bits + self.group.map_or(0.0, |g| 32.0 / g as f64)
+    }
+    /// Bytes per element, overhead included.
+    pub fn bytes(&self) -> f64 {
+        self.bits() / 8.0
+    }
+}
+
+/// Looks a KV precision up; an error names the field and lists the ones
+/// modelled.
+pub fn kv_precision(name: &str) -> Result<&'static KvPrecision> {
+    let n = name.trim().to_ascii_lowercase();
+    let n = match n.as_str() {
+        "e4m3" | "e5m2" | "fp8-e4m3" | "fp8-e5m2" => "fp8",
+        "bfloat16" => "bf16",
+        "float16" | "half" => "fp16",
+        other => other,
+    };
+    KV_PRECISIONS.iter().find(|p| p.name == n).ok_or_else(|| {
+        let known: Vec<&str> = KV_PRECISIONS.iter().map(|p| p.name).collect();
+        Error::field(
+            "kv-dtype",
+            format!(
+                "the KV cache cannot be modelled in `{name}`; it takes {}",
+                known.join(", ")
+            ),
+        )
+    })
+}
+
+/// A share given as `10%` or `0.1`.
+pub fn parse_share(field: &str, v: &serde_json::Value) -> Result<f64> {
+    let x = match v {
+        serde_json::Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+        serde_json::Value::String(s) => {
+            let t = s.trim();
+            match t.strip_suffix('%') {
+                Some(p) => p
+                    .trim()
+                    .parse::<f64>()
+                    .map(|x| x / 100.0)
+                    .unwrap_or(f64::NAN),
+                None => t.parse::<f64>().unwrap_or(f64::NAN),
+            }
+        }
+        _ => f64::NAN,
+    };
+    if !x.is_finite() || !(0.0..1.0).contains(&x) {
+        return Err(Error::field(
+            field,
+            format!(
+                "`{}` is not a share from 0 up to (not including) 100%; give e.g. 10% or 0.1",
+                v.as_str().map_or_else(|| v.to_string(), str::to_string)
+            ),
+        ));
+    }
+    Ok(x)
+}
+
+/// `kv`'s inputs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct KvInputs {
+    /// Tokens per sequence.
+    pub context: Count,
+    /// Sequences (default 1).
+    pub batch: Option<Count>,
+    /// KV precision (default bf16).
+    pub kv_dtype: Option<String>,
+    /// Weight precision, for the fit beside the weights (default: the
+    /// hardware's default-dtype, else bf16).
+    pub dtype: Option<String>,
+    /// Share of device memory held back for activations and the runtime
+    /// (default 10%).
+    pub reserve: Option<serde_json::Value>,
+    /// Tokens per KV page (paged allocation).
+    pub page: Option<Count>,
+    /// Tokens a contiguous allocator reserves per sequence (its maximum
+    /// length), to compare with paging.
+    pub reserved: Option<Count>,
+    /// Allow a context beyond the model's maximum.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// The default reserve for activations and the runtime.
+pub const DEFAULT_RESERVE: f64 = 0.10;
+
+/// Which memory figure a fit used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemorySource {
+    /// `memory.usable-capacity`: measured usable memory.
+    Usable,
+    /// `memory.hbm-capacity`: the datasheet.
+    Datasheet,
+}
+
+/// The device memory to fit against: usable where the file has it, else
+/// the datasheet capacity.
+pub fn device_memory(hw: &Hardware) -> Result<(f64, MemorySource)> {
+    if let Some(u) = hw.usable_capacity() {
+        return Ok((u, MemorySource::Usable));
+    }
+    hw.memory
+        .hbm_capacity
+        .map(|c| (c.get(), MemorySource::Datasheet))
+        .ok_or_else(|| hw.missing("memory.hbm-capacity", "fitting the KV cache", Some("80 GB")))
+}
+
+/// What fits on one device.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fit {
+    /// The hardware's id.
+    pub hardware: String,
+    /// Device memory used for the fit.
+    pub memory_bytes: f64,
+    /// Usable or datasheet.
+    pub memory_source: MemorySource,
+    /// Share held back.
+    pub reserve: f64,
+    /// Weight bytes at the weight precision.
+    pub weight_bytes: f64,
+    /// The weight precision.
+    pub dtype: &'static str,
+    /// memory x (1 - reserve) - weights.
+    pub kv_budget_bytes: f64,
+    /// Sequences of `context` tokens that fit.
+    pub max_batch: u64,
+    /// Tokens per sequence that fit at `batch`.
+    pub max_context: u64,
+    /// Shared memory per SM, where known.
+    pub smem_per_sm: Option<f64>,
+    /// L2 capacity, where known.
+    pub l2_bytes: Option<f64>,
+    /// The memory figure's field and the file's source for it.
+    pub memory_field_source: String,
+}
+
+/// Every figure `kv` reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KvCost {
+    /// The model's id.
+    pub model: String,
+    /// Tokens per sequence.
+    pub context: u64,
+    /// Tokens cached per sequence per layer (a sliding window caps it).
+    pub cached_tokens: u64,
+    /// Sequences.
+    pub batch: u64,
+    /// The KV precision.
+    pub kv_dtype: KvPrecision,
+    /// Elements per token per layer (2 x kv heads x head dim; MLA: latent
+    /// + rotary key).
+    pub elements_per_token_per_layer: u64,
+    /// Layers.
+    pub layers: u64,
+    /// Bytes per token per layer.
+    pub bytes_per_token_per_layer: f64,
+    /// Bytes per token, all layers.
+    pub bytes_per_token: f64,
+    /// One sequence, one layer.
+    pub bytes_per_layer_sequence: f64,
+    /// One sequence, all layers.
+    pub bytes_per_sequence: f64,
+    /// The batch.
+    pub kv_bytes: f64,
+    /// Tokens per page, and the paged figures.
+    pub paged: Option<Paged>,
+    /// A contiguous reservation's utilisation and waste.
+    pub contiguous: Option<(u64, f64)>,
+    /// The fit on a device.
+    pub fit: Option<Fit>,
+    /// Whether the context exceeds the model's maximum (allowed by force).
+    pub beyond_max: Option<u64>,
+}
+
+/// Paged allocation of one sequence.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Paged {
+    /// Tokens per page.
+    pub page: u64,
+    /// Pages per sequence: ceil(cached / page).
+    pub pages: u64,
+    /// Bytes allocated for the batch.
+    pub bytes: f64,
+    /// Share of the allocation the last, partly filled page wastes.
+    pub waste: f64,
+}
+
+/// `kv`'s cost: the cache of `m` under `inputs`, and with `hw` the fit.
+pub fn cost(m: &Model, hw: Option<&Hardware>, inputs: &KvInputs) -> Result<KvCost> {
+    let context = at_least_one("context", inputs.context.0)?;
+    let batch = at_least_one("batch", inputs.batch.map_or(1, |b| b.0))?;
+    let beyond_max = check_context(m, context, inputs.force)?;
+    let kv = kv_precision(inputs.kv_dtype.as_deref().unwrap_or("bf16"))?;
+    let elements = super::model::kv_elements_per_token_per_layer(m)?;
+    let layers = m.layers.get();
+    let cached = m.sliding_window.map_or(context, |w| context.min(w.get()));
+    mul("batch", &[batch, cached, layers, elements])?;
+    let per_token_layer = elements as f64 * kv.bytes();
+    let per_token = per_token_layer * layers as f64;
+    let per_layer_seq = per_token_layer * cached as f64;
+    let per_seq = per_token * cached as f64;
+    let paged = match inputs.page {
+        None => None,
+        Some(p) => {
+            let page = at_least_one("page", p.0)?;
+            let pages = cached.div_ceil(page);
+            let alloc_tokens = pages as f64 * page as f64;
+            Some(Paged {
+                page,
+                pages,
+                bytes: alloc_tokens * per_token * batch as f64,
+                waste: (alloc_tokens - cached as f64) / alloc_tokens,
+            })
+        }
+    };
+    let contiguous = match inputs.reserved {
+        None => None,
+        Some(r) => {
+            let r = at_least_one("reserved", r.0)?;
+            if r < context {
+                return Err(Error::field(
+                    "reserved",
+                    format!(
+                        "a reservation of {r} tokens is shorter than the {context}-token context"
+                    ),
+                ));
+            }
+            Some((r, 1.0 - context as f64 / r as f64))
+        }
+    };
+    if hw.is_none() {
+        for (field, given) in [
+            ("reserve", inputs.reserve.is_some()),
+            ("dtype", inputs.dtype.is_some()),
+        ] {
+            if given {
+                return Err(Error::field(
+                    field,
+                    "applies to the fit on a device; give the hardware (`hw`) as well",
+                ));
+            }
+        }
+    }
+    let fit = match hw {
+        None => None,
+        Some(hw) => {
+            let seq_tokens = paged.map_or(cached as f64, |p| (p.pages * p.page) as f64);
+            Some(fit(m, hw, inputs, per_token, seq_tokens, batch)?)
+        }
+    };
+    Ok(KvCost {
+        model: m.id.clone(),
+        context,
+        cached_tokens: cached,
+        batch,
+        kv_dtype: *kv,
+        elements_per_token_per_layer: elements,
+        layers,
+        bytes_per_token_per_layer: per_token_layer,
+        bytes_per_token: per_token,
+        bytes_per_layer_sequence: per_layer_seq,
+        bytes_per_sequence: per_seq,
+        kv_bytes: per_seq * batch as f64,
+        paged,
+        contiguous,
+        fit,
+        beyond_max,
+    })
+}
+
+/// A context beyond the model's maximum is an error unless forced; with
+/// force, the maximum is returned for a note.
+pub fn check_context(m: &Model, context: u64, force: bool) -> Result<Option<u64>> {
+    match m.max_context {
+        Some(max) if context > max.get() => {
+            if force {
+                Ok(Some(max.get()))
+            } else {
+                Err(Error::field(
+                    "context",
+                    format!(
+                        "{} tokens is beyond {}'s maximum context of {}; `force` models it anyway",
+                        grouped(u128::from(context)),
+                        m.id,
+                        grouped(u128::from(max.get()))
+                    ),
+                ))
+            }
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Device memory less the reserve and the weights: what the KV cache gets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget {
+    /// Device memory fitted against.
+    pub memory_bytes: f64,
+    /// Usable or datasheet.
+    pub source: MemorySource,
+    /// Share held back.
+    pub reserve: f64,
+    /// The weight precision.
+    pub precision: &'static Precision,
+    /// Weight bytes.
+    pub weight_bytes: f64,
+    /// memory x (1 - reserve) - weights.
+    pub kv_budget_bytes: f64,
+}
+
+/// The weights of `m` at `dtype` on `hw`, and the bytes left for the KV
+/// cache after the reserve; a model whose weights alone do not fit is a
+/// question with no answer (exit 1) that says by how much.
+pub fn budget(
+    m: &Model,
+    hw: &Hardware,
+    dtype: Option<&str>,
+    reserve: Option<&serde_json::Value>,
+) -> Result<Budget> {
+    let (memory, source) = device_memory(hw)?;
+    let reserve = match reserve {
+        None => DEFAULT_RESERVE,
+        Some(v) => parse_share("reserve", v)?,
+    };
+    let p = precision::lookup(dtype.unwrap_or(&hw.default_dtype)).map_err(|_| {
+        Error::field(
+            "dtype",
+            format!("unknown precision `{}`", dtype.unwrap_or("")),
+        )
+    })?;
+    let params = super::model::params(m)?.total as f64;
+    let weights = params * p.bytes();
+    let available = memory * (1.0 - reserve);
+    let left = available - weights;
+    if left <= 0.0 {
+        return Err(Error::NoAnswer(format!(
+            "{} does not fit on one {}: its {} weights in {} exceed the {} available ({} {} less the {}% reserve) by {}; split it across devices (`roofline plan`), or use a narrower --dtype",
+            m.id,
+            hw.id,
+            si(weights, "B"),
+            p.name,
+            si(available, "B"),
+            match source {
+                MemorySource::Usable => "usable",
+                MemorySource::Datasheet => "datasheet",
+            },
+            si(memory, "B"),
+            units::sig(reserve * 100.0, 3),
+            si(-left, "B"),
+        )));
+    }
+    Ok(Budget {
+        memory_bytes: memory,
+        source,
+        reserve,
+        precision: p,
+        weight_bytes: weights,
+        kv_budget_bytes: left,
+    })
+}
+
+fn fit(
+    m: &Model,
+    hw: &Hardware,
+    inputs: &KvInputs,
+    per_token: f64,
+    seq_tokens: f64,
+    batch: u64,
+) -> Result<Fit> {
+    let b = budget(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref())?;
+    let (memory, source, reserve, p, weights, left) = (
+        b.memory_bytes,
+        b.source,
+        b.reserve,
+        b.precision,
+        b.weight_bytes,
+        b.kv_budget_bytes,
+    );
+    let per_seq = per_token * seq_tokens;
+    let max_batch = (left / per_seq).floor();
+    let mut max_context = (left / (per_token * batch as f64)).floor();
+    if let Some(page) = inputs.page {
+        let page = page.0 as f64;
+        max_context = (max_context / page).floor() * page;
+    }
+    if let Some(w) = m.sliding_window {
+        // With a window the cache stops growing at the window.
+        if max_context >= w.get() as f64 {
+            max_context = m
+                .max_context
+                .map_or(f64::from(u32::MAX), |c| c.get() as f64);
+        }
+    }
+    let smem = hw
+        .execution
+        .as_ref()
+        .and_then(|e| e.smem_per_sm)
+        .map(|b| b.get());
+    let l2 = hw
+        .memory
+        .levels
+        .iter()
+        .find(|l| l.name == "l2")
+        .map(|l| l.capacity.get());
+    Ok(Fit {
+        hardware: hw.id.clone(),
+        memory_bytes: memory,
+        memory_source: source,
+        reserve,
+        weight_bytes: weights,
+        dtype: p.name,
+        kv_budget_bytes: left,
+        max_batch: max_batch.min(u64::MAX as f64) as u64,
+        max_context: max_context.min(u64::MAX as f64) as u64,
+        smem_per_sm: smem,
+        l2_bytes: l2,
+        memory_field_source: {
+            let field = match source {
+                MemorySource::Usable => "memory.usable-capacity",
+                MemorySource::Datasheet => "memory.hbm-capacity",
+            };
+            match hw.source(field) {
+                Some(s) => format!("{field}: {s}"),
+                None => field.to_string(),
+            }
+        },
+    })
+}
+
+impl KvCost {
+    /// The report of this cost; a lean one records values only.
+    pub fn report(&self, lean: bool) -> Report {
+        let mut r = Report::new_lean("kv", lean);
+        r.model = Some(self.model.clone());
+        r.input("context", self.context);
+        r.input("batch", self.batch);
+        r.input("kv_dtype", self.kv_dtype.name);
+        r.headline(&[
+            "kv_bytes_per_token_per_layer",
+            "kv_bytes_per_token",
+            "kv_bytes_per_sequence",
+            "kv_bytes",
+            "compression_vs_bf16",
+            "paged_waste",
+            "contiguous_waste",
+            "memory_bytes",
+            "kv_budget_bytes",
+            "max_batch",
+            "max_context",
+        ]);
+        let kv = &self.kv_dtype;
+        r.result("kv_bits_per_element", kv.bits(), || {
+            let q = Quantity::new("KV bits per element", Unit::Bits);
+            match kv.group {
+                Some(g) => q
+                    .formula("data bits + (16-bit scale + 16-bit zero point) / group")
+                    .derive(format!("{} + 32 / {g}", kv.data_bits)),
+                None => q.formula(kv.layout),
+            }
+        });
+        r.result(
+            "kv_bytes_per_token_per_layer",
+            self.bytes_per_token_per_layer,
+            || {
+                Quantity::new("KV per token per layer", Unit::BytesIec)
+                    .formula("elements per token per layer x bits / 8")
+                    .derive(format!(
+                        "{} x {} / 8",
+                        self.elements_per_token_per_layer,
+                        units::sig(kv.bits(), 4)
+                    ))
+            },
+        );
+        r.result("kv_bytes_per_token", self.bytes_per_token, || {
+            Quantity::new("KV per token", Unit::BytesIec)
+                .formula("per token per layer x layers")
+                .derive(format!(
+                    "{} x {}",
+                    units::iec_bytes(self.bytes_per_token_per_layer),
+                    self.layers
+                ))
+        });
+        r.result(
+            "kv_bytes_per_layer_sequence",
+            self.bytes_per_layer_sequence,
+            || {
+                Quantity::new("KV of one sequence, one layer", Unit::BytesIec)
+                    .formula("per token per layer x cached tokens")
+                    .derive(format!(
+                        "{} x {}",
+                        units::iec_bytes(self.bytes_per_token_per_layer),
+                        grouped(u128::from(self.cached_tokens))
+                    ))
+            },
+        );
+        r.result("kv_bytes_per_sequence", self.bytes_per_sequence, || {
+            Quantity::new("KV of one sequence", Unit::Bytes)
+                .formula("per token x cached tokens")
+                .derive(format!(
+                    "{} x {}",
+                    units::iec_bytes(self.bytes_per_token),
+                    grouped(u128::from(self.cached_tokens))
+                ))
+        });
+        r.result("kv_bytes", self.kv_bytes, || {
+            Quantity::new("KV of the batch", Unit::Bytes)
+                .formula("per sequence x batch")
+                .derive(format!(
+                    "{} x {}",
+                    si(self.bytes_per_sequence, "B"),
+                    self.batch
+                ))
+        });
+        if kv.bits() != 16.0 {
+            r.result("compression_vs_bf16", 16.0 / kv.bits(), || {
+                Quantity::new("smaller than bf16", Unit::Ratio)
+                    .formula("16 / bits per element (scales included)")
+                    .derive(format!("16 / {}", units::sig(kv.bits(), 4)))
+            });
+        }
+        if let Some(p) = &self.paged {
+            r.result("pages_per_sequence", p.pages as f64, || {
+                Quantity::new("pages per sequence", Unit::Count)
+                    .formula("ceil(cached tokens / page)")
+                    .derive(format!("ceil({} / {})", self.cached_tokens, p.page))
+            });
+            r.result("paged_kv_bytes", p.bytes, || {
+                Quantity::new("KV allocated in pages", Unit::Bytes)
+                    .formula("pages x page x per token x batch")
+            });
+            r.result("paged_waste", p.waste, || {
+                Quantity::new("wasted in the last page", Unit::Fraction)
+                    .formula("(pages x page - cached tokens) / (pages x page)")
+                    .derive(format!(
+                        "({} x {} - {}) / ({} x {})",
+                        p.pages, p.page, self.cached_tokens, p.pages, p.page
+                    ))
+            });
+        }
+        if let Some((res, waste)) = self.contiguous {
+            r.result("contiguous_waste", waste, || {
+                Quantity::new("wasted by a contiguous reservation", Unit::Fraction)
+                    .formula("1 - context / reserved tokens")
+                    .derive(format!("1 - {} / {res}", self.context))
+            });
+        }
+        if let Some(f) = &self.fit {
+            r.hardware = Some(f.hardware.clone());
+            r.result("memory_bytes", f.memory_bytes, || {
+                Quantity::new(
+                    match f.memory_source {
+                        MemorySource::Usable => "device memory (usable, measured)",
+                        MemorySource::Datasheet => "device memory (datasheet)",
+                    },
+                    Unit::Bytes,
+                )
+                .source(Some(&f.memory_field_source))
+            });
+            r.result("weight_bytes", f.weight_bytes, || {
+                Quantity::new(format!("weights in {}", f.dtype), Unit::Bytes)
+                    .formula("params x bits / 8")
+            });
+            r.result("kv_budget_bytes", f.kv_budget_bytes, || {
+                Quantity::new("memory for the KV cache", Unit::Bytes)
+                    .formula("memory x (1 - reserve) - weights")
+                    .derive(format!(
+                        "{} x (1 - {}) - {}",
+                        si(f.memory_bytes, "B"),
+                        units::sig(f.reserve, 3),
+                        si(f.weight_bytes, "B")
+                    ))
+            });
+            r.result("max_batch", f.max_batch as f64, || {
+                Quantity::new(
+                    format!("sequences of {} tokens that fit", self.context),
+                    Unit::Count,
+                )
+                .formula("floor(KV budget / KV per sequence)")
+                .derive(format!(
+                    "floor({} / {})",
+                    si(f.kv_budget_bytes, "B"),
+                    si(self.bytes_per_sequence, "B")
+                ))
+            });
+            r.result("max_context", f.max_context as f64, || {
+                Quantity::new(
+                    format!("tokens per sequence that fit at batch {}", self.batch),
+                    Unit::Count,
+                )
+                .formula("floor(KV budget / (KV per token x batch))")
+                .derive(format!(
+                    "floor({} / ({} x {}))",
+                    si(f.kv_budget_bytes, "B"),
+                    units::iec_bytes(self.bytes_per_token),
+                    self.batch
+                ))
+            });
+            if let Some(s) = f.smem_per_sm {
+                r.result(
+                    "tokens_per_sm_smem",
+                    (s / self.bytes_per_token_per_layer).floor(),
+                    || {
+                        Quantity::new(
+                            "tokens of one layer's KV in one SM's shared memory",
+                            Unit::Count,
+                        )
+                        .formula("floor(shared memory per SM / KV per token per layer)")
+                        .derive(format!(
+                            "floor({} / {})",
+                            units::iec_bytes(s),
+                            units::iec_bytes(self.bytes_per_token_per_layer)
+                        ))
+                    },
+                );
+                r.result(
+                    "layer_sequence_over_smem",
+                    self.bytes_per_layer_sequence / s,
+                    || {
+                        Quantity::new(
+                            "one layer's sequence KV over one SM's shared memory",
+                            Unit::Ratio,
+                        )
+                        .formula("KV of one sequence, one layer / shared memory per SM")
+                    },
+                );
+            }
+            if let Some(l2) = f.l2_bytes {
+                r.result(
+                    "layer_sequence_over_l2",
+                    self.bytes_per_layer_sequence / l2,
+                    || {
+                        Quantity::new("one layer's sequence KV over L2", Unit::Ratio)
+                            .formula("KV of one sequence, one layer / L2 capacity")
+                            .derive(format!(
+                                "{} / {}",
+                                units::iec_bytes(self.bytes_per_layer_sequence),
+                                si(l2, "B")
+                            ))
+                    },
+                );
+            }
+            r.note_with(|| {
+                format!(
+                    "fit against {} of {} ({}), less a {}% reserve for activations and the runtime (--reserve)",
+                    si(f.memory_bytes, "B"),
+                    f.hardware,
+                    match f.memory_source {
+                        MemorySource::Usable => "the memory the runtime reports, measured",
+                        MemorySource::Datasheet => "the datasheet capacity; the runtime offers somewhat less",
+                    },
+                    units::sig(f.reserve * 100.0, 3)
+                )
+            });
+        }
+        if kv.group.is_some() {
+            r.note("quantized KV as KIVI (000 §4.2): keys grouped per channel, values per token, 32 elements to an fp16 scale and zero point; KIVI also keeps the most recent tokens in fp16, not counted here");
+        }
+        if self.cached_tokens < self.context {
+            r.note_with(|| {
+                format!(
+                    "sliding window: each layer caches the last {} of the {} tokens",
+                    self.cached_tokens, self.context
+                )
+            });
+        }
+        if let Some(max) = self.beyond_max {
+            r.note_with(|| format!("context beyond the model's maximum of {max} (forced)"));
+        }
+        r
+    }
+}

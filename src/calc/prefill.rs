@@ -1,0 +1,381 @@
+//! `prefill`: processing a prompt of S tokens, the time to first token
+//! (formulas.md, "Serving: prefill"; 004 "KV cache"). The same forward as
+//! decode ([`super::step::forward`]) with S new tokens and no cache: FLOPs
+//! 2 x parameters x tokens plus causal attention, weights read once, the
+//! prompt's keys and values written, the LM head on the last token only.
+//! Chunked prefill runs the prompt as a sequence of chunks over a growing
+//! cache. What a naive attention that materialises the fp32 scores would
+//! move is reported beside the fused (flash) figure.
+
+use super::decode::{self, LaunchMode, Setup, Timed};
+use super::kv;
+use super::roof::{Bound, RoofTime};
+use super::step::{OpKind, Shape};
+use crate::error::{Error, Result};
+use crate::inputs::{Count, at_least_one, mul};
+use crate::report::{Quantity, Report, Unit};
+use crate::spec::hardware::{Hardware, Mode};
+use crate::spec::model::Model;
+use crate::units::{self, si};
+use serde::{Deserialize, Serialize};
+
+/// `prefill`'s inputs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PrefillInputs {
+    /// Prompt tokens per sequence.
+    pub prompt: Count,
+    /// Sequences (default 1).
+    pub batch: Option<Count>,
+    /// Tokens per chunk (default: the whole prompt at once).
+    pub chunk: Option<Count>,
+    /// Weight precision.
+    pub dtype: Option<String>,
+    /// KV precision (default bf16).
+    pub kv_dtype: Option<String>,
+    /// Activation precision.
+    pub activations: Option<String>,
+    /// Launch overhead: none, eager or graph.
+    pub launch: Option<String>,
+    /// Kernels per forward (default: from the layer structure).
+    pub kernels: Option<Count>,
+    /// Allow a prompt beyond the model's maximum context.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// The most chunks a prefill is split into.
+pub const MAX_CHUNKS: u64 = 1_000_000;
+
+/// Every figure `prefill` reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrefillCost {
+    /// The hardware's id.
+    pub hardware: String,
+    /// The model's id.
+    pub model: String,
+    /// Prompt tokens.
+    pub prompt: u64,
+    /// Sequences.
+    pub batch: u64,
+    /// Tokens per chunk (the prompt when unchunked).
+    pub chunk: u64,
+    /// Precisions, roof, launch.
+    pub setup: Setup,
+    /// Each chunk, timed (one when unchunked).
+    pub chunks: Vec<Timed>,
+    /// Total FLOPs.
+    pub flops: f64,
+    /// Total bytes.
+    pub bytes: f64,
+    /// Weights read, all chunks.
+    pub weight_bytes: f64,
+    /// KV written.
+    pub kv_write_bytes: f64,
+    /// KV read by later chunks.
+    pub kv_read_bytes: f64,
+    /// Activation bytes.
+    pub activation_bytes: f64,
+    /// Attention FLOPs.
+    pub attention_flops: f64,
+    /// Summed roof times.
+    pub compute_s: f64,
+    /// Summed memory times.
+    pub memory_s: f64,
+    /// Summed launch overhead.
+    pub launch_s: f64,
+    /// Time to first token.
+    pub time_s: f64,
+    /// Memory or compute, by the totals.
+    pub bound: Bound,
+    /// One head's fp32 score matrix, S x S x 4.
+    pub scores_bytes_per_head: f64,
+    /// Query heads.
+    pub heads: u64,
+    /// L2 capacity, where known.
+    pub l2_bytes: Option<f64>,
+    /// Time if attention materialised its fp32 scores and probabilities.
+    pub materialised: RoofTime,
+    /// The bytes that adds.
+    pub materialised_extra_bytes: f64,
+    /// The model's maximum when the prompt passes it (forced).
+    pub beyond_max: Option<u64>,
+}
+
+/// `prefill`'s cost.
+pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Result<PrefillCost> {
+    let prompt = at_least_one("prompt", inputs.prompt.0)?;
+    let batch = at_least_one("batch", inputs.batch.map_or(1, |b| b.0))?;
+    let chunk = at_least_one("chunk", inputs.chunk.map_or(prompt, |c| c.0))?.min(prompt);
+    let beyond_max = kv::check_context(m, prompt, inputs.force).map_err(|e| match e {
+        Error::Field { message, .. } => Error::field("prompt", message),
+        e => e,
+    })?;
+    mul("prompt", &[batch, prompt, prompt])?;
+    let n_chunks = prompt.div_ceil(chunk);
+    if n_chunks > MAX_CHUNKS {
+        return Err(Error::field(
+            "chunk",
+            format!(
+                "{n_chunks} chunks is more than the {MAX_CHUNKS} modelled; give a larger chunk"
+            ),
+        ));
+    }
+    let s = decode::setup(
+        m,
+        hw,
+        mode,
+        decode::Choices {
+            dtype: inputs.dtype.as_deref(),
+            activations: inputs.activations.as_deref(),
+            kv_dtype: inputs.kv_dtype.as_deref(),
+            launch: Some(inputs.launch.as_deref().unwrap_or(match mode {
+                Mode::SpeedOfLight => "none",
+                Mode::Achievable => "graph",
+            })),
+            kernels: inputs.kernels,
+        },
+    )?;
+    // Weights that cannot fit on the device at all are no answer (exit 1).
+    if kv::device_memory(hw).is_ok() {
+        kv::budget(m, hw, inputs.dtype.as_deref(), None)?;
+    }
+    let mut chunks = Vec::with_capacity(n_chunks as usize);
+    for k in 0..n_chunks {
+        let past = k * chunk;
+        let new = chunk.min(prompt - past);
+        let last = k + 1 == n_chunks;
+        chunks.push(decode::timed(
+            m,
+            &s,
+            Shape {
+                batch,
+                new,
+                past,
+                lm_head_tokens: u64::from(last),
+            },
+        )?);
+    }
+    let sum = |f: &dyn Fn(&Timed) -> f64| chunks.iter().map(f).sum::<f64>();
+    let flops = sum(&|t| t.step.flops());
+    let bytes = sum(&|t| t.step.bytes());
+    let compute_s = sum(&|t| t.roof.compute_s);
+    let memory_s = sum(&|t| t.roof.memory_s);
+    let launch_s = sum(&|t| t.launch_s);
+    let time_s = sum(&|t| t.total_s);
+    let heads = m.attention.heads.get();
+    let scores = prompt as f64 * prompt as f64 * 4.0;
+    // Scores written, read by softmax, probabilities written, read by PV:
+    // four fp32 passes over h x S x S per layer and sequence.
+    let extra = 4.0 * scores * heads as f64 * m.layers.get() as f64 * batch as f64;
+    let materialised = s.roof.time(flops, bytes + extra);
+    let l2 = hw
+        .memory
+        .levels
+        .iter()
+        .find(|l| l.name == "l2")
+        .map(|l| l.capacity.get());
+    Ok(PrefillCost {
+        hardware: hw.id.clone(),
+        model: m.id.clone(),
+        prompt,
+        batch,
+        chunk,
+        weight_bytes: sum(&|t| t.step.weight_bytes()),
+        kv_write_bytes: sum(&|t| t.step.kv_write_bytes()),
+        kv_read_bytes: sum(&|t| t.step.kv_read_bytes()),
+        activation_bytes: sum(&|t| t.step.activation_bytes()),
+        attention_flops: sum(&|t| t.step.flops_of(OpKind::Attention)),
+        bound: if compute_s >= memory_s {
+            Bound::Compute
+        } else {
+            Bound::Memory
+        },
+        setup: s,
+        chunks,
+        flops,
+        bytes,
+        compute_s,
+        memory_s,
+        launch_s,
+        time_s,
+        scores_bytes_per_head: scores,
+        heads,
+        l2_bytes: l2,
+        materialised: RoofTime {
+            time_s: materialised.time_s + launch_s,
+            ..materialised
+        },
+        materialised_extra_bytes: extra,
+        beyond_max,
+    })
+}
+
+impl PrefillCost {
+    /// The report of this cost; a lean one records values only.
+    pub fn report(&self, lean: bool) -> Report {
+        let mut r = Report::new_lean("prefill", lean);
+        let s = &self.setup;
+        r.hardware = Some(self.hardware.clone());
+        r.model = Some(self.model.clone());
+        r.input("prompt", self.prompt);
+        r.input("batch", self.batch);
+        if self.chunks.len() > 1 {
+            r.input("chunk", self.chunk);
+        }
+        r.input("dtype", s.weights);
+        r.input("activations", s.activations);
+        r.input("kv_dtype", s.kv.name);
+        r.input("launch", s.launch.as_str());
+        if s.mode == Mode::Achievable {
+            r.input("achievable", true);
+        }
+        r.headline(&[
+            "flops",
+            "bytes",
+            "chunks",
+            "intensity",
+            "bound",
+            "time_s",
+            "tokens_per_s",
+            "scores_bytes_per_head",
+            "materialised_time_s",
+        ]);
+        let tokens = self.prompt as f64 * self.batch as f64;
+        r.result("flops", self.flops, || {
+            Quantity::new("FLOPs", Unit::Flop)
+                .formula("2 x weights x tokens + causal attention (about half of 4 S^2 d per layer) + LM head on the last token")
+                .derive(format!(
+                    "{} matmul + {} attention",
+                    si(self.flops - self.attention_flops, "FLOP"),
+                    si(self.attention_flops, "FLOP")
+                ))
+        });
+        r.result("attention_flops", self.attention_flops, || {
+            Quantity::new("attention FLOPs", Unit::Flop)
+                .formula("2 x heads x (d_qk + d_v) x layers x batch x S (S + 1) / 2")
+        });
+        r.result("weight_bytes", self.weight_bytes, || {
+            Quantity::new("weights read", Unit::Bytes)
+                .formula("once per chunk (embedding rows gathered)")
+        });
+        r.result("kv_write_bytes", self.kv_write_bytes, || {
+            Quantity::new("keys and values written", Unit::Bytes)
+                .formula("batch x prompt x KV per token")
+        });
+        if self.chunks.len() > 1 {
+            r.result("kv_bytes", self.kv_read_bytes, || {
+                Quantity::new("KV read by later chunks", Unit::Bytes)
+                    .formula("sum over chunks of batch x tokens before it x KV per token")
+            });
+            r.result("chunks", self.chunks.len() as f64, || {
+                Quantity::new("chunks", Unit::Count).formula("ceil(prompt / chunk)")
+            });
+        }
+        r.result("activation_bytes", self.activation_bytes, || {
+            Quantity::new("activations in and out", Unit::Bytes)
+        });
+        r.result("bytes", self.bytes, || {
+            Quantity::new("bytes moved", Unit::Bytes).formula("weights + KV + activations")
+        });
+        let intensity = self.flops / self.bytes;
+        r.result("intensity", intensity, || {
+            Quantity::new("arithmetic intensity", Unit::FlopPerByte)
+                .formula("FLOPs / bytes")
+                .derive(format!(
+                    "{} / {}",
+                    si(self.flops, "FLOP"),
+                    si(self.bytes, "B")
+                ))
+        });
+        s.record_roof(&mut r);
+        r.result("bound", self.bound.as_str(), || {
+            Quantity::new("bound", Unit::None).formula("the larger of the summed times")
+        });
+        r.result("compute_time_s", self.compute_s, || {
+            Quantity::new("compute time", Unit::Seconds).formula("FLOPs / peak, per chunk, summed")
+        });
+        r.result("memory_time_s", self.memory_s, || {
+            Quantity::new("memory time", Unit::Seconds)
+                .formula("bytes / bandwidth, per chunk, summed")
+        });
+        if s.launch != LaunchMode::None {
+            r.result("launch_time_s", self.launch_s, || {
+                Quantity::new("launch overhead", Unit::Seconds)
+                    .formula("chunks x kernels x overhead per kernel")
+            });
+        }
+        let label = match (s.mode, s.launch) {
+            (Mode::SpeedOfLight, LaunchMode::None) => {
+                "time to first token (speed of light: a lower bound)"
+            }
+            (Mode::SpeedOfLight, _) => "time to first token (speed of light + launch)",
+            (Mode::Achievable, _) => "time to first token (achievable: measured figures)",
+        };
+        r.result("time_s", self.time_s, || {
+            Quantity::new(label, Unit::Seconds)
+                .formula("sum over chunks of max(compute, memory) + launch")
+        });
+        r.result("tokens_per_s", tokens / self.time_s, || {
+            Quantity::new("prompt tokens per second", Unit::Count).formula("batch x prompt / time")
+        });
+        r.result("scores_bytes_per_head", self.scores_bytes_per_head, || {
+            Quantity::new("one head's fp32 scores", Unit::Bytes)
+                .formula("S^2 x 4")
+                .derive(format!("{}^2 x 4", self.prompt))
+        });
+        r.result(
+            "scores_bytes_per_layer",
+            self.scores_bytes_per_head * self.heads as f64,
+            || {
+                Quantity::new("fp32 scores, all heads of a layer", Unit::Bytes)
+                    .formula("heads x S^2 x 4")
+                    .derive(format!("{} x {}^2 x 4", self.heads, self.prompt))
+            },
+        );
+        if let Some(l2) = self.l2_bytes {
+            r.result("scores_over_l2", self.scores_bytes_per_head / l2, || {
+                Quantity::new("one head's scores over L2", Unit::Ratio)
+                    .formula("S^2 x 4 / L2")
+                    .derive(format!(
+                        "{} / {}",
+                        si(self.scores_bytes_per_head, "B"),
+                        si(l2, "B")
+                    ))
+            });
+        }
+        r.result("materialised_time_s", self.materialised.time_s, || {
+            Quantity::new("time if the scores were materialised", Unit::Seconds)
+                .formula(
+                    "max(FLOPs / peak, (bytes + 4 x heads x S^2 x 4 x layers x batch) / bandwidth)",
+                )
+                .derive(format!(
+                    "extra {} of fp32 scores and probabilities",
+                    si(self.materialised_extra_bytes, "B")
+                ))
+        });
+        r.note(match (s.mode, s.launch) {
+            (Mode::SpeedOfLight, LaunchMode::None) => {
+                "speed of light: datasheet peak and bandwidth, fused (flash) attention; a lower bound no real prefill beats"
+            }
+            (Mode::SpeedOfLight, _) => "speed of light plus the file's launch overhead per kernel",
+            (Mode::Achievable, _) => {
+                "achievable: measured bandwidth, matmul rate and launch overhead from the hardware file; an estimate, not a bound"
+            }
+        });
+        r.note_with(|| {
+            format!(
+                "a naive attention writes and rereads the fp32 scores and probabilities ({} per head, {}x L2 per head where known): {} against {} fused",
+                si(self.scores_bytes_per_head, "B"),
+                self.l2_bytes
+                    .map_or_else(|| "?".into(), |l2| units::sig(self.scores_bytes_per_head / l2, 3)),
+                units::seconds(self.materialised.time_s),
+                units::seconds(self.time_s)
+            )
+        });
+        if let Some(max) = self.beyond_max {
+            r.note_with(|| format!("prompt beyond the model's maximum context of {max} (forced)"));
+        }
+        r
+    }
+}

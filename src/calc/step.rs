@@ -1,0 +1,392 @@
+//! A forward pass as typed per-operation costs (formulas.md, "Serving: a
+//! forward pass"). Decode and prefill are both forwards: `batch` sequences,
+//! each adding `new` tokens on top of `past` cached ones. Each operation
+//! (a projection as a matmul, attention over the cache, the MoE experts the
+//! batch touches, the LM head, the embedding gather) carries its FLOPs and
+//! the bytes it moves, split by kind; the step sums them and a
+//! [`Roof`](super::roof::Roof) times the sum. Nothing here reads a report.
+
+use super::matmul;
+use super::model::{self, Params};
+use crate::error::Result;
+use crate::spec::model::{AttentionKind, Model};
+
+/// What an operation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKind {
+    /// A weight matmul: activations (M = tokens) against a K x N matrix.
+    Matmul,
+    /// Attention's score and value products over the KV cache.
+    Attention,
+    /// A table lookup: one embedding row per token.
+    Gather,
+}
+
+/// One operation of a forward pass, repeated `count` times (once per
+/// layer, say); its figures are for all repetitions together.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Op {
+    /// What it computes (`qkv`, `attention`, `lm-head`).
+    pub name: &'static str,
+    /// Its kind.
+    pub kind: OpKind,
+    /// Floating-point operations.
+    pub flops: f64,
+    /// Weight bytes read.
+    pub weight_bytes: f64,
+    /// KV-cache bytes read.
+    pub kv_read_bytes: f64,
+    /// KV-cache bytes written (the new tokens' keys and values).
+    pub kv_write_bytes: f64,
+    /// Activation bytes read and written (inputs and outputs of the op).
+    pub activation_bytes: f64,
+}
+
+impl Op {
+    /// A weight matmul of `tokens` rows against a `k` x `n` matrix repeated
+    /// `count` times: FLOPs from [`matmul::flops`], the weights read once
+    /// per repetition, the input read and the output written once.
+    pub fn matmul(
+        name: &'static str,
+        tokens: u64,
+        n: u64,
+        k: u64,
+        count: f64,
+        p: &Precisions,
+    ) -> Op {
+        Op {
+            name,
+            kind: OpKind::Matmul,
+            flops: matmul::flops(tokens, n, k) * count,
+            weight_bytes: k as f64 * n as f64 * p.weight * count,
+            kv_read_bytes: 0.0,
+            kv_write_bytes: 0.0,
+            activation_bytes: (tokens as f64) * (k + n) as f64 * p.activation * count,
+        }
+    }
+
+    /// Every byte the op moves.
+    pub fn bytes(&self) -> f64 {
+        self.weight_bytes + self.kv_read_bytes + self.kv_write_bytes + self.activation_bytes
+    }
+}
+
+/// Bytes per element of each kind of tensor.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Precisions {
+    /// Weights (block scales included).
+    pub weight: f64,
+    /// Activations.
+    pub activation: f64,
+    /// KV cache (scales and zero points included).
+    pub kv: f64,
+}
+
+/// The shape of a forward pass.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shape {
+    /// Sequences.
+    pub batch: u64,
+    /// New tokens per sequence (1 for plain decode, g+1 to verify a
+    /// speculative draft, the prompt or a chunk of it for prefill).
+    pub new: u64,
+    /// Tokens already cached per sequence (before this pass).
+    pub past: u64,
+    /// Tokens per sequence the LM head runs on (every new token in decode;
+    /// the last one in prefill).
+    pub lm_head_tokens: u64,
+}
+
+/// A forward pass: its operations and their sums.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// The operations, in the order a layer runs them.
+    pub ops: Vec<Op>,
+    /// Expected distinct routed experts one MoE layer reads (MoE only).
+    pub experts_touched: Option<f64>,
+    /// Kernels launched, from the layer structure.
+    pub kernels: f64,
+    /// KV bytes per token, all layers.
+    pub kv_bytes_per_token: f64,
+    /// Tokens of cache each sequence reads (a sliding window caps it).
+    pub cached_tokens: u64,
+}
+
+/// Each op's weight bytes, for a derivation: `embedding 16.4 KB + qkv ...`.
+pub fn describe_weights(s: &Step) -> String {
+    s.ops
+        .iter()
+        .filter(|o| o.weight_bytes > 0.0)
+        .map(|o| format!("{} {}", o.name, crate::units::si(o.weight_bytes, "B")))
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+impl Step {
+    /// Total FLOPs.
+    pub fn flops(&self) -> f64 {
+        self.ops.iter().map(|o| o.flops).sum()
+    }
+    /// Total bytes moved.
+    pub fn bytes(&self) -> f64 {
+        self.ops.iter().map(Op::bytes).sum()
+    }
+    /// Weight bytes read (gathered embedding rows included).
+    pub fn weight_bytes(&self) -> f64 {
+        self.ops.iter().map(|o| o.weight_bytes).sum()
+    }
+    /// KV-cache bytes read.
+    pub fn kv_read_bytes(&self) -> f64 {
+        self.ops.iter().map(|o| o.kv_read_bytes).sum()
+    }
+    /// KV-cache bytes written.
+    pub fn kv_write_bytes(&self) -> f64 {
+        self.ops.iter().map(|o| o.kv_write_bytes).sum()
+    }
+    /// Activation bytes.
+    pub fn activation_bytes(&self) -> f64 {
+        self.ops.iter().map(|o| o.activation_bytes).sum()
+    }
+    /// The FLOPs of the ops of one kind.
+    pub fn flops_of(&self, kind: OpKind) -> f64 {
+        self.ops
+            .iter()
+            .filter(|o| o.kind == kind)
+            .map(|o| o.flops)
+            .sum()
+    }
+}
+
+/// Kernels of one dense layer in an unfused forward: input norm, QKV
+/// projection, rotary embedding, KV-cache write, attention, output
+/// projection, residual add, norm, gate and up projections, activation,
+/// down projection, residual add (004 "launch overhead": about a dozen).
+pub const KERNELS_PER_DENSE_LAYER: u64 = 12;
+/// Kernels of one MoE layer: the dense layer's 12 less its 3 FFN kernels,
+/// plus router matmul, top-k, permute, grouped gate/up, activation,
+/// grouped down and combine.
+pub const KERNELS_PER_MOE_LAYER: u64 = 16;
+/// A shared expert's gate/up, activation and down.
+pub const KERNELS_PER_SHARED_EXPERT: u64 = 3;
+/// Embedding gather, final norm, LM head and sampling.
+pub const KERNELS_OUTSIDE_LAYERS: u64 = 4;
+
+/// Kernels per forward from the layer structure.
+pub fn kernels(m: &Model) -> u64 {
+    let layers = m.layers.get();
+    let per_moe = |moe: &crate::spec::model::Moe| {
+        KERNELS_PER_MOE_LAYER + KERNELS_PER_SHARED_EXPERT * moe.shared_experts
+    };
+    let body = match &m.moe {
+        None => layers * KERNELS_PER_DENSE_LAYER,
+        Some(moe) => {
+            moe.dense_layers * KERNELS_PER_DENSE_LAYER + (layers - moe.dense_layers) * per_moe(moe)
+        }
+    };
+    body + KERNELS_OUTSIDE_LAYERS
+}
+
+/// Expected distinct experts `tokens` tokens touch when each picks `k` of
+/// `e` uniformly at random: e x (1 - (1 - k/e)^tokens) (formulas.md,
+/// "Serving: MoE experts touched"). Real routers are not uniform; this is
+/// the assumption the reports state.
+pub fn experts_touched(e: u64, k: u64, tokens: u64) -> f64 {
+    let e = e as f64;
+    let miss = 1.0 - k as f64 / e;
+    e * (1.0 - miss.powf(tokens as f64))
+}
+
+/// Query-key pairs of one sequence's attention when `new` tokens join
+/// `past` cached ones under a causal mask: new x past + new (new + 1) / 2.
+pub fn causal_pairs(new: u64, past: u64) -> f64 {
+    let n = new as f64;
+    n * past as f64 + n * (n + 1.0) / 2.0
+}
+
+/// The forward pass of `m` at `shape` and precisions `p`.
+pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
+    let Shape {
+        batch,
+        new,
+        past,
+        lm_head_tokens,
+    } = shape;
+    let tokens = crate::inputs::mul("batch", &[batch, new])?;
+    let params: Params = model::params(m)?;
+    let d = m.hidden_size.get();
+    let layers = m.layers.get();
+    let lf = layers as f64;
+    let a = &m.attention;
+    let h = a.heads.get();
+    let mut ops = Vec::with_capacity(12);
+
+    // Embedding: one row gathered per token, not the table streamed.
+    ops.push(Op {
+        name: "embedding",
+        kind: OpKind::Gather,
+        flops: 0.0,
+        weight_bytes: tokens as f64 * d as f64 * p.weight,
+        kv_read_bytes: 0.0,
+        kv_write_bytes: 0.0,
+        activation_bytes: tokens as f64 * d as f64 * p.activation,
+    });
+
+    // Attention projections as matmuls. MLA's down and up projections are
+    // counted by their parameters (a matmul of that many weights).
+    let attn_params = params.attention as f64 / lf;
+    if a.kind == AttentionKind::Mla {
+        let n = (attn_params / d as f64).round() as u64;
+        ops.push(Op::matmul(
+            "attention-projections",
+            tokens,
+            n.max(1),
+            d,
+            lf,
+            p,
+        ));
+    } else {
+        let dh = m.head_dim();
+        let kv = m.kv_heads();
+        ops.push(Op::matmul("qkv", tokens, (h + 2 * kv) * dh, d, lf, p));
+        ops.push(Op::matmul("o", tokens, d, h * dh, lf, p));
+    }
+
+    // Attention over the cache: scores (QK^T) and values (PV).
+    let (qk_dim, v_dim) = if a.kind == AttentionKind::Mla {
+        let r = a.kv_lora_rank.map_or(0, |x| x.get());
+        let rope = a.qk_rope_head_dim.map_or(0, |x| x.get());
+        (r + rope, r)
+    } else {
+        (m.head_dim(), m.head_dim())
+    };
+    let kv_token_layer = model::kv_elements_per_token_per_layer(m)? as f64 * p.kv;
+    let window = m.sliding_window.map_or(u64::MAX, |w| w.get());
+    let seen = past.min(window);
+    let pairs = if seen < past {
+        // A sliding window caps every query's span at the window.
+        new as f64 * window as f64
+    } else {
+        causal_pairs(new, past)
+    };
+    let attn_flops = 2.0 * h as f64 * (qk_dim + v_dim) as f64 * pairs * batch as f64 * lf;
+    ops.push(Op {
+        name: "attention",
+        kind: OpKind::Attention,
+        flops: attn_flops,
+        weight_bytes: 0.0,
+        kv_read_bytes: batch as f64 * seen as f64 * kv_token_layer * lf,
+        kv_write_bytes: tokens as f64 * kv_token_layer * lf,
+        activation_bytes: tokens as f64 * h as f64 * (qk_dim + v_dim) as f64 * p.activation * lf,
+    });
+
+    // Feed-forward: dense layers, then MoE layers.
+    let mats: u64 = if m.ffn.gated() { 3 } else { 2 };
+    let mut experts = None;
+    let (dense_layers, moe) = match &m.moe {
+        None => (layers, None),
+        Some(moe) => (moe.dense_layers, Some(moe)),
+    };
+    if dense_layers > 0 {
+        let ff = m.ffn.intermediate_size.get();
+        ops.push(Op::matmul(
+            "ffn",
+            tokens,
+            mats * ff,
+            d,
+            dense_layers as f64,
+            p,
+        ));
+        // One matmul of mats x ff columns: gate, up and down together.
+        if let Some(o) = ops.last_mut() {
+            o.activation_bytes =
+                tokens as f64 * (2 * d + mats * ff) as f64 * p.activation * dense_layers as f64;
+        }
+    }
+    if let Some(moe) = moe {
+        let moe_layers = (layers - moe.dense_layers) as f64;
+        let e = moe.routed_experts.get();
+        let k = moe.experts_per_token.get();
+        let ff = moe.expert_intermediate_size.get();
+        let expert_params = (mats * d * ff) as f64;
+        ops.push(Op::matmul("router", tokens, e, d, moe_layers, p));
+        if moe.shared_experts > 0 {
+            let s = moe.shared_experts;
+            ops.push(Op::matmul(
+                "shared-experts",
+                tokens,
+                s * mats * ff,
+                d,
+                moe_layers,
+                p,
+            ));
+        }
+        let touched = experts_touched(e, k, tokens);
+        experts = Some(touched);
+        ops.push(Op {
+            name: "routed-experts",
+            kind: OpKind::Matmul,
+            flops: 2.0 * tokens as f64 * k as f64 * expert_params * moe_layers,
+            weight_bytes: touched * expert_params * p.weight * moe_layers,
+            kv_read_bytes: 0.0,
+            kv_write_bytes: 0.0,
+            activation_bytes: tokens as f64
+                * k as f64
+                * (2 * d + mats * ff) as f64
+                * p.activation
+                * moe_layers,
+        });
+    }
+
+    // Norms: their weights are read (tiny), their FLOPs negligible.
+    ops.push(Op {
+        name: "norms",
+        kind: OpKind::Gather,
+        flops: 0.0,
+        weight_bytes: params.norms as f64 * p.weight,
+        kv_read_bytes: 0.0,
+        kv_write_bytes: 0.0,
+        activation_bytes: 0.0,
+    });
+
+    // LM head: a full matmul over the vocabulary for every token that
+    // samples (tied or not, the whole matrix is read).
+    if lm_head_tokens > 0 {
+        let head_tokens = crate::inputs::mul("batch", &[batch, lm_head_tokens])?;
+        ops.push(Op::matmul(
+            "lm-head",
+            head_tokens,
+            m.vocab_size.get(),
+            d,
+            1.0,
+            p,
+        ));
+    }
+
+    Ok(Step {
+        ops,
+        experts_touched: experts,
+        kernels: kernels(m) as f64,
+        kv_bytes_per_token: kv_token_layer * lf,
+        cached_tokens: seen,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn experts_touched_limits() {
+        // Mixtral at batch 4: about 5.5 of 8 experts (issue 9).
+        let x = experts_touched(8, 2, 4);
+        assert!((x - 5.47).abs() < 0.01, "{x}");
+        assert!((experts_touched(256, 8, 1) - 8.0).abs() < 1e-9);
+        assert!(experts_touched(256, 8, 100_000) > 255.99);
+    }
+
+    #[test]
+    fn causal_pairs_half_square() {
+        assert_eq!(causal_pairs(4, 0), 10.0);
+        assert_eq!(causal_pairs(1, 100), 101.0);
+    }
+}

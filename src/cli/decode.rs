@@ -1,0 +1,139 @@
+//! `decode`: one decode step of a model on a device.
+
+use super::query::{Query, calc_fields, put};
+use super::{Ctx, fields_as_flags};
+use clap::Args;
+use roofline::calc::decode::{self, DecodeInputs};
+use roofline::error::{Error, Result};
+use roofline::inputs::{Fields, from_fields};
+use roofline::report::Report;
+
+/// `decode` flags.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  roofline decode --model llama-2-7b --hw h100-sxm --batch 1 --context 1024   (about 4 ms at about 1 FLOP/B)
+  roofline decode --model llama-3-8b --hw h200-sxm --batch 32 --context 4096 --achievable
+  roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 1024 --launch eager
+  roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 2048 --sweep batch=1..512 --format csv
+  roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 2048 --slo-tpot 20ms
+  roofline decode --model llama-3-8b --hw h200-sxm --batch 64 --context 2048 --prompt 1024 --output 256 --slo-ttft 200ms
+  roofline decode --model deepseek-v3 --hw b200 --batch 1 --context 4096 --dtype fp8 --activations fp8
+  roofline decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --speculative 0.8,4,0.05")]
+pub struct DecodeArgs {
+    /// Model id or path to a .toml file; a comma-separated list compares.
+    #[arg(long)]
+    pub model: String,
+    /// Hardware id or path; a comma-separated list compares.
+    #[arg(long)]
+    pub hw: String,
+    /// Sequences decoded together.
+    #[arg(long)]
+    pub batch: Option<String>,
+    /// Tokens already in each sequence's KV cache.
+    #[arg(long)]
+    pub context: Option<String>,
+    /// Weight precision (default: the hardware's default-dtype): bf16, fp8,
+    /// int8, int4, mxfp8, mxfp6, mxfp4, nvfp4, ...
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// KV precision: bf16 (default), fp16, fp8, int8, int4, int2, fp32.
+    #[arg(long)]
+    pub kv_dtype: Option<String>,
+    /// Activation precision (default: the hardware's default-dtype); the
+    /// matmuls run at the peak of the wider of weights and activations.
+    #[arg(long)]
+    pub activations: Option<String>,
+    /// Launch overhead per kernel: none (default: speed of light), eager or
+    /// graph (the default with --achievable).
+    #[arg(long)]
+    pub launch: Option<String>,
+    /// Kernels per step (default: from the layer structure).
+    #[arg(long)]
+    pub kernels: Option<String>,
+    /// Speculative decoding in one flag: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]
+    /// (e.g. 0.8,4,0.05), the same as the three flags below.
+    #[arg(long, value_name = "A,G[,C]", conflicts_with_all = ["acceptance", "draft_tokens", "draft_cost"])]
+    pub speculative: Option<String>,
+    /// Speculative decoding: probability a drafted token is accepted.
+    #[arg(long)]
+    pub acceptance: Option<String>,
+    /// Speculative decoding: tokens drafted per pass (default 4).
+    #[arg(long)]
+    pub draft_tokens: Option<String>,
+    /// Speculative decoding: a drafted token's cost as a share of a step.
+    #[arg(long)]
+    pub draft_cost: Option<String>,
+    /// Time-per-output-token target: the largest batch meeting it.
+    #[arg(long)]
+    pub slo_tpot: Option<String>,
+    /// Time-to-first-token target, for goodput (needs --prompt, --output).
+    #[arg(long)]
+    pub slo_ttft: Option<String>,
+    /// Prompt tokens per request, for goodput with prefill in the loop.
+    #[arg(long)]
+    pub prompt: Option<String>,
+    /// Output tokens per request, for goodput.
+    #[arg(long)]
+    pub output: Option<String>,
+    /// Memory held back for activations and the runtime (default 10%).
+    #[arg(long)]
+    pub reserve: Option<String>,
+    /// Allow a context beyond the model's maximum.
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl Query for DecodeArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "model", Some(self.model.as_str()));
+        put(&mut f, "hw", Some(self.hw.as_str()));
+        for (k, v) in [
+            ("batch", &self.batch),
+            ("context", &self.context),
+            ("dtype", &self.dtype),
+            ("kv-dtype", &self.kv_dtype),
+            ("activations", &self.activations),
+            ("launch", &self.launch),
+            ("kernels", &self.kernels),
+            ("acceptance", &self.acceptance),
+            ("draft-tokens", &self.draft_tokens),
+            ("draft-cost", &self.draft_cost),
+            ("slo-tpot", &self.slo_tpot),
+            ("slo-ttft", &self.slo_ttft),
+            ("prompt", &self.prompt),
+            ("output", &self.output),
+            ("reserve", &self.reserve),
+        ] {
+            put(&mut f, k, v.as_deref());
+        }
+        put(&mut f, "force", self.force.then_some(true));
+        if let Some(spec) = &self.speculative {
+            let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
+            if !(2..=3).contains(&parts.len()) || parts.iter().any(|p| p.is_empty()) {
+                return Err(Error::usage(
+                    "--speculative",
+                    format!(
+                        "`{spec}`: expected ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST], e.g. 0.8,4,0.05"
+                    ),
+                ));
+            }
+            for (k, v) in ["acceptance", "draft-tokens", "draft-cost"]
+                .iter()
+                .zip(&parts)
+            {
+                put(&mut f, k, Some(*v));
+            }
+        }
+        Ok(f)
+    }
+
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        let m = ctx.point_model(fields)?;
+        let hw = ctx.point_hardware(fields, None)?;
+        let inputs: DecodeInputs = from_fields(&calc_fields(fields))?;
+        Ok(decode::cost(&m, &hw, &inputs, ctx.mode)
+            .map_err(fields_as_flags)?
+            .report(lean))
+    }
+}

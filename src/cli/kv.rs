@@ -1,0 +1,83 @@
+//! `kv`: the KV cache of a model, and with `--hw` what fits beside the
+//! weights.
+
+use super::query::{Query, calc_fields, put};
+use super::{Ctx, fields_as_flags};
+use clap::Args;
+use roofline::calc::kv::{self, KvInputs};
+use roofline::error::Result;
+use roofline::inputs::{Fields, from_fields};
+use roofline::report::Report;
+
+/// `kv` flags.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  roofline kv --model llama-3-8b --context 8192 --batch 32      (4 KiB per token per layer; 4.3 GB)
+  roofline kv --model llama-3-8b --context 8192 --batch 32 --hw h200-sxm   (max batch and context beside the weights)
+  roofline kv --model deepseek-v3 --context 1                   (MLA: 70,272 B per token in bf16)
+  roofline kv --model llama-3-8b --context 8192 --kv-dtype int2 (KIVI 2-bit with fp16 scales: 3 bits an element)
+  roofline kv --model llama-3-8b --context 1000 --page 16 --reserved 4096
+  roofline kv --model llama-3-8b --context 4096 --hw h100-sxm --sweep batch=1..256")]
+pub struct KvArgs {
+    /// Model id or path to a .toml file; a comma-separated list compares.
+    #[arg(long)]
+    pub model: String,
+    /// Tokens per sequence.
+    #[arg(long)]
+    pub context: Option<String>,
+    /// Sequences (default 1).
+    #[arg(long)]
+    pub batch: Option<String>,
+    /// KV precision: fp32, bf16 (default), fp16, fp8, int8, int4, int2
+    /// (integers with KIVI's fp16 scale and zero point per 32 elements).
+    #[arg(long)]
+    pub kv_dtype: Option<String>,
+    /// Hardware to fit on: max batch and max context beside the weights.
+    #[arg(long)]
+    pub hw: Option<String>,
+    /// Weight precision for the fit (default: the hardware's default-dtype).
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// Memory held back for activations and the runtime (default 10%).
+    #[arg(long)]
+    pub reserve: Option<String>,
+    /// Tokens per KV page: the waste of the last partly filled page.
+    #[arg(long)]
+    pub page: Option<String>,
+    /// Tokens a contiguous allocator reserves per sequence: its waste.
+    #[arg(long)]
+    pub reserved: Option<String>,
+    /// Allow a context beyond the model's maximum.
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl Query for KvArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "model", Some(self.model.as_str()));
+        put(&mut f, "hw", self.hw.as_deref());
+        put(&mut f, "context", self.context.as_deref());
+        put(&mut f, "batch", self.batch.as_deref());
+        put(&mut f, "kv-dtype", self.kv_dtype.as_deref());
+        put(&mut f, "dtype", self.dtype.as_deref());
+        put(&mut f, "reserve", self.reserve.as_deref());
+        put(&mut f, "page", self.page.as_deref());
+        put(&mut f, "reserved", self.reserved.as_deref());
+        put(&mut f, "force", self.force.then_some(true));
+        Ok(f)
+    }
+
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        let m = ctx.point_model(fields)?;
+        let hw = if fields.contains_key("hw") {
+            Some(ctx.point_hardware(fields, None)?)
+        } else {
+            None
+        };
+        let inputs: KvInputs = from_fields(&calc_fields(fields))?;
+        Ok(kv::cost(&m, hw.as_deref(), &inputs)
+            .map_err(fields_as_flags)?
+            .report(lean))
+    }
+}

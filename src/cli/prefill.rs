@@ -1,0 +1,84 @@
+//! `prefill`: a prompt's FLOPs, bytes and time to first token.
+
+use super::query::{Query, calc_fields, put};
+use super::{Ctx, fields_as_flags};
+use clap::Args;
+use roofline::calc::prefill::{self, PrefillInputs};
+use roofline::error::Result;
+use roofline::inputs::{Fields, from_fields};
+use roofline::report::Report;
+
+/// `prefill` flags.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  roofline prefill --model llama-3-8b --hw h200-sxm --prompt 8192
+  roofline prefill --model llama-3-8b --hw h200-sxm --prompt 8192 --chunk 512
+  roofline prefill --model llama-3-8b --hw h100-sxm --prompt 8192 --explain   (the fp32 scores against L2)
+  roofline prefill --model llama-3-8b --hw h200-sxm --prompt 2048 --achievable
+  roofline prefill --model llama-3-8b --hw h200-sxm --prompt 512 --sweep prompt=512..32768")]
+pub struct PrefillArgs {
+    /// Model id or path to a .toml file; a comma-separated list compares.
+    #[arg(long)]
+    pub model: String,
+    /// Hardware id or path; a comma-separated list compares.
+    #[arg(long)]
+    pub hw: String,
+    /// Prompt tokens per sequence.
+    #[arg(long)]
+    pub prompt: Option<String>,
+    /// Sequences (default 1).
+    #[arg(long)]
+    pub batch: Option<String>,
+    /// Tokens per chunk (chunked prefill; default: the whole prompt).
+    #[arg(long)]
+    pub chunk: Option<String>,
+    /// Weight precision (default: the hardware's default-dtype).
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// KV precision (default bf16).
+    #[arg(long)]
+    pub kv_dtype: Option<String>,
+    /// Activation precision (default: the hardware's default-dtype).
+    #[arg(long)]
+    pub activations: Option<String>,
+    /// Launch overhead per kernel: none (default), eager or graph.
+    #[arg(long)]
+    pub launch: Option<String>,
+    /// Kernels per forward (default: from the layer structure).
+    #[arg(long)]
+    pub kernels: Option<String>,
+    /// Allow a prompt beyond the model's maximum context.
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl Query for PrefillArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "model", Some(self.model.as_str()));
+        put(&mut f, "hw", Some(self.hw.as_str()));
+        for (k, v) in [
+            ("prompt", &self.prompt),
+            ("batch", &self.batch),
+            ("chunk", &self.chunk),
+            ("dtype", &self.dtype),
+            ("kv-dtype", &self.kv_dtype),
+            ("activations", &self.activations),
+            ("launch", &self.launch),
+            ("kernels", &self.kernels),
+        ] {
+            put(&mut f, k, v.as_deref());
+        }
+        put(&mut f, "force", self.force.then_some(true));
+        Ok(f)
+    }
+
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        let m = ctx.point_model(fields)?;
+        let hw = ctx.point_hardware(fields, None)?;
+        let inputs: PrefillInputs = from_fields(&calc_fields(fields))?;
+        Ok(prefill::cost(&m, &hw, &inputs, ctx.mode)
+            .map_err(fields_as_flags)?
+            .report(lean))
+    }
+}

@@ -1,0 +1,240 @@
+//! `kv` against the `kv-cache` golden cases and the KIVI quantization case
+//! (../shared/golden/seed_cases.toml; expected values and tolerances are the
+//! golden file's), the H200's usable memory, paging and bad input.
+
+use roofline::calc::kv::{self, KvCost, KvInputs, MemorySource};
+use roofline::catalog::Catalog;
+use roofline::error::Error;
+use roofline::inputs::Count;
+use roofline::spec::hardware::Hardware;
+use roofline::spec::model::Model;
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+fn model(id: &str) -> Model {
+    Catalog::default().model(id, &[]).unwrap()
+}
+
+fn hw(id: &str) -> Hardware {
+    Catalog::default().hardware(id, &[]).unwrap()
+}
+
+fn inputs(context: u64, batch: u64) -> KvInputs {
+    KvInputs {
+        context: Count(context),
+        batch: Some(Count(batch)),
+        kv_dtype: None,
+        dtype: None,
+        reserve: None,
+        page: None,
+        reserved: None,
+        force: false,
+    }
+}
+
+fn cost(m: &str, h: Option<&str>, i: &KvInputs) -> KvCost {
+    let hw = h.map(hw);
+    kv::cost(&model(m), hw.as_ref(), i).unwrap()
+}
+
+fn close(id: &str, got: f64, expected: f64, tol: f64) {
+    assert!(
+        (got - expected).abs() <= tol * expected.abs() + 1e-9,
+        "{id}: got {got}, expected {expected} (tolerance {tol})"
+    );
+}
+
+#[test]
+fn llama_3_8b_per_token() {
+    let c = cost("llama-3-8b", None, &inputs(8192, 32));
+    close(
+        "ch-kv-bytes-per-token-layer",
+        c.bytes_per_token_per_layer,
+        4096.0,
+        0.0,
+    );
+    close(
+        "ch-kv-bytes-per-token-all-layers",
+        c.bytes_per_token,
+        131072.0,
+        0.0,
+    );
+    close(
+        "ch-kv-8k-one-layer",
+        c.bytes_per_layer_sequence / MIB,
+        32.0,
+        0.0,
+    );
+    assert_eq!(c.kv_bytes, 32.0 * 8192.0 * 131072.0);
+}
+
+#[test]
+fn llama_3_8b_against_on_chip_memory() {
+    // The chapter's H100: 228 KiB of shared memory per SM, 50 MB of L2.
+    let c = cost("llama-3-8b", Some("h100-sxm"), &inputs(8192, 1));
+    let f = c.fit.as_ref().unwrap();
+    let smem = f.smem_per_sm.unwrap();
+    close(
+        "ch-kv-tokens-per-sm-smem",
+        (smem / c.bytes_per_token_per_layer).floor(),
+        57.0,
+        0.0,
+    );
+    close(
+        "ch-kv-8k-vs-smem",
+        c.bytes_per_layer_sequence / smem,
+        144.0,
+        0.005,
+    );
+    close(
+        "ch-kv-8k-vs-l2",
+        c.bytes_per_layer_sequence / f.l2_bytes.unwrap(),
+        0.671,
+        0.01,
+    );
+    // The same ratios through the report.
+    let r = c.report(false);
+    assert_eq!(r.number("tokens_per_sm_smem"), Some(57.0));
+}
+
+#[test]
+fn deepseek_v3_mla() {
+    // Issue 9: DeepSeek-V3's MLA caches 61 x (512 + 64) x 2 = 70,272 B.
+    let c = cost("deepseek-v3", None, &inputs(1, 1));
+    assert_eq!(c.bytes_per_token, 70_272.0);
+}
+
+#[test]
+fn kivi_two_bit() {
+    // book-4.2-kivi-bits: 16-bit to 2-bit elements is 8x; the fp16 scale
+    // and zero point per group of 32 add a bit an element.
+    let mut i = inputs(8192, 1);
+    i.kv_dtype = Some("int2".into());
+    let c = cost("llama-3-8b", None, &i);
+    close("book-4.2-kivi-bits", 16.0 / c.kv_dtype.data_bits, 8.0, 0.0);
+    assert_eq!(c.kv_dtype.bits(), 3.0);
+    assert_eq!(c.bytes_per_token_per_layer, 2048.0 * 3.0 / 8.0);
+    let r = c.report(false);
+    assert!((r.number("compression_vs_bf16").unwrap() - 16.0 / 3.0).abs() < 1e-12);
+}
+
+#[test]
+fn paged_and_contiguous_waste() {
+    // book-4.1-paged-waste-low / -high: a contiguous reservation holding
+    // 38.2% (20.4%) token state wastes 61.8% (79.6%).
+    let mut i = inputs(382, 1);
+    i.reserved = Some(Count(1000));
+    let c = cost("llama-3-8b", None, &i);
+    close(
+        "book-4.1-paged-waste-low",
+        c.contiguous.unwrap().1 * 100.0,
+        61.8,
+        1e-12,
+    );
+    let mut i = inputs(204, 1);
+    i.reserved = Some(Count(1000));
+    let c = cost("llama-3-8b", None, &i);
+    close(
+        "book-4.1-paged-waste-high",
+        c.contiguous.unwrap().1 * 100.0,
+        79.6,
+        1e-12,
+    );
+    // Paging wastes only the last page: 1000 tokens in 16-token pages.
+    let mut i = inputs(1000, 2);
+    i.page = Some(Count(16));
+    let c = cost("llama-3-8b", None, &i);
+    let p = c.paged.unwrap();
+    assert_eq!(p.pages, 63);
+    assert!((p.waste - 8.0 / 1008.0).abs() < 1e-12);
+    assert_eq!(p.bytes, 2.0 * 1008.0 * 131072.0);
+}
+
+#[test]
+fn h200_fits_against_usable_memory() {
+    let c = cost("llama-3-8b", Some("h200-sxm"), &inputs(8192, 32));
+    let f = c.fit.unwrap();
+    assert_eq!(f.memory_source, MemorySource::Usable);
+    assert_eq!(f.memory_bytes, 150_109_880_320.0);
+    let weights = 8_030_261_248.0 * 2.0;
+    let budget = 150_109_880_320.0 * 0.9 - weights;
+    assert!((f.kv_budget_bytes - budget).abs() < 1.0);
+    assert_eq!(f.max_batch, (budget / (8192.0 * 131072.0)).floor() as u64);
+    assert_eq!(f.max_context, (budget / (32.0 * 131072.0)).floor() as u64);
+    // The H100 file has no usable figure: the datasheet's 80 GB.
+    let c = cost("llama-3-8b", Some("h100-sxm"), &inputs(8192, 32));
+    let f = c.fit.unwrap();
+    assert_eq!(f.memory_source, MemorySource::Datasheet);
+    assert_eq!(f.memory_bytes, 80e9);
+}
+
+#[test]
+fn reserve_is_settable() {
+    let mut i = inputs(8192, 1);
+    i.reserve = Some("20%".into());
+    let a = cost("llama-3-8b", Some("h200-sxm"), &i).fit.unwrap();
+    i.reserve = Some(serde_json::json!(0.2));
+    let b = cost("llama-3-8b", Some("h200-sxm"), &i).fit.unwrap();
+    assert_eq!(a.kv_budget_bytes, b.kv_budget_bytes);
+    i.reserve = Some("120%".into());
+    let e = kv::cost(&model("llama-3-8b"), Some(&hw("h200-sxm")), &i).unwrap_err();
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "reserve"),
+        "{e}"
+    );
+}
+
+#[test]
+fn sliding_window_caps_the_cache() {
+    let c = cost("mistral-7b", None, &inputs(32768, 1));
+    let w = model("mistral-7b").sliding_window.map(|w| w.get());
+    if let Some(w) = w {
+        assert_eq!(c.cached_tokens, w.min(32768));
+    }
+}
+
+#[test]
+fn bad_input() {
+    let m = model("llama-3-8b");
+    let e = kv::cost(&m, None, &inputs(8192, 0)).unwrap_err();
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "batch"),
+        "{e}"
+    );
+    let e = kv::cost(&m, None, &inputs(100_000, 1)).unwrap_err();
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "context"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("8,192"), "{e}");
+    let mut forced = inputs(100_000, 1);
+    forced.force = true;
+    assert_eq!(kv::cost(&m, None, &forced).unwrap().beyond_max, Some(8192));
+    let mut i = inputs(10, 1);
+    i.kv_dtype = Some("nvfp4".into());
+    let e = kv::cost(&m, None, &i).unwrap_err();
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "kv-dtype"),
+        "{e}"
+    );
+    let mut i = inputs(10, 1);
+    i.reserve = Some("5%".into());
+    let e = kv::cost(&m, None, &i).unwrap_err();
+    assert!(
+        matches!(&e, Error::Field { field, .. } if field == "reserve"),
+        "{e}"
+    );
+    // A model that cannot fit at all: no answer (exit 1), by how much.
+    let e = kv::cost(
+        &model("llama-3.1-405b"),
+        Some(&hw("h200-sxm")),
+        &inputs(10, 1),
+    )
+    .unwrap_err();
+    assert_eq!(e.exit_code(), 1);
+    let msg = e.to_string();
+    assert!(
+        msg.contains("exceed") && msg.contains("by ") && msg.contains("plan"),
+        "{msg}"
+    );
+}
