@@ -2,11 +2,14 @@
 //! drawing it as SVG and PNG.
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use roofline::calc::decode::DecodeInputs;
 use roofline::calc::matmul::MatmulInputs;
 use roofline::catalog::Catalog;
 use roofline::chart::occupancy::OccupancyChartInputs;
 use roofline::chart::roofline::KernelMark;
-use roofline::chart::{self, Chart, ChartFormat, OccupancyData, RooflineData, TilesData};
+use roofline::chart::{
+    self, Chart, ChartFormat, DecodeData, OccupancyData, RooflineData, TilesData,
+};
 use roofline::inputs::{Bytes, Count};
 use roofline::spec::hardware::Mode;
 use std::hint::black_box;
@@ -54,6 +57,37 @@ fn charts(c: &mut Criterion) {
     let t = Chart::Tiles(TilesData::build(h100, &tiles, Mode::SpeedOfLight).unwrap());
     c.bench_function("chart tiles svg", |b| {
         b.iter(|| chart::render(black_box(&t), ChartFormat::Svg).unwrap())
+    });
+    let model = cat.model("llama-3-8b", &[]).unwrap();
+    let inputs: DecodeInputs = roofline::inputs::from_fields(
+        serde_json::json!({"batch": 1, "context": 2048})
+            .as_object()
+            .unwrap(),
+    )
+    .unwrap();
+    let serving = [
+        hw[0].clone(),
+        cat.hardware("h200-sxm", &[]).unwrap(),
+        hw[1].clone(),
+        hw[2].clone(),
+    ];
+    c.bench_function("chart decode build", |b| {
+        b.iter(|| {
+            DecodeData::build(
+                &model,
+                black_box(&serving),
+                &inputs,
+                1024,
+                Mode::SpeedOfLight,
+            )
+            .unwrap()
+        })
+    });
+    let d = Chart::Decode(
+        DecodeData::build(&model, &serving, &inputs, 1024, Mode::SpeedOfLight).unwrap(),
+    );
+    c.bench_function("chart decode svg", |b| {
+        b.iter(|| chart::render(black_box(&d), ChartFormat::Svg).unwrap())
     });
 }
 

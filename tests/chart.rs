@@ -2,13 +2,14 @@
 //! text a person reads (snapshots), PNG size, and the errors for nothing to
 //! draw.
 
+use roofline::calc::decode::DecodeInputs;
 use roofline::calc::matmul::MatmulInputs;
 use roofline::calc::point::{self, PointInputs};
 use roofline::catalog::Catalog;
 use roofline::chart::occupancy::OccupancyChartInputs;
 use roofline::chart::roofline::KernelMark;
 use roofline::chart::{
-    self, Chart, ChartFormat, OccupancyData, RooflineData, SweepData, TilesData,
+    self, Chart, ChartFormat, DecodeData, OccupancyData, RooflineData, SweepData, TilesData,
 };
 use roofline::inputs::{Bytes, Count};
 use roofline::report::Report;
@@ -278,4 +279,60 @@ fn a_sweep_chart_names_what_it_cannot_draw() {
     }
     let e = SweepData::from_report(&cmp, &[]).unwrap_err();
     assert!(e.to_string().contains("no swept input"), "{e}");
+}
+
+fn decode_inputs() -> DecodeInputs {
+    roofline::inputs::from_fields(
+        serde_json::json!({"batch": 1, "context": 2048})
+            .as_object()
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn decode_curves_trade_user_speed_for_device_throughput() {
+    let model = Catalog::default().model("llama-3-8b", &[]).unwrap();
+    let d = DecodeData::build(
+        &model,
+        &[hw("h100-sxm"), hw("h200-sxm")],
+        &decode_inputs(),
+        1024,
+        Mode::SpeedOfLight,
+    )
+    .unwrap();
+    assert_eq!(d.series.len(), 2);
+    for s in &d.series {
+        // Throughput per device grows with the batch, speed per user falls.
+        assert!(
+            s.points
+                .windows(2)
+                .all(|w| w[1].per_device > w[0].per_device)
+        );
+        assert!(s.points.windows(2).all(|w| w[1].per_user < w[0].per_user));
+        // The curve ends at the largest batch whose KV fits.
+        let limit = s
+            .kv_limit
+            .expect("an 8B model at 2K context fills 80 GB before batch 1024");
+        assert_eq!(s.points.last().unwrap().batch, limit);
+        assert_eq!(s.points[0].batch, 1);
+    }
+    // More memory holds more sequences.
+    assert!(d.series[1].kv_limit > d.series[0].kv_limit);
+    insta::assert_snapshot!("decode-text", texts(&svg(&Chart::Decode(d))));
+}
+
+#[test]
+fn decode_with_nothing_that_holds_the_model_is_an_error() {
+    let model = Catalog::default().model("deepseek-v3", &[]).unwrap();
+    let e = DecodeData::build(
+        &model,
+        &[hw("h100-sxm")],
+        &decode_inputs(),
+        64,
+        Mode::SpeedOfLight,
+    )
+    .unwrap_err();
+    assert_eq!(e.exit_code(), 65);
+    assert!(e.to_string().contains("nothing to draw"), "{e}");
 }

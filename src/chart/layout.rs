@@ -95,6 +95,38 @@ impl Placer {
     }
 }
 
+impl Placer {
+    /// Places a label only where it overlaps nothing (labels or lines);
+    /// `None` leaves it out.
+    pub fn try_place(
+        &mut self,
+        anchor: (i32, i32),
+        size: (u32, u32),
+        offsets: &[(i32, i32)],
+    ) -> Option<(i32, i32)> {
+        let (w, h) = (size.0 as i32 + 4, size.1 as i32 + 4);
+        let rect = |o: &(i32, i32)| {
+            let (x, y) = (anchor.0 + o.0 - 2, anchor.1 + o.1 - 2);
+            (x, y, x + w, y + h)
+        };
+        let b = self.bounds;
+        let chosen = offsets.iter().find(|o| {
+            let r = rect(o);
+            r.0 >= b.0
+                && r.1 >= b.1
+                && r.2 <= b.2
+                && r.3 <= b.3
+                && !self
+                    .taken
+                    .iter()
+                    .chain(&self.lines)
+                    .any(|t| overlaps(*t, r))
+        })?;
+        self.taken.push(rect(chosen));
+        Some(*chosen)
+    }
+}
+
 /// Candidate offsets around a point for a `size` label, `gap` pixels away:
 /// right-below, right-above, left-below, left-above, then stepping further
 /// down and up on either side.

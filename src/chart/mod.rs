@@ -14,6 +14,7 @@
 //!
 //! The library never writes files: [`render`] returns the bytes.
 
+pub mod decode;
 pub mod layout;
 pub mod occupancy;
 pub mod roofline;
@@ -27,6 +28,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
+pub use decode::DecodeData;
 pub use occupancy::OccupancyData;
 pub use roofline::RooflineData;
 pub use sweep::SweepData;
@@ -85,13 +87,15 @@ pub enum Chart {
     Tiles(TilesData),
     /// Results of any sweep against its swept input.
     Sweep(SweepData),
+    /// Decode throughput per device against speed per user.
+    Decode(DecodeData),
 }
 
 impl Chart {
     /// Width and height in pixels (SVG user units).
     pub fn size(&self) -> (u32, u32) {
         match self {
-            Chart::Roofline(_) => (style::WIDTH, style::HEIGHT),
+            Chart::Roofline(_) | Chart::Decode(_) => (style::WIDTH, style::HEIGHT),
             Chart::Occupancy(_) => (style::WIDTH, style::PANEL_HEIGHT * 3 + style::TITLE_BAND),
             Chart::Tiles(_) => (style::WIDTH, style::PANEL_HEIGHT * 2 + style::TITLE_BAND),
             Chart::Sweep(d) => (
@@ -110,6 +114,7 @@ impl Chart {
             Chart::Occupancy(d) => occupancy::occupancy(area, d),
             Chart::Tiles(d) => tiles::tiles(area, d),
             Chart::Sweep(d) => sweep::sweep(area, d),
+            Chart::Decode(d) => decode::decode(area, d),
         }
     }
 }

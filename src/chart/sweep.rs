@@ -540,9 +540,10 @@ where
     mesh.draw().map_err(draw_error)?;
     let (xd, yd) = (data.x_scale.divisor, p.scale.divisor);
     let many = p.series.iter().map(|s| s.points.len()).max().unwrap_or(0) > 60;
+    let curves: Vec<Vec<(f64, f64)>> = p.series.iter().map(|s| s.points.clone()).collect();
     for (i, s) in p.series.iter().enumerate() {
         let c = style::color(i);
-        let line = c.stroke_width(style::LINE_WIDTH);
+        let line = c.stroke_width(style::width(&curves, i));
         let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (x / xd, y / yd)).collect();
         chart
             .draw_series(LineSeries::new(pts.clone(), line))

@@ -5,9 +5,10 @@
 use super::query::as_flags;
 use super::{Ctx, Global};
 use clap::{Args, Subcommand};
+use roofline::calc::decode::DecodeInputs;
 use roofline::calc::matmul::MatmulInputs;
 use roofline::chart::{
-    self, Chart, ChartFormat, OccupancyData, RooflineData, SweepData, TilesData,
+    self, Chart, ChartFormat, DecodeData, OccupancyData, RooflineData, SweepData, TilesData,
     roofline::KernelMark,
 };
 use roofline::error::{Error, Result};
@@ -38,6 +39,42 @@ pub enum ChartCommand {
     #[command(after_help = "Example:
   roofline chart tiles --hw h100-sxm --m 4096 --n 4096 --k 4096 --out my-tiles.svg")]
     Tiles(TilesArgs),
+    /// Decode throughput per device against speed per user as the batch
+    /// grows (1, 2, 4, ... until the KV cache is full), one curve per
+    /// accelerator; memory- and compute-bound steps marked apart.
+    #[command(after_help = "Example:
+  roofline chart decode --model llama-3-8b --hw h100-sxm,h200-sxm,b200,mi355x --out my-decode.svg")]
+    Decode(DecodeArgs),
+}
+
+/// `chart decode` flags.
+#[derive(Debug, Args)]
+pub struct DecodeArgs {
+    /// The model: catalog id or path.
+    #[arg(long)]
+    pub model: String,
+    /// Accelerators: comma-separated catalog ids or .toml paths.
+    #[arg(long)]
+    pub hw: String,
+    /// Tokens cached per sequence [default: 2048].
+    #[arg(long)]
+    pub context: Option<String>,
+    /// Weight precision (default: the hardware's default-dtype).
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// KV precision (default bf16).
+    #[arg(long)]
+    pub kv_dtype: Option<String>,
+    /// Launch overhead: none, eager or graph (as `decode --launch`).
+    #[arg(long)]
+    pub launch: Option<String>,
+    /// The largest batch drawn [default: 1024]; a curve ends earlier where
+    /// the KV cache is full.
+    #[arg(long)]
+    pub max_batch: Option<String>,
+    /// The file to write: .svg or .png; `-` writes SVG to standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
 }
 
 /// `chart roofline` flags.
@@ -217,10 +254,41 @@ pub fn draw(cmd: &ChartCommand, g: &Global) -> Result<ChartOut> {
             let data = TilesData::build(&hw, &inputs, ctx.mode)?;
             ((Chart::Tiles(data), format), &a.out)
         }
+        ChartCommand::Decode(a) => {
+            let format = ChartFormat::from_path(&a.out, "out")?;
+            let mut f = Fields::new();
+            put(&mut f, "batch", Some("1"));
+            put(
+                &mut f,
+                "context",
+                Some(a.context.as_deref().unwrap_or("2048")),
+            );
+            put(&mut f, "dtype", a.dtype.as_deref());
+            put(&mut f, "kv-dtype", a.kv_dtype.as_deref());
+            put(&mut f, "launch", a.launch.as_deref());
+            let inputs: DecodeInputs = from_fields(&f)?;
+            let max_batch = match a.max_batch.as_deref() {
+                None => 1024,
+                Some(t) => {
+                    roofline::inputs::parse_count(t).map_err(|e| Error::field("max-batch", e))?
+                }
+            };
+            let mut models = ctx.models(&a.model)?;
+            if models.len() > 1 {
+                return Err(Error::input(
+                    "--model",
+                    "this chart is of one model; give one id",
+                ));
+            }
+            let hw = ctx.hardware(&a.hw)?;
+            let data = DecodeData::build(&models.remove(0), &hw, &inputs, max_batch, ctx.mode)?;
+            ((Chart::Decode(data), format), &a.out)
+        }
     };
     ctx.check_sets_used()?;
     let notes = match &chart.0 {
         Chart::Roofline(d) => d.notes.clone(),
+        Chart::Decode(d) => d.notes.clone(),
         _ => Vec::new(),
     };
     Ok(ChartOut {
