@@ -4,13 +4,12 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use roofline::calc::decode::DecodeInputs;
 use roofline::calc::matmul::MatmulInputs;
+use roofline::calc::occupancy::OccupancyInputs;
 use roofline::catalog::Catalog;
-use roofline::chart::occupancy::OccupancyChartInputs;
 use roofline::chart::roofline::KernelMark;
 use roofline::chart::{
     self, Chart, ChartFormat, DecodeData, OccupancyData, RooflineData, TilesData,
 };
-use roofline::inputs::{Bytes, Count};
 use roofline::spec::hardware::Mode;
 use std::hint::black_box;
 
@@ -41,11 +40,7 @@ fn charts(c: &mut Criterion) {
         b.iter(|| chart::render(black_box(&r), ChartFormat::Png).unwrap())
     });
     let h100 = &hw[0];
-    let occ = OccupancyChartInputs {
-        threads: Some(Count(256)),
-        regs: Some(Count(64)),
-        smem: Some(Bytes(32768.0)),
-    };
+    let occ = OccupancyInputs::new(256, 64, 32768);
     c.bench_function("chart occupancy build", |b| {
         b.iter(|| OccupancyData::build(black_box(h100), &occ).unwrap())
     });

@@ -174,6 +174,11 @@ impl Quantity {
     }
 }
 
+/// A key of a report's inputs or results: a literal (`"time_s"`, no
+/// allocation, which a sweep of a million points notices) or a name built
+/// at run time (`"l2_bytes"` from a memory level).
+pub type Key = std::borrow::Cow<'static, str>;
+
 /// Something that describes a result: a [`Quantity`], or a closure that
 /// makes one, so a sweep's lean points skip formatting derivations.
 pub trait Describe {
@@ -197,13 +202,13 @@ impl<F: FnOnce() -> Quantity> Describe for F {
 #[derive(Debug, Clone, Serialize, PartialEq, Default)]
 pub struct Row {
     /// The inputs that vary (and those that identify the row).
-    pub inputs: IndexMap<String, Value>,
+    pub inputs: IndexMap<Key, Value>,
     /// The row's results.
-    pub results: IndexMap<String, Value>,
+    pub results: IndexMap<Key, Value>,
     /// Units of this row's results where they differ from the report's
     /// (a capacity one vendor states in GiB and another in GB).
     #[serde(skip)]
-    pub units: IndexMap<String, Unit>,
+    pub units: IndexMap<Key, Unit>,
 }
 
 impl Row {
@@ -240,11 +245,11 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// Resolved inputs in base units.
-    pub inputs: IndexMap<String, Value>,
+    pub inputs: IndexMap<Key, Value>,
     /// Answers in base units.
-    pub results: IndexMap<String, Value>,
+    pub results: IndexMap<Key, Value>,
     /// What each result (and row column) means.
-    pub quantities: IndexMap<String, Quantity>,
+    pub quantities: IndexMap<Key, Quantity>,
     /// The inputs that vary across `rows`, outermost first (`hardware` for a
     /// comparison).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -287,24 +292,26 @@ impl Report {
     }
 
     /// Records an input.
-    pub fn input(&mut self, key: &str, value: impl Into<Value>) {
+    pub fn input(&mut self, key: impl Into<Key>, value: impl Into<Value>) {
         self.inputs.insert(key.into(), value.into());
     }
 
     /// Records a result and what it means (the description is only made
     /// when the report is not lean).
-    pub fn result(&mut self, key: &str, value: impl Into<Value>, q: impl Describe) {
-        self.results.insert(key.into(), value.into());
+    pub fn result(&mut self, key: impl Into<Key>, value: impl Into<Value>, q: impl Describe) {
+        let key = key.into();
         if !self.lean {
-            self.quantities.insert(key.into(), q.quantity());
+            self.quantities.insert(key.clone(), q.quantity());
         }
+        self.results.insert(key, value.into());
     }
 
     /// Describes a key that appears only in rows or inputs; a key that is
     /// also a result keeps the result's description (and its derivation).
-    pub fn describe(&mut self, key: &str, q: impl Describe) {
-        if !self.lean && !self.quantities.contains_key(key) {
-            self.quantities.insert(key.into(), q.quantity());
+    pub fn describe(&mut self, key: impl Into<Key>, q: impl Describe) {
+        let key = key.into();
+        if !self.lean && !self.quantities.contains_key(&key) {
+            self.quantities.insert(key, q.quantity());
         }
     }
 
@@ -337,7 +344,7 @@ impl Report {
     /// Puts every result recorded since the first `from` results into
     /// section `group` (those already in a section keep theirs).
     pub fn group_since(&mut self, from: usize, group: &str) {
-        let keys: Vec<String> = self.results.keys().skip(from).cloned().collect();
+        let keys: Vec<Key> = self.results.keys().skip(from).cloned().collect();
         for k in keys {
             if let Some(q) = self.quantities.get_mut(&k) {
                 q.group.get_or_insert_with(|| group.to_string());
@@ -356,9 +363,9 @@ impl Report {
                 .map_or(order.len() + 1, |i| i + 1),
         };
         let quantities = &self.quantities;
-        let mut entries: Vec<(String, Value)> =
+        let mut entries: Vec<(Key, Value)> =
             std::mem::take(&mut self.results).into_iter().collect();
-        entries.sort_by_key(|(k, _)| rank(quantities.get(k)));
+        entries.sort_by_key(|(k, _)| rank(quantities.get(k.as_ref())));
         self.results = entries.into_iter().collect();
     }
 
@@ -431,10 +438,11 @@ impl Report {
                 let v = match a.as_str() {
                     "hardware" => r.hardware.clone().map(Value::from),
                     "model" => r.model.clone().map(Value::from),
-                    _ => r.inputs.get(a).cloned(),
+                    _ => r.inputs.get(a.as_str()).cloned(),
                 };
                 let v = v.or_else(|| points.get(i).and_then(|p| p.get(j)).cloned());
-                row.inputs.insert(a.clone(), v.unwrap_or(Value::Null));
+                row.inputs
+                    .insert(a.clone().into(), v.unwrap_or(Value::Null));
             }
             for (k, v) in r.inputs {
                 if !out.inputs.contains_key(&k) && !row.inputs.contains_key(&k) {

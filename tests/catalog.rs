@@ -510,13 +510,8 @@ fn execution_limits_not_in_the_report_table() {
         228.0 * KIB,
         0.0,
     );
-    // book-2.3-warpgroup-threads: a warp group is 4 consecutive warps.
-    close(
-        "book-2.3-warpgroup-threads",
-        4.0 * f64::from(ex.warp_size.get()),
-        128.0,
-        0.0,
-    );
+    // book-2.3-warpgroup-threads is asserted through `occupancy` in
+    // tests/occupancy.rs.
 }
 
 /// book-2.3-thread-reg-cap is marked inconsistent: the book says 256, the
@@ -714,20 +709,8 @@ fn lecture_7_3_hierarchy_at_the_lectures_assumptions() {
         10.0,
         0.12,
     );
-    let smem_lat = num(&r, "shared_memory_latency_cycles");
-    close("lec-7.3-latency-ratio", 500.0 / smem_lat, 17.0, 0.02);
-    close("lec-7.3-latency-ns", 500.0 / 1.8e9 * 1e9, 278.0, 0.002);
-    // lec-7.3-sm-shortfall: 4 schedulers x 32 lanes x 4 B against the SM's
-    // share of HBM per cycle.
-    let ex = h.execution.as_ref().unwrap();
-    let demand =
-        f64::from(ex.schedulers_per_sm.unwrap().get()) * f64::from(ex.warp_size.get()) * 4.0;
-    close(
-        "lec-7.3-sm-shortfall",
-        demand / num(&r, "hbm_bytes_per_cycle_per_sm"),
-        36.0,
-        0.01,
-    );
+    // lec-7.3-latency-ratio, lec-7.3-latency-ns and lec-7.3-sm-shortfall
+    // are asserted through `littles-law` in tests/littles_law.rs.
     close(
         "lec-7.1-regfile-per-sm",
         num(&r, "registers_bytes"),
@@ -1389,27 +1372,15 @@ fn sparse_peaks() {
 /// in flight, with the measured latency under --achievable.
 #[test]
 fn bytes_in_flight_agree_with_littles_law() {
-    use roofline::calc::littles_law::{Demand, littles_law};
+    use roofline::calc::littles_law::{self, LittlesLawInputs};
     let h = hw("h200-sxm");
     for mode in [Mode::SpeedOfLight, Mode::Achievable] {
         let shown = num(
             &show_with(&h, HwShowInputs::default(), mode),
             "littles_law_bytes_in_flight",
         );
-        let ll = littles_law(
-            &h,
-            &Demand {
-                mode,
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        close(
-            &format!("{mode:?}"),
-            shown,
-            num(&ll, "bytes_in_flight"),
-            1e-12,
-        );
+        let ll = littles_law::cost(&h, &LittlesLawInputs::default(), mode).unwrap();
+        close(&format!("{mode:?}"), shown, ll.bytes_in_flight, 1e-12);
     }
     let measured = num(
         &show_with(&h, HwShowInputs::default(), Mode::Achievable),
@@ -1572,13 +1543,10 @@ const ALL: &[&str] = &[
     "lec-7.3-smem-chip",
     "lec-7.3-smem-bw",
     "lec-7.3-smem-vs-hbm",
-    "lec-7.3-latency-ratio",
-    "lec-7.3-latency-ns",
     "lec-7.3-onchip-total",
     "lec-7.3-weights-vs-onchip",
     "lec-7.3-hbm-per-sm",
     "lec-7.3-hbm-per-sm-cycle",
-    "lec-7.3-sm-shortfall",
     "hw-max-regs-per-thread",
     "hw-smem-banks",
     "hw-h100-fp32-vector",
@@ -1603,7 +1571,6 @@ const ALL: &[&str] = &[
     "hw-g80-bw",
     "hw-a6000-cublas-fp32",
     "book-2.3-thread-reg-cap",
-    "book-2.3-warpgroup-threads",
     "hw-a100-sram-per-sm-fa",
     "hw-a100-sms-fa",
     "hw-a100-sram-bw-fa",

@@ -4,14 +4,14 @@
 
 use roofline::calc::decode::DecodeInputs;
 use roofline::calc::matmul::MatmulInputs;
+use roofline::calc::occupancy::OccupancyInputs;
 use roofline::calc::point::{self, PointInputs};
 use roofline::catalog::Catalog;
-use roofline::chart::occupancy::OccupancyChartInputs;
 use roofline::chart::roofline::KernelMark;
 use roofline::chart::{
     self, Chart, ChartFormat, DecodeData, OccupancyData, RooflineData, SweepData, TilesData,
 };
-use roofline::inputs::{Bytes, Count};
+use roofline::inputs::Count;
 use roofline::report::Report;
 use roofline::spec::hardware::{Hardware, Mode};
 use roofline::sweep::{self, Axis};
@@ -138,15 +138,7 @@ fn png_is_wide_enough() {
 }
 
 fn occupancy_data() -> OccupancyData {
-    OccupancyData::build(
-        &hw("h100-sxm"),
-        &OccupancyChartInputs {
-            threads: Some(Count(256)),
-            regs: Some(Count(64)),
-            smem: Some(Bytes(32768.0)),
-        },
-    )
-    .unwrap()
+    OccupancyData::build(&hw("h100-sxm"), &OccupancyInputs::new(256, 64, 32768)).unwrap()
 }
 
 #[test]
@@ -170,7 +162,7 @@ fn occupancy_curves_pass_through_the_kernel() {
 fn occupancy_refuses_what_cannot_launch() {
     let e = OccupancyData::build(
         &hw("h100-sxm"),
-        &OccupancyChartInputs {
+        &OccupancyInputs {
             threads: Some(Count(2048)),
             ..Default::default()
         },

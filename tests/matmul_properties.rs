@@ -114,6 +114,14 @@ proptest! {
             fraction("row utilisation", m.row_utilisation)?;
             prop_assert!(m.effective_peak <= peak);
         }
+        // The L2 level sits between each operand once and one tile's
+        // reuse, and the headline time is never below the compulsory one.
+        let tr = &c.traffic;
+        prop_assert!(tr.operand_bytes <= c.tile.tiled_bytes * (1.0 + 1e-12));
+        prop_assert!(tr.bytes >= c.minimal_bytes * (1.0 - 1e-12));
+        prop_assert!(tr.footprint.0 >= 1.0 && tr.footprint.1 >= 1.0);
+        let floor = c.effective_roof.time(c.flops, c.minimal_bytes).time_s;
+        prop_assert!(c.time_s.is_finite() && c.time_s >= floor * (1.0 - 1e-12));
         // The report of an answer builds, full and lean.
         let r = c.report(false);
         prop_assert!(r.results.contains_key("time_s"));

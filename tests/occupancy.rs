@@ -1,33 +1,34 @@
-//! Occupancy against NVIDIA's calculator (all 200 rows of
-//! ../shared/ground/occupancy-sample.csv, copied to tests/data/occupancy/, on the fixture files of
-//! tests/data/occupancy/) and the seeds' worked examples, by golden id.
+//! `occupancy` against NVIDIA's calculator (all 200 rows of
+//! ../shared/ground/occupancy-sample.csv, copied to tests/data/occupancy/,
+//! on the fixture files of tests/data/occupancy/), the seeds' worked
+//! examples by golden id (expected values and tolerances from
+//! tests/data/golden/seed_cases.toml, never re-typed), bad data, snapshots
+//! of the report and properties of `occupancy::cost` over any input.
 
-use roofline::calc::occupancy::{Kernel, limits, occupancy};
-use roofline::catalog::Catalog;
-use roofline::spec::hardware::Hardware;
+mod common;
 
-fn fixture(id: &str) -> Hardware {
-    Catalog::default()
-        .hardware(&format!("tests/data/occupancy/{id}.toml"), &[])
-        .unwrap_or_else(|e| panic!("{e}"))
+use common::*;
+use proptest::prelude::*;
+use roofline::calc::occupancy::{self, Failure, Limiter, OccupancyCost, OccupancyInputs};
+use roofline::inputs::{Bytes, Count};
+use roofline::render::{Explain, Format, Renderer};
+use roofline::spec::hardware::{Hardware, Mode};
+
+fn occ<'a>(hw: &'a Hardware, k: &OccupancyInputs) -> OccupancyCost<'a> {
+    occupancy::cost(hw, k, Mode::SpeedOfLight).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn h100() -> Hardware {
-    Catalog::default().hardware("h100-sxm", &[]).unwrap()
+fn kernel(threads: u64, regs: u64, smem: u64) -> OccupancyInputs {
+    OccupancyInputs::new(threads, regs, smem)
 }
 
-fn kernel(threads: u64, regs: u64, smem: u64) -> Kernel {
-    Kernel {
-        threads,
-        regs,
-        smem,
-        ..Kernel::default()
-    }
+fn textbook(threads: u64, regs: u64, smem: u64) -> OccupancyInputs {
+    kernel(threads, regs, smem).textbook()
 }
 
-fn num(r: &roofline::report::Report, k: &str) -> f64 {
-    r.number(k).unwrap_or_else(|| panic!("no {k}"))
-}
+const KIB: u64 = 1024;
+
+// ------------------------------------------------ NVIDIA's calculator
 
 const SAMPLE: &str = include_str!("data/occupancy/occupancy-sample.csv");
 
@@ -47,7 +48,13 @@ fn check_rows(devices: &[(&str, Hardware)]) -> (usize, Vec<String>) {
             f[3].parse().unwrap(),
         );
         let want: u64 = f[4].parse().unwrap();
-        let got = limits(hw, &k).unwrap().blocks_per_sm();
+        // A kernel beyond a per-block limit (shared memory above the
+        // opt-in) is refused, naming the field; the calculator answers 0.
+        let got = match occupancy::cost(hw, &k, Mode::SpeedOfLight) {
+            Ok(c) => c.blocks_per_sm,
+            Err(roofline::Error::Field { field, .. }) if field == "smem" => 0,
+            Err(e) => panic!("{line}: {e}"),
+        };
         if got != want {
             wrong.push(format!("{line}: got {got}"));
         }
@@ -82,19 +89,13 @@ fn all_200_rows_of_nvidias_calculator() {
 // tool must give NVIDIA's answers too, not only the fixtures.
 #[test]
 fn builtin_catalog_files_match_nvidias_calculator() {
-    let cat = Catalog::default();
     let devices: Vec<(&str, Hardware)> = [
         ("H200", "h200-sxm"),
         ("A100", "a100-sxm-80gb"),
         ("B200", "b200"),
     ]
     .into_iter()
-    .map(|(name, id)| {
-        (
-            name,
-            cat.hardware(id, &[]).unwrap_or_else(|e| panic!("{e}")),
-        )
-    })
+    .map(|(name, id)| (name, hw(id)))
     .collect();
     let (rows, wrong) = check_rows(&devices);
     assert_eq!(rows, 120);
@@ -106,166 +107,289 @@ fn builtin_catalog_files_match_nvidias_calculator() {
     );
 }
 
-fn run(hw: &Hardware, k: &Kernel) -> roofline::report::Report {
-    occupancy(hw, k).unwrap_or_else(|e| panic!("{e}"))
-}
+// ------------------------------------------------------------ the seeds
 
-fn textbook(threads: u64, regs: u64, smem: u64) -> Kernel {
-    Kernel {
-        textbook: true,
-        ..kernel(threads, regs, smem)
-    }
-}
-
-const KIB: u64 = 1024;
-
-// 002 exercise 1: 64 registers, 256 threads, 32 KB of shared memory.
+// 002 exercise 1: 64 registers, 256 threads, 32 KB of shared memory, by
+// the lecture's arithmetic.
 #[test]
 fn lec_ex1_textbook() {
-    let r = run(&h100(), &textbook(256, 64, 32 * KIB));
-    assert_eq!(num(&r, "blocks_by_registers"), 4.0); // lec-ex1-blocks-regs
-    assert_eq!(num(&r, "blocks_by_registers") * 256.0, 1024.0); // lec-ex1-threads-regs
-    assert_eq!(num(&r, "blocks_by_smem"), 7.0); // lec-ex1-blocks-smem
-    assert_eq!(num(&r, "blocks_by_smem") * 256.0, 1792.0); // lec-ex1-threads-smem
-    assert_eq!(num(&r, "warps_per_sm"), 32.0); // lec-ex1-warps
-    assert_eq!(num(&r, "occupancy"), 0.50); // lec-ex1-occupancy
-    assert_eq!(r.results["limiter"], "registers");
+    let h = h100();
+    let c = occ(&h, &textbook(256, 64, 32 * KIB));
+    check("lec-ex1-blocks-regs", c.by_registers as f64);
+    check(
+        "lec-ex1-threads-regs",
+        c.threads_by(Limiter::Registers).unwrap() as f64,
+    );
+    check("lec-ex1-blocks-smem", c.by_smem.unwrap() as f64);
+    check(
+        "lec-ex1-threads-smem",
+        c.threads_by(Limiter::Smem).unwrap() as f64,
+    );
+    check("lec-ex1-warps", c.warps_per_sm as f64);
+    check("lec-ex1-occupancy", c.occupancy * 100.0);
+    assert_eq!(c.limiters.first(), Some(Limiter::Registers));
+    // The same figures through the command line.
+    let j = cli_json(&[
+        "occupancy",
+        "--hw",
+        "h100-sxm",
+        "--threads",
+        "256",
+        "--regs",
+        "64",
+        "--smem",
+        "32KiB",
+        "--textbook",
+    ]);
+    check("lec-ex1-threads-regs", json_num(&j, "threads_by_registers"));
+    check("lec-ex1-threads-smem", json_num(&j, "threads_by_smem"));
+    check("lec-ex1-occupancy", json_num(&j, "occupancy") * 100.0);
+    assert_eq!(j["results"]["limiter"], "registers");
 }
 
 // The same kernel under NVIDIA's rules: the 1 KiB reservation makes a
-// block take 33 KiB, so shared memory holds 6 blocks, not 7; registers
-// still bind at 4 blocks, 50%.
+// block take 33 KiB, so shared memory holds floor(228 / 33) = 6 blocks,
+// not 7 (formulas.md, "Occupancy"); registers still bind at 4 blocks.
 #[test]
 fn lec_ex1_exact() {
-    let r = run(&h100(), &kernel(256, 64, 32 * KIB));
-    assert_eq!(num(&r, "blocks_by_registers"), 4.0);
-    assert_eq!(num(&r, "blocks_by_smem"), 6.0);
-    assert_eq!(num(&r, "occupancy"), 0.50);
+    let h = h100();
+    let c = occ(&h, &kernel(256, 64, 32 * KIB));
+    check("lec-ex1-blocks-regs", c.by_registers as f64);
+    assert_eq!(c.smem_per_block, 33 * KIB);
+    assert_eq!(c.by_smem, Some(6));
+    check("lec-ex1-occupancy", c.occupancy * 100.0);
 }
 
 // 004 "Latency hiding": 256 threads, 64 registers, 64 KiB: 3 blocks, 37.5%,
 // by the textbook arithmetic and by NVIDIA's.
 #[test]
 fn ch_occ_both_modes() {
+    let h = h100();
     for k in [textbook(256, 64, 64 * KIB), kernel(256, 64, 64 * KIB)] {
-        let r = run(&h100(), &k);
-        assert_eq!(num(&r, "blocks_by_registers"), 4.0); // ch-occ-blocks-regs
-        assert_eq!(num(&r, "blocks_by_smem"), 3.0); // ch-occ-blocks-smem
-        assert_eq!(num(&r, "blocks_by_threads"), 8.0); // ch-occ-blocks-threads
-        assert_eq!(num(&r, "blocks_by_blocks"), 32.0);
-        assert_eq!(num(&r, "blocks_per_sm"), 3.0); // ch-occ-resident-blocks
-        assert_eq!(num(&r, "warps_per_sm"), 24.0); // ch-occ-warps
-        assert_eq!(num(&r, "occupancy"), 0.375); // ch-occ-occupancy
-        assert_eq!(r.results["limiter"], "smem");
+        let c = occ(&h, &k);
+        check("ch-occ-blocks-regs", c.by_registers as f64);
+        check("ch-occ-blocks-smem", c.by_smem.unwrap() as f64);
+        check("ch-occ-blocks-threads", c.by_threads as f64);
+        check("ch-occ-resident-blocks", c.blocks_per_sm as f64);
+        check("ch-occ-warps", c.warps_per_sm as f64);
+        check("ch-occ-occupancy", c.occupancy * 100.0);
+        assert_eq!(c.limiters.first(), Some(Limiter::Smem));
     }
 }
 
-// 002 §7.5 register table: 32, 64, 128 registers per thread.
+// 002 §7.5 register table: 32, 64, 128 registers per thread, 256-thread
+// blocks, no shared memory; the same answers by both arithmetics.
 #[test]
 fn lec_7_5_register_table() {
-    for (regs, threads, warps, occ) in [
-        (32, 2048.0, 64.0, 1.0), // lec-7.5-regs32-threads, lec-7.5-regs32-warps, lec-7.5-regs32-occupancy
-        (64, 1024.0, 32.0, 0.5), // lec-7.5-regs64-threads, lec-7.5-regs64-warps, lec-7.5-regs64-occupancy
-        (128, 512.0, 16.0, 0.25), // lec-7.5-regs128-threads, lec-7.5-regs128-warps, lec-7.5-regs128-occupancy
-    ] {
-        for k in [kernel(256, regs, 0), textbook(256, regs, 0)] {
-            let r = run(&h100(), &k);
-            assert_eq!(num(&r, "threads_per_sm"), threads, "{regs}");
-            assert_eq!(num(&r, "warps_per_sm"), warps, "{regs}");
-            assert_eq!(num(&r, "occupancy"), occ, "{regs}");
-        }
+    let h = h100();
+    for tb in [false, true] {
+        let at = |regs| {
+            let k = kernel(256, regs, 0);
+            occ(&h, &if tb { k.textbook() } else { k })
+        };
+        let c = at(32);
+        check("lec-7.5-regs32-threads", c.threads_per_sm as f64);
+        check("lec-7.5-regs32-warps", c.warps_per_sm as f64);
+        check("lec-7.5-regs32-occupancy", c.occupancy * 100.0);
+        let c = at(64);
+        check("lec-7.5-regs64-threads", c.threads_per_sm as f64);
+        check("lec-7.5-regs64-warps", c.warps_per_sm as f64);
+        check("lec-7.5-regs64-occupancy", c.occupancy * 100.0);
+        let c = at(128);
+        check("lec-7.5-regs128-threads", c.threads_per_sm as f64);
+        check("lec-7.5-regs128-warps", c.warps_per_sm as f64);
+        check("lec-7.5-regs128-occupancy", c.occupancy * 100.0);
     }
 }
 
-// book-1.2-cc70-regs-full-occ: on cc 7.0, 65,536 / 2,048 = 32 registers is
-// the most a thread may use at full occupancy.
+// book-1.2-cc70-regs-full-occ: on cc 7.0 the most registers a thread may
+// use and keep full occupancy, found by asking the tool at every count.
 #[test]
 fn book_1_2_cc70_regs_full_occupancy() {
     let v100 = fixture("v100");
-    assert_eq!(num(&run(&v100, &kernel(256, 32, 0)), "occupancy"), 1.0);
-    assert!(num(&run(&v100, &kernel(256, 33, 0)), "occupancy") < 1.0);
+    for tb in [false, true] {
+        let most = (1..=255)
+            .filter(|&r| {
+                let k = kernel(256, r, 0);
+                occ(&v100, &if tb { k.textbook() } else { k }).occupancy == 1.0
+            })
+            .max()
+            .unwrap();
+        check("book-1.2-cc70-regs-full-occ", most as f64);
+    }
 }
 
 // book-6.1-cc120-threads: cc 12.0 holds 48 warps = 1,536 threads per SM.
 #[test]
 fn book_6_1_cc120_threads() {
-    let r = run(&fixture("rtx5090"), &kernel(512, 16, 0));
-    assert_eq!(num(&r, "warps_per_sm"), 48.0);
-    assert_eq!(num(&r, "threads_per_sm"), 1536.0);
-    assert_eq!(num(&r, "occupancy"), 1.0);
+    let h = fixture("rtx5090");
+    let c = occ(&h, &kernel(512, 16, 0));
+    check("book-6.1-cc120-threads", c.threads_per_sm as f64);
+    assert_eq!(c.occupancy, 1.0);
 }
 
 // lec-7.1-resident-threads: 132 SMs x 2,048 threads = 270,336 (the text's
 // "a quarter of a million").
 #[test]
 fn lec_7_1_resident_threads() {
-    let r = run(&h100(), &kernel(256, 32, 0));
-    let sms = h100().execution.unwrap().sms.get() as f64;
-    let total = num(&r, "threads_per_sm") * sms;
-    assert_eq!(total, 270_336.0);
-    assert!((total - 250_000.0).abs() <= 0.1 * 250_000.0);
+    let h = h100();
+    let c = occ(&h, &kernel(256, 32, 0));
+    check("lec-7.1-resident-threads", c.threads_per_gpu() as f64);
+    let j = cli_json(&[
+        "occupancy",
+        "--hw",
+        "h100-sxm",
+        "--threads",
+        "256",
+        "--regs",
+        "32",
+    ]);
+    check("lec-7.1-resident-threads", json_num(&j, "threads_per_gpu"));
 }
 
-// 004 opening: the fused RMSNorm launch at decode, one 512-thread block.
+// 004 opening: the fused RMSNorm launch at decode, one 512-thread block
+// (`__launch_bounds__(512)`).
 #[test]
 fn ch_rmsnorm_decode_grid_of_one() {
-    let k = Kernel {
-        grid: Some(1),
-        ..kernel(512, 32, 0)
-    };
-    let r = run(&h100(), &k);
-    assert_eq!(num(&r, "warps_per_block"), 16.0); // ch-rmsnorm-decode-warps, ch-launch-bounds
-    let frac = num(&r, "sm_fraction") * 100.0; // ch-rmsnorm-decode-sm-fraction
-    assert!((frac - 0.76).abs() <= 0.005 * 0.76, "{frac}");
-    assert_eq!(num(&r, "busy_sm_occupancy"), 0.25); // ch-rmsnorm-decode-occupancy
+    let h = h100();
+    let c = occ(&h, &kernel(512, 32, 0).grid(1));
+    check("ch-rmsnorm-decode-warps", c.warps_per_block as f64);
+    check("ch-launch-bounds", c.warps_per_block as f64);
+    let g = c.grid.unwrap();
+    check("ch-rmsnorm-decode-sm-fraction", g.sm_fraction * 100.0);
+    check("ch-rmsnorm-decode-occupancy", g.busy_sm_occupancy * 100.0);
 }
 
 // 004: merge_attn_states, a 128-block grid of 128-thread blocks.
 #[test]
 fn ch_merge_grid() {
-    let k = Kernel {
-        grid: Some(128),
-        ..kernel(128, 32, 0)
-    };
-    let r = run(&h100(), &k);
-    assert_eq!(num(&r, "warps_per_block"), 4.0); // ch-merge-warps-per-block
-    assert_eq!(num(&r, "sms_busy"), 128.0); // ch-merge-max-sms
-    assert_eq!(num(&r, "busy_sm_occupancy"), 0.0625); // ch-merge-occupancy-one-block
+    let h = h100();
+    let c = occ(&h, &kernel(128, 32, 0).grid(128));
+    check("ch-merge-warps-per-block", c.warps_per_block as f64);
+    let g = c.grid.unwrap();
+    check("ch-merge-max-sms", g.sms_busy as f64);
+    check("ch-merge-occupancy-one-block", g.busy_sm_occupancy * 100.0);
 }
 
-// Golden occupancy cases no command computes, and why:
-// - ch-rmsnorm-prefill-grid, ch-rmsnorm-decode-grid, ch-rmsnorm-max-block-small,
-//   ch-rmsnorm-max-block-large, ch-rmsnorm-prefill-block-size, ch-rmsnorm-vec-size,
-//   ch-rmsnorm-decode-block-size, ch-block-stride-iters, ch-merge-total-threads,
-//   ch-merge-grid: a launcher's own arithmetic (gcd, ceil-div of vLLM's launch
-//   code), which belongs to `launch` (another helper), not occupancy;
-// - lec-7.5-occ40-warps (40% x 64 = 25.6 warps): the inverse question, a
-//   multiplication no command asks;
-// - book-1.1-vecadd-elements (4 x 256): grid x block, no occupancy in it;
-// - book-2.2-volkov-occupancy: a GTX 280, which has no hardware file.
+// book-2.3-warpgroup-threads (a hardware-spec case): a Hopper warp group
+// of 128 threads is exactly the seed's 4 warps, with no partial warp.
+#[test]
+fn book_2_3_warpgroup() {
+    let h = h100();
+    let threads = golden("book-2.3-warpgroup-threads").expected as u64;
+    let c = occ(&h, &kernel(threads, 32, 0));
+    assert_eq!(c.warps_per_block, 4, "book-2.3-warpgroup-threads");
+    assert_eq!(
+        c.warps_per_block * c.budget.warp_size,
+        threads,
+        "book-2.3-warpgroup-threads"
+    );
+}
+
+/// Occupancy cases no command computes, and why.
+const SKIPPED: &[(&str, &str)] = &[
+    (
+        "ch-rmsnorm-prefill-grid",
+        "vLLM's launcher: one block per token",
+    ),
+    (
+        "ch-rmsnorm-decode-grid",
+        "vLLM's launcher: one block per token",
+    ),
+    (
+        "ch-rmsnorm-max-block-small",
+        "vLLM's launcher's block-size rule",
+    ),
+    (
+        "ch-rmsnorm-max-block-large",
+        "vLLM's launcher's block-size rule",
+    ),
+    (
+        "ch-rmsnorm-prefill-block-size",
+        "vLLM's launcher's block-size rule (a gcd)",
+    ),
+    (
+        "ch-block-stride-iters",
+        "a kernel's loop count, hidden / threads",
+    ),
+    ("ch-rmsnorm-vec-size", "vLLM's vector width, a gcd"),
+    (
+        "ch-rmsnorm-decode-block-size",
+        "vLLM's launcher's block-size rule",
+    ),
+    (
+        "ch-merge-total-threads",
+        "a launcher's product of tokens, heads and threads per head",
+    ),
+    ("ch-merge-grid", "a launcher's ceil-division"),
+    (
+        "lec-7.5-occ40-warps",
+        "the inverse question (40% of 64 warps), a multiplication no command asks",
+    ),
+    (
+        "book-1.1-vecadd-elements",
+        "grid x block, no occupancy in it",
+    ),
+    (
+        "book-2.2-volkov-occupancy",
+        "a GTX 280, which has no hardware file",
+    ),
+];
 
 #[test]
-fn bad_input_is_an_error() {
-    let hw = h100();
-    for (k, flag) in [
-        (kernel(0, 32, 0), "--threads"),
-        (kernel(2000, 32, 0), "--threads"),
-        (kernel(256, 300, 0), "--regs"),
-        (kernel(256, 32, 228 * KIB), "--smem"),
+fn every_occupancy_case_is_asserted_or_skipped() {
+    assert_topic_covered("occupancy", include_str!("occupancy.rs"), SKIPPED);
+}
+
+// ------------------------------------------------------- what it refuses
+
+#[test]
+fn out_of_range_inputs_name_their_field() {
+    let h = h100();
+    for (k, field) in [
+        (kernel(0, 32, 0), "threads"),
+        (kernel(2000, 32, 0), "threads"),
+        (kernel(256, 0, 0), "regs"),
+        (kernel(256, 300, 0), "regs"),
+        (kernel(256, 32, 228 * KIB), "smem"),
+        (
+            OccupancyInputs {
+                static_smem: Some(Bytes(60.0 * 1024.0)),
+                ..kernel(256, 32, 0)
+            },
+            "static-smem",
+        ),
+        (
+            OccupancyInputs {
+                carveout: Some(Bytes(1e9)),
+                ..kernel(256, 32, 0)
+            },
+            "carveout",
+        ),
+        (kernel(256, 32, 0).grid(0), "grid"),
     ] {
-        let e = occupancy(&hw, &k).unwrap_err();
+        let e = occupancy::cost(&h, &k, Mode::SpeedOfLight).unwrap_err();
         assert_eq!(e.exit_code(), 65);
-        assert!(e.to_string().contains(flag), "{e}");
+        assert!(
+            matches!(&e, roofline::Error::Field { field: f, .. } if f == field),
+            "{field}: {e}"
+        );
+        assert!(!e.to_string().contains("--"), "{e}");
     }
+    let e = occupancy::cost(&h, &OccupancyInputs::default(), Mode::SpeedOfLight).unwrap_err();
+    assert_eq!(e.exit_code(), 2);
 }
 
 #[test]
 fn too_many_registers_per_block_is_zero_blocks() {
     // 1,024 threads x 128 registers = 131,072 > 65,536 per block: NVIDIA's
-    // calculator answers 0, and so does the report.
-    let r = run(&h100(), &kernel(1024, 128, 0));
-    assert_eq!(num(&r, "blocks_per_sm"), 0.0);
-    assert_eq!(r.results["limiter"], "registers");
+    // calculator answers 0, and so does the tool.
+    let h = h100();
+    let c = occ(&h, &kernel(1024, 128, 0));
+    assert_eq!(c.blocks_per_sm, 0);
+    assert!(matches!(c.failure, Some(Failure::Registers { .. })));
+    assert_eq!(c.limiters.first(), Some(Limiter::Registers));
+    assert_eq!(c.report(false).results["limiter"], "registers");
 }
 
 #[test]
@@ -274,7 +398,7 @@ fn a_tpu_has_no_warps() {
     tpu.id = "tpu".into();
     tpu.kind = roofline::spec::hardware::Kind::Tpu;
     tpu.execution = None;
-    let e = occupancy(&tpu, &kernel(256, 32, 0)).unwrap_err();
+    let e = occupancy::cost(&tpu, &kernel(256, 32, 0), Mode::SpeedOfLight).unwrap_err();
     assert_eq!(e.exit_code(), 65);
     assert!(e.to_string().contains("no SMs, warps"), "{e}");
 }
@@ -282,17 +406,157 @@ fn a_tpu_has_no_warps() {
 #[test]
 fn a_smaller_carveout_holds_fewer_blocks() {
     // 100 KiB asked for: a 32 KiB block (+1 KiB reserved) fits 3 times.
-    let k = Kernel {
-        carveout: Some(100 * KIB),
+    let h = h100();
+    let k = OccupancyInputs {
+        carveout: Some(Bytes(100.0 * 1024.0)),
         ..kernel(128, 32, 32 * KIB)
     };
-    let r = run(&h100(), &k);
-    assert_eq!(num(&r, "smem_carveout_bytes"), 102_400.0);
-    assert_eq!(num(&r, "blocks_by_smem"), 3.0);
+    let c = occ(&h, &k);
+    assert_eq!(c.smem_per_sm, 100 * KIB);
+    assert_eq!(c.by_smem, Some(3));
     // 90 KiB rounds up to the 100 KiB carveout.
-    let k = Kernel {
-        carveout: Some(90 * KIB),
+    let k = OccupancyInputs {
+        carveout: Some(Bytes(90.0 * 1024.0)),
         ..k
     };
-    assert_eq!(num(&run(&h100(), &k), "smem_carveout_bytes"), 102_400.0);
+    assert_eq!(occ(&h, &k).smem_per_sm, 100 * KIB);
+}
+
+// A reservation no carveout holds: today's answer was 100% occupancy.
+#[test]
+fn an_absurd_reservation_is_bad_data_or_no_launch() {
+    let err = cli_err(
+        &[
+            "occupancy",
+            "--hw",
+            "h100-sxm",
+            "--threads",
+            "256",
+            "--regs",
+            "32",
+            "--set",
+            "execution.reserved-smem-per-block=1e30 B",
+        ],
+        65,
+    );
+    assert!(err.contains("execution.reserved-smem-per-block"), "{err}");
+    // One that fits in 64 bits but not in the SM: zero blocks.
+    let h = hw_with("h100-sxm", &["execution.reserved-smem-per-block=200 KiB"]);
+    let c = occ(&h, &kernel(256, 32, 32 * KIB));
+    assert_eq!(c.blocks_per_sm, 0);
+    assert_eq!(c.occupancy, 0.0);
+    assert!(matches!(c.failure, Some(Failure::Smem { .. })));
+    let r = c.report(false);
+    assert!(r.notes[0].starts_with("cannot launch"), "{:?}", r.notes);
+}
+
+// A file with fewer threads per SM than one warp: today's answer was a
+// null occupancy and exit 0.
+#[test]
+fn fewer_threads_per_sm_than_a_warp_is_bad_data() {
+    let err = cli_err(
+        &[
+            "occupancy",
+            "--hw",
+            "tests/data/occupancy/few-threads.toml",
+            "--threads",
+            "32",
+            "--regs",
+            "32",
+        ],
+        65,
+    );
+    assert!(err.contains("execution.max-threads-per-sm"), "{err}");
+}
+
+// ------------------------------------------------------------- snapshots
+
+fn table(r: &roofline::report::Report) -> String {
+    String::from_utf8(Format::Table.renderer().render(r)).unwrap()
+}
+
+#[test]
+fn snapshots() {
+    // The H200 fixture, so a catalog edit does not move them.
+    let h = fixture("h200");
+    let r = occ(&h, &kernel(256, 64, 32 * KIB)).report(false);
+    insta::assert_snapshot!("occupancy_table", table(&r));
+    insta::assert_json_snapshot!("occupancy_json", r);
+    insta::assert_snapshot!(
+        "occupancy_explain",
+        String::from_utf8(Explain.render(&r)).unwrap()
+    );
+    let r = occ(&h, &textbook(256, 64, 32 * KIB).grid(100)).report(false);
+    insta::assert_snapshot!("occupancy_textbook_grid_table", table(&r));
+}
+
+#[test]
+fn a_lean_report_has_the_same_values() {
+    let h = fixture("h200");
+    let c = occ(&h, &kernel(384, 72, 20 * KIB).grid(500));
+    let (full, lean) = (c.report(false), c.report(true));
+    assert_eq!(full.results, lean.results);
+    assert!(lean.quantities.is_empty() && lean.notes.is_empty());
+}
+
+// ------------------------------------------------------------ properties
+
+fn any_bytes() -> impl Strategy<Value = Option<Bytes>> {
+    prop_oneof![
+        Just(None),
+        (0u64..300_000).prop_map(|b| Some(Bytes(b as f64))),
+        any::<f64>().prop_map(|b| Some(Bytes(b))),
+    ]
+}
+
+fn any_count() -> impl Strategy<Value = Option<Count>> {
+    prop_oneof![
+        Just(None),
+        (0u64..2048).prop_map(|n| Some(Count(n))),
+        any::<u64>().prop_map(|n| Some(Count(n))),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn cost_never_panics_and_occupancy_is_a_fraction(
+        threads in any_count(),
+        regs in any_count(),
+        smem in any_bytes(),
+        static_smem in any_bytes(),
+        carveout in any_bytes(),
+        textbook in any::<bool>(),
+        grid in any_count(),
+        part in 0usize..5,
+    ) {
+        let h = fixture(["h200", "a100", "b200", "rtx5090", "v100"][part]);
+        let k = OccupancyInputs { threads, regs, smem, static_smem, carveout, textbook, grid };
+        if let Ok(c) = occupancy::cost(&h, &k, Mode::SpeedOfLight) {
+            prop_assert!((0.0..=1.0).contains(&c.occupancy), "{}", c.occupancy);
+            prop_assert!(c.warps_per_sm <= c.budget.max_warps);
+            prop_assert_eq!(c.blocks_per_sm == 0, c.occupancy == 0.0);
+            if let Some(g) = c.grid {
+                prop_assert!((0.0..=1.0).contains(&g.busy_sm_occupancy));
+                prop_assert!(g.sm_fraction > 0.0 && g.sm_fraction <= 1.0);
+                prop_assert!(g.waves.is_none_or(|w| w.is_finite() && w > 0.0));
+            }
+            let r = c.report(false);
+            prop_assert!(r.number("occupancy").is_some());
+        }
+    }
+
+    #[test]
+    fn more_registers_or_smem_never_hold_more_blocks(
+        threads in 1u64..=1024,
+        regs in 1u64..255,
+        smem in 0u64..=100_000,
+    ) {
+        let h = fixture("h200");
+        let a = occ(&h, &kernel(threads, regs, smem));
+        let b = occ(&h, &kernel(threads, regs + 1, smem));
+        prop_assert!(b.blocks_per_sm <= a.blocks_per_sm);
+        let bigger = occ(&h, &kernel(threads, regs, smem + 4096));
+        prop_assert!(bigger.blocks_per_sm <= a.blocks_per_sm);
+        prop_assert!(a.blocks_per_sm * a.warps_per_block <= 64);
+    }
 }

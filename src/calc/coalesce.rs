@@ -5,13 +5,43 @@
 //! DRAM fetch unit (64 B on Hopper, measured). Formulas.md, "Coalescing".
 
 use crate::error::{Error, Result};
-use crate::precision::Precision;
+use crate::inputs::{Bytes, Count};
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::units::{self, si};
+use serde::{Deserialize, Serialize};
+
+/// `coalesce`'s inputs: one warp's access pattern.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CoalesceInputs {
+    /// Element type (default: the hardware's `default-dtype`).
+    pub dtype: Option<String>,
+    /// Distance between adjacent lanes' elements, in elements (default 1).
+    pub stride: Option<Count>,
+    /// Byte offset of lane 0's element from a unit boundary (default 0).
+    pub offset: Option<Bytes>,
+    /// The unit memory moves in (default: the DRAM fetch unit where the
+    /// hardware file records one, else the sector).
+    pub granularity: Option<Granularity>,
+}
+
+impl CoalesceInputs {
+    /// A load of `dtype` elements at `stride`, `offset` bytes off a
+    /// boundary, counted in `granularity` units.
+    pub fn new(dtype: &str, stride: u64, offset: u64, granularity: Granularity) -> Self {
+        CoalesceInputs {
+            dtype: Some(dtype.into()),
+            stride: Some(Count(stride)),
+            offset: Some(Bytes(offset as f64)),
+            granularity: Some(granularity),
+        }
+    }
+}
 
 /// The unit memory is moved in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Granularity {
     /// The 128-B segment (cache line): the lecture's model.
     Segment,
@@ -72,11 +102,18 @@ impl Granularity {
             )
         })?;
         let b = v.get();
-        if b.fract() != 0.0 || b < 1.0 {
-            return Err(Error::input(
-                self.field(),
-                format!("{b} bytes is not a whole number of bytes"),
-            ));
+        // Below 2^40 bytes so that bit counts stay far inside u128.
+        if b.fract() != 0.0 || !(1.0..=1_099_511_627_776.0).contains(&b) {
+            return Err(Error::Data {
+                file: hw.id.clone(),
+                line: None,
+                col: None,
+                field: Some(self.field().into()),
+                message: format!(
+                    "{} bytes is not a whole number of bytes from 1 B to 1 TiB",
+                    units::sig(b, 4)
+                ),
+            });
         }
         Ok(b as u64)
     }
@@ -140,8 +177,8 @@ pub struct Counts {
 /// Counts units for `lanes` lanes of `elem_bits`-bit elements.
 pub fn counts(lanes: u64, elem_bits: u64, unit_bytes: u64, a: &Access) -> Result<Counts> {
     if a.stride == 0 {
-        return Err(Error::input(
-            "--stride",
+        return Err(Error::field(
+            "stride",
             "must be at least 1 element (1 = contiguous)",
         ));
     }
@@ -163,159 +200,214 @@ pub fn counts(lanes: u64, elem_bits: u64, unit_bytes: u64, a: &Access) -> Result
     let per_warp = (both - first) as f64 / period as f64;
     Ok(Counts {
         useful_bytes: (lanes * elem) as f64 / 8.0,
-        units: u64::try_from(one).map_err(|_| Error::input("--stride", "too large"))?,
+        units: u64::try_from(one).map_err(|_| Error::field("stride", "too large"))?,
         moved_bytes: (one * unit / 8) as f64,
         stream_moved_bytes: per_warp * unit_bytes as f64,
     })
 }
 
-/// `coalesce`: one warp's load at a stride, on `hw`, in `p` elements.
-pub fn coalesce(hw: &Hardware, p: &Precision, mode: Mode, a: &Access) -> Result<Report> {
+/// One warp's load on one accelerator: every figure `coalesce` reports.
+#[derive(Debug, Clone)]
+pub struct CoalesceCost<'a> {
+    /// The hardware.
+    pub hw: &'a Hardware,
+    /// Datasheet or measured bandwidth.
+    pub mode: Mode,
+    /// The element type.
+    pub dtype: &'static str,
+    /// Bytes per element.
+    pub elem_bytes: f64,
+    /// Lanes in a warp.
+    pub lanes: u64,
+    /// The access pattern.
+    pub access: Access,
+    /// Bytes in one unit of the granularity.
+    pub unit_bytes: u64,
+    /// The units counted.
+    pub counts: Counts,
+    /// Device-memory bandwidth (B/s).
+    pub bandwidth: f64,
+    /// Useful bytes / bytes moved, for the one warp.
+    pub efficiency: f64,
+    /// Useful bytes / bytes moved per warp over a stream of warps.
+    pub stream_efficiency: f64,
+}
+
+/// `coalesce`'s cost: one warp's load at a stride on `hw`.
+pub fn cost<'a>(hw: &'a Hardware, inputs: &CoalesceInputs, mode: Mode) -> Result<CoalesceCost<'a>> {
     let ex = hw.execution()?;
     let lanes = u64::from(ex.warp_size.get());
+    // Any precision the tool knows: only the element size matters here.
+    let p = crate::precision::lookup(inputs.dtype.as_deref().unwrap_or(&hw.default_dtype))
+        .map_err(|e| match e {
+            Error::Input { message, .. } => Error::field("dtype", message),
+            e => e,
+        })?;
     if p.bits.fract() != 0.0 {
-        return Err(Error::Unsupported(format!(
-            "{} stores {} bits per element with its block scales; coalesce needs a whole number of bits per element",
-            p.name, p.bits
-        )));
-    }
-    let elem_bits = p.bits as u64;
-    let unit = a.granularity.bytes(hw)?;
-    let c = counts(lanes, elem_bits, unit, a)?;
-    let bw = hw.bandwidth(mode)?;
-    let eb = p.bytes();
-
-    let mut r = Report::new("coalesce");
-    r.hardware = Some(hw.id.clone());
-    r.input("dtype", p.name);
-    r.input("stride", a.stride);
-    r.input("offset", a.offset);
-    r.describe("offset", Quantity::new("offset", Unit::Bytes));
-    r.input("granularity", a.granularity.as_str());
-    if mode == Mode::Achievable {
-        r.input("achievable", true);
-    }
-    r.result(
-        "unit_bytes",
-        unit,
-        Quantity::new(format!("{} size", a.granularity.unit_name()), Unit::Bytes)
-            .source(hw.source(a.granularity.field())),
-    );
-    r.result(
-        "stride_bytes",
-        a.stride as f64 * eb,
-        Quantity::new("address stride between lanes", Unit::Bytes)
-            .formula("stride x element size")
-            .derive(format!("{} x {} B", a.stride, units::sig(eb, 4))),
-    );
-    r.result(
-        "useful_bytes",
-        c.useful_bytes,
-        Quantity::new("useful bytes", Unit::Bytes)
-            .formula("lanes x element size")
-            .derive(format!("{lanes} x {} B", units::sig(eb, 4))),
-    );
-    r.result(
-        "units_touched",
-        c.units,
-        Quantity::new(
-            format!("{}s touched", a.granularity.unit_name()),
-            Unit::Count,
-        )
-        .formula("distinct units under the lanes' addresses offset + lane x stride x size"),
-    );
-    r.result(
-        "moved_bytes",
-        c.moved_bytes,
-        Quantity::new("bytes moved", Unit::Bytes)
-            .formula("units touched x unit size")
-            .derive(format!("{} x {unit} B", c.units)),
-    );
-    let eff = c.useful_bytes / c.moved_bytes;
-    r.result(
-        "efficiency",
-        eff,
-        Quantity::new("efficiency", Unit::Fraction)
-            .formula("useful bytes / bytes moved")
-            .derive(format!(
-                "{} / {}",
-                units::number(c.useful_bytes),
-                units::number(c.moved_bytes)
-            )),
-    );
-    r.result(
-        "effective_bandwidth_bytes_per_s",
-        eff * bw,
-        Quantity::new("effective bandwidth", Unit::BytesPerSec)
-            .formula("efficiency x bandwidth")
-            .derive(format!("{} x {}", units::sig(eff, 4), si(bw, "B/s")))
-            .source(hw.source(if mode == Mode::SpeedOfLight {
-                "memory.hbm-bandwidth"
-            } else {
-                "achievable.hbm-bandwidth"
-            })),
-    );
-    r.result(
-        "slowdown",
-        c.moved_bytes / c.useful_bytes,
-        Quantity::new("bytes moved per useful byte", Unit::Ratio)
-            .formula("bytes moved / useful bytes")
-            .derive(format!(
-                "{} / {}",
-                units::number(c.moved_bytes),
-                units::number(c.useful_bytes)
-            )),
-    );
-    let seff = c.useful_bytes / c.stream_moved_bytes;
-    r.result(
-        "stream_efficiency",
-        seff,
-        Quantity::new("efficiency over a stream of warps", Unit::Fraction)
-            .formula("useful bytes / steady-state bytes moved per warp (units shared by neighbouring warps counted once)")
-            .derive(format!(
-                "{} / {}",
-                units::number(c.useful_bytes),
-                units::sig(c.stream_moved_bytes, 4)
-            )),
-    );
-    r.result(
-        "stream_effective_bandwidth_bytes_per_s",
-        seff * bw,
-        Quantity::new("effective bandwidth over a stream", Unit::BytesPerSec)
-            .formula("stream efficiency x bandwidth")
-            .derive(format!("{} x {}", units::sig(seff, 4), si(bw, "B/s"))),
-    );
-    r.result(
-        "full_unit_stride_elems",
-        (unit as f64 / eb).ceil(),
-        Quantity::new("stride from which each lane has its own unit", Unit::Count)
-            .formula("unit size / element size")
-            .derive(format!("{unit} B / {} B", units::sig(eb, 4))),
-    );
-
-    if eff >= 1.0 {
-        r.note("coalesced: every byte moved is used");
-    } else if seff > eff * 1.5 {
-        r.note(format!(
-            "{} of this warp's bytes are used, but consecutive warps share the boundary units: {} over a stream",
-            units::sig(eff * 100.0, 3) + "%",
-            units::sig(seff * 100.0, 3) + "%"
-        ));
-    } else {
-        r.note(format!(
-            "strided: {}x the useful bytes are moved; change the layout or stage through shared memory",
-            units::sig(c.moved_bytes / c.useful_bytes, 4)
+        return Err(Error::field(
+            "dtype",
+            format!(
+                "{} stores {} bits per element with its block scales; coalesce needs a whole number of bits per element",
+                p.name, p.bits
+            ),
         ));
     }
-    r.note(format!(
-        "granularity: {} ({unit} B){}",
-        a.granularity.as_str(),
-        match a.granularity {
-            Granularity::Segment => "; the lecture's 128-B segment model (002 §7.6)",
-            Granularity::Sector => "; the L1/L2 32-B sector model (000 §1.2, 004)",
-            Granularity::Dram => "; the DRAM fetch unit, what HBM actually transfers",
+    let offset = inputs.offset.map_or(0.0, |b| b.0);
+    if !(offset.is_finite() && offset >= 0.0 && offset.fract() == 0.0 && offset <= 1e15) {
+        return Err(Error::field(
+            "offset",
+            format!(
+                "`{}`: expected a whole number of bytes, zero or more",
+                units::sig(offset, 4)
+            ),
+        ));
+    }
+    let access = Access {
+        stride: inputs.stride.map_or(1, |c| c.0),
+        offset: offset as u64,
+        granularity: inputs
+            .granularity
+            .unwrap_or_else(|| Granularity::default_for(hw)),
+    };
+    let unit_bytes = access.granularity.bytes(hw)?;
+    let counts = counts(lanes, p.bits as u64, unit_bytes, &access)?;
+    let bandwidth = hw.bandwidth(mode)?;
+    Ok(CoalesceCost {
+        hw,
+        mode,
+        dtype: p.name,
+        elem_bytes: p.bytes(),
+        lanes,
+        access,
+        unit_bytes,
+        counts,
+        bandwidth,
+        efficiency: counts.useful_bytes / counts.moved_bytes,
+        stream_efficiency: counts.useful_bytes / counts.stream_moved_bytes,
+    })
+}
+
+impl CoalesceCost<'_> {
+    /// The report of this cost; a lean one records values only.
+    pub fn report(&self, lean: bool) -> Report {
+        let (hw, a, c) = (self.hw, &self.access, &self.counts);
+        let (eb, unit, lanes, bw) = (self.elem_bytes, self.unit_bytes, self.lanes, self.bandwidth);
+        let mut r = Report::new_lean("coalesce", lean);
+        r.hardware = Some(hw.id.clone());
+        r.input("dtype", self.dtype);
+        r.input("stride", a.stride);
+        r.input("offset", a.offset);
+        r.describe("offset", || Quantity::new("offset", Unit::Bytes));
+        r.input("granularity", a.granularity.as_str());
+        if self.mode == Mode::Achievable {
+            r.input("achievable", true);
         }
-    ));
-    r.note("caches left out: a unit moved for one warp and reused by another from L1/L2 is counted again for the single warp, once for the stream");
-    Ok(r)
+        r.result("unit_bytes", unit, || {
+            Quantity::new(format!("{} size", a.granularity.unit_name()), Unit::Bytes)
+                .source(hw.source(a.granularity.field()))
+        });
+        r.result("stride_bytes", a.stride as f64 * eb, || {
+            Quantity::new("address stride between lanes", Unit::Bytes)
+                .formula("stride x element size")
+                .derive(format!("{} x {} B", a.stride, units::sig(eb, 4)))
+        });
+        r.result("useful_bytes", c.useful_bytes, || {
+            Quantity::new("useful bytes", Unit::Bytes)
+                .formula("lanes x element size")
+                .derive(format!("{lanes} x {} B", units::sig(eb, 4)))
+        });
+        r.result("units_touched", c.units, || {
+            Quantity::new(
+                format!("{}s touched", a.granularity.unit_name()),
+                Unit::Count,
+            )
+            .formula("distinct units under the lanes' addresses offset + lane x stride x size")
+        });
+        r.result("moved_bytes", c.moved_bytes, || {
+            Quantity::new("bytes moved", Unit::Bytes)
+                .formula("units touched x unit size")
+                .derive(format!("{} x {unit} B", c.units))
+        });
+        let eff = self.efficiency;
+        r.result("efficiency", eff, || {
+            Quantity::new("efficiency", Unit::Fraction)
+                .formula("useful bytes / bytes moved")
+                .derive(format!(
+                    "{} / {}",
+                    units::number(c.useful_bytes),
+                    units::number(c.moved_bytes)
+                ))
+        });
+        r.result("effective_bandwidth_bytes_per_s", eff * bw, || {
+            Quantity::new("effective bandwidth", Unit::BytesPerSec)
+                .formula("efficiency x bandwidth")
+                .derive(format!("{} x {}", units::sig(eff, 4), si(bw, "B/s")))
+                .source(hw.source(if self.mode == Mode::SpeedOfLight {
+                    "memory.hbm-bandwidth"
+                } else {
+                    "achievable.hbm-bandwidth"
+                }))
+        });
+        r.result("slowdown", c.moved_bytes / c.useful_bytes, || {
+            Quantity::new("bytes moved per useful byte", Unit::Ratio)
+                .formula("bytes moved / useful bytes")
+                .derive(format!(
+                    "{} / {}",
+                    units::number(c.moved_bytes),
+                    units::number(c.useful_bytes)
+                ))
+        });
+        let seff = self.stream_efficiency;
+        r.result("stream_efficiency", seff, || {
+            Quantity::new("efficiency over a stream of warps", Unit::Fraction)
+                .formula("useful bytes / steady-state bytes moved per warp (units shared by neighbouring warps counted once)")
+                .derive(format!(
+                    "{} / {}",
+                    units::number(c.useful_bytes),
+                    units::sig(c.stream_moved_bytes, 4)
+                ))
+        });
+        r.result("stream_effective_bandwidth_bytes_per_s", seff * bw, || {
+            Quantity::new("effective bandwidth over a stream", Unit::BytesPerSec)
+                .formula("stream efficiency x bandwidth")
+                .derive(format!("{} x {}", units::sig(seff, 4), si(bw, "B/s")))
+        });
+        r.result("full_unit_stride_elems", (unit as f64 / eb).ceil(), || {
+            Quantity::new("stride from which each lane has its own unit", Unit::Count)
+                .formula("unit size / element size")
+                .derive(format!("{unit} B / {} B", units::sig(eb, 4)))
+        });
+
+        if eff >= 1.0 {
+            r.note("coalesced: every byte moved is used");
+        } else if seff > eff * 1.5 {
+            r.note_with(|| {
+                format!(
+                    "{}% of this warp's bytes are used, but consecutive warps share the boundary units: {}% over a stream",
+                    units::sig(eff * 100.0, 3),
+                    units::sig(seff * 100.0, 3)
+                )
+            });
+        } else {
+            r.note_with(|| {
+                format!(
+                    "strided: {}x the useful bytes are moved; change the layout or stage through shared memory",
+                    units::sig(c.moved_bytes / c.useful_bytes, 4)
+                )
+            });
+        }
+        r.note_with(|| {
+            format!(
+                "granularity: {} ({unit} B){}",
+                a.granularity.as_str(),
+                match a.granularity {
+                    Granularity::Segment => "; the lecture's 128-B segment model (002 §7.6)",
+                    Granularity::Sector => "; the L1/L2 32-B sector model (000 §1.2, 004)",
+                    Granularity::Dram => "; the DRAM fetch unit, what HBM actually transfers",
+                }
+            )
+        });
+        r.note("caches left out: a unit moved for one warp and reused by another from L1/L2 is counted again for the single warp, once for the stream");
+        r
+    }
 }

@@ -626,7 +626,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         let n = level_count(hw, l.scope, l.count.map(|c| c.get()));
         let cap_field = format!("memory.levels.{i}.capacity");
         r.result(
-            &format!("{k}_bytes"),
+            format!("{k}_bytes"),
             l.capacity.get(),
             Quantity::new(
                 format!("{} {}", l.name, scope_word(l.scope)),
@@ -636,7 +636,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         );
         if n > 1.0 {
             r.result(
-                &format!("{k}_total_bytes"),
+                format!("{k}_total_bytes"),
                 l.capacity.get() * n,
                 Quantity::new(format!("{} on the chip", l.name), Unit::BytesIec)
                     .formula(format!("{} x count", l.name))
@@ -645,7 +645,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         }
         if let (Some(bpc), Some(c)) = (l.bytes_per_cycle, clock) {
             r.result(
-                &format!("{k}_bandwidth_bytes_per_s"),
+                format!("{k}_bandwidth_bytes_per_s"),
                 bpc * n * c,
                 Quantity::new(
                     format!("{} bandwidth on the chip", l.name),
@@ -657,7 +657,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             );
         } else if let Some(b) = l.bandwidth {
             r.result(
-                &format!("{k}_bandwidth_bytes_per_s"),
+                format!("{k}_bandwidth_bytes_per_s"),
                 b.get(),
                 Quantity::new(format!("{} bandwidth", l.name), Unit::BytesPerSec)
                     .source(src(&format!("memory.levels.{i}.bandwidth"))),
@@ -665,7 +665,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         }
         if let Some(lat) = l.latency {
             r.result(
-                &format!("{k}_latency_cycles"),
+                format!("{k}_latency_cycles"),
                 lat.get(),
                 Quantity::new(format!("{} latency", l.name), Unit::Cycles)
                     .source(src(&format!("memory.levels.{i}.latency"))),
@@ -792,7 +792,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         let f = |x: &str| format!("interconnect.{i}.{x}");
         if let Some(b) = link.bidirectional_bandwidth {
             r.result(
-                &format!("{k}_bidirectional_bytes_per_s"),
+                format!("{k}_bidirectional_bytes_per_s"),
                 b.get(),
                 Quantity::new(
                     format!("{} ({}) both directions{per}", link.name, link.tier),
@@ -803,7 +803,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         }
         if let Some(b) = link.per_direction_bandwidth {
             r.result(
-                &format!("{k}_per_direction_bytes_per_s"),
+                format!("{k}_per_direction_bytes_per_s"),
                 b.get(),
                 Quantity::new(
                     format!("{} ({}) each way{per}", link.name, link.tier),
@@ -818,7 +818,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
                 .as_deref()
                 .map_or(String::new(), |t| format!(", {t}"));
             r.result(
-                &format!("{k}_domain_size"),
+                format!("{k}_domain_size"),
                 f64::from(d.get()),
                 Quantity::new(format!("{} domain{topo}", link.name), Unit::Count)
                     .source(src(&f("domain-size"))),
@@ -826,7 +826,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         }
         if let Some(d) = link.max_domain_size {
             r.result(
-                &format!("{k}_max_domain_size"),
+                format!("{k}_max_domain_size"),
                 f64::from(d.get()),
                 Quantity::new(format!("{} largest domain", link.name), Unit::Count)
                     .source(src(&f("max-domain-size"))),
@@ -834,7 +834,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         }
         if let Some(b) = link.aggregate_bandwidth {
             r.result(
-                &format!("{k}_aggregate_bytes_per_s"),
+                format!("{k}_aggregate_bytes_per_s"),
                 b.get(),
                 Quantity::new(format!("{} domain aggregate", link.name), Unit::BytesPerSec)
                     .source(src(&f("aggregate-bandwidth"))),
@@ -842,7 +842,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         }
         if let Some(n) = link.axes {
             r.result(
-                &format!("{k}_axes"),
+                format!("{k}_axes"),
                 f64::from(n.get()),
                 Quantity::new(format!("{} torus axes", link.name), Unit::Count)
                     .source(src(&f("axes"))),
@@ -850,13 +850,13 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         }
         if let Some(n) = link.links {
             r.result(
-                &format!("{k}_links"),
+                format!("{k}_links"),
                 f64::from(n.get()),
                 Quantity::new(format!("{} links", link.name), Unit::Count).source(src(&f("links"))),
             );
             if let Some(a) = link.axes {
                 r.result(
-                    &format!("{k}_links_per_axis"),
+                    format!("{k}_links_per_axis"),
                     f64::from(n.get()) / f64::from(a.get()),
                     Quantity::new(format!("{} links per torus axis", link.name), Unit::Count)
                         .formula("links / axes")
@@ -866,7 +866,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         }
         if let Some(b) = link.link_bandwidth {
             r.result(
-                &format!("{k}_link_bidirectional_bytes_per_s"),
+                format!("{k}_link_bidirectional_bytes_per_s"),
                 b.get(),
                 Quantity::new(
                     format!("{} one link, both directions", link.name),
@@ -878,7 +878,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
                 && let Some(n) = link.links
             {
                 r.result(
-                    &format!("{k}_axis_bidirectional_bytes_per_s"),
+                    format!("{k}_axis_bidirectional_bytes_per_s"),
                     b.get() * f64::from(n.get()) / f64::from(a.get()),
                     Quantity::new(
                         format!("{} one torus axis, both directions", link.name),
@@ -988,7 +988,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         for key in a.dense.keys() {
             if let Some(v) = a.dense.get(key) {
                 r.result(
-                    &format!("measured_{key}_flops_per_s"),
+                    format!("measured_{key}_flops_per_s"),
                     v,
                     Quantity::new(format!("{key} matmul, measured"), Unit::FlopPerSec)
                         .source(src(&format!("achievable.dense.{key}"))),
@@ -1025,7 +1025,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         }
         for (name, b) in &a.link_bandwidth {
             r.result(
-                &format!("measured_{}_bytes_per_s", key(name)),
+                format!("measured_{}_bytes_per_s", key(name)),
                 b.get(),
                 Quantity::new(format!("{name} bandwidth, measured"), Unit::BytesPerSec)
                     .source(src(&format!("achievable.link-bandwidth.{name}"))),

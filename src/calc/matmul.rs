@@ -6,6 +6,13 @@
 //! "Tile feasibility", "Waves", "Tensor-core row utilisation"; 002 §7.7,
 //! §7.8, §7.11, exercise 4; 004 "Tensor cores").
 //!
+//! The headline `time_s` counts the L2 as well ([`traffic`]; formulas.md,
+//! "Matmul through the L2"): programs resident together share A and B
+//! panels, so HBM traffic follows a wave's or an L2-resident group's
+//! footprint, and the time is a lower bound checked against cuBLAS on an
+//! H200 (tests/matmul_validation.rs). The single-tile time stays as
+//! `tile_time_s`.
+//!
 //! [`cost`] computes every figure into a [`MatmulCost`];
 //! [`MatmulCost::report`] lays it out. One function, [`tile_cost`], decides
 //! a tile's traffic, roofline and feasibility, for the headline tile and
@@ -78,6 +85,189 @@ pub fn accumulator_bytes(bm: u64, bn: u64) -> f64 {
 /// BLOCK = b·ridge ("Tile feasibility").
 pub fn ridge_tile(ridge: f64, b: f64) -> f64 {
     b * ridge
+}
+
+/// The output footprint of `area` elements (the tiles of the programs that
+/// run together), as near square as M and N allow: sqrt(area) on a side,
+/// or the whole of a short side and area / that side on the other
+/// ("Matmul through the L2", wave footprint). Each side is at least 1.
+pub fn area_footprint(m: u64, n: u64, area: f64) -> (f64, f64) {
+    let (mf, nf) = (m as f64, n as f64);
+    let w = area.sqrt();
+    let (fm, fn_) = if mf <= w && mf <= nf {
+        (mf, (area / mf).min(nf))
+    } else if nf <= w {
+        ((area / nf).min(mf), nf)
+    } else {
+        (w.min(mf), w.min(nf))
+    };
+    (fm.max(1.0), fn_.max(1.0))
+}
+
+/// The largest output footprint whose panel rows and columns add up to at
+/// most `sum` (A rows + B columns held at once): sum/2 on a side, or the
+/// whole of a short side and the rest on the other ("Matmul through the
+/// L2", group footprint). Each side is at least 1.
+pub fn panel_footprint(m: u64, n: u64, sum: f64) -> (f64, f64) {
+    let (mf, nf) = (m as f64, n as f64);
+    let half = sum / 2.0;
+    let (fm, fn_) = if half <= mf && half <= nf {
+        (half, half)
+    } else if mf <= nf {
+        (mf, (sum - mf).min(nf))
+    } else {
+        ((sum - nf).min(mf), nf)
+    };
+    (fm.max(1.0), fn_.max(1.0))
+}
+
+/// Operand reads from HBM when every F_m × F_n output footprint reads its
+/// A row panel and B column panel once: b·M·N·K·(1/F_m + 1/F_n) ("Matmul
+/// through the L2"; the tiled formula with the footprint for the tile).
+pub fn footprint_bytes(m: u64, n: u64, k: u64, footprint: (f64, f64), b: f64) -> f64 {
+    b * m as f64 * n as f64 * k as f64 * (1.0 / footprint.0 + 1.0 / footprint.1)
+}
+
+/// Which level of reuse sets a GEMM's HBM traffic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TrafficLevel {
+    /// Programs resident together share panels through the L2.
+    L2,
+    /// Reuse inside one tile's shared memory only (the seeds' figure).
+    SmemTile,
+    /// Each operand read once: the footprint covers the whole output.
+    Compulsory,
+}
+
+impl TrafficLevel {
+    /// The level's name in reports: `l2`, `smem-tile`, `compulsory`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TrafficLevel::L2 => "l2",
+            TrafficLevel::SmemTile => "smem-tile",
+            TrafficLevel::Compulsory => "compulsory",
+        }
+    }
+}
+
+/// Where a reuse footprint comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FootprintSource {
+    /// The tiles of one wave of resident programs.
+    Wave,
+    /// The largest footprint whose whole-K panels fit in L2, reused across
+    /// waves (a rasterization group).
+    Group,
+    /// One tile (no L2 or SM count recorded, or nothing better).
+    Tile,
+}
+
+/// The HBM traffic of a GEMM with the L2 level counted ("Matmul through
+/// the L2").
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Traffic {
+    /// L2 capacity, where the hardware records it.
+    pub l2_bytes: Option<f64>,
+    /// Programs resident at once: SMs × programs per SM.
+    pub resident_programs: Option<u128>,
+    /// One wave's output footprint (rows, columns), before the slab check.
+    pub wave_footprint: Option<(f64, f64)>,
+    /// Bytes one wave keeps in flight in L2: b·(F_m + F_n)·BK·stages.
+    pub wave_slab_bytes: Option<f64>,
+    /// Whether that slab fits in L2.
+    pub wave_slab_fits: Option<bool>,
+    /// The largest footprint whose whole-K panels fit in L2.
+    pub group_footprint: Option<(f64, f64)>,
+    /// The footprint the traffic uses.
+    pub footprint: (f64, f64),
+    /// Where that footprint comes from.
+    pub source: FootprintSource,
+    /// Operand reads: footprint bytes, at most the single-tile figure and
+    /// at least each operand once.
+    pub operand_bytes: f64,
+    /// Operand reads plus the output write.
+    pub bytes: f64,
+    /// The level that sets the traffic.
+    pub level: TrafficLevel,
+}
+
+/// The traffic of an M×N×K GEMM tiled BM×BN (clamped) whose programs run
+/// `resident` at a time over an L2 of `l2` bytes ("Matmul through the L2").
+/// Without an L2 capacity or a resident count, the single-tile figure.
+pub fn traffic(
+    (m, n, k): (u64, u64, u64),
+    (bm, bn, bk, stages): (u64, u64, u64, u64),
+    b: f64,
+    resident: Option<u128>,
+    l2: Option<f64>,
+) -> Traffic {
+    let (bm, bn) = (bm.min(m), bn.min(n));
+    let tile = tiled_bytes(m, n, k, bm, bn, b);
+    let output = b * m as f64 * n as f64;
+    let compulsory = b * (m as f64 * k as f64 + k as f64 * n as f64);
+    let single = Traffic {
+        l2_bytes: l2,
+        resident_programs: resident,
+        wave_footprint: None,
+        wave_slab_bytes: None,
+        wave_slab_fits: None,
+        group_footprint: None,
+        footprint: (bm as f64, bn as f64),
+        source: FootprintSource::Tile,
+        operand_bytes: tile,
+        bytes: tile + output,
+        level: TrafficLevel::SmemTile,
+    };
+    let (Some(p), Some(l2)) = (resident, l2) else {
+        return single;
+    };
+    // One wave: its programs start together and run at one rate, so they
+    // walk K together and read each A row panel and B column panel of the
+    // wave's footprint once, if the slab they hold in flight fits in L2.
+    let area = p as f64 * bm as f64 * bn as f64;
+    let wave = area_footprint(m, n, area);
+    let slab = b * (wave.0 + wave.1) * bk as f64 * stages as f64;
+    let slab_fits = slab <= l2;
+    let wave_used = if slab_fits {
+        wave
+    } else {
+        // Only as wide a footprint as the L2 holds a slab of.
+        panel_footprint(m, n, l2 / (b * bk as f64 * stages as f64))
+    };
+    let wave_bytes = footprint_bytes(m, n, k, wave_used, b);
+    // A group whose whole-K panels stay in L2 is reused across waves.
+    let group = panel_footprint(m, n, l2 / (b * k as f64));
+    let group_bytes = footprint_bytes(m, n, k, group, b);
+    let (mut footprint, mut source, mut bytes) = if group_bytes < wave_bytes {
+        (group, FootprintSource::Group, group_bytes)
+    } else {
+        (wave_used, FootprintSource::Wave, wave_bytes)
+    };
+    if bytes >= tile {
+        (footprint, source, bytes) = ((bm as f64, bn as f64), FootprintSource::Tile, tile);
+    }
+    let operand = bytes.max(compulsory);
+    let level = if operand <= compulsory * (1.0 + 1e-12) {
+        TrafficLevel::Compulsory
+    } else if source == FootprintSource::Tile {
+        TrafficLevel::SmemTile
+    } else {
+        TrafficLevel::L2
+    };
+    Traffic {
+        wave_footprint: Some(wave),
+        wave_slab_bytes: Some(slab),
+        wave_slab_fits: Some(slab_fits),
+        group_footprint: Some(group),
+        footprint,
+        source,
+        operand_bytes: operand,
+        bytes: operand + output,
+        level,
+        ..single
+    }
 }
 
 /// How a grid of programs falls into waves over the SMs ("Waves").
@@ -755,6 +945,24 @@ pub struct MatmulCost {
     pub fp32_peak: Option<f64>,
     /// The tile table, one entry per square tile asked for.
     pub table: Vec<(u64, TileCost)>,
+    /// HBM traffic with the L2 level counted.
+    pub traffic: Traffic,
+    /// FLOPs / traffic bytes.
+    pub traffic_intensity: f64,
+    /// max(FLOPs / effective peak, traffic / bandwidth): the lower bound.
+    pub time: RoofTime,
+    /// Under measured (achievable) figures, the output write a cooperative
+    /// kernel's epilogue does not overlap with its MMAs: output / bandwidth.
+    pub epilogue_time_s: Option<f64>,
+    /// The headline time: the lower bound at datasheet peaks; with measured
+    /// figures, max(compute + epilogue, memory).
+    pub time_s: f64,
+    /// What bounds the headline time.
+    pub bound: Bound,
+    /// B's bytes, b·K·N: the weights of a linear layer.
+    pub weight_bytes: f64,
+    /// Memory-bound with the weights at least half the traffic.
+    pub weight_streaming: bool,
 }
 
 /// A count input with its default, at least 1.
@@ -878,6 +1086,30 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
         .iter()
         .map(|&tt| (tt, tile_cost(&sh, &effective_roof, &limits, tt, tt)))
         .collect();
+    // The L2 level (formulas.md, "Matmul through the L2").
+    let l2 = hw
+        .memory
+        .levels
+        .iter()
+        .find(|l| l.name == "l2")
+        .map(|l| l.capacity.get());
+    let resident = waves.as_ref().map(|w| w.waves.slots);
+    let tr = traffic(
+        (m, n, k),
+        (t.tile_m, t.tile_n, tile_k, stages),
+        b,
+        resident,
+        l2,
+    );
+    let time = effective_roof.time(f, tr.bytes);
+    let output_bytes = b * m as f64 * n as f64;
+    let epilogue_time_s = (mode == Mode::Achievable).then(|| output_bytes / roof.bandwidth);
+    let (time_s, bound) = match epilogue_time_s {
+        Some(e) if time.compute_s + e >= time.memory_s => (time.compute_s + e, Bound::Compute),
+        Some(_) => (time.memory_s, Bound::Memory),
+        None => (time.time_s, time.bound),
+    };
+    let weight_bytes = b * k as f64 * n as f64;
     Ok(MatmulCost {
         hardware: hw.id.clone(),
         dtype: prec.name,
@@ -897,7 +1129,7 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
         naive_bytes: nb,
         naive_intensity: f / nb,
         naive_time: roof.time(f, nb),
-        output_bytes: b * m as f64 * n as f64,
+        output_bytes,
         minimal_bytes: minimal_bytes(m, n, k, b),
         minimal_intensity: f / minimal_bytes(m, n, k, b),
         mma,
@@ -910,6 +1142,14 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
         waves,
         fp32_peak,
         table,
+        traffic_intensity: f / tr.bytes,
+        traffic: tr,
+        time,
+        epilogue_time_s,
+        time_s,
+        bound,
+        weight_bytes,
+        weight_streaming: bound == Bound::Memory && weight_bytes >= 0.5 * tr.bytes,
     })
 }
 
@@ -924,6 +1164,244 @@ fn opt_bool(v: Option<bool>) -> serde_json::Value {
 }
 
 impl MatmulCost {
+    /// The L2 level, the headline time and what bounds it
+    /// (formulas.md, "Matmul through the L2").
+    fn report_l2(&self, r: &mut Report) {
+        let (m, n, k) = (self.m, self.n, self.k);
+        let t = &self.tile;
+        let (bm, bn, bk, stages) = (t.tile_m, t.tile_n, self.tile_k, self.stages);
+        let b = self.bytes_per_element;
+        let bs = || number(b);
+        let bw = self.roof.bandwidth;
+        let f = self.flops;
+        let tr = &self.traffic;
+        let fp = |v: f64| units::sig(v, 4);
+        if let Some(l2) = tr.l2_bytes {
+            r.result("l2_capacity_bytes", l2, || {
+                Quantity::new("L2 capacity", Unit::BytesIec).formula("the hardware file's l2 level")
+            });
+        }
+        if let Some(p) = tr.resident_programs {
+            r.result("resident_programs", int(p), || {
+                Quantity::new("programs resident at once", Unit::Count)
+                    .formula("SMs * programs per SM")
+                    .derive(format!(
+                        "{} * {}",
+                        self.waves.as_ref().map_or(0, |w| w.sms),
+                        self.programs_per_sm
+                    ))
+            });
+        }
+        if let (Some(w), Some(p)) = (tr.wave_footprint, tr.resident_programs) {
+            let area = || format!("{p}*{bm}*{bn}");
+            r.result("wave_footprint_m", w.0, || {
+                Quantity::new("wave footprint rows", Unit::None)
+                    .formula("sqrt(resident*BM*BN), at most M (all of M when M is the short side)")
+                    .derive(format!("sqrt({}) against M = {m}", area()))
+            });
+            r.result("wave_footprint_n", w.1, || {
+                Quantity::new("wave footprint columns", Unit::None)
+                    .formula("resident*BM*BN / rows, at most N")
+                    .derive(format!("{} / {} against N = {n}", area(), fp(w.0)))
+            });
+        }
+        if let (Some(slab), Some(fits), Some(w), Some(l2)) = (
+            tr.wave_slab_bytes,
+            tr.wave_slab_fits,
+            tr.wave_footprint,
+            tr.l2_bytes,
+        ) {
+            r.result("wave_slab_bytes", slab, || {
+                Quantity::new("L2 a wave holds in flight", Unit::BytesIec)
+                    .formula("b*(wave rows + wave columns)*BK*stages")
+                    .derive(format!(
+                        "{}*({} + {})*{bk}*{stages}",
+                        bs(),
+                        fp(w.0),
+                        fp(w.1)
+                    ))
+            });
+            r.result("wave_slab_fits", fits, || {
+                Quantity::new("the wave's slab fits in L2", Unit::None)
+                    .formula("wave slab <= L2")
+                    .derive(format!("{} <= {}", iec_bytes(slab), iec_bytes(l2)))
+            });
+            if !fits {
+                r.note_with(|| {
+                    format!(
+                        "a wave's slab ({}) overflows the {} L2: the footprint shrinks to what it holds",
+                        iec_bytes(slab),
+                        iec_bytes(l2)
+                    )
+                });
+            }
+        }
+        if let (Some(g), Some(l2)) = (tr.group_footprint, tr.l2_bytes) {
+            let sum = || format!("{} / ({}*{k})", iec_bytes(l2), bs());
+            r.result("group_footprint_m", g.0, || {
+                Quantity::new("L2 group footprint rows", Unit::None)
+                    .formula("rows + columns = L2 / (b*K): half each, all of a short side")
+                    .derive(format!("{} against M = {m}", sum()))
+            });
+            r.result("group_footprint_n", g.1, || {
+                Quantity::new("L2 group footprint columns", Unit::None)
+                    .formula("L2 / (b*K) - rows, at most N")
+                    .derive(format!("{} - {} against N = {n}", sum(), fp(g.0)))
+            });
+        }
+        let (fm, fnn) = tr.footprint;
+        let source = match tr.source {
+            FootprintSource::Wave => "the wave's",
+            FootprintSource::Group => "the L2 group's",
+            FootprintSource::Tile => "one tile's",
+        };
+        r.result("reuse_footprint_m", fm, || {
+            Quantity::new("reuse footprint rows", Unit::None)
+                .formula("the wave's or the L2 group's, whichever reads less; at least one tile")
+                .derive(format!("{source}: {}", fp(fm)))
+        });
+        r.result("reuse_footprint_n", fnn, || {
+            Quantity::new("reuse footprint columns", Unit::None)
+                .formula("the wave's or the L2 group's, whichever reads less; at least one tile")
+                .derive(format!("{source}: {}", fp(fnn)))
+        });
+        r.result("l2_operand_bytes", tr.operand_bytes, || {
+            Quantity::new("operand reads through L2", Unit::Bytes)
+                .formula("b*M*N*K*(1/Fm + 1/Fn), at most tiled bytes, at least b*(M*K + K*N)")
+                .derive(format!(
+                    "{}*{m}*{n}*{k}*(1/{} + 1/{})",
+                    bs(),
+                    fp(fm),
+                    fp(fnn)
+                ))
+        });
+        r.result("traffic_bytes", tr.bytes, || {
+            Quantity::new("HBM traffic (operands + output)", Unit::Bytes)
+                .formula("operand reads through L2 + b*M*N")
+                .derive(format!(
+                    "{} + {}",
+                    si(tr.operand_bytes, "B"),
+                    si(self.output_bytes, "B")
+                ))
+        });
+        r.result("traffic_level", tr.level.as_str(), || {
+            Quantity::new("reuse level that sets the traffic", Unit::None)
+                .formula("compulsory (each operand once), l2 (a footprint of resident programs) or smem-tile (one tile)")
+        });
+        let ti = self.traffic_intensity;
+        r.result("traffic_intensity", ti, || {
+            Quantity::new("intensity at that traffic", Unit::FlopPerByte)
+                .formula("FLOPs / traffic bytes")
+                .derive(format!("{} / {}", si(f, "FLOP"), si(tr.bytes, "B")))
+        });
+        let time = self.time;
+        r.result("traffic_memory_time_s", time.memory_s, || {
+            Quantity::new("memory time at that traffic", Unit::Seconds)
+                .formula("traffic bytes / bandwidth")
+                .derive(format!("{} / {}", si(tr.bytes, "B"), si(bw, "B/s")))
+        });
+        let peak_text = || si(self.effective_roof.peak, "FLOP/s");
+        if let Some(e) = self.epilogue_time_s {
+            r.result("epilogue_time_s", e, || {
+                Quantity::new("output write not overlapped (epilogue)", Unit::Seconds)
+                    .formula("b*M*N / bandwidth")
+                    .derive(format!(
+                        "{} / {}",
+                        si(self.output_bytes, "B"),
+                        si(bw, "B/s")
+                    ))
+            });
+            r.result("time_s", self.time_s, || {
+                Quantity::new("time (measured figures)", Unit::Seconds)
+                    .formula("max(FLOPs / peak + epilogue, traffic bytes / bandwidth)")
+                    .derive(format!(
+                        "max({} + {}, {})",
+                        seconds(time.compute_s),
+                        seconds(e),
+                        seconds(time.memory_s)
+                    ))
+            });
+        } else {
+            r.result("time_s", self.time_s, || {
+                Quantity::new("time (lower bound)", Unit::Seconds)
+                    .formula("max(FLOPs / peak, traffic bytes / bandwidth)")
+                    .derive(format!(
+                        "max({} / {}, {} / {})",
+                        si(f, "FLOP"),
+                        peak_text(),
+                        si(tr.bytes, "B"),
+                        si(bw, "B/s")
+                    ))
+            });
+        }
+        r.result("bound", self.bound.as_str(), || {
+            Quantity::new("bound", Unit::None)
+        });
+        let wb = self.weight_bytes;
+        r.result("weight_bytes", wb, || {
+            Quantity::new("B (the weights of a linear layer)", Unit::Bytes)
+                .formula("b*K*N")
+                .derive(format!("{}*{k}*{n}", bs()))
+        });
+        r.result("weight_fraction_of_traffic", wb / tr.bytes, || {
+            Quantity::new("weights / traffic", Unit::Fraction)
+                .formula("b*K*N / traffic bytes")
+                .derive(format!("{} / {}", si(wb, "B"), si(tr.bytes, "B")))
+        });
+        r.result("weight_streaming", self.weight_streaming, || {
+            Quantity::new("weight-streaming", Unit::None)
+                .formula("memory-bound and weights >= half the traffic")
+        });
+        let ridge = self.effective_roof.ridge();
+        r.note_with(|| {
+            let level = match tr.level {
+                TrafficLevel::Compulsory => format!(
+                    "traffic level compulsory: the resident programs cover the whole {m}x{n} output, so each operand is read once"
+                ),
+                TrafficLevel::L2 => format!(
+                    "traffic level l2: {source} {}x{} footprint reads each A row panel and B column panel once through L2, {} against {} for one {bm}x{bn} tile",
+                    fp(fm),
+                    fp(fnn),
+                    si(tr.operand_bytes, "B"),
+                    si(t.tiled_bytes, "B")
+                ),
+                TrafficLevel::SmemTile if tr.l2_bytes.is_none() || tr.resident_programs.is_none() => format!(
+                    "traffic level smem-tile: {} records no L2 capacity or SM count, so only one tile's reuse is counted",
+                    self.hardware
+                ),
+                TrafficLevel::SmemTile => "traffic level smem-tile: no L2 footprint reads less than one tile".to_string(),
+            };
+            let bound = match self.bound {
+                Bound::Compute => format!(
+                    "compute-bound: intensity {} at that traffic is above the ridge ({})",
+                    units::sig(ti, 4),
+                    units::sig(ridge, 4)
+                ),
+                Bound::Memory => format!(
+                    "memory-bound: intensity {} at that traffic is {}x below the ridge ({})",
+                    units::sig(ti, 4),
+                    units::sig(ridge / ti, 3),
+                    units::sig(ridge, 4)
+                ),
+            };
+            format!("{level}; {bound}")
+        });
+        if self.weight_streaming {
+            r.note_with(|| {
+                format!(
+                    "weight-streaming: the {k}x{n} weights ({}) are {}% of the traffic; the time follows the weight bytes ({} at {})",
+                    si(wb, "B"),
+                    units::sig(100.0 * wb / tr.bytes, 3),
+                    seconds(wb / bw),
+                    si(bw, "B/s")
+                )
+            });
+        }
+        if self.epilogue_time_s.is_some() {
+            r.note("measured figures: the time adds the output write, which a cooperative kernel's epilogue does not overlap with its MMAs; datasheet figures give the lower bound");
+        }
+    }
+
     /// The report of this cost; a lean one records values only (and no
     /// tile table).
     pub fn report(&self, lean: bool) -> Report {
@@ -1137,8 +1615,8 @@ impl MatmulCost {
                 .formula("tiled bytes / bandwidth")
                 .derive(format!("{} / {}", si(tb, "B"), si(bw, "B/s")))
         });
-        r.result("time_s", time.time_s, || {
-            Quantity::new("time", Unit::Seconds)
+        r.result("tile_time_s", time.time_s, || {
+            Quantity::new("single-tile time (reuse in one tile only)", Unit::Seconds)
                 .formula("max(FLOPs / peak, tiled bytes / bandwidth)")
                 .derive(format!(
                     "max({}, {})",
@@ -1146,18 +1624,18 @@ impl MatmulCost {
                     seconds(time.memory_s)
                 ))
         });
-        r.result("bound", time.bound.as_str(), || {
-            Quantity::new("bound", Unit::None)
+        r.result("tile_bound", time.bound.as_str(), || {
+            Quantity::new("single-tile bound", Unit::None)
         });
         r.note_with(|| match time.bound {
             Bound::Memory => format!(
-                "memory-bound: intensity {} is {}x below the ridge ({})",
+                "one tile's reuse alone: memory-bound, intensity {} is {}x below the ridge ({})",
                 units::sig(ti, 4),
                 units::sig(ridge / ti, 3),
                 units::sig(ridge, 4)
             ),
             Bound::Compute => format!(
-                "compute-bound: intensity {} is above the ridge ({})",
+                "one tile's reuse alone: compute-bound, intensity {} is above the ridge ({})",
                 units::sig(ti, 4),
                 units::sig(ridge, 4)
             ),
@@ -1175,6 +1653,8 @@ impl MatmulCost {
                 .formula("2*M*N*K / (b*(M*K + K*N + M*N))")
                 .derive(format!("{} / {}", si(f, "FLOP"), si(mb, "B")))
         });
+
+        self.report_l2(&mut r);
 
         // Feasibility: shared memory with stages, accumulator in registers.
         let smem = t.smem_bytes;

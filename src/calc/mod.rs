@@ -17,17 +17,3 @@ pub mod prefill;
 pub mod roof;
 pub mod speculative;
 pub mod step;
-
-use crate::error::{Error, Result};
-
-/// A quantity given on the command line, checked to be a finite number
-/// above zero.
-pub(crate) fn positive(flag: &str, v: f64) -> Result<f64> {
-    if !v.is_finite() || v <= 0.0 {
-        return Err(Error::input(
-            flag,
-            "must be a finite number greater than zero",
-        ));
-    }
-    Ok(v)
-}

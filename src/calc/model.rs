@@ -598,7 +598,7 @@ impl ModelCost {
     fn architecture(&self, r: &mut Report) {
         let a = &self.architecture;
         let p = &self.params;
-        let count = |r: &mut Report, key: &str, label: &str, v: u64, field: &str| {
+        let count = |r: &mut Report, key: &'static str, label: &str, v: u64, field: &str| {
             r.result(key, v as f64, || {
                 Quantity::new(label, Unit::Count).source(self.source(field))
             });

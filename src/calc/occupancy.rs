@@ -9,158 +9,319 @@
 //! register allocation unit and split evenly across the SM's warp-scheduler
 //! partitions; shared memory is allocated in units of the allocation unit with
 //! the per-block reservation added; the SM's shared-memory size is the
-//! largest carveout unless a carveout is asked for. `--textbook` is the
+//! largest carveout unless a carveout is asked for. `textbook` is the
 //! seeds' arithmetic without any of those granularities.
+//!
+//! [`cost`] is integer arithmetic on the inputs and the hardware file, every
+//! step checked, with no allocation: a sweep of a million points stays
+//! cheap. Text is made only by [`OccupancyCost::report`], lazily.
 
 use crate::error::{Error, Result};
+use crate::inputs::{Bytes, Count};
 use crate::report::{Quantity, Report, Unit};
-use crate::spec::hardware::{Execution, Hardware};
+use crate::spec::hardware::{Execution, Hardware, Mode};
 use crate::units::{self, number};
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::fmt;
 
-/// What the caller asks about one kernel launch.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Kernel {
-    /// Threads per block.
-    pub threads: u64,
-    /// Registers per thread.
-    pub regs: u64,
-    /// Dynamic shared memory per block (bytes).
-    pub smem: u64,
-    /// Static shared memory per block (bytes).
-    pub static_smem: u64,
-    /// Shared-memory carveout preference (bytes); `None` = the largest.
-    pub carveout: Option<u64>,
+/// `occupancy`'s inputs: one kernel launch.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct OccupancyInputs {
+    /// Threads per block (required).
+    pub threads: Option<Count>,
+    /// Registers per thread (required).
+    pub regs: Option<Count>,
+    /// Dynamic shared memory per block (default 0).
+    pub smem: Option<Bytes>,
+    /// Static shared memory per block (default 0).
+    pub static_smem: Option<Bytes>,
+    /// Shared-memory carveout asked for (default: the SM's largest).
+    pub carveout: Option<Bytes>,
     /// The seeds' simplified arithmetic instead of NVIDIA's.
+    #[serde(default, deserialize_with = "switch")]
     pub textbook: bool,
     /// Blocks in the grid, for how many SMs a launch keeps busy.
-    pub grid: Option<u64>,
+    pub grid: Option<Count>,
 }
 
-/// Why a kernel cannot launch at all.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LaunchFailure {
-    /// The flag at fault (`--threads`, `--regs`, `--smem`).
-    pub flag: &'static str,
-    /// What is wrong.
-    pub message: String,
-    /// Whether the flag's value alone is out of range (an input error) rather
-    /// than a combination the calculator answers with zero blocks.
-    pub out_of_range: bool,
+impl OccupancyInputs {
+    /// A kernel of `threads` threads per block, `regs` registers per thread
+    /// and `smem` bytes of dynamic shared memory per block.
+    pub fn new(threads: u64, regs: u64, smem: u64) -> Self {
+        OccupancyInputs {
+            threads: Some(Count(threads)),
+            regs: Some(Count(regs)),
+            smem: Some(Bytes(smem as f64)),
+            ..Default::default()
+        }
+    }
+
+    /// The same kernel under the seeds' arithmetic.
+    pub fn textbook(self) -> Self {
+        OccupancyInputs {
+            textbook: true,
+            ..self
+        }
+    }
+
+    /// The same kernel launched as a grid of `blocks` blocks.
+    pub fn grid(self, blocks: u64) -> Self {
+        OccupancyInputs {
+            grid: Some(Count(blocks)),
+            ..self
+        }
+    }
 }
 
-/// Resident blocks per SM under each limit, with the numbers behind them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Limits {
-    /// Blocks the register file holds.
-    pub by_registers: u64,
-    /// Blocks shared memory holds; `None` when a block uses none.
-    pub by_smem: Option<u64>,
-    /// Blocks the warp (thread) budget holds.
-    pub by_threads: u64,
-    /// The per-SM block-slot limit.
-    pub by_blocks: u64,
-    /// Warps per block.
-    pub warps_per_block: u64,
-    /// Warp budget of the SM.
+/// A switch given as a boolean or as the text `true` / `false` (a sweep
+/// passes text).
+fn switch<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<bool, D::Error> {
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = bool;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("true or false")
+        }
+        fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<bool, E> {
+            Ok(v)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<bool, E> {
+            match v.trim() {
+                "true" | "yes" | "1" => Ok(true),
+                "false" | "no" | "0" => Ok(false),
+                _ => Err(E::custom(format!("`{v}`: expected true or false"))),
+            }
+        }
+    }
+    d.deserialize_any(V)
+}
+
+/// One of the four budgets that bound the blocks an SM holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limiter {
+    /// The register file.
+    Registers,
+    /// Shared memory.
+    Smem,
+    /// The warp (thread) budget.
+    Threads,
+    /// The block-slot limit.
+    Blocks,
+}
+
+impl Limiter {
+    /// Every limiter, in the order reports list them.
+    pub const ALL: [Limiter; 4] = [
+        Limiter::Registers,
+        Limiter::Smem,
+        Limiter::Threads,
+        Limiter::Blocks,
+    ];
+
+    /// The name reports give it (`registers`, `smem`, `threads`, `blocks`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limiter::Registers => "registers",
+            Limiter::Smem => "smem",
+            Limiter::Threads => "threads",
+            Limiter::Blocks => "blocks",
+        }
+    }
+
+    /// What a person calls it in a sentence.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Limiter::Registers => "registers",
+            Limiter::Smem => "shared memory",
+            Limiter::Threads => "the warp budget",
+            Limiter::Blocks => "the block-slot limit",
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// The set of limiters that bind (several can tie).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Limiters(u8);
+
+impl Limiters {
+    /// Whether `l` binds.
+    pub fn contains(self, l: Limiter) -> bool {
+        self.0 & l.bit() != 0
+    }
+
+    fn insert(&mut self, l: Limiter) {
+        self.0 |= l.bit();
+    }
+
+    /// The binding limiters, in the order registers, smem, threads, blocks.
+    pub fn iter(self) -> impl Iterator<Item = Limiter> {
+        Limiter::ALL.into_iter().filter(move |l| self.contains(*l))
+    }
+
+    /// The first binding limiter.
+    pub fn first(self) -> Option<Limiter> {
+        self.iter().next()
+    }
+}
+
+/// Why a kernel that is within every per-block limit still cannot launch:
+/// NVIDIA's calculator answers such a kernel with zero blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// The block's allocated registers exceed what one block may have.
+    Registers {
+        /// Registers the block is allocated.
+        allocated: u64,
+        /// The most a block may have.
+        limit: u64,
+    },
+    /// The block's shared memory, reservation included, exceeds the SM's
+    /// largest carveout.
+    Smem {
+        /// Bytes the block is allocated.
+        allocated: u64,
+        /// The SM's largest carveout.
+        limit: u64,
+    },
+}
+
+impl Failure {
+    /// The budget at fault.
+    pub fn limiter(self) -> Limiter {
+        match self {
+            Failure::Registers { .. } => Limiter::Registers,
+            Failure::Smem { .. } => Limiter::Smem,
+        }
+    }
+}
+
+/// The execution numbers occupancy reads from a hardware file, all
+/// present and whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Threads per warp.
+    pub warp_size: u64,
+    /// Resident warps per SM.
     pub max_warps: u64,
-    /// Registers allocated to one warp.
-    pub regs_per_warp: u64,
-    /// Shared memory allocated to one block (reservation and rounding
-    /// included in exact mode).
-    pub smem_per_block: u64,
-    /// Shared memory the SM is configured with for this kernel.
+    /// Threads per block.
+    pub max_threads_per_block: u64,
+    /// Resident blocks per SM.
+    pub max_blocks: u64,
+    /// 32-bit registers per SM.
+    pub regs_per_sm: u64,
+    /// Registers per thread.
+    pub max_regs_per_thread: u64,
+    /// Registers per block.
+    pub max_regs_per_block: u64,
+    /// Register allocation unit (registers per warp are a multiple).
+    pub reg_unit: u64,
+    /// Scheduler partitions the register file is split over.
+    pub partitions: u64,
+    /// Warps are counted in multiples of this for the per-block check.
+    pub warp_granularity: u64,
+    /// Shared memory per SM: the largest carveout.
     pub smem_per_sm: u64,
-    /// Set when the kernel cannot launch (zero blocks).
-    pub failure: Option<LaunchFailure>,
+    /// Shared memory a block gets without opting in (the static limit).
+    pub smem_default: u64,
+    /// Shared memory a block may opt in to.
+    pub smem_optin: u64,
+    /// Shared memory reserved per resident block.
+    pub reserved: u64,
+    /// Shared-memory allocation unit.
+    pub smem_unit: u64,
+    /// SMs on the chip.
+    pub sms: u64,
 }
 
-impl Limits {
-    /// Resident blocks per SM: the smallest limit, 0 if it cannot launch.
-    pub fn blocks_per_sm(&self) -> u64 {
-        if self.failure.is_some() {
-            return 0;
-        }
-        self.by_registers
-            .min(self.by_smem.unwrap_or(u64::MAX))
-            .min(self.by_threads)
-            .min(self.by_blocks)
+/// A whole number of bytes from a hardware file; a value no GPU could
+/// have (fractional, or beyond 2^53) is bad data naming the field.
+fn hw_bytes(hw: &Hardware, field: &str, v: f64) -> Result<u64> {
+    const LIMIT: f64 = 9_007_199_254_740_992.0; // 2^53
+    if !(v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= LIMIT) {
+        return Err(hw_error(
+            hw,
+            field,
+            format!(
+                "{} bytes is not a whole number of bytes that occupancy can compute with",
+                units::sig(v, 4)
+            ),
+        ));
     }
+    Ok(v as u64)
+}
 
-    /// The binding limits, in the order registers, smem, threads, blocks.
-    pub fn limiters(&self) -> Vec<&'static str> {
-        let b = self.blocks_per_sm();
-        let mut out = Vec::new();
-        if let Some(f) = &self.failure {
-            out.push(match f.flag {
-                "--regs" => "registers",
-                "--smem" | "--static-smem" => "smem",
-                _ => "threads",
-            });
-            return out;
-        }
-        if self.by_registers == b {
-            out.push("registers");
-        }
-        if self.by_smem == Some(b) {
-            out.push("smem");
-        }
-        if self.by_threads == b {
-            out.push("threads");
-        }
-        if self.by_blocks == b {
-            out.push("blocks");
-        }
-        out
+fn hw_error(hw: &Hardware, field: &str, message: String) -> Error {
+    Error::Data {
+        file: hw.id.clone(),
+        line: None,
+        col: None,
+        field: Some(field.into()),
+        message,
     }
 }
 
-fn need<T: Copy>(hw: &Hardware, v: Option<T>, field: &str, example: &str) -> Result<T> {
-    v.ok_or_else(|| {
-        hw.missing(
-            &format!("execution.{field}"),
-            "occupancy",
-            Some(example).filter(|e| !e.is_empty()),
-        )
-    })
+/// A whole number of bytes from an input field.
+fn input_bytes(field: &str, v: Option<Bytes>) -> Result<u64> {
+    let v = v.map_or(0.0, |b| b.0);
+    if !(v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= 1e15) {
+        return Err(Error::field(
+            field,
+            format!(
+                "`{}`: expected a whole number of bytes, zero or more",
+                units::sig(v, 4)
+            ),
+        ));
+    }
+    Ok(v as u64)
 }
 
-fn round_up(x: u64, unit: u64) -> u64 {
-    x.div_ceil(unit) * unit
+fn need<T>(hw: &Hardware, v: Option<T>, field: &str, example: &str) -> Result<T> {
+    v.ok_or_else(|| hw.missing(&format!("execution.{field}"), "occupancy", Some(example)))
 }
 
-/// The execution numbers occupancy reads, all present.
-struct Budget {
-    warp_size: u64,
-    max_warps: u64,
-    max_threads_per_block: u64,
-    max_blocks: u64,
-    regs_per_sm: u64,
-    max_regs_per_thread: u64,
-    max_regs_per_block: u64,
-    reg_unit: u64,
-    partitions: u64,
-    warp_granularity: u64,
-    smem_per_sm: u64,
-    smem_default: u64,
-    smem_optin: u64,
-    reserved: u64,
-    smem_unit: u64,
-    carveouts: Vec<u64>,
-}
-
-fn budget(hw: &Hardware, ex: &Execution) -> Result<Budget> {
-    let n = |v: Option<std::num::NonZeroU32>| v.map(|x| u64::from(x.get()));
-    let b = |v: Option<crate::spec::Bytes>| v.map(|x| x.get() as u64);
-    let warp_size = u64::from(ex.warp_size.get());
-    let max_warps = match (n(ex.max_warps_per_sm), n(ex.max_threads_per_sm)) {
-        (Some(w), _) => w,
-        (None, Some(t)) => t / warp_size,
-        (None, None) => need(hw, None::<u64>, "max-warps-per-sm", "64")?,
-    };
-    let smem_per_sm = need(hw, b(ex.smem_per_sm), "smem-per-sm", "228 KiB")?;
-    let smem_optin = b(ex.smem_per_block_optin)
-        .or(b(ex.smem_per_block))
+impl Budget {
+    /// The budget of `hw`'s execution section, checked.
+    pub fn of(hw: &Hardware, ex: &Execution) -> Result<Self> {
+        let n = |v: Option<std::num::NonZeroU32>| v.map(|x| u64::from(x.get()));
+        let warp_size = u64::from(ex.warp_size.get());
+        let max_warps = match (n(ex.max_warps_per_sm), n(ex.max_threads_per_sm)) {
+            (Some(w), _) => w,
+            (None, Some(t)) => t / warp_size,
+            (None, None) => need(hw, None, "max-warps-per-sm", "64")?,
+        };
+        if max_warps == 0 {
+            return Err(hw_error(
+                hw,
+                "execution.max-threads-per-sm",
+                format!("fewer threads than one warp of {warp_size}"),
+            ));
+        }
+        let bytes = |field: &str, v: Option<f64>| -> Result<Option<u64>> {
+            v.map(|v| hw_bytes(hw, field, v)).transpose()
+        };
+        let smem_per_sm = need(
+            hw,
+            bytes("execution.smem-per-sm", ex.smem_per_sm.map(|b| b.get()))?,
+            "smem-per-sm",
+            "228 KiB",
+        )?;
+        let smem_block = bytes(
+            "execution.smem-per-block",
+            ex.smem_per_block.map(|b| b.get()),
+        )?;
+        let smem_optin = bytes(
+            "execution.smem-per-block-optin",
+            ex.smem_per_block_optin.map(|b| b.get()),
+        )?
+        .or(smem_block)
         .ok_or_else(|| {
             hw.missing(
                 "execution.smem-per-block-optin",
@@ -168,67 +329,163 @@ fn budget(hw: &Hardware, ex: &Execution) -> Result<Budget> {
                 Some("227 KiB"),
             )
         })?;
-    if let Some(g) = &ex.register_allocation_granularity
-        && g != "warp"
-    {
-        return Err(Error::Unsupported(format!(
-            "{}: register-allocation-granularity `{g}`: only per-warp allocation (every NVIDIA GPU since Kepler) is modelled",
-            hw.id
-        )));
-    }
-    Ok(Budget {
-        warp_size,
-        max_warps,
-        max_threads_per_block: need(
-            hw,
-            n(ex.max_threads_per_block),
-            "max-threads-per-block",
-            "1024",
-        )?,
-        max_blocks: need(hw, n(ex.max_blocks_per_sm), "max-blocks-per-sm", "32")?,
-        regs_per_sm: need(hw, n(ex.registers_per_sm), "registers-per-sm", "65536")?,
-        max_regs_per_thread: need(
-            hw,
-            n(ex.max_registers_per_thread),
-            "max-registers-per-thread",
-            "255",
-        )?,
-        max_regs_per_block: n(ex.max_registers_per_block)
-            .or(n(ex.registers_per_sm))
-            .unwrap_or(u64::MAX),
-        reg_unit: n(ex.register_allocation_unit).unwrap_or(1),
-        partitions: n(ex.schedulers_per_sm).unwrap_or(1),
-        warp_granularity: n(ex.warp_allocation_granularity)
-            .or(n(ex.schedulers_per_sm))
-            .unwrap_or(1),
-        smem_per_sm,
-        smem_default: b(ex.smem_per_block).unwrap_or(smem_optin),
-        smem_optin,
-        reserved: ex.reserved_smem_per_block.map_or(0, |x| x.get() as u64),
-        smem_unit: b(ex.smem_allocation_unit).unwrap_or(1).max(1),
-        carveouts: {
-            let mut c: Vec<u64> = ex.smem_carveouts.iter().map(|x| x.get() as u64).collect();
-            c.sort_unstable();
-            c
-        },
-    })
-}
-
-impl Budget {
-    /// The smallest carveout at least `size`, as NVIDIA's calculator rounds
-    /// a shared-memory request up to one the SM can be configured with.
-    fn align_carveout(&self, size: u64) -> Option<u64> {
-        if self.carveouts.is_empty() {
-            return (size <= self.smem_per_sm).then_some(self.smem_per_sm);
+        if let Some(g) = &ex.register_allocation_granularity
+            && g != "warp"
+        {
+            return Err(Error::Unsupported(format!(
+                "{}: register-allocation-granularity `{g}`: only per-warp allocation (every NVIDIA GPU since Kepler) is modelled",
+                hw.id
+            )));
         }
-        self.carveouts.iter().copied().find(|&c| c >= size)
+        Ok(Budget {
+            warp_size,
+            max_warps,
+            max_threads_per_block: need(
+                hw,
+                n(ex.max_threads_per_block),
+                "max-threads-per-block",
+                "1024",
+            )?,
+            max_blocks: need(hw, n(ex.max_blocks_per_sm), "max-blocks-per-sm", "32")?,
+            regs_per_sm: need(hw, n(ex.registers_per_sm), "registers-per-sm", "65536")?,
+            max_regs_per_thread: need(
+                hw,
+                n(ex.max_registers_per_thread),
+                "max-registers-per-thread",
+                "255",
+            )?,
+            max_regs_per_block: n(ex.max_registers_per_block)
+                .or(n(ex.registers_per_sm))
+                .unwrap_or(u64::MAX),
+            reg_unit: n(ex.register_allocation_unit).unwrap_or(1),
+            partitions: n(ex.schedulers_per_sm).unwrap_or(1),
+            warp_granularity: n(ex.warp_allocation_granularity)
+                .or(n(ex.schedulers_per_sm))
+                .unwrap_or(1),
+            smem_per_sm,
+            smem_default: smem_block.unwrap_or(smem_optin),
+            smem_optin,
+            reserved: bytes(
+                "execution.reserved-smem-per-block",
+                ex.reserved_smem_per_block.map(|b| b.get()),
+            )?
+            .unwrap_or(0),
+            smem_unit: bytes(
+                "execution.smem-allocation-unit",
+                ex.smem_allocation_unit.map(|b| b.get()),
+            )?
+            .unwrap_or(1)
+            .max(1),
+            sms: u64::from(ex.sms.get()),
+        })
     }
 }
 
-/// Resident blocks per SM under each limit, by NVIDIA's rules or the
-/// seeds' (`k.textbook`). Inputs that cannot launch come back with
-/// `failure` set and zero blocks, as the calculator answers them.
-pub fn limits(hw: &Hardware, k: &Kernel) -> Result<Limits> {
+/// The smallest carveout of `ex` that holds `size` bytes, as NVIDIA's
+/// calculator rounds a request up to one the SM can be configured with;
+/// `None` if none does.
+fn carveout_at_least(hw: &Hardware, ex: &Execution, b: &Budget, size: u64) -> Result<Option<u64>> {
+    if ex.smem_carveouts.is_empty() {
+        return Ok((size <= b.smem_per_sm).then_some(b.smem_per_sm));
+    }
+    let best = ex
+        .smem_carveouts
+        .iter()
+        .map(|c| c.get())
+        .filter(|&c| c >= size as f64)
+        .fold(None, |m: Option<f64>, c| Some(m.map_or(c, |m| m.min(c))));
+    best.map(|c| hw_bytes(hw, "execution.smem-carveouts", c))
+        .transpose()
+}
+
+fn round_up(x: u64, unit: u64) -> Option<u64> {
+    x.div_ceil(unit).checked_mul(unit)
+}
+
+fn overflow(field: &str) -> Error {
+    Error::field(field, "the product is too large for a 64-bit count")
+}
+
+/// A grid's spread over the SMs (`grid` given).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GridCost {
+    /// Blocks in the grid.
+    pub grid: u64,
+    /// SMs with at least one block: min(grid, SMs).
+    pub sms_busy: u64,
+    /// SMs with work over SMs.
+    pub sm_fraction: f64,
+    /// Blocks a busy SM holds in the first wave: min(blocks per SM,
+    /// ceil(grid / SMs)).
+    pub first_wave_blocks: u64,
+    /// Occupancy of a busy SM in the first wave.
+    pub busy_sm_occupancy: f64,
+    /// grid / (blocks per SM x SMs); `None` when no block fits.
+    pub waves: Option<f64>,
+}
+
+/// One kernel on one GPU: every figure `occupancy` reports.
+#[derive(Debug, Clone)]
+pub struct OccupancyCost<'a> {
+    /// The hardware.
+    pub hw: &'a Hardware,
+    /// Threads per block.
+    pub threads: u64,
+    /// Registers per thread.
+    pub regs: u64,
+    /// Dynamic shared memory per block.
+    pub smem: u64,
+    /// Static shared memory per block.
+    pub static_smem: u64,
+    /// The carveout asked for.
+    pub carveout: Option<u64>,
+    /// The seeds' arithmetic.
+    pub textbook: bool,
+    /// The hardware's budgets.
+    pub budget: Budget,
+    /// ceil(threads / warp size).
+    pub warps_per_block: u64,
+    /// Registers allocated to one warp.
+    pub regs_per_warp: u64,
+    /// Blocks the register file holds.
+    pub by_registers: u64,
+    /// Blocks shared memory holds; `None` when a block uses none.
+    pub by_smem: Option<u64>,
+    /// Blocks the warp budget holds.
+    pub by_threads: u64,
+    /// The block-slot limit.
+    pub by_blocks: u64,
+    /// Shared memory allocated to one block.
+    pub smem_per_block: u64,
+    /// Shared memory the SM is configured with for this kernel.
+    pub smem_per_sm: u64,
+    /// Resident blocks per SM: the smallest limit, 0 when it cannot launch.
+    pub blocks_per_sm: u64,
+    /// Resident warps per SM.
+    pub warps_per_sm: u64,
+    /// Resident threads per SM.
+    pub threads_per_sm: u64,
+    /// Warps per SM over the warp budget.
+    pub occupancy: f64,
+    /// The binding limits.
+    pub limiters: Limiters,
+    /// Set when the kernel cannot launch.
+    pub failure: Option<Failure>,
+    /// The grid's spread, when a grid was given.
+    pub grid: Option<GridCost>,
+}
+
+/// `occupancy`'s cost: resident blocks per SM under each limit, by
+/// NVIDIA's rules or the seeds' (`textbook`). Inputs out of a per-block
+/// range are errors naming the field; a kernel within them that still
+/// cannot launch comes back with `failure` set and zero blocks, as the
+/// calculator answers it. (`mode` does not enter: occupancy has no
+/// measured variant.)
+pub fn cost<'a>(
+    hw: &'a Hardware,
+    inputs: &OccupancyInputs,
+    _mode: Mode,
+) -> Result<OccupancyCost<'a>> {
     let ex = hw.execution()?;
     // The allocation rules below are NVIDIA's (its occupancy calculator);
     // AMD does not publish the equivalent for its CUs.
@@ -238,431 +495,535 @@ pub fn limits(hw: &Hardware, k: &Kernel) -> Result<Limits> {
             hw.id, hw.vendor
         )));
     }
-    let b = budget(hw, ex)?;
-    // CUDA caps statically declared shared memory at the default per-block
-    // figure (48 KiB); only dynamic shared memory can opt in beyond it.
-    if k.static_smem > b.smem_default {
-        return Err(Error::input(
-            "--static-smem",
-            format!(
-                "{} of static shared memory exceeds the {} a block may declare statically; more must be dynamic (--smem) with an opt-in",
-                crate::units::iec_bytes(k.static_smem as f64),
-                crate::units::iec_bytes(b.smem_default as f64)
-            ),
-        ));
+    let b = Budget::of(hw, ex)?;
+    let threads = inputs
+        .threads
+        .ok_or_else(|| Error::missing_input("threads", "give `threads`"))?
+        .0;
+    let regs = inputs
+        .regs
+        .ok_or_else(|| Error::missing_input("regs", "give `regs`"))?
+        .0;
+    let smem = input_bytes("smem", inputs.smem)?;
+    let static_smem = input_bytes("static-smem", inputs.static_smem)?;
+    let carveout = inputs
+        .carveout
+        .map(|c| input_bytes("carveout", Some(c)))
+        .transpose()?;
+    let textbook = inputs.textbook;
+
+    if threads == 0 {
+        return Err(Error::field("threads", "must be at least 1"));
     }
-    let warps_per_block = k.threads.div_ceil(b.warp_size);
-    let total_smem = k
-        .smem
-        .checked_add(k.static_smem)
-        .ok_or_else(|| Error::input("--smem", "dynamic plus static shared memory overflows"))?;
-    let mut out = Limits {
-        by_registers: 0,
-        by_smem: None,
-        by_threads: 0,
-        by_blocks: b.max_blocks,
-        warps_per_block,
-        max_warps: b.max_warps,
-        regs_per_warp: 0,
-        smem_per_block: 0,
-        smem_per_sm: b.smem_per_sm,
-        failure: None,
-    };
-    let fail = |out: &mut Limits, flag: &'static str, message: String, out_of_range: bool| {
-        out.failure = Some(LaunchFailure {
-            flag,
-            message,
-            out_of_range,
-        });
-    };
-    if k.threads == 0 {
-        fail(&mut out, "--threads", "must be at least 1".into(), true);
-        return Ok(out);
-    }
-    if k.threads > b.max_threads_per_block {
-        fail(
-            &mut out,
-            "--threads",
+    if threads > b.max_threads_per_block {
+        return Err(Error::field(
+            "threads",
             format!(
                 "{} threads per block exceeds {}'s limit of {}",
-                number(k.threads as f64),
+                number(threads as f64),
                 hw.id,
                 number(b.max_threads_per_block as f64)
             ),
-            true,
-        );
-        return Ok(out);
+        ));
     }
-    if k.regs == 0 || k.regs > b.max_regs_per_thread {
-        fail(
-            &mut out,
-            "--regs",
+    if regs == 0 || regs > b.max_regs_per_thread {
+        return Err(Error::field(
+            "regs",
             format!(
-                "{} registers per thread: {} allows 1 to {}",
-                k.regs, hw.id, b.max_regs_per_thread
+                "{regs} registers per thread: {} allows 1 to {}",
+                hw.id, b.max_regs_per_thread
             ),
-            true,
-        );
-        return Ok(out);
+        ));
     }
+    // CUDA caps statically declared shared memory at the default per-block
+    // figure (48 KiB); only dynamic shared memory can opt in beyond it.
+    if static_smem > b.smem_default {
+        return Err(Error::field(
+            "static-smem",
+            format!(
+                "{} of static shared memory exceeds the {} a block may declare statically; more must be dynamic shared memory, with the opt-in",
+                units::iec_bytes(static_smem as f64),
+                units::iec_bytes(b.smem_default as f64)
+            ),
+        ));
+    }
+    let total_smem = smem
+        .checked_add(static_smem)
+        .ok_or_else(|| Error::field("smem", "dynamic plus static shared memory overflows"))?;
     if total_smem > b.smem_optin {
-        fail(
-            &mut out,
-            "--smem",
+        return Err(Error::field(
+            "smem",
             format!(
                 "{} of shared memory per block exceeds {}'s per-block opt-in limit of {}",
                 units::iec_bytes(total_smem as f64),
                 hw.id,
                 units::iec_bytes(b.smem_optin as f64)
             ),
-            true,
-        );
-        return Ok(out);
+        ));
     }
-    out.by_threads = b.max_warps / warps_per_block;
-    if k.textbook {
+
+    // Within the per-block limits, threads < 2^32 and regs < 2^32, so the
+    // products below fit; they are checked all the same.
+    let warps_per_block = threads.div_ceil(b.warp_size);
+    let by_threads = b.max_warps / warps_per_block;
+    let mut failure = None;
+    let (regs_per_warp, by_registers, smem_per_block, smem_per_sm, by_smem);
+    if textbook {
         // 002 §7.5 / exercise 1 and 004: whole register file over the
         // block's registers, whole shared memory over the block's bytes.
-        let regs_per_block = k.threads * k.regs;
-        out.regs_per_warp = b.warp_size * k.regs;
-        out.by_registers = b.regs_per_sm / regs_per_block;
-        out.smem_per_block = total_smem;
+        let regs_per_block = threads.checked_mul(regs).ok_or_else(|| overflow("regs"))?;
+        regs_per_warp = b
+            .warp_size
+            .checked_mul(regs)
+            .ok_or_else(|| overflow("regs"))?;
+        by_registers = b.regs_per_sm / regs_per_block;
+        smem_per_block = total_smem;
         // A carveout asked for is the shared memory there is, as given.
-        let smem = k.carveout.unwrap_or(b.smem_per_sm);
-        out.smem_per_sm = smem;
-        out.by_smem = (total_smem > 0).then(|| smem / total_smem);
-        return Ok(out);
+        smem_per_sm = carveout.unwrap_or(b.smem_per_sm);
+        by_smem = (total_smem > 0).then(|| smem_per_sm / total_smem);
+    } else {
+        // Registers: per warp, rounded to the allocation unit; the
+        // per-block check rounds warps up to the allocation granularity;
+        // residency is counted per scheduler partition.
+        regs_per_warp = regs
+            .checked_mul(b.warp_size)
+            .and_then(|r| round_up(r, b.reg_unit))
+            .ok_or_else(|| overflow("regs"))?;
+        let regs_per_block = round_up(warps_per_block, b.warp_granularity)
+            .and_then(|w| w.checked_mul(regs_per_warp))
+            .ok_or_else(|| overflow("regs"))?;
+        let reg_limit = b.max_regs_per_block.min(b.regs_per_sm);
+        by_registers = if regs_per_block > reg_limit {
+            failure = Some(Failure::Registers {
+                allocated: regs_per_block,
+                limit: reg_limit,
+            });
+            0
+        } else {
+            let per_partition = b.regs_per_sm / b.partitions;
+            let warps = (per_partition / regs_per_warp)
+                .checked_mul(b.partitions)
+                .ok_or_else(|| overflow("regs"))?;
+            warps / warps_per_block
+        };
+
+        // Shared memory: static + reserved + dynamic, rounded to the unit.
+        let allocated = total_smem
+            .checked_add(b.reserved)
+            .and_then(|s| round_up(s, b.smem_unit))
+            .ok_or_else(|| {
+                hw_error(
+                    hw,
+                    "execution.reserved-smem-per-block",
+                    "the block's shared memory with the reservation overflows".into(),
+                )
+            })?;
+        smem_per_block = allocated;
+        let preference = match carveout {
+            None => b.smem_per_sm,
+            Some(c) => carveout_at_least(hw, ex, &b, c)?.ok_or_else(|| {
+                Error::field(
+                    "carveout",
+                    format!(
+                        "{} is more than {}'s largest carveout ({})",
+                        units::iec_bytes(c as f64),
+                        hw.id,
+                        units::iec_bytes(b.smem_per_sm as f64)
+                    ),
+                )
+            })?,
+        };
+        // A block that needs more than the preferred carveout gets the
+        // smallest carveout that holds it (Volta and later); a block no
+        // carveout holds cannot launch.
+        smem_per_sm = if preference >= allocated {
+            preference
+        } else {
+            match carveout_at_least(hw, ex, &b, allocated)? {
+                Some(c) => c,
+                None => {
+                    failure.get_or_insert(Failure::Smem {
+                        allocated,
+                        limit: b.smem_per_sm,
+                    });
+                    b.smem_per_sm
+                }
+            }
+        };
+        by_smem = (allocated > 0).then(|| smem_per_sm / allocated);
     }
 
-    // Registers: per warp, rounded to the allocation unit; the per-block
-    // check rounds warps up to the allocation granularity; residency is
-    // counted per scheduler partition.
-    let regs_per_warp = round_up(k.regs * b.warp_size, b.reg_unit);
-    out.regs_per_warp = regs_per_warp;
-    let regs_per_block_check = regs_per_warp * round_up(warps_per_block, b.warp_granularity);
-    if regs_per_block_check > b.max_regs_per_block || regs_per_block_check > b.regs_per_sm {
-        out.by_registers = 0;
-        fail(
-            &mut out,
-            "--regs",
-            format!(
-                "{} registers per thread x {} threads allocates {} registers per block; {} allows {}",
-                k.regs,
-                k.threads,
-                number(regs_per_block_check as f64),
-                hw.id,
-                number(b.max_regs_per_block.min(b.regs_per_sm) as f64)
-            ),
-            false,
-        );
-    } else {
-        let per_partition = b.regs_per_sm / b.partitions;
-        let warps = (per_partition / regs_per_warp) * b.partitions;
-        out.by_registers = warps / warps_per_block;
-    }
+    let by_blocks = b.max_blocks;
+    let mut limiters = Limiters::default();
+    let blocks_per_sm = match failure {
+        Some(f) => {
+            limiters.insert(f.limiter());
+            0
+        }
+        None => {
+            let blocks = by_registers
+                .min(by_smem.unwrap_or(u64::MAX))
+                .min(by_threads)
+                .min(by_blocks);
+            for (l, v) in [
+                (Limiter::Registers, Some(by_registers)),
+                (Limiter::Smem, by_smem),
+                (Limiter::Threads, Some(by_threads)),
+                (Limiter::Blocks, Some(by_blocks)),
+            ] {
+                if v == Some(blocks) {
+                    limiters.insert(l);
+                }
+            }
+            blocks
+        }
+    };
+    // blocks x warps per block <= max warps, and blocks x threads is at
+    // most that many warps' threads.
+    let warps_per_sm = blocks_per_sm
+        .checked_mul(warps_per_block)
+        .ok_or_else(|| overflow("threads"))?;
+    let threads_per_sm = blocks_per_sm
+        .checked_mul(threads)
+        .ok_or_else(|| overflow("threads"))?;
+    let occupancy = warps_per_sm as f64 / b.max_warps as f64;
 
-    // Shared memory: static + reserved + dynamic, rounded to the unit.
-    let allocated = round_up(total_smem + b.reserved, b.smem_unit);
-    out.smem_per_block = allocated;
-    let preference = match k.carveout {
-        None => b.smem_per_sm,
-        Some(c) => b.align_carveout(c).ok_or_else(|| {
-            Error::input(
-                "--carveout",
-                format!(
-                    "{} is more than {}'s largest carveout ({})",
-                    units::iec_bytes(c as f64),
-                    hw.id,
-                    units::iec_bytes(b.smem_per_sm as f64)
-                ),
-            )
-        })?,
+    let grid = match inputs.grid {
+        None => None,
+        Some(Count(0)) => return Err(Error::field("grid", "must be at least 1 block")),
+        Some(Count(g)) => {
+            let sms_busy = g.min(b.sms);
+            let first_wave_blocks = g.div_ceil(b.sms).min(blocks_per_sm);
+            let warps = first_wave_blocks
+                .checked_mul(warps_per_block)
+                .ok_or_else(|| overflow("grid"))?;
+            let slots = blocks_per_sm
+                .checked_mul(b.sms)
+                .ok_or_else(|| overflow("grid"))?;
+            Some(GridCost {
+                grid: g,
+                sms_busy,
+                sm_fraction: sms_busy as f64 / b.sms as f64,
+                first_wave_blocks,
+                busy_sm_occupancy: warps as f64 / b.max_warps as f64,
+                waves: (slots > 0).then(|| g as f64 / slots as f64),
+            })
+        }
     };
-    // A block that needs more than the preferred carveout gets the smallest
-    // carveout that holds it (Volta and later).
-    let smem_sm = if preference >= allocated {
-        preference
-    } else {
-        b.align_carveout(allocated).unwrap_or(b.smem_per_sm)
-    };
-    out.smem_per_sm = smem_sm;
-    out.by_smem = (allocated > 0).then(|| smem_sm / allocated);
-    Ok(out)
+
+    Ok(OccupancyCost {
+        hw,
+        threads,
+        regs,
+        smem,
+        static_smem,
+        carveout,
+        textbook,
+        budget: b,
+        warps_per_block,
+        regs_per_warp,
+        by_registers,
+        by_smem,
+        by_threads,
+        by_blocks,
+        smem_per_block,
+        smem_per_sm,
+        blocks_per_sm,
+        warps_per_sm,
+        threads_per_sm,
+        occupancy,
+        limiters,
+        failure,
+        grid,
+    })
 }
 
-fn flag_value(v: Option<u64>) -> Value {
+fn count_or_null(v: Option<u64>) -> Value {
     v.map_or(Value::Null, Value::from)
 }
 
-/// `occupancy`: the report for one kernel on one GPU.
-pub fn occupancy(hw: &Hardware, k: &Kernel) -> Result<Report> {
-    let l = limits(hw, k)?;
-    if let Some(f) = &l.failure
-        && f.out_of_range
-    {
-        return Err(Error::input(f.flag, &f.message));
+impl OccupancyCost<'_> {
+    /// Resident threads each limit alone allows (blocks x threads per
+    /// block), `None` for shared memory a block does not use.
+    pub fn threads_by(&self, l: Limiter) -> Option<u64> {
+        let blocks = match l {
+            Limiter::Registers => Some(self.by_registers),
+            Limiter::Smem => self.by_smem,
+            Limiter::Threads => Some(self.by_threads),
+            Limiter::Blocks => Some(self.by_blocks),
+        };
+        blocks.and_then(|b| b.checked_mul(self.threads))
     }
-    let ex = hw.execution()?;
-    let mut r = Report::new("occupancy");
-    r.hardware = Some(hw.id.clone());
-    r.input("threads", k.threads);
-    r.input("regs", k.regs);
-    r.input("smem", k.smem);
-    r.describe(
-        "smem",
-        Quantity::new("dynamic shared memory per block", Unit::BytesIec),
-    );
-    if k.static_smem > 0 {
-        r.input("static_smem", k.static_smem);
-        r.describe(
-            "static_smem",
-            Quantity::new("static shared memory per block", Unit::BytesIec),
-        );
-    }
-    if let Some(c) = k.carveout {
-        r.input("carveout", c);
-        r.describe(
-            "carveout",
-            Quantity::new("carveout asked for", Unit::BytesIec),
-        );
-    }
-    if k.textbook {
-        r.input("textbook", true);
-    }
-    if let Some(g) = k.grid {
-        r.input("grid", g);
-    }
-    let b = budget(hw, ex)?;
-    let src = |f: &str| hw.source(f).map(String::from);
 
-    r.result(
-        "warps_per_block",
-        l.warps_per_block,
-        Quantity::new("warps per block", Unit::Count)
-            .formula("ceil(threads / warp size)")
-            .derive(format!("ceil({} / {})", k.threads, b.warp_size)),
-    );
+    /// Resident threads on the whole GPU: threads per SM x SMs.
+    pub fn threads_per_gpu(&self) -> u64 {
+        // threads per SM <= max warps x warp size < 2^64 / SMs in any file.
+        self.threads_per_sm.saturating_mul(self.budget.sms)
+    }
 
-    let regs_q = if k.textbook {
-        Quantity::new("blocks by registers", Unit::Count)
-            .formula("floor(registers per SM / (threads x registers per thread))")
-            .derive(format!(
-                "floor({} / ({} x {}))",
-                b.regs_per_sm, k.threads, k.regs
-            ))
-    } else if l.failure.is_some() {
-        Quantity::new("blocks by registers", Unit::Count)
-            .formula("0: the block's registers exceed the per-block limit")
-    } else {
-        Quantity::new("blocks by registers", Unit::Count)
-            .formula("floor(floor(regs per SM / partitions / regs per warp) x partitions / warps per block), regs per warp = ceil(regs x warp size / unit) x unit")
-            .derive(format!(
-                "regs per warp = ceil({} x {} / {u}) x {u} = {rpw}; floor(floor({} / {p} / {rpw}) x {p} / {})",
-                k.regs,
-                b.warp_size,
-                b.regs_per_sm,
-                l.warps_per_block,
-                u = b.reg_unit,
-                rpw = l.regs_per_warp,
-                p = b.partitions,
-            ))
-            .source(src("execution.register-allocation-unit").as_deref())
-    };
-    r.result("blocks_by_registers", l.by_registers, regs_q);
+    /// The report of this cost; a lean one records values only.
+    pub fn report(&self, lean: bool) -> Report {
+        let hw = self.hw;
+        let b = &self.budget;
+        let mut r = Report::new_lean("occupancy", lean);
+        // Sized once: a sweep builds one of these per point.
+        r.inputs.reserve(8);
+        r.results.reserve(24);
+        r.hardware = Some(hw.id.clone());
+        r.input("threads", self.threads);
+        r.input("regs", self.regs);
+        r.input("smem", self.smem);
+        r.describe("smem", || {
+            Quantity::new("dynamic shared memory per block", Unit::BytesIec)
+        });
+        if self.static_smem > 0 {
+            r.input("static_smem", self.static_smem);
+            r.describe("static_smem", || {
+                Quantity::new("static shared memory per block", Unit::BytesIec)
+            });
+        }
+        if let Some(c) = self.carveout {
+            r.input("carveout", c);
+            r.describe("carveout", || {
+                Quantity::new("carveout asked for", Unit::BytesIec)
+            });
+        }
+        if self.textbook {
+            r.input("textbook", true);
+        }
+        if let Some(g) = &self.grid {
+            r.input("grid", g.grid);
+        }
+        let src = |f: &str| hw.source(f);
 
-    let smem_q = match (k.textbook, l.by_smem) {
-        (_, None) => Quantity::new("blocks by shared memory", Unit::Count)
-            .formula("no limit: the block allocates no shared memory"),
-        (true, Some(_)) => Quantity::new("blocks by shared memory", Unit::Count)
-            .formula("floor(shared memory per SM / shared memory per block)")
-            .derive(format!(
-                "floor({} / {})",
-                units::iec_bytes(b.smem_per_sm as f64),
-                units::iec_bytes(l.smem_per_block as f64)
-            )),
-        (false, Some(_)) => Quantity::new("blocks by shared memory", Unit::Count)
-            .formula("floor(carveout / ceil((static + dynamic + reserved) / unit) x unit)")
-            .derive(format!(
-                "floor({} / ceil(({} + {} + {}) / {u}) x {u}) = floor({} / {})",
-                number(l.smem_per_sm as f64),
-                number(k.static_smem as f64),
-                number(k.smem as f64),
-                number(b.reserved as f64),
-                number(l.smem_per_sm as f64),
-                number(l.smem_per_block as f64),
-                u = b.smem_unit,
-            ))
-            .source(src("execution.reserved-smem-per-block").as_deref()),
-    };
-    r.result("blocks_by_smem", flag_value(l.by_smem), smem_q);
-    r.result(
-        "blocks_by_threads",
-        l.by_threads,
-        Quantity::new("blocks by threads (warps)", Unit::Count)
-            .formula("floor(max warps per SM / warps per block)")
-            .derive(format!("floor({} / {})", b.max_warps, l.warps_per_block))
-            .source(src("execution.max-warps-per-sm").as_deref()),
-    );
-    r.result(
-        "blocks_by_blocks",
-        l.by_blocks,
-        Quantity::new("blocks by block slots", Unit::Count)
-            .formula("max blocks per SM")
-            .source(src("execution.max-blocks-per-sm").as_deref()),
-    );
-    let blocks = l.blocks_per_sm();
-    let limiters = l.limiters();
-    r.result(
-        "blocks_per_sm",
-        blocks,
-        Quantity::new("resident blocks per SM", Unit::Count)
-            .formula("min(by registers, by shared memory, by threads, by blocks)")
-            .derive(format!(
-                "min({}, {}, {}, {})",
-                l.by_registers,
-                l.by_smem.map_or("-".into(), |v| v.to_string()),
-                l.by_threads,
-                l.by_blocks
-            )),
-    );
-    let warps = blocks * l.warps_per_block;
-    r.result(
-        "warps_per_sm",
-        warps,
-        Quantity::new("resident warps per SM", Unit::Count)
-            .formula("blocks per SM x warps per block")
-            .derive(format!("{blocks} x {}", l.warps_per_block)),
-    );
-    r.result(
-        "threads_per_sm",
-        blocks * k.threads,
-        Quantity::new("resident threads per SM", Unit::Count)
-            .formula("blocks per SM x threads per block")
-            .derive(format!("{blocks} x {}", k.threads)),
-    );
-    let occ = warps as f64 / b.max_warps as f64;
-    r.result(
-        "occupancy",
-        occ,
-        Quantity::new("occupancy", Unit::Fraction)
-            .formula("warps per SM / max warps per SM")
-            .derive(format!("{warps} / {}", b.max_warps)),
-    );
-    r.result(
-        "limiter",
-        limiters.first().copied().unwrap_or("none"),
-        Quantity::new("limiter", Unit::None).formula("the smallest limit"),
-    );
-    if !k.textbook {
+        r.result("warps_per_block", self.warps_per_block, || {
+            Quantity::new("warps per block", Unit::Count)
+                .formula("ceil(threads / warp size)")
+                .derive(format!("ceil({} / {})", self.threads, b.warp_size))
+        });
+        r.result("blocks_by_registers", self.by_registers, || {
+            let q = Quantity::new("blocks by registers", Unit::Count);
+            if self.textbook {
+                q.formula("floor(registers per SM / (threads x registers per thread))")
+                    .derive(format!(
+                        "floor({} / ({} x {}))",
+                        b.regs_per_sm, self.threads, self.regs
+                    ))
+            } else if matches!(self.failure, Some(Failure::Registers { .. })) {
+                q.formula("0: the block's registers exceed the per-block limit")
+            } else {
+                q.formula("floor(floor(regs per SM / partitions / regs per warp) x partitions / warps per block), regs per warp = ceil(regs x warp size / unit) x unit")
+                    .derive(format!(
+                        "regs per warp = ceil({} x {} / {u}) x {u} = {rpw}; floor(floor({} / {p} / {rpw}) x {p} / {})",
+                        self.regs,
+                        b.warp_size,
+                        b.regs_per_sm,
+                        self.warps_per_block,
+                        u = b.reg_unit,
+                        rpw = self.regs_per_warp,
+                        p = b.partitions,
+                    ))
+                    .source(src("execution.register-allocation-unit"))
+            }
+        });
+        r.result("blocks_by_smem", count_or_null(self.by_smem), || {
+            let q = Quantity::new("blocks by shared memory", Unit::Count);
+            match (self.textbook, self.by_smem) {
+                (_, None) => q.formula("no limit: the block allocates no shared memory"),
+                (true, Some(_)) => q
+                    .formula("floor(shared memory per SM / shared memory per block)")
+                    .derive(format!(
+                        "floor({} / {})",
+                        units::iec_bytes(self.smem_per_sm as f64),
+                        units::iec_bytes(self.smem_per_block as f64)
+                    )),
+                (false, Some(_)) => q
+                    .formula("floor(carveout / ceil((static + dynamic + reserved) / unit) x unit)")
+                    .derive(format!(
+                        "floor({} / ceil(({} + {} + {}) / {u}) x {u}) = floor({} / {})",
+                        number(self.smem_per_sm as f64),
+                        number(self.static_smem as f64),
+                        number(self.smem as f64),
+                        number(b.reserved as f64),
+                        number(self.smem_per_sm as f64),
+                        number(self.smem_per_block as f64),
+                        u = b.smem_unit,
+                    ))
+                    .source(src("execution.reserved-smem-per-block")),
+            }
+        });
+        r.result("blocks_by_threads", self.by_threads, || {
+            Quantity::new("blocks by threads (warps)", Unit::Count)
+                .formula("floor(max warps per SM / warps per block)")
+                .derive(format!("floor({} / {})", b.max_warps, self.warps_per_block))
+                .source(src("execution.max-warps-per-sm"))
+        });
+        r.result("blocks_by_blocks", self.by_blocks, || {
+            Quantity::new("blocks by block slots", Unit::Count)
+                .formula("max blocks per SM")
+                .source(src("execution.max-blocks-per-sm"))
+        });
         r.result(
-            "smem_per_block_bytes",
-            l.smem_per_block,
-            Quantity::new("shared memory allocated per block", Unit::BytesIec)
-                .formula("ceil((static + dynamic + reserved) / unit) x unit"),
+            "threads_by_registers",
+            count_or_null(self.threads_by(Limiter::Registers)),
+            || {
+                Quantity::new("threads the registers hold", Unit::Count)
+                    .formula("blocks by registers x threads per block")
+                    .derive(format!("{} x {}", self.by_registers, self.threads))
+            },
         );
         r.result(
-            "smem_carveout_bytes",
-            l.smem_per_sm,
-            Quantity::new("shared-memory carveout", Unit::BytesIec).formula(
-                "the requested carveout rounded up to one the SM supports (default: the largest), or the smallest that holds one block",
-            ),
+            "threads_by_smem",
+            count_or_null(self.threads_by(Limiter::Smem)),
+            || {
+                let q = Quantity::new("threads shared memory holds", Unit::Count);
+                match self.by_smem {
+                    None => q.formula("no limit: the block allocates no shared memory"),
+                    Some(s) => q
+                        .formula("blocks by shared memory x threads per block")
+                        .derive(format!("{s} x {}", self.threads)),
+                }
+            },
         );
+        let blocks = self.blocks_per_sm;
+        r.result("blocks_per_sm", blocks, || {
+            Quantity::new("resident blocks per SM", Unit::Count)
+                .formula("min(by registers, by shared memory, by threads, by blocks)")
+                .derive(format!(
+                    "min({}, {}, {}, {})",
+                    self.by_registers,
+                    self.by_smem.map_or("-".into(), |v| v.to_string()),
+                    self.by_threads,
+                    self.by_blocks
+                ))
+        });
+        let warps = self.warps_per_sm;
+        r.result("warps_per_sm", warps, || {
+            Quantity::new("resident warps per SM", Unit::Count)
+                .formula("blocks per SM x warps per block")
+                .derive(format!("{blocks} x {}", self.warps_per_block))
+        });
+        r.result("threads_per_sm", self.threads_per_sm, || {
+            Quantity::new("resident threads per SM", Unit::Count)
+                .formula("blocks per SM x threads per block")
+                .derive(format!("{blocks} x {}", self.threads))
+        });
+        r.result("threads_per_gpu", self.threads_per_gpu(), || {
+            Quantity::new("resident threads on the GPU", Unit::Count)
+                .formula("threads per SM x SMs")
+                .derive(format!("{} x {}", self.threads_per_sm, b.sms))
+                .source(src("execution.sms"))
+        });
+        r.result("occupancy", self.occupancy, || {
+            Quantity::new("occupancy", Unit::Fraction)
+                .formula("warps per SM / max warps per SM")
+                .derive(format!("{warps} / {}", b.max_warps))
+        });
+        r.result(
+            "limiter",
+            self.limiters.first().map_or("none", Limiter::as_str),
+            || Quantity::new("limiter", Unit::None).formula("the smallest limit"),
+        );
+        if !self.textbook {
+            r.result("smem_per_block_bytes", self.smem_per_block, || {
+                Quantity::new("shared memory allocated per block", Unit::BytesIec)
+                    .formula("ceil((static + dynamic + reserved) / unit) x unit")
+            });
+            r.result("smem_carveout_bytes", self.smem_per_sm, || {
+                Quantity::new("shared-memory carveout", Unit::BytesIec).formula(
+                    "the requested carveout rounded up to one the SM supports (default: the largest), or the smallest that holds one block",
+                )
+            });
+        }
+        if let Some(g) = &self.grid {
+            self.grid_report(&mut r, g);
+        }
+        if !lean {
+            self.notes(&mut r);
+        }
+        r
     }
 
-    if let Some(g) = k.grid {
-        grid_results(&mut r, hw, ex, &l, g)?;
-    }
-
-    if let Some(f) = &l.failure {
-        r.note(format!("cannot launch: {}", f.message));
-    } else {
-        let names: Vec<&str> = limiters
-            .iter()
-            .map(|s| match *s {
-                "smem" => "shared memory",
-                "threads" => "the warp budget",
-                "blocks" => "the block-slot limit",
-                other => other,
-            })
-            .collect();
-        r.note(format!(
-            "{} bound: {blocks} blocks x {} warps = {warps} of {} warps ({})",
-            names.join(" and "),
-            l.warps_per_block,
-            b.max_warps,
-            units::sig(occ * 100.0, 4) + "%"
-        ));
-    }
-    if k.textbook {
-        r.note("textbook arithmetic (002 §7.5, 004): no allocation granularity, no reserved shared memory; NVIDIA's calculator (the default) can give fewer blocks");
-    } else {
-        r.note("NVIDIA occupancy-calculator rules: per-warp register allocation unit, per-partition residency, shared-memory allocation unit and per-block reservation");
-        if k.smem + k.static_smem > b.smem_default {
-            r.note(format!(
-                "more than {} of shared memory per block needs the opt-in (cudaFuncSetAttribute MaxDynamicSharedMemorySize)",
-                units::iec_bytes(b.smem_default as f64)
-            ));
+    fn grid_report(&self, r: &mut Report, g: &GridCost) {
+        let b = &self.budget;
+        let (grid, sms) = (g.grid, b.sms);
+        r.result("sms_busy", g.sms_busy, || {
+            Quantity::new("SMs with work", Unit::Count)
+                .formula("min(grid, SMs)")
+                .derive(format!("min({grid}, {sms})"))
+                .source(self.hw.source("execution.sms"))
+        });
+        r.result("sm_fraction", g.sm_fraction, || {
+            Quantity::new("fraction of SMs busy", Unit::Fraction)
+                .formula("SMs with work / SMs")
+                .derive(format!("{} / {sms}", g.sms_busy))
+        });
+        r.result("busy_sm_occupancy", g.busy_sm_occupancy, || {
+            Quantity::new("occupancy of a busy SM (first wave)", Unit::Fraction)
+                .formula("min(blocks per SM, ceil(grid / SMs)) x warps per block / max warps")
+                .derive(format!(
+                    "min({}, ceil({grid} / {sms})) x {} / {}",
+                    self.blocks_per_sm, self.warps_per_block, b.max_warps
+                ))
+        });
+        if let Some(w) = g.waves {
+            r.result("waves", w, || {
+                Quantity::new("waves", Unit::Count)
+                    .formula("grid / (blocks per SM x SMs)")
+                    .derive(format!("{grid} / ({} x {sms})", self.blocks_per_sm))
+            });
+        }
+        if grid < sms {
+            r.note_with(|| {
+                format!(
+                    "the grid of {grid} blocks leaves {} of {sms} SMs idle",
+                    sms - grid
+                )
+            });
         }
     }
-    r.note("occupancy is the supply of warps to hide latency, not utilisation; see littles-law for the demand");
-    Ok(r)
-}
 
-fn grid_results(
-    r: &mut Report,
-    hw: &Hardware,
-    ex: &Execution,
-    l: &Limits,
-    grid: u64,
-) -> Result<()> {
-    if grid == 0 {
-        return Err(Error::input("--grid", "must be at least 1 block"));
-    }
-    let sms = u64::from(ex.sms.get());
-    let blocks = l.blocks_per_sm();
-    let busy = grid.min(sms);
-    r.result(
-        "sms_busy",
-        busy,
-        Quantity::new("SMs with work", Unit::Count)
-            .formula("min(grid, SMs)")
-            .derive(format!("min({grid}, {sms})"))
-            .source(hw.source("execution.sms")),
-    );
-    r.result(
-        "sm_fraction",
-        busy as f64 / sms as f64,
-        Quantity::new("fraction of SMs busy", Unit::Fraction)
-            .formula("SMs with work / SMs")
-            .derive(format!("{busy} / {sms}")),
-    );
-    let per_sm = grid.div_ceil(sms).min(blocks);
-    let warps = per_sm * l.warps_per_block;
-    r.result(
-        "busy_sm_occupancy",
-        warps as f64 / l.max_warps as f64,
-        Quantity::new("occupancy of a busy SM (first wave)", Unit::Fraction)
-            .formula("min(blocks per SM, ceil(grid / SMs)) x warps per block / max warps")
-            .derive(format!(
-                "min({blocks}, ceil({grid} / {sms})) x {} / {}",
-                l.warps_per_block, l.max_warps
+    fn notes(&self, r: &mut Report) {
+        let b = &self.budget;
+        match self.failure {
+            Some(Failure::Registers { allocated, limit }) => r.note(format!(
+                "cannot launch: {} registers per thread x {} threads allocates {} registers per block; {} allows {}",
+                self.regs,
+                self.threads,
+                number(allocated as f64),
+                self.hw.id,
+                number(limit as f64)
             )),
-    );
-    if blocks > 0 {
-        let slots = blocks * sms;
-        r.result(
-            "waves",
-            grid as f64 / slots as f64,
-            Quantity::new("waves", Unit::Count)
-                .formula("grid / (blocks per SM x SMs)")
-                .derive(format!("{grid} / ({blocks} x {sms})")),
-        );
+            Some(Failure::Smem { allocated, limit }) => r.note(format!(
+                "cannot launch: the block is allocated {} of shared memory (reservation included); {}'s largest carveout is {}",
+                units::iec_bytes(allocated as f64),
+                self.hw.id,
+                units::iec_bytes(limit as f64)
+            )),
+            None => {
+                let names: Vec<&str> = self.limiters.iter().map(Limiter::describe).collect();
+                r.note(format!(
+                    "{} bound: {} blocks x {} warps = {} of {} warps ({}%)",
+                    names.join(" and "),
+                    self.blocks_per_sm,
+                    self.warps_per_block,
+                    self.warps_per_sm,
+                    b.max_warps,
+                    units::sig(self.occupancy * 100.0, 4)
+                ));
+            }
+        }
+        if self.textbook {
+            r.note("textbook arithmetic (002 §7.5, 004): no allocation granularity, no reserved shared memory; NVIDIA's calculator (the default) can give fewer blocks");
+        } else {
+            r.note("NVIDIA occupancy-calculator rules: per-warp register allocation unit, per-partition residency, shared-memory allocation unit and per-block reservation");
+            if self.smem + self.static_smem > b.smem_default {
+                r.note(format!(
+                    "more than {} of shared memory per block needs the opt-in (cudaFuncSetAttribute MaxDynamicSharedMemorySize)",
+                    units::iec_bytes(b.smem_default as f64)
+                ));
+            }
+        }
+        r.note("occupancy is the supply of warps to hide latency, not utilisation; see littles-law for the demand");
     }
-    if grid < sms {
-        r.note(format!(
-            "the grid of {grid} blocks leaves {} of {sms} SMs idle",
-            sms - grid
-        ));
-    }
-    Ok(())
 }

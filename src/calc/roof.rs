@@ -128,7 +128,7 @@ pub struct AttainableKeys<'a> {
 
 /// Records attainable = min(peak, intensity x bandwidth) and its fraction
 /// of peak; returns the attainable rate.
-pub fn attainable(r: &mut Report, k: &AttainableKeys, roof: &Roof, intensity: f64) -> f64 {
+pub fn attainable(r: &mut Report, k: &AttainableKeys<'static>, roof: &Roof, intensity: f64) -> f64 {
     let a = roof.attainable(intensity);
     r.result(k.attainable, a, || {
         Quantity::new(k.attainable_label, Unit::FlopPerSec)

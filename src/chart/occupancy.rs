@@ -2,34 +2,21 @@
 //! (formulas.md, "Occupancy"; 002 §7.5): occupancy against registers per
 //! thread, against threads per block and against shared memory per block,
 //! each varying one input of the given kernel and marking the kernel
-//! itself. Every point is [`occupancy::limits`] with NVIDIA's allocation
+//! itself. Every point is [`occupancy::cost`] with NVIDIA's allocation
 //! rules.
 
 use super::draw_error;
 use super::layout::{Placer, around};
 use super::style::{self, Scale};
-use crate::calc::occupancy::{self, Kernel, Limits};
-use crate::error::{Error, Result};
+use crate::calc::occupancy::{self, OccupancyInputs};
+use crate::error::Result;
 use crate::inputs::{Bytes, Count};
 use crate::report::Unit;
-use crate::spec::hardware::Hardware;
+use crate::spec::hardware::{Hardware, Mode};
 use crate::units;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use serde::Deserialize;
-
-/// The kernel the chart is about (defaults: 256 threads, 32 registers, no
-/// shared memory).
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct OccupancyChartInputs {
-    /// Threads per block.
-    pub threads: Option<Count>,
-    /// Registers per thread.
-    pub regs: Option<Count>,
-    /// Dynamic shared memory per block.
-    pub smem: Option<Bytes>,
-}
+use std::collections::BTreeSet;
 
 /// One graph: occupancy as one input varies.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,80 +42,66 @@ pub struct OccupancyData {
     pub panels: Vec<Panel>,
 }
 
-fn fraction(l: &Limits) -> f64 {
-    if l.max_warps == 0 {
-        return 0.0;
-    }
-    (l.blocks_per_sm() * l.warps_per_block) as f64 / l.max_warps as f64
-}
-
 impl OccupancyData {
-    /// Occupancy of `inputs` on `hw`, and its three graphs.
-    pub fn build(hw: &Hardware, inputs: &OccupancyChartInputs) -> Result<Self> {
-        let ex = hw.execution()?;
-        let threads = inputs.threads.map_or(256, |c| c.0);
-        let regs = inputs.regs.map_or(32, |c| c.0);
-        let smem_f = inputs.smem.map_or(0.0, |b| b.0);
-        if smem_f < 0.0 || smem_f.fract() != 0.0 || smem_f > 1e15 {
-            return Err(Error::field(
-                "smem",
-                "expected a whole number of bytes, zero or more",
-            ));
-        }
-        let smem = smem_f as u64;
-        let kernel = |threads: u64, regs: u64, smem: u64| Kernel {
-            threads,
-            regs,
-            smem,
-            ..Default::default()
+    /// Occupancy of the kernel `inputs` describes on `hw` (threads and
+    /// registers default to 256 and 32 here), and its three graphs: each
+    /// point is [`occupancy::cost`] with one input changed.
+    pub fn build(hw: &Hardware, inputs: &OccupancyInputs) -> Result<Self> {
+        let mut kernel = inputs.clone();
+        kernel.threads.get_or_insert(Count(256));
+        kernel.regs.get_or_insert(Count(32));
+        let now = occupancy::cost(hw, &kernel, Mode::SpeedOfLight)?;
+        let b = &now.budget;
+        let (threads, regs, smem) = (now.threads, now.regs, now.smem);
+        // A point that cannot launch is zero occupancy.
+        let at = |k: OccupancyInputs| {
+            occupancy::cost(hw, &k, Mode::SpeedOfLight).map_or(0.0, |c| c.occupancy)
         };
-        let now = occupancy::limits(hw, &kernel(threads, regs, smem))?;
-        if let Some(f) = &now.failure
-            && f.out_of_range
-        {
-            return Err(Error::field(f.flag.trim_start_matches('-'), &f.message));
-        }
-        let occ = fraction(&now);
-        let warp = u64::from(ex.warp_size.get());
-        let max_regs = ex
-            .max_registers_per_thread
-            .map_or(255, |v| u64::from(v.get()));
-        let max_threads = ex
-            .max_threads_per_block
-            .map_or(1024, |v| u64::from(v.get()));
-        let optin = ex
-            .smem_per_block_optin
-            .or(ex.smem_per_block)
-            .map_or(48.0 * 1024.0, |b| b.get()) as u64;
-        let unit = ex.smem_allocation_unit.map_or(128.0, |b| b.get()).max(1.0) as u64;
-        let step = unit.max(optin / 1000);
-        let curve = |xs: &mut dyn Iterator<Item = u64>, k: &dyn Fn(u64) -> Kernel| {
-            xs.map(|x| occupancy::limits(hw, &k(x)).map(|l| (x as f64, fraction(&l))))
-                .collect::<Result<Vec<_>>>()
-        };
-        let by_regs = curve(&mut (1..=max_regs), &|r| kernel(threads, r, smem))?;
-        let by_threads = curve(&mut (1..=max_threads / warp).map(|w| w * warp), &|t| {
-            kernel(t, regs, smem)
-        })?;
-        // The kernel's own shared memory is a point of its curve even where
-        // it falls between steps.
-        let by_smem = curve(
-            &mut (0..=optin / step)
-                .map(|i| i * step)
-                .filter(|s| *s != smem)
-                .chain(std::iter::once(smem).filter(|s| *s <= optin))
-                .collect::<std::collections::BTreeSet<u64>>()
-                .into_iter(),
-            &|s| kernel(threads, regs, s),
-        )?;
+        let by_regs: Vec<(f64, f64)> = (1..=b.max_regs_per_thread)
+            .map(|r| {
+                let mut k = kernel.clone();
+                k.regs = Some(Count(r));
+                (r as f64, at(k))
+            })
+            .collect();
+        let by_threads: Vec<(f64, f64)> = (1..=b.max_threads_per_block / b.warp_size)
+            .map(|w| w * b.warp_size)
+            .chain(std::iter::once(threads))
+            .collect::<BTreeSet<u64>>()
+            .into_iter()
+            .map(|t| {
+                let mut k = kernel.clone();
+                k.threads = Some(Count(t));
+                (t as f64, at(k))
+            })
+            .collect();
+        // Shared memory in steps of the allocation unit (or a thousandth of
+        // the range), the kernel's own amount included.
+        let step = b.smem_unit.max(b.smem_optin / 1000).max(1);
+        let by_smem: Vec<(f64, f64)> = (0..=b.smem_optin / step)
+            .map(|i| i * step)
+            .chain(std::iter::once(smem).filter(|s| *s <= b.smem_optin))
+            .collect::<BTreeSet<u64>>()
+            .into_iter()
+            .map(|s| {
+                let mut k = kernel.clone();
+                k.smem = Some(Bytes(s as f64));
+                (s as f64, at(k))
+            })
+            .collect();
         let kib = Scale::for_unit(Unit::BytesIec, 1024.0);
-        let limiter = now.limiters().join(" and ");
+        let limiter = now
+            .limiters
+            .iter()
+            .map(|l| l.as_str())
+            .collect::<Vec<_>>()
+            .join(" and ");
         let title = format!(
             "Occupancy on {}: {threads} threads, {regs} registers, {} shared memory per block = {} ({})",
             hw.id,
             units::iec_bytes(smem as f64),
-            Unit::Fraction.format(occ),
-            if limiter.is_empty() {
+            Unit::Fraction.format(now.occupancy),
+            if now.failure.is_some() || limiter.is_empty() {
                 "cannot launch".to_string()
             } else {
                 format!("{limiter}-limited")
@@ -136,7 +109,7 @@ impl OccupancyData {
         );
         Ok(OccupancyData {
             title,
-            occupancy: occ,
+            occupancy: now.occupancy,
             panels: vec![
                 Panel {
                     varies: "registers per thread".into(),
@@ -152,10 +125,7 @@ impl OccupancyData {
                 },
                 Panel {
                     varies: "shared memory per block".into(),
-                    scale: Scale {
-                        divisor: kib.divisor,
-                        unit: kib.unit,
-                    },
+                    scale: kib,
                     points: by_smem,
                     current: smem as f64,
                 },

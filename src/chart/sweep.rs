@@ -155,7 +155,7 @@ impl SweepData {
             report
                 .rows
                 .iter()
-                .all(|r| r.inputs.get(**a).and_then(number).is_some())
+                .all(|r| r.inputs.get(a.as_str()).and_then(number).is_some())
         };
         let Some(x_key) = swept
             .iter()
@@ -175,8 +175,8 @@ impl SweepData {
             let mut seen: Vec<(&Value, &Value)> = Vec::new();
             report.rows.iter().all(|r| {
                 let (x, v) = (
-                    r.inputs.get(&x_key).unwrap_or(&Value::Null),
-                    r.inputs.get(a).unwrap_or(&Value::Null),
+                    r.inputs.get(x_key.as_str()).unwrap_or(&Value::Null),
+                    r.inputs.get(a.as_str()).unwrap_or(&Value::Null),
                 );
                 match seen.iter().find(|(sx, _)| *sx == x) {
                     Some((_, sv)) => *sv == v,
@@ -198,7 +198,7 @@ impl SweepData {
         let xs: Vec<&Value> = report
             .rows
             .iter()
-            .map(|r| r.inputs.get(&x_key).unwrap_or(&Value::Null))
+            .map(|r| r.inputs.get(x_key.as_str()).unwrap_or(&Value::Null))
             .collect();
         let numeric: Option<Vec<f64>> = xs.iter().map(|v| number(v)).collect();
         let mut categories = Vec::new();
@@ -219,9 +219,10 @@ impl SweepData {
         let x_log = numeric.as_ref().is_some_and(|v| geometric(v));
 
         // The results to draw.
-        let numeric_keys: Vec<&String> = report.rows[0]
+        let numeric_keys: Vec<&str> = report.rows[0]
             .results
             .keys()
+            .map(|k| k.as_ref())
             .filter(|k| {
                 report
                     .rows
@@ -233,22 +234,22 @@ impl SweepData {
             let preferred = DEFAULT_Y
                 .iter()
                 .find(|(c, _)| *c == report.command)
-                .and_then(|(_, ks)| ks.iter().find(|k| numeric_keys.iter().any(|n| n == *k)))
+                .and_then(|(_, ks)| ks.iter().find(|k| numeric_keys.contains(k)))
                 .map(|k| k.to_string());
-            let varies = |k: &&String| {
-                let first = report.rows[0].results.get(*k);
-                report.rows.iter().any(|r| r.results.get(*k) != first)
+            let varies = |k: &str| {
+                let first = report.rows[0].results.get(k);
+                report.rows.iter().any(|r| r.results.get(k) != first)
             };
             // Then the command's headline results, then anything that varies.
             let headline = numeric_keys
                 .iter()
-                .find(|k| report.headline.contains(k) && varies(k))
+                .find(|k| report.headline.iter().any(|h| h == *k) && varies(k))
                 .map(|k| k.to_string());
             let any = || {
                 numeric_keys
                     .iter()
                     .find(|k| varies(k))
-                    .map(|k| k.to_string())
+                    .map(|k| (*k).to_string())
             };
             match preferred.or(headline).or_else(any) {
                 Some(k) => vec![k],
@@ -256,8 +257,8 @@ impl SweepData {
             }
         } else {
             for k in keys {
-                if !report.rows[0].results.contains_key(k) {
-                    let list: Vec<&str> = numeric_keys.iter().map(|k| k.as_str()).collect();
+                if !report.rows[0].results.contains_key(k.as_str()) {
+                    let list = &numeric_keys;
                     return Err(Error::field(
                         "y",
                         format!(
@@ -267,7 +268,7 @@ impl SweepData {
                         ),
                     ));
                 }
-                if !numeric_keys.contains(&k) {
+                if !numeric_keys.contains(&k.as_str()) {
                     return Err(Error::field(
                         "y",
                         format!("`{k}` is not a number, so it cannot be drawn"),
@@ -282,7 +283,7 @@ impl SweepData {
             others
                 .iter()
                 .map(|a| {
-                    let v = text(row.inputs.get(*a).unwrap_or(&Value::Null));
+                    let v = text(row.inputs.get(a.as_str()).unwrap_or(&Value::Null));
                     if *a == "hardware" || *a == "model" {
                         v
                     } else {
@@ -313,7 +314,7 @@ impl SweepData {
                 })
                 .collect();
             for (row, x) in report.rows.iter().zip(&xvals) {
-                let Some(y) = row.results.get(key).and_then(Value::as_f64) else {
+                let Some(y) = row.results.get(key.as_str()).and_then(Value::as_f64) else {
                     continue;
                 };
                 if !y.is_finite() {
@@ -347,7 +348,7 @@ impl SweepData {
             });
         }
 
-        let described = report.quantities.get(&x_key);
+        let described = report.quantities.get(x_key.as_str());
         let x_unit = described.map(|q| q.unit).unwrap_or_else(|| {
             INPUT_UNITS
                 .iter()
@@ -559,20 +560,47 @@ where
                 .map_err(draw_error)?;
         }
     }
-    // The legend goes in whichever right-hand corner the lines leave free.
-    let high = p
-        .series
-        .iter()
-        .filter_map(|s| s.points.last())
-        .map(|&(x, y)| chart.backend_coord(&(x / xd, y / yd)).1)
-        .collect::<Vec<_>>();
-    let (_, yr) = chart.plotting_area().get_pixel_range();
-    let mid = (yr.start + yr.end) / 2;
-    let pos = if high.iter().filter(|y| **y < mid).count() * 2 > high.len() {
-        SeriesLabelPosition::LowerRight
-    } else {
-        SeriesLabelPosition::UpperRight
+    // The legend goes in the corner the lines cross least: each segment
+    // is sampled and the samples in each corner's box counted.
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let entries = p.series.len() as i32 + 1;
+    let (bw, bh) = (
+        (xr.end - xr.start) * 2 / 5,
+        entries * (style::LEGEND_SIZE as i32 + 8) + 24,
+    );
+    let corners = [
+        (SeriesLabelPosition::UpperRight, xr.end - bw, yr.start),
+        (SeriesLabelPosition::LowerRight, xr.end - bw, yr.end - bh),
+        (SeriesLabelPosition::UpperLeft, xr.start, yr.start),
+        (SeriesLabelPosition::LowerLeft, xr.start, yr.end - bh),
+    ];
+    let mut samples: Vec<(i32, i32)> = Vec::new();
+    for s in &p.series {
+        let px: Vec<(i32, i32)> = s
+            .points
+            .iter()
+            .map(|&(x, y)| chart.backend_coord(&(x / xd, y / yd)))
+            .collect();
+        for w in px.windows(2) {
+            for t in 0..=16 {
+                samples.push((
+                    w[0].0 + (w[1].0 - w[0].0) * t / 16,
+                    w[0].1 + (w[1].1 - w[0].1) * t / 16,
+                ));
+            }
+        }
+        samples.extend(px);
+    }
+    let crossing = |x: i32, y: i32| {
+        samples
+            .iter()
+            .filter(|(sx, sy)| *sx >= x && *sx <= x + bw && *sy >= y && *sy <= y + bh)
+            .count()
     };
+    let pos = corners
+        .iter()
+        .min_by_key(|(_, x, y)| crossing(*x, *y))
+        .map_or(SeriesLabelPosition::UpperRight, |c| c.0.clone());
     chart
         .configure_series_labels()
         .position(pos)

@@ -1,23 +1,12 @@
 //! `coalesce`: bytes moved for bytes used by one warp's strided load.
 
 use super::Ctx;
-use clap::{Args, ValueEnum};
-use roofline::calc::coalesce::{self, Access, Granularity};
-use roofline::error::{Error, Result};
-use roofline::precision;
+use super::query::{Query, calc_fields, put};
+use clap::Args;
+use roofline::calc::coalesce::{self, CoalesceInputs};
+use roofline::error::Result;
+use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
-use roofline::units::{self, Dim};
-
-/// Granularities on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GranularityArg {
-    /// The 128-B segment (the lecture's model).
-    Segment,
-    /// The 32-B L1/L2 sector.
-    Sector,
-    /// The hardware's DRAM fetch unit (memory.dram-fetch).
-    Dram,
-}
 
 /// `coalesce` flags.
 #[derive(Debug, Args)]
@@ -38,45 +27,37 @@ pub struct CoalesceArgs {
     /// Element type (default: the hardware's default-dtype).
     #[arg(long)]
     pub dtype: Option<String>,
-    /// Distance between adjacent lanes' elements, in elements (1 = contiguous).
-    #[arg(value_parser = crate::cli::count, long, default_value_t = 1)]
-    pub stride: u64,
-    /// Byte offset of lane 0's element from an aligned boundary.
-    #[arg(long, default_value = "0")]
-    pub offset: String,
-    /// The unit memory moves in (default: dram where known, else sector).
-    #[arg(long, value_enum)]
-    pub granularity: Option<GranularityArg>,
+    /// Distance between adjacent lanes' elements, in elements (1 = contiguous;
+    /// the default).
+    #[arg(long)]
+    pub stride: Option<String>,
+    /// Byte offset of lane 0's element from an aligned boundary (default 0).
+    #[arg(long)]
+    pub offset: Option<String>,
+    /// The unit memory moves in: segment (128 B), sector (32 B) or dram (the
+    /// file's memory.dram-fetch). Default: dram where known, else sector.
+    #[arg(long)]
+    pub granularity: Option<String>,
 }
 
-/// Runs `coalesce`.
-pub fn run(a: &CoalesceArgs, ctx: &Ctx) -> Result<Vec<Report>> {
-    let off = units::parse(&a.offset, Dim::Bytes).map_err(|e| Error::input("--offset", e))?;
-    if off < 0.0 || off.fract() != 0.0 || off > 1e15 {
-        return Err(Error::input(
-            "--offset",
-            format!(
-                "`{}`: expected a whole number of bytes, zero or more",
-                a.offset
-            ),
-        ));
+impl Query for CoalesceArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "hw", Some(self.hw.as_str()));
+        put(&mut f, "dtype", self.dtype.as_deref());
+        put(&mut f, "stride", self.stride.as_deref());
+        put(&mut f, "offset", self.offset.as_deref());
+        put(
+            &mut f,
+            "granularity",
+            self.granularity.as_deref().map(str::trim),
+        );
+        Ok(f)
     }
-    ctx.hardware(&a.hw)?
-        .iter()
-        .map(|hw| {
-            let p = precision::lookup(a.dtype.as_deref().unwrap_or(&hw.default_dtype))?;
-            let granularity = match a.granularity {
-                Some(GranularityArg::Segment) => Granularity::Segment,
-                Some(GranularityArg::Sector) => Granularity::Sector,
-                Some(GranularityArg::Dram) => Granularity::Dram,
-                None => Granularity::default_for(hw),
-            };
-            let access = Access {
-                stride: a.stride,
-                offset: off as u64,
-                granularity,
-            };
-            coalesce::coalesce(hw, p, ctx.mode, &access)
-        })
-        .collect()
+
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        let hw = ctx.point_hardware(fields, None)?;
+        let inputs: CoalesceInputs = from_fields(&calc_fields(fields))?;
+        Ok(coalesce::cost(&hw, &inputs, ctx.mode)?.report(lean))
+    }
 }

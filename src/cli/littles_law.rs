@@ -1,11 +1,12 @@
 //! `littles-law`: loads in flight needed to saturate memory.
 
 use super::Ctx;
+use super::query::{Query, calc_fields, put};
 use clap::Args;
-use roofline::calc::littles_law::{self, Demand, Latency};
-use roofline::error::{Error, Result};
+use roofline::calc::littles_law::{self, LittlesLawInputs};
+use roofline::error::Result;
+use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
-use roofline::units::{self, Dim, UnitError};
 
 /// `littles-law` flags.
 #[derive(Debug, Args)]
@@ -23,7 +24,7 @@ pub struct LittlesLawArgs {
     #[arg(long)]
     pub hw: String,
     /// Load latency, in cycles ("500 cycles"; a bare number is cycles) or
-    /// as a time ("350 ns").
+    /// as a time ("350 ns") (default: the file's DRAM latency).
     #[arg(long, allow_hyphen_values = true)]
     pub latency: Option<String>,
     /// Clock that converts cycles to time (default: the file's boost clock).
@@ -33,49 +34,28 @@ pub struct LittlesLawArgs {
     #[arg(long)]
     pub transaction: Option<String>,
     /// Resident warps per SM sharing the loads (default: the warp budget).
-    #[arg(value_parser = crate::cli::count, long)]
-    pub warps: Option<u64>,
+    #[arg(long)]
+    pub warps: Option<String>,
     /// Bytes per dependent load in the pointer chase (default 8 B).
     #[arg(long)]
     pub pointer: Option<String>,
 }
 
-fn latency(text: &str) -> Result<Latency> {
-    match units::parse(text, Dim::Cycles) {
-        Ok(c) => Ok(Latency::Cycles(c)),
-        Err(UnitError::WrongUnit { .. }) => units::parse(text, Dim::Seconds)
-            .map(Latency::Seconds)
-            .map_err(|_| {
-                Error::input(
-                    "--latency",
-                    format!("`{text}`: expected cycles (\"500 cycles\") or a time (\"350 ns\")"),
-                )
-            }),
-        Err(e) => Err(Error::input("--latency", e)),
+impl Query for LittlesLawArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "hw", Some(self.hw.as_str()));
+        put(&mut f, "latency", self.latency.as_deref());
+        put(&mut f, "clock", self.clock.as_deref());
+        put(&mut f, "transaction", self.transaction.as_deref());
+        put(&mut f, "warps", self.warps.as_deref());
+        put(&mut f, "pointer", self.pointer.as_deref());
+        Ok(f)
     }
-}
 
-/// Runs `littles-law`.
-pub fn run(a: &LittlesLawArgs, ctx: &Ctx) -> Result<Vec<Report>> {
-    let bytes = |flag: &str, t: &Option<String>| {
-        t.as_deref()
-            .map(|v| units::parse(v, Dim::Bytes).map_err(|e| Error::input(flag, e)))
-            .transpose()
-    };
-    let d = Demand {
-        latency: a.latency.as_deref().map(latency).transpose()?,
-        clock_hz: a
-            .clock
-            .as_deref()
-            .map(|c| units::parse(c, Dim::Hz).map_err(|e| Error::input("--clock", e)))
-            .transpose()?,
-        transaction: bytes("--transaction", &a.transaction)?,
-        warps: a.warps,
-        pointer: bytes("--pointer", &a.pointer)?,
-        mode: ctx.mode,
-    };
-    ctx.hardware(&a.hw)?
-        .iter()
-        .map(|hw| littles_law::littles_law(hw, &d))
-        .collect()
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        let hw = ctx.point_hardware(fields, None)?;
+        let inputs: LittlesLawInputs = from_fields(&calc_fields(fields))?;
+        Ok(littles_law::cost(&hw, &inputs, ctx.mode)?.report(lean))
+    }
 }

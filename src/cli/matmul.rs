@@ -1,5 +1,6 @@
-//! `matmul`: naive and tiled GEMM traffic, feasibility, waves and
-//! tensor-core row utilisation, as a query over input fields.
+//! `matmul`: naive, tiled and L2-level GEMM traffic, the lower-bound time,
+//! feasibility, waves and tensor-core row utilisation, as a query over
+//! input fields.
 
 use super::query::{Query, calc_inputs, put};
 use super::{Ctx, DEFAULT_HW};
@@ -16,6 +17,12 @@ Examples:
   roofline matmul --m 1 --n 4096 --k 4096 --tile 128 --mma m16n8k16   (decode: 6.25% of MMA rows)
   roofline matmul --m 4096 --n 4096 --k 4096 --sweep tile=32..256 --format csv
   roofline matmul --m 4096 --n 4096 --k 4096 --tiles none --format csv  (results, no table)
+
+time_s is a lower bound: max(FLOPs / peak, traffic / bandwidth), the traffic
+counting the L2 (resident programs share A and B panels), never below each
+operand once plus the output; traffic_level names the level that sets it and
+tile_time_s keeps the single-tile time. With --achievable, time_s adds the
+output write to the compute time.
 
 --tile T sets --tile-m and --tile-n; a tile larger than the matrix is clamped to it.
 tile-k defaults to 64 and stages to 2 (double buffering); waves assume one

@@ -218,12 +218,6 @@ pub fn parse(argv: &[String]) -> Result<Cli, clap::Error> {
     Cli::from_arg_matches(&matches)
 }
 
-/// Parses a count flag: a whole number, written plainly (`4096`), with
-/// separators (`1_000_000`, `1,000,000`) or in scientific notation (`1e6`).
-pub fn count(s: &str) -> Result<u64, String> {
-    roofline::inputs::parse_count(s)
-}
-
 /// The hardware `matmul` and `fusion` use when `--hw` is not given.
 const DEFAULT_HW: &str = "h100-sxm";
 
@@ -502,7 +496,7 @@ pub fn combine_points(reports: Vec<Report>) -> Report {
                 .iter()
                 .any(|r| r.inputs.get(k) != first.inputs.get(k))
             {
-                axes.push(k.clone());
+                axes.push(k.to_string());
             }
         }
     }
@@ -524,6 +518,9 @@ impl Command {
             Command::Fusion(c) => Some(c.query()),
             Command::Launch(a) => Some(a),
             Command::Model(model::ModelCommand::Show(a)) => Some(a),
+            Command::Occupancy(a) => Some(a),
+            Command::Coalesce(a) => Some(a),
+            Command::LittlesLaw(a) => Some(a),
             _ => None,
         }
     }
@@ -589,9 +586,9 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Decode(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Prefill(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Speculative(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
-        Command::Occupancy(a) => occupancy::run(a, ctx),
-        Command::Coalesce(a) => coalesce::run(a, ctx),
-        Command::LittlesLaw(a) => littles_law::run(a, ctx),
+        Command::Occupancy(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Coalesce(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::LittlesLaw(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         // main draws a chart itself; a scenario's chart query gets here,
         // writes its file and reports nothing.
         Command::Chart(c) => {
@@ -602,24 +599,5 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
             "--sweep",
             "this command takes no sweep; put sweeps inside a scenario's queries",
         )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::count;
-
-    #[test]
-    fn counts() {
-        assert_eq!(count("4096"), Ok(4096));
-        assert_eq!(count("1e6"), Ok(1_000_000));
-        assert_eq!(count("1_000_000"), Ok(1_000_000));
-        assert_eq!(count("1,000,000"), Ok(1_000_000));
-        assert_eq!(count("18446744073709551615"), Ok(u64::MAX));
-        assert!(count("1.5").is_err());
-        assert!(count("-5").is_err());
-        assert!(count("1e20").is_err());
-        assert!(count("nan").is_err());
-        assert!(count("abc").is_err());
     }
 }

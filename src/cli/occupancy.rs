@@ -1,11 +1,12 @@
 //! `occupancy`: resident blocks per SM and the binding limit.
 
 use super::Ctx;
+use super::query::{Query, calc_fields, put};
 use clap::Args;
-use roofline::calc::occupancy::{self, Kernel};
-use roofline::error::{Error, Result};
+use roofline::calc::occupancy::{self, OccupancyInputs};
+use roofline::error::Result;
+use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
-use roofline::units::{self, Dim};
 
 /// `occupancy` flags.
 #[derive(Debug, Args)]
@@ -25,19 +26,20 @@ pub struct OccupancyArgs {
     #[arg(long)]
     pub hw: String,
     /// Threads per block.
-    #[arg(value_parser = crate::cli::count, long)]
-    pub threads: u64,
+    #[arg(long)]
+    pub threads: Option<String>,
     /// Registers per thread.
-    #[arg(value_parser = crate::cli::count, long)]
-    pub regs: u64,
-    /// Dynamic shared memory per block (e.g. 32KiB; a bare number is bytes).
-    #[arg(long, default_value = "0")]
-    pub smem: String,
-    /// Static shared memory per block.
-    #[arg(long, default_value = "0")]
-    pub static_smem: String,
+    #[arg(long)]
+    pub regs: Option<String>,
+    /// Dynamic shared memory per block (e.g. 32KiB; a bare number is bytes;
+    /// default 0).
+    #[arg(long)]
+    pub smem: Option<String>,
+    /// Static shared memory per block (default 0).
+    #[arg(long)]
+    pub static_smem: Option<String>,
     /// Preferred shared-memory carveout per SM (e.g. 100KiB); rounded up to
-    /// one the SM supports.
+    /// one the SM supports (default: the largest).
     #[arg(long)]
     pub carveout: Option<String>,
     /// The seeds' simplified arithmetic: no allocation granularity, no
@@ -45,38 +47,27 @@ pub struct OccupancyArgs {
     #[arg(long)]
     pub textbook: bool,
     /// Blocks in the grid: how many SMs the launch keeps busy and how full.
-    #[arg(value_parser = crate::cli::count, long)]
-    pub grid: Option<u64>,
+    #[arg(long)]
+    pub grid: Option<String>,
 }
 
-fn bytes(flag: &str, text: &str) -> Result<u64> {
-    let v = units::parse(text, Dim::Bytes).map_err(|e| Error::input(flag, e))?;
-    if v < 0.0 || v.fract() != 0.0 || v > 1e15 {
-        return Err(Error::input(
-            flag,
-            format!("`{text}`: expected a whole number of bytes, zero or more"),
-        ));
+impl Query for OccupancyArgs {
+    fn fields(&self) -> Result<Fields> {
+        let mut f = Fields::new();
+        put(&mut f, "hw", Some(self.hw.as_str()));
+        put(&mut f, "threads", self.threads.as_deref());
+        put(&mut f, "regs", self.regs.as_deref());
+        put(&mut f, "smem", self.smem.as_deref());
+        put(&mut f, "static-smem", self.static_smem.as_deref());
+        put(&mut f, "carveout", self.carveout.as_deref());
+        put(&mut f, "textbook", self.textbook.then_some(true));
+        put(&mut f, "grid", self.grid.as_deref());
+        Ok(f)
     }
-    Ok(v as u64)
-}
 
-/// Runs `occupancy`.
-pub fn run(a: &OccupancyArgs, ctx: &Ctx) -> Result<Vec<Report>> {
-    let k = Kernel {
-        threads: a.threads,
-        regs: a.regs,
-        smem: bytes("--smem", &a.smem)?,
-        static_smem: bytes("--static-smem", &a.static_smem)?,
-        carveout: a
-            .carveout
-            .as_deref()
-            .map(|c| bytes("--carveout", c))
-            .transpose()?,
-        textbook: a.textbook,
-        grid: a.grid,
-    };
-    ctx.hardware(&a.hw)?
-        .iter()
-        .map(|hw| occupancy::occupancy(hw, &k))
-        .collect()
+    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+        let hw = ctx.point_hardware(fields, None)?;
+        let inputs: OccupancyInputs = from_fields(&calc_fields(fields))?;
+        Ok(occupancy::cost(&hw, &inputs, ctx.mode)?.report(lean))
+    }
 }

@@ -43,7 +43,12 @@ impl Renderer for Csv {
         // tiles, hw show's precisions): the headline is what a script wants,
         // and a sweep gives the table as lines.
         if report.rows.is_empty() || report.rows_kind == Some(crate::report::RowsKind::Table) {
-            let keys: Vec<&String> = report.inputs.keys().chain(report.results.keys()).collect();
+            let keys: Vec<&str> = report
+                .inputs
+                .keys()
+                .chain(report.results.keys())
+                .map(|k| k.as_ref())
+                .collect();
             line(keys.iter().map(|k| field(k)).collect());
             line(
                 report
@@ -55,7 +60,7 @@ impl Renderer for Csv {
             );
         } else {
             let (ins, outs) = row_columns(report);
-            let shared: Vec<&String> = report.inputs.keys().collect();
+            let shared: Vec<&str> = report.inputs.keys().map(|k| k.as_ref()).collect();
             let mut header: Vec<String> = shared.iter().map(|k| field(k)).collect();
             header.extend(ins.iter().map(|k| field(k)));
             // Every row carries every result, so the columns are the same
@@ -65,11 +70,14 @@ impl Renderer for Csv {
             // no column name appears twice. A table inside one answer
             // (tiles, precisions, launch modes) does not repeat the
             // headline.
-            let shared_results: Vec<(&String, &Value)> = if report.rows_are_points() {
+            let shared_results: Vec<(&crate::report::Key, &Value)> = if report.rows_are_points() {
                 report
                     .results
                     .iter()
-                    .filter(|(k, _)| !outs.contains(k) && !ins.contains(k))
+                    .filter(|(k, _)| {
+                        !outs.iter().any(|o| o == k.as_ref())
+                            && !ins.iter().any(|i| i == k.as_ref())
+                    })
                     .collect()
             } else {
                 Vec::new()
@@ -80,9 +88,9 @@ impl Renderer for Csv {
             for row in &report.rows {
                 let mut cells: Vec<String> =
                     report.inputs.values().map(|v| cell(Some(v))).collect();
-                cells.extend(ins.iter().map(|k| cell(row.inputs.get(k))));
+                cells.extend(ins.iter().map(|k| cell(row.inputs.get(k.as_str()))));
                 cells.extend(shared_results.iter().map(|(_, v)| cell(Some(v))));
-                cells.extend(outs.iter().map(|k| cell(row.results.get(k))));
+                cells.extend(outs.iter().map(|k| cell(row.results.get(k.as_str()))));
                 line(cells);
             }
         }

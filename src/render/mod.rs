@@ -56,10 +56,10 @@ pub(crate) fn row_columns(report: &Report) -> (Vec<String>, Vec<String>) {
         // Rows of one report almost always share their keys; only look
         // each key up when a row has a different count.
         if row.inputs.len() != ins.len() || ins.is_empty() {
-            ins.extend(row.inputs.keys().map(String::as_str));
+            ins.extend(row.inputs.keys().map(|k| k.as_ref()));
         }
         if row.results.len() != outs.len() || outs.is_empty() {
-            outs.extend(row.results.keys().map(String::as_str));
+            outs.extend(row.results.keys().map(|k| k.as_ref()));
         }
     }
     (
@@ -82,8 +82,8 @@ pub(crate) fn folded(
     let mut same = Vec::new();
     let mut vary = Vec::new();
     for k in outs {
-        let v = first.results.get(&k);
-        if v.is_some() && report.rows.iter().all(|r| r.results.get(&k) == v) {
+        let v = first.results.get(k.as_str());
+        if v.is_some() && report.rows.iter().all(|r| r.results.get(k.as_str()) == v) {
             same.push((k, v.cloned().unwrap_or_default()));
         } else {
             vary.push(k);
@@ -148,7 +148,7 @@ pub(crate) fn format_input(key: &str, v: &serde_json::Value, report: &Report) ->
 pub(crate) fn with_integer_counts(report: &Report) -> std::borrow::Cow<'_, Report> {
     use crate::report::Unit;
     use serde_json::Value;
-    let counts: Vec<&String> = report
+    let counts: Vec<&crate::report::Key> = report
         .quantities
         .iter()
         .filter(|(_, q)| matches!(q.unit, Unit::Count | Unit::Cycles))
@@ -157,9 +157,9 @@ pub(crate) fn with_integer_counts(report: &Report) -> std::borrow::Cow<'_, Repor
     if counts.is_empty() {
         return std::borrow::Cow::Borrowed(report);
     }
-    let fix = |map: &mut indexmap::IndexMap<String, Value>| {
+    let fix = |map: &mut indexmap::IndexMap<crate::report::Key, Value>| {
         for k in &counts {
-            if let Some(v) = map.get_mut(k.as_str())
+            if let Some(v) = map.get_mut(k.as_ref())
                 && let Some(x) = v.as_f64()
                 && v.is_f64()
                 && x.fract() == 0.0

@@ -36,7 +36,10 @@ pub(crate) fn results_grid(report: &Report, preset: comfy_table::TableStyle) -> 
     }
     let mut section: Option<&str> = None;
     for (k, v) in report.results.iter().filter(|(k, _)| report.in_headline(k)) {
-        let group = report.quantities.get(k).and_then(|q| q.group.as_deref());
+        let group = report
+            .quantities
+            .get(AsRef::<str>::as_ref(k))
+            .and_then(|q| q.group.as_deref());
         if group.is_some() && group != section {
             g.add_row(vec![heading(group.unwrap_or_default()), String::new()]);
             section = group;
@@ -70,7 +73,7 @@ fn comparison_grid(report: &Report, preset: comfy_table::TableStyle) -> Grid {
         .set_content_arrangement(ContentArrangement::Dynamic);
     let mut header = vec![String::from("quantity")];
     header.extend(report.rows.iter().map(|r| {
-        r.inputs.get(axis).map_or("-".into(), |v| {
+        r.inputs.get(axis.as_str()).map_or("-".into(), |v| {
             v.as_str().map_or_else(|| v.to_string(), String::from)
         })
     }));
@@ -79,14 +82,17 @@ fn comparison_grid(report: &Report, preset: comfy_table::TableStyle) -> Grid {
         let mut cells = vec![format!("{} (input)", input_label(k))];
         cells.extend(report.rows.iter().map(|r| {
             r.inputs
-                .get(k)
+                .get(k.as_str())
                 .map_or("-".into(), |v| format_input(k, v, report))
         }));
         g.add_row(cells);
     }
     let mut section: Option<&str> = None;
     for k in outs.iter().filter(|k| report.in_headline(k)) {
-        let group = report.quantities.get(k).and_then(|q| q.group.as_deref());
+        let group = report
+            .quantities
+            .get(AsRef::<str>::as_ref(k))
+            .and_then(|q| q.group.as_deref());
         if group.is_some() && group != section {
             let mut cells = vec![heading(group.unwrap_or_default())];
             cells.extend(report.rows.iter().map(|_| String::new()));
@@ -96,7 +102,7 @@ fn comparison_grid(report: &Report, preset: comfy_table::TableStyle) -> Grid {
         let mut cells = vec![report.label(k)];
         cells.extend(report.rows.iter().map(|r| {
             r.results
-                .get(k)
+                .get(k.as_str())
                 .map_or("-".into(), |v| r.unit(k, report).format_value(v))
         }));
         g.add_row(cells);
@@ -128,13 +134,13 @@ pub(crate) fn rows_grid(report: &Report, preset: comfy_table::TableStyle) -> Opt
             .iter()
             .map(|k| {
                 row.inputs
-                    .get(k)
+                    .get(k.as_str())
                     .map_or("-".into(), |v| format_input(k, v, report))
             })
             .collect();
         cells.extend(outs.iter().map(|k| {
             row.results
-                .get(k)
+                .get(k.as_str())
                 .map_or("-".into(), |v| row.unit(k, report).format_value(v))
         }));
         g.add_row(cells);
@@ -151,7 +157,8 @@ pub(crate) fn hidden(report: &Report) -> usize {
     report
         .results
         .keys()
-        .chain(outs.iter())
+        .map(|k| k.as_ref())
+        .chain(outs.iter().map(String::as_str))
         .filter(|k| !report.in_headline(k))
         .collect::<indexmap::IndexSet<_>>()
         .len()

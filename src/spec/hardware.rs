@@ -538,8 +538,16 @@ impl Hardware {
             }
         }
         if let Some(ex) = &self.execution {
+            if let Some(t) = ex.max_threads_per_sm
+                && t.get() < ex.warp_size.get()
+            {
+                return err(
+                    "execution.max-threads-per-sm",
+                    format!("{t} threads is fewer than one warp of {}", ex.warp_size),
+                );
+            }
             if let (Some(w), Some(t)) = (ex.max_warps_per_sm, ex.max_threads_per_sm)
-                && w.get() * ex.warp_size.get() != t.get()
+                && u64::from(w.get()) * u64::from(ex.warp_size.get()) != u64::from(t.get())
             {
                 return err(
                     "execution.max-threads-per-sm",
