@@ -56,7 +56,7 @@ fn read(p: &Path) -> Result<String> {
 /// A file found by id must carry that id, so `hw list` and `hw show` agree
 /// on what a folder's file is called.
 fn same_id(id: &str, asked: &str, file: &str) -> Result<()> {
-    if is_path(asked) || id == asked {
+    if is_path(asked) || id.eq_ignore_ascii_case(asked) {
         return Ok(());
     }
     Err(Error::Data {
@@ -82,11 +82,46 @@ pub struct Catalog {
     pub hw_dirs: Vec<PathBuf>,
     /// Extra model folders.
     pub model_dirs: Vec<PathBuf>,
+    /// What to call a folder in messages: the flag or environment variable
+    /// it came from (`--hw-dir`, `ROOFLINE_HW_DIR`). A folder not listed
+    /// is named by its path alone.
+    pub dir_names: Vec<(PathBuf, String)>,
+}
+
+/// The id among `ids` a mistyped `wanted` most likely means. Ids are
+/// compared lowercased; an id holding every dash- or dot-separated part of
+/// `wanted`, in order (`llama-3-70b` in `llama-3.1-70b`), is preferred to
+/// one a few edits away (`llama-2-7b`), the shortest such first.
+pub fn suggest<'a>(wanted: &str, ids: impl IntoIterator<Item = &'a str> + Clone) -> Option<String> {
+    let wanted = wanted.to_ascii_lowercase();
+    let parts = |s: &str| -> Vec<String> {
+        s.split(['-', '.', '_'])
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let want = parts(&wanted);
+    let holds = |id: &str| {
+        let have = parts(id);
+        let mut it = have.iter();
+        !want.is_empty() && want.iter().all(|w| it.any(|h| h == w))
+    };
+    let best = ids
+        .clone()
+        .into_iter()
+        .filter(|id| holds(&id.to_ascii_lowercase()))
+        .min_by_key(|id| id.len());
+    if let Some(b) = best {
+        return Some(b.to_string());
+    }
+    let lower: Vec<String> = ids.into_iter().map(str::to_ascii_lowercase).collect();
+    nearest(&wanted, lower.iter().map(String::as_str))
 }
 
 fn entries(
     builtin: &'static [(&'static str, &'static str)],
     dirs: &[PathBuf],
+    names: &[(PathBuf, String)],
 ) -> Result<Vec<Entry>> {
     let mut out: Vec<Entry> = builtin
         .iter()
@@ -96,9 +131,15 @@ fn entries(
         })
         .collect();
     for dir in dirs {
-        let rd = std::fs::read_dir(dir).map_err(|source| Error::Io {
-            path: dir.display().to_string(),
-            source,
+        let rd = std::fs::read_dir(dir).map_err(|source| {
+            let from = names
+                .iter()
+                .find(|(p, _)| p == dir)
+                .map_or(String::new(), |(_, n)| format!(" (the folder {n} names)"));
+            Error::Io {
+                path: format!("{}{from}", dir.display()),
+                source,
+            }
         })?;
         let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
         files.retain(|p| p.extension().is_some_and(|e| e == "toml"));
@@ -125,23 +166,29 @@ pub fn is_path(s: &str) -> bool {
 impl Catalog {
     /// Hardware entries: built-in, then the user's folders.
     pub fn hardware_entries(&self) -> Result<Vec<Entry>> {
-        entries(builtin::HARDWARE, &self.hw_dirs)
+        entries(builtin::HARDWARE, &self.hw_dirs, &self.dir_names)
     }
 
     /// Model entries: built-in, then the user's folders.
     pub fn model_entries(&self) -> Result<Vec<Entry>> {
-        entries(builtin::MODELS, &self.model_dirs)
+        entries(builtin::MODELS, &self.model_dirs, &self.dir_names)
     }
 
     fn find(&self, kind: &'static str, list: Vec<Entry>, id: &str) -> Result<Entry> {
-        if let Some(e) = list.iter().find(|e| e.id == id) {
+        // Ids are matched without regard to case (`H100-SXM`); an exact
+        // match wins where two files differ only in case.
+        if let Some(e) = list
+            .iter()
+            .find(|e| e.id == id)
+            .or_else(|| list.iter().find(|e| e.id.eq_ignore_ascii_case(id)))
+        {
             return Ok(e.clone());
         }
         let ids: Vec<String> = list.iter().map(|e| e.id.clone()).collect();
         Err(Error::UnknownId {
             kind,
             id: id.into(),
-            suggestion: nearest(id, ids.iter().map(String::as_str)),
+            suggestion: suggest(id, ids.iter().map(String::as_str)),
             available: ids,
         })
     }
@@ -166,6 +213,27 @@ impl Catalog {
             what,
         )?;
         Ok((e.text()?, e.origin_name(kind)))
+    }
+
+    /// A commented template for a user's own file, made from a catalog
+    /// entry or file (`kind` is `hw` or `model`): `hw new --from ID`. The
+    /// source is parsed first, so a template is only made from a file that
+    /// loads.
+    pub fn template(&self, kind: &str, from: &str) -> Result<String> {
+        let (src, _) = if kind == "hw" {
+            self.hardware(from, &[])?;
+            self.text("hardware", from)?
+        } else {
+            if from.ends_with(".json") {
+                return Err(Error::input(
+                    "--from",
+                    "make a template from a model .toml or a catalog id; a config.json is read as it is (`model show path/to/config.json`)",
+                ));
+            }
+            self.model(from, &[])?;
+            self.text("models", from)?
+        };
+        Ok(crate::spec::template::make(kind, &src, from))
     }
 
     /// Loads hardware by id or path, applying the hardware `--set`s.
@@ -198,10 +266,11 @@ impl Catalog {
             .iter()
             .filter(|s| overrides::is_model_path(&s.path))
             .collect();
-        let src = if what.ends_with(".json") {
-            crate::spec::hf::to_toml(&src, &name)?
+        let (src, notes) = if what.ends_with(".json") {
+            let i = crate::spec::hf::import(&src, &name)?;
+            (i.toml, i.notes)
         } else {
-            src
+            (src, Vec::new())
         };
         let src = overrides::apply(&src, &mine)?;
         let imported = what.ends_with(".json");
@@ -231,6 +300,7 @@ impl Catalog {
         })?;
         same_id(&m.id, what, &name)?;
         let mut m = m;
+        m.notes.extend(notes);
         for s in mine {
             m.sources.insert(s.path.clone(), what_if(s));
         }

@@ -28,7 +28,7 @@
 //! let (mut seconds, mut flops) = (0.0, 0.0);
 //! for (m, n, k) in shapes {
 //!     let c = matmul::cost(&hw, &MatmulInputs::new(m, n, k), Mode::SpeedOfLight)?;
-//!     seconds += c.tile.time.time_s;
+//!     seconds += c.time_s;
 //!     flops += c.flops;
 //! }
 //! // 218,103,808 weights: 2 FLOPs each per token, 2 bytes each read once

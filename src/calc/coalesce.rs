@@ -401,8 +401,8 @@ impl CoalesceCost<'_> {
                 "granularity: {} ({unit} B){}",
                 a.granularity.as_str(),
                 match a.granularity {
-                    Granularity::Segment => "; the lecture's 128-B segment model (002 §7.6)",
-                    Granularity::Sector => "; the L1/L2 32-B sector model (000 §1.2, 004)",
+                    Granularity::Segment => "; the lecture's 128-B segment model (the GPU-architecture lecture (002), §7.6)",
+                    Granularity::Sector => "; the L1/L2 32-B sector model (the book (000), §1.2, and the inference chapter (004))",
                     Granularity::Dram => "; the DRAM fetch unit, what HBM actually transfers",
                 }
             )

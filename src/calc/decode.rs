@@ -144,6 +144,9 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         Error::Input { message, .. } => Error::field(field, message),
         e => e,
     };
+    // A quantized checkpoint's own weight precision comes before the
+    // hardware's default.
+    let dtype = dtype.or(m.weight_dtype.as_deref());
     let w = precision::lookup(dtype.unwrap_or(&hw.default_dtype)).map_err(|e| named("dtype", e))?;
     let a = precision::lookup(activations.unwrap_or(&hw.default_dtype))
         .map_err(|e| named("activations", e))?;

@@ -408,6 +408,9 @@ pub fn budget(
         None => DEFAULT_RESERVE,
         Some(v) => parse_share("reserve", v)?,
     };
+    // The model's own weight precision (a quantized checkpoint) comes
+    // before the hardware's default.
+    let dtype = dtype.or(m.weight_dtype.as_deref());
     let p = precision::lookup(dtype.unwrap_or(&hw.default_dtype)).map_err(|_| {
         Error::field(
             "dtype",
@@ -739,7 +742,7 @@ impl KvCost {
             });
         }
         if kv.group.is_some() {
-            r.note("quantized KV as KIVI (000 §4.2): keys grouped per channel, values per token, 32 elements to an fp16 scale and zero point; KIVI also keeps the most recent tokens in fp16, not counted here");
+            r.note("quantized KV as KIVI (the book (000), §4.2): keys grouped per channel, values per token, 32 elements to an fp16 scale and zero point; KIVI also keeps the most recent tokens in fp16, not counted here");
         }
         if self.cached_tokens < self.context {
             r.note_with(|| {

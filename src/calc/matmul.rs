@@ -1918,6 +1918,29 @@ impl MatmulCost {
             r.rows.push(row);
         }
         r.rows_kind = Some(RowsKind::Table);
+        // The answer and the figures that decide it; --all shows the rest.
+        r.headline(&[
+            "flops",
+            "compute_time_s",
+            "traffic_bytes",
+            "traffic_level",
+            "traffic_memory_time_s",
+            "time_s",
+            "bound",
+            "weight_streaming",
+            "tiled_bytes",
+            "intensity",
+            "attainable_flops_per_s",
+            "tiled_vs_naive",
+            "tile_time_s",
+            "tile_bound",
+            "fits",
+            "waves",
+            "wave_efficiency",
+            "memory_time_s",
+            "smem_bytes_per_block",
+            "accumulator_bytes",
+        ]);
         r
     }
 }

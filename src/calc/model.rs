@@ -326,11 +326,226 @@ pub fn kv_elements_per_token_per_layer(m: &Model) -> Result<u64> {
     Ok(n.v)
 }
 
+/// One parameter subtotal with the layer shapes it is derived from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Part {
+    /// The result key (`attention_params`).
+    pub key: &'static str,
+    /// What it counts.
+    pub label: &'static str,
+    /// The count.
+    pub value: u64,
+    /// The formula in the shapes' names.
+    pub formula: String,
+    /// The formula with the numbers substituted.
+    pub derivation: String,
+}
+
+fn g(v: u64) -> String {
+    grouped(v.into())
+}
+
+/// The parameter subtotals of [`params`], each derived from the layer
+/// shapes (formulas.md, "Model figures"), in the order a person adds them
+/// up: embedding, head, attention, MLP, experts, norms.
+pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
+    let a = &m.attention;
+    let (d, layers, vocab) = (m.hidden_size.get(), m.layers.get(), m.vocab_size.get());
+    let h = a.heads.get();
+    let mut out = Vec::new();
+    let (mut f, mut x) = ("vocab x d".to_string(), format!("{} x {}", g(vocab), g(d)));
+    if m.position_embedding == PositionEmbedding::Learned {
+        f.push_str(" + max_context x d (learned positions)");
+        x.push_str(&format!(
+            " + {} x {}",
+            g(m.max_context.map_or(0, |c| c.get())),
+            g(d)
+        ));
+    }
+    out.push(Part {
+        key: "embedding_params",
+        label: "embedding",
+        value: p.embedding,
+        formula: f,
+        derivation: x,
+    });
+    out.push(if m.tied_embeddings {
+        Part {
+            key: "lm_head_params",
+            label: "output head",
+            value: 0,
+            formula: "none of its own: tied to the embedding matrix".into(),
+            derivation: String::new(),
+        }
+    } else {
+        Part {
+            key: "lm_head_params",
+            label: "output head",
+            value: p.lm_head,
+            formula: "vocab x d".into(),
+            derivation: format!("{} x {}", g(vocab), g(d)),
+        }
+    });
+    let (f, x) = if a.kind == AttentionKind::Mla {
+        let n = |v: Option<std::num::NonZeroU64>| g(v.map_or(0, |x| x.get()));
+        let (nope, rope, v, kvr) = (
+            n(a.qk_nope_head_dim),
+            n(a.qk_rope_head_dim),
+            n(a.v_head_dim),
+            n(a.kv_lora_rank),
+        );
+        let (qf, qx) = match a.q_lora_rank {
+            Some(r) => (
+                "d x q_rank + q_rank + q_rank x h x (nope + rope)",
+                format!(
+                    "{d} x {r} + {r} + {r} x {h} x ({nope} + {rope})",
+                    d = g(d),
+                    r = g(r.get()),
+                    h = g(h)
+                ),
+            ),
+            None => (
+                "d x h x (nope + rope)",
+                format!("{} x {} x ({nope} + {rope})", g(d), g(h)),
+            ),
+        };
+        (
+            format!(
+                "layers x (q + kv + o); q = {qf}, kv = d x (kv_rank + rope) + kv_rank + kv_rank x h x (nope + v), o = h x v x d (the lone q_rank and kv_rank terms are the latent norms)"
+            ),
+            format!(
+                "{} x ({qx} + {d} x ({kvr} + {rope}) + {kvr} + {kvr} x {h} x ({nope} + {v}) + {h} x {v} x {d})",
+                g(layers),
+                d = g(d),
+                h = g(h)
+            ),
+        )
+    } else {
+        let (kv, dh) = (m.kv_heads(), m.head_dim());
+        let mut f = "layers x (2 x d x h x d_h + 2 x d x h_kv x d_h".to_string();
+        let mut x = format!(
+            "{} x (2 x {d} x {h} x {dh} + 2 x {d} x {kv} x {dh}",
+            g(layers),
+            d = g(d),
+            h = g(h),
+            kv = g(kv),
+            dh = g(dh)
+        );
+        if a.qkv_bias || m.linear_bias {
+            f.push_str(" + h x d_h + 2 x h_kv x d_h");
+            x.push_str(&format!(
+                " + {h} x {dh} + 2 x {kv} x {dh}",
+                h = g(h),
+                kv = g(kv),
+                dh = g(dh)
+            ));
+        }
+        if m.linear_bias {
+            f.push_str(" + d");
+            x.push_str(&format!(" + {}", g(d)));
+        }
+        f.push_str("): q and o are d x h x d_h, k and v d x h_kv x d_h");
+        x.push(')');
+        (f, x)
+    };
+    out.push(Part {
+        key: "attention_params",
+        label: "attention",
+        value: p.attention,
+        formula: f,
+        derivation: x,
+    });
+    let gated = m.ffn.gated();
+    let mats = if gated { 3 } else { 2 };
+    let what = if gated {
+        "3 matrices: gate, up, down"
+    } else {
+        "2 matrices: up, down"
+    };
+    let mlp = |width: u64, width_name: &str| -> (String, String) {
+        let mut f = format!("{mats} x d x {width_name}");
+        let mut x = format!("{mats} x {} x {}", g(d), g(width));
+        if m.linear_bias {
+            f.push_str(&format!(" + {width_name} + d"));
+            x.push_str(&format!(" + {} + {}", g(width), g(d)));
+        }
+        (f, x)
+    };
+    let ff = m.ffn.intermediate_size.get();
+    let (dense_layers, moe_layers) = match &m.moe {
+        Some(moe) => (moe.dense_layers, layers.saturating_sub(moe.dense_layers)),
+        None => (layers, 0),
+    };
+    let (f1, x1) = mlp(ff, "d_ff");
+    // A model whose every layer is a mixture of experts has no dense MLP.
+    let all_moe = m.moe.is_some() && dense_layers == 0;
+    out.extend((!all_moe).then(|| Part {
+        key: "mlp_params",
+        label: if gated {
+            "dense MLP (with its gate)"
+        } else {
+            "dense MLP"
+        },
+        value: p.dense_ffn,
+        formula: format!("dense_layers x ({f1}); {what}"),
+        derivation: format!("{} x ({x1})", g(dense_layers)),
+    }));
+    if let Some(moe) = &m.moe {
+        let fe = moe.expert_intermediate_size.get();
+        let (fx, xx) = mlp(fe, "d_expert");
+        let e = moe.routed_experts.get();
+        out.push(Part {
+            key: "routed_expert_params",
+            label: "routed experts",
+            value: p.routed_experts,
+            formula: format!("moe_layers x routed x ({fx})"),
+            derivation: format!("{} x {} x ({xx})", g(moe_layers), g(e)),
+        });
+        let bias = if moe.router_bias { " + routed" } else { "" };
+        let bias_x = if moe.router_bias {
+            format!(" + {}", g(e))
+        } else {
+            String::new()
+        };
+        out.push(Part {
+            key: "shared_expert_params",
+            label: "shared experts and routers",
+            value: p.shared_experts,
+            formula: format!("moe_layers x (shared x ({fx}) + d x routed{bias})"),
+            derivation: format!(
+                "{} x ({} x ({xx}) + {} x {}{bias_x})",
+                g(moe_layers),
+                moe.shared_experts,
+                g(d),
+                g(e)
+            ),
+        });
+    }
+    let (nf, nx) = match m.norm {
+        crate::spec::model::Norm::Rmsnorm => (
+            "(2 x layers + 1) x d: two RMSNorms per layer and a final one, one weight each",
+            format!("(2 x {} + 1) x {}", g(layers), g(d)),
+        ),
+        crate::spec::model::Norm::Layernorm => (
+            "(2 x layers + 1) x 2 x d: two LayerNorms per layer and a final one, weight and bias",
+            format!("(2 x {} + 1) x 2 x {}", g(layers), g(d)),
+        ),
+    };
+    out.push(Part {
+        key: "norm_params",
+        label: "norms",
+        value: p.norms,
+        formula: nf.into(),
+        derivation: nx,
+    });
+    out
+}
+
 /// `model show`'s inputs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ModelInputs {
-    /// Weight precision (default bf16).
+    /// Weight precision (default: the model's `weight-dtype`, else bf16).
     pub dtype: Option<String>,
     /// KV-cache precision (default bf16).
     pub kv_dtype: Option<String>,
@@ -410,6 +625,8 @@ pub struct ModelCost {
     pub kv_element_bytes: f64,
     /// Parameter counts.
     pub params: Params,
+    /// The parameter subtotals with their derivations.
+    pub parts: Vec<Part>,
     /// params x bits / 8.
     pub weight_bytes: f64,
     /// active params x bits / 8.
@@ -426,12 +643,19 @@ pub struct ModelCost {
     pub architecture: Architecture,
     /// Field path -> where its number came from.
     pub sources: IndexMap<String, String>,
+    /// What a value without a source cites: the model file, when it has no
+    /// `[sources]` table.
+    pub cites_file: Option<String>,
+    /// Assumptions made in reading the model (stated as report notes).
+    pub notes: Vec<String>,
 }
 
 /// `model show`'s cost: counts, weight bytes at `dtype`, KV bytes at
 /// `kv-dtype`.
 pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
-    let dtype = precision_of("dtype", i.dtype.as_deref())?;
+    // The weights' own precision (a quantized checkpoint's) unless --dtype
+    // says otherwise.
+    let dtype = precision_of("dtype", i.dtype.as_deref().or(m.weight_dtype.as_deref()))?;
     let kv_dtype = precision_of("kv-dtype", i.kv_dtype.as_deref())?;
     let p = params(m)?;
     let kv_elements = kv_elements_per_token_per_layer(m)?;
@@ -443,6 +667,23 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
         let c = Counter { model: m };
         Some(c.mul(sizes(m).h, head_dim(m))?.v)
     };
+    let mut notes = m.notes.clone();
+    if let Some(w) = &m.weight_dtype {
+        let from = m
+            .source("weight-dtype")
+            .map_or(String::new(), |s| format!(" ({s})"));
+        if i.dtype.is_none() {
+            notes.push(format!(
+                "weights at {} ({}): the model's weight-dtype{from}; --dtype overrides. Every parameter is counted at {}, including any the checkpoint keeps at 16 bits (often the embedding and output head)",
+                dtype.name, dtype.layout, dtype.name
+            ));
+        } else if precision_of("weight-dtype", Some(w))?.name != dtype.name {
+            notes.push(format!(
+                "weights at {} as --dtype asks, not the checkpoint's own {w}{from}",
+                dtype.name
+            ));
+        }
+    }
     let per_layer = kv_elements as f64 * kv_dtype.bytes();
     Ok(ModelCost {
         model: m.id.clone(),
@@ -452,6 +693,7 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
         kv_dtype: kv_dtype.name,
         kv_element_bytes: kv_dtype.bytes(),
         params: p,
+        parts: breakdown(m, &p),
         weight_bytes: p.total as f64 * dtype.bytes(),
         active_weight_bytes: p.active as f64 * dtype.bytes(),
         kv_elements_per_token_per_layer: kv_elements,
@@ -481,12 +723,17 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
             max_context: m.max_context.map(|x| x.get()),
         },
         sources: m.sources.clone(),
+        cites_file: m.cites_file.clone(),
+        notes,
     })
 }
 
 impl ModelCost {
     fn source(&self, field: &str) -> Option<&str> {
-        self.sources.get(field).map(String::as_str)
+        self.sources
+            .get(field)
+            .or(self.cites_file.as_ref())
+            .map(String::as_str)
     }
 
     /// The report of this cost; a lean one records values only.
@@ -500,25 +747,37 @@ impl ModelCost {
         r.result("name", self.name.as_str(), || {
             Quantity::new("name", Unit::None)
         });
+        let parts_from = r.results.len();
+        for part in &self.parts {
+            r.result(part.key, part.value as f64, || {
+                Quantity::new(part.label, Unit::Count)
+                    .formula(part.formula.clone())
+                    .derive(part.derivation.clone())
+            });
+        }
+        r.group_since(parts_from, "parameters");
         let total = p.total as f64;
         r.result("params", total, || {
             Quantity::new("parameters", Unit::Count)
-                .formula("embedding + lm_head + attention + dense FFN + routed experts + shared experts and routers + norms")
-                .derive(format!(
-                    "{} + {} + {} + {} + {} + {} + {}",
-                    grouped(p.embedding.into()),
-                    grouped(p.lm_head.into()),
-                    grouped(p.attention.into()),
-                    grouped(p.dense_ffn.into()),
-                    grouped(p.routed_experts.into()),
-                    grouped(p.shared_experts.into()),
-                    grouped(p.norms.into())
-                ))
+                .formula(
+                    self.parts
+                        .iter()
+                        .map(|x| x.label)
+                        .collect::<Vec<_>>()
+                        .join(" + "),
+                )
+                .derive(
+                    self.parts
+                        .iter()
+                        .map(|x| grouped(x.value.into()))
+                        .collect::<Vec<_>>()
+                        .join(" + "),
+                )
         });
         r.result("active_params", p.active as f64, || {
             if arch.moe.is_some() {
                 Quantity::new("active parameters per token", Unit::Count)
-                    .formula("params - routed experts + the routed experts one token runs")
+                    .formula("params - routed experts + the routed experts one token runs (moe_layers x top-k x one expert)")
                     .derive(format!(
                         "{} - {} + {}",
                         grouped(p.total.into()),
@@ -531,7 +790,6 @@ impl ModelCost {
             } else {
                 Quantity::new("active parameters per token", Unit::Count)
                     .formula("params (dense: every parameter is used)")
-                    .derive(grouped(p.total.into()))
             }
         });
         let bits = self.weight_bits;
@@ -543,37 +801,41 @@ impl ModelCost {
         r.result("active_weight_bytes", self.active_weight_bytes, || {
             Quantity::new("active weights per token", Unit::Bytes)
                 .formula("active_params x bits / 8")
+                .derive(format!("{} x {} / 8", grouped(p.active.into()), bits))
         });
+        let mla = arch.attention == AttentionKind::Mla;
         r.result(
             "kv_bytes_per_token_per_layer",
             self.kv_bytes_per_token_per_layer,
-            || Quantity::new("KV per token per layer", Unit::BytesIec),
+            || {
+                let (f, d) = if mla {
+                    (
+                        "(kv_lora_rank + qk_rope_head_dim) x bytes: the latent and the rotary key",
+                        format!(
+                            "({} + {})",
+                            arch.kv_lora_rank.unwrap_or(0),
+                            arch.qk_rope_head_dim.unwrap_or(0)
+                        ),
+                    )
+                } else {
+                    (
+                        "2 x kv_heads x head_dim x bytes: a key and a value per KV head",
+                        format!("2 x {} x {}", arch.kv_heads, arch.head_dim.unwrap_or(0)),
+                    )
+                };
+                Quantity::new("KV per token per layer", Unit::Bytes)
+                    .formula(f)
+                    .derive(format!("{d} x {}", self.kv_element_bytes))
+            },
         );
         r.result("kv_bytes_per_token", self.kv_bytes_per_token, || {
-            let (f, d) = if arch.attention == AttentionKind::Mla {
-                (
-                    "layers x (kv_lora_rank + qk_rope_head_dim) x bytes",
-                    format!(
-                        "{} x ({} + {})",
-                        arch.layers,
-                        arch.kv_lora_rank.unwrap_or(0),
-                        arch.qk_rope_head_dim.unwrap_or(0)
-                    ),
-                )
-            } else {
-                (
-                    "2 x layers x kv_heads x head_dim x bytes",
-                    format!(
-                        "2 x {} x {} x {}",
-                        arch.layers,
-                        arch.kv_heads,
-                        arch.head_dim.unwrap_or(0)
-                    ),
-                )
-            };
             Quantity::new("KV per token", Unit::Bytes)
-                .formula(f)
-                .derive(format!("{d} x {}", self.kv_element_bytes))
+                .formula("layers x KV per token per layer")
+                .derive(format!(
+                    "{} x {}",
+                    arch.layers,
+                    si(self.kv_bytes_per_token_per_layer, "B")
+                ))
         });
         let mark = r.results.len();
         self.architecture(&mut r);
@@ -583,6 +845,28 @@ impl ModelCost {
             });
         }
         r.group_since(mark, "architecture");
+        // The answer and the shapes that decide it; --all adds the
+        // subtotals and the rest, --explain derives every one.
+        r.headline(&[
+            "name",
+            "params",
+            "active_params",
+            "weight_bytes",
+            "active_weight_bytes",
+            "kv_bytes_per_token_per_layer",
+            "kv_bytes_per_token",
+            "layers",
+            "hidden_size",
+            "heads",
+            "kv_heads",
+            "head_dim",
+            "kv_lora_rank",
+            "routed_experts",
+            "experts_per_token",
+        ]);
+        for n in &self.notes {
+            r.note(n.clone());
+        }
         r.note_with(|| {
             format!(
                 "{} billion parameters = {} in {}",
@@ -747,7 +1031,15 @@ pub fn list(items: &[Model]) -> Result<Report> {
     r.describe("attention", Quantity::new("attention", Unit::None));
     r.describe("summary", Quantity::new("summary", Unit::None));
     for m in items {
-        let p = params(m)?;
+        // A model whose counts overflow is left out with its error, so one
+        // bad file does not hide the others.
+        let p = match params(m) {
+            Ok(p) => p,
+            Err(e) => {
+                r.note(format!("left out {e}"));
+                continue;
+            }
+        };
         let mut row = Row::default();
         row.inputs.insert("id".into(), m.id.clone().into());
         row.results.insert("name".into(), m.name.clone().into());

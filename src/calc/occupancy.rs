@@ -1014,7 +1014,7 @@ impl OccupancyCost<'_> {
             }
         }
         if self.textbook {
-            r.note("textbook arithmetic (002 §7.5, 004): no allocation granularity, no reserved shared memory; NVIDIA's calculator (the default) can give fewer blocks");
+            r.note("textbook arithmetic (the GPU-architecture lecture (002), §7.5, and the inference chapter (004)): no allocation granularity, no reserved shared memory; NVIDIA's calculator (the default) can give fewer blocks");
         } else {
             r.note("NVIDIA occupancy-calculator rules: per-warp register allocation unit, per-partition residency, shared-memory allocation unit and per-block reservation");
             if self.smem + self.static_smem > b.smem_default {

@@ -17,6 +17,31 @@ pub enum HwCommand {
     List,
     /// Show one accelerator's numbers and derived figures.
     Show(HwShowArgs),
+    /// Print a commented template for your own hardware file, made from
+    /// one in the catalog: `roofline hw new --from h100-sxm > my-gpu.toml`.
+    New(NewArgs),
+}
+
+/// `hw new` and `model new` flags.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  roofline hw new --from h100-sxm > my-gpu.toml
+  roofline hw show my-gpu.toml                 (after setting its id)
+  roofline model new --from llama-3-8b > my-model.toml
+
+The template is the file with a comment per section saying what each field
+means and its unit, no [sources] table (every value then cites your file),
+and id = \"change-me\", which the loader refuses until you set it (to the
+file's name, so --hw-dir finds it by that id).")]
+pub struct NewArgs {
+    /// The catalog id (or a path to a .toml) whose values start the file.
+    #[arg(long, value_name = "ID")]
+    pub from: String,
+}
+
+/// The template `hw new` or `model new` prints.
+pub fn new(kind: &str, a: &NewArgs, ctx: &Ctx) -> Result<Vec<u8>> {
+    Ok(ctx.catalog.template(kind, &a.from)?.into_bytes())
 }
 
 /// `hw show` flags.
@@ -71,14 +96,22 @@ impl Query for HwShowArgs {
 pub fn run(c: &HwCommand, ctx: &Ctx) -> Result<Vec<Report>> {
     match c {
         HwCommand::List => {
-            let all = ctx
-                .catalog
-                .hardware_entries()?
-                .into_iter()
-                .map(|e| ctx.hardware(&e.id).map(|mut v| v.remove(0)))
-                .collect::<Result<Vec<_>>>()?;
-            Ok(vec![hw::list(&all)])
+            let (all, notes) = super::list_loaded(
+                ctx.catalog.hardware_entries()?,
+                |id| ctx.hardware(id).map(|mut v| v.remove(0)),
+                |id| ctx.catalog.hardware(id, &[]),
+                ctx,
+            );
+            let mut r = hw::list(&all);
+            for n in notes {
+                r.note(n);
+            }
+            Ok(vec![r])
         }
         HwCommand::Show(a) => super::query::run(a, ctx, &[], false).map_err(super::query::as_flags),
+        HwCommand::New(_) => Err(roofline::Error::usage(
+            "--sweep",
+            "`hw new` prints a template and takes no sweep",
+        )),
     }
 }

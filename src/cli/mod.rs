@@ -138,7 +138,8 @@ pub enum Command {
     /// throughput, bound and time.
     Point(point::PointArgs),
     /// Resident blocks per SM under each limit, the binding one, occupancy
-    /// (NVIDIA's occupancy-calculator rules; --textbook for the seeds').
+    /// (NVIDIA's occupancy-calculator rules; --textbook for the lecture's
+    /// simplified arithmetic).
     Occupancy(occupancy::OccupancyArgs),
     /// Bytes moved for bytes used by one warp's strided load, at a segment,
     /// sector or DRAM-fetch granularity.
@@ -192,6 +193,10 @@ pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
         let bytes = match &cli.command {
             Command::Run(a) => Some(run::run(a, &cli.global)?),
             Command::Completions(a) => Some(shell::completions(a)),
+            Command::Hw(hw::HwCommand::New(a)) => Some(hw::new("hw", a, &Ctx::new(&cli.global)?)?),
+            Command::Model(model::ModelCommand::New(a)) => {
+                Some(hw::new("model", a, &Ctx::new(&cli.global)?)?)
+            }
             Command::Man => Some(shell::man().map_err(|e| Error::Io {
                 path: "the man page".into(),
                 source: e,
@@ -250,6 +255,7 @@ impl Ctx {
             catalog: Catalog {
                 hw_dirs: g.hw_dir.iter().cloned().collect(),
                 model_dirs: g.model_dir.iter().cloned().collect(),
+                dir_names: dir_names(g),
             },
             sets,
             read: std::cell::Cell::new((false, false)),
@@ -437,6 +443,52 @@ impl Ctx {
     }
 }
 
+/// Loads every catalog entry for a list command. A file that does not
+/// load is left out with a note giving its path, line and error, so one bad
+/// file in a folder does not hide the rest; a `--set` that does not
+/// validate for an entry is left off that entry, with a note saying so.
+fn list_loaded<T>(
+    entries: Vec<roofline::catalog::Entry>,
+    with_sets: impl Fn(&str) -> Result<T>,
+    plain: impl Fn(&str) -> Result<T>,
+    ctx: &Ctx,
+) -> (Vec<T>, Vec<String>) {
+    let mut items = Vec::new();
+    let mut notes = Vec::new();
+    for e in entries {
+        match with_sets(&e.id) {
+            Ok(x) => items.push(x),
+            Err(err) => match plain(&e.id) {
+                Ok(x) if !ctx.sets.is_empty() => {
+                    notes.push(format!(
+                        "{}: listed without --set, which does not apply to it: {err}",
+                        e.id
+                    ));
+                    items.push(x);
+                }
+                _ => notes.push(format!("left out {}, which does not load: {err}", e.id)),
+            },
+        }
+    }
+    (items, notes)
+}
+
+/// Names each user folder by where it came from: the environment variable
+/// when it holds that folder, else the flag.
+fn dir_names(g: &Global) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for (dir, var, flag) in [
+        (&g.hw_dir, "ROOFLINE_HW_DIR", "--hw-dir"),
+        (&g.model_dir, "ROOFLINE_MODEL_DIR", "--model-dir"),
+    ] {
+        if let Some(d) = dir {
+            let from_env = std::env::var_os(var).is_some_and(|v| std::path::Path::new(&v) == d);
+            out.push((d.clone(), if from_env { var } else { flag }.to_string()));
+        }
+    }
+    out
+}
+
 /// A library message naming the `force` or `hw` field names the flag
 /// (`--force`, `--hw`).
 pub fn fields_as_flags(e: Error) -> Error {
@@ -575,6 +627,10 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
     match &cli.command {
         Command::Hw(c) => hw::run(c, ctx),
         Command::Model(model::ModelCommand::List) => model::list(ctx),
+        Command::Model(model::ModelCommand::New(_)) => Err(Error::usage(
+            "--sweep",
+            "`model new` prints a template and takes no sweep",
+        )),
         Command::Model(model::ModelCommand::Show(a)) => {
             query::run(a, ctx, &[], false).map_err(query::as_flags)
         }

@@ -38,6 +38,9 @@ pub enum ModelCommand {
     List,
     /// Show a model's parameters, weight bytes and KV bytes per token.
     Show(ShowArgs),
+    /// Print a commented template for your own model file, made from one
+    /// in the catalog: `roofline model new --from llama-3-8b > my-model.toml`.
+    New(super::hw::NewArgs),
 }
 
 impl Query for ShowArgs {
@@ -58,11 +61,15 @@ impl Query for ShowArgs {
 
 /// Runs `model list`.
 pub fn list(ctx: &Ctx) -> Result<Vec<Report>> {
-    let all = ctx
-        .catalog
-        .model_entries()?
-        .into_iter()
-        .map(|e| ctx.models(&e.id).map(|mut v| v.remove(0)))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(vec![model::list(&all)?])
+    let (all, notes) = super::list_loaded(
+        ctx.catalog.model_entries()?,
+        |id| ctx.models(id).map(|mut v| v.remove(0)),
+        |id| ctx.catalog.model(id, &[]),
+        ctx,
+    );
+    let mut r = model::list(&all)?;
+    for n in notes {
+        r.note(n);
+    }
+    Ok(vec![r])
 }

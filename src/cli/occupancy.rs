@@ -42,7 +42,7 @@ pub struct OccupancyArgs {
     /// one the SM supports (default: the largest).
     #[arg(long)]
     pub carveout: Option<String>,
-    /// The seeds' simplified arithmetic: no allocation granularity, no
+    /// The lecture's simplified arithmetic: no allocation granularity, no
     /// reserved shared memory.
     #[arg(long)]
     pub textbook: bool,

@@ -34,6 +34,7 @@ pub struct RunArgs {
 /// One query's answer.
 struct Answer {
     title: String,
+    all: bool,
     command_line: String,
     notes: Vec<String>,
     reports: Vec<Report>,
@@ -65,6 +66,7 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
         let argv = argv(q, i, g, base, &out_dir, &src, &origin)?;
         let (_, reports) = super::run(&argv).map_err(|e| locate(e, q, i, &src, &origin))?;
         answers.push(Answer {
+            all: q.all,
             title: q.title.clone().unwrap_or_else(|| q.command.clone()),
             command_line: shell_line(&argv),
             notes: q.notes.clone(),
@@ -330,7 +332,7 @@ fn render(sc: &scenario::Scenario, answers: &[Answer], g: &Global) -> Vec<u8> {
             } else {
                 super::combine_points(a.reports.clone())
             };
-            if g.all {
+            if g.all || a.all {
                 r.headline.clear();
             }
             Format::from(g.format).renderer().render(&r)

@@ -119,7 +119,12 @@ pub(crate) fn rows_grid(report: &Report, preset: comfy_table::TableStyle) -> Opt
     }
     let (ins, outs) = row_columns(report);
     let (_, outs) = folded(report, outs);
-    let outs: Vec<String> = outs.into_iter().filter(|k| report.in_headline(k)).collect();
+    // A table inside one answer (the lecture's tile table) keeps its
+    // columns; a sweep shows the headline's.
+    let outs: Vec<String> = outs
+        .into_iter()
+        .filter(|k| !report.rows_are_points() || report.in_headline(k))
+        .collect();
     if ins.is_empty() && outs.is_empty() {
         return None;
     }
@@ -154,6 +159,11 @@ pub(crate) fn hidden(report: &Report) -> usize {
         return 0;
     }
     let (_, outs) = row_columns(report);
+    let outs: Vec<String> = if report.rows_are_points() {
+        outs
+    } else {
+        Vec::new()
+    };
     report
         .results
         .keys()

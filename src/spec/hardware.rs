@@ -62,9 +62,16 @@ pub struct Hardware {
     /// One line for `hw list`.
     #[serde(default)]
     pub summary: Option<String>,
-    /// Field path -> where the number came from (seed and section, vendor
-    /// datasheet, or measured). Every number in a built-in file has one.
+    /// Field path -> where the number came from (a document and section,
+    /// a vendor datasheet, or a measurement; `docs/sources.md`). Every
+    /// number in a built-in file has one; a user's file may leave the
+    /// table out, and then every value cites the file itself.
+    #[serde(default)]
     pub sources: IndexMap<String, String>,
+    /// What a value without a `[sources]` entry cites: the file's own name
+    /// when it has no `[sources]` table, else nothing.
+    #[serde(skip)]
+    pub cites_file: Option<String>,
     /// Peaks and clock.
     pub compute: Compute,
     /// HBM and the on-chip hierarchy.
@@ -453,13 +460,19 @@ pub(super) fn first_unknown_path<'a>(
 impl Hardware {
     /// Parses and validates a hardware file's text.
     pub fn parse(src: &str, origin: &Origin) -> Result<Self> {
-        let hw: Hardware = super::from_toml(src, origin)?;
+        let mut hw: Hardware = super::from_toml(src, origin)?;
         hw.validate(src, origin)?;
+        if hw.sources.is_empty() {
+            hw.cites_file = Some(origin.name.clone());
+        }
         Ok(hw)
     }
 
     fn validate(&self, src: &str, origin: &Origin) -> Result<()> {
         let err = |field: &str, msg: String| Err(field_error(src, origin, field, msg));
+        if self.id == super::template::PLACEHOLDER_ID {
+            return err("id", super::placeholder_message(&origin.name));
+        }
         let dt = precision::lookup(&self.default_dtype).map_err(|_| {
             field_error(
                 src,
@@ -814,8 +827,12 @@ impl Hardware {
         self.memory.usable_capacity.map(Bytes::get)
     }
 
-    /// Where a field's number came from, if the file says.
+    /// Where a field's number came from, if the file says; a file without
+    /// a `[sources]` table is the source of all its values.
     pub fn source(&self, field: &str) -> Option<&str> {
-        self.sources.get(field).map(String::as_str)
+        self.sources
+            .get(field)
+            .or(self.cites_file.as_ref())
+            .map(String::as_str)
     }
 }

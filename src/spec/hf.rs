@@ -75,6 +75,17 @@ impl Cfg<'_> {
 struct Out {
     body: String,
     sources: Vec<(String, String)>,
+    notes: Vec<String>,
+}
+
+/// A config read as a model file: its TOML and the assumptions the import
+/// made, which reports state as notes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    /// The model file's text.
+    pub toml: String,
+    /// What was assumed or decided in reading the config.
+    pub notes: Vec<String>,
 }
 
 impl Out {
@@ -132,6 +143,83 @@ fn activation(act: &str) -> Option<&'static str> {
 
 /// Converts a `config.json` to model-file TOML.
 pub fn to_toml(src: &str, name: &str) -> Result<String> {
+    import(src, name).map(|i| i.toml)
+}
+
+/// The weight precision a `quantization_config` decides, and what was read
+/// (`awq, 4-bit, group size 128`); `None` for a config without one.
+fn quantization(c: &Cfg) -> Result<Option<(&'static str, String)>> {
+    let Some(q) = c.map.get("quantization_config") else {
+        return Ok(None);
+    };
+    let Some(q) = q.as_object() else {
+        return Err(data(
+            c.file,
+            Some("quantization_config"),
+            "`quantization_config` is not an object",
+        ));
+    };
+    let qc = Cfg {
+        map: q,
+        file: c.file,
+    };
+    let method = qc
+        .string("quant_method")
+        .unwrap_or("unnamed")
+        .to_ascii_lowercase();
+    let int_bits = |bits: u64| -> Result<&'static str> {
+        match bits {
+            4 => Ok("int4"),
+            8 => Ok("int8"),
+            b => Err(data(
+                c.file,
+                Some("quantization_config.bits"),
+                format!(
+                    "{b}-bit {method} weights: this tool has 4- and 8-bit integer precisions only"
+                ),
+            )),
+        }
+    };
+    let (dtype, what) = match method.as_str() {
+        "awq" | "gptq" => {
+            let bits = qc.need("bits").map_err(|_| {
+                data(
+                    c.file,
+                    Some("quantization_config.bits"),
+                    format!("a {method} quantization_config needs `bits`"),
+                )
+            })?;
+            let group = qc
+                .uint("group_size")?
+                .map_or(String::new(), |g| format!(", group size {g}"));
+            (int_bits(bits)?, format!("{method}, {bits}-bit{group}"))
+        }
+        "fp8" | "fbgemm_fp8" => ("fp8", method.clone()),
+        "bitsandbytes" => {
+            if qc.boolean("load_in_4bit")? == Some(true) {
+                ("int4", "bitsandbytes, 4-bit".into())
+            } else if qc.boolean("load_in_8bit")? == Some(true) {
+                ("int8", "bitsandbytes, 8-bit".into())
+            } else {
+                return Ok(None);
+            }
+        }
+        other => {
+            return Err(data(
+                c.file,
+                Some("quantization_config.quant_method"),
+                format!(
+                    "quant_method `{other}` is not one this importer reads (awq, gptq, fp8, fbgemm_fp8, bitsandbytes); remove the quantization_config and pass --dtype"
+                ),
+            ));
+        }
+    };
+    Ok(Some((dtype, what)))
+}
+
+/// Converts a `config.json` to model-file TOML and the notes on what the
+/// import assumed.
+pub fn import(src: &str, name: &str) -> Result<Imported> {
     let v: Value = serde_json::from_str(src).map_err(|e| Error::Data {
         file: name.into(),
         line: Some(e.line()),
@@ -224,8 +312,26 @@ pub fn to_toml(src: &str, name: &str) -> Result<String> {
         o.field("sliding-window", w, "sliding_window");
     }
 
+    if let Some((dtype, what)) = quantization(&c)? {
+        o.field(
+            "weight-dtype",
+            quote(dtype),
+            &format!("quantization_config ({what})"),
+        );
+    }
+
     o.section("attention");
-    let kv = c.uint("num_key_value_heads")?.unwrap_or(heads);
+    let kv = match c.uint("num_key_value_heads")? {
+        Some(kv) => kv,
+        None => {
+            if !deepseek {
+                o.notes.push(format!(
+                    "the config has no num_key_value_heads: read as full multi-head attention ({heads} KV heads, one per query head), as the {family} family defaults"
+                ));
+            }
+            heads
+        }
+    };
     if deepseek {
         o.field("attention.kind", quote("mla"), "model_type deepseek (MLA)");
     } else {
@@ -354,7 +460,10 @@ pub fn to_toml(src: &str, name: &str) -> Result<String> {
     for (k, v) in &o.sources {
         let _ = writeln!(o.body, "{} = {}", quote(k), quote(v));
     }
-    Ok(o.body)
+    Ok(Imported {
+        toml: o.body,
+        notes: o.notes,
+    })
 }
 
 #[cfg(test)]

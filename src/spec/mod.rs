@@ -11,6 +11,7 @@ pub mod hf;
 pub mod model;
 pub mod overrides;
 pub mod scenario;
+pub mod template;
 
 use crate::error::Error;
 use crate::units::{self, Dim};
@@ -139,6 +140,19 @@ pub struct Origin {
     pub overridden: bool,
 }
 
+/// The message for a file that still carries a template's placeholder id.
+fn placeholder_message(file: &str) -> String {
+    let stem = std::path::Path::new(file)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty())
+        .unwrap_or("my-gpu");
+    format!(
+        "`{}` is the template's placeholder; give the file its own id, its file name without .toml (`id = \"{stem}\"`)",
+        template::PLACEHOLDER_ID
+    )
+}
+
 /// 1-based line and column of a byte offset.
 pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(src.len());
@@ -152,9 +166,27 @@ pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
 /// names the file, the line, the column and the field.
 pub fn from_toml<T: serde::de::DeserializeOwned>(src: &str, origin: &Origin) -> Result<T, Error> {
     toml::from_str(src).map_err(|e| {
-        let (line, col) = e.span().map(|s| line_col(src, s.start)).unzip();
-        let field = e.span().and_then(|s| path_at(src, s.start));
+        let (mut line, mut col) = e.span().map(|s| line_col(src, s.start)).unzip();
+        let mut field = e.span().and_then(|s| path_at(src, s.start));
         let mut message = e.message().trim().to_string();
+        // A missing field is reported at the table that lacks it: name that
+        // table's path and the field, never whichever key the span starts
+        // at (the file's first, `id`).
+        if let Some(name) = message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.strip_suffix('`'))
+        {
+            let table = e.span().and_then(|s| table_at(src, s.start));
+            field = Some(match &table {
+                Some(t) => format!("{t}.{name}"),
+                None => name.to_string(),
+            });
+            if table.is_none() {
+                line = None;
+            }
+            col = None;
+            message = "missing; the file needs it (docs/data-schemas.md lists every field)".into();
+        }
         if origin.overridden {
             message.push_str(" (after applying --set)");
         }
@@ -166,6 +198,29 @@ pub fn from_toml<T: serde::de::DeserializeOwned>(src: &str, origin: &Origin) -> 
             message,
         }
     })
+}
+
+/// The table whose header starts the line at a byte offset (`compute` for
+/// `[compute]`, `memory.levels.1` for the second `[[memory.levels]]`);
+/// `None` at the top level.
+fn table_at(src: &str, offset: usize) -> Option<String> {
+    let start = src.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
+    let line = src[start..].lines().next()?.trim();
+    if let Some(name) = line.strip_prefix("[[") {
+        let name = name.split("]]").next()?.trim();
+        let before = src[..start]
+            .lines()
+            .filter(|l| {
+                l.trim()
+                    .strip_prefix("[[")
+                    .and_then(|n| n.split("]]").next())
+                    .is_some_and(|n| n.trim() == name)
+            })
+            .count();
+        return Some(format!("{name}.{before}"));
+    }
+    let name = line.strip_prefix('[')?.split(']').next()?.trim();
+    Some(name.to_string())
 }
 
 /// The dotted key path whose key or value covers a byte offset, so parse

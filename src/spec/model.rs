@@ -19,9 +19,19 @@ pub struct Model {
     /// One line for `model list`.
     #[serde(default)]
     pub summary: Option<String>,
-    /// Field path -> where the number came from.
+    /// Field path -> where the number came from; a file without the table
+    /// is the source of all its values.
     #[serde(default)]
     pub sources: IndexMap<String, String>,
+    /// What a value without a `[sources]` entry cites: the file's own name
+    /// when it has no `[sources]` table, else nothing.
+    #[serde(skip)]
+    pub cites_file: Option<String>,
+    /// Assumptions made in reading the file (an imported config without
+    /// `num_key_value_heads` read as multi-head attention), for reports to
+    /// state.
+    #[serde(skip)]
+    pub notes: Vec<String>,
     /// Transformer blocks.
     pub layers: NonZeroU64,
     /// Model (residual stream) width.
@@ -33,6 +43,11 @@ pub struct Model {
     pub tied_embeddings: bool,
     /// Longest context the model supports.
     pub max_context: Option<NonZeroU64>,
+    /// The precision the weights are stored in, where the checkpoint is
+    /// quantized (`int4` for a 4-bit AWQ or GPTQ checkpoint); `model show`
+    /// reports weight bytes at it unless `--dtype` says otherwise. Absent:
+    /// bf16.
+    pub weight_dtype: Option<String>,
     /// Sliding-window attention span (Mistral): a sequence keeps KV for at
     /// most this many recent tokens per layer.
     pub sliding_window: Option<NonZeroU64>,
@@ -204,13 +219,16 @@ impl Model {
     /// twice, no more: once into the model, once into a document whose
     /// spans locate the fields validation names.
     pub fn parse(src: &str, origin: &Origin) -> Result<Self> {
-        let m: Model = super::from_toml(src, origin).map_err(|e| name_the_key(src, e))?;
+        let mut m: Model = super::from_toml(src, origin).map_err(|e| name_the_key(src, e))?;
         // `toml` reads integers up to u64::MAX; TOML (and `toml_edit`)
         // stop at i64::MAX. A number between the two is an error here,
         // named by its own field, not by whichever field validation could
         // no longer locate.
         let doc = toml_edit::Document::parse(src).map_err(|e| document_error(src, origin, &e))?;
         m.validate(&doc, src, origin)?;
+        if m.sources.is_empty() {
+            m.cites_file = Some(origin.name.clone());
+        }
         Ok(m)
     }
 
@@ -224,6 +242,18 @@ impl Model {
                 message: msg,
             })
         };
+        if self.id == super::template::PLACEHOLDER_ID {
+            return err("id", super::placeholder_message(&origin.name));
+        }
+        if let Some(w) = &self.weight_dtype
+            && let Err(e) = crate::precision::lookup(w)
+        {
+            let msg = match e {
+                Error::Input { message, .. } => message,
+                e => e.to_string(),
+            };
+            return err("weight-dtype", msg);
+        }
         let a = &self.attention;
         let heads = a.heads.get();
         let kv = a.kv_heads.map_or(heads, NonZeroU64::get);
@@ -318,6 +348,15 @@ impl Model {
             }
         }
         Ok(())
+    }
+
+    /// Where a field's number came from, if the file says; a file without a
+    /// `[sources]` table is the source of all its values.
+    pub fn source(&self, field: &str) -> Option<&str> {
+        self.sources
+            .get(field)
+            .or(self.cites_file.as_ref())
+            .map(String::as_str)
     }
 
     /// KV heads (query heads for MHA).

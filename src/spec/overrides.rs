@@ -59,6 +59,7 @@ pub fn is_model_path(path: &str) -> bool {
         "tied-embeddings",
         "max-context",
         "sliding-window",
+        "weight-dtype",
         "norm",
         "position-embedding",
         "linear-bias",

@@ -24,7 +24,15 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 
 /// Keys of a query that are not inputs of its command.
-pub const RESERVED: &[&str] = &["title", "command", "notes", "sweep", "set", "achievable"];
+pub const RESERVED: &[&str] = &[
+    "title",
+    "command",
+    "notes",
+    "sweep",
+    "set",
+    "achievable",
+    "all",
+];
 
 /// A parsed scenario file.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +63,8 @@ pub struct Query {
     pub set: Vec<String>,
     /// Measured figures instead of the datasheet's.
     pub achievable: bool,
+    /// Tables show every result, not only the headline.
+    pub all: bool,
 }
 
 /// An input value as a scenario gives it.
@@ -109,6 +119,8 @@ struct RawQuery {
     set: Specs,
     #[serde(default)]
     achievable: bool,
+    #[serde(default)]
+    all: bool,
     #[serde(flatten)]
     fields: IndexMap<String, toml::Value>,
 }
@@ -210,6 +222,7 @@ pub fn parse(src: &str, origin: &Origin) -> Result<Scenario> {
             sweep: specs(q.sweep, "sweep")?,
             set: specs(q.set, "set")?,
             achievable: q.achievable,
+            all: q.all,
         });
     }
     if queries.is_empty() {
