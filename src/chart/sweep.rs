@@ -24,6 +24,10 @@ pub const DEFAULT_Y: &[(&str, &[&str])] = &[
     ("model show", &["weight_bytes"]),
     ("hw show", &["ridge_point_flop_per_byte"]),
     ("launch", &["launch_fraction", "launch_time_s"]),
+    ("decode", &["tokens_per_s", "step_time_s"]),
+    ("prefill", &["time_s"]),
+    ("kv", &["kv_bytes"]),
+    ("speculative", &["speedup"]),
     ("fusion softmax", &["fused_time_s"]),
     ("fusion chain", &["fused_time_s"]),
     ("fusion epilogue", &["fused_time_s"]),
@@ -236,9 +240,25 @@ impl SweepData {
                 .find(|(c, _)| *c == report.command)
                 .and_then(|(_, ks)| ks.iter().find(|k| numeric_keys.contains(k)))
                 .map(|k| k.to_string());
+            // A result that changes along the swept input within a series
+            // (not one that only differs between accelerators or models).
+            let series_keys: Vec<Vec<String>> = report
+                .rows
+                .iter()
+                .map(|r| {
+                    others
+                        .iter()
+                        .map(|a| text(r.inputs.get(a.as_str()).unwrap_or(&Value::Null)))
+                        .collect()
+                })
+                .collect();
             let varies = |k: &str| {
-                let first = report.rows[0].results.get(k);
-                report.rows.iter().any(|r| r.results.get(k) != first)
+                let mut first: std::collections::HashMap<&Vec<String>, Option<&Value>> =
+                    std::collections::HashMap::new();
+                report.rows.iter().zip(&series_keys).any(|(r, sk)| {
+                    let v = r.results.get(k);
+                    *first.entry(sk).or_insert(v) != v
+                })
             };
             // Then the command's headline results, then anything that varies.
             let headline = numeric_keys
@@ -568,11 +588,14 @@ where
         (xr.end - xr.start) * 2 / 5,
         entries * (style::LEGEND_SIZE as i32 + 8) + 24,
     );
+    let mid = (yr.start + yr.end - bh) / 2;
     let corners = [
         (SeriesLabelPosition::UpperRight, xr.end - bw, yr.start),
         (SeriesLabelPosition::LowerRight, xr.end - bw, yr.end - bh),
         (SeriesLabelPosition::UpperLeft, xr.start, yr.start),
         (SeriesLabelPosition::LowerLeft, xr.start, yr.end - bh),
+        (SeriesLabelPosition::MiddleRight, xr.end - bw, mid),
+        (SeriesLabelPosition::MiddleLeft, xr.start, mid),
     ];
     let mut samples: Vec<(i32, i32)> = Vec::new();
     for s in &p.series {
