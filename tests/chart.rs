@@ -328,3 +328,26 @@ fn decode_with_nothing_that_holds_the_model_is_an_error() {
     assert_eq!(e.exit_code(), 65);
     assert!(e.to_string().contains("nothing to draw"), "{e}");
 }
+
+#[test]
+fn the_default_result_changes_along_the_sweep() {
+    use roofline::report::{Row, RowsKind};
+    let mut r = Report::new("custom");
+    r.axes = vec!["hardware".into(), "x".into()];
+    r.rows_kind = Some(RowsKind::Sweep);
+    for (hw, per_hw) in [("a", 1.0), ("b", 2.0)] {
+        for x in [1.0, 2.0, 4.0] {
+            let mut row = Row::default();
+            row.inputs.insert("hardware".into(), hw.into());
+            row.inputs.insert("x".into(), x.into());
+            // `fixed` differs only between accelerators; `along` with x.
+            row.results.insert("fixed".into(), per_hw.into());
+            row.results.insert("along".into(), (x * per_hw).into());
+            r.rows.push(row);
+        }
+    }
+    let d = SweepData::from_report(&r, &[]).unwrap();
+    assert_eq!(d.panels[0].key, "along");
+    assert_eq!(d.panels[0].series.len(), 2);
+    assert!(d.x_log, "1, 2, 4 is a powers-of-two sweep");
+}
