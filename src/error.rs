@@ -106,6 +106,14 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// Writing a file (a chart) failed.
+    #[error("cannot write {path}")]
+    Write {
+        /// The path involved.
+        path: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
 }
 
 fn data_message(
@@ -143,7 +151,7 @@ impl Error {
             Error::At { error, .. } => error.exit_code(),
             Error::NoAnswer(_) => 1,
             Error::Usage { .. } | Error::MissingInput { .. } => 2,
-            Error::Io { .. } => 74,
+            Error::Io { .. } | Error::Write { .. } => 74,
         }
     }
 

@@ -46,6 +46,7 @@
 
 pub mod calc;
 pub mod catalog;
+pub mod chart;
 pub mod error;
 pub mod inputs;
 pub mod precision;

@@ -10,6 +10,12 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
+    if let Some(chart) = cli::chart::run_chart(&argv) {
+        return match chart {
+            Ok(out) => write_chart(&out).err().unwrap_or(ExitCode::SUCCESS),
+            Err(e) => fail(&e),
+        };
+    }
     let (global, output) = match cli::execute(&argv) {
         Ok(r) => r,
         Err(e) => return fail(&e),
@@ -59,6 +65,11 @@ fn write(bytes: &[u8]) -> ExitCode {
             ExitCode::from(74)
         }
     }
+}
+
+/// Writes a chart; a failure is an I/O error (exit 74).
+fn write_chart(out: &cli::chart::ChartOut) -> Result<(), ExitCode> {
+    cli::chart::write(out).map_err(|e| fail(&e.into()))
 }
 
 fn fail(e: &anyhow::Error) -> ExitCode {

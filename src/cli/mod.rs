@@ -9,6 +9,7 @@ mod matmul;
 mod model;
 pub mod query;
 
+pub mod chart;
 mod coalesce;
 mod collective;
 mod decode;
@@ -116,6 +117,14 @@ pub struct Global {
     /// Extra folder of model files.
     #[arg(long, global = true, env = "ROOFLINE_MODEL_DIR", value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
+    /// With --sweep: also draw the sweep to FILE (.svg or .png), one series
+    /// per --hw or --model item, against the swept input.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub chart: Option<PathBuf>,
+    /// The results --chart draws, comma-separated JSON keys (default: the
+    /// command's headline result).
+    #[arg(long, global = true, value_name = "KEYS")]
+    pub y: Option<String>,
 }
 
 /// The commands.
@@ -168,6 +177,9 @@ pub enum Command {
     Prefill(prefill::PrefillArgs),
     /// Speculative decoding: tokens per target pass and speedup.
     Speculative(speculative::SpeculativeArgs),
+    /// Draw a chart to an SVG or PNG file: roofline, occupancy, tiles.
+    #[command(subcommand)]
+    Chart(chart::ChartCommand),
     /// Run a scenario file: a saved study of queries, sweeps and charts.
     Run(run::RunArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
@@ -508,6 +520,15 @@ fn split(list: &str) -> impl Iterator<Item = &str> {
 /// Parses `argv` and runs it; returns the shared flags and the reports to
 /// print (one, or one per point with `--explain`).
 pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
+    let (global, reports) = run_reports(argv)?;
+    // `--chart FILE` draws the sweep before anything is printed.
+    if let Some(out) = chart::sweep_chart(&global, &reports)? {
+        chart::write(&out)?;
+    }
+    Ok((global, reports))
+}
+
+fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
     if let Ok(cli) = parse(argv)
         && let Some(q) = cli.command.query()
     {
@@ -638,6 +659,12 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Occupancy(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Coalesce(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::LittlesLaw(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        // main draws a chart itself; a scenario's chart query gets here,
+        // writes its file and reports nothing.
+        Command::Chart(c) => {
+            chart::write(&chart::draw(c, &cli.global)?)?;
+            Ok(Vec::new())
+        }
         Command::Run(_) | Command::Completions(_) | Command::Man => Err(Error::usage(
             "--sweep",
             "this command takes no sweep; put sweeps inside a scenario's queries",
