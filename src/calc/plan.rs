@@ -1588,6 +1588,24 @@ impl SearchCost {
             }
             describe_rows(&mut r);
         }
+        // `plans`: every layout as one object with a single plan's keys,
+        // best first (the table shows them as its rows).
+        let plans: Vec<serde_json::Value> = self
+            .plans
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let row = plan_row(p, i + 1, self.scores[i], &self.verdicts[i]);
+                let mut o = serde_json::Map::new();
+                for (k, v) in row.inputs.into_iter().chain(row.results) {
+                    o.insert(k.into_owned(), v);
+                }
+                serde_json::Value::Object(o)
+            })
+            .collect();
+        r.result("plans", plans, || {
+            Quantity::new("every valid layout, best first", Unit::None)
+        });
         for (why, n) in &self.rejected {
             r.note_with(|| {
                 format!(

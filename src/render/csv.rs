@@ -65,21 +65,17 @@ impl Renderer for Csv {
         // tiles, hw show's precisions): the headline is what a script wants,
         // and a sweep gives the table as lines.
         if report.rows.is_empty() || report.rows_kind == Some(crate::report::RowsKind::Table) {
-            let keys: Vec<&str> = report
+            // A list or an object (plan's `plans`) has no CSV cell.
+            let scalar = |v: &Value| !v.is_array() && !v.is_object();
+            let pairs: Vec<(&str, &Value)> = report
                 .inputs
-                .keys()
-                .chain(report.results.keys())
-                .map(|k| k.as_ref())
+                .iter()
+                .chain(report.results.iter())
+                .filter(|(_, v)| scalar(v))
+                .map(|(k, v)| (k.as_ref(), v))
                 .collect();
-            line(keys.iter().map(|k| field(k)).collect());
-            line(
-                report
-                    .inputs
-                    .values()
-                    .chain(report.results.values())
-                    .map(|v| cell(Some(v)))
-                    .collect(),
-            );
+            line(pairs.iter().map(|(k, _)| field(k)).collect());
+            line(pairs.iter().map(|(_, v)| cell(Some(v))).collect());
         } else {
             let (ins, outs) = row_columns(report);
             let shared: Vec<&str> = report.inputs.keys().map(|k| k.as_ref()).collect();

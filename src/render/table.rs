@@ -35,7 +35,13 @@ pub(crate) fn results_grid(report: &Report, preset: comfy_table::TableStyle) -> 
         ]);
     }
     let mut section: Option<&str> = None;
-    for (k, v) in report.results.iter().filter(|(k, _)| report.in_headline(k)) {
+    // A list or an object (plan's `plans`) is data for scripts; the table
+    // shows it as its rows.
+    for (k, v) in report
+        .results
+        .iter()
+        .filter(|(k, v)| report.in_headline(k) && !v.is_array() && !v.is_object())
+    {
         let group = report
             .quantities
             .get(AsRef::<str>::as_ref(k))
@@ -166,8 +172,9 @@ pub(crate) fn hidden(report: &Report) -> usize {
     };
     report
         .results
-        .keys()
-        .map(|k| k.as_ref())
+        .iter()
+        .filter(|(_, v)| !v.is_array() && !v.is_object())
+        .map(|(k, _)| k.as_ref())
         .chain(outs.iter().map(String::as_str))
         .filter(|k| !report.in_headline(k))
         .collect::<indexmap::IndexSet<_>>()
