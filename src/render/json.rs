@@ -1,17 +1,139 @@
 //! JSON: the report as one pretty-printed object, base units throughout.
 
 use super::Renderer;
-use crate::report::Report;
+use crate::report::{Map, Report, Row, Unit};
+use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};
+use serde_json::Value;
 
 /// Renders JSON.
 pub struct Json;
 
 impl Renderer for Json {
     fn render(&self, report: &Report) -> Vec<u8> {
-        let mut out =
-            serde_json::to_vec_pretty(&super::with_integer_counts(report)).unwrap_or_default();
+        let counts: rustc_hash::FxHashSet<&str> = report
+            .quantities
+            .iter()
+            .filter(|(_, q)| matches!(q.unit, Unit::Count | Unit::Cycles))
+            .map(|(k, _)| k.as_ref())
+            .collect();
+        let mut out = Vec::with_capacity(256 + report.rows.len() * 512);
+        let _ = serde_json::to_writer_pretty(
+            &mut out,
+            &Shown {
+                r: report,
+                counts: &counts,
+            },
+        );
         out.push(b'\n');
         out
+    }
+}
+
+/// The report as JSON shows it: the report's own shape, with whole-number
+/// counts (units `count` and `cycles`) written as integers (`"sms": 132`,
+/// not `132.0`). Serialized in place, so a sweep of a hundred thousand
+/// rows is not copied first.
+struct Shown<'a> {
+    r: &'a Report,
+    counts: &'a rustc_hash::FxHashSet<&'a str>,
+}
+
+/// A map of inputs or results with counts as integers.
+struct Counted<'a> {
+    map: &'a Map<Value>,
+    counts: &'a rustc_hash::FxHashSet<&'a str>,
+}
+
+/// One row: its inputs and results.
+struct ShownRow<'a> {
+    row: &'a Row,
+    counts: &'a rustc_hash::FxHashSet<&'a str>,
+}
+
+impl Serialize for Counted<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.map.len()))?;
+        for (k, v) in self.map {
+            match v.as_f64() {
+                Some(x)
+                    if v.is_f64()
+                        && x.fract() == 0.0
+                        && x.abs() < 9.007_199_254_740_992e15
+                        && self.counts.contains(k.as_ref()) =>
+                {
+                    m.serialize_entry(k, &(x as i64))?;
+                }
+                _ => m.serialize_entry(k, v)?,
+            }
+        }
+        m.end()
+    }
+}
+
+impl Serialize for ShownRow<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Row", 2)?;
+        st.serialize_field(
+            "inputs",
+            &Counted {
+                map: &self.row.inputs,
+                counts: self.counts,
+            },
+        )?;
+        st.serialize_field(
+            "results",
+            &Counted {
+                map: &self.row.results,
+                counts: self.counts,
+            },
+        )?;
+        st.end()
+    }
+}
+
+impl Serialize for Shown<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.r;
+        let c = self.counts;
+        let mut st = s.serialize_struct("Report", 10)?;
+        st.serialize_field("command", &r.command)?;
+        if let Some(h) = &r.hardware {
+            st.serialize_field("hardware", h)?;
+        }
+        if let Some(m) = &r.model {
+            st.serialize_field("model", m)?;
+        }
+        st.serialize_field(
+            "inputs",
+            &Counted {
+                map: &r.inputs,
+                counts: c,
+            },
+        )?;
+        st.serialize_field(
+            "results",
+            &Counted {
+                map: &r.results,
+                counts: c,
+            },
+        )?;
+        st.serialize_field("quantities", &r.quantities)?;
+        if !r.axes.is_empty() {
+            st.serialize_field("axes", &r.axes)?;
+        }
+        if let Some(k) = &r.rows_kind {
+            st.serialize_field("rows_kind", k)?;
+        }
+        if !r.rows.is_empty() {
+            let rows: Vec<ShownRow> = r
+                .rows
+                .iter()
+                .map(|row| ShownRow { row, counts: c })
+                .collect();
+            st.serialize_field("rows", &rows)?;
+        }
+        st.serialize_field("notes", &r.notes)?;
+        st.end()
     }
 }
 

@@ -143,46 +143,6 @@ pub(crate) fn format_input(key: &str, v: &serde_json::Value, report: &Report) ->
     unit.format_value(v)
 }
 
-/// A copy of the report whose whole-number counts (units `count` and
-/// `cycles`) are JSON integers: `"sms": 132`, not `132.0`.
-pub(crate) fn with_integer_counts(report: &Report) -> std::borrow::Cow<'_, Report> {
-    use crate::report::Unit;
-    use serde_json::Value;
-    let counts: Vec<&crate::report::Key> = report
-        .quantities
-        .iter()
-        .filter(|(_, q)| matches!(q.unit, Unit::Count | Unit::Cycles))
-        .map(|(k, _)| k)
-        .collect();
-    if counts.is_empty() {
-        return std::borrow::Cow::Borrowed(report);
-    }
-    let fix = |map: &mut crate::report::Map<Value>| {
-        for k in &counts {
-            if let Some(v) = map.get_mut(k.as_ref())
-                && let Some(x) = v.as_f64()
-                && v.is_f64()
-                && x.fract() == 0.0
-                && x.abs() < 9.007_199_254_740_992e15
-            {
-                *v = if x < 0.0 {
-                    Value::from(x as i64)
-                } else {
-                    Value::from(x as u64)
-                };
-            }
-        }
-    };
-    let mut r = report.clone();
-    fix(&mut r.inputs);
-    fix(&mut r.results);
-    for row in &mut r.rows {
-        fix(&mut row.inputs);
-        fix(&mut row.results);
-    }
-    std::borrow::Cow::Owned(r)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
