@@ -1,7 +1,7 @@
 //! Markdown: the same tables as the terminal renderer, as GitHub-flavoured
 //! Markdown, for pasting into docs and issues.
 
-use super::table::{results_grid, rows_grid};
+use super::table::{results_grid, rows_text};
 use super::{Renderer, title};
 use crate::report::Report;
 use comfy_table::presets::ASCII_MARKDOWN;
@@ -16,8 +16,8 @@ impl Renderer for Markdown {
             out.push_str(&g.to_string());
             out.push_str("\n\n");
         }
-        if let Some(g) = rows_grid(report, ASCII_MARKDOWN) {
-            out.push_str(&g.to_string());
+        if let Some(g) = rows_text(report, ASCII_MARKDOWN, true) {
+            out.push_str(&g);
             out.push_str("\n\n");
         }
         for n in &report.notes {

@@ -116,12 +116,22 @@ fn comparison_grid(report: &Report, preset: comfy_table::TableStyle) -> Grid {
     g
 }
 
-pub(crate) fn rows_grid(report: &Report, preset: comfy_table::TableStyle) -> Option<Grid> {
+/// Rows above which a sweep's table is laid out here rather than by
+/// comfy-table: the same look, a fraction of the time, no fitting to the
+/// terminal (nobody reads ten thousand rows in a narrow window).
+const LARGE: usize = 1000;
+
+/// The rows as a table's text.
+pub(crate) fn rows_text(
+    report: &Report,
+    preset: comfy_table::TableStyle,
+    markdown: bool,
+) -> Option<String> {
     if report.rows.is_empty() {
         return None;
     }
     if side_by_side(report) {
-        return Some(comparison_grid(report, preset));
+        return Some(comparison_grid(report, preset).to_string());
     }
     let (ins, outs) = row_columns(report);
     let (_, outs) = folded(report, outs);
@@ -134,13 +144,9 @@ pub(crate) fn rows_grid(report: &Report, preset: comfy_table::TableStyle) -> Opt
     if ins.is_empty() && outs.is_empty() {
         return None;
     }
-    let mut g = Grid::new();
-    g.load_style(preset)
-        .set_content_arrangement(ContentArrangement::Dynamic);
     let mut header: Vec<String> = ins.iter().map(|k| input_label(k)).collect();
     header.extend(outs.iter().map(|k| report.label(k)));
-    g.set_header(header);
-    for row in &report.rows {
+    let cells = |row: &crate::report::Row| {
         let mut cells: Vec<String> = ins
             .iter()
             .map(|k| {
@@ -154,9 +160,78 @@ pub(crate) fn rows_grid(report: &Report, preset: comfy_table::TableStyle) -> Opt
                 .get(k.as_str())
                 .map_or("-".into(), |v| row.unit(k, report).format_value(v))
         }));
-        g.add_row(cells);
+        cells
+    };
+    if report.rows.len() > LARGE {
+        let body: Vec<Vec<String>> = report.rows.iter().map(cells).collect();
+        return Some(plain_grid(&header, &body, markdown));
     }
-    Some(g)
+    let mut g = Grid::new();
+    g.load_style(preset)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    g.set_header(header);
+    for row in &report.rows {
+        g.add_row(cells(row));
+    }
+    Some(g.to_string())
+}
+
+/// A table laid out by hand in comfy-table's condensed UTF-8 style (or as
+/// Markdown): left-aligned cells padded by one space.
+fn plain_grid(header: &[String], body: &[Vec<String>], markdown: bool) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let mut w: Vec<usize> = header.iter().map(|h| h.width()).collect();
+    for row in body {
+        for (i, c) in row.iter().enumerate() {
+            w[i] = w[i].max(c.width());
+        }
+    }
+    let mut out = String::with_capacity((body.len() + 4) * (w.iter().sum::<usize>() + 4 * w.len()));
+    let rule = |out: &mut String, l: &str, fill: &str, mid: &str, r: &str| {
+        out.push_str(l);
+        for (i, wi) in w.iter().enumerate() {
+            if i > 0 {
+                out.push_str(mid);
+            }
+            for _ in 0..wi + 2 {
+                out.push_str(fill);
+            }
+        }
+        out.push_str(r);
+        out.push('\n');
+    };
+    let line = |out: &mut String, cells: &[String], outer: &str, inner: &str| {
+        out.push_str(outer);
+        for (i, c) in cells.iter().enumerate() {
+            if i > 0 {
+                out.push_str(inner);
+            }
+            out.push(' ');
+            out.push_str(c);
+            for _ in c.width()..w[i] + 1 {
+                out.push(' ');
+            }
+        }
+        out.push_str(outer);
+        out.push('\n');
+    };
+    if markdown {
+        line(&mut out, header, "|", "|");
+        rule(&mut out, "|", "-", "|", "|");
+        for row in body {
+            line(&mut out, row, "|", "|");
+        }
+    } else {
+        rule(&mut out, "┌", "─", "┬", "┐");
+        line(&mut out, header, "│", "┆");
+        rule(&mut out, "╞", "═", "╪", "╡");
+        for row in body {
+            line(&mut out, row, "│", "┆");
+        }
+        rule(&mut out, "└", "─", "┴", "┘");
+    }
+    out.pop();
+    out
 }
 
 /// How many results the default table leaves out, for the closing hint.
@@ -189,8 +264,8 @@ impl Renderer for Table {
             out.push_str(&g.to_string());
             out.push('\n');
         }
-        if let Some(g) = rows_grid(report, UTF8_FULL_CONDENSED) {
-            out.push_str(&g.to_string());
+        if let Some(g) = rows_text(report, UTF8_FULL_CONDENSED, false) {
+            out.push_str(&g);
             out.push('\n');
         }
         for n in &report.notes {
@@ -230,6 +305,24 @@ pub(crate) mod tests {
         r.rows.push(row);
         r.note("memory-bound: 295 x below the ridge");
         r
+    }
+
+    #[test]
+    fn a_large_table_looks_like_a_small_one() {
+        let header = vec!["a".to_string(), "bb".to_string()];
+        let body = vec![vec!["1".to_string(), "22".to_string()]];
+        let mut g = Grid::new();
+        g.load_style(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Disabled);
+        g.set_header(header.clone());
+        g.add_row(body[0].clone());
+        assert_eq!(plain_grid(&header, &body, false), g.to_string());
+        let mut m = Grid::new();
+        m.load_style(comfy_table::presets::ASCII_MARKDOWN)
+            .set_content_arrangement(ContentArrangement::Disabled);
+        m.set_header(header.clone());
+        m.add_row(body[0].clone());
+        assert_eq!(plain_grid(&header, &body, true), m.to_string());
     }
 
     #[test]
