@@ -61,6 +61,12 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
     }
     let base = a.file.parent().unwrap_or(Path::new("."));
     let out_dir = a.out_dir.clone().unwrap_or_default();
+    if !out_dir.as_os_str().is_empty() {
+        std::fs::create_dir_all(&out_dir).map_err(|e| Error::Write {
+            path: out_dir.display().to_string(),
+            source: e,
+        })?;
+    }
     let mut answers = Vec::new();
     for (i, q) in sc.queries.iter().enumerate() {
         let argv = argv(q, i, g, base, &out_dir, &src, &origin)?;
@@ -143,6 +149,22 @@ fn argv(
     let mut flags: Vec<String> = Vec::new();
     for (key, value) in &q.fields {
         if RESERVED.contains(&key.as_str()) {
+            continue;
+        }
+        // A sweep drawn as a chart: the options every command takes.
+        if matches!(key.as_str(), "chart" | "y") {
+            let text = match value {
+                Value::Text(t) => resolve(key, t, base, out_dir),
+                Value::List(items) => items.join(","),
+                Value::Switch(_) => {
+                    return Err(err(
+                        key,
+                        format!("`{key}` takes a file name or result keys"),
+                    ));
+                }
+            };
+            flags.push(format!("--{key}"));
+            flags.push(text);
             continue;
         }
         let arg = cmd
