@@ -60,5 +60,5 @@ fn benches(c: &mut Criterion) {
     });
 }
 
-criterion_group!(kernel2, benches);
-criterion_main!(kernel2);
+criterion_group!(fusion_launch, benches);
+criterion_main!(fusion_launch);

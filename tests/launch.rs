@@ -22,7 +22,7 @@ fn hw(id: &str) -> Hardware {
 
 fn fixture(name: &str) -> Hardware {
     hw(&format!(
-        "{}/tests/data/kernel2/{name}.toml",
+        "{}/tests/data/launch/{name}.toml",
         env!("CARGO_MANIFEST_DIR")
     ))
 }
