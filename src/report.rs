@@ -35,6 +35,16 @@ pub enum Unit {
     /// Arithmetic intensity.
     #[serde(rename = "FLOP/B")]
     FlopPerByte,
+    /// Integer operations (int8, int4 arithmetic: not floating point).
+    #[serde(rename = "OP")]
+    Op,
+    /// Integer operations per second: int8/int4 peaks, printed as OP/s
+    /// (TOPS in datasheets).
+    #[serde(rename = "OP/s")]
+    OpPerSec,
+    /// Integer operations per byte.
+    #[serde(rename = "OP/B")]
+    OpPerByte,
     /// Seconds.
     #[serde(rename = "s")]
     Seconds,
@@ -62,6 +72,18 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// The integer-operation twin of a FLOP unit when `integer` (an int8 or
+    /// int4 computation): FLOP -> OP, FLOP/s -> OP/s, FLOP/B -> OP/B; any
+    /// other unit as it is. JSON keys stay as they are (`_flops_per_s`).
+    pub fn ops_if(self, integer: bool) -> Unit {
+        match (self, integer) {
+            (Unit::Flop, true) => Unit::Op,
+            (Unit::FlopPerSec, true) => Unit::OpPerSec,
+            (Unit::FlopPerByte, true) => Unit::OpPerByte,
+            (u, _) => u,
+        }
+    }
+
     /// Formats a base-unit number for people.
     pub fn format(self, v: f64) -> String {
         match self {
@@ -75,6 +97,9 @@ impl Unit {
             Unit::Flop => units::si(v, "FLOP"),
             Unit::FlopPerSec => units::si(v, "FLOP/s"),
             Unit::FlopPerByte => format!("{} FLOP/B", plain(v)),
+            Unit::Op => units::si(v, "OP"),
+            Unit::OpPerSec => units::si(v, "OP/s"),
+            Unit::OpPerByte => format!("{} OP/B", plain(v)),
             Unit::Seconds => units::seconds(v),
             Unit::Hz => units::si(v, "Hz"),
             Unit::Cycles => format!("{} cycles", units::number(v)),

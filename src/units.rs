@@ -280,6 +280,30 @@ pub fn parse(text: &str, dim: Dim) -> Result<f64, UnitError> {
     Ok(v)
 }
 
+/// Rewrites a deserializer's type words in the user's words: "expected a
+/// nonzero u64" reads "expected a whole number of at least 1", "expected
+/// u32" reads "expected a whole number, zero or more" (so `0` and `-5` get
+/// messages that agree with each other and with the flags' errors).
+pub fn in_words(message: &str) -> String {
+    let mut m = message.to_string();
+    for bits in ["u8", "u16", "u32", "u64", "usize"] {
+        m = m
+            .replace(
+                &format!("expected a nonzero {bits}"),
+                "expected a whole number of at least 1",
+            )
+            .replace(
+                &format!("expected {bits}"),
+                "expected a whole number, zero or more",
+            );
+    }
+    for kind in ["integer", "floating point", "string"] {
+        m = m.replace(&format!("invalid value: {kind} "), "");
+        m = m.replace(&format!("invalid type: {kind} "), "");
+    }
+    m
+}
+
 /// Rounds to `sig` significant digits and prints without trailing zeros.
 pub fn sig(value: f64, sig: usize) -> String {
     if value == 0.0 {
@@ -418,6 +442,18 @@ impl fmt::Display for Quantity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn type_words_in_the_users_words() {
+        assert_eq!(
+            in_words("invalid value: integer `0`, expected a nonzero u64"),
+            "`0`, expected a whole number of at least 1"
+        );
+        assert_eq!(
+            in_words("invalid value: integer `-5`, expected u32"),
+            "`-5`, expected a whole number, zero or more"
+        );
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * b.abs().max(1e-300)

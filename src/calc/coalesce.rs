@@ -407,6 +407,15 @@ impl CoalesceCost<'_> {
                 }
             )
         });
+        let elem_bytes = eb.round() as u64;
+        if eb.fract() == 0.0 && elem_bytes > 1 && a.offset % elem_bytes != 0 {
+            r.note_with(|| {
+                format!(
+                    "warning: an offset of {} B is not a multiple of the {elem_bytes}-B {} element: a misaligned load, which the hardware does not allow (it faults or is split); the counts assume it were allowed",
+                    a.offset, self.dtype
+                )
+            });
+        }
         r.note("caches left out: a unit moved for one warp and reused by another from L1/L2 is counted again for the single warp, once for the stream");
         r
     }

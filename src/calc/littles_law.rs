@@ -311,6 +311,22 @@ pub fn cost<'a>(
     })
 }
 
+/// A warning when a given clock is far beyond (more than twice) the
+/// file's boost clock: no part runs there, so the figure is likely a typo
+/// (`1e99GHz`, MHz taken for GHz).
+pub fn clock_note(hw: &Hardware, given: Option<f64>) -> Option<String> {
+    let given = given?;
+    let boost = hw.compute.clock?.get();
+    (given > 2.0 * boost).then(|| {
+        format!(
+            "warning: the clock {} is more than twice {}'s boost clock {}: check the unit",
+            si(given, "Hz"),
+            hw.id,
+            si(boost, "Hz")
+        )
+    })
+}
+
 impl LittlesLawCost<'_> {
     /// SM operand demand over its share of memory per cycle (002 §7.3's
     /// "36x shortfall"), where both are known.
@@ -478,6 +494,9 @@ impl LittlesLawCost<'_> {
                 .formula("bandwidth / pointer-chase bandwidth")
                 .derive(format!("{} / {}", si(bw, "B/s"), si(chase_bw, "B/s")))
         });
+        if let Some(n) = clock_note(hw, given.clock.map(|c| c.0)) {
+            r.note(n);
+        }
         if given.latency.is_none() {
             if self.mode == Mode::Achievable {
                 r.note("latency: the hardware file's measured (pointer-chase) DRAM latency");
@@ -564,8 +583,24 @@ impl LittlesLawCost<'_> {
                     units::seconds(self.latency_s)
                 ))
             });
+            let over_budget = p.warps_available.filter(|b| w > *b);
+            if let Some(budget) = over_budget {
+                r.note_with(|| {
+                    format!(
+                        "warning: {} warps is beyond the {budget}-warp budget of an SM on {}: no SM can hold them; the figures assume they were resident",
+                        units::number(w as f64),
+                        hw.id
+                    )
+                });
+            }
             r.note_with(|| {
-                if per_sm <= w as f64 {
+                if over_budget.is_some() {
+                    format!(
+                        "at the {} warps an SM can hold, each warp needs {} independent loads in flight to saturate memory",
+                        p.warps_available.unwrap_or(w),
+                        (per_sm / p.warps_available.unwrap_or(w) as f64).ceil()
+                    )
+                } else if per_sm <= w as f64 {
                     format!(
                         "{} loads per SM fit in {w} warps at one load each: enough warps to saturate memory if each keeps a load in flight",
                         units::sig(per_sm, 3)

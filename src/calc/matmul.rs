@@ -706,7 +706,20 @@ fn register_file(hw: &Hardware) -> Option<f64> {
     hw.memory
         .levels
         .iter()
-        .find(|l| l.name == "registers")
+        .find(|l| l.name == "registers" || l.name == "vgprs")
+        .map(|l| l.capacity.get())
+}
+
+/// Shared memory per SM: the execution table's figure, else a per-SM
+/// `lds` level (AMD's local data share, its shared memory).
+fn smem_per_sm(hw: &Hardware) -> Option<f64> {
+    if let Some(s) = hw.execution.as_ref().and_then(|e| e.smem_per_sm) {
+        return Some(s.get());
+    }
+    hw.memory
+        .levels
+        .iter()
+        .find(|l| l.name == "lds")
         .map(|l| l.capacity.get())
 }
 
@@ -734,11 +747,12 @@ impl Limits {
     pub fn of(hw: &Hardware) -> Self {
         let ex = hw.execution.as_ref();
         Limits {
-            smem_per_sm: ex.and_then(|e| e.smem_per_sm).map(|s| s.get()),
+            smem_per_sm: smem_per_sm(hw),
             smem_per_block: ex.and_then(|e| e.smem_per_block).map(|s| s.get()),
             smem_limit: ex
-                .and_then(|e| e.smem_per_block_optin.or(e.smem_per_sm))
-                .map(|s| s.get()),
+                .and_then(|e| e.smem_per_block_optin)
+                .map(|s| s.get())
+                .or_else(|| smem_per_sm(hw)),
             reserved_smem: ex
                 .and_then(|e| e.reserved_smem_per_block)
                 .map_or(0.0, |r| r.get()),
@@ -905,6 +919,12 @@ pub struct MatmulCost {
     pub stages: u64,
     /// Threads per program.
     pub threads: u64,
+    /// Whether the hardware runs threads at all (it records SMs and
+    /// warps); a TPU or Trainium does not, so threads, accumulators per
+    /// thread and micro-tiles are left out of its report.
+    pub has_threads: bool,
+    /// The most threads a block may have, where the file records it.
+    pub max_threads_per_block: Option<u64>,
     /// Resident programs per SM.
     pub programs_per_sm: u64,
     /// 2·M·N·K.
@@ -1123,6 +1143,12 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
         tile_k_defaulted: inputs.tile_k.is_none(),
         stages,
         threads,
+        has_threads: hw.execution.is_some(),
+        max_threads_per_block: hw
+            .execution
+            .as_ref()
+            .and_then(|e| e.max_threads_per_block)
+            .map(|t| u64::from(t.get())),
         programs_per_sm,
         flops: f,
         compute_time_s: f / roof.peak,
@@ -1415,6 +1441,9 @@ impl MatmulCost {
         let f = self.flops;
 
         let mut r = Report::new_lean("matmul", lean);
+        // int8/int4 arithmetic is counted in operations, not FLOPs.
+        let int_ops = crate::precision::lookup(self.dtype).is_ok_and(|p| p.compute.starts_with("int"));
+        let (op_u, rate_u) = if int_ops { ("OP", "OP/s") } else { ("FLOP", "FLOP/s") };
         r.hardware = Some(self.hardware.clone());
         r.input("m", m);
         r.input("n", n);
@@ -1443,7 +1472,7 @@ impl MatmulCost {
 
         // Step 1: FLOPs, fixed by the mathematics.
         r.result("flops", f, || {
-            Quantity::new("FLOPs", Unit::Flop)
+            Quantity::new("FLOPs", Unit::Flop.ops_if(int_ops))
                 .formula("2*M*N*K")
                 .derive(format!("2*{m}*{n}*{k}"))
         });
@@ -1451,7 +1480,7 @@ impl MatmulCost {
         r.result("compute_time_s", compute_time, || {
             Quantity::new("compute floor", Unit::Seconds)
                 .formula("FLOPs / peak")
-                .derive(format!("{} / {}", si(f, "FLOP"), si(peak, "FLOP/s")))
+                .derive(format!("{} / {}", si(f, op_u), si(peak, rate_u)))
         });
         let ridge = roof::ridge(&mut r, roof);
 
@@ -1465,7 +1494,7 @@ impl MatmulCost {
                 .derive(format!("2*{}*{}", bs(), dims()))
         });
         r.result("naive_intensity", ni, || {
-            Quantity::new("naive intensity", Unit::FlopPerByte)
+            Quantity::new("naive intensity", Unit::FlopPerByte.ops_if(int_ops))
                 .formula("2*M*N*K / (2*b*M*N*K) = 1/b")
                 .derive(format!("1/{}", bs()))
         });
@@ -1515,9 +1544,9 @@ impl MatmulCost {
                 .derive(format!("{} / {}", si(nb, "B"), si(tb, "B")))
         });
         r.result("intensity", ti, || {
-            Quantity::new("intensity", Unit::FlopPerByte)
+            Quantity::new("intensity", Unit::FlopPerByte.ops_if(int_ops))
                 .formula("FLOPs / tiled bytes")
-                .derive(format!("{} / {}", si(f, "FLOP"), si(tb, "B")))
+                .derive(format!("{} / {}", si(f, op_u), si(tb, "B")))
         });
 
         // Tensor-core row utilisation caps the compute roof for small M.
@@ -1526,9 +1555,9 @@ impl MatmulCost {
             Some(c) => format!(
                 "{} * {}",
                 units::sig(c.row_utilisation, 4),
-                si(peak, "FLOP/s")
+                si(peak, rate_u)
             ),
-            None => si(peak, "FLOP/s"),
+            None => si(peak, rate_u),
         };
         if let Some(c) = &self.mma {
             let s = c.shape;
@@ -1553,7 +1582,7 @@ impl MatmulCost {
                     .derive(format!("{m} / (ceil({m} / {})*{})", s.m, s.m))
             });
             r.result("mma_effective_flops_per_s", c.effective_peak, || {
-                Quantity::new("effective tensor-core peak", Unit::FlopPerSec)
+                Quantity::new("effective tensor-core peak", Unit::FlopPerSec.ops_if(int_ops))
                     .formula("row utilisation * peak")
                     .derive(roof_text())
             });
@@ -1562,15 +1591,19 @@ impl MatmulCost {
                     .formula("MMA_M * MMA_N")
                     .derive(format!("{} * {}", s.m, c.accumulator_n))
             });
-            r.result(
-                "mma_accumulator_registers_per_thread",
-                c.accumulator_registers_per_thread,
-                || {
-                    Quantity::new("accumulator registers per thread", Unit::Count)
-                        .formula("MMA_M * MMA_N / threads (128 for a warp group, 32 for a warp)")
-                        .derive(format!("{} / {}", c.accumulator_registers, c.threads))
-                },
-            );
+            if self.has_threads {
+                r.result(
+                    "mma_accumulator_registers_per_thread",
+                    c.accumulator_registers_per_thread,
+                    || {
+                        Quantity::new("accumulator registers per thread", Unit::Count)
+                            .formula(
+                                "MMA_M * MMA_N / threads (128 for a warp group, 32 for a warp)",
+                            )
+                            .derive(format!("{} / {}", c.accumulator_registers, c.threads))
+                    },
+                );
+            }
             if let Some(list) = &c.unlisted_among {
                 r.note_with(|| {
                     format!(
@@ -1587,15 +1620,15 @@ impl MatmulCost {
                         "{} of every {} MMA rows are padding at M = {m}: the tensor cores offer {} of {}",
                         c.padded_rows,
                         u128::from(m) + c.padded_rows,
-                        si(eff, "FLOP/s"),
-                        si(peak, "FLOP/s")
+                        si(eff, rate_u),
+                        si(peak, rate_u)
                     )
                 });
             }
         }
         let ta = t.attainable;
         r.result("attainable_flops_per_s", ta, || {
-            Quantity::new("attainable", Unit::FlopPerSec)
+            Quantity::new("attainable", Unit::FlopPerSec.ops_if(int_ops))
                 .formula("min(peak, intensity * bandwidth)")
                 .derive(format!(
                     "min({}, {} * {})",
@@ -1607,7 +1640,7 @@ impl MatmulCost {
         r.result("attainable_fraction_of_peak", ta / peak, || {
             Quantity::new("fraction of peak", Unit::Fraction)
                 .formula("attainable / peak")
-                .derive(format!("{} / {}", si(ta, "FLOP/s"), si(peak, "FLOP/s")))
+                .derive(format!("{} / {}", si(ta, rate_u), si(peak, rate_u)))
         });
         let time = t.time;
         r.result("memory_time_s", time.memory_s, || {
@@ -1649,9 +1682,9 @@ impl MatmulCost {
                 .derive(format!("{}*({m}*{k} + {k}*{n} + {m}*{n})", bs()))
         });
         r.result("minimal_intensity", self.minimal_intensity, || {
-            Quantity::new("minimal-traffic intensity", Unit::FlopPerByte)
+            Quantity::new("minimal-traffic intensity", Unit::FlopPerByte.ops_if(int_ops))
                 .formula("2*M*N*K / (b*(M*K + K*N + M*N))")
-                .derive(format!("{} / {}", si(f, "FLOP"), si(mb, "B")))
+                .derive(format!("{} / {}", si(f, op_u), si(mb, "B")))
         });
 
         self.report_l2(&mut r);
@@ -1727,9 +1760,28 @@ impl MatmulCost {
                 )
             });
         }
-        r.result("fits", opt_bool(t.fits), || {
-            Quantity::new("tile fits", Unit::None).formula("shared memory fits and registers fit")
+        let threads_fit = self
+            .max_threads_per_block
+            .filter(|_| self.has_threads)
+            .map(|max| self.threads <= max);
+        let fits = match (t.fits, threads_fit) {
+            (_, Some(false)) => Some(false),
+            (f, _) => f,
+        };
+        r.result("fits", opt_bool(fits), || {
+            Quantity::new("tile fits", Unit::None)
+                .formula("shared memory fits and registers fit (and the threads are within the block limit)")
         });
+        if let (Some(false), Some(max)) = (threads_fit, self.max_threads_per_block) {
+            r.note_with(|| {
+                format!(
+                    "warning: {} threads per program exceed the {} threads a block may have on {}: the kernel cannot launch",
+                    number(self.threads as f64),
+                    number(max as f64),
+                    self.hardware
+                )
+            });
+        }
         if t.registers_fit == Some(false) {
             r.note_with(|| format!(
                 "the {bm}x{bn} fp32 accumulator ({}) leaves no registers for anything else: the register file, not shared memory, caps the tile",
@@ -1776,8 +1828,12 @@ impl MatmulCost {
         // Register micro-tile: the tiling formula one level down.
         let mt = &self.micro_tile;
         let threads = self.threads;
-        r.input("threads", threads);
-        if mt.accumulators_per_thread < 1.0 {
+        if self.has_threads {
+            r.input("threads", threads);
+        }
+        if !self.has_threads {
+            // A TPU or Trainium: no threads to share the accumulators.
+        } else if mt.accumulators_per_thread < 1.0 {
             r.note_with(|| {
                 format!(
                     "no register micro-tile: {bm}x{bn} accumulators are fewer than {threads} threads"
@@ -1858,9 +1914,9 @@ impl MatmulCost {
                     ))
             });
             r.result("peak_per_sm_flops_per_s", wc.peak_per_sm, || {
-                Quantity::new("peak per SM", Unit::FlopPerSec)
+                Quantity::new("peak per SM", Unit::FlopPerSec.ops_if(int_ops))
                     .formula("peak / SMs")
-                    .derive(format!("{} / {sms}", si(peak, "FLOP/s")))
+                    .derive(format!("{} / {sms}", si(peak, rate_u)))
             });
             r.note_with(|| {
                 format!("waves assume {pps} resident program(s) per SM (--programs-per-sm)")
@@ -1870,7 +1926,7 @@ impl MatmulCost {
             r.result("tensor_vs_vector", peak / v, || {
                 Quantity::new("tensor vs fp32 vector peak", Unit::Ratio)
                     .formula("peak / fp32 peak")
-                    .derive(format!("{} / {}", si(peak, "FLOP/s"), si(v, "FLOP/s")))
+                    .derive(format!("{} / {}", si(peak, rate_u), si(v, rate_u)))
             });
         }
 
@@ -1882,10 +1938,10 @@ impl MatmulCost {
         r.describe("tile", || Quantity::new("tile", Unit::Count));
         r.describe("tiled_bytes", || Quantity::new("HBM bytes", Unit::Bytes));
         r.describe("intensity", || {
-            Quantity::new("intensity", Unit::FlopPerByte)
+            Quantity::new("intensity", Unit::FlopPerByte.ops_if(int_ops))
         });
         r.describe("attainable_flops_per_s", || {
-            Quantity::new("attainable", Unit::FlopPerSec)
+            Quantity::new("attainable", Unit::FlopPerSec.ops_if(int_ops))
         });
         r.describe("memory_time_s", || {
             Quantity::new("memory time", Unit::Seconds)

@@ -241,6 +241,8 @@ impl Scale {
             U::BytesPerSec => si("B/s"),
             U::Flop => si("FLOP"),
             U::FlopPerSec => si("FLOP/s"),
+            U::Op => si("OP"),
+            U::OpPerSec => si("OP/s"),
             U::Hz => si("Hz"),
             U::Seconds => {
                 let (d, u) = if max >= 1.0 {
@@ -262,6 +264,7 @@ impl Scale {
                 unit: "%".into(),
             },
             U::FlopPerByte => plain("FLOP/B"),
+            U::OpPerByte => plain("OP/B"),
             U::BytesPerCycle => plain("B/cycle"),
             U::Cycles => plain("cycles"),
             U::Ratio => plain("x"),

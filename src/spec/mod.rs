@@ -168,7 +168,7 @@ pub fn from_toml<T: serde::de::DeserializeOwned>(src: &str, origin: &Origin) -> 
     toml::from_str(src).map_err(|e| {
         let (mut line, mut col) = e.span().map(|s| line_col(src, s.start)).unzip();
         let mut field = e.span().and_then(|s| path_at(src, s.start));
-        let mut message = e.message().trim().to_string();
+        let mut message = crate::units::in_words(e.message().trim());
         // A missing field is reported at the table that lacks it: name that
         // table's path and the field, never whichever key the span starts
         // at (the file's first, `id`).
