@@ -674,8 +674,10 @@ impl LaunchCost {
                 let mut row = Row::default();
                 row.inputs
                     .insert("mode".into(), m.overhead.mode.as_str().into());
-                row.results
-                    .insert("overhead_per_kernel_s".into(), m.overhead.per_kernel_s.into());
+                row.results.insert(
+                    "overhead_per_kernel_s".into(),
+                    m.overhead.per_kernel_s.into(),
+                );
                 row.results
                     .insert("launch_time_s".into(), m.launch_time_s.into());
                 row.results

@@ -1442,8 +1442,13 @@ impl MatmulCost {
 
         let mut r = Report::new_lean("matmul", lean);
         // int8/int4 arithmetic is counted in operations, not FLOPs.
-        let int_ops = crate::precision::lookup(self.dtype).is_ok_and(|p| p.compute.starts_with("int"));
-        let (op_u, rate_u) = if int_ops { ("OP", "OP/s") } else { ("FLOP", "FLOP/s") };
+        let int_ops =
+            crate::precision::lookup(self.dtype).is_ok_and(|p| p.compute.starts_with("int"));
+        let (op_u, rate_u) = if int_ops {
+            ("OP", "OP/s")
+        } else {
+            ("FLOP", "FLOP/s")
+        };
         r.hardware = Some(self.hardware.clone());
         r.input("m", m);
         r.input("n", n);
@@ -1582,9 +1587,12 @@ impl MatmulCost {
                     .derive(format!("{m} / (ceil({m} / {})*{})", s.m, s.m))
             });
             r.result("mma_effective_flops_per_s", c.effective_peak, || {
-                Quantity::new("effective tensor-core peak", Unit::FlopPerSec.ops_if(int_ops))
-                    .formula("row utilisation * peak")
-                    .derive(roof_text())
+                Quantity::new(
+                    "effective tensor-core peak",
+                    Unit::FlopPerSec.ops_if(int_ops),
+                )
+                .formula("row utilisation * peak")
+                .derive(roof_text())
             });
             r.result("mma_accumulator_registers", c.accumulator_registers, || {
                 Quantity::new("fp32 accumulator registers per instruction", Unit::Count)
@@ -1682,9 +1690,12 @@ impl MatmulCost {
                 .derive(format!("{}*({m}*{k} + {k}*{n} + {m}*{n})", bs()))
         });
         r.result("minimal_intensity", self.minimal_intensity, || {
-            Quantity::new("minimal-traffic intensity", Unit::FlopPerByte.ops_if(int_ops))
-                .formula("2*M*N*K / (b*(M*K + K*N + M*N))")
-                .derive(format!("{} / {}", si(f, op_u), si(mb, "B")))
+            Quantity::new(
+                "minimal-traffic intensity",
+                Unit::FlopPerByte.ops_if(int_ops),
+            )
+            .formula("2*M*N*K / (b*(M*K + K*N + M*N))")
+            .derive(format!("{} / {}", si(f, op_u), si(mb, "B")))
         });
 
         self.report_l2(&mut r);
@@ -1769,8 +1780,9 @@ impl MatmulCost {
             (f, _) => f,
         };
         r.result("fits", opt_bool(fits), || {
-            Quantity::new("tile fits", Unit::None)
-                .formula("shared memory fits and registers fit (and the threads are within the block limit)")
+            Quantity::new("tile fits", Unit::None).formula(
+                "shared memory fits and registers fit (and the threads are within the block limit)",
+            )
         });
         if let (Some(false), Some(max)) = (threads_fit, self.max_threads_per_block) {
             r.note_with(|| {

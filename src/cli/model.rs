@@ -1,6 +1,7 @@
 //! `model list` and `model show`. `model show` is a query over its fields
 //! (`model`, `dtype`, `kv-dtype`), so `--sweep` and model lists work the
-//! same as for the other commands.
+//! same as for the other commands; a swept field of the model file
+//! (`--sweep layers=16,32`) is applied as a `--set` at each point.
 
 use super::Ctx;
 use super::query::{Query, calc_inputs, put};
@@ -16,6 +17,7 @@ use roofline::report::Report;
   roofline model show llama-3-8b
   roofline model show llama-3-8b --format markdown
   roofline model show llama-3-8b --sweep dtype=bf16,fp8,int4
+  roofline model show llama-3-8b --sweep layers=16,32,64   (a field of the file, as --set)
   roofline model show llama-3-8b,mistral-7b --kv-dtype fp8
   roofline model show path/to/config.json      (a Hugging Face config)")]
 pub struct ShowArgs {
@@ -30,6 +32,21 @@ pub struct ShowArgs {
     #[arg(long)]
     pub kv_dtype: Option<String>,
 }
+
+/// The model file's top-level fields that `--sweep` varies as a `--set`
+/// (a table's fields are swept by their dotted path, `attention.heads`).
+const MODEL_TOP_LEVEL: &[&str] = &[
+    "layers",
+    "hidden-size",
+    "vocab-size",
+    "tied-embeddings",
+    "max-context",
+    "weight-dtype",
+    "sliding-window",
+    "norm",
+    "position-embedding",
+    "linear-bias",
+];
 
 /// `model` subcommands.
 #[derive(Debug, Subcommand)]
@@ -53,8 +70,28 @@ impl Query for ShowArgs {
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let m = ctx.point_model(fields)?;
-        let inputs: ModelInputs = calc_inputs(fields)?;
+        // A swept top-level field of the model file (`--sweep layers=16,32`)
+        // is a `--set` of that field at each point, as a dotted path is.
+        let file_field = |k: &str| MODEL_TOP_LEVEL.contains(&k);
+        if !fields.keys().any(|k| file_field(k)) {
+            let m = ctx.point_model(fields)?;
+            let inputs: ModelInputs = calc_inputs(fields)?;
+            return Ok(model::cost(&m, &inputs)?.report(lean));
+        }
+        let Some(serde_json::Value::String(id)) = fields.get("model") else {
+            return Err(roofline::Error::usage(
+                "--model",
+                "give the model: an id (see `roofline model list`) or a path",
+            ));
+        };
+        let mut sets = ctx.sets.clone();
+        for (k, v) in fields.iter().filter(|(k, _)| file_field(k)) {
+            let value = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            sets.push(format!("{k}={value}").parse()?);
+        }
+        let m = ctx.catalog.model(id, &sets)?;
+        let inputs: ModelInputs =
+            roofline::inputs::from_fields_where(fields, |k| matches!(k, "dtype" | "kv-dtype"))?;
         Ok(model::cost(&m, &inputs)?.report(lean))
     }
 }
