@@ -580,10 +580,13 @@ impl LaunchCost {
             }
         });
         r.result("overhead_per_kernel_s", o, || {
-            Quantity::new(
-                format!("{} overhead per kernel", eager.overhead.mode.as_str()),
-                Unit::Seconds,
-            )
+            // With several modes the same key heads the modes' column.
+            let label = if self.modes.len() > 1 {
+                "overhead per kernel".to_string()
+            } else {
+                format!("{} overhead per kernel", eager.overhead.mode.as_str())
+            };
+            Quantity::new(label, Unit::Seconds)
             .derive(eager.overhead.derivation())
         });
         let (lt, st) = (eager.launch_time_s, eager.step_time_s);
