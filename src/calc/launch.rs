@@ -586,8 +586,7 @@ impl LaunchCost {
             } else {
                 format!("{} overhead per kernel", eager.overhead.mode.as_str())
             };
-            Quantity::new(label, Unit::Seconds)
-            .derive(eager.overhead.derivation())
+            Quantity::new(label, Unit::Seconds).derive(eager.overhead.derivation())
         });
         let (lt, st) = (eager.launch_time_s, eager.step_time_s);
         r.result("launch_time_s", lt, || {
