@@ -595,10 +595,12 @@ impl LittlesLawCost<'_> {
             }
             r.note_with(|| {
                 if over_budget.is_some() {
+                    let held = p.warps_available.unwrap_or(w);
+                    let each = (per_sm / held as f64).ceil();
                     format!(
-                        "at the {} warps an SM can hold, each warp needs {} independent loads in flight to saturate memory",
-                        p.warps_available.unwrap_or(w),
-                        (per_sm / p.warps_available.unwrap_or(w) as f64).ceil()
+                        "at the {held} warps an SM can hold, each warp needs {} independent load{} in flight to saturate memory",
+                        units::number(each),
+                        if each == 1.0 { "" } else { "s" }
                     )
                 } else if per_sm <= w as f64 {
                     format!(
