@@ -191,6 +191,14 @@ pub enum Failure {
         /// The SM's largest carveout.
         limit: u64,
     },
+    /// The block asks for more shared memory (static + dynamic) than one
+    /// block may opt in to.
+    SmemPerBlock {
+        /// Bytes the block asks for, static plus dynamic.
+        requested: u64,
+        /// The per-block opt-in limit.
+        limit: u64,
+    },
 }
 
 impl Failure {
@@ -198,7 +206,7 @@ impl Failure {
     pub fn limiter(self) -> Limiter {
         match self {
             Failure::Registers { .. } => Limiter::Registers,
-            Failure::Smem { .. } => Limiter::Smem,
+            Failure::Smem { .. } | Failure::SmemPerBlock { .. } => Limiter::Smem,
         }
     }
 }
@@ -550,23 +558,18 @@ pub fn cost<'a>(
     let total_smem = smem
         .checked_add(static_smem)
         .ok_or_else(|| Error::field("smem", "dynamic plus static shared memory overflows"))?;
-    if total_smem > b.smem_optin {
-        return Err(Error::field(
-            "smem",
-            format!(
-                "{} of shared memory per block exceeds {}'s per-block opt-in limit of {}",
-                units::iec_bytes(total_smem as f64),
-                hw.id,
-                units::iec_bytes(b.smem_optin as f64)
-            ),
-        ));
-    }
+    // Beyond the per-block opt-in the kernel cannot launch: NVIDIA's
+    // calculator answers 0 blocks, as it does for registers beyond the
+    // per-block limit (docs/formulas.md, "Occupancy").
+    let mut failure = (total_smem > b.smem_optin).then_some(Failure::SmemPerBlock {
+        requested: total_smem,
+        limit: b.smem_optin,
+    });
 
     // Within the per-block limits, threads < 2^32 and regs < 2^32, so the
     // products below fit; they are checked all the same.
     let warps_per_block = threads.div_ceil(b.warp_size);
     let by_threads = b.max_warps / warps_per_block;
-    let mut failure = None;
     let (regs_per_warp, by_registers, smem_per_block, smem_per_sm, by_smem);
     if textbook {
         // 002 §7.5 / exercise 1 and 004: whole register file over the
@@ -594,7 +597,7 @@ pub fn cost<'a>(
             .ok_or_else(|| overflow("regs"))?;
         let reg_limit = b.max_regs_per_block.min(b.regs_per_sm);
         by_registers = if regs_per_block > reg_limit {
-            failure = Some(Failure::Registers {
+            failure.get_or_insert(Failure::Registers {
                 allocated: regs_per_block,
                 limit: reg_limit,
             });
@@ -652,6 +655,11 @@ pub fn cost<'a>(
         };
         by_smem = (allocated > 0).then(|| smem_per_sm / allocated);
     }
+    // A block beyond the opt-in gets no shared memory at all.
+    let by_smem = match failure {
+        Some(Failure::SmemPerBlock { .. }) => Some(0),
+        _ => by_smem,
+    };
 
     let by_blocks = b.max_blocks;
     let mut limiters = Limiters::default();
@@ -829,6 +837,9 @@ impl OccupancyCost<'_> {
         r.result("blocks_by_smem", count_or_null(self.by_smem), || {
             let q = Quantity::new("blocks by shared memory", Unit::Count);
             match (self.textbook, self.by_smem) {
+                _ if matches!(self.failure, Some(Failure::SmemPerBlock { .. })) => {
+                    q.formula("0: the block's shared memory exceeds the per-block opt-in limit")
+                }
                 (_, None) => q.formula("no limit: the block allocates no shared memory"),
                 (true, Some(_)) => q
                     .formula("floor(shared memory per SM / shared memory per block)")
@@ -997,6 +1008,12 @@ impl OccupancyCost<'_> {
             Some(Failure::Smem { allocated, limit }) => r.note(format!(
                 "cannot launch: the block is allocated {} of shared memory (reservation included); {}'s largest carveout is {}",
                 units::iec_bytes(allocated as f64),
+                self.hw.id,
+                units::iec_bytes(limit as f64)
+            )),
+            Some(Failure::SmemPerBlock { requested, limit }) => r.note(format!(
+                "cannot launch: the block asks for {} of shared memory; {} allows a block at most {} (the opt-in limit)",
+                units::iec_bytes(requested as f64),
                 self.hw.id,
                 units::iec_bytes(limit as f64)
             )),
