@@ -496,10 +496,12 @@ pub fn cost<'a>(
 ) -> Result<OccupancyCost<'a>> {
     let ex = hw.execution()?;
     // The allocation rules below are NVIDIA's (its occupancy calculator);
-    // AMD does not publish the equivalent for its CUs.
-    if hw.vendor != "nvidia" {
+    // AMD's CDNA compute units follow the same shape (docs/formulas.md,
+    // "Occupancy on AMD Instinct"): registers per wave in granules, waves
+    // per SIMD, LDS per workgroup, a wave and workgroup limit per CU.
+    if !is_amd(hw) && hw.vendor != "nvidia" {
         return Err(Error::Unsupported(format!(
-            "{} is not an NVIDIA part (vendor `{}`): occupancy here follows NVIDIA's allocation rules, and its vendor publishes no equivalent to model it with",
+            "{} is not an NVIDIA or AMD GPU (vendor `{}`): occupancy here follows NVIDIA's and AMD's published allocation rules, and its vendor publishes no equivalent to model it with",
             hw.id, hw.vendor
         )));
     }
@@ -746,6 +748,29 @@ pub fn cost<'a>(
     })
 }
 
+/// An AMD GPU: its SMs are compute units (CUs), warps are waves, blocks
+/// are workgroups, registers are VGPRs (arch and accumulation together)
+/// and shared memory is the LDS.
+fn is_amd(hw: &Hardware) -> bool {
+    hw.vendor == "amd"
+}
+
+/// NVIDIA's words in a label or formula put in AMD's.
+fn amd_words(s: &str) -> String {
+    s.replace("registers per SM", "VGPRs per CU")
+        .replace("regs per SM", "VGPRs per CU")
+        .replace("shared memory", "LDS")
+        .replace("shared-memory carveout", "LDS per CU")
+        .replace("SMs", "CUs")
+        .replace("SM", "CU")
+        .replace("warps", "waves")
+        .replace("warp", "wave")
+        .replace("blocks", "workgroups")
+        .replace("block", "workgroup")
+        .replace("partitions", "SIMDs")
+        .replace("carveout", "LDS per CU")
+}
+
 fn count_or_null(v: Option<u64>) -> Value {
     v.map_or(Value::Null, Value::from)
 }
@@ -951,6 +976,15 @@ impl OccupancyCost<'_> {
         }
         if !lean {
             self.notes(&mut r);
+            if is_amd(hw) {
+                for q in r.quantities.values_mut() {
+                    q.label = amd_words(&q.label);
+                    q.formula = amd_words(&q.formula);
+                }
+                for n in r.notes.iter_mut().filter(|n| !n.starts_with("AMD CDNA")) {
+                    *n = amd_words(n);
+                }
+            }
         }
         r
     }
@@ -1033,8 +1067,19 @@ impl OccupancyCost<'_> {
         if self.textbook {
             r.note("textbook arithmetic (the GPU-architecture lecture (002), §7.5, and the inference chapter (004)): no allocation granularity, no reserved shared memory; NVIDIA's calculator (the default) can give fewer blocks");
         } else {
-            r.note("NVIDIA occupancy-calculator rules: per-warp register allocation unit, per-partition residency, shared-memory allocation unit and per-block reservation");
-            if self.smem + self.static_smem > b.smem_default {
+            if is_amd(self.hw) {
+                r.note(format!(
+                    "AMD CDNA rules: a CU has {} SIMDs of at most {} waves each; `regs` is the VGPRs a lane uses, arch VGPRs and AGPRs together ({} at most), allocated in granules of {}; LDS holds {} per CU; blocks are workgroups, warps are waves; SGPRs are not modelled (they do not bind below about 100 per wave)",
+                    b.partitions,
+                    b.max_warps / b.partitions.max(1),
+                    b.max_regs_per_thread,
+                    b.reg_unit / b.warp_size.max(1),
+                    units::iec_bytes(b.smem_per_sm as f64)
+                ));
+            } else {
+                r.note("NVIDIA occupancy-calculator rules: per-warp register allocation unit, per-partition residency, shared-memory allocation unit and per-block reservation");
+            }
+            if !is_amd(self.hw) && self.smem + self.static_smem > b.smem_default {
                 r.note(format!(
                     "more than {} of shared memory per block needs the opt-in (cudaFuncSetAttribute MaxDynamicSharedMemorySize)",
                     units::iec_bytes(b.smem_default as f64)
