@@ -12,6 +12,12 @@
 //! largest carveout unless a carveout is asked for. `textbook` is the
 //! seeds' arithmetic without any of those granularities.
 //!
+//! AMD Instinct parts (MI300X, MI355X) go through the same arithmetic with
+//! AMD's numbers in the hardware file (formulas.md, "Occupancy on AMD
+//! Instinct"): CUs for SMs, 4 SIMDs for partitions, waves for warps, VGPRs
+//! in granules of 8 per lane, LDS for shared memory; the report speaks of
+//! CUs, waves, workgroups and LDS.
+//!
 //! [`cost`] is integer arithmetic on the inputs and the hardware file, every
 //! step checked, with no allocation: a sweep of a million points stays
 //! cheap. Text is made only by [`OccupancyCost::report`], lazily.
@@ -1069,7 +1075,7 @@ impl OccupancyCost<'_> {
         } else {
             if is_amd(self.hw) {
                 r.note(format!(
-                    "AMD CDNA rules: a CU has {} SIMDs of at most {} waves each; `regs` is the VGPRs a lane uses, arch VGPRs and AGPRs together ({} at most), allocated in granules of {}; LDS holds {} per CU; blocks are workgroups, warps are waves; SGPRs are not modelled (they do not bind below about 100 per wave)",
+                    "AMD CDNA rules: a CU has {} SIMDs of at most {} waves each; `regs` is the VGPRs a lane uses, arch VGPRs and AGPRs together ({} at most), allocated in granules of {}; LDS holds {} per CU; blocks are workgroups, warps are waves; SGPRs are not modelled (by LLVM's table up to 100 per wave still allow 8 waves per SIMD)",
                     b.partitions,
                     b.max_warps / b.partitions.max(1),
                     b.max_regs_per_thread,
