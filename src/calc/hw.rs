@@ -1109,6 +1109,11 @@ pub fn list(items: &[Hardware]) -> Report {
         if let Some(c) = hw.memory.hbm_capacity {
             row.results
                 .insert("hbm_capacity_bytes".into(), c.get().into());
+            // The vendor's unit: 192 GiB stays 192 GiB beside 80 GB.
+            if hw.capacity_is_binary() {
+                row.units
+                    .insert("hbm_capacity_bytes".into(), Unit::BytesIec);
+            }
         }
         if let Some(s) = &hw.summary {
             row.results.insert("summary".into(), s.clone().into());

@@ -165,9 +165,21 @@ const ASSERTIONS: &[&str] = &[
     "prop_assert_eq",
 ];
 
+/// Every string literal of Rust `source` outside comments: the ids a
+/// table-driven test asserts in a loop.
+#[allow(dead_code)] // each test binary uses the helpers it needs
+pub fn code_literals(source: &str) -> Vec<String> {
+    literals(source, false)
+}
+
 /// The string literals of Rust `source` that sit inside the arguments of
 /// an assertion call, comments left out.
-fn asserted_literals(source: &str) -> Vec<String> {
+#[allow(dead_code)]
+pub fn asserted_literals(source: &str) -> Vec<String> {
+    literals(source, true)
+}
+
+fn literals(source: &str, only_asserted: bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut calls: Vec<bool> = Vec::new();
     let mut ident = String::new();
@@ -193,7 +205,7 @@ fn asserted_literals(source: &str) -> Vec<String> {
                         n => lit.push(n),
                     }
                 }
-                if calls.iter().any(|a| *a) {
+                if !only_asserted || calls.iter().any(|a| *a) {
                     out.push(lit);
                 }
                 ident.clear();
