@@ -402,7 +402,11 @@ fn shared_memory_beyond_the_opt_in_is_zero_blocks() {
     let r = c.report(false);
     assert_eq!(r.results["limiter"], "smem");
     assert_eq!(r.results["blocks_per_sm"], 0);
-    assert!(r.notes.iter().any(|n| n.contains("cannot launch")), "{:?}", r.notes);
+    assert!(
+        r.notes.iter().any(|n| n.contains("cannot launch")),
+        "{:?}",
+        r.notes
+    );
 }
 
 #[test]
@@ -619,7 +623,10 @@ fn amd_vgpr_waves_per_simd() {
     }
     // 513 VGPRs is beyond the 256 arch + 256 accumulation registers.
     let e = occupancy::cost(&h, &kernel(64, 513, 0), Mode::SpeedOfLight).unwrap_err();
-    assert!(matches!(&e, roofline::Error::Field { field, .. } if field == "regs"), "{e}");
+    assert!(
+        matches!(&e, roofline::Error::Field { field, .. } if field == "regs"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -629,16 +636,25 @@ fn amd_lds_per_cu() {
     // an MI300X CU (64 / 40) and four times on an MI355X CU (160 / 40).
     let (mi300x, mi355x) = (hw("mi300x"), hw("mi355x"));
     let c = occ(&mi300x, &kernel(256, 32, 40 * KIB));
-    assert_eq!((c.blocks_per_sm, c.limiters.first()), (1, Some(Limiter::Smem)));
+    assert_eq!(
+        (c.blocks_per_sm, c.limiters.first()),
+        (1, Some(Limiter::Smem))
+    );
     let c = occ(&mi355x, &kernel(256, 32, 40 * KIB));
-    assert_eq!((c.blocks_per_sm, c.limiters.first()), (4, Some(Limiter::Smem)));
+    assert_eq!(
+        (c.blocks_per_sm, c.limiters.first()),
+        (4, Some(Limiter::Smem))
+    );
     // LDS beyond the CU's is a workgroup that cannot launch: 0, limiter smem.
     let c = occ(&mi300x, &kernel(256, 32, 65 * KIB));
     assert_eq!(c.blocks_per_sm, 0);
     assert!(matches!(c.failure, Some(Failure::SmemPerBlock { .. })));
     // One-wave workgroups: 16 workgroup slots bind before 32 wave slots.
     let c = occ(&mi300x, &kernel(64, 32, 0));
-    assert_eq!((c.blocks_per_sm, c.limiters.first()), (16, Some(Limiter::Blocks)));
+    assert_eq!(
+        (c.blocks_per_sm, c.limiters.first()),
+        (16, Some(Limiter::Blocks))
+    );
 }
 
 #[test]
@@ -647,8 +663,15 @@ fn amd_report_speaks_of_cus_and_waves() {
     let r = occ(&h, &kernel(256, 128, 16 * KIB)).report(false);
     assert_eq!(r.results["blocks_per_sm"], 4);
     assert_eq!(r.results["occupancy"], 0.5);
-    assert_eq!(r.quantities["blocks_per_sm"].label, "resident workgroups per CU");
-    assert!(r.notes.iter().any(|n| n.starts_with("AMD CDNA rules")), "{:?}", r.notes);
+    assert_eq!(
+        r.quantities["blocks_per_sm"].label,
+        "resident workgroups per CU"
+    );
+    assert!(
+        r.notes.iter().any(|n| n.starts_with("AMD CDNA rules")),
+        "{:?}",
+        r.notes
+    );
 }
 
 #[test]
