@@ -649,12 +649,14 @@ fn amd_lds_per_cu() {
     let c = occ(&mi300x, &kernel(256, 32, 65 * KIB));
     assert_eq!(c.blocks_per_sm, 0);
     assert!(matches!(c.failure, Some(Failure::SmemPerBlock { .. })));
-    // One-wave workgroups: 16 workgroup slots bind before 32 wave slots.
+    // Workgroups of several waves: 16 per CU (barrier slots), tied here
+    // with 32 waves / 2; a one-wave workgroup uses no barrier, so 32 fit
+    // (LLVM AMDGPU, getMaxWorkGroupsPerCU).
+    let c = occ(&mi300x, &kernel(128, 32, 0));
+    assert_eq!(c.blocks_per_sm, 16);
+    assert!(c.limiters.contains(Limiter::Blocks));
     let c = occ(&mi300x, &kernel(64, 32, 0));
-    assert_eq!(
-        (c.blocks_per_sm, c.limiters.first()),
-        (16, Some(Limiter::Blocks))
-    );
+    assert_eq!((c.blocks_per_sm, c.warps_per_sm), (32, 32));
 }
 
 #[test]

@@ -669,7 +669,14 @@ pub fn cost<'a>(
         _ => by_smem,
     };
 
-    let by_blocks = b.max_blocks;
+    // AMD's workgroup limit is a limit on barriers: a one-wave workgroup
+    // uses none, so only the wave budget holds it (LLVM AMDGPU,
+    // getMaxWorkGroupsPerCU).
+    let by_blocks = if is_amd(hw) && warps_per_block == 1 {
+        b.max_warps
+    } else {
+        b.max_blocks
+    };
     let mut limiters = Limiters::default();
     let blocks_per_sm = match failure {
         Some(f) => {
