@@ -170,7 +170,7 @@ fn occupancy_refuses_what_cannot_launch() {
     .unwrap_err();
     assert_eq!(e.exit_code(), 65);
     assert!(e.to_string().contains("field `threads`"), "{e}");
-    assert!(OccupancyData::build(&hw("mi355x"), &Default::default()).is_err());
+    assert!(OccupancyData::build(&hw("tpu7x"), &Default::default()).is_err());
 }
 
 #[test]

@@ -12,6 +12,12 @@
 //! largest carveout unless a carveout is asked for. `textbook` is the
 //! seeds' arithmetic without any of those granularities.
 //!
+//! AMD Instinct parts (MI300X, MI355X) go through the same arithmetic with
+//! AMD's numbers in the hardware file (formulas.md, "Occupancy on AMD
+//! Instinct"): CUs for SMs, 4 SIMDs for partitions, waves for warps, VGPRs
+//! in granules of 8 per lane, LDS for shared memory; the report speaks of
+//! CUs, waves, workgroups and LDS.
+//!
 //! [`cost`] is integer arithmetic on the inputs and the hardware file, every
 //! step checked, with no allocation: a sweep of a million points stays
 //! cheap. Text is made only by [`OccupancyCost::report`], lazily.
@@ -191,6 +197,14 @@ pub enum Failure {
         /// The SM's largest carveout.
         limit: u64,
     },
+    /// The block asks for more shared memory (static + dynamic) than one
+    /// block may opt in to.
+    SmemPerBlock {
+        /// Bytes the block asks for, static plus dynamic.
+        requested: u64,
+        /// The per-block opt-in limit.
+        limit: u64,
+    },
 }
 
 impl Failure {
@@ -198,7 +212,7 @@ impl Failure {
     pub fn limiter(self) -> Limiter {
         match self {
             Failure::Registers { .. } => Limiter::Registers,
-            Failure::Smem { .. } => Limiter::Smem,
+            Failure::Smem { .. } | Failure::SmemPerBlock { .. } => Limiter::Smem,
         }
     }
 }
@@ -488,10 +502,12 @@ pub fn cost<'a>(
 ) -> Result<OccupancyCost<'a>> {
     let ex = hw.execution()?;
     // The allocation rules below are NVIDIA's (its occupancy calculator);
-    // AMD does not publish the equivalent for its CUs.
-    if hw.vendor != "nvidia" {
+    // AMD's CDNA compute units follow the same shape (docs/formulas.md,
+    // "Occupancy on AMD Instinct"): registers per wave in granules, waves
+    // per SIMD, LDS per workgroup, a wave and workgroup limit per CU.
+    if !is_amd(hw) && hw.vendor != "nvidia" {
         return Err(Error::Unsupported(format!(
-            "{} is not an NVIDIA part (vendor `{}`): occupancy here follows NVIDIA's allocation rules, and its vendor publishes no equivalent to model it with",
+            "{} is not an NVIDIA or AMD GPU (vendor `{}`): occupancy here follows NVIDIA's and AMD's published allocation rules, and its vendor publishes no equivalent to model it with",
             hw.id, hw.vendor
         )));
     }
@@ -550,23 +566,18 @@ pub fn cost<'a>(
     let total_smem = smem
         .checked_add(static_smem)
         .ok_or_else(|| Error::field("smem", "dynamic plus static shared memory overflows"))?;
-    if total_smem > b.smem_optin {
-        return Err(Error::field(
-            "smem",
-            format!(
-                "{} of shared memory per block exceeds {}'s per-block opt-in limit of {}",
-                units::iec_bytes(total_smem as f64),
-                hw.id,
-                units::iec_bytes(b.smem_optin as f64)
-            ),
-        ));
-    }
+    // Beyond the per-block opt-in the kernel cannot launch: NVIDIA's
+    // calculator answers 0 blocks, as it does for registers beyond the
+    // per-block limit (docs/formulas.md, "Occupancy").
+    let mut failure = (total_smem > b.smem_optin).then_some(Failure::SmemPerBlock {
+        requested: total_smem,
+        limit: b.smem_optin,
+    });
 
     // Within the per-block limits, threads < 2^32 and regs < 2^32, so the
     // products below fit; they are checked all the same.
     let warps_per_block = threads.div_ceil(b.warp_size);
     let by_threads = b.max_warps / warps_per_block;
-    let mut failure = None;
     let (regs_per_warp, by_registers, smem_per_block, smem_per_sm, by_smem);
     if textbook {
         // 002 §7.5 / exercise 1 and 004: whole register file over the
@@ -594,7 +605,7 @@ pub fn cost<'a>(
             .ok_or_else(|| overflow("regs"))?;
         let reg_limit = b.max_regs_per_block.min(b.regs_per_sm);
         by_registers = if regs_per_block > reg_limit {
-            failure = Some(Failure::Registers {
+            failure.get_or_insert(Failure::Registers {
                 allocated: regs_per_block,
                 limit: reg_limit,
             });
@@ -652,8 +663,20 @@ pub fn cost<'a>(
         };
         by_smem = (allocated > 0).then(|| smem_per_sm / allocated);
     }
+    // A block beyond the opt-in gets no shared memory at all.
+    let by_smem = match failure {
+        Some(Failure::SmemPerBlock { .. }) => Some(0),
+        _ => by_smem,
+    };
 
-    let by_blocks = b.max_blocks;
+    // AMD's workgroup limit is a limit on barriers: a one-wave workgroup
+    // uses none, so only the wave budget holds it (LLVM AMDGPU,
+    // getMaxWorkGroupsPerCU).
+    let by_blocks = if is_amd(hw) && warps_per_block == 1 {
+        b.max_warps
+    } else {
+        b.max_blocks
+    };
     let mut limiters = Limiters::default();
     let blocks_per_sm = match failure {
         Some(f) => {
@@ -736,6 +759,29 @@ pub fn cost<'a>(
         failure,
         grid,
     })
+}
+
+/// An AMD GPU: its SMs are compute units (CUs), warps are waves, blocks
+/// are workgroups, registers are VGPRs (arch and accumulation together)
+/// and shared memory is the LDS.
+fn is_amd(hw: &Hardware) -> bool {
+    hw.vendor == "amd"
+}
+
+/// NVIDIA's words in a label or formula put in AMD's.
+fn amd_words(s: &str) -> String {
+    s.replace("registers per SM", "VGPRs per CU")
+        .replace("regs per SM", "VGPRs per CU")
+        .replace("shared memory", "LDS")
+        .replace("shared-memory carveout", "LDS per CU")
+        .replace("SMs", "CUs")
+        .replace("SM", "CU")
+        .replace("warps", "waves")
+        .replace("warp", "wave")
+        .replace("blocks", "workgroups")
+        .replace("block", "workgroup")
+        .replace("partitions", "SIMDs")
+        .replace("carveout", "LDS per CU")
 }
 
 fn count_or_null(v: Option<u64>) -> Value {
@@ -829,6 +875,9 @@ impl OccupancyCost<'_> {
         r.result("blocks_by_smem", count_or_null(self.by_smem), || {
             let q = Quantity::new("blocks by shared memory", Unit::Count);
             match (self.textbook, self.by_smem) {
+                _ if matches!(self.failure, Some(Failure::SmemPerBlock { .. })) => {
+                    q.formula("0: the block's shared memory exceeds the per-block opt-in limit")
+                }
                 (_, None) => q.formula("no limit: the block allocates no shared memory"),
                 (true, Some(_)) => q
                     .formula("floor(shared memory per SM / shared memory per block)")
@@ -940,6 +989,15 @@ impl OccupancyCost<'_> {
         }
         if !lean {
             self.notes(&mut r);
+            if is_amd(hw) {
+                for q in r.quantities.values_mut() {
+                    q.label = amd_words(&q.label);
+                    q.formula = amd_words(&q.formula);
+                }
+                for n in r.notes.iter_mut().filter(|n| !n.starts_with("AMD CDNA")) {
+                    *n = amd_words(n);
+                }
+            }
         }
         r
     }
@@ -1000,6 +1058,12 @@ impl OccupancyCost<'_> {
                 self.hw.id,
                 units::iec_bytes(limit as f64)
             )),
+            Some(Failure::SmemPerBlock { requested, limit }) => r.note(format!(
+                "cannot launch: the block asks for {} of shared memory; {} allows a block at most {} (the opt-in limit)",
+                units::iec_bytes(requested as f64),
+                self.hw.id,
+                units::iec_bytes(limit as f64)
+            )),
             None => {
                 let names: Vec<&str> = self.limiters.iter().map(Limiter::describe).collect();
                 r.note(format!(
@@ -1016,8 +1080,19 @@ impl OccupancyCost<'_> {
         if self.textbook {
             r.note("textbook arithmetic (the GPU-architecture lecture (002), §7.5, and the inference chapter (004)): no allocation granularity, no reserved shared memory; NVIDIA's calculator (the default) can give fewer blocks");
         } else {
-            r.note("NVIDIA occupancy-calculator rules: per-warp register allocation unit, per-partition residency, shared-memory allocation unit and per-block reservation");
-            if self.smem + self.static_smem > b.smem_default {
+            if is_amd(self.hw) {
+                r.note(format!(
+                    "AMD CDNA rules: a CU has {} SIMDs of at most {} waves each; `regs` is the VGPRs a lane uses, arch VGPRs and AGPRs together ({} at most), allocated in granules of {}; LDS holds {} per CU; blocks are workgroups, warps are waves; SGPRs are not modelled (by LLVM's table up to 100 per wave still allow 8 waves per SIMD)",
+                    b.partitions,
+                    b.max_warps / b.partitions.max(1),
+                    b.max_regs_per_thread,
+                    b.reg_unit / b.warp_size.max(1),
+                    units::iec_bytes(b.smem_per_sm as f64)
+                ));
+            } else {
+                r.note("NVIDIA occupancy-calculator rules: per-warp register allocation unit, per-partition residency, shared-memory allocation unit and per-block reservation");
+            }
+            if !is_amd(self.hw) && self.smem + self.static_smem > b.smem_default {
                 r.note(format!(
                     "more than {} of shared memory per block needs the opt-in (cudaFuncSetAttribute MaxDynamicSharedMemorySize)",
                     units::iec_bytes(b.smem_default as f64)
