@@ -146,7 +146,9 @@ fn unknown_sweep(e: Error, swept: &[String]) -> Error {
             .map_or(String::new(), |(_, t)| format!("; it takes{t}"));
         return Error::input(
             "--sweep",
-            format!("`{field}` is not an input of this command{takes}"),
+            format!(
+                "`{field}` is not an input of this command{takes}; a field of a hardware or model file is swept by its --set path (e.g. memory.hbm-bandwidth=3..8:1TB/s)"
+            ),
         );
     }
     e
