@@ -204,7 +204,7 @@ impl Fabric {
                 .interconnect
                 .iter()
                 .enumerate()
-                .find(|(_, l)| l.tier == tier)?;
+                .find(|(_, l)| l.tier.as_str() == tier)?;
             Some(Self::tier(hw, i, link, tier, mode))
         };
         Fabric {

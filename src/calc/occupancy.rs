@@ -25,6 +25,7 @@
 use crate::error::{Error, Result};
 use crate::inputs::{Bytes, Count};
 use crate::report::{Quantity, Report, Unit};
+use crate::spec::hardware::Vendor;
 use crate::spec::hardware::{Execution, Hardware, Mode};
 use crate::units::{self, number};
 use serde::de::{self, Deserializer, Visitor};
@@ -505,7 +506,7 @@ pub fn cost<'a>(
     // AMD's CDNA compute units follow the same shape (docs/formulas.md,
     // "Occupancy on AMD Instinct"): registers per wave in granules, waves
     // per SIMD, LDS per workgroup, a wave and workgroup limit per CU.
-    if !is_amd(hw) && hw.vendor != "nvidia" {
+    if !is_amd(hw) && hw.vendor != Vendor::Nvidia {
         return Err(Error::Unsupported(format!(
             "{} is not an NVIDIA or AMD GPU (vendor `{}`): occupancy here follows NVIDIA's and AMD's published allocation rules, and its vendor publishes no equivalent to model it with",
             hw.id, hw.vendor
@@ -765,7 +766,7 @@ pub fn cost<'a>(
 /// are workgroups, registers are VGPRs (arch and accumulation together)
 /// and shared memory is the LDS.
 fn is_amd(hw: &Hardware) -> bool {
-    hw.vendor == "amd"
+    hw.vendor == Vendor::Amd
 }
 
 /// NVIDIA's words in a label or formula put in AMD's.
