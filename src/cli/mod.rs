@@ -343,19 +343,9 @@ impl Ctx {
                 )
             })?,
         };
-        // Most points add no `--set` of their own: look the id up as it is.
-        if !fields.keys().any(|k| k.contains('.'))
-            && let Some(h) = self.hw_cache.borrow().get(id)
-        {
-            return Ok(h.clone());
-        }
-        let (sets, key) = self.point_sets(id, fields)?;
-        if let Some(h) = self.hw_cache.borrow().get(&key) {
-            return Ok(h.clone());
-        }
-        let h = Rc::new(self.catalog.hardware(id, &sets)?);
-        self.hw_cache.borrow_mut().insert(key, h.clone());
-        Ok(h)
+        self.cached(&self.hw_cache, id, fields, |id, sets| {
+            self.catalog.hardware(id, sets)
+        })
     }
 
     /// The model of one point: its `model` field; loaded once per id and
@@ -369,13 +359,32 @@ impl Ctx {
                 "give the model: an id (see `roofline model list`) or a path",
             ));
         };
-        let (sets, key) = self.point_sets(id, fields)?;
-        if let Some(m) = self.model_cache.borrow().get(&key) {
-            return Ok(m.clone());
+        self.cached(&self.model_cache, id, fields, |id, sets| {
+            self.catalog.model(id, sets)
+        })
+    }
+
+    /// A file loaded once per id and per point's `--set`s.
+    fn cached<T>(
+        &self,
+        cache: &std::cell::RefCell<std::collections::HashMap<String, Rc<T>>>,
+        id: &str,
+        fields: &roofline::inputs::Fields,
+        load: impl Fn(&str, &[Set]) -> Result<T>,
+    ) -> Result<Rc<T>> {
+        // Most points add no `--set` of their own: look the id up as it is.
+        if !fields.keys().any(|k| k.contains('.'))
+            && let Some(x) = cache.borrow().get(id)
+        {
+            return Ok(x.clone());
         }
-        let m = Rc::new(self.catalog.model(id, &sets)?);
-        self.model_cache.borrow_mut().insert(key, m.clone());
-        Ok(m)
+        let (sets, key) = self.point_sets(id, fields)?;
+        if let Some(x) = cache.borrow().get(&key) {
+            return Ok(x.clone());
+        }
+        let x = Rc::new(load(id, &sets)?);
+        cache.borrow_mut().insert(key, x.clone());
+        Ok(x)
     }
 
     /// Loads each model of a comma-separated list of ids or paths.
