@@ -445,71 +445,168 @@ impl Report {
     /// report describes the columns; notes are those the first and last
     /// points share (both are built in full).
     pub fn combine(reports: Vec<Report>, axes: &[String], points: &[Vec<Value>]) -> Report {
-        let mut out = Report::new(reports.first().map_or("", |r| r.command.as_str()));
+        let mut g = Gather::new(axes, reports.len());
+        for (i, r) in reports.into_iter().enumerate() {
+            let point: Vec<(&str, &Value)> = points.get(i).map_or_else(Vec::new, |p| {
+                axes.iter().map(String::as_str).zip(p.iter()).collect()
+            });
+            g.push(r, &point);
+        }
+        g.finish()
+    }
+}
+
+/// Builds the combined report point by point, so a grid of a million
+/// points keeps one row each and never a whole report: what
+/// the rows of a sweep or comparison, streamed.
+pub(crate) struct Gather<'a> {
+    axes: &'a [String],
+    out: Report,
+    /// The first point's inputs (less the axes): shared until a point
+    /// differs, then `varying`.
+    candidates: Map<Value>,
+    varying: Vec<bool>,
+    /// Which candidates the point being gathered has.
+    present: Vec<bool>,
+    last_notes: Vec<String>,
+    seen: bool,
+}
+
+impl<'a> Gather<'a> {
+    pub(crate) fn new(axes: &'a [String], n: usize) -> Self {
+        let mut out = Report::new("");
         out.axes = axes.to_vec();
         out.rows_kind = Some(if axes.iter().all(|a| a == "hardware" || a == "model") {
             RowsKind::Comparison
         } else {
             RowsKind::Sweep
         });
-        let (Some(first), Some(last)) = (reports.first(), reports.last()) else {
-            return out;
-        };
-        out.quantities = first.quantities.clone();
-        out.headline = first.headline.clone();
-        let same = |get: fn(&Report) -> &Option<String>| {
-            let v = get(first);
-            reports
-                .iter()
-                .all(|r| get(r) == v)
-                .then(|| v.clone())
-                .flatten()
-        };
-        out.hardware = same(|r| &r.hardware);
-        out.model = same(|r| &r.model);
-        for (k, v) in &first.inputs {
-            if !axes.iter().any(|a| a == k) && reports.iter().all(|r| r.inputs.get(k) == Some(v)) {
-                out.inputs.insert(k.clone(), v.clone());
-            }
+        out.rows.reserve_exact(n);
+        Gather {
+            axes,
+            out,
+            candidates: Default::default(),
+            varying: Vec::new(),
+            present: Vec::new(),
+            last_notes: Vec::new(),
+            seen: false,
         }
-        out.notes = first
-            .notes
-            .iter()
-            .filter(|n| last.notes.contains(n))
-            .cloned()
-            .collect();
-        for (i, r) in reports.into_iter().enumerate() {
-            let mut row = Row::default();
-            for (j, a) in axes.iter().enumerate() {
-                let v = match a.as_str() {
-                    "hardware" => r.hardware.clone().map(Value::from),
-                    "model" => r.model.clone().map(Value::from),
-                    _ => r.inputs.get(a.as_str()).cloned(),
-                };
-                let v = v.or_else(|| points.get(i).and_then(|p| p.get(j)).cloned());
-                row.inputs
-                    .insert(a.clone().into(), v.unwrap_or(Value::Null));
+    }
+
+    pub(crate) fn push(&mut self, r: Report, point: &[(&str, &Value)]) {
+        let Report {
+            command,
+            hardware,
+            model,
+            inputs,
+            results,
+            quantities,
+            notes,
+            headline,
+            lean,
+            ..
+        } = r;
+        let mut row = Row::default();
+        for (j, a) in self.axes.iter().enumerate() {
+            let v = match a.as_str() {
+                "hardware" => hardware.clone().map(Value::from),
+                "model" => model.clone().map(Value::from),
+                _ => inputs.get(a.as_str()).cloned(),
+            };
+            let v = v.or_else(|| point.get(j).map(|(_, v)| (*v).clone()));
+            row.inputs
+                .insert(a.clone().into(), v.unwrap_or(Value::Null));
+        }
+        if !self.seen {
+            self.seen = true;
+            self.out.command = command;
+            if !self.axes.iter().any(|a| a == "hardware") {
+                self.out.hardware = hardware;
             }
-            for (k, v) in r.inputs {
-                if !out.inputs.contains_key(&k) && !row.inputs.contains_key(&k) {
-                    row.inputs.insert(k, v);
+            if !self.axes.iter().any(|a| a == "model") {
+                self.out.model = model;
+            }
+            self.out.headline = headline;
+            self.out.notes = notes.clone();
+            self.out.quantities = quantities;
+            for (k, v) in inputs {
+                if !row.inputs.contains_key(k.as_ref()) {
+                    self.candidates.insert(k, v);
                 }
             }
-            row.results = r.results;
-            for (k, q) in r.quantities {
-                match out.quantities.get(&k) {
-                    Some(first) if first.unit != q.unit => {
-                        row.units.insert(k, q.unit);
+            self.varying = vec![false; self.candidates.len()];
+            self.present = vec![false; self.candidates.len()];
+        } else {
+            // A point's inputs that differ from the first point's stay in
+            // its row; the shared ones are stated once at the end.
+            let mut matched = 0;
+            self.present.iter_mut().for_each(|p| *p = false);
+            for (k, v) in inputs {
+                if row.inputs.contains_key(k.as_ref()) {
+                    continue;
+                }
+                match self.candidates.get_index_of(k.as_ref()) {
+                    Some(c) => {
+                        matched += 1;
+                        self.present[c] = true;
+                        if self.candidates[c] != v {
+                            self.varying[c] = true;
+                            row.inputs.insert(k, v);
+                        }
                     }
-                    Some(_) => {}
                     None => {
-                        out.quantities.insert(k, q);
+                        row.inputs.insert(k, v);
                     }
                 }
             }
-            out.rows.push(row);
+            // An input the first point has and this one lacks (a clock one
+            // accelerator's file does not give) is null in this row.
+            if matched < self.candidates.len() {
+                for (c, (k, _)) in self.candidates.iter().enumerate() {
+                    if !self.present[c] {
+                        self.varying[c] = true;
+                        row.inputs.insert(k.clone(), Value::Null);
+                    }
+                }
+            }
+            if !lean {
+                for (k, q) in quantities {
+                    match self.out.quantities.get(k.as_ref()) {
+                        Some(first) if first.unit != q.unit => {
+                            row.units.insert(k, q.unit);
+                        }
+                        Some(_) => {}
+                        None => {
+                            self.out.quantities.insert(k, q);
+                        }
+                    }
+                }
+                self.last_notes = notes;
+            }
         }
-        out
+        row.results = results;
+        self.out.rows.push(row);
+    }
+
+    pub(crate) fn finish(mut self) -> Report {
+        if self.out.rows.len() > 1 {
+            let last = std::mem::take(&mut self.last_notes);
+            self.out.notes.retain(|n| last.contains(n));
+        }
+        for (c, (k, v)) in self.candidates.into_iter().enumerate() {
+            if self.varying[c] {
+                // Points that matched the first one's value did not store
+                // it: give every row its own.
+                for row in &mut self.out.rows {
+                    if !row.inputs.contains_key(k.as_ref()) {
+                        row.inputs.insert(k.clone(), v.clone());
+                    }
+                }
+            } else {
+                self.out.inputs.insert(k, v);
+            }
+        }
+        self.out
     }
 }
 

@@ -735,17 +735,7 @@ impl DecodeCost {
                 .derive(format!("{} / {}", si(flops, "FLOP"), si(bytes, "B")))
         });
         s.record_roof(&mut r);
-        roof::attainable(
-            &mut r,
-            &roof::AttainableKeys {
-                attainable: "attainable_flops_per_s",
-                attainable_label: "attainable throughput",
-                fraction: "fraction_of_peak",
-                fraction_label: "fraction of peak",
-            },
-            &s.roof,
-            intensity,
-        );
+        roof::attainable(&mut r, &roof::ATTAINABLE, &s.roof, intensity);
         r.result("bound", t.bound.as_str(), || {
             Quantity::new("bound", Unit::None).formula("the larger of the two times")
         });

@@ -237,17 +237,7 @@ impl PointCost {
                 Work::Intensity(_) => q,
             }
         });
-        roof::attainable(
-            &mut r,
-            &roof::AttainableKeys {
-                attainable: "attainable_flops_per_s",
-                attainable_label: "attainable throughput",
-                fraction: "fraction_of_peak",
-                fraction_label: "fraction of peak",
-            },
-            roof,
-            self.intensity,
-        );
+        roof::attainable(&mut r, &roof::ATTAINABLE, roof, self.intensity);
         r.result("bound", self.bound.as_str(), || {
             Quantity::new("bound", Unit::None)
                 .formula("memory if intensity < ridge point, else compute")

@@ -126,6 +126,14 @@ pub struct AttainableKeys<'a> {
     pub fraction_label: &'a str,
 }
 
+/// The keys of a kernel's own attainable throughput and fraction of peak.
+pub const ATTAINABLE: AttainableKeys<'static> = AttainableKeys {
+    attainable: "attainable_flops_per_s",
+    attainable_label: "attainable throughput",
+    fraction: "fraction_of_peak",
+    fraction_label: "fraction of peak",
+};
+
 /// Records attainable = min(peak, intensity x bandwidth) and its fraction
 /// of peak; returns the attainable rate.
 pub fn attainable(r: &mut Report, k: &AttainableKeys<'static>, roof: &Roof, intensity: f64) -> f64 {
