@@ -456,9 +456,8 @@ impl Report {
     }
 }
 
-/// Builds the combined report point by point, so a grid of a million
-/// points keeps one row each and never a whole report: what
-/// the rows of a sweep or comparison, streamed.
+/// Builds the combined report of a sweep or comparison point by point, so
+/// a grid of a million points keeps one row each and never a whole report.
 pub(crate) struct Gather<'a> {
     axes: &'a [String],
     out: Report,
