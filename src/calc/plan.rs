@@ -426,6 +426,31 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
     Ok(())
 }
 
+/// The busiest pipeline stage for one kind of pass: the stage whose
+/// compute plus communication is longest sets every slot of the pipeline.
+#[derive(Debug, Clone, Copy, Default)]
+struct Busiest {
+    /// Compute plus communication of that stage, seconds.
+    slot: f64,
+    /// Its communication, seconds.
+    comm: f64,
+    /// Its compute-or-memory time, seconds.
+    compute: f64,
+}
+
+impl Busiest {
+    /// Keeps the stage if it is busier than the busiest so far.
+    fn offer(&mut self, compute: f64, comm: f64) {
+        if compute + comm > self.slot {
+            *self = Busiest {
+                slot: compute + comm,
+                comm,
+                compute,
+            };
+        }
+    }
+}
+
 /// The communication of one pass (a decode step's microbatch or a prefill
 /// microbatch) through one stage.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
@@ -810,26 +835,20 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     // Compute and memory of one pass through each stage: serving's typed
     // forward pass of one replica's microbatch, sharded per device.
     let mb = w.batch.div_ceil(microbatches);
-    let decode_step_ops = step::forward(
-        m,
-        Shape {
-            batch: mb,
-            new: 1,
-            past: w.context,
-            lm_head_tokens: 1,
-        },
-        &s.step.precisions,
-    )?;
-    let prefill_step_ops = step::forward(
-        m,
-        Shape {
-            batch: mb,
-            new: w.prompt,
-            past: 0,
-            lm_head_tokens: 1,
-        },
-        &s.step.precisions,
-    )?;
+    let forward = |new: u64, past: u64| {
+        step::forward(
+            m,
+            Shape {
+                batch: mb,
+                new,
+                past,
+                lm_head_tokens: 1,
+            },
+            &s.step.precisions,
+        )
+    };
+    let decode_step_ops = forward(1, w.context)?;
+    let prefill_step_ops = forward(w.prompt, 0)?;
     let shard = Shard {
         s,
         l,
@@ -841,41 +860,28 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         shard.time(st, tokens, n_dense, n_moe, first, last)
     };
     let slots = (microbatches + l.pp - 1) as f64;
-    let (
-        mut dec_slot,
-        mut pre_slot,
-        mut dec_comm_slot,
-        mut pre_comm_slot,
-        mut dec_compute,
-        mut pre_compute,
-    ) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let (mut dec, mut pre) = (Busiest::default(), Busiest::default());
     for (st, &(n_dense, n_moe)) in stage_params.iter().enumerate() {
         let first = st == 0;
         let last = st as u64 == l.pp - 1;
-        let dc = stage_comm(&decode_comm, n_dense, n_moe);
-        let pc = stage_comm(&prefill_comm, n_dense, n_moe);
-        let dt = pass(&decode_step_ops, mb as f64, n_dense, n_moe, first, last);
-        let pt = pass(
-            &prefill_step_ops,
-            (mb * w.prompt) as f64,
-            n_dense,
-            n_moe,
-            first,
-            last,
+        dec.offer(
+            pass(&decode_step_ops, mb as f64, n_dense, n_moe, first, last),
+            stage_comm(&decode_comm, n_dense, n_moe),
         );
-        if dt + dc > dec_slot {
-            dec_slot = dt + dc;
-            dec_comm_slot = dc;
-            dec_compute = dt;
-        }
-        if pt + pc > pre_slot {
-            pre_slot = pt + pc;
-            pre_comm_slot = pc;
-            pre_compute = pt;
-        }
+        pre.offer(
+            pass(
+                &prefill_step_ops,
+                (mb * w.prompt) as f64,
+                n_dense,
+                n_moe,
+                first,
+                last,
+            ),
+            stage_comm(&prefill_comm, n_dense, n_moe),
+        );
     }
-    let decode_step = slots * dec_slot;
-    let prefill = slots * pre_slot;
+    let decode_step = slots * dec.slot;
+    let prefill = slots * pre.slot;
     let tokens_per_s = w.batch as f64 * l.dp as f64 / decode_step;
     Ok(PlanCost {
         hardware: s.hw.id.clone(),
@@ -901,10 +907,10 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         why_not,
         decode_comm,
         prefill_comm,
-        comm_time_s: slots * dec_comm_slot,
-        prefill_comm_time_s: slots * pre_comm_slot,
-        decode_stage_compute_s: dec_compute,
-        prefill_stage_compute_s: pre_compute,
+        comm_time_s: slots * dec.comm,
+        prefill_comm_time_s: slots * pre.comm,
+        decode_stage_compute_s: dec.compute,
+        prefill_stage_compute_s: pre.compute,
         weight_params,
         kv_bytes_per_token_layer: kv_per_token_layer,
         decode_tokens,
@@ -1396,32 +1402,38 @@ fn plan_results(r: &mut Report, p: &PlanCost, prefix: &str, lean: bool, layout_g
         r.group_since(mark, "communication");
     }
     let mark = r.results.len();
-    r.result(key("prefill_time_s"), p.prefill_time_s, || {
-        Quantity::new("time to first token (prefill)", Unit::Seconds)
-            .formula(
-                "(microbatches + pp - 1) x (max(FLOPs / peak, bytes / bandwidth) + communication) of the busiest stage",
-            )
-            .derive(format!(
-                "({} + {} - 1) x ({} + {})",
-                p.microbatches,
-                l.pp,
-                units::seconds(p.prefill_stage_compute_s),
-                units::seconds(p.prefill_comm_time_s / (p.microbatches + l.pp - 1) as f64)
-            ))
-    });
-    r.result(key("decode_step_time_s"), p.decode_step_time_s, || {
-        Quantity::new("decode step", Unit::Seconds)
-            .formula(
-                "(microbatches + pp - 1) x (max(FLOPs / peak, bytes / bandwidth) + communication) of the busiest stage",
-            )
-            .derive(format!(
-                "({} + {} - 1) x ({} + {})",
-                p.microbatches,
-                l.pp,
-                units::seconds(p.decode_stage_compute_s),
-                units::seconds(p.comm_time_s / (p.microbatches + l.pp - 1) as f64)
-            ))
-    });
+    // Prefill and decode share one pipeline formula; only the stage's
+    // compute time and communication differ.
+    let slots = p.microbatches + l.pp - 1;
+    let pipelined = |label: &'static str, stage_compute_s: f64, comm_s: f64| {
+        move || {
+            Quantity::new(label, Unit::Seconds)
+                .formula(
+                    "(microbatches + pp - 1) x (max(FLOPs / peak, bytes / bandwidth) + communication) of the busiest stage",
+                )
+                .derive(format!(
+                    "({} + {} - 1) x ({} + {})",
+                    p.microbatches,
+                    l.pp,
+                    units::seconds(stage_compute_s),
+                    units::seconds(comm_s / slots as f64)
+                ))
+        }
+    };
+    r.result(
+        key("prefill_time_s"),
+        p.prefill_time_s,
+        pipelined(
+            "time to first token (prefill)",
+            p.prefill_stage_compute_s,
+            p.prefill_comm_time_s,
+        ),
+    );
+    r.result(
+        key("decode_step_time_s"),
+        p.decode_step_time_s,
+        pipelined("decode step", p.decode_stage_compute_s, p.comm_time_s),
+    );
     r.result(key("bubble_fraction"), p.bubble_fraction, || {
         Quantity::new("pipeline bubble", Unit::Fraction)
             .formula("(pp - 1) / (microbatches + pp - 1)")
