@@ -88,8 +88,13 @@ pub fn parse_count(s: &str) -> std::result::Result<u64, String> {
 }
 
 fn count_from_f64(v: f64) -> std::result::Result<u64, &'static str> {
-    if !v.is_finite() || v < 0.0 {
-        return Err("is not a whole number of zero or more");
+    // No bound is claimed here: a field that needs at least 1 says so
+    // itself, and a negative count must not read as "zero is fine".
+    if !v.is_finite() {
+        return Err("is not a whole number");
+    }
+    if v < 0.0 {
+        return Err("is negative; expected a whole number");
     }
     if v.fract() != 0.0 {
         return Err("is not a whole number");
@@ -113,7 +118,7 @@ impl<'de> Deserialize<'de> for Count {
         impl Visitor<'_> for V {
             type Value = Count;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a whole number of zero or more")
+                f.write_str("a whole number")
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Count, E> {
                 Ok(Count(v))
@@ -121,7 +126,7 @@ impl<'de> Deserialize<'de> for Count {
             fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Count, E> {
                 u64::try_from(v)
                     .map(Count)
-                    .map_err(|_| E::custom(format!("`{v}` is not a whole number of zero or more")))
+                    .map_err(|_| E::custom(format!("`{v}` is negative; expected a whole number")))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Count, E> {
                 count_from_f64(v)

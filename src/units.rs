@@ -282,8 +282,8 @@ pub fn parse(text: &str, dim: Dim) -> Result<f64, UnitError> {
 
 /// Rewrites a deserializer's type words in the user's words: "expected a
 /// nonzero u64" reads "expected a whole number of at least 1", "expected
-/// u32" reads "expected a whole number, zero or more" (so `0` and `-5` get
-/// messages that agree with each other and with the flags' errors).
+/// u32" reads "expected a whole number" (so `0` and `-5` get messages
+/// that agree with each other and with the flags' errors).
 pub fn in_words(message: &str) -> String {
     let mut m = message.to_string();
     for bits in ["u8", "u16", "u32", "u64", "usize"] {
@@ -292,10 +292,7 @@ pub fn in_words(message: &str) -> String {
                 &format!("expected a nonzero {bits}"),
                 "expected a whole number of at least 1",
             )
-            .replace(
-                &format!("expected {bits}"),
-                "expected a whole number, zero or more",
-            );
+            .replace(&format!("expected {bits}"), "expected a whole number");
     }
     for kind in ["integer", "floating point", "string"] {
         m = m.replace(&format!("invalid value: {kind} "), "");
@@ -451,7 +448,7 @@ mod tests {
         );
         assert_eq!(
             in_words("invalid value: integer `-5`, expected u32"),
-            "`-5`, expected a whole number, zero or more"
+            "`-5`, expected a whole number"
         );
     }
 

@@ -161,15 +161,23 @@ pub fn as_flags(e: Error) -> Error {
             flag: format!("--{field}"),
             message,
         },
-        Error::MissingInput { field, message } => Error::Usage {
-            flag: format!("--{field}"),
-            message: message
-                .replace(
-                    "give an intensity, or flops and bytes",
-                    "give --intensity, or --flops and --bytes",
-                )
-                .replace(&format!("give `{field}`"), &format!("give --{field}")),
-        },
+        Error::MissingInput { field, message } => {
+            let bare = message == format!("give `{field}`");
+            Error::Usage {
+                flag: format!("--{field}"),
+                message: if bare {
+                    // The flag is already named; say what is wrong with it.
+                    "required, and not given (--help says what it takes)".to_string()
+                } else {
+                    message
+                        .replace(
+                            "give an intensity, or flops and bytes",
+                            "give --intensity, or --flops and --bytes",
+                        )
+                        .replace(&format!("give `{field}`"), &format!("give --{field}"))
+                },
+            }
+        }
         Error::At { point, error } => Error::At {
             point,
             error: Box::new(as_flags(*error)),
