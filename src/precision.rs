@@ -22,6 +22,19 @@ impl Precision {
     pub fn bytes(&self) -> f64 {
         self.bits / 8.0
     }
+
+    /// What a report should say when the precision computes at a wider
+    /// one's peak (int4 is weight-only: dequantised to bf16 before the
+    /// multiply), so no one reads a 4-bit answer as a 4-bit peak.
+    pub fn compute_note(&self) -> Option<String> {
+        let compute = lookup(self.compute).ok()?;
+        (compute.bits > self.bits + 0.5).then(|| {
+            format!(
+                "{} stores {} bits per element but computes at the {} peak: it is weight-only, dequantised to {} before the multiply",
+                self.name, self.bits, compute.name, compute.name
+            )
+        })
+    }
 }
 
 /// Every precision the tool knows, in the order tables list them.
@@ -136,6 +149,17 @@ pub fn lookup(name: &str) -> Result<&'static Precision> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_weight_only_precisions_note_their_compute_peak() {
+        // int4 computes at bf16 (the registry's layout says so); block-scaled
+        // formats compute at their element type's own peak.
+        let int4 = lookup("int4").unwrap().compute_note().unwrap();
+        assert!(int4.contains("computes at the bf16 peak"), "{int4}");
+        for name in ["bf16", "fp8", "mxfp8", "mxfp4", "nvfp4", "int8"] {
+            assert_eq!(lookup(name).unwrap().compute_note(), None, "{name}");
+        }
+    }
 
     // Golden cases book-6.1-mxfp4-bits (4.25) and book-6.1-nvfp4-bits (4.5):
     // 4 data bits plus an 8-bit scale per 32 or 16 elements.

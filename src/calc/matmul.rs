@@ -1461,6 +1461,12 @@ impl MatmulCost {
         if self.mode == Mode::Achievable {
             r.input("achievable", true);
         }
+        if let Some(n) = crate::precision::lookup(self.dtype)
+            .ok()
+            .and_then(|p| p.compute_note())
+        {
+            r.note(n);
+        }
         let (req_m, req_n) = t.requested;
         if bm < req_m || bn < req_n {
             r.note_with(|| format!(

@@ -288,6 +288,12 @@ impl PointCost {
                 units::sig(ridge, 4)
             ),
         });
+        if let Some(n) = crate::precision::lookup(self.dtype)
+            .ok()
+            .and_then(|p| p.compute_note())
+        {
+            r.note(n);
+        }
         r.note(match self.mode {
             Mode::SpeedOfLight => "speed of light: datasheet peak and bandwidth; real kernels reach less (--achievable uses the file's measured figures, an error where it has none)",
             Mode::Achievable => "achievable: measured figures from the hardware file, not the datasheet",
