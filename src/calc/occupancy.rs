@@ -647,7 +647,10 @@ pub fn cost<'a>(
         }
         Some(n) => {
             let sb = SgprBudget::of(hw, ex)?;
-            if n == 0 || n > sb.max_per_wave() {
+            if n == 0 {
+                return Err(Error::field("sgprs", "must be at least 1"));
+            }
+            if n > sb.max_per_wave() {
                 return Err(Error::field(
                     "sgprs",
                     format!(
