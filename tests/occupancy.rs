@@ -547,7 +547,7 @@ proptest! {
         part in 0usize..5,
     ) {
         let h = fixture(["h200", "a100", "b200", "rtx5090", "v100"][part]);
-        let k = OccupancyInputs { threads, regs, smem, static_smem, carveout, textbook, grid };
+        let k = OccupancyInputs { threads, regs, sgprs: None, smem, static_smem, carveout, textbook, grid };
         if let Ok(c) = occupancy::cost(&h, &k, Mode::SpeedOfLight) {
             prop_assert!((0.0..=1.0).contains(&c.occupancy), "{}", c.occupancy);
             prop_assert!(c.warps_per_sm <= c.budget.max_warps);
@@ -560,6 +560,27 @@ proptest! {
             let r = c.report(false);
             prop_assert!(r.number("occupancy").is_some());
         }
+    }
+
+    #[test]
+    fn amd_sgprs_never_panic_and_more_never_hold_more(
+        threads in 1u64..=1024,
+        regs in 1u64..=512,
+        sgprs in 1u64..=107,
+        smem in 0u64..=163_840,
+        part in 0usize..2,
+    ) {
+        let h = hw(["mi300x", "mi355x"][part]);
+        let k = |s: u64| OccupancyInputs {
+            sgprs: Some(Count(s)),
+            ..kernel(threads, regs, smem)
+        };
+        let a = occ(&h, &k(sgprs));
+        let b = occ(&h, &k(sgprs + 1));
+        prop_assert!(b.blocks_per_sm <= a.blocks_per_sm);
+        prop_assert!(a.blocks_per_sm <= occ(&h, &kernel(threads, regs, smem)).blocks_per_sm);
+        prop_assert!((0.0..=1.0).contains(&a.occupancy));
+        prop_assert!(a.report(false).number("occupancy").is_some());
     }
 
     #[test]
@@ -674,6 +695,164 @@ fn amd_report_speaks_of_cus_and_waves() {
         "{:?}",
         r.notes
     );
+}
+
+fn with_sgprs(k: OccupancyInputs, sgprs: u64) -> OccupancyInputs {
+    OccupancyInputs {
+        sgprs: Some(Count(sgprs)),
+        ..k
+    }
+}
+
+#[test]
+fn amd_sgprs_bind_or_not() {
+    // docs/formulas.md, "Occupancy on AMD Instinct": LLVM's gfx9 rule
+    // (AMDGPUBaseInfo.cpp, getOccupancyWithNumSGPRs since llvm-project PR
+    // #201342): a wave takes ceil(s / 16) x 16 + 16 (trap handler) of its
+    // SIMD's 800 SGPRs. Hand derivations, 256-thread workgroups (4 waves)
+    // with 64 VGPRs (512 / 64 = 8 waves per SIMD by VGPRs, 8 workgroups):
+    //   30 SGPRs: 32 + 16 = 48, floor(800 / 48) = 16 per SIMD, 64 per CU,
+    //             64 / 4 = 16 workgroups: SGPRs do not bind, 8 (registers).
+    //   96 SGPRs: 96 + 16 = 112, floor(800 / 112) = 7 (7.14) per SIMD,
+    //             28 per CU, 7 workgroups: SGPRs bind, 28 / 32 = 87.5%.
+    //  100 SGPRs: ceil(100 / 16) = 7 -> 112, + 16 = 128, floor(800 / 128)
+    //             = 6 (6.25), 24 per CU, 6 workgroups, 75%.
+    //  108 SGPRs (the most: 102 addressable + 6 special): 112 + 16 = 128, 6.
+    // gfx942 and gfx950 are both ISA version 9: the same on both parts.
+    for id in ["mi300x", "mi355x"] {
+        let h = hw(id);
+        let base = kernel(256, 64, 0);
+        let c = occ(&h, &with_sgprs(base.clone(), 30));
+        assert_eq!(c.by_sgprs, Some(16), "{id}");
+        assert_eq!(c.blocks_per_sm, 8, "{id}");
+        assert!(!c.limiters.contains(Limiter::Sgprs), "{id}");
+        assert_eq!(c.limiters.first(), Some(Limiter::Registers), "{id}");
+        for (sgprs, per_wave, blocks, occupancy) in [
+            (96, 112, 7, 0.875),
+            (100, 128, 6, 0.75),
+            (108, 128, 6, 0.75),
+        ] {
+            let c = occ(&h, &with_sgprs(base.clone(), sgprs));
+            assert_eq!(c.sgprs_per_wave, Some(per_wave), "{id} {sgprs}");
+            assert_eq!(c.by_sgprs, Some(blocks), "{id} {sgprs}");
+            assert_eq!(c.blocks_per_sm, blocks, "{id} {sgprs}");
+            assert_eq!(c.occupancy, occupancy, "{id} {sgprs}");
+            assert_eq!(c.limiters.first(), Some(Limiter::Sgprs), "{id} {sgprs}");
+            assert!(!c.limiters.contains(Limiter::Registers), "{id} {sgprs}");
+            let r = c.report(false);
+            assert_eq!(r.results["limiter"], "sgprs");
+            assert_eq!(r.results["blocks_by_sgprs"], blocks);
+            assert!(
+                r.notes.iter().any(|n| n.starts_with("SGPRs bound")),
+                "{:?}",
+                r.notes
+            );
+        }
+    }
+}
+
+#[test]
+fn amd_sgprs_match_llvm_and_rocm() {
+    // LLVM's own test of the rule, llvm/test/MC/AMDGPU/occupancy_mcexpr.s
+    // (occupancy_numsgpr_gfx9_trap_*: 800 SGPRs, granule 16, trap handler
+    // 16): 65 SGPRs -> 8 waves per SIMD, 81 -> 7, 97 -> 6, 1 -> the cap.
+    // One-wave workgroups, so workgroups per CU = 4 SIMDs x waves per SIMD,
+    // at most 32. ROCm measured the 7 on gfx942 (ROCm/rocm-systems PR
+    // #10618): one-wave workgroups with 92 SGPRs, 28 per CU, not 32.
+    let h = hw("mi300x");
+    for (sgprs, waves_per_simd) in [(1, 8), (65, 8), (80, 8), (81, 7), (92, 7), (97, 6)] {
+        let c = occ(&h, &with_sgprs(kernel(64, 32, 0), sgprs));
+        assert_eq!(c.warps_per_sm, 4 * waves_per_simd, "{sgprs} SGPRs");
+        assert_eq!(c.blocks_per_sm, 4 * waves_per_simd, "{sgprs} SGPRs");
+    }
+}
+
+#[test]
+fn amd_sgprs_not_given_do_not_limit() {
+    let h = hw("mi300x");
+    let c = occ(&h, &kernel(64, 32, 0));
+    assert_eq!((c.by_sgprs, c.sgprs_per_wave), (None, None));
+    assert_eq!(c.blocks_per_sm, 32);
+    let r = c.report(false);
+    assert!(r.results["blocks_by_sgprs"].is_null());
+    assert!(r.results["threads_by_sgprs"].is_null());
+    assert!(!r.inputs.contains_key("sgprs"));
+    // The most for 8 waves per SIMD: floor(800 / 8) = 100, less the trap
+    // handler's 16 = 84, rounded down to 16 = 80 (LLVM getMaxNumSGPRs).
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("SGPRs not given") && n.contains("up to 80 per wave")),
+        "{:?}",
+        r.notes
+    );
+    // NVIDIA reports carry no SGPR keys at all.
+    let r = occ(&h100(), &kernel(256, 32, 0)).report(false);
+    assert!(!r.results.contains_key("blocks_by_sgprs"));
+}
+
+#[test]
+fn sgprs_out_of_range_or_on_nvidia_are_field_errors() {
+    // More than 102 addressable + 6 special is a kernel LLVM refuses to
+    // compile: an error naming the field and the limit, on both parts.
+    for id in ["mi300x", "mi355x"] {
+        for sgprs in [0, 109, 1000] {
+            let e = occupancy::cost(
+                &hw(id),
+                &with_sgprs(kernel(256, 32, 0), sgprs),
+                Mode::SpeedOfLight,
+            )
+            .unwrap_err();
+            assert_eq!(e.exit_code(), 65, "{e}");
+            assert!(
+                matches!(&e, roofline::Error::Field { field, .. } if field == "sgprs"),
+                "{e}"
+            );
+            if sgprs > 0 {
+                assert!(e.to_string().contains("1 to 108"), "{e}");
+            }
+        }
+    }
+    // NVIDIA GPUs have no SGPRs.
+    let e = occupancy::cost(
+        &h100(),
+        &with_sgprs(kernel(256, 32, 0), 32),
+        Mode::SpeedOfLight,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, roofline::Error::Field { field, .. } if field == "sgprs"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("no SGPRs"), "{e}");
+    // An AMD file without the SGPR fields cannot answer for SGPRs.
+    let mut h = hw("mi300x");
+    h.execution.as_mut().unwrap().sgprs_per_simd = None;
+    let e =
+        occupancy::cost(&h, &with_sgprs(kernel(256, 32, 0), 32), Mode::SpeedOfLight).unwrap_err();
+    assert!(e.to_string().contains("sgprs-per-simd"), "{e}");
+    assert!(occupancy::cost(&h, &kernel(256, 32, 0), Mode::SpeedOfLight).is_ok());
+}
+
+#[test]
+fn amd_lds_granule_of_gfx950() {
+    // LLVM AMDGPUUsage, COMPUTE_PGM_RSRC2.LDS_SIZE: GFX950 allocates LDS in
+    // 320-dword (1,280 B) blocks, GFX7-GFX11 (gfx942) in 128-dword (512 B)
+    // ones. Hand derivations, 256-thread workgroups with 32 VGPRs:
+    //   MI355X, 32 KiB: ceil(32,768 / 1,280) = 26 blocks = 33,280 B,
+    //     floor(163,840 / 33,280) = 4 workgroups (512 B blocks: 5), 50%.
+    //   MI300X, 32 KiB: 64 blocks of 512 B, floor(65,536 / 32,768) = 2.
+    //   MI355X, 160 KiB: 128 blocks exactly, one workgroup fits.
+    let (mi300x, mi355x) = (hw("mi300x"), hw("mi355x"));
+    let c = occ(&mi355x, &kernel(256, 32, 32 * KIB));
+    assert_eq!(c.smem_per_block, 33_280);
+    assert_eq!(c.by_smem, Some(4));
+    assert_eq!((c.blocks_per_sm, c.occupancy), (4, 0.5));
+    assert_eq!(c.limiters.first(), Some(Limiter::Smem));
+    let c = occ(&mi300x, &kernel(256, 32, 32 * KIB));
+    assert_eq!((c.smem_per_block, c.by_smem), (32 * KIB, Some(2)));
+    let c = occ(&mi355x, &kernel(256, 32, 160 * KIB));
+    assert_eq!((c.smem_per_block, c.blocks_per_sm), (160 * KIB, 1));
 }
 
 #[test]

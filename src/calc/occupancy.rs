@@ -16,7 +16,9 @@
 //! AMD's numbers in the hardware file (formulas.md, "Occupancy on AMD
 //! Instinct"): CUs for SMs, 4 SIMDs for partitions, waves for warps, VGPRs
 //! in granules of 8 per lane, LDS for shared memory; the report speaks of
-//! CUs, waves, workgroups and LDS.
+//! CUs, waves, workgroups and LDS. On AMD parts a fifth budget applies when
+//! the kernel's SGPRs are given: the SIMD's scalar register file, by the
+//! LLVM AMDGPU backend's rule for gfx9 (`getOccupancyWithNumSGPRs`).
 //!
 //! [`cost`] is integer arithmetic on the inputs and the hardware file, every
 //! step checked, with no allocation: a sweep of a million points stays
@@ -41,6 +43,9 @@ pub struct OccupancyInputs {
     pub threads: Option<Count>,
     /// Registers per thread (required).
     pub regs: Option<Count>,
+    /// Scalar registers (SGPRs) per wave, as the compiler reports them (AMD
+    /// only; when absent SGPRs do not limit).
+    pub sgprs: Option<Count>,
     /// Dynamic shared memory per block (default 0).
     pub smem: Option<Bytes>,
     /// Static shared memory per block (default 0).
@@ -106,12 +111,14 @@ fn switch<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<bool, D::Error
     d.deserialize_any(V)
 }
 
-/// One of the four budgets that bound the blocks an SM holds.
+/// One of the budgets that bound the blocks an SM holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Limiter {
     /// The register file.
     Registers,
+    /// The scalar register file (AMD SGPRs, when given).
+    Sgprs,
     /// Shared memory.
     Smem,
     /// The warp (thread) budget.
@@ -122,17 +129,20 @@ pub enum Limiter {
 
 impl Limiter {
     /// Every limiter, in the order reports list them.
-    pub const ALL: [Limiter; 4] = [
+    pub const ALL: [Limiter; 5] = [
         Limiter::Registers,
+        Limiter::Sgprs,
         Limiter::Smem,
         Limiter::Threads,
         Limiter::Blocks,
     ];
 
-    /// The name reports give it (`registers`, `smem`, `threads`, `blocks`).
+    /// The name reports give it (`registers`, `sgprs`, `smem`, `threads`,
+    /// `blocks`).
     pub fn as_str(self) -> &'static str {
         match self {
             Limiter::Registers => "registers",
+            Limiter::Sgprs => "sgprs",
             Limiter::Smem => "smem",
             Limiter::Threads => "threads",
             Limiter::Blocks => "blocks",
@@ -143,6 +153,7 @@ impl Limiter {
     pub fn describe(self) -> &'static str {
         match self {
             Limiter::Registers => "registers",
+            Limiter::Sgprs => "SGPRs",
             Limiter::Smem => "shared memory",
             Limiter::Threads => "the warp budget",
             Limiter::Blocks => "the block-slot limit",
@@ -168,7 +179,8 @@ impl Limiters {
         self.0 |= l.bit();
     }
 
-    /// The binding limiters, in the order registers, smem, threads, blocks.
+    /// The binding limiters, in the order registers, sgprs, smem, threads,
+    /// blocks.
     pub fn iter(self) -> impl Iterator<Item = Limiter> {
         Limiter::ALL.into_iter().filter(move |l| self.contains(*l))
     }
@@ -396,6 +408,64 @@ impl Budget {
     }
 }
 
+/// An AMD part's scalar register file, from its hardware file: what a
+/// wave's SGPRs cost (docs/formulas.md, "Occupancy on AMD Instinct").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SgprBudget {
+    /// SGPRs per SIMD, shared by its waves.
+    pub per_simd: u64,
+    /// A wave's SGPRs are granted in multiples of this.
+    pub unit: u64,
+    /// SGPRs a wave's code may address.
+    pub addressable: u64,
+    /// SGPRs the reported count may hold beyond the addressable ones.
+    pub special: u64,
+    /// SGPRs a trap handler adds to every wave.
+    pub trap: u64,
+}
+
+impl SgprBudget {
+    /// The SGPR budget of `hw`'s execution section; every field must be
+    /// there.
+    pub fn of(hw: &Hardware, ex: &Execution) -> Result<Self> {
+        let n = |v: Option<std::num::NonZeroU32>, field: &str, example: &str| {
+            need(hw, v.map(|x| u64::from(x.get())), field, example)
+        };
+        let z =
+            |v: Option<u32>, field: &str, example: &str| need(hw, v.map(u64::from), field, example);
+        Ok(SgprBudget {
+            per_simd: n(ex.sgprs_per_simd, "sgprs-per-simd", "800")?,
+            unit: n(ex.sgpr_allocation_unit, "sgpr-allocation-unit", "16")?,
+            addressable: n(
+                ex.addressable_sgprs_per_wave,
+                "addressable-sgprs-per-wave",
+                "102",
+            )?,
+            special: z(ex.special_sgprs_per_wave, "special-sgprs-per-wave", "6")?,
+            trap: z(ex.trap_sgprs_per_wave, "trap-sgprs-per-wave", "16")?,
+        })
+    }
+
+    /// The most SGPRs a wave's reported count may hold.
+    pub fn max_per_wave(&self) -> u64 {
+        self.addressable + self.special
+    }
+
+    /// SGPRs a wave of `sgprs` takes from the SIMD's file: the count
+    /// rounded up to the unit, plus the trap handler's.
+    pub fn per_wave(&self, sgprs: u64) -> u64 {
+        sgprs.div_ceil(self.unit) * self.unit + self.trap
+    }
+
+    /// The most SGPRs per wave that still let `waves` waves share a SIMD
+    /// (LLVM's getMaxNumSGPRs): floor(per SIMD / waves) less the trap
+    /// handler's, rounded down to the unit, at most the addressable.
+    pub fn most_for(&self, waves: u64) -> u64 {
+        let budget = (self.per_simd / waves.max(1)).saturating_sub(self.trap);
+        (budget / self.unit * self.unit).min(self.max_per_wave())
+    }
+}
+
 /// The smallest carveout of `ex` that holds `size` bytes, as NVIDIA's
 /// calculator rounds a request up to one the SM can be configured with;
 /// `None` if none does.
@@ -448,6 +518,8 @@ pub struct OccupancyCost<'a> {
     pub threads: u64,
     /// Registers per thread.
     pub regs: u64,
+    /// SGPRs per wave, when given (AMD).
+    pub sgprs: Option<u64>,
     /// Dynamic shared memory per block.
     pub smem: u64,
     /// Static shared memory per block.
@@ -464,6 +536,12 @@ pub struct OccupancyCost<'a> {
     pub regs_per_warp: u64,
     /// Blocks the register file holds.
     pub by_registers: u64,
+    /// The SGPR budget, when SGPRs were given.
+    pub sgpr_budget: Option<SgprBudget>,
+    /// SGPRs one wave takes from its SIMD's file, trap handler's included.
+    pub sgprs_per_wave: Option<u64>,
+    /// Blocks the SGPR file holds; `None` when SGPRs were not given.
+    pub by_sgprs: Option<u64>,
     /// Blocks shared memory holds; `None` when a block uses none.
     pub by_smem: Option<u64>,
     /// Blocks the warp budget holds.
@@ -521,6 +599,7 @@ pub fn cost<'a>(
         .regs
         .ok_or_else(|| Error::missing_input("regs", "give `regs`"))?
         .0;
+    let sgprs = inputs.sgprs.map(|c| c.0);
     let smem = input_bytes("smem", inputs.smem)?;
     let static_smem = input_bytes("static-smem", inputs.static_smem)?;
     let carveout = inputs
@@ -552,6 +631,40 @@ pub fn cost<'a>(
             ),
         ));
     }
+    // SGPRs: AMD's scalar registers, one file per SIMD shared by its waves.
+    // More than a wave may address is a kernel LLVM refuses to compile
+    // ("addressable scalar registers"), so it is an error, not 0 blocks.
+    let sgpr_budget = match sgprs {
+        None => None,
+        Some(_) if !is_amd(hw) => {
+            return Err(Error::field(
+                "sgprs",
+                format!(
+                    "{} (vendor `{}`) has no SGPRs: scalar registers per wave are AMD's; give `sgprs` for AMD parts only",
+                    hw.id, hw.vendor
+                ),
+            ));
+        }
+        Some(n) => {
+            let sb = SgprBudget::of(hw, ex)?;
+            if n == 0 {
+                return Err(Error::field("sgprs", "must be at least 1"));
+            }
+            if n > sb.max_per_wave() {
+                return Err(Error::field(
+                    "sgprs",
+                    format!(
+                        "{n} SGPRs per wave: {} allows 1 to {} ({} addressable + {} for VCC, FLAT_SCRATCH and XNACK_MASK, which the compiler's count includes); LLVM refuses to compile more",
+                        hw.id,
+                        sb.max_per_wave(),
+                        sb.addressable,
+                        sb.special
+                    ),
+                ));
+            }
+            Some(sb)
+        }
+    };
     // CUDA caps statically declared shared memory at the default per-block
     // figure (48 KiB); only dynamic shared memory can opt in beyond it.
     if static_smem > b.smem_default {
@@ -664,6 +777,19 @@ pub fn cost<'a>(
         };
         by_smem = (allocated > 0).then(|| smem_per_sm / allocated);
     }
+    // SGPRs (LLVM AMDGPU, getOccupancyWithNumSGPRs on gfx9): waves per
+    // SIMD = floor(SGPRs per SIMD / per wave), per wave the count rounded
+    // up to the unit plus the trap handler's; the same in both arithmetics.
+    let (sgprs_per_wave, by_sgprs) = match (sgprs, sgpr_budget) {
+        (Some(n), Some(sb)) => {
+            let per_wave = sb.per_wave(n);
+            let waves = (sb.per_simd / per_wave)
+                .checked_mul(b.partitions)
+                .ok_or_else(|| overflow("sgprs"))?;
+            (Some(per_wave), Some(waves / warps_per_block))
+        }
+        _ => (None, None),
+    };
     // A block beyond the opt-in gets no shared memory at all.
     let by_smem = match failure {
         Some(Failure::SmemPerBlock { .. }) => Some(0),
@@ -686,11 +812,13 @@ pub fn cost<'a>(
         }
         None => {
             let blocks = by_registers
+                .min(by_sgprs.unwrap_or(u64::MAX))
                 .min(by_smem.unwrap_or(u64::MAX))
                 .min(by_threads)
                 .min(by_blocks);
             for (l, v) in [
                 (Limiter::Registers, Some(by_registers)),
+                (Limiter::Sgprs, by_sgprs),
                 (Limiter::Smem, by_smem),
                 (Limiter::Threads, Some(by_threads)),
                 (Limiter::Blocks, Some(by_blocks)),
@@ -739,6 +867,7 @@ pub fn cost<'a>(
         hw,
         threads,
         regs,
+        sgprs,
         smem,
         static_smem,
         carveout,
@@ -747,6 +876,9 @@ pub fn cost<'a>(
         warps_per_block,
         regs_per_warp,
         by_registers,
+        sgpr_budget,
+        sgprs_per_wave,
+        by_sgprs,
         by_smem,
         by_threads,
         by_blocks,
@@ -791,10 +923,12 @@ fn count_or_null(v: Option<u64>) -> Value {
 
 impl OccupancyCost<'_> {
     /// Resident threads each limit alone allows (blocks x threads per
-    /// block), `None` for shared memory a block does not use.
+    /// block), `None` for shared memory a block does not use and for SGPRs
+    /// not given.
     pub fn threads_by(&self, l: Limiter) -> Option<u64> {
         let blocks = match l {
             Limiter::Registers => Some(self.by_registers),
+            Limiter::Sgprs => self.by_sgprs,
             Limiter::Smem => self.by_smem,
             Limiter::Threads => Some(self.by_threads),
             Limiter::Blocks => Some(self.by_blocks),
@@ -819,6 +953,10 @@ impl OccupancyCost<'_> {
         r.hardware = Some(hw.id.clone());
         r.input("threads", self.threads);
         r.input("regs", self.regs);
+        if let Some(n) = self.sgprs {
+            r.input("sgprs", n);
+            r.describe("sgprs", || Quantity::new("SGPRs per wave", Unit::Count));
+        }
         r.input("smem", self.smem);
         r.describe("smem", || {
             Quantity::new("dynamic shared memory per block", Unit::BytesIec)
@@ -873,6 +1011,26 @@ impl OccupancyCost<'_> {
                     .source(src("execution.register-allocation-unit"))
             }
         });
+        let amd = is_amd(hw);
+        if amd {
+            r.result("blocks_by_sgprs", count_or_null(self.by_sgprs), || {
+                let q = Quantity::new("blocks by SGPRs", Unit::Count);
+                match (self.sgprs, self.sgpr_budget, self.sgprs_per_wave) {
+                    (Some(n), Some(sb), Some(pw)) => q
+                        .formula("floor(floor(SGPRs per SIMD / per wave) x SIMDs / waves per workgroup), per wave = ceil(sgprs / unit) x unit + trap handler's")
+                        .derive(format!(
+                            "per wave = ceil({n} / {u}) x {u} + {t} = {pw}; floor(floor({} / {pw}) x {} / {})",
+                            sb.per_simd,
+                            b.partitions,
+                            self.warps_per_block,
+                            u = sb.unit,
+                            t = sb.trap,
+                        ))
+                        .source(src("execution.sgprs-per-simd")),
+                    _ => q.formula("`sgprs` not given: SGPRs do not limit"),
+                }
+            });
+        }
         r.result("blocks_by_smem", count_or_null(self.by_smem), || {
             let q = Quantity::new("blocks by shared memory", Unit::Count);
             match (self.textbook, self.by_smem) {
@@ -922,6 +1080,21 @@ impl OccupancyCost<'_> {
                     .derive(format!("{} x {}", self.by_registers, self.threads))
             },
         );
+        if amd {
+            r.result(
+                "threads_by_sgprs",
+                count_or_null(self.threads_by(Limiter::Sgprs)),
+                || {
+                    let q = Quantity::new("threads the SGPRs hold", Unit::Count);
+                    match self.by_sgprs {
+                        None => q.formula("`sgprs` not given: SGPRs do not limit"),
+                        Some(s) => q
+                            .formula("blocks by SGPRs x threads per block")
+                            .derive(format!("{s} x {}", self.threads)),
+                    }
+                },
+            );
+        }
         r.result(
             "threads_by_smem",
             count_or_null(self.threads_by(Limiter::Smem)),
@@ -937,15 +1110,28 @@ impl OccupancyCost<'_> {
         );
         let blocks = self.blocks_per_sm;
         r.result("blocks_per_sm", blocks, || {
-            Quantity::new("resident blocks per SM", Unit::Count)
-                .formula("min(by registers, by shared memory, by threads, by blocks)")
-                .derive(format!(
-                    "min({}, {}, {}, {})",
-                    self.by_registers,
-                    self.by_smem.map_or("-".into(), |v| v.to_string()),
-                    self.by_threads,
-                    self.by_blocks
-                ))
+            let dash = |v: Option<u64>| v.map_or("-".into(), |v| v.to_string());
+            let q = Quantity::new("resident blocks per SM", Unit::Count);
+            if amd {
+                q.formula("min(by registers, by SGPRs, by shared memory, by threads, by blocks)")
+                    .derive(format!(
+                        "min({}, {}, {}, {}, {})",
+                        self.by_registers,
+                        dash(self.by_sgprs),
+                        dash(self.by_smem),
+                        self.by_threads,
+                        self.by_blocks
+                    ))
+            } else {
+                q.formula("min(by registers, by shared memory, by threads, by blocks)")
+                    .derive(format!(
+                        "min({}, {}, {}, {})",
+                        self.by_registers,
+                        dash(self.by_smem),
+                        self.by_threads,
+                        self.by_blocks
+                    ))
+            }
         });
         let warps = self.warps_per_sm;
         r.result("warps_per_sm", warps, || {
@@ -1067,9 +1253,15 @@ impl OccupancyCost<'_> {
             )),
             None => {
                 let names: Vec<&str> = self.limiters.iter().map(Limiter::describe).collect();
+                // "a and b", "a, b and c".
+                let names = match names.split_last() {
+                    Some((last, rest)) if !rest.is_empty() => {
+                        format!("{} and {last}", rest.join(", "))
+                    }
+                    _ => names.join(""),
+                };
                 r.note(format!(
-                    "{} bound: {} blocks x {} warps = {} of {} warps ({}%)",
-                    names.join(" and "),
+                    "{names} bound: {} blocks x {} warps = {} of {} warps ({}%)",
                     self.blocks_per_sm,
                     self.warps_per_block,
                     self.warps_per_sm,
@@ -1082,13 +1274,32 @@ impl OccupancyCost<'_> {
             r.note("textbook arithmetic (the GPU-architecture lecture (002), §7.5, and the inference chapter (004)): no allocation granularity, no reserved shared memory; NVIDIA's calculator (the default) can give fewer blocks");
         } else {
             if is_amd(self.hw) {
+                let per_simd = b.max_warps / b.partitions.max(1);
+                let sgprs = match (self.sgpr_budget, self.sgprs_per_wave) {
+                    (Some(sb), Some(pw)) => format!(
+                        "SGPRs: {} per SIMD, a wave takes its count rounded up to {} plus {} for the trap handler ({pw} here)",
+                        sb.per_simd, sb.unit, sb.trap
+                    ),
+                    _ => match self
+                        .hw
+                        .execution()
+                        .ok()
+                        .and_then(|ex| SgprBudget::of(self.hw, ex).ok())
+                    {
+                        Some(sb) => format!(
+                            "SGPRs not given (`sgprs`), so they do not limit; up to {} per wave keep {per_simd} waves per SIMD",
+                            sb.most_for(per_simd)
+                        ),
+                        None => "SGPRs not given (`sgprs`), so they do not limit".into(),
+                    },
+                };
                 r.note(format!(
-                    "AMD CDNA rules: a CU has {} SIMDs of at most {} waves each; `regs` is the VGPRs a lane uses, arch VGPRs and AGPRs together ({} at most), allocated in granules of {}; LDS holds {} per CU; blocks are workgroups, warps are waves; SGPRs are not modelled (by LLVM's table up to 100 per wave still allow 8 waves per SIMD)",
+                    "AMD CDNA rules: a CU has {} SIMDs of at most {per_simd} waves each; `regs` is the VGPRs a lane uses, arch VGPRs and AGPRs together ({} at most), allocated in granules of {}; LDS holds {} per CU in units of {}; blocks are workgroups, warps are waves; {sgprs}",
                     b.partitions,
-                    b.max_warps / b.partitions.max(1),
                     b.max_regs_per_thread,
                     b.reg_unit / b.warp_size.max(1),
-                    units::iec_bytes(b.smem_per_sm as f64)
+                    units::iec_bytes(b.smem_per_sm as f64),
+                    units::iec_bytes(b.smem_unit as f64)
                 ));
             } else {
                 r.note("NVIDIA occupancy-calculator rules: per-warp register allocation unit, per-partition residency, shared-memory allocation unit and per-block reservation");
@@ -1101,5 +1312,44 @@ impl OccupancyCost<'_> {
             }
         }
         r.note("occupancy is the supply of warps to hide latency, not utilisation; see littles-law for the demand");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SgprBudget;
+
+    // gfx9's numbers (LLVM AMDGPUBaseInfo.cpp): 800 per SIMD, granule 16,
+    // 102 addressable, 6 special, 16 for the trap handler.
+    const GFX9: SgprBudget = SgprBudget {
+        per_simd: 800,
+        unit: 16,
+        addressable: 102,
+        special: 6,
+        trap: 16,
+    };
+
+    #[test]
+    fn a_wave_takes_its_count_rounded_up_plus_the_trap_handlers() {
+        // 1 -> 16 + 16; 80 -> 80 + 16; 81 -> 96 + 16; 108 -> 112 + 16.
+        for (s, per_wave) in [(1, 32), (80, 96), (81, 112), (96, 112), (108, 128)] {
+            assert_eq!(GFX9.per_wave(s), per_wave, "{s}");
+        }
+        assert_eq!(GFX9.max_per_wave(), 108);
+    }
+
+    #[test]
+    fn the_most_for_a_wave_count_inverts_the_cost() {
+        // floor(800 / w) - 16, rounded down to 16, at most 108:
+        // w = 8: 100 - 16 = 84 -> 80; w = 7: 114 - 16 = 98 -> 96;
+        // w = 6: 133 - 16 = 117 -> 112 -> 108 (the most a wave may have).
+        for (w, most) in [(8, 80), (7, 96), (6, 108)] {
+            assert_eq!(GFX9.most_for(w), most, "{w}");
+            // The most still fits w waves, one more SGPR (past the granule) does not.
+            assert!(GFX9.per_simd / GFX9.per_wave(most) >= w);
+            if most < GFX9.max_per_wave() {
+                assert!(GFX9.per_simd / GFX9.per_wave(most + 1) < w);
+            }
+        }
     }
 }

@@ -16,6 +16,7 @@ use roofline::report::Report;
   roofline occupancy --hw h100-sxm --threads 256 --regs 64 --smem 64KiB              (004: 3 blocks, 37.5%)
   roofline occupancy --hw h100-sxm --threads 512 --regs 32 --smem 0 --grid 1         (a 1-block decode launch)
   roofline occupancy --hw h100-sxm --threads 256 --regs 64 --smem 0 --sweep regs=32,64,128
+  roofline occupancy --hw mi300x --threads 256 --regs 64 --sgprs 96                 (SGPRs bind: 7 waves per SIMD)
 
 Shared-memory sizes take units (32KiB, 48 KiB); a bare number is bytes.
 By default a block gets the SM's largest shared-memory carveout, as NVIDIA's
@@ -28,9 +29,14 @@ pub struct OccupancyArgs {
     /// Threads per block.
     #[arg(long)]
     pub threads: Option<String>,
-    /// Registers per thread.
+    /// Registers per thread (on AMD parts: VGPRs per lane, arch and AGPRs
+    /// together).
     #[arg(long)]
     pub regs: Option<String>,
+    /// Scalar registers per wave, as the compiler reports them (AMD parts
+    /// only; without it SGPRs do not limit).
+    #[arg(long)]
+    pub sgprs: Option<String>,
     /// Dynamic shared memory per block (e.g. 32KiB; a bare number is bytes;
     /// default 0).
     #[arg(long)]
@@ -57,6 +63,7 @@ impl Query for OccupancyArgs {
         put(&mut f, "hw", Some(self.hw.as_str()));
         put(&mut f, "threads", self.threads.as_deref());
         put(&mut f, "regs", self.regs.as_deref());
+        put(&mut f, "sgprs", self.sgprs.as_deref());
         put(&mut f, "smem", self.smem.as_deref());
         put(&mut f, "static-smem", self.static_smem.as_deref());
         put(&mut f, "carveout", self.carveout.as_deref());

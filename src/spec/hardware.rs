@@ -352,6 +352,17 @@ pub struct Execution {
     /// The shared-memory carveouts the SM can be configured with.
     #[serde(default)]
     pub smem_carveouts: Vec<BytesOrZero>,
+    /// Scalar registers (SGPRs) per SIMD, shared by its waves (AMD gfx9).
+    pub sgprs_per_simd: Option<NonZeroU32>,
+    /// SGPRs are granted to a wave in multiples of this (AMD).
+    pub sgpr_allocation_unit: Option<NonZeroU32>,
+    /// SGPRs a wave's code may address (AMD; 102 on gfx8 and gfx9).
+    pub addressable_sgprs_per_wave: Option<NonZeroU32>,
+    /// SGPRs a wave's count may hold beyond the addressable ones (VCC,
+    /// FLAT_SCRATCH, XNACK_MASK on gfx9).
+    pub special_sgprs_per_wave: Option<u32>,
+    /// SGPRs added to every wave when a trap handler is installed.
+    pub trap_sgprs_per_wave: Option<u32>,
     /// Shared-memory banks.
     pub smem_banks: Option<NonZeroU32>,
     /// Largest portable thread-block cluster.
