@@ -88,9 +88,9 @@ impl Unit {
     pub fn format(self, v: f64) -> String {
         match self {
             Unit::Bytes => units::si(v, "B"),
-            // A capacity stated in decimal units (NVIDIA's "50 MB" of L2)
-            // reads better in them than as 47.68 MiB.
-            Unit::BytesIec if v % 1024.0 != 0.0 && v % 1000.0 == 0.0 => units::si(v, "B"),
+            // A capacity stated in decimal units (NVIDIA's "50 MB" of L2,
+            // AMD's 8 x 4 MB) reads better in them than as 47.68 MiB.
+            Unit::BytesIec if reads_decimal(v) => units::si(v, "B"),
             Unit::BytesIec => units::iec_bytes(v),
             Unit::BytesPerSec => units::si(v, "B/s"),
             Unit::BytesPerCycle => format!("{} B/cycle", plain(v)),
@@ -127,6 +127,19 @@ impl Unit {
             other => other.to_string(),
         }
     }
+}
+
+/// Whether a byte count is a whole number of the decimal unit it would
+/// be printed in (32 MB) but not of the binary one (30.52 MiB).
+fn reads_decimal(v: f64) -> bool {
+    let whole_in = |base: f64| {
+        let mut scale = 1.0;
+        while scale * base <= v.abs() && scale < base.powi(6) {
+            scale *= base;
+        }
+        scale > 1.0 && (v / scale).fract() == 0.0
+    };
+    whole_in(1000.0) && !whole_in(1024.0)
 }
 
 /// A number without a prefix: four significant digits, grouped in
@@ -612,6 +625,17 @@ impl<'a> Gather<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn capacities_print_in_the_unit_they_are_whole_in() {
+        // NVIDIA's 50 MB and AMD's 8 x 4 MB of L2 are decimal; an SM's
+        // 228 KiB and a TPU core's 64 MiB are binary.
+        assert_eq!(Unit::BytesIec.format(50e6), "50 MB");
+        assert_eq!(Unit::BytesIec.format(32e6), "32 MB");
+        assert_eq!(Unit::BytesIec.format(228.0 * 1024.0), "228 KiB");
+        assert_eq!(Unit::BytesIec.format(64.0 * 1024.0 * 1024.0), "64 MiB");
+        assert_eq!(Unit::BytesIec.format(192.0 * 1024f64.powi(3)), "192 GiB");
+    }
 
     #[test]
     fn combine_keeps_shared_inputs_and_varies_the_rest() {

@@ -625,8 +625,18 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         let k = key(&l.name);
         let n = level_count(hw, l.scope, l.count.map(|c| c.get()));
         let cap_field = format!("memory.levels.{i}.capacity");
+        // One meaning per key across parts: an SM's level is keyed per SM
+        // (its chip total beside it); a die's or a core's level is keyed
+        // for the chip, with the per-unit figure named by its unit, so an
+        // MI355X's per-XCD L2 never sits in an H100's chip-wide `l2_bytes`.
+        let (unit_key, total_key) = match l.scope {
+            Scope::Sm | Scope::Chip => (format!("{k}_bytes"), format!("{k}_total_bytes")),
+            Scope::Die => (format!("{k}_per_die_bytes"), format!("{k}_bytes")),
+            Scope::Core => (format!("{k}_per_core_bytes"), format!("{k}_bytes")),
+        };
+        let chip_wide = matches!(l.scope, Scope::Die | Scope::Core);
         r.result(
-            format!("{k}_bytes"),
+            unit_key,
             l.capacity.get(),
             Quantity::new(
                 format!("{} {}", l.name, scope_word(l.scope)),
@@ -634,9 +644,9 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             )
             .source(src(&cap_field)),
         );
-        if n > 1.0 {
+        if n > 1.0 || chip_wide {
             r.result(
-                format!("{k}_total_bytes"),
+                total_key,
                 l.capacity.get() * n,
                 Quantity::new(format!("{} on the chip", l.name), Unit::BytesIec)
                     .formula(format!("{} x count", l.name))

@@ -93,12 +93,18 @@ fn comparison_grid(report: &Report, preset: comfy_table::TableStyle) -> Grid {
         }));
         g.add_row(cells);
     }
+    let group_of = |k: &str| report.quantities.get(k).and_then(|q| q.group.as_deref());
+    // Items with figures the first lacks (an MI355X's LDS after an H100)
+    // join their own section, not a second one of the same name.
+    let mut keys: Vec<_> = outs.iter().filter(|k| report.in_headline(k)).collect();
+    let first_seen = |g: Option<&str>| keys.iter().position(|k| group_of(k) == g);
+    let rank: Vec<_> = keys.iter().map(|k| first_seen(group_of(k))).collect();
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|&i| rank[i]);
+    keys = order.into_iter().map(|i| keys[i]).collect();
     let mut section: Option<&str> = None;
-    for k in outs.iter().filter(|k| report.in_headline(k)) {
-        let group = report
-            .quantities
-            .get(AsRef::<str>::as_ref(k))
-            .and_then(|q| q.group.as_deref());
+    for k in keys {
+        let group = group_of(k);
         if group.is_some() && group != section {
             let mut cells = vec![heading(group.unwrap_or_default())];
             cells.extend(report.rows.iter().map(|_| String::new()));
