@@ -244,13 +244,16 @@ impl Catalog {
             .filter(|s| !overrides::is_model_path(&s.path))
             .collect();
         let src = overrides::apply(&src, &mine)?;
-        let mut hw = Hardware::parse(
-            &src,
-            &Origin {
-                name: name.clone(),
-                overridden: !mine.is_empty(),
-            },
-        )?;
+        let origin = Origin {
+            name: name.clone(),
+            overridden: !mine.is_empty(),
+        };
+        let mut hw = Hardware::parse(&src, &origin)?;
+        // A measured figure given with --set is checked against the
+        // datasheet like one in a file (a datasheet what-if alone is not).
+        if mine.iter().any(|s| s.path.starts_with("achievable")) {
+            hw.check_measured(&src, &origin)?;
+        }
         same_id(&hw.id, what, &name)?;
         for s in mine {
             hw.sources.insert(s.path.clone(), what_if(s));

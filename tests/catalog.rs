@@ -1321,13 +1321,20 @@ fn achievable_matmul_rates_beyond_the_h200() {
                 .contains("ml-engineering"),
             "{id}: cites its measurement"
         );
-        // No published bandwidth measurement: the memory figures are left
-        // out and the report says so.
-        assert!(r.number("ridge_point_flop_per_byte").is_none());
-        assert!(
+        // A published bandwidth measurement gives the measured ridge; none
+        // leaves the memory figures out, and the report says so.
+        let measured_bw = h.achievable.as_ref().unwrap().hbm_bandwidth.is_some();
+        assert_eq!(
+            r.number("ridge_point_flop_per_byte").is_some(),
+            measured_bw,
+            "{id}"
+        );
+        assert_eq!(
             r.notes
                 .iter()
-                .any(|n| n.contains("no measured memory bandwidth"))
+                .any(|n| n.contains("no measured memory bandwidth")),
+            !measured_bw,
+            "{id}"
         );
     }
     for id in ["tpu7x", "trainium3", "h800"] {
@@ -1336,6 +1343,90 @@ fn achievable_matmul_rates_beyond_the_h200() {
             .unwrap_or_else(|| panic!("{id} has no measured figures"));
         assert!(e.to_string().contains("achievable"), "{id}: {e}");
     }
+}
+
+/// Public measurements of achievable HBM bandwidth (each file's
+/// `[sources]` names the document, the kernel and how its bytes are
+/// counted), so the memory roof of `--achievable` works beyond the H200.
+/// Expected values are the published numbers as printed there.
+#[test]
+fn achievable_hbm_bandwidth_beyond_the_h200() {
+    // (id, published figure in B/s, a word the source must contain)
+    for (id, want, cites) in [
+        // Azure AI-benchmarking-guide, ND H100 v5: BabelStream Triad 2.97 TB/s
+        ("h100-sxm", 2.97e12, "ND_H100_v5_results.md"),
+        // Azure, ND A100 v4 (A100-SXM4-80GB): Triad 1.70 TB/s
+        ("a100-sxm-80gb", 1.70e12, "ND_A100_v4_results.md"),
+        // Azure, ND MI300X v5: Triad 4.10 TB/s
+        ("mi300x", 4.10e12, "ND_MI300X_v5_results.md"),
+        // OpenCL-Benchmark, NVIDIA B200: coalesced read 6,668.71 GB/s
+        ("b200", 6668.71e9, "OpenCL-Benchmark"),
+        // OpenCL-Benchmark, AMD Instinct MI355X: coalesced read 4,903.01 GB/s
+        ("mi355x", 4903.01e9, "OpenCL-Benchmark"),
+    ] {
+        let h = hw(id);
+        let got = h.bandwidth(Mode::Achievable).unwrap();
+        close(&format!("{id} achievable HBM"), got, want, 0.0);
+        assert!(got < h.bandwidth(Mode::SpeedOfLight).unwrap(), "{id}");
+        let src = h.source("achievable.hbm-bandwidth").unwrap();
+        assert!(
+            src.starts_with("measured, public: ") && src.contains(cites),
+            "{id}: {src}"
+        );
+        // The measured roof is the one --achievable puts under a point.
+        let r = show_with(&h, HwShowInputs::default(), Mode::Achievable);
+        close(
+            &format!("{id} measured ridge"),
+            num(&r, "ridge_point_flop_per_byte"),
+            h.achievable.as_ref().unwrap().dense.get("bf16").unwrap() / want,
+            1e-12,
+        );
+    }
+    // Bytes in flight under --achievable: the measured bandwidth over the
+    // H100 file's datasheet latency is said to be so; the H200's chase is
+    // measured.
+    let no_latency = |id: &str| {
+        show_with(&hw(id), HwShowInputs::default(), Mode::Achievable)
+            .notes
+            .iter()
+            .any(|n| n.contains("no measured memory latency"))
+    };
+    assert!(no_latency("h100-sxm"));
+    assert!(!no_latency("h200-sxm"));
+    // No published measurement: the roof is an error naming the field.
+    for id in ["gb200", "tpu7x", "trainium3", "h800"] {
+        let e = hw(id).bandwidth(Mode::Achievable).unwrap_err().to_string();
+        assert!(e.contains("achievable.hbm-bandwidth"), "{id}: {e}");
+    }
+}
+
+/// A datasheet what-if may fall below a measured figure (the book's
+/// 1.5 TB/s A100 against the measured 1.70 TB/s); a measured figure set
+/// above the datasheet is still a unit slip and refused.
+#[test]
+fn measured_figures_under_set() {
+    let book = hw_set("a100-sxm-80gb", &["memory.hbm-bandwidth=1.5 TB/s"]);
+    close(
+        "book a100 datasheet",
+        book.bandwidth(Mode::SpeedOfLight).unwrap(),
+        1.5e12,
+        0.0,
+    );
+    close(
+        "book a100 measured",
+        book.bandwidth(Mode::Achievable).unwrap(),
+        1.70e12,
+        0.0,
+    );
+    let sets: Vec<Set> = vec!["achievable.hbm-bandwidth=2970 TB/s".parse().unwrap()];
+    let e = Catalog::default()
+        .hardware("h100-sxm", &sets)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("achievable.hbm-bandwidth") && e.contains("exceeds"),
+        "{e}"
+    );
 }
 
 /// --sparse uses the 2:4 peaks where the file has them.

@@ -174,6 +174,61 @@ fn launch_overhead_and_kernels() {
     );
 }
 
+/// --achievable beyond the H200: a memory-bound step on the measured HBM
+/// bandwidth takes datasheet / measured times the speed of light (the same
+/// bytes over a slower roof), with the published figures typed in.
+#[test]
+fn achievable_on_published_bandwidth() {
+    let mut i = inputs(8, 1024);
+    i.launch = Some("none".into());
+    for (id, datasheet, measured) in [
+        ("h100-sxm", 3.35e12, 2.97e12),
+        ("a100-sxm-80gb", 2039e9, 1.70e12),
+        ("mi300x", 5.3e12, 4.10e12),
+        ("b200", 8e12, 6668.71e9),
+        ("mi355x", 8e12, 4903.01e9),
+    ] {
+        let sol = run("llama-3-8b", id, &i, Mode::SpeedOfLight);
+        let ach = run("llama-3-8b", id, &i, Mode::Achievable);
+        assert_eq!(
+            ach.timed.roof.bound,
+            roofline::calc::roof::Bound::Memory,
+            "{id}"
+        );
+        close(
+            id,
+            ach.step_time_s / sol.step_time_s,
+            datasheet / measured,
+            1e-9,
+        );
+        assert!(!ach.setup.launch_measured, "{id}");
+    }
+    // The default launch under --achievable is the CUDA graph, which none
+    // of these files measures: the error names the field and the way out.
+    let e = decode::cost(
+        &model("llama-3-8b"),
+        &hw("h100-sxm"),
+        &inputs(8, 1024),
+        Mode::Achievable,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("launch.graph") && e.contains("--launch none"),
+        "{e}"
+    );
+    // Eager launch falls back to the file's launch.eager, not a measurement;
+    // the H200's graph figure is one.
+    i.launch = Some("eager".into());
+    let eager = run("llama-3-8b", "h100-sxm", &i, Mode::Achievable);
+    close("h100 eager", eager.setup.per_kernel_s, 5e-6, 0.0);
+    assert!(!eager.setup.launch_measured);
+    i.launch = Some("graph".into());
+    let graph = run("llama-3-8b", "h200-sxm", &i, Mode::Achievable);
+    close("h200 graph", graph.setup.per_kernel_s, 0.94e-6, 0.0);
+    assert!(graph.setup.launch_measured);
+}
+
 #[test]
 fn weight_only_against_weight_and_activation() {
     let mut i = inputs(64, 1024);

@@ -106,6 +106,9 @@ pub struct Setup {
     pub launch: LaunchMode,
     /// Seconds per kernel.
     pub per_kernel_s: f64,
+    /// Whether the launch overhead is the file's measured
+    /// `achievable.launch` figure.
+    pub launch_measured: bool,
     /// Kernels per forward.
     pub kernels: f64,
     /// Whether the kernel count was given.
@@ -158,6 +161,9 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
     let compute = precision::lookup(compute.compute)?;
     let p = hw.precision(Some(compute.name))?;
     let roof = Roof::of(hw, p, mode)?;
+    // The default launch mode, not one the user asked for, gets a hint on
+    // how to do without it when the file lacks its figure.
+    let defaulted = launch.is_none();
     let launch = match launch.map(|s| s.trim().to_ascii_lowercase()) {
         None => match mode {
             Mode::SpeedOfLight => LaunchMode::None,
@@ -193,9 +199,27 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
             .and_then(|l| l.graph)
             .map(|s| s.get())
             .ok_or_else(|| {
-                hw.missing("launch.graph", "CUDA-graph launch overhead", Some("1 us"))
+                let why = if defaulted && mode == Mode::Achievable {
+                    "CUDA-graph launch overhead, the default with --achievable; --launch none leaves launch overhead out"
+                } else {
+                    "CUDA-graph launch overhead"
+                };
+                hw.missing("launch.graph", why, Some("1 us"))
             })?,
     };
+    // Measured only when it comes from the file's `achievable.launch`; the
+    // plain `launch` section it falls back to may be a course's estimate.
+    let launch_measured = mode == Mode::Achievable
+        && hw
+            .achievable
+            .as_ref()
+            .and_then(|x| x.launch.as_ref())
+            .and_then(|l| match launch {
+                LaunchMode::None => None,
+                LaunchMode::Eager => l.eager,
+                LaunchMode::Graph => l.graph,
+            })
+            .is_some();
     let launch_key = match launch {
         LaunchMode::None => None,
         LaunchMode::Eager => Some("eager"),
@@ -253,6 +277,7 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         mode,
         launch,
         per_kernel_s,
+        launch_measured,
         kernels,
         kernels_given: given,
         sources,
@@ -260,6 +285,24 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
 }
 
 impl Setup {
+    /// The launch overhead in words for an `--achievable` note: measured,
+    /// from the file's plain `launch` section, or none.
+    pub fn launch_words(&self) -> String {
+        match self.launch {
+            LaunchMode::None => "no launch overhead (--launch none)".into(),
+            l if self.launch_measured => format!(
+                "{} per kernel ({} launch)",
+                units::seconds(self.per_kernel_s),
+                l.as_str()
+            ),
+            l => format!(
+                "{} per kernel (launch.{}: the file's figure, not a measurement)",
+                units::seconds(self.per_kernel_s),
+                l.as_str()
+            ),
+        }
+    }
+
     /// Records the peak, the bandwidth (each with the file field it came
     /// from) and the ridge point.
     pub fn record_roof(&self, r: &mut Report) {
@@ -941,12 +984,11 @@ impl DecodeCost {
         if s.mode == Mode::Achievable {
             r.note_with(|| {
                 format!(
-                    "achievable: the file's measured {} bandwidth, {} {} matmul rate and {} per kernel ({} launch); a calibrated estimate, not a bound",
+                    "achievable: the file's measured {} bandwidth, {} {} matmul rate and {}; a calibrated estimate, not a bound",
                     si(s.roof.bandwidth, "B/s"),
                     si(s.roof.peak, "FLOP/s"),
                     s.compute,
-                    units::seconds(s.per_kernel_s),
-                    s.launch.as_str()
+                    s.launch_words()
                 )
             });
         }

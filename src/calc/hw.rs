@@ -518,6 +518,22 @@ impl HwCost<'_> {
                 )
             });
         }
+        // Measured bandwidth over a latency nobody measured on this part:
+        // say so rather than let the bytes in flight pass as measured.
+        if self.mode == Mode::Achievable
+            && self.bytes_in_flight.is_some()
+            && !matches!(
+                self.latency,
+                Some(MemoryLatency::Seconds { measured: true, .. })
+            )
+        {
+            r.note_with(|| {
+                format!(
+                    "{} has no measured memory latency (achievable.dram-latency): bytes in flight use the measured bandwidth and the file's datasheet latency",
+                    hw.id
+                )
+            });
+        }
         r.note(match self.mode {
             Mode::SpeedOfLight => "speed-of-light figures from the datasheet; --achievable uses the file's measured ones (an error where it has none)",
             Mode::Achievable => "achievable figures: measured, not datasheet",

@@ -176,6 +176,11 @@ impl<'a> Setup<'a> {
             decode::Choices {
                 dtype: inputs.dtype.as_deref(),
                 kv_dtype: inputs.kv_dtype.as_deref(),
+                // decode's defaults, named: plan has no --launch to point to
+                launch: Some(match mode {
+                    Mode::SpeedOfLight => "none",
+                    Mode::Achievable => "graph",
+                }),
                 ..Default::default()
             },
         )?;

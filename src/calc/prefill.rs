@@ -129,10 +129,8 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
             dtype: inputs.dtype.as_deref(),
             activations: inputs.activations.as_deref(),
             kv_dtype: inputs.kv_dtype.as_deref(),
-            launch: Some(inputs.launch.as_deref().unwrap_or(match mode {
-                Mode::SpeedOfLight => "none",
-                Mode::Achievable => "graph",
-            })),
+            // decode's defaults: none at speed of light, graph with --achievable
+            launch: inputs.launch.as_deref(),
             kernels: inputs.kernels,
         },
     )?;
@@ -354,15 +352,20 @@ impl PrefillCost {
                     si(self.materialised_extra_bytes, "B")
                 ))
         });
-        r.note(match (s.mode, s.launch) {
-            (Mode::SpeedOfLight, LaunchMode::None) => {
-                "speed of light: datasheet peak and bandwidth, fused (flash) attention; a lower bound no real prefill beats"
+        match (s.mode, s.launch) {
+            (Mode::SpeedOfLight, LaunchMode::None) => r.note(
+                "speed of light: datasheet peak and bandwidth, fused (flash) attention; a lower bound no real prefill beats",
+            ),
+            (Mode::SpeedOfLight, _) => {
+                r.note("speed of light plus the file's launch overhead per kernel")
             }
-            (Mode::SpeedOfLight, _) => "speed of light plus the file's launch overhead per kernel",
-            (Mode::Achievable, _) => {
-                "achievable: measured bandwidth, matmul rate and launch overhead from the hardware file; an estimate, not a bound"
-            }
-        });
+            (Mode::Achievable, _) => r.note_with(|| {
+                format!(
+                    "achievable: the file's measured bandwidth and matmul rate and {}; an estimate, not a bound",
+                    s.launch_words()
+                )
+            }),
+        }
         r.note_with(|| {
             format!(
                 "a naive attention writes and rereads the fp32 scores and probabilities ({} per head, {}x L2 per head where known): {} against {} fused",

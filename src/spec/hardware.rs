@@ -670,8 +670,38 @@ impl Hardware {
                 );
             }
         }
-        // A measured rate above the datasheet's is a typo or a unit slip
-        // (GB/s for TB/s), not a faster chip.
+        // A file's measured rate above its datasheet's is a typo or a unit
+        // slip (GB/s for TB/s), not a faster chip. A `--set` what-if may
+        // lower the datasheet figure (the book's 1.5 TB/s A100) below a
+        // measured one; the catalog checks a measured figure set on the
+        // command line itself (`check_measured`).
+        if !origin.overridden {
+            self.check_measured(src, origin)?;
+        }
+        for (i, l) in self.memory.levels.iter().enumerate() {
+            if l.scope == Scope::Core && l.count.is_none() && self.compute.cores.is_none() {
+                return err(
+                    &format!("memory.levels.{i}.scope"),
+                    "a per-core level needs compute.cores (or count) to give a chip total".into(),
+                );
+            }
+        }
+        if !origin.overridden
+            && let Some(key) = first_unknown_path(src, self.sources.keys())
+        {
+            return err(
+                "sources",
+                format!("source given for `{key}`, which is not a field of this file"),
+            );
+        }
+        Ok(())
+    }
+
+    /// Rejects a measured (`achievable`) figure above the datasheet figure
+    /// it measures: the HBM bandwidth, a dense peak, a link's one-way
+    /// bandwidth.
+    pub(crate) fn check_measured(&self, src: &str, origin: &Origin) -> Result<()> {
+        let err = |field: &str, msg: String| Err(field_error(src, origin, field, msg));
         if let Some(a) = &self.achievable {
             if let (Some(m), Some(d)) = (a.hbm_bandwidth, self.memory.hbm_bandwidth)
                 && m.get() > d.get() * (1.0 + 1e-9)
@@ -731,22 +761,6 @@ impl Hardware {
                     );
                 }
             }
-        }
-        for (i, l) in self.memory.levels.iter().enumerate() {
-            if l.scope == Scope::Core && l.count.is_none() && self.compute.cores.is_none() {
-                return err(
-                    &format!("memory.levels.{i}.scope"),
-                    "a per-core level needs compute.cores (or count) to give a chip total".into(),
-                );
-            }
-        }
-        if !origin.overridden
-            && let Some(key) = first_unknown_path(src, self.sources.keys())
-        {
-            return err(
-                "sources",
-                format!("source given for `{key}`, which is not a field of this file"),
-            );
         }
         Ok(())
     }
