@@ -451,10 +451,42 @@ impl Report {
         matches!(self.rows_kind, Some(RowsKind::Sweep | RowsKind::Comparison))
     }
 
+    /// A catalog listing made of one report per entry (`hw list`'s, one
+    /// per accelerator): a row each, its input `id` the entry's hardware or
+    /// model, its results the `columns` (key, heading, unit) the entry has.
+    /// A figure an entry states in another unit (a capacity in GiB beside
+    /// others in GB) keeps that unit in its row. Derivations and notes stay
+    /// with the entries.
+    pub fn listing(command: &str, entries: Vec<Report>, columns: &[(&str, &str, Unit)]) -> Report {
+        let mut r = Report::new(command);
+        r.describe("id", Quantity::new("id", Unit::None));
+        for (key, label, unit) in columns {
+            r.describe(key.to_string(), Quantity::new(*label, *unit));
+        }
+        for mut e in entries {
+            let mut row = Row::default();
+            let id = e.hardware.take().or(e.model.take()).unwrap_or_default();
+            row.inputs.insert("id".into(), id.into());
+            for (key, _, unit) in columns {
+                if let Some(v) = e.results.shift_remove(*key) {
+                    let own = e.unit(key);
+                    if own != *unit {
+                        row.units.insert(key.to_string().into(), own);
+                    }
+                    row.results.insert(key.to_string().into(), v);
+                }
+            }
+            r.rows.push(row);
+        }
+        r
+    }
+
     /// Combines whole answers of the same command into one report whose
     /// rows are theirs, every result in every row. `axes` names what varies
     /// (`hardware`, `model`, or the swept inputs); an axis's value is the
-    /// point's resolved input of that name where it has one. The first
+    /// point's resolved input of that name where it has one, else its
+    /// result of that name (which then leaves the row's results, so no
+    /// column is repeated), else the point's value as typed. The first
     /// report describes the columns; notes are those the first and last
     /// points share (both are built in full).
     pub fn combine(reports: Vec<Report>, axes: &[String], points: &[Vec<Value>]) -> Report {
@@ -511,7 +543,7 @@ impl<'a> Gather<'a> {
             hardware,
             model,
             inputs,
-            results,
+            mut results,
             quantities,
             notes,
             headline,
@@ -523,7 +555,13 @@ impl<'a> Gather<'a> {
             let v = match a.as_str() {
                 "hardware" => hardware.clone().map(Value::from),
                 "model" => model.clone().map(Value::from),
-                _ => inputs.get(a.as_str()).cloned(),
+                _ => {
+                    // A swept input that is also a result (a model file's
+                    // `layers`, decode's `kernels`) is one column, the
+                    // input's, at the value the point was worked at.
+                    let result = results.shift_remove(a.as_str());
+                    inputs.get(a.as_str()).cloned().or(result)
+                }
             };
             let v = v.or_else(|| point.get(j).map(|(_, v)| (*v).clone()));
             row.inputs
@@ -660,6 +698,55 @@ mod tests {
         assert!(same.results.is_empty());
         assert_eq!(same.rows[0].results.get("time_s"), Some(&Value::from(1.0)));
         assert_eq!(c.notes, vec!["shared note".to_string()]);
+    }
+
+    #[test]
+    fn a_swept_input_that_is_also_a_result_is_one_column() {
+        // `model show --sweep layers=16,32`: the point's results hold the
+        // layers too; the row keeps the input, at the worked value.
+        let mk = |layers: f64| {
+            let mut r = Report::new("model show");
+            r.result("layers", layers, Quantity::new("layers (L)", Unit::Count));
+            r.result("params", layers * 2.0, Quantity::new("params", Unit::Count));
+            r
+        };
+        let axes = vec!["layers".to_string()];
+        let points = vec![vec![Value::from("16")], vec![Value::from("32")]];
+        let c = Report::combine(vec![mk(16.0), mk(32.0)], &axes, &points);
+        assert_eq!(c.rows[1].inputs.get("layers"), Some(&Value::from(32.0)));
+        assert!(c.rows.iter().all(|r| !r.results.contains_key("layers")));
+        assert_eq!(c.rows[1].results.get("params"), Some(&Value::from(64.0)));
+    }
+
+    #[test]
+    fn a_listing_keys_rows_by_id_and_keeps_each_entry_unit() {
+        let mk = |id: &str, bytes: f64, unit: Unit| {
+            let mut r = Report::new("hw list");
+            r.hardware = Some(id.into());
+            r.result(
+                "cap",
+                bytes,
+                Quantity::new("capacity", unit).source(Some("a datasheet")),
+            );
+            r.result("extra", 1.0, Quantity::new("not listed", Unit::Count));
+            r.note("an entry's note");
+            r
+        };
+        let l = Report::listing(
+            "hw list",
+            vec![
+                mk("a", 80e9, Unit::Bytes),
+                mk("b", 192.0 * 1024f64.powi(3), Unit::BytesIec),
+            ],
+            &[("cap", "memory", Unit::Bytes)],
+        );
+        assert_eq!(l.rows[1].inputs.get("id"), Some(&Value::from("b")));
+        assert_eq!(l.rows[1].unit("cap", &l), Unit::BytesIec);
+        assert_eq!(l.rows[0].unit("cap", &l), Unit::Bytes);
+        assert!(l.rows.iter().all(|r| !r.results.contains_key("extra")));
+        assert_eq!(l.label("cap"), "memory");
+        assert_eq!(l.quantities["cap"].source, None);
+        assert!(l.notes.is_empty());
     }
 
     #[test]

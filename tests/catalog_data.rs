@@ -250,6 +250,53 @@ fn listings_show_every_entry_with_a_summary() {
     assert!(r.rows.iter().all(|row| row.results.contains_key("summary")));
 }
 
+#[test]
+fn list_entries_say_where_each_listed_figure_comes_from() {
+    let c = Catalog::default();
+    // Trainium3 states its Tensor Engine peak per NeuronCore (79 TFLOP/s
+    // BF16, 000 §6.2) and has 8 NeuronCores: the listed peak is derived.
+    let t = hw::list_entry(&c.hardware("trainium3", &[]).unwrap());
+    assert_eq!(t.number("peak_flops_per_s"), Some(8.0 * 79e12));
+    let q = &t.quantities["peak_flops_per_s"];
+    assert_eq!(q.formula, "compute.dense.bf16 x compute.cores");
+    assert_eq!(q.derivation, "79 TFLOP/s x 8");
+    let src = q.source.as_deref().unwrap();
+    assert!(
+        src.contains("79 TFLOPS") && src.contains("compute.cores:"),
+        "{src}"
+    );
+    // The H100's figures are its file's fields, each with that field's
+    // source: 989 TFLOP/s dense BF16, 3.35 TB/s, 80 GB.
+    let h = c.hardware("h100-sxm", &[]).unwrap();
+    let e = hw::list_entry(&h);
+    for (key, field, value) in [
+        ("peak_flops_per_s", "compute.dense.bf16", 989e12),
+        ("hbm_bandwidth_bytes_per_s", "memory.hbm-bandwidth", 3.35e12),
+        ("hbm_capacity_bytes", "memory.hbm-capacity", 80e9),
+    ] {
+        assert_eq!(e.number(key), Some(value), "{key}");
+        assert_eq!(e.quantities[key].formula, field);
+        assert_eq!(
+            e.quantities[key].source.as_deref(),
+            h.source(field),
+            "{key}"
+        );
+    }
+    // Llama 3 8B: 8,030,261,248 parameters (Meta's published count), the
+    // sum of the subtotals `model show` derives from the layer shapes.
+    let m = model::list_entry(&c.model("llama-3-8b", &[]).unwrap()).unwrap();
+    assert_eq!(m.number("params"), Some(8_030_261_248.0));
+    assert!(
+        m.quantities["params"]
+            .formula
+            .starts_with("embedding + output head + attention")
+    );
+    assert_eq!(
+        m.quantities["attention_params"].derivation,
+        "32 x (2 x 4,096 x 32 x 128 + 2 x 4,096 x 8 x 128)"
+    );
+}
+
 // ---- loader validation ----
 
 fn origin() -> Origin {

@@ -8,7 +8,7 @@
 
 use crate::error::{Error, Result};
 use crate::precision::{self, Precision};
-use crate::report::{Quantity, Report, Row, Unit};
+use crate::report::{Quantity, Report, Unit};
 use crate::spec::model::{AttentionKind, Model, PositionEmbedding};
 use crate::units::{grouped, si};
 use indexmap::IndexMap;
@@ -728,6 +728,57 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
     })
 }
 
+/// The parameter subtotals, each derived from the layer shapes, then
+/// their sum and the parameters one token uses: `model show`'s and
+/// `model list`'s derivation of the count.
+fn param_results(r: &mut Report, parts: &[Part], p: &Params, moe: bool) {
+    let parts_from = r.results.len();
+    for part in parts {
+        r.result(part.key, part.value as f64, || {
+            Quantity::new(part.label, Unit::Count)
+                .formula(part.formula.clone())
+                .derive(part.derivation.clone())
+        });
+    }
+    r.group_since(parts_from, "parameters");
+    let total = p.total as f64;
+    r.result("params", total, || {
+        Quantity::new("parameters", Unit::Count)
+            .formula(
+                parts
+                    .iter()
+                    .map(|x| x.label)
+                    .collect::<Vec<_>>()
+                    .join(" + "),
+            )
+            .derive(
+                parts
+                    .iter()
+                    .map(|x| grouped(x.value.into()))
+                    .collect::<Vec<_>>()
+                    .join(" + "),
+            )
+    });
+    r.result("active_params", p.active as f64, || {
+        if moe {
+            Quantity::new("active parameters per token", Unit::Count)
+                .formula("params - routed experts + the routed experts one token runs (moe_layers x top-k x one expert)")
+                .derive(format!(
+                    "{} - {} + {}",
+                    grouped(p.total.into()),
+                    grouped(p.routed_experts.into()),
+                    grouped(
+                        u128::from(p.active) + u128::from(p.routed_experts)
+                            - u128::from(p.total)
+                    )
+                ))
+        } else {
+            Quantity::new("active parameters per token", Unit::Count)
+                .formula("params (dense: every parameter is used)")
+        }
+    });
+}
+
 impl ModelCost {
     fn source(&self, field: &str) -> Option<&str> {
         self.sources
@@ -747,51 +798,8 @@ impl ModelCost {
         r.result("name", self.name.as_str(), || {
             Quantity::new("name", Unit::None)
         });
-        let parts_from = r.results.len();
-        for part in &self.parts {
-            r.result(part.key, part.value as f64, || {
-                Quantity::new(part.label, Unit::Count)
-                    .formula(part.formula.clone())
-                    .derive(part.derivation.clone())
-            });
-        }
-        r.group_since(parts_from, "parameters");
+        param_results(&mut r, &self.parts, p, arch.moe.is_some());
         let total = p.total as f64;
-        r.result("params", total, || {
-            Quantity::new("parameters", Unit::Count)
-                .formula(
-                    self.parts
-                        .iter()
-                        .map(|x| x.label)
-                        .collect::<Vec<_>>()
-                        .join(" + "),
-                )
-                .derive(
-                    self.parts
-                        .iter()
-                        .map(|x| grouped(x.value.into()))
-                        .collect::<Vec<_>>()
-                        .join(" + "),
-                )
-        });
-        r.result("active_params", p.active as f64, || {
-            if arch.moe.is_some() {
-                Quantity::new("active parameters per token", Unit::Count)
-                    .formula("params - routed experts + the routed experts one token runs (moe_layers x top-k x one expert)")
-                    .derive(format!(
-                        "{} - {} + {}",
-                        grouped(p.total.into()),
-                        grouped(p.routed_experts.into()),
-                        grouped(
-                            u128::from(p.active) + u128::from(p.routed_experts)
-                                - u128::from(p.total)
-                        )
-                    ))
-            } else {
-                Quantity::new("active parameters per token", Unit::Count)
-                    .formula("params (dense: every parameter is used)")
-            }
-        });
         let bits = self.weight_bits;
         r.result("weight_bytes", self.weight_bytes, || {
             Quantity::new("weights", Unit::Bytes)
@@ -1022,37 +1030,63 @@ impl ModelCost {
     }
 }
 
-/// `model list`: one row per model.
-pub fn list(items: &[Model]) -> Result<Report> {
+/// One model's `model list` entry: its name, the parameter count derived
+/// from the layer shapes (as `model show` derives it), the layers and the
+/// attention variant with their sources (what `model list --explain`
+/// prints). An error where a count overflows.
+pub fn list_entry(m: &Model) -> Result<Report> {
+    let p = params(m)?;
     let mut r = Report::new("model list");
-    r.describe("params", Quantity::new("parameters", Unit::Count));
-    r.describe("active_params", Quantity::new("active", Unit::Count));
-    r.describe("layers", Quantity::new("layers", Unit::Count));
-    r.describe("attention", Quantity::new("attention", Unit::None));
-    r.describe("summary", Quantity::new("summary", Unit::None));
-    for m in items {
-        // A model whose counts overflow is left out with its error, so one
-        // bad file does not hide the others.
-        let p = match params(m) {
-            Ok(p) => p,
-            Err(e) => {
-                r.note(format!("left out {e}"));
-                continue;
-            }
-        };
-        let mut row = Row::default();
-        row.inputs.insert("id".into(), m.id.clone().into());
-        row.results.insert("name".into(), m.name.clone().into());
-        row.results.insert("params".into(), (p.total as f64).into());
-        row.results
-            .insert("active_params".into(), (p.active as f64).into());
-        row.results.insert("layers".into(), m.layers.get().into());
-        row.results
-            .insert("attention".into(), m.attention.kind.as_str().into());
-        if let Some(s) = &m.summary {
-            row.results.insert("summary".into(), s.clone().into());
-        }
-        r.rows.push(row);
+    r.model = Some(m.id.clone());
+    r.result("name", m.name.as_str(), Quantity::new("name", Unit::None));
+    param_results(&mut r, &breakdown(m, &p), &p, m.moe.is_some());
+    r.result(
+        "layers",
+        m.layers.get(),
+        Quantity::new("layers (L)", Unit::Count).source(m.source("layers")),
+    );
+    r.result(
+        "attention",
+        m.attention.kind.as_str(),
+        Quantity::new("attention", Unit::None).source(m.source("attention.kind")),
+    );
+    if let Some(s) = &m.summary {
+        r.result("summary", s.as_str(), Quantity::new("summary", Unit::None));
+    }
+    Ok(r)
+}
+
+/// The `model list` table of [`list_entry`] reports: one row per model.
+pub fn listing(entries: Vec<Report>) -> Report {
+    Report::listing(
+        "model list",
+        entries,
+        &[
+            ("name", "name", Unit::None),
+            ("params", "parameters", Unit::Count),
+            ("active_params", "active", Unit::Count),
+            ("layers", "layers", Unit::Count),
+            ("attention", "attention", Unit::None),
+            ("summary", "summary", Unit::None),
+        ],
+    )
+}
+
+/// `model list`: one row per model. A model whose counts overflow is left
+/// out with its error, so one bad file does not hide the others.
+pub fn list(items: &[Model]) -> Result<Report> {
+    let mut notes = Vec::new();
+    let entries = items
+        .iter()
+        .filter_map(|m| {
+            list_entry(m)
+                .map_err(|e| notes.push(format!("left out {e}")))
+                .ok()
+        })
+        .collect();
+    let mut r = listing(entries);
+    for n in notes {
+        r.note(n);
     }
     Ok(r)
 }

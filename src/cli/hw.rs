@@ -14,7 +14,15 @@ use roofline::report::Report;
 #[derive(Debug, Subcommand)]
 pub enum HwCommand {
     /// List the accelerators in the catalog (built-in and --hw-dir).
-    List,
+    ///
+    /// --explain gives each accelerator's listed figures with the field
+    /// each is read from and its source.
+    #[command(after_help = "Examples:
+  roofline hw list
+  roofline hw list --format csv
+  roofline hw list --explain
+  roofline hw list --set memory.hbm-bandwidth=\"4.8 TB/s\"   (a what-if, where it validates)")]
+    List(super::list::HwListArgs),
     /// Show one accelerator's numbers and derived figures.
     Show(HwShowArgs),
     /// Print a commented template for your own hardware file, made from
@@ -98,21 +106,21 @@ impl Query for HwShowArgs {
     }
 }
 
-/// Runs an `hw` subcommand.
-pub fn run(c: &HwCommand, ctx: &Ctx) -> Result<Vec<Report>> {
+/// Runs an `hw` subcommand; `explain` asks `hw list` for one report per
+/// accelerator.
+pub fn run(c: &HwCommand, ctx: &Ctx, explain: bool) -> Result<Vec<Report>> {
     match c {
-        HwCommand::List => {
-            let (all, notes) = super::list_loaded(
-                ctx.catalog.hardware_entries()?,
-                |id| ctx.hardware(id).map(|mut v| v.remove(0)),
-                |id| ctx.catalog.hardware(id, &[]),
+        HwCommand::List(_) => {
+            ctx.read.set((true, false));
+            super::list::run(
                 ctx,
-            );
-            let mut r = hw::list(&all);
-            for n in notes {
-                r.note(n);
-            }
-            Ok(vec![r])
+                "hw",
+                explain,
+                ctx.catalog.hardware_entries()?,
+                |id, sets| ctx.catalog.hardware(id, sets),
+                |h| Ok(hw::list_entry(h)),
+                hw::listing,
+            )
         }
         HwCommand::Show(a) => super::query::run(a, ctx, &[], false).map_err(super::query::as_flags),
         HwCommand::New(_) => Err(roofline::Error::usage(

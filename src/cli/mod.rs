@@ -5,6 +5,7 @@ mod expand;
 mod fusion;
 mod hw;
 mod launch;
+mod list;
 mod matmul;
 mod model;
 pub mod query;
@@ -430,6 +431,15 @@ impl Ctx {
         Ok(())
     }
 
+    /// The `--set`s as typed, `path=value, path=value`.
+    fn sets_text(&self) -> String {
+        self.sets
+            .iter()
+            .map(|s| format!("{}={}", s.path, s.value))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// Rejects a result that overflowed to infinity or lost its value.
     fn check_finite(reports: &[Report]) -> Result<()> {
         // serde_json turns an infinite or NaN f64 into null. A count may be
@@ -460,36 +470,6 @@ impl Ctx {
         }
         Ok(())
     }
-}
-
-/// Loads every catalog entry for a list command. A file that does not
-/// load is left out with a note giving its path, line and error, so one bad
-/// file in a folder does not hide the rest; a `--set` that does not
-/// validate for an entry is left off that entry, with a note saying so.
-fn list_loaded<T>(
-    entries: Vec<roofline::catalog::Entry>,
-    with_sets: impl Fn(&str) -> Result<T>,
-    plain: impl Fn(&str) -> Result<T>,
-    ctx: &Ctx,
-) -> (Vec<T>, Vec<String>) {
-    let mut items = Vec::new();
-    let mut notes = Vec::new();
-    for e in entries {
-        match with_sets(&e.id) {
-            Ok(x) => items.push(x),
-            Err(err) => match plain(&e.id) {
-                Ok(x) if !ctx.sets.is_empty() => {
-                    notes.push(format!(
-                        "{}: listed without --set, which does not apply to it: {err}",
-                        e.id
-                    ));
-                    items.push(x);
-                }
-                _ => notes.push(format!("left out {}, which does not load: {err}", e.id)),
-            },
-        }
-    }
-    (items, notes)
 }
 
 /// Names each user folder by where it came from: the environment variable
@@ -538,9 +518,30 @@ pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
 }
 
 fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
-    if let Ok(cli) = parse(argv)
-        && let Some(q) = cli.command.query()
-    {
+    let cli = match parse(argv) {
+        Ok(cli) => cli,
+        // Sweeps are expanded into flags only so that a required flag can
+        // be swept without being given; any other slip (a flag the
+        // command does not take) is reported as typed.
+        Err(e) if e.kind() == clap::error::ErrorKind::MissingRequiredArgument => {
+            return expand::run(argv);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if cli.command.is_list() {
+        list::check_global(&cli.global)?;
+        if cli.global.explain && cli.global.format == FormatArg::Csv {
+            return Err(Error::usage(
+                "--explain",
+                "a list's derivations are text, with --format table or markdown; JSON and CSV give the listed figures",
+            )
+            .into());
+        }
+        let ctx = Ctx::new(&cli.global)?;
+        let reports = run_command(&cli, &ctx)?;
+        return Ok((cli.global, reports));
+    }
+    if let Some(q) = cli.command.query() {
         let ctx = Ctx::new(&cli.global)?;
         let reports =
             query::run(q, &ctx, &cli.global.sweep, cli.global.explain).map_err(query::as_flags)?;
@@ -574,7 +575,21 @@ pub fn combine_points(reports: Vec<Report>) -> Report {
     Report::combine(reports, &axes, &[])
 }
 
+/// Whether a list command gives one report per entry, for `--explain`
+/// (JSON carries the table, CSV refuses `--explain`).
+fn list_explain(g: &Global) -> bool {
+    g.explain && g.format != FormatArg::Json
+}
+
 impl Command {
+    /// Whether it is `hw list` or `model list`.
+    fn is_list(&self) -> bool {
+        matches!(
+            self,
+            Command::Hw(hw::HwCommand::List(_)) | Command::Model(model::ModelCommand::List(_))
+        )
+    }
+
     /// The command as a query over fields, once it has been converted to
     /// one.
     fn query(&self) -> Option<&dyn Query> {
@@ -606,16 +621,9 @@ impl Ctx {
         self.check_sets_used()?;
         Ctx::check_finite(&reports)?;
         if !self.sets.is_empty() {
-            let list: Vec<String> = self
-                .sets
-                .iter()
-                .map(|s| format!("{}={}", s.path, s.value))
-                .collect();
+            let list = self.sets_text();
             for r in &mut reports {
-                r.note(format!(
-                    "what-if: --set {} replaces the file's figures",
-                    list.join(", ")
-                ));
+                r.note(format!("what-if: --set {list} replaces the file's figures"));
             }
         }
         Ok(reports)
@@ -625,29 +633,18 @@ impl Ctx {
 /// Runs one parsed command line (no sweeps) and returns its reports.
 fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
     let ctx = Ctx::new(&cli.global)?;
-    let mut reports = run_command(cli, &ctx)?;
-    ctx.check_sets_used()?;
-    Ctx::check_finite(&reports)?;
-    if !ctx.sets.is_empty() {
-        let list: Vec<String> = ctx
-            .sets
-            .iter()
-            .map(|s| format!("{}={}", s.path, s.value))
-            .collect();
-        for r in &mut reports {
-            r.note(format!(
-                "what-if: --set {} replaces the file's figures",
-                list.join(", ")
-            ));
-        }
+    if cli.command.is_list() {
+        // A list states where its --set applied itself.
+        return run_command(cli, &ctx);
     }
-    Ok(reports)
+    let reports = run_command(cli, &ctx)?;
+    ctx.finish(reports)
 }
 
 fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
     match &cli.command {
-        Command::Hw(c) => hw::run(c, ctx),
-        Command::Model(model::ModelCommand::List) => model::list(ctx),
+        Command::Hw(c) => hw::run(c, ctx, list_explain(&cli.global)),
+        Command::Model(model::ModelCommand::List(_)) => model::list(ctx, list_explain(&cli.global)),
         Command::Model(model::ModelCommand::New(_)) => Err(Error::usage(
             "--sweep",
             "`model new` prints a template and takes no sweep",

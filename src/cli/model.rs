@@ -52,7 +52,15 @@ const MODEL_TOP_LEVEL: &[&str] = &[
 #[derive(Debug, Subcommand)]
 pub enum ModelCommand {
     /// List the models in the catalog (built-in and --model-dir).
-    List,
+    ///
+    /// --explain derives each model's parameter count from its layer
+    /// shapes, and cites its layers.
+    #[command(after_help = "Examples:
+  roofline model list
+  roofline model list --format json
+  roofline model list --explain
+  roofline model list --set layers=16          (a what-if, where it validates)")]
+    List(super::list::ModelListArgs),
     /// Show a model's parameters, weight bytes and KV bytes per token.
     Show(ShowArgs),
     /// Print a commented template for your own model file, made from one
@@ -96,17 +104,16 @@ impl Query for ShowArgs {
     }
 }
 
-/// Runs `model list`.
-pub fn list(ctx: &Ctx) -> Result<Vec<Report>> {
-    let (all, notes) = super::list_loaded(
-        ctx.catalog.model_entries()?,
-        |id| ctx.models(id).map(|mut v| v.remove(0)),
-        |id| ctx.catalog.model(id, &[]),
+/// Runs `model list`; `explain` asks for one report per model.
+pub fn list(ctx: &Ctx, explain: bool) -> Result<Vec<Report>> {
+    ctx.read.set((false, true));
+    super::list::run(
         ctx,
-    );
-    let mut r = model::list(&all)?;
-    for n in notes {
-        r.note(n);
-    }
-    Ok(vec![r])
+        "model",
+        explain,
+        ctx.catalog.model_entries()?,
+        |id, sets| ctx.catalog.model(id, sets),
+        model::list_entry,
+        model::listing,
+    )
 }

@@ -41,10 +41,53 @@ pub fn completions(a: &CompletionsArgs) -> Vec<u8> {
         ShellArg::Powershell => Shell::PowerShell,
         ShellArg::Elvish => Shell::Elvish,
     };
-    let mut cmd = super::Cli::command();
+    let mut cmd = visible(super::Cli::command());
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "roofline", &mut out);
     out
+}
+
+/// The command tree as completion scripts should offer it. clap's
+/// generators list hidden options too, so a subcommand with hidden ones (a
+/// list's refused shared flags) is remade from its visible arguments,
+/// after the tree is built so the shared ones are not given to it again.
+fn visible(mut cmd: clap::Command) -> clap::Command {
+    fn strip(cmd: clap::Command) -> clap::Command {
+        let names: Vec<String> = cmd
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        names.into_iter().fold(cmd, |cmd, n| {
+            cmd.mut_subcommand(n, |sub| {
+                let sub = strip(sub);
+                if !sub.get_arguments().any(clap::Arg::is_hide_set) {
+                    return sub;
+                }
+                let mut out = clap::Command::new(sub.get_name().to_string());
+                if let Some(b) = sub.get_bin_name() {
+                    out = out.bin_name(b.to_string());
+                }
+                if let Some(d) = sub.get_display_name() {
+                    out = out.display_name(d.to_string());
+                }
+                if let Some(a) = sub.get_about() {
+                    out = out.about(a.clone());
+                }
+                if let Some(a) = sub.get_long_about() {
+                    out = out.long_about(a.clone());
+                }
+                for a in sub
+                    .get_arguments()
+                    .filter(|a| !a.is_hide_set() && a.get_id() != "help")
+                {
+                    out = out.arg(a.clone());
+                }
+                out
+            })
+        })
+    }
+    cmd.build();
+    strip(cmd)
 }
 
 /// The man page (roff), the top-level page with every command's section.
@@ -91,5 +134,40 @@ mod tests {
         for c in ["roofline-matmul", "roofline-occupancy", "roofline-run"] {
             assert!(s.contains(c), "{c}");
         }
+    }
+
+    /// The options bash completes after `roofline hw <sub>`.
+    fn bash_opts(sub: &str) -> String {
+        let script = String::from_utf8(completions(&CompletionsArgs {
+            shell: ShellArg::Bash,
+        }))
+        .unwrap();
+        let case = format!("roofline__subcmd__hw__subcmd__{sub})");
+        let at = script.find(&case).unwrap();
+        script[at..]
+            .lines()
+            .find(|l| l.trim_start().starts_with("opts="))
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn a_list_completes_only_the_flags_it_takes() {
+        let list = bash_opts("list");
+        for taken in ["--format", "--explain", "--set", "--hw-dir"] {
+            assert!(list.contains(taken), "{list}");
+        }
+        for refused in [
+            "--sweep",
+            "--all",
+            "--achievable",
+            "--chart",
+            "--y",
+            "--model-dir",
+        ] {
+            assert!(!list.contains(&format!("{refused} ")), "{list}");
+        }
+        // The other commands keep every shared flag.
+        assert!(bash_opts("show").contains("--sweep"));
     }
 }

@@ -67,10 +67,17 @@ impl Renderer for Csv {
         if report.rows.is_empty() || report.rows_kind == Some(crate::report::RowsKind::Table) {
             // A list or an object (plan's `plans`) has no CSV cell.
             let scalar = |v: &Value| !v.is_array() && !v.is_object();
+            // A result keyed like an input is the input's column: no
+            // column name appears twice.
             let pairs: Vec<(&str, &Value)> = report
                 .inputs
                 .iter()
-                .chain(report.results.iter())
+                .chain(
+                    report
+                        .results
+                        .iter()
+                        .filter(|(k, _)| !report.inputs.contains_key(k.as_ref())),
+                )
                 .filter(|(_, v)| scalar(v))
                 .map(|(k, v)| (k.as_ref(), v))
                 .collect();
@@ -79,6 +86,16 @@ impl Renderer for Csv {
         } else {
             let (ins, outs) = row_columns(report);
             let shared: Vec<&str> = report.inputs.keys().map(|k| k.as_ref()).collect();
+            // The shared inputs come first; a row column keyed like one of
+            // them is not repeated.
+            let ins: Vec<String> = ins
+                .into_iter()
+                .filter(|k| !report.inputs.contains_key(k.as_str()))
+                .collect();
+            let outs: Vec<String> = outs
+                .into_iter()
+                .filter(|k| !report.inputs.contains_key(k.as_str()))
+                .collect();
             let mut header: Vec<String> = shared.iter().map(|k| field(k)).collect();
             header.extend(ins.iter().map(|k| field(k)));
             // Every row carries every result, so the columns are the same
@@ -95,6 +112,7 @@ impl Renderer for Csv {
                     .filter(|(k, _)| {
                         !outs.iter().any(|o| o == k.as_ref())
                             && !ins.iter().any(|i| i == k.as_ref())
+                            && !report.inputs.contains_key(k.as_ref())
                     })
                     .collect()
             } else {
@@ -148,6 +166,28 @@ mod tests {
         assert_eq!(field("a,b"), "\"a,b\"");
         assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(field("plain"), "plain");
+    }
+
+    #[test]
+    fn no_column_name_appears_twice() {
+        let mut r = Report::new("t");
+        r.input("dtype", "bf16");
+        r.rows_kind = Some(crate::report::RowsKind::Sweep);
+        for n in [1.0, 2.0] {
+            let mut row = Row::default();
+            row.inputs.insert("n".into(), n.into());
+            row.results.insert("n".into(), n.into());
+            row.results.insert("dtype".into(), "bf16".into());
+            row.results.insert("x".into(), (n * 10.0).into());
+            r.rows.push(row);
+        }
+        let s = String::from_utf8(Csv.render(&r)).unwrap();
+        assert_eq!(s, "dtype,n,x\nbf16,1,10\nbf16,2,20\n");
+        let mut one = Report::new("t");
+        one.input("n", 1.0);
+        one.result("n", 1.0, Quantity::new("n", Unit::Count));
+        one.result("x", 2.0, Quantity::new("x", Unit::Count));
+        assert_eq!(String::from_utf8(Csv.render(&one)).unwrap(), "n,x\n1,2\n");
     }
 
     #[test]

@@ -48,7 +48,7 @@ impl Format {
 }
 
 /// The column keys of a report's rows: inputs first, then results, in the
-/// order they first appear.
+/// order they first appear; a result keyed like an input is not repeated.
 pub(crate) fn row_columns(report: &Report) -> (Vec<String>, Vec<String>) {
     let mut ins: indexmap::IndexSet<&str> = indexmap::IndexSet::new();
     let mut outs: indexmap::IndexSet<&str> = indexmap::IndexSet::new();
@@ -63,8 +63,11 @@ pub(crate) fn row_columns(report: &Report) -> (Vec<String>, Vec<String>) {
         }
     }
     (
-        ins.into_iter().map(String::from).collect(),
-        outs.into_iter().map(String::from).collect(),
+        ins.iter().map(|k| String::from(*k)).collect(),
+        outs.into_iter()
+            .filter(|k| !ins.contains(k))
+            .map(String::from)
+            .collect(),
     )
 }
 
