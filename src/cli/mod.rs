@@ -87,7 +87,7 @@ impl From<FormatArg> for Format {
 
 /// Flags shared by every command.
 #[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Options every command takes")]
+#[command(next_help_heading = "Common options")]
 pub struct Global {
     /// Output format.
     #[arg(long, global = true, value_enum, default_value_t = FormatArg::Table)]
