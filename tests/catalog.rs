@@ -368,7 +368,12 @@ const SHOW: &[(&str, &str, &str, f64)] = &[
     ("hw-tpu7x-vm-chips", "tpu7x", "host_devices", 4.0),
     ("hw-tpu7x-vm-vcpus", "tpu7x", "host_vcpus", 224.0),
     ("hw-tpu7x-vm-ram", "tpu7x", "host_memory_bytes", 960e9),
-    ("hw-tpu7x-vmem-per-tc", "tpu7x", "vmem_per_core_bytes", 64.0 * MIB),
+    (
+        "hw-tpu7x-vmem-per-tc",
+        "tpu7x",
+        "vmem_per_core_bytes",
+        64.0 * MIB,
+    ),
     ("hw-tpu7x-tensorcores", "tpu7x", "cores", 2.0),
     (
         "book-6.2-tpuv1-onchip",
@@ -393,8 +398,18 @@ const SHOW: &[(&str, &str, &str, f64)] = &[
     ),
     ("hw-trn3-dma", "trainium3", "dma_engines", 128.0),
     ("hw-trn3-cc-cores", "trainium3", "collective_cores", 20.0),
-    ("hw-trn3-sbuf", "trainium3", "sbuf_per_core_bytes", 32.0 * MIB),
-    ("hw-trn3-psum", "trainium3", "psum_per_core_bytes", 2.0 * MIB),
+    (
+        "hw-trn3-sbuf",
+        "trainium3",
+        "sbuf_per_core_bytes",
+        32.0 * MIB,
+    ),
+    (
+        "hw-trn3-psum",
+        "trainium3",
+        "psum_per_core_bytes",
+        2.0 * MIB,
+    ),
     ("hw-trn3-te-clock", "trainium3", "boost_clock_hz", 2.4e9),
     (
         "book-6.2-trn3-sbuf-total",

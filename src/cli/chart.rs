@@ -2,7 +2,7 @@
 //! the flags become chart data through the library, the library draws the
 //! bytes, and the binary writes them (to standard output for `--out -`).
 
-use super::query::as_flags;
+use super::query::{as_flags, put};
 use super::{Ctx, Global};
 use clap::{Args, Subcommand};
 use roofline::calc::decode::DecodeInputs;
@@ -159,12 +159,6 @@ pub struct ChartOut {
     pub bytes: Vec<u8>,
     /// What was left out and why, for standard error.
     pub notes: Vec<String>,
-}
-
-fn put(f: &mut Fields, name: &str, v: Option<&str>) {
-    if let Some(v) = v {
-        f.insert(name.into(), v.into());
-    }
 }
 
 /// Runs `chart KIND`, or returns `None` when the command line is not one

@@ -1,15 +1,17 @@
 //! `coalesce`: bytes moved for bytes used by one warp's strided load.
 
 use super::Ctx;
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_fields, flag_fields};
 use clap::Args;
 use roofline::calc::coalesce::{self, CoalesceInputs};
 use roofline::error::Result;
 use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
+use serde::Serialize;
 
 /// `coalesce` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline coalesce --hw h100-sxm --dtype fp32 --stride 32 --granularity segment   (1/32, ~105 GB/s)
   roofline coalesce --hw h100-sxm --dtype fp32 --stride 1 --offset 4 --granularity segment   (misaligned)
@@ -42,17 +44,7 @@ pub struct CoalesceArgs {
 
 impl Query for CoalesceArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "hw", Some(self.hw.as_str()));
-        put(&mut f, "dtype", self.dtype.as_deref());
-        put(&mut f, "stride", self.stride.as_deref());
-        put(&mut f, "offset", self.offset.as_deref());
-        put(
-            &mut f,
-            "granularity",
-            self.granularity.as_deref().map(str::trim),
-        );
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {

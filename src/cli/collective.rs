@@ -1,15 +1,17 @@
 //! `collective KIND`: one collective's time on the hardware's fabric tiers.
 
 use super::Ctx;
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_fields, flag_fields};
 use clap::Args;
 use roofline::calc::collective::{self, CollectiveInputs};
 use roofline::error::Result;
 use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
+use serde::Serialize;
 
 /// `collective` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline collective all-reduce --hw h200-sxm --devices 8 --bytes 1GiB
   roofline collective all-reduce --hw h200-sxm --devices 2 --bytes 64KiB --achievable
@@ -42,13 +44,7 @@ pub struct CollectiveArgs {
 
 impl Query for CollectiveArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "hw", Some(self.hw.as_str()));
-        put(&mut f, "kind", Some(self.kind.as_str()));
-        put(&mut f, "devices", self.devices.as_deref());
-        put(&mut f, "bytes", self.bytes.as_deref());
-        put(&mut f, "latency", self.latency.as_deref());
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {

@@ -1,15 +1,17 @@
 //! `decode`: one decode step of a model on a device.
 
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_fields, flag_fields, put};
 use super::{Ctx, fields_as_flags};
 use clap::Args;
 use roofline::calc::decode::{self, DecodeInputs};
 use roofline::error::{Error, Result};
 use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
+use serde::Serialize;
 
 /// `decode` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline decode --model llama-2-7b --hw h100-sxm --batch 1 --context 1024   (about 4 ms at about 1 FLOP/B)
   roofline decode --model llama-3-8b --hw h200-sxm --batch 32 --context 4096 --achievable
@@ -53,6 +55,7 @@ pub struct DecodeArgs {
     /// Speculative decoding in one flag: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]
     /// (e.g. 0.8,4,0.05), the same as the three flags below.
     #[arg(long, value_name = "A,G[,C]", conflicts_with_all = ["acceptance", "draft_tokens", "draft_cost"])]
+    #[serde(skip)]
     pub speculative: Option<String>,
     /// Speculative decoding: probability a drafted token is accepted.
     #[arg(long)]
@@ -85,29 +88,7 @@ pub struct DecodeArgs {
 
 impl Query for DecodeArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "model", Some(self.model.as_str()));
-        put(&mut f, "hw", Some(self.hw.as_str()));
-        for (k, v) in [
-            ("batch", &self.batch),
-            ("context", &self.context),
-            ("dtype", &self.dtype),
-            ("kv-dtype", &self.kv_dtype),
-            ("activations", &self.activations),
-            ("launch", &self.launch),
-            ("kernels", &self.kernels),
-            ("acceptance", &self.acceptance),
-            ("draft-tokens", &self.draft_tokens),
-            ("draft-cost", &self.draft_cost),
-            ("slo-tpot", &self.slo_tpot),
-            ("slo-ttft", &self.slo_ttft),
-            ("prompt", &self.prompt),
-            ("output", &self.output),
-            ("reserve", &self.reserve),
-        ] {
-            put(&mut f, k, v.as_deref());
-        }
-        put(&mut f, "force", self.force.then_some(true));
+        let mut f = flag_fields(self)?;
         if let Some(spec) = &self.speculative {
             let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
             if !(2..=3).contains(&parts.len()) || parts.iter().any(|p| p.is_empty()) {

@@ -3,12 +3,13 @@
 //! hardware defaults to the lecture's reference part.
 
 use super::Ctx;
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_fields, flag_fields};
 use clap::{Args, Subcommand};
 use roofline::calc::fusion::{self, DEFAULT_HARDWARE, FusionCost};
 use roofline::error::Result;
 use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
+use serde::Serialize;
 
 /// Examples for `fusion --help`.
 pub const AFTER: &str = "\
@@ -18,7 +19,8 @@ Examples:
   roofline fusion epilogue --tokens 32768 --width 11008 --layers 32";
 
 /// Flags every fusion pattern takes.
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Common {
     /// Catalog id or path to a .toml file; a comma-separated list compares
     /// several (default: h100-sxm, the lecture's reference part).
@@ -32,16 +34,9 @@ pub struct Common {
     pub overhead: Option<String>,
 }
 
-impl Common {
-    fn put(&self, f: &mut Fields) {
-        put(f, "hw", self.hw.as_deref());
-        put(f, "dtype", self.dtype.as_deref());
-        put(f, "overhead", self.overhead.as_deref());
-    }
-}
-
 /// `fusion softmax` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline fusion softmax --rows 4096 --cols 4096 --dtype bf16 --hw h100-sxm
   roofline fusion softmax --rows 4096 --cols 4096 --explain
@@ -57,11 +52,13 @@ pub struct SoftmaxArgs {
     #[arg(long)]
     pub ops_per_element: Option<String>,
     #[command(flatten)]
+    #[serde(flatten)]
     pub common: Common,
 }
 
 /// `fusion chain` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline fusion chain --ops 3 --elements 134217728 --dtype bf16
   roofline fusion chain --ops 1 --inputs 2 --elements 131072 --overhead \"1 us\"   (a merge kernel: launch vs work)")]
@@ -80,11 +77,13 @@ pub struct ChainArgs {
     #[arg(long)]
     pub flops_per_op: Option<String>,
     #[command(flatten)]
+    #[serde(flatten)]
     pub common: Common,
 }
 
 /// `fusion epilogue` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline fusion epilogue --tokens 32768 --width 11008
   roofline fusion epilogue --tokens 32768 --width 11008 --layers 32 --explain")]
@@ -102,6 +101,7 @@ pub struct EpilogueArgs {
     #[arg(long)]
     pub ops_per_element: Option<String>,
     #[command(flatten)]
+    #[serde(flatten)]
     pub common: Common,
 }
 
@@ -143,12 +143,7 @@ fn eval(
 
 impl Query for SoftmaxArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "rows", self.rows.as_deref());
-        put(&mut f, "cols", self.cols.as_deref());
-        put(&mut f, "ops-per-element", self.ops_per_element.as_deref());
-        self.common.put(&mut f);
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
@@ -160,13 +155,7 @@ impl Query for SoftmaxArgs {
 
 impl Query for ChainArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "ops", self.ops.as_deref());
-        put(&mut f, "elements", self.elements.as_deref());
-        put(&mut f, "inputs", self.inputs.as_deref());
-        put(&mut f, "flops-per-op", self.flops_per_op.as_deref());
-        self.common.put(&mut f);
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
@@ -178,13 +167,7 @@ impl Query for ChainArgs {
 
 impl Query for EpilogueArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "tokens", self.tokens.as_deref());
-        put(&mut f, "width", self.width.as_deref());
-        put(&mut f, "layers", self.layers.as_deref());
-        put(&mut f, "ops-per-element", self.ops_per_element.as_deref());
-        self.common.put(&mut f);
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {

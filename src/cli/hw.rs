@@ -3,12 +3,13 @@
 //! through the sweep engine.
 
 use super::Ctx;
-use super::query::{Query, calc_inputs, put};
+use super::query::{Query, calc_inputs, flag_fields};
 use clap::{Args, Subcommand};
 use roofline::calc::hw::{self, HwShowInputs};
 use roofline::error::Result;
 use roofline::inputs::Fields;
 use roofline::report::Report;
+use serde::Serialize;
 
 /// `hw` subcommands.
 #[derive(Debug, Subcommand)]
@@ -53,7 +54,8 @@ pub fn new(kind: &str, a: &NewArgs, ctx: &Ctx) -> Result<Vec<u8>> {
 }
 
 /// `hw show` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline hw show h100-sxm
   roofline hw show h100-sxm --dtype fp8 --format json
@@ -83,14 +85,7 @@ pub struct HwShowArgs {
 
 impl Query for HwShowArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "hw", Some(self.hw.as_str()));
-        put(&mut f, "dtype", self.dtype.as_deref());
-        put(&mut f, "clock", self.clock.as_deref());
-        if self.sparse {
-            put(&mut f, "sparse", Some(true));
-        }
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {

@@ -1,16 +1,18 @@
 //! `kv`: the KV cache of a model, and with `--hw` what fits beside the
 //! weights.
 
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_fields, flag_fields};
 use super::{Ctx, fields_as_flags};
 use clap::Args;
 use roofline::calc::kv::{self, KvInputs};
 use roofline::error::Result;
 use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
+use serde::Serialize;
 
 /// `kv` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline kv --model llama-3-8b --context 8192 --batch 32      (4 KiB per token per layer; 4.3 GB)
   roofline kv --model llama-3-8b --context 8192 --batch 32 --hw h200-sxm   (max batch and context beside the weights)
@@ -54,18 +56,7 @@ pub struct KvArgs {
 
 impl Query for KvArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "model", Some(self.model.as_str()));
-        put(&mut f, "hw", self.hw.as_deref());
-        put(&mut f, "context", self.context.as_deref());
-        put(&mut f, "batch", self.batch.as_deref());
-        put(&mut f, "kv-dtype", self.kv_dtype.as_deref());
-        put(&mut f, "dtype", self.dtype.as_deref());
-        put(&mut f, "reserve", self.reserve.as_deref());
-        put(&mut f, "page", self.page.as_deref());
-        put(&mut f, "reserved", self.reserved.as_deref());
-        put(&mut f, "force", self.force.then_some(true));
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {

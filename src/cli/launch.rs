@@ -4,12 +4,13 @@
 //! business (`calc::launch::overheads`).
 
 use super::Ctx;
-use super::query::{Query, calc_inputs, put};
+use super::query::{Query, calc_inputs, flag_fields};
 use clap::Args;
 use roofline::calc::launch::{self, LaunchInputs};
 use roofline::error::Result;
 use roofline::inputs::Fields;
 use roofline::report::Report;
+use serde::Serialize;
 
 const AFTER: &str = "\
 Examples:
@@ -25,7 +26,8 @@ else from the hardware file (launch.eager, launch.synchronised, launch.graph;
 with --achievable, achievable.launch).";
 
 /// `launch` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = AFTER)]
 pub struct LaunchArgs {
     /// Hardware whose launch figures to use (id, path, or a list).
@@ -79,27 +81,7 @@ pub struct LaunchArgs {
 
 impl Query for LaunchArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "hw", self.hw.as_deref());
-        for (name, v) in [
-            ("kernels", &self.kernels),
-            ("kernels-per-layer", &self.kernels_per_layer),
-            ("layers", &self.layers),
-            ("extra-kernels", &self.extra_kernels),
-            ("overhead", &self.overhead),
-            ("sync-overhead", &self.sync_overhead),
-            ("graph-overhead", &self.graph_overhead),
-            ("kernel-time", &self.kernel_time),
-            ("measured", &self.measured),
-            ("measured-sync", &self.measured_sync),
-            ("measured-graph", &self.measured_graph),
-            ("floor", &self.floor),
-            ("fused-kernels", &self.fused_kernels),
-            ("fuse-factor", &self.fuse_factor),
-        ] {
-            put(&mut f, name, v.as_deref());
-        }
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {

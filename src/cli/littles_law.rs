@@ -1,15 +1,17 @@
 //! `littles-law`: loads in flight needed to saturate memory.
 
 use super::Ctx;
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_fields, flag_fields};
 use clap::Args;
 use roofline::calc::littles_law::{self, LittlesLawInputs};
 use roofline::error::Result;
 use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
+use serde::Serialize;
 
 /// `littles-law` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline littles-law --hw h100-sxm --latency \"500 cycles\" --clock 1.8GHz     (the lecture's §7.4: 0.93 MB, 55 loads per SM)
   roofline littles-law --hw h100-sxm --latency 500cycles --clock 1.8GHz --warps 32   (exercise 1: 2 loads per warp)
@@ -43,14 +45,7 @@ pub struct LittlesLawArgs {
 
 impl Query for LittlesLawArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "hw", Some(self.hw.as_str()));
-        put(&mut f, "latency", self.latency.as_deref());
-        put(&mut f, "clock", self.clock.as_deref());
-        put(&mut f, "transaction", self.transaction.as_deref());
-        put(&mut f, "warps", self.warps.as_deref());
-        put(&mut f, "pointer", self.pointer.as_deref());
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {

@@ -2,13 +2,14 @@
 //! feasibility, waves and tensor-core row utilisation, as a query over
 //! input fields.
 
-use super::query::{Query, calc_inputs, put};
+use super::query::{Query, calc_inputs, flag_fields};
 use super::{Ctx, DEFAULT_HW};
 use clap::Args;
 use roofline::calc::matmul::{self, MatmulInputs};
 use roofline::error::Result;
 use roofline::inputs::Fields;
 use roofline::report::Report;
+use serde::Serialize;
 
 const AFTER: &str = "\
 Examples:
@@ -30,7 +31,8 @@ resident program per SM (--programs-per-sm).";
 
 /// `matmul` flags. Every input is a field of
 /// [`roofline::calc::matmul::MatmulInputs`]; defaults live there.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = AFTER)]
 pub struct MatmulArgs {
     /// Catalog id or path to a .toml file; a comma-separated list compares
@@ -84,26 +86,7 @@ pub struct MatmulArgs {
 
 impl Query for MatmulArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "hw", self.hw.as_deref());
-        for (name, v) in [
-            ("m", &self.m),
-            ("n", &self.n),
-            ("k", &self.k),
-            ("tile", &self.tile),
-            ("tile-m", &self.tile_m),
-            ("tile-n", &self.tile_n),
-            ("tile-k", &self.tile_k),
-            ("stages", &self.stages),
-            ("dtype", &self.dtype),
-            ("programs-per-sm", &self.programs_per_sm),
-            ("threads", &self.threads),
-            ("mma", &self.mma),
-            ("tiles", &self.tiles),
-        ] {
-            put(&mut f, name, v.as_deref());
-        }
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {

@@ -4,15 +4,17 @@
 //! (`--sweep layers=16,32`) is applied as a `--set` at each point.
 
 use super::Ctx;
-use super::query::{Query, calc_inputs, put};
+use super::query::{Query, calc_inputs, flag_fields};
 use clap::{Args, Subcommand};
 use roofline::calc::model::{self, ModelInputs};
 use roofline::error::Result;
 use roofline::inputs::Fields;
 use roofline::report::Report;
+use serde::Serialize;
 
 /// `model show` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline model show llama-3-8b
   roofline model show llama-3-8b --format markdown
@@ -70,11 +72,7 @@ pub enum ModelCommand {
 
 impl Query for ShowArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "model", Some(self.model.as_str()));
-        put(&mut f, "dtype", self.dtype.as_deref());
-        put(&mut f, "kv-dtype", self.kv_dtype.as_deref());
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {

@@ -1,15 +1,17 @@
 //! `occupancy`: resident blocks per SM and the binding limit.
 
 use super::Ctx;
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_fields, flag_fields};
 use clap::Args;
 use roofline::calc::occupancy::{self, OccupancyInputs};
 use roofline::error::Result;
 use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
+use serde::Serialize;
 
 /// `occupancy` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline occupancy --hw h100-sxm --threads 256 --regs 64 --smem 32KiB
   roofline occupancy --hw h100-sxm --threads 256 --regs 64 --smem 32KiB --textbook   (002 exercise 1: 50%)
@@ -59,17 +61,7 @@ pub struct OccupancyArgs {
 
 impl Query for OccupancyArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "hw", Some(self.hw.as_str()));
-        put(&mut f, "threads", self.threads.as_deref());
-        put(&mut f, "regs", self.regs.as_deref());
-        put(&mut f, "sgprs", self.sgprs.as_deref());
-        put(&mut f, "smem", self.smem.as_deref());
-        put(&mut f, "static-smem", self.static_smem.as_deref());
-        put(&mut f, "carveout", self.carveout.as_deref());
-        put(&mut f, "textbook", self.textbook.then_some(true));
-        put(&mut f, "grid", self.grid.as_deref());
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {

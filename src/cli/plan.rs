@@ -2,15 +2,17 @@
 //! over every valid layout; separate prefill and decode pools.
 
 use super::Ctx;
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_fields, flag_fields};
 use clap::Args;
 use roofline::calc::plan::{self, PlanInputs, Setup};
 use roofline::error::{Error, Result};
 use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
+use serde::Serialize;
 
 /// `plan` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline plan --model llama-3.1-70b --hw h200-sxm --devices 8 --tp 8 --batch 32
   roofline plan --model llama-3.1-70b --hw gb200 --devices 72 --tp 8 --dp 9 --batch 32
@@ -94,39 +96,7 @@ pub struct PlanArgs {
 
 impl Query for PlanArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "hw", Some(self.hw.as_str()));
-        put(&mut f, "model", Some(self.model.as_str()));
-        for (k, v) in [
-            ("devices", &self.devices),
-            ("tp", &self.tp),
-            ("pp", &self.pp),
-            ("dp", &self.dp),
-            ("ep", &self.ep),
-            ("redundant-experts", &self.redundant_experts),
-            ("batch", &self.batch),
-            ("context", &self.context),
-            ("prompt", &self.prompt),
-            ("microbatches", &self.microbatches),
-            ("dtype", &self.dtype),
-            ("kv-dtype", &self.kv_dtype),
-            ("reserve", &self.reserve),
-            ("objective", &self.objective),
-            ("slo-ttft", &self.slo_ttft),
-            ("slo-tpot", &self.slo_tpot),
-            ("prefill-devices", &self.prefill_devices),
-            ("decode-devices", &self.decode_devices),
-        ] {
-            put(&mut f, k, v.as_deref());
-        }
-        put(
-            &mut f,
-            "allow-cross-node",
-            self.allow_cross_node.then_some(true),
-        );
-        put(&mut f, "search", self.search.then_some(true));
-        put(&mut f, "disaggregate", self.disaggregate.then_some(true));
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {

@@ -1,15 +1,17 @@
 //! `point`: a kernel's place on the roofline.
 
 use super::Ctx;
-use super::query::{Query, calc_inputs, put};
+use super::query::{Query, calc_inputs, flag_fields};
 use clap::Args;
 use roofline::calc::point::{self, PointInputs};
 use roofline::error::Result;
 use roofline::inputs::Fields;
 use roofline::report::Report;
+use serde::Serialize;
 
 /// `point` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline point --hw h100-sxm --intensity 1              (batch-1 decode: 3.35 TFLOP/s, 0.34% of peak)
   roofline point --hw h100-sxm --flops 137.4GFLOP --bytes 100.7MB   (a 4096^3 bf16 matmul)
@@ -41,20 +43,11 @@ pub struct PointArgs {
 
 impl Query for PointArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "hw", Some(self.hw.as_str()));
-        put(
-            &mut f,
-            "intensity",
-            self.intensity
-                .as_deref()
-                .map(|i| i.trim().trim_end_matches("FLOP/B").trim()),
-        );
-        put(&mut f, "flops", self.flops.as_deref());
-        put(&mut f, "bytes", self.bytes.as_deref());
-        put(&mut f, "dtype", self.dtype.as_deref());
-        if self.sparse {
-            put(&mut f, "sparse", Some(true));
+        let mut f = flag_fields(self)?;
+        // "300 FLOP/B" reads as the bare intensity it names.
+        if let Some(i) = &self.intensity {
+            let bare = i.trim().trim_end_matches("FLOP/B").trim();
+            f.insert("intensity".into(), bare.into());
         }
         Ok(f)
     }

@@ -1,15 +1,17 @@
 //! `prefill`: a prompt's FLOPs, bytes and time to first token.
 
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_fields, flag_fields};
 use super::{Ctx, fields_as_flags};
 use clap::Args;
 use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::error::Result;
 use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
+use serde::Serialize;
 
 /// `prefill` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline prefill --model llama-3-8b --hw h200-sxm --prompt 8192
   roofline prefill --model llama-3-8b --hw h200-sxm --prompt 8192 --chunk 512
@@ -54,23 +56,7 @@ pub struct PrefillArgs {
 
 impl Query for PrefillArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "model", Some(self.model.as_str()));
-        put(&mut f, "hw", Some(self.hw.as_str()));
-        for (k, v) in [
-            ("prompt", &self.prompt),
-            ("batch", &self.batch),
-            ("chunk", &self.chunk),
-            ("dtype", &self.dtype),
-            ("kv-dtype", &self.kv_dtype),
-            ("activations", &self.activations),
-            ("launch", &self.launch),
-            ("kernels", &self.kernels),
-        ] {
-            put(&mut f, k, v.as_deref());
-        }
-        put(&mut f, "force", self.force.then_some(true));
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {

@@ -42,6 +42,25 @@ pub fn calc_inputs<T: serde::de::DeserializeOwned>(fields: &Fields) -> Result<T>
     roofline::inputs::from_fields_where(fields, is_calc_field)
 }
 
+/// The fields a command's flags give, from its argument struct's own
+/// kebab-case `Serialize`, so each flag is named once: every flag given
+/// (text trimmed), and a switch only when it is on.
+pub fn flag_fields<T: serde::Serialize>(args: &T) -> Result<Fields> {
+    let value = serde_json::to_value(args)
+        .map_err(|e| Error::Unsupported(format!("the flags do not form fields: {e}")))?;
+    let Value::Object(map) = value else {
+        return Err(Error::Unsupported("the flags do not form fields".into()));
+    };
+    Ok(map
+        .into_iter()
+        .filter(|(_, v)| !matches!(v, Value::Null | Value::Bool(false)))
+        .map(|(k, v)| match v {
+            Value::String(s) if s.trim().len() != s.len() => (k, Value::from(s.trim())),
+            v => (k, v),
+        })
+        .collect())
+}
+
 /// Inserts a flag's value under its field name when it was given.
 pub fn put(f: &mut Fields, name: &str, v: Option<impl Into<Value>>) {
     if let Some(v) = v {

@@ -2,15 +2,17 @@
 //! decoding (Leviathan et al. 2023).
 
 use super::Ctx;
-use super::query::{Query, calc_fields, put};
+use super::query::{Query, calc_fields, flag_fields};
 use clap::Args;
 use roofline::calc::speculative::{self, SpeculativeInputs};
 use roofline::error::Result;
 use roofline::inputs::{Fields, from_fields};
 use roofline::report::Report;
+use serde::Serialize;
 
 /// `speculative` flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline speculative --acceptance 0.8 --draft-tokens 4          (3.36 tokens per pass)
   roofline speculative --acceptance 0.8 --draft-tokens 4 --draft-cost 0.05
@@ -30,11 +32,7 @@ pub struct SpeculativeArgs {
 
 impl Query for SpeculativeArgs {
     fn fields(&self) -> Result<Fields> {
-        let mut f = Fields::new();
-        put(&mut f, "acceptance", self.acceptance.as_deref());
-        put(&mut f, "draft-tokens", self.draft_tokens.as_deref());
-        put(&mut f, "draft-cost", self.draft_cost.as_deref());
-        Ok(f)
+        flag_fields(self)
     }
 
     fn eval(&self, _ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
