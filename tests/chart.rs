@@ -102,6 +102,29 @@ fn roofline_svg_whole() {
 }
 
 #[test]
+fn integer_roofs_are_drawn_in_operations() {
+    // TPU v1 computes in int8: 92 TOPS (its datasheet's unit), not FLOP/s.
+    let only_int = RooflineData::build(
+        &[hw("tpu-v1")],
+        &[],
+        vec![KernelMark::parse("gemm:300").unwrap()],
+        false,
+    )
+    .unwrap();
+    assert_eq!(only_int.op_units(), ("TOP/s", "OP/B"));
+    let t = texts(&svg(&Chart::Roofline(only_int)));
+    assert!(t.contains("attainable throughput (TOP/s)"), "{t}");
+    assert!(t.contains("arithmetic intensity (OP/byte)"), "{t}");
+    assert!(t.contains("gemm (300 OP/B)"), "{t}");
+    assert!(!t.contains("FLOP"), "{t}");
+    // int8 beside bf16 on one chart: the axes name both.
+    let mixed =
+        RooflineData::build(&[hw("tpu-v1"), hw("h100-sxm")], &[], vec![], false).unwrap();
+    assert_eq!(mixed.op_units(), ("TFLOP/s or TOP/s", "FLOP/B or OP/B"));
+    assert_eq!(roofline_data().op_units(), ("TFLOP/s", "FLOP/B"));
+}
+
+#[test]
 fn roofline_leaves_out_what_a_part_lacks() {
     let d = RooflineData::build(
         &[hw("h100-sxm"), hw("b200")],

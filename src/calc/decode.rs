@@ -264,7 +264,10 @@ impl Setup {
     /// from) and the ridge point.
     pub fn record_roof(&self, r: &mut Report) {
         r.result("peak_flops_per_s", self.roof.peak, || {
-            Quantity::new(format!("peak ({})", self.compute), Unit::FlopPerSec)
+            Quantity::new(
+                format!("peak ({})", self.compute),
+                self.roof.unit(Unit::FlopPerSec),
+            )
                 .source(self.sources[0].as_deref())
         });
         r.result("bandwidth_bytes_per_s", self.roof.bandwidth, || {
@@ -639,6 +642,9 @@ impl DecodeCost {
         let s = &self.setup;
         let st = &self.timed.step;
         let t = &self.timed.roof;
+        // At an int8 compute precision the work counts operations.
+        let u = |unit: Unit| s.roof.unit(unit);
+        let label = |float: &'static str, int: &'static str| if s.roof.integer { int } else { float };
         r.hardware = Some(self.hardware.clone());
         r.model = Some(self.model.clone());
         r.input("batch", self.batch);
@@ -714,12 +720,12 @@ impl DecodeCost {
         });
         let flops = st.flops();
         r.result("flops", flops, || {
-            Quantity::new("FLOPs", Unit::Flop)
+            Quantity::new(label("FLOPs", "OPs"), u(Unit::Flop))
                 .formula("matmuls 2 x tokens x weights + attention 2 x heads x (d_qk + d_v) x pairs + LM head")
                 .derive(format!(
                     "{} matmul + {} attention",
-                    si(st.flops_of(step::OpKind::Matmul), "FLOP"),
-                    si(st.flops_of(step::OpKind::Attention), "FLOP")
+                    u(Unit::Flop).format(st.flops_of(step::OpKind::Matmul)),
+                    u(Unit::Flop).format(st.flops_of(step::OpKind::Attention))
                 ))
         });
         if let Some(e) = st.experts_touched {
@@ -730,9 +736,9 @@ impl DecodeCost {
         }
         let intensity = flops / bytes;
         r.result("intensity", intensity, || {
-            Quantity::new("arithmetic intensity", Unit::FlopPerByte)
+            Quantity::new("arithmetic intensity", u(Unit::FlopPerByte))
                 .formula("FLOPs / bytes")
-                .derive(format!("{} / {}", si(flops, "FLOP"), si(bytes, "B")))
+                .derive(format!("{} / {}", u(Unit::Flop).format(flops), si(bytes, "B")))
         });
         s.record_roof(&mut r);
         roof::attainable(&mut r, &roof::ATTAINABLE, &s.roof, intensity);
@@ -744,8 +750,8 @@ impl DecodeCost {
                 .formula("FLOPs / peak")
                 .derive(format!(
                     "{} / {}",
-                    si(flops, "FLOP"),
-                    si(s.roof.peak, "FLOP/s")
+                    u(Unit::Flop).format(flops),
+                    s.roof.peak_text()
                 ))
         });
         r.result("memory_time_s", t.memory_s, || {
@@ -943,7 +949,7 @@ impl DecodeCost {
                 format!(
                     "achievable: the file's measured {} bandwidth, {} {} matmul rate and {} per kernel ({} launch); a calibrated estimate, not a bound",
                     si(s.roof.bandwidth, "B/s"),
-                    si(s.roof.peak, "FLOP/s"),
+                    s.roof.peak_text(),
                     s.compute,
                     units::seconds(s.per_kernel_s),
                     s.launch.as_str()

@@ -222,19 +222,17 @@ fn setup(
         .transpose()?;
     // Elementwise and reduction work runs on the vector units: its compute
     // roof is the fp32 vector peak where the file has one.
-    let vector = hw
-        .compute
-        .dense
-        .get("fp32")
-        .map_or(roof.peak, |v| v * hw.peak_multiplier());
+    // Without one (TPU v1) it is the precision's own peak.
+    let vector_roof = hw.compute.dense.get("fp32").map_or(roof, |v| Roof {
+        peak: v * hw.peak_multiplier(),
+        integer: false,
+        ..roof
+    });
     Ok(Setup {
         dtype: p.name,
         b: p.bytes(),
         peak: roof.peak,
-        vector_roof: Roof {
-            peak: vector,
-            bandwidth: roof.bandwidth,
-        },
+        vector_roof,
         overhead_s,
     })
 }
@@ -634,7 +632,7 @@ impl FusionCost {
             let mut d = format!(
                 "max({} / {}, {} / {})",
                 si(flops, "FLOP"),
-                si(roof.peak, "FLOP/s"),
+                roof.peak_text(),
                 si(bytes, "B"),
                 si(bw, "B/s")
             );

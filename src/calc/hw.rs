@@ -103,6 +103,8 @@ pub struct PrecisionPeaks {
     pub sparse: Option<f64>,
     /// Dense peak / bandwidth, where there is a bandwidth.
     pub ridge: Option<f64>,
+    /// Whether the peaks count integer operations (OP/s).
+    pub integer: bool,
 }
 
 /// Every figure `hw show` reports for one accelerator at one precision;
@@ -118,7 +120,10 @@ pub struct HwCost<'a> {
     pub mode: Mode,
     /// Whether the peak is the 2:4 sparse one.
     pub sparse: bool,
-    /// The peak at the precision (FLOP/s) and the field it comes from.
+    /// Whether the precision computes on integer units (its peak in OP/s).
+    pub integer: bool,
+    /// The peak at the precision (FLOP/s, or OP/s) and the field it comes
+    /// from.
     pub peak: f64,
     /// `compute.dense.bf16`, `compute.sparse.fp8`, `achievable.dense.bf16`.
     pub peak_field: String,
@@ -261,6 +266,7 @@ pub fn cost<'a>(hw: &'a Hardware, inputs: &HwShowInputs, mode: Mode) -> Result<H
                 dense,
                 sparse,
                 ridge: bandwidth.map(|b| dense / b),
+                integer: pp.integer(),
             })
         })
         .collect();
@@ -269,11 +275,16 @@ pub fn cost<'a>(hw: &'a Hardware, inputs: &HwShowInputs, mode: Mode) -> Result<H
         dtype: p.name,
         mode,
         sparse,
+        integer: p.integer(),
         peak,
         peak_field,
         bandwidth,
         bandwidth_field,
-        roof: bandwidth.map(|b| Roof { peak, bandwidth: b }),
+        roof: bandwidth.map(|b| Roof {
+            peak,
+            bandwidth: b,
+            integer: p.integer(),
+        }),
         capacity: hw
             .memory
             .hbm_capacity
@@ -326,6 +337,8 @@ impl HwCost<'_> {
         });
 
         let peak = self.peak;
+        // int8 peaks count integer operations: OP/s, not FLOP/s.
+        let rate = Unit::FlopPerSec.ops_if(self.integer);
         r.result("peak_flops_per_s", peak, || {
             let what = match (self.sparse, self.mode) {
                 (true, _) => "peak, 2:4 sparse",
@@ -337,20 +350,19 @@ impl HwCost<'_> {
             } else {
                 what.to_string()
             };
-            let mut q =
-                Quantity::new(what, Unit::FlopPerSec).source(src(&self.peak_field).as_deref());
+            let mut q = Quantity::new(what, rate).source(src(&self.peak_field).as_deref());
             if hw.peak_multiplier() != 1.0 && self.mode == Mode::SpeedOfLight {
                 q = q.formula("per-core peak x cores").derive(format!(
                     "{} x {}",
-                    si(peak / hw.peak_multiplier(), "FLOP/s"),
-                    hw.peak_multiplier()
+                    rate.format(peak / hw.peak_multiplier()),
+                    units::number(hw.peak_multiplier())
                 ));
             }
             q
         });
         if let Some(c) = self.chip_peak {
             r.result("chip_peak_flops_per_s", c, || {
-                Quantity::new("peak, whole chip as the vendor states it", Unit::FlopPerSec)
+                Quantity::new("peak, whole chip as the vendor states it", rate)
                     .source(src(&format!("compute.chip.{}", self.dtype_key())).as_deref())
             });
         }
@@ -383,12 +395,11 @@ impl HwCost<'_> {
         }
         if let (Some(w), Some(fw)) = (self.board_power, self.flops_per_watt) {
             r.result("flops_per_watt", fw, || {
-                Quantity::new(
-                    "peak per watt of board power (FLOP/s per W)",
-                    Unit::FlopPerSec,
-                )
-                .formula("peak / board power")
-                .derive(format!("{} / {} W", si(peak, "FLOP/s"), units::number(w)))
+                // The label names no unit: the value carries FLOP/s or
+                // OP/s, and a comparison shows both under one label.
+                Quantity::new("peak per W of board power", rate)
+                    .formula("peak / board power")
+                    .derive(format!("{} / {} W", rate.format(peak), units::number(w)))
             });
         }
 
@@ -458,15 +469,20 @@ impl HwCost<'_> {
         datasheet(&mut r, hw, self.clock_hz);
         r.lean = lean_report;
 
+        // The columns are described in FLOP units unless every precision
+        // is an integer one (TPU v1); an int8 row beside float ones carries
+        // its own OP units.
+        let all_integer =
+            !self.precisions.is_empty() && self.precisions.iter().all(|pp| pp.integer);
         r.describe("precision", || Quantity::new("precision", Unit::None));
         r.describe("dense_flops_per_s", || {
-            Quantity::new("dense peak", Unit::FlopPerSec)
+            Quantity::new("dense peak", Unit::FlopPerSec.ops_if(all_integer))
         });
         r.describe("sparse_flops_per_s", || {
-            Quantity::new("2:4 sparse peak", Unit::FlopPerSec)
+            Quantity::new("2:4 sparse peak", Unit::FlopPerSec.ops_if(all_integer))
         });
         r.describe("ridge_point_flop_per_byte", || {
-            Quantity::new("ridge point", Unit::FlopPerByte)
+            Quantity::new("ridge point", Unit::FlopPerByte.ops_if(all_integer))
         });
         {
             for pp in &self.precisions {
@@ -480,6 +496,15 @@ impl HwCost<'_> {
                 if let Some(rp) = pp.ridge {
                     row.results
                         .insert("ridge_point_flop_per_byte".into(), rp.into());
+                }
+                if pp.integer != all_integer {
+                    for (k, u) in [
+                        ("dense_flops_per_s", Unit::FlopPerSec),
+                        ("sparse_flops_per_s", Unit::FlopPerSec),
+                        ("ridge_point_flop_per_byte", Unit::FlopPerByte),
+                    ] {
+                        row.units.insert(k.into(), u.ops_if(pp.integer));
+                    }
                 }
                 r.rows.push(row);
             }
@@ -987,10 +1012,14 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         }
         for key in a.dense.keys() {
             if let Some(v) = a.dense.get(key) {
+                let integer = precision::lookup(key).is_ok_and(|p| p.integer());
                 r.result(
                     format!("measured_{key}_flops_per_s"),
                     v,
-                    Quantity::new(format!("{key} matmul, measured"), Unit::FlopPerSec)
+                    Quantity::new(
+                        format!("{key} matmul, measured"),
+                        Unit::FlopPerSec.ops_if(integer),
+                    )
                         .source(src(&format!("achievable.dense.{key}"))),
                 );
             }
@@ -1101,6 +1130,11 @@ pub fn list(items: &[Hardware]) -> Report {
         if let Some((p, pk)) = default_peak(hw) {
             row.results.insert("dtype".into(), p.name.into());
             row.results.insert("peak_flops_per_s".into(), pk.into());
+            // TPU v1's default is int8: its peak is in OP/s.
+            if p.integer() {
+                row.units
+                    .insert("peak_flops_per_s".into(), Unit::OpPerSec);
+            }
         }
         if let Some(b) = hw.memory.hbm_bandwidth {
             row.results

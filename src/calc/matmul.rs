@@ -1056,7 +1056,7 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
     };
     let effective_roof = Roof {
         peak: mma.as_ref().map_or(roof.peak, |c| c.effective_peak),
-        bandwidth: roof.bandwidth,
+        ..roof
     };
     let sh = Shape {
         m,
@@ -1200,6 +1200,7 @@ impl MatmulCost {
         let bs = || number(b);
         let bw = self.roof.bandwidth;
         let f = self.flops;
+        let ops = |u: Unit| self.roof.unit(u);
         let tr = &self.traffic;
         let fp = |v: f64| units::sig(v, 4);
         if let Some(l2) = tr.l2_bytes {
@@ -1316,9 +1317,9 @@ impl MatmulCost {
         });
         let ti = self.traffic_intensity;
         r.result("traffic_intensity", ti, || {
-            Quantity::new("intensity at that traffic", Unit::FlopPerByte)
+            Quantity::new("intensity at that traffic", ops(Unit::FlopPerByte))
                 .formula("FLOPs / traffic bytes")
-                .derive(format!("{} / {}", si(f, "FLOP"), si(tr.bytes, "B")))
+                .derive(format!("{} / {}", ops(Unit::Flop).format(f), si(tr.bytes, "B")))
         });
         let time = self.time;
         r.result("traffic_memory_time_s", time.memory_s, || {
@@ -1326,7 +1327,7 @@ impl MatmulCost {
                 .formula("traffic bytes / bandwidth")
                 .derive(format!("{} / {}", si(tr.bytes, "B"), si(bw, "B/s")))
         });
-        let peak_text = || si(self.effective_roof.peak, "FLOP/s");
+        let peak_text = || self.effective_roof.peak_text();
         if let Some(e) = self.epilogue_time_s {
             r.result("epilogue_time_s", e, || {
                 Quantity::new("output write not overlapped (epilogue)", Unit::Seconds)
@@ -1353,7 +1354,7 @@ impl MatmulCost {
                     .formula("max(FLOPs / peak, traffic bytes / bandwidth)")
                     .derive(format!(
                         "max({} / {}, {} / {})",
-                        si(f, "FLOP"),
+                        ops(Unit::Flop).format(f),
                         peak_text(),
                         si(tr.bytes, "B"),
                         si(bw, "B/s")
@@ -1441,9 +1442,8 @@ impl MatmulCost {
         let f = self.flops;
 
         let mut r = Report::new_lean("matmul", lean);
-        // int8/int4 arithmetic is counted in operations, not FLOPs.
-        let int_ops =
-            crate::precision::lookup(self.dtype).is_ok_and(|p| p.compute.starts_with("int"));
+        // int8 arithmetic is counted in operations, not FLOPs.
+        let int_ops = roof.integer;
         let (op_u, rate_u) = if int_ops {
             ("OP", "OP/s")
         } else {
@@ -1477,7 +1477,7 @@ impl MatmulCost {
 
         // Step 1: FLOPs, fixed by the mathematics.
         r.result("flops", f, || {
-            Quantity::new("FLOPs", Unit::Flop.ops_if(int_ops))
+            Quantity::new(if int_ops { "OPs" } else { "FLOPs" }, Unit::Flop.ops_if(int_ops))
                 .formula("2*M*N*K")
                 .derive(format!("2*{m}*{n}*{k}"))
         });
@@ -1938,7 +1938,7 @@ impl MatmulCost {
             r.result("tensor_vs_vector", peak / v, || {
                 Quantity::new("tensor vs fp32 vector peak", Unit::Ratio)
                     .formula("peak / fp32 peak")
-                    .derive(format!("{} / {}", si(peak, rate_u), si(v, rate_u)))
+                    .derive(format!("{} / {}", si(peak, rate_u), si(v, "FLOP/s")))
             });
         }
 

@@ -242,17 +242,21 @@ impl PrefillCost {
             "materialised_time_s",
         ]);
         let tokens = self.prompt as f64 * self.batch as f64;
+        // At an int8 compute precision the work counts operations.
+        let u = |unit: Unit| s.roof.unit(unit);
+        let ops = u(Unit::Flop);
+        let integer = s.roof.integer;
         r.result("flops", self.flops, || {
-            Quantity::new("FLOPs", Unit::Flop)
+            Quantity::new(if integer { "OPs" } else { "FLOPs" }, ops)
                 .formula("2 x weights x tokens + causal attention (about half of 4 S^2 d per layer) + LM head on the last token")
                 .derive(format!(
                     "{} matmul + {} attention",
-                    si(self.flops - self.attention_flops, "FLOP"),
-                    si(self.attention_flops, "FLOP")
+                    ops.format(self.flops - self.attention_flops),
+                    ops.format(self.attention_flops)
                 ))
         });
         r.result("attention_flops", self.attention_flops, || {
-            Quantity::new("attention FLOPs", Unit::Flop)
+            Quantity::new(if integer { "attention OPs" } else { "attention FLOPs" }, ops)
                 .formula("2 x heads x (d_qk + d_v) x layers x batch x S (S + 1) / 2")
         });
         r.result("weight_bytes", self.weight_bytes, || {
@@ -280,13 +284,9 @@ impl PrefillCost {
         });
         let intensity = self.flops / self.bytes;
         r.result("intensity", intensity, || {
-            Quantity::new("arithmetic intensity", Unit::FlopPerByte)
+            Quantity::new("arithmetic intensity", u(Unit::FlopPerByte))
                 .formula("FLOPs / bytes")
-                .derive(format!(
-                    "{} / {}",
-                    si(self.flops, "FLOP"),
-                    si(self.bytes, "B")
-                ))
+                .derive(format!("{} / {}", ops.format(self.flops), si(self.bytes, "B")))
         });
         s.record_roof(&mut r);
         r.result("bound", self.bound.as_str(), || {

@@ -710,12 +710,15 @@ impl Hardware {
                 if let (Some(m), Some(d)) = (a.dense.get(key), self.compute.dense.get(key))
                     && m > d * self.peak_multiplier() * (1.0 + 1e-9)
                 {
+                    // An int8 peak counts integer operations.
+                    let rate = crate::report::Unit::FlopPerSec
+                        .ops_if(crate::precision::lookup(key).is_ok_and(|p| p.integer()));
                     return err(
                         &format!("achievable.dense.{key}"),
                         format!(
                             "measured {} exceeds the datasheet's dense {}",
-                            crate::units::si(m, "FLOP/s"),
-                            crate::units::si(d * self.peak_multiplier(), "FLOP/s")
+                            rate.format(m),
+                            rate.format(d * self.peak_multiplier())
                         ),
                     );
                 }
