@@ -12,6 +12,58 @@ use crate::spec::hardware::{Hardware, Mode, PeakScope, Scope};
 use crate::units::{self, si};
 use serde::{Deserialize, Serialize};
 
+/// The slowest and fastest boost clocks of the built-in catalog, in Hz: TPU
+/// v1's 700 MHz (the GPU-architecture lecture (002), §7.12) and the 2.4 GHz
+/// of the MI355X (AMD's datasheet, peak engine clock) and Trainium3 (the
+/// Learn Kernels book (000), §6.2). A test holds them to the catalog.
+pub const CATALOG_CLOCK_RANGE_HZ: (f64, f64) = (700e6, 2.4e9);
+
+/// A warning when the clock that per-cycle figures use is far outside what
+/// hardware runs at: more than twice, or less than a tenth of, the file's
+/// boost clock when a clock is given (`--clock`), or of the catalog's
+/// fastest or slowest boost clock otherwise (the file's own, as `--set
+/// compute.clock` may have made it). No part runs there, so the figure is
+/// likely a unit slip (`1e99GHz`, MHz for GHz). Every command that uses a
+/// clock (`hw show`, `littles-law`) notes it in these words.
+pub fn clock_note(hw: &Hardware, given: Option<f64>) -> Option<String> {
+    let boost = hw.compute.clock.map(|c| c.get());
+    let clock = given.or(boost)?;
+    let (slowest, fastest) = CATALOG_CLOCK_RANGE_HZ;
+    let plausible = |c: f64| (slowest / 10.0..=2.0 * fastest).contains(&c);
+    let hz = |c: f64| si(c, "Hz");
+    let (low, high) = match boost {
+        Some(b) if given.is_some() && plausible(b) => {
+            let theirs = format!("{}'s boost clock {}", hw.id, hz(b));
+            ((b, theirs.clone()), (b, theirs))
+        }
+        _ => (
+            (
+                slowest,
+                format!("the slowest boost clock in the catalog ({})", hz(slowest)),
+            ),
+            (
+                fastest,
+                format!("the fastest boost clock in the catalog ({})", hz(fastest)),
+            ),
+        ),
+    };
+    if clock > 2.0 * high.0 {
+        Some(format!(
+            "warning: the clock {} is more than twice {}: check the unit",
+            hz(clock),
+            high.1
+        ))
+    } else if clock < low.0 / 10.0 {
+        Some(format!(
+            "warning: the clock {} is less than a tenth of {}: check the unit",
+            hz(clock),
+            low.1
+        ))
+    } else {
+        None
+    }
+}
+
 /// Number of units of an on-chip level's scope on the chip.
 pub fn level_count(hw: &Hardware, scope: Scope, count: Option<u32>) -> f64 {
     if let Some(c) = count {
@@ -547,6 +599,10 @@ impl HwCost<'_> {
             Mode::SpeedOfLight => "speed-of-light figures from the datasheet; --achievable uses the file's measured ones (an error where it has none)",
             Mode::Achievable => "achievable figures: measured, not datasheet",
         });
+        // A clock far outside what hardware runs at is likely a unit slip.
+        if let Some(n) = clock_note(hw, self.clock_hz.filter(|_| self.clock_given)) {
+            r.note(n);
+        }
         r
     }
 
@@ -1191,5 +1247,58 @@ mod tests {
         let i = inputs(&[("clock", serde_json::json!("1.8GHz"))]).unwrap();
         assert_eq!(i.clock.map(|c| c.0), Some(1.8e9));
         assert!(inputs(&[("tile", serde_json::json!(1))]).is_err());
+    }
+
+    fn catalog_hw(id: &str, sets: &[&str]) -> Hardware {
+        let sets: Vec<crate::spec::overrides::Set> =
+            sets.iter().map(|s| s.parse().unwrap()).collect();
+        crate::catalog::Catalog::default()
+            .hardware(id, &sets)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_clock_range_is_the_catalogs() {
+        let cat = crate::catalog::Catalog::default();
+        let clocks: Vec<f64> = cat
+            .hardware_entries()
+            .unwrap()
+            .iter()
+            .filter_map(|e| cat.hardware(&e.id, &[]).ok()?.compute.clock)
+            .map(|c| c.get())
+            .collect();
+        let lo = clocks.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = clocks.iter().copied().fold(0.0, f64::max);
+        assert_eq!((lo, hi), CATALOG_CLOCK_RANGE_HZ);
+    }
+
+    #[test]
+    fn a_clock_outside_what_hardware_runs_at_is_noted() {
+        let h100 = catalog_hw("h100-sxm", &[]);
+        // The lecture's 1.8 GHz and the file's own 1.98 GHz are fine.
+        assert_eq!(clock_note(&h100, Some(1.8e9)), None);
+        assert_eq!(clock_note(&h100, None), None);
+        // Given: against the file's boost clock (2 x 1.98 GHz, 198 MHz).
+        let n = clock_note(&h100, Some(1e108)).unwrap();
+        assert_eq!(
+            n,
+            "warning: the clock 1e90 EHz is more than twice h100-sxm's boost clock 1.98 GHz: check the unit"
+        );
+        assert!(clock_note(&h100, Some(3.9e9)).is_none());
+        assert!(clock_note(&h100, Some(1.8e6)).unwrap().contains("less than a tenth"));
+        // Set in the file: against the catalog's 700 MHz to 2.4 GHz.
+        let set = catalog_hw("h100-sxm", &["compute.clock=1e99GHz"]);
+        assert_eq!(
+            clock_note(&set, None).unwrap(),
+            "warning: the clock 1e90 EHz is more than twice the fastest boost clock in the catalog (2.4 GHz): check the unit"
+        );
+        let slow = catalog_hw("h100-sxm", &["compute.clock=1MHz"]);
+        assert!(
+            clock_note(&slow, None)
+                .unwrap()
+                .contains("less than a tenth of the slowest boost clock in the catalog (700 MHz)")
+        );
+        // A sane --clock over an absurd file clock is judged by the catalog.
+        assert_eq!(clock_note(&set, Some(1.8e9)), None);
     }
 }

@@ -311,22 +311,6 @@ pub fn cost<'a>(
     })
 }
 
-/// A warning when a given clock is far beyond (more than twice) the
-/// file's boost clock: no part runs there, so the figure is likely a typo
-/// (`1e99GHz`, MHz taken for GHz).
-pub fn clock_note(hw: &Hardware, given: Option<f64>) -> Option<String> {
-    let given = given?;
-    let boost = hw.compute.clock?.get();
-    (given > 2.0 * boost).then(|| {
-        format!(
-            "warning: the clock {} is more than twice {}'s boost clock {}: check the unit",
-            si(given, "Hz"),
-            hw.id,
-            si(boost, "Hz")
-        )
-    })
-}
-
 impl LittlesLawCost<'_> {
     /// SM operand demand over its share of memory per cycle (002 §7.3's
     /// "36x shortfall"), where both are known.
@@ -494,7 +478,7 @@ impl LittlesLawCost<'_> {
                 .formula("bandwidth / pointer-chase bandwidth")
                 .derive(format!("{} / {}", si(bw, "B/s"), si(chase_bw, "B/s")))
         });
-        if let Some(n) = clock_note(hw, given.clock.map(|c| c.0)) {
+        if let Some(n) = super::hw::clock_note(hw, given.clock.map(|c| c.0)) {
             r.note(n);
         }
         if given.latency.is_none() {
