@@ -268,7 +268,7 @@ impl Setup {
                 format!("peak ({})", self.compute),
                 self.roof.unit(Unit::FlopPerSec),
             )
-                .source(self.sources[0].as_deref())
+            .source(self.sources[0].as_deref())
         });
         r.result("bandwidth_bytes_per_s", self.roof.bandwidth, || {
             Quantity::new("memory bandwidth", Unit::BytesPerSec).source(self.sources[1].as_deref())
@@ -644,7 +644,6 @@ impl DecodeCost {
         let t = &self.timed.roof;
         // At an int8 compute precision the work counts operations.
         let u = |unit: Unit| s.roof.unit(unit);
-        let label = |float: &'static str, int: &'static str| if s.roof.integer { int } else { float };
         r.hardware = Some(self.hardware.clone());
         r.model = Some(self.model.clone());
         r.input("batch", self.batch);
@@ -720,7 +719,7 @@ impl DecodeCost {
         });
         let flops = st.flops();
         r.result("flops", flops, || {
-            Quantity::new(label("FLOPs", "OPs"), u(Unit::Flop))
+            Quantity::new(if s.roof.integer { "OPs" } else { "FLOPs" }, u(Unit::Flop))
                 .formula("matmuls 2 x tokens x weights + attention 2 x heads x (d_qk + d_v) x pairs + LM head")
                 .derive(format!(
                     "{} matmul + {} attention",
@@ -738,7 +737,11 @@ impl DecodeCost {
         r.result("intensity", intensity, || {
             Quantity::new("arithmetic intensity", u(Unit::FlopPerByte))
                 .formula("FLOPs / bytes")
-                .derive(format!("{} / {}", u(Unit::Flop).format(flops), si(bytes, "B")))
+                .derive(format!(
+                    "{} / {}",
+                    u(Unit::Flop).format(flops),
+                    si(bytes, "B")
+                ))
         });
         s.record_roof(&mut r);
         roof::attainable(&mut r, &roof::ATTAINABLE, &s.roof, intensity);
@@ -884,14 +887,17 @@ impl DecodeCost {
         if let Some(g) = &self.goodput {
             r.result("ttft_s", g.ttft_s, || {
                 Quantity::new(
-                    format!("time to first token ({} prompt tokens)", g.prompt),
+                    format!(
+                        "time to first token ({} prompt tokens)",
+                        units::whole(g.prompt)
+                    ),
                     Unit::Seconds,
                 )
                 .formula("prefill of one prompt")
             });
             r.result("request_latency_s", g.request_latency_s, || {
                 Quantity::new(
-                    format!("request latency ({} output tokens)", g.output),
+                    format!("request latency ({} output tokens)", units::whole(g.output)),
                     Unit::Seconds,
                 )
                 .formula("ttft + output x time per token")
@@ -977,12 +983,17 @@ impl DecodeCost {
                     "the KV cache of this batch ({}) exceeds the {} left beside the weights: at most {} sequences of this context fit",
                     si(f.kv_bytes, "B"),
                     si(f.kv_budget_bytes, "B"),
-                    f.max_batch
+                    units::whole(f.max_batch)
                 )
             });
         }
         if let Some(max) = self.beyond_max {
-            r.note_with(|| format!("context beyond the model's maximum of {max} (forced)"));
+            r.note_with(|| {
+                format!(
+                    "context beyond the model's maximum of {} (forced)",
+                    units::whole(max)
+                )
+            });
         }
         if let Some(slo) = &self.slo
             && slo.batch == 0

@@ -701,9 +701,9 @@ impl FusionCost {
             r.note_with(|| {
                 format!(
                     "memory-bound even fused: intensity {} is {}x below the ridge ({}); fusion's only lever is bytes",
-                    units::sig(i, 3),
-                    units::sig(ridge / i, 3),
-                    units::sig(ridge, 4)
+                    units::sig_grouped(i, 3),
+                    units::sig_grouped(ridge / i, 3),
+                    units::sig_grouped(ridge, 4)
                 )
             });
         }
@@ -714,8 +714,8 @@ impl FusionCost {
             r.note_with(|| {
                 format!(
                     "elementwise work runs on the vector units: against the fp32 vector ridge ({}) the intensity is {}x below",
-                    units::sig(vr, 3),
-                    units::sig(vr / i, 3)
+                    units::sig_grouped(vr, 3),
+                    units::sig_grouped(vr / i, 3)
                 )
             });
         }

@@ -567,7 +567,7 @@ impl HwCost<'_> {
                 format!(
                     "{}: the headline peak is the per-core engines' rate times {} cores; the chip peak is the vendor's figure for all engines together",
                     hw.id,
-                    hw.peak_multiplier()
+                    units::number(hw.peak_multiplier())
                 )
             });
         }
@@ -1076,7 +1076,7 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
                         format!("{key} matmul, measured"),
                         Unit::FlopPerSec.ops_if(integer),
                     )
-                        .source(src(&format!("achievable.dense.{key}"))),
+                    .source(src(&format!("achievable.dense.{key}"))),
                 );
             }
         }
@@ -1188,8 +1188,7 @@ pub fn list(items: &[Hardware]) -> Report {
             row.results.insert("peak_flops_per_s".into(), pk.into());
             // TPU v1's default is int8: its peak is in OP/s.
             if p.integer() {
-                row.units
-                    .insert("peak_flops_per_s".into(), Unit::OpPerSec);
+                row.units.insert("peak_flops_per_s".into(), Unit::OpPerSec);
             }
         }
         if let Some(b) = hw.memory.hbm_bandwidth {
@@ -1285,7 +1284,11 @@ mod tests {
             "warning: the clock 1e90 EHz is more than twice h100-sxm's boost clock 1.98 GHz: check the unit"
         );
         assert!(clock_note(&h100, Some(3.9e9)).is_none());
-        assert!(clock_note(&h100, Some(1.8e6)).unwrap().contains("less than a tenth"));
+        assert!(
+            clock_note(&h100, Some(1.8e6))
+                .unwrap()
+                .contains("less than a tenth")
+        );
         // Set in the file: against the catalog's 700 MHz to 2.4 GHz.
         let set = catalog_hw("h100-sxm", &["compute.clock=1e99GHz"]);
         assert_eq!(

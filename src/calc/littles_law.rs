@@ -571,8 +571,9 @@ impl LittlesLawCost<'_> {
             if let Some(budget) = over_budget {
                 r.note_with(|| {
                     format!(
-                        "warning: {} warps is beyond the {budget}-warp budget of an SM on {}: no SM can hold them; the figures assume they were resident",
-                        units::number(w as f64),
+                        "warning: {} warps is beyond the {}-warp budget of an SM on {}: no SM can hold them; the figures assume they were resident",
+                        units::whole(w),
+                        units::whole(budget),
                         hw.id
                     )
                 });
@@ -582,19 +583,23 @@ impl LittlesLawCost<'_> {
                     let held = p.warps_available.unwrap_or(w);
                     let each = (per_sm / held as f64).ceil();
                     format!(
-                        "at the {held} warps an SM can hold, each warp needs {} independent load{} in flight to saturate memory",
+                        "at the {} warps an SM can hold, each warp needs {} independent load{} in flight to saturate memory",
+                        units::whole(held),
                         units::number(each),
                         if each == 1.0 { "" } else { "s" }
                     )
                 } else if per_sm <= w as f64 {
                     format!(
-                        "{} loads per SM fit in {w} warps at one load each: enough warps to saturate memory if each keeps a load in flight",
-                        units::sig(per_sm, 3)
+                        "{} loads per SM fit in {} warps at one load each: enough warps to saturate memory if each keeps a load in flight",
+                        units::sig_grouped(per_sm, 3),
+                        units::whole(w)
                     )
                 } else {
                     format!(
-                        "{} loads per SM exceed {w} warps: each warp needs {per_warp} independent loads in flight (unrolling, pipelining) to saturate memory",
-                        units::sig(per_sm, 3)
+                        "{} loads per SM exceed {} warps: each warp needs {} independent loads in flight (unrolling, pipelining) to saturate memory",
+                        units::sig_grouped(per_sm, 3),
+                        units::whole(w),
+                        units::number(per_warp)
                     )
                 }
             });

@@ -117,7 +117,9 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
         return Err(Error::field(
             "chunk",
             format!(
-                "{n_chunks} chunks is more than the {MAX_CHUNKS} modelled; give a larger chunk"
+                "{} chunks is more than the {} modelled; give a larger chunk",
+                units::whole(n_chunks),
+                units::whole(MAX_CHUNKS)
             ),
         ));
     }
@@ -256,8 +258,15 @@ impl PrefillCost {
                 ))
         });
         r.result("attention_flops", self.attention_flops, || {
-            Quantity::new(if integer { "attention OPs" } else { "attention FLOPs" }, ops)
-                .formula("2 x heads x (d_qk + d_v) x layers x batch x S (S + 1) / 2")
+            Quantity::new(
+                if integer {
+                    "attention OPs"
+                } else {
+                    "attention FLOPs"
+                },
+                ops,
+            )
+            .formula("2 x heads x (d_qk + d_v) x layers x batch x S (S + 1) / 2")
         });
         r.result("weight_bytes", self.weight_bytes, || {
             Quantity::new("weights read", Unit::Bytes)
@@ -286,7 +295,11 @@ impl PrefillCost {
         r.result("intensity", intensity, || {
             Quantity::new("arithmetic intensity", u(Unit::FlopPerByte))
                 .formula("FLOPs / bytes")
-                .derive(format!("{} / {}", ops.format(self.flops), si(self.bytes, "B")))
+                .derive(format!(
+                    "{} / {}",
+                    ops.format(self.flops),
+                    si(self.bytes, "B")
+                ))
         });
         s.record_roof(&mut r);
         r.result("bound", self.bound.as_str(), || {
@@ -368,13 +381,18 @@ impl PrefillCost {
                 "a naive attention writes and rereads the fp32 scores and probabilities ({} per head, {}x L2 per head where known): {} against {} fused",
                 si(self.scores_bytes_per_head, "B"),
                 self.l2_bytes
-                    .map_or_else(|| "?".into(), |l2| units::sig(self.scores_bytes_per_head / l2, 3)),
+                    .map_or_else(|| "?".into(), |l2| units::sig_grouped(self.scores_bytes_per_head / l2, 3)),
                 units::seconds(self.materialised.time_s),
                 units::seconds(self.time_s)
             )
         });
         if let Some(max) = self.beyond_max {
-            r.note_with(|| format!("prompt beyond the model's maximum context of {max} (forced)"));
+            r.note_with(|| {
+                format!(
+                    "prompt beyond the model's maximum context of {} (forced)",
+                    units::whole(max)
+                )
+            });
         }
         r
     }

@@ -386,10 +386,7 @@ impl SweepData {
 
         let described = report.quantities.get(x_key.as_str());
         // An int8 report counts operations: its intensity input is in OP/B.
-        let integer = report
-            .quantities
-            .values()
-            .any(|q| q.unit == Unit::OpPerSec);
+        let integer = report.quantities.values().any(|q| q.unit == Unit::OpPerSec);
         let x_unit = described.map(|q| q.unit).unwrap_or_else(|| {
             INPUT_UNITS
                 .iter()

@@ -46,16 +46,14 @@ impl Query for PointArgs {
         put(
             &mut f,
             "intensity",
-            self.intensity
-                .as_deref()
-                .map(|i| {
-                    // "10 FLOP/B" or, for int8, "10 OP/B".
-                    let i = i.trim();
-                    i.strip_suffix("FLOP/B")
-                        .or_else(|| i.strip_suffix("OP/B"))
-                        .unwrap_or(i)
-                        .trim()
-                }),
+            self.intensity.as_deref().map(|i| {
+                // "10 FLOP/B" or, for int8, "10 OP/B".
+                let i = i.trim();
+                i.strip_suffix("FLOP/B")
+                    .or_else(|| i.strip_suffix("OP/B"))
+                    .unwrap_or(i)
+                    .trim()
+            }),
         );
         put(&mut f, "flops", self.flops.as_deref());
         put(&mut f, "bytes", self.bytes.as_deref());

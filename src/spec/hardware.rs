@@ -628,7 +628,11 @@ impl Hardware {
             {
                 return err(
                     "execution.max-threads-per-sm",
-                    format!("{t} threads is fewer than one warp of {}", ex.warp_size),
+                    format!(
+                        "{} threads is fewer than one warp of {}",
+                        crate::units::whole(t.get()),
+                        ex.warp_size
+                    ),
                 );
             }
             if let (Some(w), Some(t)) = (ex.max_warps_per_sm, ex.max_threads_per_sm)
@@ -638,7 +642,9 @@ impl Hardware {
                     "execution.max-threads-per-sm",
                     format!(
                         "{} threads is not max-warps-per-sm ({}) x warp-size ({})",
-                        t, w, ex.warp_size
+                        crate::units::whole(t.get()),
+                        w,
+                        ex.warp_size
                     ),
                 );
             }
