@@ -35,6 +35,14 @@ impl Precision {
             )
         })
     }
+
+    /// Whether it computes on integer units, so its peak and work count
+    /// integer operations (OP/s, the datasheets' TOPS), not FLOPs. `int8`
+    /// does; `int4` is weight-only and dequantises to bf16 before the
+    /// matmul, so its arithmetic is floating point.
+    pub fn integer(&self) -> bool {
+        self.compute.starts_with("int")
+    }
 }
 
 /// Every precision the tool knows, in the order tables list them.
@@ -179,5 +187,12 @@ mod tests {
         let e = lookup("fp7").unwrap_err();
         assert!(e.to_string().contains("bf16"));
         assert_eq!(e.exit_code(), 65);
+    }
+
+    #[test]
+    fn integer_precisions_compute_on_integer_units() {
+        let integer: Vec<&str> = ALL.iter().filter(|p| p.integer()).map(|p| p.name).collect();
+        // int4 dequantises to bf16 (formulas.md, "Precisions").
+        assert_eq!(integer, ["int8"]);
     }
 }

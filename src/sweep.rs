@@ -145,7 +145,10 @@ pub fn parse(text: &str) -> Result<Sweep> {
                     if out.len() >= MAX_POINTS {
                         return Err(Error::input(
                             "--sweep",
-                            format!("`{spec}`: more than {MAX_POINTS} points"),
+                            format!(
+                                "`{spec}`: more than {} points",
+                                crate::units::number(MAX_POINTS as f64)
+                            ),
                         ));
                     }
                 }
@@ -214,7 +217,13 @@ pub fn grid_size(axes: &[Axis]) -> Result<usize> {
     if n > MAX_POINTS {
         let names: Vec<String> = axes
             .iter()
-            .map(|a| format!("{} ({})", a.name, a.values.len()))
+            .map(|a| {
+                format!(
+                    "{} ({})",
+                    a.name,
+                    crate::units::number(a.values.len() as f64)
+                )
+            })
             .collect();
         return Err(Error::input(
             "--sweep",

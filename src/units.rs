@@ -301,7 +301,8 @@ pub fn in_words(message: &str) -> String {
     m
 }
 
-/// Rounds to `sig` significant digits and prints without trailing zeros.
+/// Rounds to `sig` significant digits and prints without trailing zeros
+/// (`2706`: derivations, beside the products they substitute into).
 pub fn sig(value: f64, sig: usize) -> String {
     if value == 0.0 {
         return "0".into();
@@ -328,6 +329,33 @@ pub fn sig(value: f64, sig: usize) -> String {
     } else {
         s
     }
+}
+
+/// [`sig`] with the whole part grouped in thousands from 1,000 up
+/// (`2,706`), as tables print numbers: for notes and messages.
+pub fn sig_grouped(value: f64, digits: usize) -> String {
+    let s = sig(value, digits);
+    // Scientific notation (past 1e15) stays as it is.
+    if s.contains(['e', 'i', 'N']) {
+        return s;
+    }
+    let (sign, rest) = s.strip_prefix('-').map_or(("", s.as_str()), |r| ("-", r));
+    let (whole, frac) = rest
+        .split_once('.')
+        .map_or((rest, None), |(w, f)| (w, Some(f)));
+    let mut out = String::with_capacity(s.len() + whole.len() / 3);
+    out.push_str(sign);
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
+    }
+    out
 }
 
 const SI: [(f64, &str); 6] = [
@@ -397,6 +425,11 @@ pub fn grouped(value: u128) -> String {
         out.push(c);
     }
     out
+}
+
+/// A whole number grouped in thousands, for prose: `4096u64` -> `4,096`.
+pub fn whole(value: impl Into<u128>) -> String {
+    grouped(value.into())
 }
 
 /// Formats a plain number for people: integers grouped, others at 4
@@ -596,6 +629,14 @@ mod tests {
         assert_eq!(number(7269.965), "7,270");
         assert_eq!(sig(0.0034, 2), "0.0034");
         assert_eq!(sig(123456.0, 3), "123456");
+        assert_eq!(sig_grouped(123456.0, 3), "123,456");
+        assert_eq!(sig_grouped(2705.88, 4), "2,706");
+        assert_eq!(sig_grouped(-52762.4, 3), "-52,762");
+        assert_eq!(sig_grouped(1234.5678, 6), "1,234.57");
+        assert_eq!(sig_grouped(999.94, 4), "999.9");
+        assert_eq!(sig_grouped(999.96, 4), "1,000");
+        assert_eq!(sig_grouped(-9.497e-98, 4), "-9.497e-98");
+        assert_eq!(sig_grouped(2.017e100, 4), "2.017e100");
         assert_eq!(sig(1.011e15, 4), "1.011e15");
         assert_eq!(sig(9.313e-10, 4), "9.313e-10");
         assert_eq!(seconds(1.011e15), "1.011e15 s");

@@ -102,6 +102,28 @@ fn roofline_svg_whole() {
 }
 
 #[test]
+fn integer_roofs_are_drawn_in_operations() {
+    // TPU v1 computes in int8: 92 TOPS (its datasheet's unit), not FLOP/s.
+    let only_int = RooflineData::build(
+        &[hw("tpu-v1")],
+        &[],
+        vec![KernelMark::parse("gemm:300").unwrap()],
+        false,
+    )
+    .unwrap();
+    assert_eq!(only_int.op_units(), ("TOP/s", "OP/B"));
+    let t = texts(&svg(&Chart::Roofline(only_int)));
+    assert!(t.contains("attainable throughput (TOP/s)"), "{t}");
+    assert!(t.contains("arithmetic intensity (OP/byte)"), "{t}");
+    assert!(t.contains("gemm (300 OP/B)"), "{t}");
+    assert!(!t.contains("FLOP"), "{t}");
+    // int8 beside bf16 on one chart: the axes name both.
+    let mixed = RooflineData::build(&[hw("tpu-v1"), hw("h100-sxm")], &[], vec![], false).unwrap();
+    assert_eq!(mixed.op_units(), ("TFLOP/s or TOP/s", "FLOP/B or OP/B"));
+    assert_eq!(roofline_data().op_units(), ("TFLOP/s", "FLOP/B"));
+}
+
+#[test]
 fn roofline_leaves_out_what_a_part_lacks() {
     let d = RooflineData::build(
         &[hw("h100-sxm"), hw("b200")],
@@ -242,6 +264,45 @@ fn a_sweep_draws_one_series_per_accelerator() {
     .unwrap();
     assert_eq!(two.panels.len(), 2);
     assert_eq!(two.panels[1].scale.unit, "%");
+}
+
+#[test]
+fn a_sweep_across_precisions_names_both_units() {
+    // bf16 and int8 at intensity 10 on an H100: 33.5 TFLOP/s and 33.5 TOP/s
+    // (10 x 3.35 TB/s), each point built in full as the CLI does.
+    let h = hw("h100-sxm");
+    let axes = [
+        sweep::parse("dtype=bf16,int8").unwrap().into(),
+        sweep::parse("intensity=1..16").unwrap().into(),
+    ];
+    let r = sweep::evaluate(&axes, |p, _| {
+        let i: f64 = p[1].1.as_str().unwrap().parse().unwrap();
+        let d = p[0].1.as_str().unwrap();
+        Ok(point::cost(&h, &PointInputs::at_intensity(i, d), Mode::SpeedOfLight)?.report(false))
+    })
+    .unwrap();
+    let d = SweepData::from_report(&r, &[]).unwrap();
+    assert_eq!(d.panels[0].scale.unit, "TFLOP/s or TOP/s");
+    // int8 alone: integer operations only.
+    let int8 = point_sweep_at("int8");
+    let d = SweepData::from_report(&int8, &[]).unwrap();
+    assert_eq!(d.panels[0].scale.unit, "TOP/s");
+    assert_eq!(d.x_scale.unit, "OP/B");
+}
+
+fn point_sweep_at(dtype: &str) -> Report {
+    let h = hw("h100-sxm");
+    sweep::evaluate(
+        &[sweep::parse("intensity=1..256").unwrap().into()],
+        |p, lean| {
+            let i: f64 = p[0].1.as_str().unwrap().parse().unwrap();
+            Ok(
+                point::cost(&h, &PointInputs::at_intensity(i, dtype), Mode::SpeedOfLight)?
+                    .report(lean),
+            )
+        },
+    )
+    .unwrap()
 }
 
 #[test]

@@ -176,7 +176,7 @@ fn torus_uses_both_directions_of_every_axis() {
     )
     .unwrap_err()
     .to_string();
-    assert!(e.contains("9216"), "hw-tpu7x-pod-chips: {e}");
+    assert!(e.contains("at most 9,216"), "hw-tpu7x-pod-chips: {e}");
 }
 
 /// The NCCL rows of ../shared/ground/h200-measured.json: (op, bytes per

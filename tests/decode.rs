@@ -452,6 +452,7 @@ fn speed_of_light_is_below_every_h200_measurement() {
     let roof = Roof {
         peak: 989e12,
         bandwidth: 4.8e12,
+        integer: false,
     };
     let p = Precisions {
         weight: 2.0,

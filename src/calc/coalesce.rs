@@ -384,15 +384,15 @@ impl CoalesceCost<'_> {
             r.note_with(|| {
                 format!(
                     "{}% of this warp's bytes are used, but consecutive warps share the boundary units: {}% over a stream",
-                    units::sig(eff * 100.0, 3),
-                    units::sig(seff * 100.0, 3)
+                    units::sig_grouped(eff * 100.0, 3),
+                    units::sig_grouped(seff * 100.0, 3)
                 )
             });
         } else {
             r.note_with(|| {
                 format!(
                     "strided: {}x the useful bytes are moved; change the layout or stage through shared memory",
-                    units::sig(c.moved_bytes / c.useful_bytes, 4)
+                    units::sig_grouped(c.moved_bytes / c.useful_bytes, 4)
                 )
             });
         }
@@ -411,8 +411,10 @@ impl CoalesceCost<'_> {
         if eb.fract() == 0.0 && elem_bytes > 1 && a.offset % elem_bytes != 0 {
             r.note_with(|| {
                 format!(
-                    "warning: an offset of {} B is not a multiple of the {elem_bytes}-B {} element: a misaligned load, which the hardware does not allow (it faults or is split); the counts assume it were allowed",
-                    a.offset, self.dtype
+                    "warning: an offset of {} B is not a multiple of the {}-B {} element: a misaligned load, which the hardware does not allow (it faults or is split); the counts assume it were allowed",
+                    units::whole(a.offset),
+                    units::whole(elem_bytes),
+                    self.dtype
                 )
             });
         }

@@ -600,8 +600,12 @@ pub fn time(
                 (Some(u), Some(d)) => Error::field(
                     "devices",
                     format!(
-                        "{n} devices exceed {}'s {} domain of {d} and it has no scale-out tier; give at most {d}",
-                        fabric.hardware, u.name
+                        "{} devices exceed {}'s {} domain of {} and it has no scale-out tier; give at most {}",
+                        units::whole(n),
+                        fabric.hardware,
+                        u.name,
+                        units::whole(d),
+                        units::whole(d)
                     ),
                 ),
                 _ => Error::Unsupported(format!(
@@ -617,10 +621,14 @@ pub fn time(
                     return Err(Error::field(
                         "devices",
                         format!(
-                            "{n} devices fill scale-up domains of {d} ({}) unevenly; give a multiple of {d} (e.g. {}, {}) or at most {d}",
+                            "{} devices fill scale-up domains of {} ({}) unevenly; give a multiple of {} (e.g. {} or {}) or at most {}",
+                            units::whole(n),
+                            units::whole(d),
                             up.name,
-                            lower.max(d),
-                            lower + d
+                            units::whole(d),
+                            units::whole(lower.max(d)),
+                            units::whole(lower + d),
+                            units::whole(d)
                         ),
                     ));
                 }

@@ -307,8 +307,11 @@ impl Setup {
     /// from) and the ridge point.
     pub fn record_roof(&self, r: &mut Report) {
         r.result("peak_flops_per_s", self.roof.peak, || {
-            Quantity::new(format!("peak ({})", self.compute), Unit::FlopPerSec)
-                .source(self.sources[0].as_deref())
+            Quantity::new(
+                format!("peak ({})", self.compute),
+                self.roof.unit(Unit::FlopPerSec),
+            )
+            .source(self.sources[0].as_deref())
         });
         r.result("bandwidth_bytes_per_s", self.roof.bandwidth, || {
             Quantity::new("memory bandwidth", Unit::BytesPerSec).source(self.sources[1].as_deref())
@@ -682,6 +685,8 @@ impl DecodeCost {
         let s = &self.setup;
         let st = &self.timed.step;
         let t = &self.timed.roof;
+        // At an int8 compute precision the work counts operations.
+        let u = |unit: Unit| s.roof.unit(unit);
         r.hardware = Some(self.hardware.clone());
         r.model = Some(self.model.clone());
         r.input("batch", self.batch);
@@ -757,12 +762,12 @@ impl DecodeCost {
         });
         let flops = st.flops();
         r.result("flops", flops, || {
-            Quantity::new("FLOPs", Unit::Flop)
+            Quantity::new(if s.roof.integer { "OPs" } else { "FLOPs" }, u(Unit::Flop))
                 .formula("matmuls 2 x tokens x weights + attention 2 x heads x (d_qk + d_v) x pairs + LM head")
                 .derive(format!(
                     "{} matmul + {} attention",
-                    si(st.flops_of(step::OpKind::Matmul), "FLOP"),
-                    si(st.flops_of(step::OpKind::Attention), "FLOP")
+                    u(Unit::Flop).format(st.flops_of(step::OpKind::Matmul)),
+                    u(Unit::Flop).format(st.flops_of(step::OpKind::Attention))
                 ))
         });
         if let Some(e) = st.experts_touched {
@@ -773,9 +778,13 @@ impl DecodeCost {
         }
         let intensity = flops / bytes;
         r.result("intensity", intensity, || {
-            Quantity::new("arithmetic intensity", Unit::FlopPerByte)
+            Quantity::new("arithmetic intensity", u(Unit::FlopPerByte))
                 .formula("FLOPs / bytes")
-                .derive(format!("{} / {}", si(flops, "FLOP"), si(bytes, "B")))
+                .derive(format!(
+                    "{} / {}",
+                    u(Unit::Flop).format(flops),
+                    si(bytes, "B")
+                ))
         });
         s.record_roof(&mut r);
         roof::attainable(&mut r, &roof::ATTAINABLE, &s.roof, intensity);
@@ -787,8 +796,8 @@ impl DecodeCost {
                 .formula("FLOPs / peak")
                 .derive(format!(
                     "{} / {}",
-                    si(flops, "FLOP"),
-                    si(s.roof.peak, "FLOP/s")
+                    u(Unit::Flop).format(flops),
+                    s.roof.peak_text()
                 ))
         });
         r.result("memory_time_s", t.memory_s, || {
@@ -921,14 +930,17 @@ impl DecodeCost {
         if let Some(g) = &self.goodput {
             r.result("ttft_s", g.ttft_s, || {
                 Quantity::new(
-                    format!("time to first token ({} prompt tokens)", g.prompt),
+                    format!(
+                        "time to first token ({} prompt tokens)",
+                        units::whole(g.prompt)
+                    ),
                     Unit::Seconds,
                 )
                 .formula("prefill of one prompt")
             });
             r.result("request_latency_s", g.request_latency_s, || {
                 Quantity::new(
-                    format!("request latency ({} output tokens)", g.output),
+                    format!("request latency ({} output tokens)", units::whole(g.output)),
                     Unit::Seconds,
                 )
                 .formula("ttft + output x time per token")
@@ -986,7 +998,7 @@ impl DecodeCost {
                 format!(
                     "achievable: the file's measured {} bandwidth, {} {} matmul rate and {}; a calibrated estimate, not a bound",
                     si(s.roof.bandwidth, "B/s"),
-                    si(s.roof.peak, "FLOP/s"),
+                    s.roof.peak_text(),
                     s.compute,
                     s.launch_words()
                 )
@@ -1013,12 +1025,17 @@ impl DecodeCost {
                     "the KV cache of this batch ({}) exceeds the {} left beside the weights: at most {} sequences of this context fit",
                     si(f.kv_bytes, "B"),
                     si(f.kv_budget_bytes, "B"),
-                    f.max_batch
+                    units::whole(f.max_batch)
                 )
             });
         }
         if let Some(max) = self.beyond_max {
-            r.note_with(|| format!("context beyond the model's maximum of {max} (forced)"));
+            r.note_with(|| {
+                format!(
+                    "context beyond the model's maximum of {} (forced)",
+                    units::whole(max)
+                )
+            });
         }
         if let Some(slo) = &self.slo
             && slo.batch == 0

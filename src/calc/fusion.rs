@@ -222,19 +222,17 @@ fn setup(
         .transpose()?;
     // Elementwise and reduction work runs on the vector units: its compute
     // roof is the fp32 vector peak where the file has one.
-    let vector = hw
-        .compute
-        .dense
-        .get("fp32")
-        .map_or(roof.peak, |v| v * hw.peak_multiplier());
+    // Without one (TPU v1) it is the precision's own peak.
+    let vector_roof = hw.compute.dense.get("fp32").map_or(roof, |v| Roof {
+        peak: v * hw.peak_multiplier(),
+        integer: false,
+        ..roof
+    });
     Ok(Setup {
         dtype: p.name,
         b: p.bytes(),
         peak: roof.peak,
-        vector_roof: Roof {
-            peak: vector,
-            bandwidth: roof.bandwidth,
-        },
+        vector_roof,
         overhead_s,
     })
 }
@@ -634,7 +632,7 @@ impl FusionCost {
             let mut d = format!(
                 "max({} / {}, {} / {})",
                 si(flops, "FLOP"),
-                si(roof.peak, "FLOP/s"),
+                roof.peak_text(),
                 si(bytes, "B"),
                 si(bw, "B/s")
             );
@@ -703,9 +701,9 @@ impl FusionCost {
             r.note_with(|| {
                 format!(
                     "memory-bound even fused: intensity {} is {}x below the ridge ({}); fusion's only lever is bytes",
-                    units::sig(i, 3),
-                    units::sig(ridge / i, 3),
-                    units::sig(ridge, 4)
+                    units::sig_grouped(i, 3),
+                    units::sig_grouped(ridge / i, 3),
+                    units::sig_grouped(ridge, 4)
                 )
             });
         }
@@ -716,8 +714,8 @@ impl FusionCost {
             r.note_with(|| {
                 format!(
                     "elementwise work runs on the vector units: against the fp32 vector ridge ({}) the intensity is {}x below",
-                    units::sig(vr, 3),
-                    units::sig(vr / i, 3)
+                    units::sig_grouped(vr, 3),
+                    units::sig_grouped(vr / i, 3)
                 )
             });
         }

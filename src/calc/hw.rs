@@ -12,6 +12,58 @@ use crate::spec::hardware::{Hardware, Mode, PeakScope, Scope};
 use crate::units::{self, si};
 use serde::{Deserialize, Serialize};
 
+/// The slowest and fastest boost clocks of the built-in catalog, in Hz: TPU
+/// v1's 700 MHz (the GPU-architecture lecture (002), §7.12) and the 2.4 GHz
+/// of the MI355X (AMD's datasheet, peak engine clock) and Trainium3 (the
+/// Learn Kernels book (000), §6.2). A test holds them to the catalog.
+pub const CATALOG_CLOCK_RANGE_HZ: (f64, f64) = (700e6, 2.4e9);
+
+/// A warning when the clock that per-cycle figures use is far outside what
+/// hardware runs at: more than twice, or less than a tenth of, the file's
+/// boost clock when a clock is given (`--clock`), or of the catalog's
+/// fastest or slowest boost clock otherwise (the file's own, as `--set
+/// compute.clock` may have made it). No part runs there, so the figure is
+/// likely a unit slip (`1e99GHz`, MHz for GHz). Every command that uses a
+/// clock (`hw show`, `littles-law`) notes it in these words.
+pub fn clock_note(hw: &Hardware, given: Option<f64>) -> Option<String> {
+    let boost = hw.compute.clock.map(|c| c.get());
+    let clock = given.or(boost)?;
+    let (slowest, fastest) = CATALOG_CLOCK_RANGE_HZ;
+    let plausible = |c: f64| (slowest / 10.0..=2.0 * fastest).contains(&c);
+    let hz = |c: f64| si(c, "Hz");
+    let (low, high) = match boost {
+        Some(b) if given.is_some() && plausible(b) => {
+            let theirs = format!("{}'s boost clock {}", hw.id, hz(b));
+            ((b, theirs.clone()), (b, theirs))
+        }
+        _ => (
+            (
+                slowest,
+                format!("the slowest boost clock in the catalog ({})", hz(slowest)),
+            ),
+            (
+                fastest,
+                format!("the fastest boost clock in the catalog ({})", hz(fastest)),
+            ),
+        ),
+    };
+    if clock > 2.0 * high.0 {
+        Some(format!(
+            "warning: the clock {} is more than twice {}: check the unit",
+            hz(clock),
+            high.1
+        ))
+    } else if clock < low.0 / 10.0 {
+        Some(format!(
+            "warning: the clock {} is less than a tenth of {}: check the unit",
+            hz(clock),
+            low.1
+        ))
+    } else {
+        None
+    }
+}
+
 /// Number of units of an on-chip level's scope on the chip.
 pub fn level_count(hw: &Hardware, scope: Scope, count: Option<u32>) -> f64 {
     if let Some(c) = count {
@@ -103,6 +155,8 @@ pub struct PrecisionPeaks {
     pub sparse: Option<f64>,
     /// Dense peak / bandwidth, where there is a bandwidth.
     pub ridge: Option<f64>,
+    /// Whether the peaks count integer operations (OP/s).
+    pub integer: bool,
 }
 
 /// Every figure `hw show` reports for one accelerator at one precision;
@@ -118,7 +172,10 @@ pub struct HwCost<'a> {
     pub mode: Mode,
     /// Whether the peak is the 2:4 sparse one.
     pub sparse: bool,
-    /// The peak at the precision (FLOP/s) and the field it comes from.
+    /// Whether the precision computes on integer units (its peak in OP/s).
+    pub integer: bool,
+    /// The peak at the precision (FLOP/s, or OP/s) and the field it comes
+    /// from.
     pub peak: f64,
     /// `compute.dense.bf16`, `compute.sparse.fp8`, `achievable.dense.bf16`.
     pub peak_field: String,
@@ -261,6 +318,7 @@ pub fn cost<'a>(hw: &'a Hardware, inputs: &HwShowInputs, mode: Mode) -> Result<H
                 dense,
                 sparse,
                 ridge: bandwidth.map(|b| dense / b),
+                integer: pp.integer(),
             })
         })
         .collect();
@@ -269,11 +327,16 @@ pub fn cost<'a>(hw: &'a Hardware, inputs: &HwShowInputs, mode: Mode) -> Result<H
         dtype: p.name,
         mode,
         sparse,
+        integer: p.integer(),
         peak,
         peak_field,
         bandwidth,
         bandwidth_field,
-        roof: bandwidth.map(|b| Roof { peak, bandwidth: b }),
+        roof: bandwidth.map(|b| Roof {
+            peak,
+            bandwidth: b,
+            integer: p.integer(),
+        }),
         capacity: hw
             .memory
             .hbm_capacity
@@ -326,6 +389,8 @@ impl HwCost<'_> {
         });
 
         let peak = self.peak;
+        // int8 peaks count integer operations: OP/s, not FLOP/s.
+        let rate = Unit::FlopPerSec.ops_if(self.integer);
         r.result("peak_flops_per_s", peak, || {
             let what = match (self.sparse, self.mode) {
                 (true, _) => "peak, 2:4 sparse",
@@ -337,20 +402,19 @@ impl HwCost<'_> {
             } else {
                 what.to_string()
             };
-            let mut q =
-                Quantity::new(what, Unit::FlopPerSec).source(src(&self.peak_field).as_deref());
+            let mut q = Quantity::new(what, rate).source(src(&self.peak_field).as_deref());
             if hw.peak_multiplier() != 1.0 && self.mode == Mode::SpeedOfLight {
                 q = q.formula("per-core peak x cores").derive(format!(
                     "{} x {}",
-                    si(peak / hw.peak_multiplier(), "FLOP/s"),
-                    hw.peak_multiplier()
+                    rate.format(peak / hw.peak_multiplier()),
+                    units::number(hw.peak_multiplier())
                 ));
             }
             q
         });
         if let Some(c) = self.chip_peak {
             r.result("chip_peak_flops_per_s", c, || {
-                Quantity::new("peak, whole chip as the vendor states it", Unit::FlopPerSec)
+                Quantity::new("peak, whole chip as the vendor states it", rate)
                     .source(src(&format!("compute.chip.{}", self.dtype_key())).as_deref())
             });
         }
@@ -383,12 +447,11 @@ impl HwCost<'_> {
         }
         if let (Some(w), Some(fw)) = (self.board_power, self.flops_per_watt) {
             r.result("flops_per_watt", fw, || {
-                Quantity::new(
-                    "peak per watt of board power (FLOP/s per W)",
-                    Unit::FlopPerSec,
-                )
-                .formula("peak / board power")
-                .derive(format!("{} / {} W", si(peak, "FLOP/s"), units::number(w)))
+                // The label names no unit: the value carries FLOP/s or
+                // OP/s, and a comparison shows both under one label.
+                Quantity::new("peak per W of board power", rate)
+                    .formula("peak / board power")
+                    .derive(format!("{} / {} W", rate.format(peak), units::number(w)))
             });
         }
 
@@ -458,15 +521,20 @@ impl HwCost<'_> {
         datasheet(&mut r, hw, self.clock_hz);
         r.lean = lean_report;
 
+        // The columns are described in FLOP units unless every precision
+        // is an integer one (TPU v1); an int8 row beside float ones carries
+        // its own OP units.
+        let all_integer =
+            !self.precisions.is_empty() && self.precisions.iter().all(|pp| pp.integer);
         r.describe("precision", || Quantity::new("precision", Unit::None));
         r.describe("dense_flops_per_s", || {
-            Quantity::new("dense peak", Unit::FlopPerSec)
+            Quantity::new("dense peak", Unit::FlopPerSec.ops_if(all_integer))
         });
         r.describe("sparse_flops_per_s", || {
-            Quantity::new("2:4 sparse peak", Unit::FlopPerSec)
+            Quantity::new("2:4 sparse peak", Unit::FlopPerSec.ops_if(all_integer))
         });
         r.describe("ridge_point_flop_per_byte", || {
-            Quantity::new("ridge point", Unit::FlopPerByte)
+            Quantity::new("ridge point", Unit::FlopPerByte.ops_if(all_integer))
         });
         {
             for pp in &self.precisions {
@@ -481,6 +549,15 @@ impl HwCost<'_> {
                     row.results
                         .insert("ridge_point_flop_per_byte".into(), rp.into());
                 }
+                if pp.integer != all_integer {
+                    for (k, u) in [
+                        ("dense_flops_per_s", Unit::FlopPerSec),
+                        ("sparse_flops_per_s", Unit::FlopPerSec),
+                        ("ridge_point_flop_per_byte", Unit::FlopPerByte),
+                    ] {
+                        row.units.insert(k.into(), u.ops_if(pp.integer));
+                    }
+                }
                 r.rows.push(row);
             }
             r.rows_kind = Some(RowsKind::Table);
@@ -490,7 +567,7 @@ impl HwCost<'_> {
                 format!(
                     "{}: the headline peak is the per-core engines' rate times {} cores; the chip peak is the vendor's figure for all engines together",
                     hw.id,
-                    hw.peak_multiplier()
+                    units::number(hw.peak_multiplier())
                 )
             });
         }
@@ -538,6 +615,10 @@ impl HwCost<'_> {
             Mode::SpeedOfLight => "speed-of-light figures from the datasheet; --achievable uses the file's measured ones (an error where it has none)",
             Mode::Achievable => "achievable figures: measured, not datasheet",
         });
+        // A clock far outside what hardware runs at is likely a unit slip.
+        if let Some(n) = clock_note(hw, self.clock_hz.filter(|_| self.clock_given)) {
+            r.note(n);
+        }
         r
     }
 
@@ -1013,11 +1094,15 @@ fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         }
         for key in a.dense.keys() {
             if let Some(v) = a.dense.get(key) {
+                let integer = precision::lookup(key).is_ok_and(|p| p.integer());
                 r.result(
                     format!("measured_{key}_flops_per_s"),
                     v,
-                    Quantity::new(format!("{key} matmul, measured"), Unit::FlopPerSec)
-                        .source(src(&format!("achievable.dense.{key}"))),
+                    Quantity::new(
+                        format!("{key} matmul, measured"),
+                        Unit::FlopPerSec.ops_if(integer),
+                    )
+                    .source(src(&format!("achievable.dense.{key}"))),
                 );
             }
         }
@@ -1120,7 +1205,9 @@ pub fn list_entry(hw: &Hardware) -> Report {
         );
         let field = format!("compute.dense.{}", p.compute);
         let mut source = hw.source(&field).map(String::from);
-        let mut q = Quantity::new(format!("peak at {}, dense", p.name), Unit::FlopPerSec);
+        // TPU v1's default is int8: its peak is in OP/s.
+        let rate = Unit::FlopPerSec.ops_if(p.integer());
+        let mut q = Quantity::new(format!("peak at {}, dense", p.name), rate);
         let cores = hw.peak_multiplier();
         if cores == 1.0 {
             q = q.formula(field);
@@ -1128,7 +1215,7 @@ pub fn list_entry(hw: &Hardware) -> Report {
             // Per-core peaks (peak-scope = "core"): the device total.
             q = q
                 .formula(format!("{field} x compute.cores"))
-                .derive(format!("{} x {cores}", si(peak / cores, "FLOP/s")));
+                .derive(format!("{} x {cores}", rate.format(peak / cores)));
             if let Some(c) = hw.source("compute.cores")
                 && source.as_deref() != Some(c)
             {
@@ -1230,5 +1317,62 @@ mod tests {
         let i = inputs(&[("clock", serde_json::json!("1.8GHz"))]).unwrap();
         assert_eq!(i.clock.map(|c| c.0), Some(1.8e9));
         assert!(inputs(&[("tile", serde_json::json!(1))]).is_err());
+    }
+
+    fn catalog_hw(id: &str, sets: &[&str]) -> Hardware {
+        let sets: Vec<crate::spec::overrides::Set> =
+            sets.iter().map(|s| s.parse().unwrap()).collect();
+        crate::catalog::Catalog::default()
+            .hardware(id, &sets)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_clock_range_is_the_catalogs() {
+        let cat = crate::catalog::Catalog::default();
+        let clocks: Vec<f64> = cat
+            .hardware_entries()
+            .unwrap()
+            .iter()
+            .filter_map(|e| cat.hardware(&e.id, &[]).ok()?.compute.clock)
+            .map(|c| c.get())
+            .collect();
+        let lo = clocks.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = clocks.iter().copied().fold(0.0, f64::max);
+        assert_eq!((lo, hi), CATALOG_CLOCK_RANGE_HZ);
+    }
+
+    #[test]
+    fn a_clock_outside_what_hardware_runs_at_is_noted() {
+        let h100 = catalog_hw("h100-sxm", &[]);
+        // The lecture's 1.8 GHz and the file's own 1.98 GHz are fine.
+        assert_eq!(clock_note(&h100, Some(1.8e9)), None);
+        assert_eq!(clock_note(&h100, None), None);
+        // Given: against the file's boost clock (2 x 1.98 GHz, 198 MHz).
+        let n = clock_note(&h100, Some(1e108)).unwrap();
+        assert_eq!(
+            n,
+            "warning: the clock 1e90 EHz is more than twice h100-sxm's boost clock 1.98 GHz: check the unit"
+        );
+        assert!(clock_note(&h100, Some(3.9e9)).is_none());
+        assert!(
+            clock_note(&h100, Some(1.8e6))
+                .unwrap()
+                .contains("less than a tenth")
+        );
+        // Set in the file: against the catalog's 700 MHz to 2.4 GHz.
+        let set = catalog_hw("h100-sxm", &["compute.clock=1e99GHz"]);
+        assert_eq!(
+            clock_note(&set, None).unwrap(),
+            "warning: the clock 1e90 EHz is more than twice the fastest boost clock in the catalog (2.4 GHz): check the unit"
+        );
+        let slow = catalog_hw("h100-sxm", &["compute.clock=1MHz"]);
+        assert!(
+            clock_note(&slow, None)
+                .unwrap()
+                .contains("less than a tenth of the slowest boost clock in the catalog (700 MHz)")
+        );
+        // A sane --clock over an absurd file clock is judged by the catalog.
+        assert_eq!(clock_note(&set, Some(1.8e9)), None);
     }
 }

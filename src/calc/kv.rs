@@ -307,7 +307,9 @@ pub fn cost(m: &Model, hw: Option<&Hardware>, inputs: &KvInputs) -> Result<KvCos
                 return Err(Error::field(
                     "reserved",
                     format!(
-                        "a reservation of {r} tokens is shorter than the {context}-token context"
+                        "a reservation of {} tokens is shorter than the {}-token context",
+                        grouped(u128::from(r)),
+                        grouped(u128::from(context))
                     ),
                 ));
             }
@@ -434,7 +436,7 @@ pub fn budget(
                 MemorySource::Datasheet => "datasheet",
             },
             si(memory, "B"),
-            units::sig(reserve * 100.0, 3),
+            units::sig_grouped(reserve * 100.0, 3),
             si(-left, "B"),
         )));
     }
@@ -661,7 +663,10 @@ impl KvCost {
             });
             r.result("max_batch", f.max_batch as f64, || {
                 Quantity::new(
-                    format!("sequences of {} tokens that fit", self.context),
+                    format!(
+                        "sequences of {} tokens that fit",
+                        grouped(u128::from(self.context))
+                    ),
                     Unit::Count,
                 )
                 .formula("floor(KV budget / KV per sequence)")
@@ -673,7 +678,10 @@ impl KvCost {
             });
             r.result("max_context", f.max_context as f64, || {
                 Quantity::new(
-                    format!("tokens per sequence that fit at batch {}", self.batch),
+                    format!(
+                        "tokens per sequence that fit at batch {}",
+                        grouped(u128::from(self.batch))
+                    ),
                     Unit::Count,
                 )
                 .formula("floor(KV budget / (KV per token x batch))")
@@ -737,7 +745,7 @@ impl KvCost {
                         MemorySource::Usable => "the memory the runtime reports, measured",
                         MemorySource::Datasheet => "the datasheet capacity; the runtime offers somewhat less",
                     },
-                    units::sig(f.reserve * 100.0, 3)
+                    units::sig_grouped(f.reserve * 100.0, 3)
                 )
             });
         }
@@ -748,12 +756,18 @@ impl KvCost {
             r.note_with(|| {
                 format!(
                     "sliding window: each layer caches the last {} of the {} tokens",
-                    self.cached_tokens, self.context
+                    grouped(u128::from(self.cached_tokens)),
+                    grouped(u128::from(self.context))
                 )
             });
         }
         if let Some(max) = self.beyond_max {
-            r.note_with(|| format!("context beyond the model's maximum of {max} (forced)"));
+            r.note_with(|| {
+                format!(
+                    "context beyond the model's maximum of {} (forced)",
+                    grouped(u128::from(max))
+                )
+            });
         }
         r
     }

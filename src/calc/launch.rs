@@ -506,7 +506,11 @@ pub fn cost_with(
             if fk > n {
                 return Err(Error::field(
                     "fused-kernels",
-                    format!("{fk} is more than the {n} kernels before fusion"),
+                    format!(
+                        "{} is more than the {} kernels before fusion",
+                        units::whole(fk),
+                        units::whole(n)
+                    ),
                 ));
             }
             let saved_time_s = finite_result("saved_time_s", (n - fk) as f64 * o, false)?;
@@ -697,7 +701,7 @@ impl LaunchCost {
                 r.note_with(|| {
                     format!(
                         "a CUDA graph cuts the per-kernel overhead {}x ({} -> {})",
-                        units::sig(o / gk, 3),
+                        units::sig_grouped(o / gk, 3),
                         seconds(o),
                         seconds(gk)
                     )

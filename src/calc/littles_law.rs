@@ -311,22 +311,6 @@ pub fn cost<'a>(
     })
 }
 
-/// A warning when a given clock is far beyond (more than twice) the
-/// file's boost clock: no part runs there, so the figure is likely a typo
-/// (`1e99GHz`, MHz taken for GHz).
-pub fn clock_note(hw: &Hardware, given: Option<f64>) -> Option<String> {
-    let given = given?;
-    let boost = hw.compute.clock?.get();
-    (given > 2.0 * boost).then(|| {
-        format!(
-            "warning: the clock {} is more than twice {}'s boost clock {}: check the unit",
-            si(given, "Hz"),
-            hw.id,
-            si(boost, "Hz")
-        )
-    })
-}
-
 impl LittlesLawCost<'_> {
     /// SM operand demand over its share of memory per cycle (002 §7.3's
     /// "36x shortfall"), where both are known.
@@ -494,7 +478,7 @@ impl LittlesLawCost<'_> {
                 .formula("bandwidth / pointer-chase bandwidth")
                 .derive(format!("{} / {}", si(bw, "B/s"), si(chase_bw, "B/s")))
         });
-        if let Some(n) = clock_note(hw, given.clock.map(|c| c.0)) {
+        if let Some(n) = super::hw::clock_note(hw, given.clock.map(|c| c.0)) {
             r.note(n);
         }
         if given.latency.is_none() {
@@ -587,8 +571,9 @@ impl LittlesLawCost<'_> {
             if let Some(budget) = over_budget {
                 r.note_with(|| {
                     format!(
-                        "warning: {} warps is beyond the {budget}-warp budget of an SM on {}: no SM can hold them; the figures assume they were resident",
-                        units::number(w as f64),
+                        "warning: {} warps is beyond the {}-warp budget of an SM on {}: no SM can hold them; the figures assume they were resident",
+                        units::whole(w),
+                        units::whole(budget),
                         hw.id
                     )
                 });
@@ -598,19 +583,23 @@ impl LittlesLawCost<'_> {
                     let held = p.warps_available.unwrap_or(w);
                     let each = (per_sm / held as f64).ceil();
                     format!(
-                        "at the {held} warps an SM can hold, each warp needs {} independent load{} in flight to saturate memory",
+                        "at the {} warps an SM can hold, each warp needs {} independent load{} in flight to saturate memory",
+                        units::whole(held),
                         units::number(each),
                         if each == 1.0 { "" } else { "s" }
                     )
                 } else if per_sm <= w as f64 {
                     format!(
-                        "{} loads per SM fit in {w} warps at one load each: enough warps to saturate memory if each keeps a load in flight",
-                        units::sig(per_sm, 3)
+                        "{} loads per SM fit in {} warps at one load each: enough warps to saturate memory if each keeps a load in flight",
+                        units::sig_grouped(per_sm, 3),
+                        units::whole(w)
                     )
                 } else {
                     format!(
-                        "{} loads per SM exceed {w} warps: each warp needs {per_warp} independent loads in flight (unrolling, pipelining) to saturate memory",
-                        units::sig(per_sm, 3)
+                        "{} loads per SM exceed {} warps: each warp needs {} independent loads in flight (unrolling, pipelining) to saturate memory",
+                        units::sig_grouped(per_sm, 3),
+                        units::whole(w),
+                        units::number(per_warp)
                     )
                 }
             });

@@ -684,7 +684,10 @@ pub fn resolve_tile_k(k: u64, tile_k: Option<u64>) -> Result<u64> {
             Err(Error::field(
                 "tile-k",
                 format!(
-                    "{t} does not divide K = {k}: the K loop runs K / tile-k whole steps; try {d}"
+                    "{} does not divide K = {}: the K loop runs K / tile-k whole steps; try {}",
+                    units::whole(t),
+                    units::whole(k),
+                    units::whole(d)
                 ),
             ))
         }
@@ -1056,7 +1059,7 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
     };
     let effective_roof = Roof {
         peak: mma.as_ref().map_or(roof.peak, |c| c.effective_peak),
-        bandwidth: roof.bandwidth,
+        ..roof
     };
     let sh = Shape {
         m,
@@ -1200,6 +1203,7 @@ impl MatmulCost {
         let bs = || number(b);
         let bw = self.roof.bandwidth;
         let f = self.flops;
+        let ops = |u: Unit| self.roof.unit(u);
         let tr = &self.traffic;
         let fp = |v: f64| units::sig(v, 4);
         if let Some(l2) = tr.l2_bytes {
@@ -1316,9 +1320,13 @@ impl MatmulCost {
         });
         let ti = self.traffic_intensity;
         r.result("traffic_intensity", ti, || {
-            Quantity::new("intensity at that traffic", Unit::FlopPerByte)
+            Quantity::new("intensity at that traffic", ops(Unit::FlopPerByte))
                 .formula("FLOPs / traffic bytes")
-                .derive(format!("{} / {}", si(f, "FLOP"), si(tr.bytes, "B")))
+                .derive(format!(
+                    "{} / {}",
+                    ops(Unit::Flop).format(f),
+                    si(tr.bytes, "B")
+                ))
         });
         let time = self.time;
         r.result("traffic_memory_time_s", time.memory_s, || {
@@ -1326,7 +1334,7 @@ impl MatmulCost {
                 .formula("traffic bytes / bandwidth")
                 .derive(format!("{} / {}", si(tr.bytes, "B"), si(bw, "B/s")))
         });
-        let peak_text = || si(self.effective_roof.peak, "FLOP/s");
+        let peak_text = || self.effective_roof.peak_text();
         if let Some(e) = self.epilogue_time_s {
             r.result("epilogue_time_s", e, || {
                 Quantity::new("output write not overlapped (epilogue)", Unit::Seconds)
@@ -1353,7 +1361,7 @@ impl MatmulCost {
                     .formula("max(FLOPs / peak, traffic bytes / bandwidth)")
                     .derive(format!(
                         "max({} / {}, {} / {})",
-                        si(f, "FLOP"),
+                        ops(Unit::Flop).format(f),
                         peak_text(),
                         si(tr.bytes, "B"),
                         si(bw, "B/s")
@@ -1382,14 +1390,18 @@ impl MatmulCost {
         r.note_with(|| {
             let level = match tr.level {
                 TrafficLevel::Compulsory => format!(
-                    "traffic level compulsory: the resident programs cover the whole {m}x{n} output, so each operand is read once"
+                    "traffic level compulsory: the resident programs cover the whole {}x{} output, so each operand is read once",
+                    units::whole(m),
+                    units::whole(n)
                 ),
                 TrafficLevel::L2 => format!(
-                    "traffic level l2: {source} {}x{} footprint reads each A row panel and B column panel once through L2, {} against {} for one {bm}x{bn} tile",
-                    fp(fm),
-                    fp(fnn),
+                    "traffic level l2: {source} {}x{} footprint reads each A row panel and B column panel once through L2, {} against {} for one {}x{} tile",
+                    units::sig_grouped(fm, 4),
+                    units::sig_grouped(fnn, 4),
                     si(tr.operand_bytes, "B"),
-                    si(t.tiled_bytes, "B")
+                    si(t.tiled_bytes, "B"),
+                    units::whole(bm),
+                    units::whole(bn)
                 ),
                 TrafficLevel::SmemTile if tr.l2_bytes.is_none() || tr.resident_programs.is_none() => format!(
                     "traffic level smem-tile: {} records no L2 capacity or SM count, so only one tile's reuse is counted",
@@ -1400,14 +1412,14 @@ impl MatmulCost {
             let bound = match self.bound {
                 Bound::Compute => format!(
                     "compute-bound: intensity {} at that traffic is above the ridge ({})",
-                    units::sig(ti, 4),
-                    units::sig(ridge, 4)
+                    units::sig_grouped(ti, 4),
+                    units::sig_grouped(ridge, 4)
                 ),
                 Bound::Memory => format!(
                     "memory-bound: intensity {} at that traffic is {}x below the ridge ({})",
-                    units::sig(ti, 4),
-                    units::sig(ridge / ti, 3),
-                    units::sig(ridge, 4)
+                    units::sig_grouped(ti, 4),
+                    units::sig_grouped(ridge / ti, 3),
+                    units::sig_grouped(ridge, 4)
                 ),
             };
             format!("{level}; {bound}")
@@ -1415,9 +1427,11 @@ impl MatmulCost {
         if self.weight_streaming {
             r.note_with(|| {
                 format!(
-                    "weight-streaming: the {k}x{n} weights ({}) are {}% of the traffic; the time follows the weight bytes ({} at {})",
+                    "weight-streaming: the {}x{} weights ({}) are {}% of the traffic; the time follows the weight bytes ({} at {})",
+                    units::whole(k),
+                    units::whole(n),
                     si(wb, "B"),
-                    units::sig(100.0 * wb / tr.bytes, 3),
+                    units::sig_grouped(100.0 * wb / tr.bytes, 3),
                     seconds(wb / bw),
                     si(bw, "B/s")
                 )
@@ -1441,9 +1455,8 @@ impl MatmulCost {
         let f = self.flops;
 
         let mut r = Report::new_lean("matmul", lean);
-        // int8/int4 arithmetic is counted in operations, not FLOPs.
-        let int_ops =
-            crate::precision::lookup(self.dtype).is_ok_and(|p| p.compute.starts_with("int"));
+        // int8 arithmetic is counted in operations, not FLOPs.
+        let int_ops = roof.integer;
         let (op_u, rate_u) = if int_ops {
             ("OP", "OP/s")
         } else {
@@ -1469,13 +1482,22 @@ impl MatmulCost {
         }
         let (req_m, req_n) = t.requested;
         if bm < req_m || bn < req_n {
-            r.note_with(|| format!(
-                "tile {req_m}x{req_n} clamped to the matrix: {bm}x{bn} (a masked tile reuses each element only as often as the matrix is wide)"
-            ));
+            r.note_with(|| {
+                format!(
+                    "tile {}x{} clamped to the matrix: {}x{} (a masked tile reuses each element only as often as the matrix is wide)",
+                    units::whole(req_m),
+                    units::whole(req_n),
+                    units::whole(bm),
+                    units::whole(bn)
+                )
+            });
         }
         if self.tile_k_defaulted && bk != DEFAULT_TILE_K {
             r.note_with(|| {
-                format!("tile-k {bk}: the largest power of two up to 64 that divides K = {k}")
+                format!(
+                    "tile-k {bk}: the largest power of two up to 64 that divides K = {}",
+                    units::whole(k)
+                )
             });
         }
         let dims = || format!("{m}*{n}*{k}");
@@ -1483,9 +1505,12 @@ impl MatmulCost {
 
         // Step 1: FLOPs, fixed by the mathematics.
         r.result("flops", f, || {
-            Quantity::new("FLOPs", Unit::Flop.ops_if(int_ops))
-                .formula("2*M*N*K")
-                .derive(format!("2*{m}*{n}*{k}"))
+            Quantity::new(
+                if int_ops { "OPs" } else { "FLOPs" },
+                Unit::Flop.ops_if(int_ops),
+            )
+            .formula("2*M*N*K")
+            .derive(format!("2*{m}*{n}*{k}"))
         });
         let compute_time = self.compute_time_s;
         r.result("compute_time_s", compute_time, || {
@@ -1631,9 +1656,10 @@ impl MatmulCost {
             if c.padded_rows > 0 {
                 r.note_with(|| {
                     format!(
-                        "{} of every {} MMA rows are padding at M = {m}: the tensor cores offer {} of {}",
-                        c.padded_rows,
-                        u128::from(m) + c.padded_rows,
+                        "{} of every {} MMA rows are padding at M = {}: the tensor cores offer {} of {}",
+                        units::whole(c.padded_rows),
+                        units::whole(u128::from(m) + c.padded_rows),
+                        units::whole(m),
                         si(eff, rate_u),
                         si(peak, rate_u)
                     )
@@ -1677,14 +1703,14 @@ impl MatmulCost {
         r.note_with(|| match time.bound {
             Bound::Memory => format!(
                 "one tile's reuse alone: memory-bound, intensity {} is {}x below the ridge ({})",
-                units::sig(ti, 4),
-                units::sig(ridge / ti, 3),
-                units::sig(ridge, 4)
+                units::sig_grouped(ti, 4),
+                units::sig_grouped(ridge / ti, 3),
+                units::sig_grouped(ridge, 4)
             ),
             Bound::Compute => format!(
                 "one tile's reuse alone: compute-bound, intensity {} is above the ridge ({})",
-                units::sig(ti, 4),
-                units::sig(ridge, 4)
+                units::sig_grouped(ti, 4),
+                units::sig_grouped(ridge, 4)
             ),
         });
 
@@ -1801,10 +1827,14 @@ impl MatmulCost {
             });
         }
         if t.registers_fit == Some(false) {
-            r.note_with(|| format!(
-                "the {bm}x{bn} fp32 accumulator ({}) leaves no registers for anything else: the register file, not shared memory, caps the tile",
-                iec_bytes(acc)
-            ));
+            r.note_with(|| {
+                format!(
+                    "the {}x{} fp32 accumulator ({}) leaves no registers for anything else: the register file, not shared memory, caps the tile",
+                    units::whole(bm),
+                    units::whole(bn),
+                    iec_bytes(acc)
+                )
+            });
         }
         if t.smem_fits == Some(false) {
             r.note_with(|| {
@@ -1854,7 +1884,10 @@ impl MatmulCost {
         } else if mt.accumulators_per_thread < 1.0 {
             r.note_with(|| {
                 format!(
-                    "no register micro-tile: {bm}x{bn} accumulators are fewer than {threads} threads"
+                    "no register micro-tile: {}x{} accumulators are fewer than {} threads",
+                    units::whole(bm),
+                    units::whole(bn),
+                    units::whole(threads)
                 )
             });
         } else {
@@ -1937,14 +1970,17 @@ impl MatmulCost {
                     .derive(format!("{} / {sms}", si(peak, rate_u)))
             });
             r.note_with(|| {
-                format!("waves assume {pps} resident program(s) per SM (--programs-per-sm)")
+                format!(
+                    "waves assume {} resident program(s) per SM (--programs-per-sm)",
+                    units::whole(pps)
+                )
             });
         }
         if let Some(v) = self.fp32_peak {
             r.result("tensor_vs_vector", peak / v, || {
                 Quantity::new("tensor vs fp32 vector peak", Unit::Ratio)
                     .formula("peak / fp32 peak")
-                    .derive(format!("{} / {}", si(peak, rate_u), si(v, rate_u)))
+                    .derive(format!("{} / {}", si(peak, rate_u), si(v, "FLOP/s")))
             });
         }
 

@@ -878,7 +878,7 @@ impl ModelCost {
         r.note_with(|| {
             format!(
                 "{} billion parameters = {} in {}",
-                crate::units::sig(total / 1e9, 4),
+                crate::units::sig_grouped(total / 1e9, 4),
                 si(self.weight_bytes, "B"),
                 self.dtype
             )

@@ -626,8 +626,10 @@ pub fn cost<'a>(
         return Err(Error::field(
             "regs",
             format!(
-                "{regs} registers per thread: {} allows 1 to {}",
-                hw.id, b.max_regs_per_thread
+                "{} registers per thread: {} allows 1 to {}",
+                units::whole(regs),
+                hw.id,
+                units::whole(b.max_regs_per_thread)
             ),
         ));
     }
@@ -1221,8 +1223,10 @@ impl OccupancyCost<'_> {
         if grid < sms {
             r.note_with(|| {
                 format!(
-                    "the grid of {grid} blocks leaves {} of {sms} SMs idle",
-                    sms - grid
+                    "the grid of {} blocks leaves {} of {} SMs idle",
+                    number(grid as f64),
+                    number((sms - grid) as f64),
+                    number(sms as f64)
                 )
             });
         }
@@ -1233,8 +1237,8 @@ impl OccupancyCost<'_> {
         match self.failure {
             Some(Failure::Registers { allocated, limit }) => r.note(format!(
                 "cannot launch: {} registers per thread x {} threads allocates {} registers per block; {} allows {}",
-                self.regs,
-                self.threads,
+                number(self.regs as f64),
+                number(self.threads as f64),
                 number(allocated as f64),
                 self.hw.id,
                 number(limit as f64)
@@ -1262,11 +1266,11 @@ impl OccupancyCost<'_> {
                 };
                 r.note(format!(
                     "{names} bound: {} blocks x {} warps = {} of {} warps ({}%)",
-                    self.blocks_per_sm,
-                    self.warps_per_block,
-                    self.warps_per_sm,
-                    b.max_warps,
-                    units::sig(self.occupancy * 100.0, 4)
+                    number(self.blocks_per_sm as f64),
+                    number(self.warps_per_block as f64),
+                    number(self.warps_per_sm as f64),
+                    number(b.max_warps as f64),
+                    units::sig_grouped(self.occupancy * 100.0, 4)
                 ));
             }
         }

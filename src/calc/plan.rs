@@ -278,8 +278,10 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
         return Err(Error::field(
             "tp",
             format!(
-                "tp {} divides neither the {kv} KV heads nor the {heads} heads of {}; valid: {}",
-                l.tp,
+                "tp {} divides neither the {} KV heads nor the {} heads of {}; valid: {}",
+                units::whole(l.tp),
+                units::whole(kv),
+                units::whole(heads),
                 m.id,
                 list(&ok)
             ),
@@ -293,9 +295,11 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
         return Err(Error::field(
             "tp",
             format!(
-                "tp {} exceeds {}'s scale-up domain of {d} devices, so every all-reduce would cross the network; give tp of at most {d} ({}) or allow it with --allow-cross-node",
-                l.tp,
+                "tp {} exceeds {}'s scale-up domain of {} devices, so every all-reduce would cross the network; give tp of at most {} ({}) or allow it with --allow-cross-node",
+                units::whole(l.tp),
                 s.hw.id,
+                units::whole(d),
+                units::whole(d),
                 list(&ok)
             ),
         ));
@@ -307,8 +311,10 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
         return Err(Error::field(
             "tp",
             format!(
-                "tp {} across domains of {d} must be a multiple of {d}",
-                l.tp
+                "tp {} across domains of {} must be a multiple of {}",
+                units::whole(l.tp),
+                units::whole(d),
+                units::whole(d)
             ),
         ));
     }
@@ -318,9 +324,9 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
         let hint = if n % (l.tp * l.pp) == 0 {
             format!(
                 "for tp {} and pp {} give dp {}",
-                l.tp,
-                l.pp,
-                n / (l.tp * l.pp)
+                units::whole(l.tp),
+                units::whole(l.pp),
+                units::whole(n / (l.tp * l.pp))
             )
         } else {
             let ok: Vec<u64> = divisors(n)
@@ -340,19 +346,21 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
                 })
                 .collect();
             format!(
-                "tp x pp = {} does not divide {n}; tp that divide both the devices and the heads: {}",
-                l.tp * l.pp,
+                "tp x pp = {} does not divide {}; tp that divide both the devices and the heads: {}",
+                units::whole(l.tp * l.pp),
+                units::whole(n),
                 list(&ok)
             )
         };
         return Err(Error::field(
             "dp",
             format!(
-                "tp x pp x dp = {} x {} x {} = {}, not the {n} devices; {hint}",
-                l.tp,
-                l.pp,
-                l.dp,
-                l.devices()
+                "tp x pp x dp = {} x {} x {} = {}, not the {} devices; {hint}",
+                units::whole(l.tp),
+                units::whole(l.pp),
+                units::whole(l.dp),
+                units::whole(l.devices()),
+                units::whole(n)
             ),
         ));
     }
@@ -361,8 +369,9 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
         return Err(Error::field(
             "pp",
             format!(
-                "pp {} does not divide the {layers} layers of {}; valid: {}",
-                l.pp,
+                "pp {} does not divide the {} layers of {}; valid: {}",
+                units::whole(l.pp),
+                units::whole(layers),
                 m.id,
                 list(&divisors(layers))
             ),
@@ -374,7 +383,8 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
                 "ep",
                 format!(
                     "ep {}: {} is dense and has no experts to spread; give ep 1",
-                    l.ep, m.id
+                    units::whole(l.ep),
+                    m.id
                 ),
             ));
         }
@@ -390,8 +400,9 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
                 return Err(Error::field(
                     "ep",
                     format!(
-                        "ep {} does not divide tp x dp = {td}, the devices of a pipeline stage; valid: {}",
-                        l.ep,
+                        "ep {} does not divide tp x dp = {}, the devices of a pipeline stage; valid: {}",
+                        units::whole(l.ep),
+                        units::whole(td),
                         list(&ok)
                     ),
                 ));
@@ -403,11 +414,13 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
                 return Err(Error::field(
                     "ep",
                     format!(
-                        "ep {} does not divide the {slots} experts ({routed} routed + {} redundant); valid: {}; or, for ep {}, redundant-experts {}, ...",
-                        l.ep,
-                        s.redundant,
+                        "ep {} does not divide the {} experts ({} routed + {} redundant); valid: {}; or, for ep {}, redundant-experts {}, ...",
+                        units::whole(l.ep),
+                        units::whole(slots),
+                        units::whole(routed),
+                        units::whole(s.redundant),
                         list(&ok),
-                        l.ep,
+                        units::whole(l.ep),
                         list(&redundant)
                     ),
                 ));
@@ -420,8 +433,9 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
                 return Err(Error::field(
                     "ep",
                     format!(
-                        "an expert group of {} fills scale-up domains of {d} unevenly; valid: {}",
-                        l.ep,
+                        "an expert group of {} fills scale-up domains of {} unevenly; valid: {}",
+                        units::whole(l.ep),
+                        units::whole(d),
                         list(&ok)
                     ),
                 ));
@@ -1085,8 +1099,9 @@ pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Resu
     }
     if plans.is_empty() {
         return Err(Error::NoAnswer(format!(
-            "no valid layout of {} on {n} {} devices: {}",
+            "no valid layout of {} on {} {} devices: {}",
             s.model.id,
+            units::whole(n),
             s.hw.id,
             rejected
                 .iter()
@@ -1220,8 +1235,9 @@ pub fn disaggregate(
         .cloned()
         .ok_or_else(|| {
             Error::NoAnswer(format!(
-                "no layout of {} fits on {a} prefill devices",
-                s.model.id
+                "no layout of {} fits on {} prefill devices",
+                s.model.id,
+                units::whole(a)
             ))
         })?;
     let mut dec_in = inputs.clone();
@@ -1512,8 +1528,8 @@ impl PlanCost {
             r.note_with(|| {
                 format!(
                     "MoE layers: {} experts per device over an expert group of {}; shared experts are split by tp on every device",
-                    units::sig(self.experts_per_device, 4),
-                    self.layout.ep
+                    units::sig_grouped(self.experts_per_device, 4),
+                    units::whole(self.layout.ep)
                 )
             });
         }
@@ -1626,7 +1642,8 @@ impl SearchCost {
         for (why, n) in &self.rejected {
             r.note_with(|| {
                 format!(
-                    "skipped {n} layout{}: {why}",
+                    "skipped {} layout{}: {why}",
+                    units::whole(*n),
                     if *n == 1 { "" } else { "s" }
                 )
             });
@@ -1719,7 +1736,14 @@ impl DisaggCost {
             let (a, b) = (self.prefill.layout, self.decode.layout);
             format!(
                 "the pools are laid out separately (DistServe, 000 §5.3): prefill tp {} pp {} dp {} ep {}, decode tp {} pp {} dp {} ep {}",
-                a.tp, a.pp, a.dp, a.ep, b.tp, b.pp, b.dp, b.ep
+                units::whole(a.tp),
+                units::whole(a.pp),
+                units::whole(a.dp),
+                units::whole(a.ep),
+                units::whole(b.tp),
+                units::whole(b.pp),
+                units::whole(b.dp),
+                units::whole(b.ep)
             )
         });
         time_note(&mut r, self.decode.mode);

@@ -134,6 +134,7 @@ pub fn cost(hw: &Hardware, inputs: &PointInputs, mode: Mode) -> Result<PointCost
         Roof {
             peak: hw.sparse_peak(p, mode)?,
             bandwidth: hw.bandwidth(mode)?,
+            integer: p.integer(),
         }
     } else {
         Roof::of(hw, p, mode)?
@@ -151,8 +152,8 @@ pub fn cost(hw: &Hardware, inputs: &PointInputs, mode: Mode) -> Result<PointCost
                 "flops"
             },
             format!(
-                "the intensity {} FLOP/B is outside what can be computed with; give values whose ratio is a finite number above zero",
-                units::sig(intensity, 4)
+                "the intensity {} is outside what can be computed with; give values whose ratio is a finite number above zero",
+                Unit::FlopPerByte.ops_if(p.integer()).format(intensity)
             ),
         ));
     }
@@ -196,6 +197,8 @@ impl PointCost {
     /// The report of this cost; a lean one records values only.
     pub fn report(&self, lean: bool) -> Report {
         let roof = &self.roof;
+        // An int8 roof counts operations: OP, OP/s, OP/B.
+        let u = |unit: Unit| roof.unit(unit);
         let mut r = Report::new_lean("point", lean);
         r.hardware = Some(self.hardware.clone());
         r.input("dtype", self.dtype);
@@ -210,7 +213,9 @@ impl PointCost {
             Work::Totals { flops, bytes } => {
                 r.input("flops", flops);
                 r.input("bytes", bytes);
-                r.describe("flops", || Quantity::new("FLOPs", Unit::Flop));
+                r.describe("flops", || {
+                    Quantity::new(if roof.integer { "OPs" } else { "FLOPs" }, u(Unit::Flop))
+                });
                 r.describe("bytes", || Quantity::new("bytes moved", Unit::Bytes));
             }
         }
@@ -220,18 +225,18 @@ impl PointCost {
             } else {
                 "peak"
             };
-            Quantity::new(label, Unit::FlopPerSec).source(self.sources.0.as_deref())
+            Quantity::new(label, u(Unit::FlopPerSec)).source(self.sources.0.as_deref())
         });
         r.result("bandwidth_bytes_per_s", roof.bandwidth, || {
             Quantity::new("memory bandwidth", Unit::BytesPerSec).source(self.sources.1.as_deref())
         });
         let ridge = roof::ridge(&mut r, roof);
         r.result("intensity_flop_per_byte", self.intensity, || {
-            let q = Quantity::new("arithmetic intensity", Unit::FlopPerByte);
+            let q = Quantity::new("arithmetic intensity", u(Unit::FlopPerByte));
             match self.work {
                 Work::Totals { flops, bytes } => q.formula("FLOPs / bytes").derive(format!(
                     "{} / {}",
-                    si(flops, "FLOP"),
+                    u(Unit::Flop).format(flops),
                     si(bytes, "B")
                 )),
                 Work::Intensity(_) => q,
@@ -248,8 +253,8 @@ impl PointCost {
                     .formula("FLOPs / peak")
                     .derive(format!(
                         "{} / {}",
-                        si(flops, "FLOP"),
-                        si(roof.peak, "FLOP/s")
+                        u(Unit::Flop).format(flops),
+                        roof.peak_text()
                     ))
             });
             r.result("memory_time_s", t.memory_s, || {
@@ -273,20 +278,23 @@ impl PointCost {
         }
         let intensity = self.intensity;
         let attainable = self.attainable;
-        r.note_with(|| match self.bound {
-            Bound::Memory => format!(
-                "memory-bound: intensity {} FLOP/B is {}x below the ridge ({} FLOP/B); at most {}% of peak",
-                units::sig(intensity, 4),
-                units::sig(ridge / intensity, 4),
-                units::sig(ridge, 4),
-                units::sig(attainable / roof.peak * 100.0, 3)
-            ),
-            Bound::Compute => format!(
-                "compute-bound: intensity {} FLOP/B is {}x the ridge ({} FLOP/B)",
-                units::sig(intensity, 4),
-                units::sig(intensity / ridge, 4),
-                units::sig(ridge, 4)
-            ),
+        r.note_with(|| {
+            let per_byte = u(Unit::FlopPerByte);
+            match self.bound {
+                Bound::Memory => format!(
+                    "memory-bound: intensity {} is {}x below the ridge ({}); at most {}% of peak",
+                    per_byte.format(intensity),
+                    units::number(ridge / intensity),
+                    per_byte.format(ridge),
+                    units::sig_grouped(attainable / roof.peak * 100.0, 3)
+                ),
+                Bound::Compute => format!(
+                    "compute-bound: intensity {} is {}x the ridge ({})",
+                    per_byte.format(intensity),
+                    units::number(intensity / ridge),
+                    per_byte.format(ridge)
+                ),
+            }
         });
         if let Some(n) = crate::precision::lookup(self.dtype)
             .ok()

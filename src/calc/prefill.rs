@@ -117,7 +117,9 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
         return Err(Error::field(
             "chunk",
             format!(
-                "{n_chunks} chunks is more than the {MAX_CHUNKS} modelled; give a larger chunk"
+                "{} chunks is more than the {} modelled; give a larger chunk",
+                units::whole(n_chunks),
+                units::whole(MAX_CHUNKS)
             ),
         ));
     }
@@ -240,18 +242,29 @@ impl PrefillCost {
             "materialised_time_s",
         ]);
         let tokens = self.prompt as f64 * self.batch as f64;
+        // At an int8 compute precision the work counts operations.
+        let u = |unit: Unit| s.roof.unit(unit);
+        let ops = u(Unit::Flop);
+        let integer = s.roof.integer;
         r.result("flops", self.flops, || {
-            Quantity::new("FLOPs", Unit::Flop)
+            Quantity::new(if integer { "OPs" } else { "FLOPs" }, ops)
                 .formula("2 x weights x tokens + causal attention (about half of 4 S^2 d per layer) + LM head on the last token")
                 .derive(format!(
                     "{} matmul + {} attention",
-                    si(self.flops - self.attention_flops, "FLOP"),
-                    si(self.attention_flops, "FLOP")
+                    ops.format(self.flops - self.attention_flops),
+                    ops.format(self.attention_flops)
                 ))
         });
         r.result("attention_flops", self.attention_flops, || {
-            Quantity::new("attention FLOPs", Unit::Flop)
-                .formula("2 x heads x (d_qk + d_v) x layers x batch x S (S + 1) / 2")
+            Quantity::new(
+                if integer {
+                    "attention OPs"
+                } else {
+                    "attention FLOPs"
+                },
+                ops,
+            )
+            .formula("2 x heads x (d_qk + d_v) x layers x batch x S (S + 1) / 2")
         });
         r.result("weight_bytes", self.weight_bytes, || {
             Quantity::new("weights read", Unit::Bytes)
@@ -278,11 +291,11 @@ impl PrefillCost {
         });
         let intensity = self.flops / self.bytes;
         r.result("intensity", intensity, || {
-            Quantity::new("arithmetic intensity", Unit::FlopPerByte)
+            Quantity::new("arithmetic intensity", u(Unit::FlopPerByte))
                 .formula("FLOPs / bytes")
                 .derive(format!(
                     "{} / {}",
-                    si(self.flops, "FLOP"),
+                    ops.format(self.flops),
                     si(self.bytes, "B")
                 ))
         });
@@ -371,13 +384,18 @@ impl PrefillCost {
                 "a naive attention writes and rereads the fp32 scores and probabilities ({} per head, {}x L2 per head where known): {} against {} fused",
                 si(self.scores_bytes_per_head, "B"),
                 self.l2_bytes
-                    .map_or_else(|| "?".into(), |l2| units::sig(self.scores_bytes_per_head / l2, 3)),
+                    .map_or_else(|| "?".into(), |l2| units::sig_grouped(self.scores_bytes_per_head / l2, 3)),
                 units::seconds(self.materialised.time_s),
                 units::seconds(self.time_s)
             )
         });
         if let Some(max) = self.beyond_max {
-            r.note_with(|| format!("prompt beyond the model's maximum context of {max} (forced)"));
+            r.note_with(|| {
+                format!(
+                    "prompt beyond the model's maximum context of {} (forced)",
+                    units::whole(max)
+                )
+            });
         }
         r
     }

@@ -34,10 +34,13 @@ impl Bound {
 /// A compute peak and a memory bandwidth.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Roof {
-    /// Peak throughput, FLOP/s.
+    /// Peak throughput, FLOP/s (OP/s on an integer peak).
     pub peak: f64,
     /// Memory bandwidth, bytes/s.
     pub bandwidth: f64,
+    /// Whether the peak counts integer operations (int8): then its work,
+    /// rates and intensities are shown in OP, OP/s and OP/B.
+    pub integer: bool,
 }
 
 /// A kernel's time on a roof: each term and the larger of the two.
@@ -59,7 +62,19 @@ impl Roof {
         Ok(Roof {
             peak: hw.peak(p, mode)?,
             bandwidth: hw.bandwidth(mode)?,
+            integer: p.integer(),
         })
+    }
+
+    /// A FLOP unit as this roof counts its operations: FLOP, FLOP/s and
+    /// FLOP/B, or OP, OP/s and OP/B on an integer peak; others as they are.
+    pub fn unit(&self, u: Unit) -> Unit {
+        u.ops_if(self.integer)
+    }
+
+    /// The peak, formatted in its unit (`989 TFLOP/s`, `92 TOP/s`).
+    pub fn peak_text(&self) -> String {
+        self.unit(Unit::FlopPerSec).format(self.peak)
     }
 
     /// The ridge point, peak / bandwidth, in FLOP per byte.
@@ -103,11 +118,11 @@ impl Roof {
 pub fn ridge(r: &mut Report, roof: &Roof) -> f64 {
     let ridge = roof.ridge();
     r.result("ridge_point_flop_per_byte", ridge, || {
-        Quantity::new("ridge point", Unit::FlopPerByte)
+        Quantity::new("ridge point", roof.unit(Unit::FlopPerByte))
             .formula("peak / bandwidth")
             .derive(format!(
                 "{} / {}",
-                si(roof.peak, "FLOP/s"),
+                roof.peak_text(),
                 si(roof.bandwidth, "B/s")
             ))
     });
@@ -139,11 +154,11 @@ pub const ATTAINABLE: AttainableKeys<'static> = AttainableKeys {
 pub fn attainable(r: &mut Report, k: &AttainableKeys<'static>, roof: &Roof, intensity: f64) -> f64 {
     let a = roof.attainable(intensity);
     r.result(k.attainable, a, || {
-        Quantity::new(k.attainable_label, Unit::FlopPerSec)
+        Quantity::new(k.attainable_label, roof.unit(Unit::FlopPerSec))
             .formula("min(peak, intensity x bandwidth)")
             .derive(format!(
                 "min({}, {} x {})",
-                si(roof.peak, "FLOP/s"),
+                roof.peak_text(),
                 units::sig(intensity, 4),
                 si(roof.bandwidth, "B/s")
             ))
@@ -151,7 +166,11 @@ pub fn attainable(r: &mut Report, k: &AttainableKeys<'static>, roof: &Roof, inte
     r.result(k.fraction, a / roof.peak, || {
         Quantity::new(k.fraction_label, Unit::Fraction)
             .formula("attainable / peak")
-            .derive(format!("{} / {}", si(a, "FLOP/s"), si(roof.peak, "FLOP/s")))
+            .derive(format!(
+                "{} / {}",
+                roof.unit(Unit::FlopPerSec).format(a),
+                roof.peak_text()
+            ))
     });
     a
 }
@@ -164,6 +183,7 @@ mod tests {
     const H100: Roof = Roof {
         peak: 989e12,
         bandwidth: 3.35e12,
+        integer: false,
     };
 
     #[test]
@@ -183,5 +203,29 @@ mod tests {
         assert!((t.memory_s - 319.4e-6).abs() < 0.1e-6);
         assert_eq!(t.time_s, t.memory_s);
         assert_eq!(t.bound, Bound::Memory);
+    }
+
+    #[test]
+    fn an_integer_roof_counts_operations() {
+        // TPU v1: 92 TOPS over 34 GB/s, a ridge of 2,706 OP/B (formulas.md).
+        let tpu = Roof {
+            peak: 92e12,
+            bandwidth: 34e9,
+            integer: true,
+        };
+        let mut r = Report::new("t");
+        ridge(&mut r, &tpu);
+        attainable(&mut r, &ATTAINABLE, &tpu, 10.0);
+        let q = &r.quantities["ridge_point_flop_per_byte"];
+        assert_eq!(q.unit, Unit::OpPerByte);
+        assert_eq!(q.derivation, "92 TOP/s / 34 GB/s");
+        assert_eq!(q.unit.format(tpu.ridge()), "2,706 OP/B");
+        let a = &r.quantities["attainable_flops_per_s"];
+        assert_eq!(a.unit, Unit::OpPerSec);
+        assert_eq!(a.derivation, "min(92 TOP/s, 10 x 34 GB/s)");
+        assert_eq!(
+            r.quantities["fraction_of_peak"].derivation,
+            "340 GOP/s / 92 TOP/s"
+        );
     }
 }

@@ -70,9 +70,15 @@ impl KernelMark {
         }
         let value = value.trim();
         let intensity = match value.split_once('/') {
-            // "FLOP/B" after a bare intensity is a unit, not a ratio.
-            Some((v, unit)) if unit.trim() == "B" && v.trim().ends_with("FLOP") => {
-                let v = v.trim().trim_end_matches("FLOP").trim();
+            // "FLOP/B" (or int8's "OP/B") after a bare intensity is a
+            // unit, not a ratio.
+            Some((v, unit)) if unit.trim() == "B" && v.trim().ends_with("OP") => {
+                let v = v.trim();
+                let v = v
+                    .strip_suffix("FLOP")
+                    .or_else(|| v.strip_suffix("OP"))
+                    .unwrap_or(v)
+                    .trim();
                 v.parse::<f64>()
                     .map_err(|_| bad(&format!("`{v}` is not a number")))?
             }
@@ -259,6 +265,20 @@ impl RooflineData {
         })
     }
 
+    /// The units of the throughput and intensity axes: TFLOP/s and FLOP/B,
+    /// TOP/s and OP/B when every roof is an integer (int8) one, both when
+    /// they mix.
+    pub fn op_units(&self) -> (&'static str, &'static str) {
+        let integer = self.roofs.iter().filter(|r| r.roof.integer).count();
+        if integer == 0 {
+            ("TFLOP/s", "FLOP/B")
+        } else if integer == self.roofs.len() {
+            ("TOP/s", "OP/B")
+        } else {
+            ("TFLOP/s or TOP/s", "FLOP/B or OP/B")
+        }
+    }
+
     /// The axis ranges: intensity (FLOP/B) and throughput (FLOP/s), whole
     /// decades with room for every ridge and kernel.
     pub fn ranges(&self) -> ((f64, f64), (f64, f64)) {
@@ -291,10 +311,12 @@ pub fn roofline<DB: DrawingBackend>(
 ) -> Result<()> {
     let body = style::titled(area, &data.title, style::TITLE_SIZE)?;
     let ((x0, x1), (y0, y1)) = data.ranges();
-    // Throughput in TFLOP/s, the unit datasheets quote.
+    // Throughput in TFLOP/s, the unit datasheets quote; int8 roofs count
+    // integer operations (TOP/s, OP/B), and a chart with both says so.
+    let (rate, per_byte) = data.op_units();
     let scale = Scale {
         divisor: 1e12,
-        unit: "TFLOP/s".into(),
+        unit: rate.into(),
     };
     let s = |v: f64| v / scale.divisor;
     // Each datasheet ceiling is named at its right end, in a column beside
@@ -323,7 +345,10 @@ pub fn roofline<DB: DrawingBackend>(
         .map_err(draw_error)?;
     chart
         .configure_mesh()
-        .x_desc("arithmetic intensity (FLOP/byte); ridge points labelled with theirs")
+        .x_desc(format!(
+            "arithmetic intensity ({}); ridge points labelled with theirs",
+            per_byte.replace("/B", "/byte")
+        ))
         .y_desc(scale.describe("attainable throughput"))
         .axis_desc_style(style::text(style::AXIS_SIZE))
         .label_style(style::text(style::TICK_SIZE))
@@ -447,7 +472,7 @@ pub fn roofline<DB: DrawingBackend>(
     type Label<'a> = ((f64, f64), String, (i32, i32), TextStyle<'a>);
     let mut labels: Vec<Label> = Vec::new();
     for k in &data.kernels {
-        let text = format!("{} ({} FLOP/B)", k.label, style::tick(k.intensity));
+        let text = format!("{} ({} {per_byte})", k.label, style::tick(k.intensity));
         let size = area.estimate_text_size(&text, &note).map_err(draw_error)?;
         let at = (k.intensity, s(y1));
         let (w, h) = (size.0 as i32, size.1 as i32);
@@ -564,6 +589,7 @@ mod tests {
         let g = KernelMark::parse("gemm:137.4GFLOP/2.15GB").unwrap();
         assert!((g.intensity - 63.91).abs() < 0.01, "{}", g.intensity);
         assert_eq!(KernelMark::parse("x:300 FLOP/B").unwrap().intensity, 300.0);
+        assert_eq!(KernelMark::parse("x:300 OP/B").unwrap().intensity, 300.0);
         for bad in [
             "decode",
             ":1",

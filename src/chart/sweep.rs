@@ -359,21 +359,39 @@ impl SweepData {
             let unit = report.unit(key);
             let log = lo > 0.0 && hi / lo >= 100.0 && unit != Unit::Fraction;
             // A log axis reads best with its smallest value at 1 or more.
+            let at = if log { lo } else { hi };
+            let mut scale = Scale::for_unit(unit, at);
+            // A sweep across precisions mixes FLOP/s rows with int8's OP/s
+            // ones: the axis names both.
+            let mut others: Vec<Unit> = Vec::new();
+            for u in report.rows.iter().map(|r| r.unit(key, report)) {
+                if u != unit && !others.contains(&u) {
+                    others.push(u);
+                }
+            }
+            for u in others {
+                let o = Scale::for_unit(u, at);
+                if o.divisor == scale.divisor {
+                    scale.unit = format!("{} or {}", scale.unit, o.unit);
+                }
+            }
             panels.push(SweepPanel {
                 key: key.clone(),
                 label: report.label(key),
-                scale: Scale::for_unit(unit, if log { lo } else { hi }),
+                scale,
                 log,
                 series,
             });
         }
 
         let described = report.quantities.get(x_key.as_str());
+        // An int8 report counts operations: its intensity input is in OP/B.
+        let integer = report.quantities.values().any(|q| q.unit == Unit::OpPerSec);
         let x_unit = described.map(|q| q.unit).unwrap_or_else(|| {
             INPUT_UNITS
                 .iter()
                 .find(|(k, _)| *k == x_key)
-                .map_or(Unit::None, |(_, u)| *u)
+                .map_or(Unit::None, |(_, u)| u.ops_if(integer))
         });
         let x_max = xvals.iter().fold(0f64, |a, b| a.max(b.abs()));
         let x_min = xvals.iter().fold(f64::INFINITY, |a, b| a.min(b.abs()));

@@ -91,13 +91,7 @@ impl Query for HwShowArgs {
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
         let hw = ctx.point_hardware(fields, None)?;
         let inputs: HwShowInputs = calc_inputs(fields)?;
-        let clock = inputs.clock.map(|c| c.0);
-        let mut r = hw::cost(&hw, &inputs, ctx.mode)?.report(lean);
-        // A clock far beyond the boost clock is likely a unit slip.
-        if let Some(n) = roofline::calc::littles_law::clock_note(&hw, clock) {
-            r.note(n);
-        }
-        Ok(r)
+        Ok(hw::cost(&hw, &inputs, ctx.mode)?.report(lean))
     }
 }
 

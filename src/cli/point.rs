@@ -44,9 +44,15 @@ pub struct PointArgs {
 impl Query for PointArgs {
     fn fields(&self) -> Result<Fields> {
         let mut f = flag_fields(self)?;
-        // "300 FLOP/B" reads as the bare intensity it names.
+        // "300 FLOP/B" (or, for int8, "300 OP/B") reads as the bare
+        // intensity it names.
         if let Some(i) = &self.intensity {
-            let bare = i.trim().trim_end_matches("FLOP/B").trim();
+            let i = i.trim();
+            let bare = i
+                .strip_suffix("FLOP/B")
+                .or_else(|| i.strip_suffix("OP/B"))
+                .unwrap_or(i)
+                .trim();
             f.insert("intensity".into(), bare.into());
         }
         Ok(f)

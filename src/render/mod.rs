@@ -72,8 +72,8 @@ pub(crate) fn row_columns(report: &Report) -> (Vec<String>, Vec<String>) {
 }
 
 /// For a sweep or comparison: the row results that are the same at every
-/// point (a table states them once, above the rows) and the columns that
-/// vary. A table inside one answer folds nothing.
+/// point, in the same unit (a table states them once, above the rows), and
+/// the columns that vary. A table inside one answer folds nothing.
 pub(crate) fn folded(
     report: &Report,
     outs: Vec<String>,
@@ -86,7 +86,13 @@ pub(crate) fn folded(
     let mut vary = Vec::new();
     for k in outs {
         let v = first.results.get(k.as_str());
-        if v.is_some() && report.rows.iter().all(|r| r.results.get(k.as_str()) == v) {
+        let unit = first.unit(&k, report);
+        if v.is_some()
+            && report
+                .rows
+                .iter()
+                .all(|r| r.results.get(k.as_str()) == v && r.unit(&k, report) == unit)
+        {
             same.push((k, v.cloned().unwrap_or_default()));
         } else {
             vary.push(k);

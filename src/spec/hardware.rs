@@ -639,7 +639,11 @@ impl Hardware {
             {
                 return err(
                     "execution.max-threads-per-sm",
-                    format!("{t} threads is fewer than one warp of {}", ex.warp_size),
+                    format!(
+                        "{} threads is fewer than one warp of {}",
+                        crate::units::whole(t.get()),
+                        ex.warp_size
+                    ),
                 );
             }
             if let (Some(w), Some(t)) = (ex.max_warps_per_sm, ex.max_threads_per_sm)
@@ -649,7 +653,9 @@ impl Hardware {
                     "execution.max-threads-per-sm",
                     format!(
                         "{} threads is not max-warps-per-sm ({}) x warp-size ({})",
-                        t, w, ex.warp_size
+                        crate::units::whole(t.get()),
+                        w,
+                        ex.warp_size
                     ),
                 );
             }
@@ -751,12 +757,15 @@ impl Hardware {
                 if let (Some(m), Some(d)) = (a.dense.get(key), self.compute.dense.get(key))
                     && m > d * self.peak_multiplier() * (1.0 + 1e-9)
                 {
+                    // An int8 peak counts integer operations.
+                    let rate = crate::report::Unit::FlopPerSec
+                        .ops_if(crate::precision::lookup(key).is_ok_and(|p| p.integer()));
                     return err(
                         &format!("achievable.dense.{key}"),
                         format!(
                             "measured {} exceeds the datasheet's dense {}",
-                            crate::units::si(m, "FLOP/s"),
-                            crate::units::si(d * self.peak_multiplier(), "FLOP/s")
+                            rate.format(m),
+                            rate.format(d * self.peak_multiplier())
                         ),
                     );
                 }

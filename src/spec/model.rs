@@ -327,7 +327,11 @@ impl Model {
         {
             return err(
                 "sliding-window",
-                format!("a window of {w} tokens is longer than the {c}-token context"),
+                format!(
+                    "a window of {} tokens is longer than the {}-token context",
+                    crate::units::whole(w.get()),
+                    crate::units::whole(c.get())
+                ),
             );
         }
         if a.kind == AttentionKind::Mla
