@@ -8,6 +8,7 @@
 
 use crate::units;
 use indexmap::IndexMap;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -514,6 +515,9 @@ pub(crate) struct Gather<'a> {
     present: Vec<bool>,
     last_notes: Vec<String>,
     seen: bool,
+    /// Each unit class's per-row units (see [`Gather::push_in`]), taken
+    /// from its first, full point and lent to its lean ones.
+    class_units: FxHashMap<Vec<usize>, Map<Unit>>,
 }
 
 impl<'a> Gather<'a> {
@@ -534,10 +538,18 @@ impl<'a> Gather<'a> {
             present: Vec::new(),
             last_notes: Vec::new(),
             seen: false,
+            class_units: FxHashMap::default(),
         }
     }
 
     pub(crate) fn push(&mut self, r: Report, point: &[(&str, &Value)]) {
+        self.push_in(r, point, None);
+    }
+
+    /// Gathers a point of unit class `class` (the values of the axes that
+    /// can change a result's unit, such as the precision): a lean point
+    /// takes the per-row units its class's full point had.
+    pub(crate) fn push_in(&mut self, r: Report, point: &[(&str, &Value)], class: Option<&[usize]>) {
         let Report {
             command,
             hardware,
@@ -632,6 +644,15 @@ impl<'a> Gather<'a> {
                     }
                 }
                 self.last_notes = notes;
+            }
+        }
+        if let Some(class) = class {
+            if lean {
+                if let Some(u) = self.class_units.get(class) {
+                    row.units.clone_from(u);
+                }
+            } else if !self.class_units.contains_key(class) {
+                self.class_units.insert(class.to_vec(), row.units.clone());
             }
         }
         row.results = results;

@@ -238,11 +238,18 @@ pub fn grid_size(axes: &[Axis]) -> Result<usize> {
     Ok(n)
 }
 
+/// Inputs whose value can change the unit a result is stated in: the
+/// accelerator (a capacity in GiB or GB) and the precisions (int8 counts
+/// OP, the rest FLOP).
+const CHANGES_UNITS: &[&str] = &["hw", "dtype", "activations"];
+
 /// Evaluates `eval` at every point of the grid (the last axis varies
 /// fastest) and combines the answers into one report. `eval` gets the
 /// point as (name, value) pairs and whether it may build a lean report
 /// (values only); the first and last points are built in full so the
-/// report has its descriptions and shared notes. An error names the point.
+/// report has its descriptions and shared notes, and so is the first point
+/// of each precision or accelerator, so its units are known. An error
+/// names the point.
 pub fn evaluate(
     axes: &[Axis],
     mut eval: impl FnMut(&[(&str, &Value)], bool) -> Result<Report>,
@@ -252,6 +259,11 @@ pub fn evaluate(
     let mut gather = crate::report::Gather::new(&keys, n);
     let mut idx = vec![0usize; axes.len()];
     let mut point: Vec<(&str, &Value)> = Vec::with_capacity(axes.len());
+    let unit_axes: Vec<usize> = (0..axes.len())
+        .filter(|&d| CHANGES_UNITS.contains(&axes[d].name.as_str()))
+        .collect();
+    let mut classes: rustc_hash::FxHashSet<Vec<usize>> = Default::default();
+    let mut class: Vec<usize> = Vec::with_capacity(unit_axes.len());
     for i in 0..n {
         point.clear();
         point.extend(
@@ -259,7 +271,13 @@ pub fn evaluate(
                 .zip(&idx)
                 .map(|(a, &j)| (a.name.as_str(), &a.values[j])),
         );
-        let lean = i != 0 && i + 1 != n;
+        // A point whose unit class (its precision or accelerator) is new
+        // is built in full, so its results' units are known; the rest of
+        // its class borrow them.
+        class.clear();
+        class.extend(unit_axes.iter().map(|&d| idx[d]));
+        let new_class = !unit_axes.is_empty() && classes.insert(class.clone());
+        let lean = i != 0 && i + 1 != n && !new_class;
         let r = eval(&point, lean).map_err(|e| Error::At {
             point: point
                 .iter()
@@ -276,7 +294,8 @@ pub fn evaluate(
         if i == 0 {
             crate::report::set_results_hint(r.results.len());
         }
-        gather.push(r, &point);
+        let unit_class = (!unit_axes.is_empty()).then_some(class.as_slice());
+        gather.push_in(r, &point, unit_class);
         for d in (0..axes.len()).rev() {
             idx[d] += 1;
             if idx[d] < axes[d].values.len() {
@@ -382,6 +401,34 @@ mod grid_tests {
         let e = grid_size(&[axis("a", 10_000), axis("b", 10_000)]).unwrap_err();
         assert!(e.to_string().contains("100,000,000 points"), "{e}");
         assert_eq!(e.exit_code(), 65);
+    }
+
+    #[test]
+    fn a_precision_s_lean_points_keep_its_units() {
+        // int8 counts OP/s, bf16 FLOP/s: the unit depends on the dtype axis,
+        // and lean points carry values only.
+        let dtype = Axis {
+            name: "dtype".into(),
+            values: vec![Value::from("bf16"), Value::from("int8")],
+        };
+        let mut full = 0;
+        let r = evaluate(&[dtype, axis("x", 4)], |p, lean| {
+            full += usize::from(!lean);
+            let unit = if p[0].1 == "int8" {
+                Unit::OpPerSec
+            } else {
+                Unit::FlopPerSec
+            };
+            let mut r = Report::new_lean("t", lean);
+            r.result("peak", 1.0, || Quantity::new("peak", unit));
+            Ok(r)
+        })
+        .unwrap();
+        // The first point, the last, and the first int8 one.
+        assert_eq!(full, 3);
+        let units: Vec<Unit> = r.rows.iter().map(|row| row.unit("peak", &r)).collect();
+        assert_eq!(&units[..4], &[Unit::FlopPerSec; 4]);
+        assert_eq!(&units[4..], &[Unit::OpPerSec; 4]);
     }
 
     #[test]

@@ -130,18 +130,13 @@ pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result
         return Ok(out);
     }
     // A comparison has few items and each may describe its figures in its
-    // own units, so every item is built in full; so is every point of a
-    // sweep across accelerators or precisions (a capacity in GiB beside one
-    // in GB, int8's OP/s beside FLOP/s).
+    // own units, so every item is built in full (a sweep builds the first
+    // point of each accelerator or precision in full itself).
     let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
-    let own_units = axes
-        .iter()
-        .any(|a| matches!(a.name.as_str(), "hw" | "dtype" | "activations"));
-    let full = comparison || own_units;
     Ok(vec![
         sweep::evaluate(&axes, |point, lean| {
             apply(&mut f, point);
-            q.eval(ctx, &f, lean && !full)
+            q.eval(ctx, &f, lean && !comparison)
         })
         .map_err(named)?,
     ])
