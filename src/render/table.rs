@@ -3,7 +3,10 @@
 
 use super::{Renderer, folded, format_input, input_label, row_columns, title};
 use crate::report::{Report, RowsKind};
-use comfy_table::{ContentArrangement, Table as Grid, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{
+    ColumnConstraint, ContentArrangement, Table as Grid, Width, presets::UTF8_FULL_CONDENSED,
+};
+use unicode_width::UnicodeWidthStr;
 
 /// Renders tables for people.
 pub struct Table;
@@ -58,7 +61,40 @@ pub(crate) fn results_grid(report: &Report, preset: comfy_table::TableStyle) -> 
             g.add_row(vec![report.label(k), report.unit(k).format_value(v)]);
         }
     }
+    keep_short_cells_whole(&mut g);
     Some(g)
+}
+
+/// Cells no wider than this (an id, a figure with its unit) never wrap.
+const SHORT_CELL: usize = 16;
+
+/// Keeps short cells on one line when a table is narrowed to the
+/// terminal, so `a100-sxm-80gb` and `2.039 TB/s` stay whole and long text
+/// (names, summaries, labels) wraps instead.
+fn keep_short_cells_whole(g: &mut Grid) {
+    let mut widest: Vec<usize> = Vec::new();
+    for row in g.row_iter() {
+        for (i, cell) in row.cell_iter().enumerate() {
+            let w = cell
+                .content()
+                .lines()
+                .map(UnicodeWidthStr::width)
+                .max()
+                .unwrap_or(0);
+            if widest.len() <= i {
+                widest.resize(i + 1, 0);
+            }
+            widest[i] = widest[i].max(w);
+        }
+    }
+    for (i, w) in widest.into_iter().enumerate() {
+        if (1..=SHORT_CELL).contains(&w)
+            && let Some(c) = g.column_mut(i)
+        {
+            // The width counts the cell's padding, one column each side.
+            c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(w as u16 + 2)));
+        }
+    }
 }
 
 /// Whether the rows compare a few accelerators or models (and nothing
@@ -119,6 +155,7 @@ fn comparison_grid(report: &Report, preset: comfy_table::TableStyle) -> Grid {
         }));
         g.add_row(cells);
     }
+    keep_short_cells_whole(&mut g);
     g
 }
 
@@ -179,6 +216,7 @@ pub(crate) fn rows_text(
     for row in &report.rows {
         g.add_row(cells(row));
     }
+    keep_short_cells_whole(&mut g);
     Some(g.to_string())
 }
 
@@ -311,6 +349,25 @@ pub(crate) mod tests {
         r.rows.push(row);
         r.note("memory-bound: 295 x below the ridge");
         r
+    }
+
+    #[test]
+    fn a_narrow_table_wraps_long_text_not_ids_or_figures() {
+        let mut g = Grid::new();
+        g.load_style(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_width(40);
+        g.set_header(vec!["id", "peak", "summary"]);
+        g.add_row(vec![
+            "a100-sxm-80gb",
+            "312 TFLOP/s",
+            "Ampere, 108 SMs, 80 GB HBM2e at 2,039 GB/s, 312 TFLOP/s dense BF16",
+        ]);
+        keep_short_cells_whole(&mut g);
+        let text = g.to_string();
+        assert!(text.contains("a100-sxm-80gb"), "{text}");
+        assert!(text.contains("312 TFLOP/s"), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 40), "{text}");
     }
 
     #[test]
