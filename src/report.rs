@@ -325,6 +325,10 @@ pub struct Report {
     /// and CSV always carry them all.
     #[serde(skip)]
     pub headline: Vec<String>,
+    /// Whether the table inside the answer (matmul's tiles) is an
+    /// intermediate a default table leaves to `--all`.
+    #[serde(skip)]
+    pub rows_beyond_headline: bool,
 }
 
 impl Report {

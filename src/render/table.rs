@@ -170,7 +170,7 @@ pub(crate) fn rows_text(
     preset: comfy_table::TableStyle,
     markdown: bool,
 ) -> Option<String> {
-    if report.rows.is_empty() {
+    if report.rows.is_empty() || table_left_out(report) {
         return None;
     }
     if side_by_side(report) {
@@ -278,6 +278,11 @@ fn plain_grid(header: &[String], body: &[Vec<String>], markdown: bool) -> String
     out
 }
 
+/// Whether the default table leaves the table inside the answer to `--all`.
+fn table_left_out(report: &Report) -> bool {
+    report.rows_beyond_headline && !report.rows_are_points() && !report.headline.is_empty()
+}
+
 /// How many results the default table leaves out, for the closing hint.
 pub(crate) fn hidden(report: &Report) -> usize {
     if report.headline.is_empty() {
@@ -317,8 +322,13 @@ impl Renderer for Table {
         }
         let h = hidden(report);
         if h > 0 {
+            let table = if table_left_out(report) {
+                " and the table"
+            } else {
+                ""
+            };
             out.push_str(&format!(
-                "({h} more results: --all shows every one, --explain their derivations)\n"
+                "({h} more results{table}: --all shows every one, --explain their derivations)\n"
             ));
         }
         out.into_bytes()
