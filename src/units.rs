@@ -280,6 +280,16 @@ pub fn parse(text: &str, dim: Dim) -> Result<f64, UnitError> {
     Ok(v)
 }
 
+/// An arithmetic intensity without its unit: `300 FLOP/B` (or int8's
+/// `300 OP/B`) reads as `300`; anything else is returned trimmed.
+pub fn bare_intensity(text: &str) -> &str {
+    let t = text.trim();
+    t.strip_suffix("FLOP/B")
+        .or_else(|| t.strip_suffix("OP/B"))
+        .unwrap_or(t)
+        .trim()
+}
+
 /// Rewrites a deserializer's type words in the user's words: "expected a
 /// nonzero u64" reads "expected a whole number of at least 1", "expected
 /// u32" reads "expected a whole number" (so `0` and `-5` get messages
@@ -472,6 +482,14 @@ impl fmt::Display for Quantity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_intensity_drops_its_unit() {
+        assert_eq!(bare_intensity(" 300 FLOP/B "), "300");
+        assert_eq!(bare_intensity("300OP/B"), "300");
+        assert_eq!(bare_intensity("12.5"), "12.5");
+        assert_eq!(bare_intensity("3 B/s"), "3 B/s");
+    }
 
     #[test]
     fn type_words_in_the_users_words() {

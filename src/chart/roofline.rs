@@ -73,12 +73,7 @@ impl KernelMark {
             // "FLOP/B" (or int8's "OP/B") after a bare intensity is a
             // unit, not a ratio.
             Some((v, unit)) if unit.trim() == "B" && v.trim().ends_with("OP") => {
-                let v = v.trim();
-                let v = v
-                    .strip_suffix("FLOP")
-                    .or_else(|| v.strip_suffix("OP"))
-                    .unwrap_or(v)
-                    .trim();
+                let v = crate::units::bare_intensity(value);
                 v.parse::<f64>()
                     .map_err(|_| bad(&format!("`{v}` is not a number")))?
             }

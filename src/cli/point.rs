@@ -47,13 +47,10 @@ impl Query for PointArgs {
         // "300 FLOP/B" (or, for int8, "300 OP/B") reads as the bare
         // intensity it names.
         if let Some(i) = &self.intensity {
-            let i = i.trim();
-            let bare = i
-                .strip_suffix("FLOP/B")
-                .or_else(|| i.strip_suffix("OP/B"))
-                .unwrap_or(i)
-                .trim();
-            f.insert("intensity".into(), bare.into());
+            f.insert(
+                "intensity".into(),
+                roofline::units::bare_intensity(i).into(),
+            );
         }
         Ok(f)
     }
