@@ -329,6 +329,11 @@ pub struct Report {
     /// intermediate a default table leaves to `--all`.
     #[serde(skip)]
     pub rows_beyond_headline: bool,
+    /// Whether a comparison keeps the table inside the answer as results
+    /// of its own (`hw show`'s precisions: `fp8_dense_flops_per_s`), one
+    /// per row and column, since a comparison's rows are its items.
+    #[serde(skip)]
+    pub table_in_comparison: bool,
 }
 
 impl Report {
@@ -506,6 +511,35 @@ impl Report {
     }
 }
 
+/// Moves the table inside one answer into its results, for a comparison:
+/// row `fp8`'s `dense_flops_per_s` becomes `fp8_dense_flops_per_s`,
+/// labelled `fp8 dense peak`, in the row's own unit, in section
+/// `precisions` (named after the table's first column).
+fn table_as_results(r: &mut Report) {
+    let rows = std::mem::take(&mut r.rows);
+    r.rows_kind = None;
+    for row in rows {
+        let Some((col, id)) = row.inputs.first() else {
+            continue;
+        };
+        let id = id.as_str().map_or_else(|| id.to_string(), String::from);
+        let group = format!("{col}s");
+        for (k, v) in row.results {
+            let key = format!("{id}_{k}");
+            if !r.lean
+                && let Some(q) = r.quantities.get(k.as_ref())
+            {
+                let mut q = q.clone();
+                q.label = format!("{id} {}", q.label);
+                q.unit = row.units.get(k.as_ref()).copied().unwrap_or(q.unit);
+                q.group = Some(group.clone());
+                r.quantities.insert(key.clone().into(), q);
+            }
+            r.results.insert(key.into(), v);
+        }
+    }
+}
+
 /// Builds the combined report of a sweep or comparison point by point, so
 /// a grid of a million points keeps one row each and never a whole report.
 pub(crate) struct Gather<'a> {
@@ -554,6 +588,10 @@ impl<'a> Gather<'a> {
     /// can change a result's unit, such as the precision): a lean point
     /// takes the per-row units its class's full point had.
     pub(crate) fn push_in(&mut self, r: Report, point: &[(&str, &Value)], class: Option<&[usize]>) {
+        let mut r = r;
+        if self.out.rows_kind == Some(RowsKind::Comparison) && r.table_in_comparison {
+            table_as_results(&mut r);
+        }
         let Report {
             command,
             hardware,

@@ -561,6 +561,7 @@ impl HwCost<'_> {
                 r.rows.push(row);
             }
             r.rows_kind = Some(RowsKind::Table);
+            r.table_in_comparison = true;
         }
         if self.chip_peak.is_some() {
             r.note_with(|| {
