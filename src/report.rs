@@ -497,8 +497,9 @@ impl Report {
     /// point's resolved input of that name where it has one, else its
     /// result of that name (which then leaves the row's results, so no
     /// column is repeated), else the point's value as typed. The first
-    /// report describes the columns; notes are those the first and last
-    /// points share (both are built in full).
+    /// report describes the columns; notes are those every full point
+    /// shares, and in a comparison each item's others, prefixed with the
+    /// items that have them.
     pub fn combine(reports: Vec<Report>, axes: &[String], points: &[Vec<Value>]) -> Report {
         let mut g = Gather::new(axes, reports.len());
         for (i, r) in reports.into_iter().enumerate() {
@@ -509,6 +510,16 @@ impl Report {
         }
         g.finish()
     }
+}
+
+/// A comparison item's name: its axis values (`h100-sxm`, or
+/// `h100-sxm / llama-3-8b` for a grid of both).
+fn item_label(axes: &[String], row: &Row) -> String {
+    axes.iter()
+        .filter_map(|a| row.inputs.get(a.as_str()))
+        .map(|v| v.as_str().map_or_else(|| v.to_string(), String::from))
+        .collect::<Vec<_>>()
+        .join(" / ")
 }
 
 /// Moves the table inside one answer into its results, for a comparison:
@@ -551,7 +562,9 @@ pub(crate) struct Gather<'a> {
     varying: Vec<bool>,
     /// Which candidates the point being gathered has.
     present: Vec<bool>,
-    last_notes: Vec<String>,
+    /// Each full point's label and notes, for a comparison: the notes not
+    /// every item shares are stated with the items they belong to.
+    item_notes: Vec<(String, Vec<String>)>,
     seen: bool,
     /// Each unit class's per-row units (see [`Gather::push_in`]), taken
     /// from its first, full point and lent to its lean ones.
@@ -574,7 +587,7 @@ impl<'a> Gather<'a> {
             candidates: Default::default(),
             varying: Vec::new(),
             present: Vec::new(),
-            last_notes: Vec::new(),
+            item_notes: Vec::new(),
             seen: false,
             class_units: FxHashMap::default(),
         }
@@ -631,7 +644,11 @@ impl<'a> Gather<'a> {
                 self.out.model = model;
             }
             self.out.headline = headline;
-            self.out.notes = notes.clone();
+            if self.out.rows_kind == Some(RowsKind::Comparison) && !lean {
+                self.item_notes
+                    .push((item_label(self.axes, &row), notes.clone()));
+            }
+            self.out.notes = notes;
             self.out.quantities = quantities;
             for (k, v) in inputs {
                 if !row.inputs.contains_key(k.as_ref()) {
@@ -685,7 +702,11 @@ impl<'a> Gather<'a> {
                         }
                     }
                 }
-                self.last_notes = notes;
+                // The notes stated once are those every full point has.
+                self.out.notes.retain(|n| notes.contains(n));
+                if self.out.rows_kind == Some(RowsKind::Comparison) {
+                    self.item_notes.push((item_label(self.axes, &row), notes));
+                }
             }
         }
         if let Some(class) = class {
@@ -702,9 +723,27 @@ impl<'a> Gather<'a> {
     }
 
     pub(crate) fn finish(mut self) -> Report {
-        if self.out.rows.len() > 1 {
-            let last = std::mem::take(&mut self.last_notes);
-            self.out.notes.retain(|n| last.contains(n));
+        // A note only some items of a comparison have (one part's
+        // limiter, another's missing figure) is kept, prefixed with those
+        // items, rather than dropped or stated for all.
+        let mut own: IndexMap<String, Vec<String>> = IndexMap::new();
+        for (item, notes) in std::mem::take(&mut self.item_notes) {
+            for n in notes {
+                if !self.out.notes.contains(&n) {
+                    let items = own.entry(n).or_default();
+                    if !items.contains(&item) {
+                        items.push(item.clone());
+                    }
+                }
+            }
+        }
+        for (n, items) in own {
+            // A note that already names its one item needs no prefix.
+            if items.len() == 1 && n.starts_with(items[0].as_str()) {
+                self.out.notes.push(n);
+            } else {
+                self.out.notes.push(format!("{}: {n}", items.join(", ")));
+            }
         }
         for (c, (k, v)) in self.candidates.into_iter().enumerate() {
             if self.varying[c] {

@@ -248,7 +248,8 @@ const CHANGES_UNITS: &[&str] = &["hw", "dtype", "activations"];
 /// point as (name, value) pairs and whether it may build a lean report
 /// (values only); the first and last points are built in full so the
 /// report has its descriptions and shared notes, and so is the first point
-/// of each precision or accelerator, so its units are known. An error
+/// of each precision or accelerator, so its units are known, and every
+/// item of a comparison, so its notes are. An error
 /// names the point.
 pub fn evaluate(
     axes: &[Axis],
@@ -263,6 +264,9 @@ pub fn evaluate(
         .filter(|&d| CHANGES_UNITS.contains(&axes[d].name.as_str()))
         .collect();
     let mut classes: rustc_hash::FxHashSet<Vec<usize>> = Default::default();
+    // A comparison's items are each built in full, so each one's notes
+    // are known.
+    let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
     let mut class: Vec<usize> = Vec::with_capacity(unit_axes.len());
     for i in 0..n {
         point.clear();
@@ -277,7 +281,7 @@ pub fn evaluate(
         class.clear();
         class.extend(unit_axes.iter().map(|&d| idx[d]));
         let new_class = !unit_axes.is_empty() && classes.insert(class.clone());
-        let lean = i != 0 && i + 1 != n && !new_class;
+        let lean = i != 0 && i + 1 != n && !new_class && !comparison;
         let r = eval(&point, lean).map_err(|e| Error::At {
             point: point
                 .iter()
