@@ -951,7 +951,10 @@ pub fn layout(inputs: &PlanInputs) -> Result<(Layout, Option<u64>)> {
     let ep = inputs.ep.map_or(1, |c| c.0);
     at_least_one("tp", tp)?;
     at_least_one("pp", pp)?;
-    let devices = inputs.devices.map(|c| c.0);
+    let devices = inputs
+        .devices
+        .map(|c| at_least_one("devices", c.0))
+        .transpose()?;
     let dp = match (inputs.dp, devices) {
         (Some(d), _) => d.0,
         (None, Some(n)) => {
