@@ -81,19 +81,29 @@ pub fn parse(text: &str) -> Result<Sweep> {
             Some((h, s)) => (h, Some(s)),
             None => (rest, None),
         };
-        // A unit may also follow the low end ("1GB..4GB"); it must match.
+        // A unit may also follow the low end ("1GB..4GB") and, with a
+        // step, the high end ("0..96KiB:16KiB"); those given must match.
         let (lo, lo_unit) = split_tail_unit(lo);
-        let unit = match (lo_unit, unit) {
-            ("", u) => u,
-            (l, "") => l,
-            (l, u) if l.trim() == u.trim() => u,
-            (l, u) => {
-                return Err(Error::input(
-                    "--sweep",
-                    format!("`{spec}`: the ends of the range have different units ({l}, {u})"),
-                ));
-            }
+        let (hi, hi_unit) = if step.is_some() {
+            split_tail_unit(hi)
+        } else {
+            (hi, "")
         };
+        let tail_unit = unit;
+        let mut unit = "";
+        for u in [lo_unit, hi_unit, tail_unit] {
+            match (unit, u) {
+                (_, "") => {}
+                ("", u) => unit = u,
+                (a, b) if a == b => {}
+                (a, b) => {
+                    return Err(Error::input(
+                        "--sweep",
+                        format!("`{spec}`: the range's values have different units ({a}, {b})"),
+                    ));
+                }
+            }
+        }
         let lo = num(lo, spec)?;
         let hi = num(hi, spec)?;
         if hi < lo {
@@ -359,6 +369,17 @@ mod tests {
             parse("clock=1.4GHz,1.8 GHz").unwrap().values,
             ["1.4GHz", "1.8 GHz"]
         );
+        // The same unit on every value of a stepped range reads as one.
+        assert_eq!(
+            parse("smem=0..96KiB:32KiB").unwrap().values,
+            ["0KiB", "32KiB", "64KiB", "96KiB"]
+        );
+        assert_eq!(
+            parse("bw=3TB/s..5TB/s:1TB/s").unwrap().values,
+            ["3TB/s", "4TB/s", "5TB/s"]
+        );
+        let e = parse("bw=3TB/s..5GB/s:1TB/s").unwrap_err().to_string();
+        assert!(e.contains("different units (TB/s, GB/s)"), "{e}");
     }
 
     #[test]
