@@ -1738,7 +1738,7 @@ impl DisaggCost {
         r.note_with(|| {
             let (a, b) = (self.prefill.layout, self.decode.layout);
             format!(
-                "the pools are laid out separately (DistServe, 000 §5.3): prefill tp {} pp {} dp {} ep {}, decode tp {} pp {} dp {} ep {}",
+                "the pools are laid out separately (DistServe; the Learn Kernels book (000), §5.3): prefill tp {} pp {} dp {} ep {}, decode tp {} pp {} dp {} ep {}",
                 units::whole(a.tp),
                 units::whole(a.pp),
                 units::whole(a.dp),
