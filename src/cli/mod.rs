@@ -620,6 +620,34 @@ impl Ctx {
     fn finish(&self, mut reports: Vec<Report>) -> Result<Vec<Report>> {
         self.check_sets_used()?;
         Ctx::check_finite(&reports)?;
+        // What reading a model assumed (a Hugging Face config without
+        // num_key_value_heads read as multi-head attention) changes every
+        // answer about it, not only `model show`'s.
+        let mut assumed: Vec<(String, Vec<String>)> = Vec::new();
+        let mut ids = std::collections::BTreeSet::new();
+        for m in self.model_cache.borrow().values() {
+            ids.insert(m.id.clone());
+            if !m.notes.is_empty() && !assumed.iter().any(|(id, _)| *id == m.id) {
+                assumed.push((m.id.clone(), m.notes.clone()));
+            }
+        }
+        assumed.sort();
+        // Beside other models, the note says which one it is about.
+        let several = ids.len() > 1;
+        for (id, notes) in &assumed {
+            for n in notes {
+                let n = if several {
+                    format!("{id}: {n}")
+                } else {
+                    n.clone()
+                };
+                for r in &mut reports {
+                    if !r.notes.contains(&n) {
+                        r.note(n.clone());
+                    }
+                }
+            }
+        }
         if !self.sets.is_empty() {
             let list = self.sets_text();
             for r in &mut reports {
