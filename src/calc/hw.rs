@@ -80,7 +80,9 @@ pub fn level_count(hw: &Hardware, scope: Scope, count: Option<u32>) -> f64 {
 }
 
 /// Total on-chip storage: every level that counts toward the total, times
-/// the number of its scope units (002 §7.3: registers + SMEM + L2).
+/// the number of its scope units (the lecture's §7.3: registers + SMEM +
+/// L2). Each level is written as its own row shows it (NVIDIA's "50 MB"
+/// of L2, not 47.68 MiB).
 pub fn onchip_bytes(hw: &Hardware) -> (f64, Vec<String>) {
     let mut total = 0.0;
     let mut terms = Vec::new();
@@ -88,12 +90,12 @@ pub fn onchip_bytes(hw: &Hardware) -> (f64, Vec<String>) {
         let n = level_count(hw, l.scope, l.count.map(|c| c.get()));
         total += l.capacity.get() * n;
         if n == 1.0 {
-            terms.push(format!("{} {}", units::iec_bytes(l.capacity.get()), l.name));
+            terms.push(format!("{} {}", Unit::BytesIec.format(l.capacity.get()), l.name));
         } else {
             terms.push(format!(
                 "{} x {} {}",
                 n,
-                units::iec_bytes(l.capacity.get()),
+                Unit::BytesIec.format(l.capacity.get()),
                 l.name
             ));
         }
