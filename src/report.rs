@@ -33,6 +33,9 @@ pub enum Unit {
     /// Floating-point operations per second.
     #[serde(rename = "FLOP/s")]
     FlopPerSec,
+    /// Floating-point operations per second per watt of board power.
+    #[serde(rename = "FLOP/s/W")]
+    FlopPerSecPerWatt,
     /// Arithmetic intensity.
     #[serde(rename = "FLOP/B")]
     FlopPerByte,
@@ -46,6 +49,9 @@ pub enum Unit {
     /// Integer operations per byte.
     #[serde(rename = "OP/B")]
     OpPerByte,
+    /// Integer operations per second per watt of board power.
+    #[serde(rename = "OP/s/W")]
+    OpPerSecPerWatt,
     /// Seconds.
     #[serde(rename = "s")]
     Seconds,
@@ -74,13 +80,14 @@ pub enum Unit {
 
 impl Unit {
     /// The integer-operation twin of a FLOP unit when `integer` (an int8 or
-    /// int4 computation): FLOP -> OP, FLOP/s -> OP/s, FLOP/B -> OP/B; any
-    /// other unit as it is. JSON keys stay as they are (`_flops_per_s`).
+    /// int4 computation): FLOP -> OP, FLOP/s -> OP/s, FLOP/B -> OP/B,
+    /// FLOP/s/W -> OP/s/W; any other unit as it is. JSON keys stay as they are (`_flops_per_s`).
     pub fn ops_if(self, integer: bool) -> Unit {
         match (self, integer) {
             (Unit::Flop, true) => Unit::Op,
             (Unit::FlopPerSec, true) => Unit::OpPerSec,
             (Unit::FlopPerByte, true) => Unit::OpPerByte,
+            (Unit::FlopPerSecPerWatt, true) => Unit::OpPerSecPerWatt,
             (u, _) => u,
         }
     }
@@ -97,6 +104,8 @@ impl Unit {
             Unit::BytesPerCycle => format!("{} B/cycle", plain(v)),
             Unit::Flop => units::si(v, "FLOP"),
             Unit::FlopPerSec => units::si(v, "FLOP/s"),
+            Unit::FlopPerSecPerWatt => units::si(v, "FLOP/s/W"),
+            Unit::OpPerSecPerWatt => units::si(v, "OP/s/W"),
             Unit::FlopPerByte => format!("{} FLOP/B", plain(v)),
             Unit::Op => units::si(v, "OP"),
             Unit::OpPerSec => units::si(v, "OP/s"),

@@ -449,9 +449,12 @@ impl HwCost<'_> {
         }
         if let (Some(w), Some(fw)) = (self.board_power, self.flops_per_watt) {
             r.result("flops_per_watt", fw, || {
-                // The label names no unit: the value carries FLOP/s or
-                // OP/s, and a comparison shows both under one label.
-                Quantity::new("peak per W of board power", rate)
+                // The label names no unit: the value carries FLOP/s/W or
+                // OP/s/W, and a comparison shows both under one label.
+                Quantity::new(
+                    "peak per W of board power",
+                    Unit::FlopPerSecPerWatt.ops_if(self.integer),
+                )
                     .formula("peak / board power")
                     .derive(format!("{} / {} W", rate.format(peak), units::number(w)))
             });
