@@ -900,12 +900,19 @@ impl Hardware {
 
     /// The execution section, or an error saying the part has no warps.
     pub fn execution(&self) -> Result<&Execution> {
-        self.execution.as_ref().ok_or_else(|| {
-            Error::Unsupported(format!(
+        self.execution.as_ref().ok_or_else(|| match self.kind {
+            // A GPU file that leaves the section out (a user's own, with
+            // only the roofline figures) is missing data, not the wrong
+            // kind of part.
+            Kind::Gpu => Error::Unsupported(format!(
+                "{} has no [execution] section (SMs, warp size, resident warps and blocks, registers, shared memory per block), which this command needs; add it to the file (docs/data-schemas.md, \"execution\"; `roofline hw new --from h100-sxm` shows one filled in)",
+                self.id
+            )),
+            _ => Error::Unsupported(format!(
                 "{} is a {} and has no SMs, warps or thread blocks; this command applies to GPUs",
                 self.id,
                 self.kind.as_str()
-            ))
+            )),
         })
     }
 
