@@ -826,10 +826,12 @@ impl Hardware {
     /// datasheet only (measured rates are dense). An error naming the
     /// `sparse` input when the file has none at that precision.
     pub fn sparse_peak(&self, p: &Precision, mode: Mode) -> Result<f64> {
+        // Two flags that cannot go together: a usage error, as other
+        // clashes are.
         if mode == Mode::Achievable {
-            return Err(Error::field(
-                "sparse",
-                "measured (achievable) rates are dense matmuls; sparse peaks are the datasheet's only",
+            return Err(Error::usage(
+                "--sparse",
+                "takes the datasheet's sparse peak and --achievable the measured rates, which are dense matmuls; give one or the other",
             ));
         }
         let table = self.compute.sparse.as_ref();
