@@ -90,7 +90,11 @@ pub fn onchip_bytes(hw: &Hardware) -> (f64, Vec<String>) {
         let n = level_count(hw, l.scope, l.count.map(|c| c.get()));
         total += l.capacity.get() * n;
         if n == 1.0 {
-            terms.push(format!("{} {}", Unit::BytesIec.format(l.capacity.get()), l.name));
+            terms.push(format!(
+                "{} {}",
+                Unit::BytesIec.format(l.capacity.get()),
+                l.name
+            ));
         } else {
             terms.push(format!(
                 "{} x {} {}",
@@ -455,8 +459,8 @@ impl HwCost<'_> {
                     "peak per W of board power",
                     Unit::FlopPerSecPerWatt.ops_if(self.integer),
                 )
-                    .formula("peak / board power")
-                    .derive(format!("{} / {} W", rate.format(peak), units::number(w)))
+                .formula("peak / board power")
+                .derive(format!("{} / {} W", rate.format(peak), units::number(w)))
             });
         }
 
