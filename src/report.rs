@@ -521,6 +521,17 @@ impl Report {
     }
 }
 
+/// Whether `note` names `item` as a word of its own (`h100-sxm's fp8`,
+/// `80 GB of h100-sxm`), not inside another (`hf` in `half`).
+fn names(note: &str, item: &str) -> bool {
+    let part = |c: char| c.is_alphanumeric() || c == '-' || c == '_' || c == '.';
+    note.match_indices(item).any(|(i, _)| {
+        let before = note[..i].chars().next_back();
+        let after = note[i + item.len()..].chars().next();
+        !before.is_some_and(part) && !after.is_some_and(|c| part(c) && c != '.')
+    })
+}
+
 /// A comparison item's name: its axis values (`h100-sxm`, or
 /// `h100-sxm / llama-3-8b` for a grid of both).
 fn item_label(axes: &[String], row: &Row) -> String {
@@ -748,7 +759,7 @@ impl<'a> Gather<'a> {
         }
         for (n, items) in own {
             // A note that already names its one item needs no prefix.
-            if items.len() == 1 && n.starts_with(items[0].as_str()) {
+            if items.len() == 1 && names(&n, &items[0]) {
                 self.out.notes.push(n);
             } else {
                 self.out.notes.push(format!("{}: {n}", items.join(", ")));
@@ -774,6 +785,50 @@ impl<'a> Gather<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_note_names_an_item_only_as_a_word_of_its_own() {
+        assert!(names(
+            "fit against 80 GB of h100-sxm (the datasheet)",
+            "h100-sxm"
+        ));
+        assert!(names("h100-sxm's fp8 peak", "h100-sxm"));
+        assert!(names("the part is h100-sxm.", "h100-sxm"));
+        assert!(!names("a half-full cache", "hf"));
+        assert!(!names("a100-sxm-80gb is bigger", "a100-sxm"));
+    }
+
+    #[test]
+    fn a_comparison_keeps_each_item_s_own_notes_with_its_name() {
+        let item = |hw: &str, notes: &[&str]| {
+            let mut r = Report::new("t");
+            r.hardware = Some(hw.into());
+            r.result("x", 1.0, Quantity::new("x", Unit::Count));
+            for n in notes {
+                r.note(*n);
+            }
+            r
+        };
+        let axes = ["hardware".to_string()];
+        let r = Report::combine(
+            vec![
+                item("a", &["shared", "limited by registers"]),
+                item("b", &["shared", "limited by waves"]),
+                item("c", &["shared", "limited by registers", "c's own words"]),
+            ],
+            &axes,
+            &[],
+        );
+        assert_eq!(
+            r.notes,
+            [
+                "shared",
+                "a, c: limited by registers",
+                "b: limited by waves",
+                "c's own words"
+            ]
+        );
+    }
 
     #[test]
     fn capacities_print_in_the_unit_they_are_whole_in() {
