@@ -1362,7 +1362,7 @@ mod tests {
         let n = clock_note(&h100, Some(1e108)).unwrap();
         assert_eq!(
             n,
-            "warning: the clock 1e90 EHz is more than twice h100-sxm's boost clock 1.98 GHz: check the unit"
+            "warning: the clock 1e108 Hz is more than twice h100-sxm's boost clock 1.98 GHz: check the unit"
         );
         assert!(clock_note(&h100, Some(3.9e9)).is_none());
         assert!(
@@ -1374,7 +1374,7 @@ mod tests {
         let set = catalog_hw("h100-sxm", &["compute.clock=1e99GHz"]);
         assert_eq!(
             clock_note(&set, None).unwrap(),
-            "warning: the clock 1e90 EHz is more than twice the fastest boost clock in the catalog (2.4 GHz): check the unit"
+            "warning: the clock 1e108 Hz is more than twice the fastest boost clock in the catalog (2.4 GHz): check the unit"
         );
         let slow = catalog_hw("h100-sxm", &["compute.clock=1MHz"]);
         assert!(
