@@ -276,7 +276,8 @@ impl Catalog {
         } else {
             (src, Vec::new())
         };
-        let src = overrides::apply(&src, &mine)?;
+        let original = src;
+        let src = overrides::apply(&original, &mine)?;
         let imported = what.ends_with(".json");
         let m = Model::parse(
             &src,
@@ -285,6 +286,7 @@ impl Catalog {
                 overridden: !mine.is_empty(),
             },
         )
+        .map_err(|e| new_table(e, &original, &mine))
         .map_err(|e| match e {
             // Lines of the TOML made from a config.json mean nothing to the
             // user: name the model field instead.
