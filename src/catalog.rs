@@ -243,12 +243,13 @@ impl Catalog {
             .iter()
             .filter(|s| !overrides::is_model_path(&s.path))
             .collect();
-        let src = overrides::apply(&src, &mine)?;
+        let original = src;
+        let src = overrides::apply(&original, &mine)?;
         let origin = Origin {
             name: name.clone(),
             overridden: !mine.is_empty(),
         };
-        let mut hw = Hardware::parse(&src, &origin)?;
+        let mut hw = Hardware::parse(&src, &origin).map_err(|e| new_table(e, &original, &mine))?;
         // A measured figure given with --set is checked against the
         // datasheet like one in a file (a datasheet what-if alone is not).
         if mine.iter().any(|s| s.path.starts_with("achievable")) {
@@ -275,7 +276,8 @@ impl Catalog {
         } else {
             (src, Vec::new())
         };
-        let src = overrides::apply(&src, &mine)?;
+        let original = src;
+        let src = overrides::apply(&original, &mine)?;
         let imported = what.ends_with(".json");
         let m = Model::parse(
             &src,
@@ -284,6 +286,7 @@ impl Catalog {
                 overridden: !mine.is_empty(),
             },
         )
+        .map_err(|e| new_table(e, &original, &mine))
         .map_err(|e| match e {
             // Lines of the TOML made from a config.json mean nothing to the
             // user: name the model field instead.
@@ -308,6 +311,58 @@ impl Catalog {
             m.sources.insert(s.path.clone(), what_if(s));
         }
         Ok(m)
+    }
+}
+
+/// A field missing from a table that only a `--set` made (`--set
+/// execution.sms=10` on a TPU, whose file has no `[execution]`): say so,
+/// rather than blame the field as if the file had left it out.
+fn new_table(e: Error, original: &str, sets: &[&Set]) -> Error {
+    let Error::Data {
+        file,
+        line,
+        col,
+        field: Some(field),
+        message,
+    } = e
+    else {
+        return e;
+    };
+    let table = field.rsplit_once('.').map(|(t, _)| t.to_string());
+    let made = table.as_deref().filter(|t| {
+        let had = original
+            .parse::<toml_edit::DocumentMut>()
+            .ok()
+            .is_some_and(|doc| {
+                let mut item = doc.as_item();
+                t.split('.').all(|part| match item.get(part) {
+                    Some(next) => {
+                        item = next;
+                        true
+                    }
+                    None => false,
+                })
+            });
+        !had && sets.iter().any(|s| s.path.starts_with(&format!("{t}.")))
+    });
+    match made {
+        // The line would be one of the made table's, not the file's.
+        Some(t) if message.starts_with("missing") => Error::Data {
+            file,
+            line: None,
+            col: None,
+            field: Some(field),
+            message: format!(
+                "missing: the file has no [{t}] table, so the --set made one holding only what it sets, and the table needs this field too (docs/data-schemas.md)"
+            ),
+        },
+        _ => Error::Data {
+            file,
+            line,
+            col,
+            field: Some(field),
+            message,
+        },
     }
 }
 

@@ -168,7 +168,10 @@ impl<'de> Deserialize<'de> for Number {
                 let x: f64 = t
                     .parse()
                     .map_err(|_| E::custom(format!("`{v}` is not a number")))?;
-                finite(x).map(Number).map_err(E::custom)
+                // Name the value as typed (`1e400`), not as parsed (`inf`).
+                finite(x)
+                    .map(Number)
+                    .map_err(|_| E::custom(format!("`{v}` is not a finite number")))
             }
         }
         d.deserialize_any(V)

@@ -33,6 +33,9 @@ pub enum Unit {
     /// Floating-point operations per second.
     #[serde(rename = "FLOP/s")]
     FlopPerSec,
+    /// Floating-point operations per second per watt of board power.
+    #[serde(rename = "FLOP/s/W")]
+    FlopPerSecPerWatt,
     /// Arithmetic intensity.
     #[serde(rename = "FLOP/B")]
     FlopPerByte,
@@ -46,6 +49,9 @@ pub enum Unit {
     /// Integer operations per byte.
     #[serde(rename = "OP/B")]
     OpPerByte,
+    /// Integer operations per second per watt of board power.
+    #[serde(rename = "OP/s/W")]
+    OpPerSecPerWatt,
     /// Seconds.
     #[serde(rename = "s")]
     Seconds,
@@ -74,13 +80,14 @@ pub enum Unit {
 
 impl Unit {
     /// The integer-operation twin of a FLOP unit when `integer` (an int8 or
-    /// int4 computation): FLOP -> OP, FLOP/s -> OP/s, FLOP/B -> OP/B; any
-    /// other unit as it is. JSON keys stay as they are (`_flops_per_s`).
+    /// int4 computation): FLOP -> OP, FLOP/s -> OP/s, FLOP/B -> OP/B,
+    /// FLOP/s/W -> OP/s/W; any other unit as it is. JSON keys stay as they are (`_flops_per_s`).
     pub fn ops_if(self, integer: bool) -> Unit {
         match (self, integer) {
             (Unit::Flop, true) => Unit::Op,
             (Unit::FlopPerSec, true) => Unit::OpPerSec,
             (Unit::FlopPerByte, true) => Unit::OpPerByte,
+            (Unit::FlopPerSecPerWatt, true) => Unit::OpPerSecPerWatt,
             (u, _) => u,
         }
     }
@@ -97,6 +104,8 @@ impl Unit {
             Unit::BytesPerCycle => format!("{} B/cycle", plain(v)),
             Unit::Flop => units::si(v, "FLOP"),
             Unit::FlopPerSec => units::si(v, "FLOP/s"),
+            Unit::FlopPerSecPerWatt => units::si(v, "FLOP/s/W"),
+            Unit::OpPerSecPerWatt => units::si(v, "OP/s/W"),
             Unit::FlopPerByte => format!("{} FLOP/B", plain(v)),
             Unit::Op => units::si(v, "OP"),
             Unit::OpPerSec => units::si(v, "OP/s"),
@@ -329,6 +338,11 @@ pub struct Report {
     /// intermediate a default table leaves to `--all`.
     #[serde(skip)]
     pub rows_beyond_headline: bool,
+    /// Whether a comparison keeps the table inside the answer as results
+    /// of its own (`hw show`'s precisions: `fp8_dense_flops_per_s`), one
+    /// per row and column, since a comparison's rows are its items.
+    #[serde(skip)]
+    pub table_in_comparison: bool,
 }
 
 impl Report {
@@ -492,8 +506,9 @@ impl Report {
     /// point's resolved input of that name where it has one, else its
     /// result of that name (which then leaves the row's results, so no
     /// column is repeated), else the point's value as typed. The first
-    /// report describes the columns; notes are those the first and last
-    /// points share (both are built in full).
+    /// report describes the columns; notes are those every full point
+    /// shares, and in a comparison each item's others, prefixed with the
+    /// items that have them.
     pub fn combine(reports: Vec<Report>, axes: &[String], points: &[Vec<Value>]) -> Report {
         let mut g = Gather::new(axes, reports.len());
         for (i, r) in reports.into_iter().enumerate() {
@@ -503,6 +518,56 @@ impl Report {
             g.push(r, &point);
         }
         g.finish()
+    }
+}
+
+/// Whether `note` names `item` as a word of its own (`h100-sxm's fp8`,
+/// `80 GB of h100-sxm`), not inside another (`hf` in `half`).
+fn names(note: &str, item: &str) -> bool {
+    let part = |c: char| c.is_alphanumeric() || c == '-' || c == '_' || c == '.';
+    note.match_indices(item).any(|(i, _)| {
+        let before = note[..i].chars().next_back();
+        let after = note[i + item.len()..].chars().next();
+        !before.is_some_and(part) && !after.is_some_and(|c| part(c) && c != '.')
+    })
+}
+
+/// A comparison item's name: its axis values (`h100-sxm`, or
+/// `h100-sxm / llama-3-8b` for a grid of both).
+fn item_label(axes: &[String], row: &Row) -> String {
+    axes.iter()
+        .filter_map(|a| row.inputs.get(a.as_str()))
+        .map(|v| v.as_str().map_or_else(|| v.to_string(), String::from))
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
+/// Moves the table inside one answer into its results, for a comparison:
+/// row `fp8`'s `dense_flops_per_s` becomes `fp8_dense_flops_per_s`,
+/// labelled `fp8 dense peak`, in the row's own unit, in section
+/// `precisions` (named after the table's first column).
+fn table_as_results(r: &mut Report) {
+    let rows = std::mem::take(&mut r.rows);
+    r.rows_kind = None;
+    for row in rows {
+        let Some((col, id)) = row.inputs.first() else {
+            continue;
+        };
+        let id = id.as_str().map_or_else(|| id.to_string(), String::from);
+        let group = format!("{col}s");
+        for (k, v) in row.results {
+            let key = format!("{id}_{k}");
+            if !r.lean
+                && let Some(q) = r.quantities.get(k.as_ref())
+            {
+                let mut q = q.clone();
+                q.label = format!("{id} {}", q.label);
+                q.unit = row.units.get(k.as_ref()).copied().unwrap_or(q.unit);
+                q.group = Some(group.clone());
+                r.quantities.insert(key.clone().into(), q);
+            }
+            r.results.insert(key.into(), v);
+        }
     }
 }
 
@@ -517,7 +582,9 @@ pub(crate) struct Gather<'a> {
     varying: Vec<bool>,
     /// Which candidates the point being gathered has.
     present: Vec<bool>,
-    last_notes: Vec<String>,
+    /// Each full point's label and notes, for a comparison: the notes not
+    /// every item shares are stated with the items they belong to.
+    item_notes: Vec<(String, Vec<String>)>,
     seen: bool,
     /// Each unit class's per-row units (see [`Gather::push_in`]), taken
     /// from its first, full point and lent to its lean ones.
@@ -540,7 +607,7 @@ impl<'a> Gather<'a> {
             candidates: Default::default(),
             varying: Vec::new(),
             present: Vec::new(),
-            last_notes: Vec::new(),
+            item_notes: Vec::new(),
             seen: false,
             class_units: FxHashMap::default(),
         }
@@ -554,6 +621,10 @@ impl<'a> Gather<'a> {
     /// can change a result's unit, such as the precision): a lean point
     /// takes the per-row units its class's full point had.
     pub(crate) fn push_in(&mut self, r: Report, point: &[(&str, &Value)], class: Option<&[usize]>) {
+        let mut r = r;
+        if self.out.rows_kind == Some(RowsKind::Comparison) && r.table_in_comparison {
+            table_as_results(&mut r);
+        }
         let Report {
             command,
             hardware,
@@ -593,7 +664,11 @@ impl<'a> Gather<'a> {
                 self.out.model = model;
             }
             self.out.headline = headline;
-            self.out.notes = notes.clone();
+            if self.out.rows_kind == Some(RowsKind::Comparison) && !lean {
+                self.item_notes
+                    .push((item_label(self.axes, &row), notes.clone()));
+            }
+            self.out.notes = notes;
             self.out.quantities = quantities;
             for (k, v) in inputs {
                 if !row.inputs.contains_key(k.as_ref()) {
@@ -647,7 +722,11 @@ impl<'a> Gather<'a> {
                         }
                     }
                 }
-                self.last_notes = notes;
+                // The notes stated once are those every full point has.
+                self.out.notes.retain(|n| notes.contains(n));
+                if self.out.rows_kind == Some(RowsKind::Comparison) {
+                    self.item_notes.push((item_label(self.axes, &row), notes));
+                }
             }
         }
         if let Some(class) = class {
@@ -664,9 +743,27 @@ impl<'a> Gather<'a> {
     }
 
     pub(crate) fn finish(mut self) -> Report {
-        if self.out.rows.len() > 1 {
-            let last = std::mem::take(&mut self.last_notes);
-            self.out.notes.retain(|n| last.contains(n));
+        // A note only some items of a comparison have (one part's
+        // limiter, another's missing figure) is kept, prefixed with those
+        // items, rather than dropped or stated for all.
+        let mut own: IndexMap<String, Vec<String>> = IndexMap::new();
+        for (item, notes) in std::mem::take(&mut self.item_notes) {
+            for n in notes {
+                if !self.out.notes.contains(&n) {
+                    let items = own.entry(n).or_default();
+                    if !items.contains(&item) {
+                        items.push(item.clone());
+                    }
+                }
+            }
+        }
+        for (n, items) in own {
+            // A note that already names its one item needs no prefix.
+            if items.len() == 1 && names(&n, &items[0]) {
+                self.out.notes.push(n);
+            } else {
+                self.out.notes.push(format!("{}: {n}", items.join(", ")));
+            }
         }
         for (c, (k, v)) in self.candidates.into_iter().enumerate() {
             if self.varying[c] {
@@ -688,6 +785,50 @@ impl<'a> Gather<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_note_names_an_item_only_as_a_word_of_its_own() {
+        assert!(names(
+            "fit against 80 GB of h100-sxm (the datasheet)",
+            "h100-sxm"
+        ));
+        assert!(names("h100-sxm's fp8 peak", "h100-sxm"));
+        assert!(names("the part is h100-sxm.", "h100-sxm"));
+        assert!(!names("a half-full cache", "hf"));
+        assert!(!names("a100-sxm-80gb is bigger", "a100-sxm"));
+    }
+
+    #[test]
+    fn a_comparison_keeps_each_item_s_own_notes_with_its_name() {
+        let item = |hw: &str, notes: &[&str]| {
+            let mut r = Report::new("t");
+            r.hardware = Some(hw.into());
+            r.result("x", 1.0, Quantity::new("x", Unit::Count));
+            for n in notes {
+                r.note(*n);
+            }
+            r
+        };
+        let axes = ["hardware".to_string()];
+        let r = Report::combine(
+            vec![
+                item("a", &["shared", "limited by registers"]),
+                item("b", &["shared", "limited by waves"]),
+                item("c", &["shared", "limited by registers", "c's own words"]),
+            ],
+            &axes,
+            &[],
+        );
+        assert_eq!(
+            r.notes,
+            [
+                "shared",
+                "a, c: limited by registers",
+                "b: limited by waves",
+                "c's own words"
+            ]
+        );
+    }
 
     #[test]
     fn capacities_print_in_the_unit_they_are_whole_in() {

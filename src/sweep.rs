@@ -81,19 +81,29 @@ pub fn parse(text: &str) -> Result<Sweep> {
             Some((h, s)) => (h, Some(s)),
             None => (rest, None),
         };
-        // A unit may also follow the low end ("1GB..4GB"); it must match.
+        // A unit may also follow the low end ("1GB..4GB") and, with a
+        // step, the high end ("0..96KiB:16KiB"); those given must match.
         let (lo, lo_unit) = split_tail_unit(lo);
-        let unit = match (lo_unit, unit) {
-            ("", u) => u,
-            (l, "") => l,
-            (l, u) if l.trim() == u.trim() => u,
-            (l, u) => {
-                return Err(Error::input(
-                    "--sweep",
-                    format!("`{spec}`: the ends of the range have different units ({l}, {u})"),
-                ));
-            }
+        let (hi, hi_unit) = if step.is_some() {
+            split_tail_unit(hi)
+        } else {
+            (hi, "")
         };
+        let tail_unit = unit;
+        let mut unit = "";
+        for u in [lo_unit, hi_unit, tail_unit] {
+            match (unit, u) {
+                (_, "") => {}
+                ("", u) => unit = u,
+                (a, b) if a == b => {}
+                (a, b) => {
+                    return Err(Error::input(
+                        "--sweep",
+                        format!("`{spec}`: the range's values have different units ({a}, {b})"),
+                    ));
+                }
+            }
+        }
         let lo = num(lo, spec)?;
         let hi = num(hi, spec)?;
         if hi < lo {
@@ -248,7 +258,8 @@ const CHANGES_UNITS: &[&str] = &["hw", "dtype", "activations"];
 /// point as (name, value) pairs and whether it may build a lean report
 /// (values only); the first and last points are built in full so the
 /// report has its descriptions and shared notes, and so is the first point
-/// of each precision or accelerator, so its units are known. An error
+/// of each precision or accelerator, so its units are known, and every
+/// item of a comparison, so its notes are. An error
 /// names the point.
 pub fn evaluate(
     axes: &[Axis],
@@ -263,6 +274,9 @@ pub fn evaluate(
         .filter(|&d| CHANGES_UNITS.contains(&axes[d].name.as_str()))
         .collect();
     let mut classes: rustc_hash::FxHashSet<Vec<usize>> = Default::default();
+    // A comparison's items are each built in full, so each one's notes
+    // are known.
+    let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
     let mut class: Vec<usize> = Vec::with_capacity(unit_axes.len());
     for i in 0..n {
         point.clear();
@@ -277,7 +291,7 @@ pub fn evaluate(
         class.clear();
         class.extend(unit_axes.iter().map(|&d| idx[d]));
         let new_class = !unit_axes.is_empty() && classes.insert(class.clone());
-        let lean = i != 0 && i + 1 != n && !new_class;
+        let lean = i != 0 && i + 1 != n && !new_class && !comparison;
         let r = eval(&point, lean).map_err(|e| Error::At {
             point: point
                 .iter()
@@ -355,6 +369,17 @@ mod tests {
             parse("clock=1.4GHz,1.8 GHz").unwrap().values,
             ["1.4GHz", "1.8 GHz"]
         );
+        // The same unit on every value of a stepped range reads as one.
+        assert_eq!(
+            parse("smem=0..96KiB:32KiB").unwrap().values,
+            ["0KiB", "32KiB", "64KiB", "96KiB"]
+        );
+        assert_eq!(
+            parse("bw=3TB/s..5TB/s:1TB/s").unwrap().values,
+            ["3TB/s", "4TB/s", "5TB/s"]
+        );
+        let e = parse("bw=3TB/s..5GB/s:1TB/s").unwrap_err().to_string();
+        assert!(e.contains("different units (TB/s, GB/s)"), "{e}");
     }
 
     #[test]

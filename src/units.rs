@@ -381,6 +381,11 @@ const SI: [(f64, &str); 6] = [
 /// significant digits: `3.35e12, "B/s"` -> `3.35 TB/s`.
 pub fn si(value: f64, unit: &str) -> String {
     let a = value.abs();
+    // Past the largest prefix a mantissa in the thousands (`1073872896
+    // EB`) reads worse than scientific notation in the base unit.
+    if a >= 1e21 {
+        return format!("{} {unit}", sig(value, 4));
+    }
     for (scale, p) in SI {
         if a >= scale {
             // Byte units conventionally write the kilo prefix upper-case.
@@ -636,6 +641,8 @@ mod tests {
         assert_eq!(si(16.06e9, "B"), "16.06 GB");
         assert_eq!(si(1500.0, "B"), "1.5 KB");
         assert_eq!(si(12.0, "B"), "12 B");
+        assert_eq!(si(999e18, "B"), "999 EB");
+        assert_eq!(si(1.074e27, "B"), "1.074e27 B");
         assert_eq!(iec_bytes(233472.0), "228 KiB");
         assert_eq!(iec_bytes(62914560.0), "60 MiB");
         assert_eq!(seconds(2.45e-3), "2.45 ms");

@@ -402,7 +402,7 @@ impl CoalesceCost<'_> {
                 a.granularity.as_str(),
                 match a.granularity {
                     Granularity::Segment => "; the lecture's 128-B segment model (the GPU-architecture lecture (002), §7.6)",
-                    Granularity::Sector => "; the L1/L2 32-B sector model (the book (000), §1.2, and the inference chapter (004))",
+                    Granularity::Sector => "; the L1/L2 32-B sector model (the Learn Kernels book (000), §1.2, and the inference-engineer chapter (004), 'coalescing')",
                     Granularity::Dram => "; the DRAM fetch unit, what HBM actually transfers",
                 }
             )

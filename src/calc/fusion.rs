@@ -697,7 +697,9 @@ impl FusionCost {
                     ))
             });
         }
-        if i < ridge {
+        // Memory-bound by the roof that times it too: between the vector
+        // and the matrix ridges the vector units bound it (noted below).
+        if i < ridge && i < roof.ridge() {
             r.note_with(|| {
                 format!(
                     "memory-bound even fused: intensity {} is {}x below the ridge ({}); fusion's only lever is bytes",
@@ -709,13 +711,21 @@ impl FusionCost {
         }
         // Elementwise and reduction work runs on the vector units, not the
         // matrix units, so its own roof is the fp32 vector peak.
-        if self.mode == Mode::SpeedOfLight && roof.peak < self.peak {
+        if roof.peak < self.peak {
             let vr = roof.ridge();
             r.note_with(|| {
+                // Above that ridge the vector units, not memory, bound it.
+                let verdict = if i < vr {
+                    format!("{}x below it: memory-bound", units::sig_grouped(vr / i, 3))
+                } else {
+                    format!(
+                        "{}x above it: bound by the vector units' compute",
+                        units::sig_grouped(i / vr, 3)
+                    )
+                };
                 format!(
-                    "elementwise work runs on the vector units: against the fp32 vector ridge ({}) the intensity is {}x below",
-                    units::sig_grouped(vr, 3),
-                    units::sig_grouped(vr / i, 3)
+                    "elementwise work runs on the vector units: against the fp32 vector ridge ({}) the intensity is {verdict}",
+                    units::sig_grouped(vr, 3)
                 )
             });
         }

@@ -80,7 +80,9 @@ pub fn level_count(hw: &Hardware, scope: Scope, count: Option<u32>) -> f64 {
 }
 
 /// Total on-chip storage: every level that counts toward the total, times
-/// the number of its scope units (002 §7.3: registers + SMEM + L2).
+/// the number of its scope units (the lecture's §7.3: registers + SMEM +
+/// L2). Each level is written as its own row shows it (NVIDIA's "50 MB"
+/// of L2, not 47.68 MiB).
 pub fn onchip_bytes(hw: &Hardware) -> (f64, Vec<String>) {
     let mut total = 0.0;
     let mut terms = Vec::new();
@@ -88,12 +90,16 @@ pub fn onchip_bytes(hw: &Hardware) -> (f64, Vec<String>) {
         let n = level_count(hw, l.scope, l.count.map(|c| c.get()));
         total += l.capacity.get() * n;
         if n == 1.0 {
-            terms.push(format!("{} {}", units::iec_bytes(l.capacity.get()), l.name));
+            terms.push(format!(
+                "{} {}",
+                Unit::BytesIec.format(l.capacity.get()),
+                l.name
+            ));
         } else {
             terms.push(format!(
                 "{} x {} {}",
                 n,
-                units::iec_bytes(l.capacity.get()),
+                Unit::BytesIec.format(l.capacity.get()),
                 l.name
             ));
         }
@@ -447,11 +453,14 @@ impl HwCost<'_> {
         }
         if let (Some(w), Some(fw)) = (self.board_power, self.flops_per_watt) {
             r.result("flops_per_watt", fw, || {
-                // The label names no unit: the value carries FLOP/s or
-                // OP/s, and a comparison shows both under one label.
-                Quantity::new("peak per W of board power", rate)
-                    .formula("peak / board power")
-                    .derive(format!("{} / {} W", rate.format(peak), units::number(w)))
+                // The label names no unit: the value carries FLOP/s/W or
+                // OP/s/W, and a comparison shows both under one label.
+                Quantity::new(
+                    "peak per W of board power",
+                    Unit::FlopPerSecPerWatt.ops_if(self.integer),
+                )
+                .formula("peak / board power")
+                .derive(format!("{} / {} W", rate.format(peak), units::number(w)))
             });
         }
 
@@ -561,6 +570,7 @@ impl HwCost<'_> {
                 r.rows.push(row);
             }
             r.rows_kind = Some(RowsKind::Table);
+            r.table_in_comparison = true;
         }
         if self.chip_peak.is_some() {
             r.note_with(|| {
@@ -1352,7 +1362,7 @@ mod tests {
         let n = clock_note(&h100, Some(1e108)).unwrap();
         assert_eq!(
             n,
-            "warning: the clock 1e90 EHz is more than twice h100-sxm's boost clock 1.98 GHz: check the unit"
+            "warning: the clock 1e108 Hz is more than twice h100-sxm's boost clock 1.98 GHz: check the unit"
         );
         assert!(clock_note(&h100, Some(3.9e9)).is_none());
         assert!(
@@ -1364,7 +1374,7 @@ mod tests {
         let set = catalog_hw("h100-sxm", &["compute.clock=1e99GHz"]);
         assert_eq!(
             clock_note(&set, None).unwrap(),
-            "warning: the clock 1e90 EHz is more than twice the fastest boost clock in the catalog (2.4 GHz): check the unit"
+            "warning: the clock 1e108 Hz is more than twice the fastest boost clock in the catalog (2.4 GHz): check the unit"
         );
         let slow = catalog_hw("h100-sxm", &["compute.clock=1MHz"]);
         assert!(

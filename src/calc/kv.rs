@@ -553,7 +553,7 @@ impl KvCost {
             "kv_bytes_per_token_per_layer",
             self.bytes_per_token_per_layer,
             || {
-                Quantity::new("KV per token per layer", Unit::BytesIec)
+                Quantity::new("KV per token per layer", Unit::Bytes)
                     .formula("elements per token per layer x bits / 8")
                     .derive(format!(
                         "{} x {} / 8",
@@ -563,11 +563,11 @@ impl KvCost {
             },
         );
         r.result("kv_bytes_per_token", self.bytes_per_token, || {
-            Quantity::new("KV per token", Unit::BytesIec)
+            Quantity::new("KV per token", Unit::Bytes)
                 .formula("per token per layer x layers")
                 .derive(format!(
                     "{} x {}",
-                    units::iec_bytes(self.bytes_per_token_per_layer),
+                    si(self.bytes_per_token_per_layer, "B"),
                     self.layers
                 ))
         });
@@ -575,11 +575,11 @@ impl KvCost {
             "kv_bytes_per_layer_sequence",
             self.bytes_per_layer_sequence,
             || {
-                Quantity::new("KV of one sequence, one layer", Unit::BytesIec)
+                Quantity::new("KV of one sequence, one layer", Unit::Bytes)
                     .formula("per token per layer x cached tokens")
                     .derive(format!(
                         "{} x {}",
-                        units::iec_bytes(self.bytes_per_token_per_layer),
+                        si(self.bytes_per_token_per_layer, "B"),
                         grouped(u128::from(self.cached_tokens))
                     ))
             },
@@ -589,7 +589,7 @@ impl KvCost {
                 .formula("per token x cached tokens")
                 .derive(format!(
                     "{} x {}",
-                    units::iec_bytes(self.bytes_per_token),
+                    si(self.bytes_per_token, "B"),
                     grouped(u128::from(self.cached_tokens))
                 ))
         });
@@ -688,7 +688,7 @@ impl KvCost {
                 .derive(format!(
                     "floor({} / ({} x {}))",
                     si(f.kv_budget_bytes, "B"),
-                    units::iec_bytes(self.bytes_per_token),
+                    si(self.bytes_per_token, "B"),
                     self.batch
                 ))
             });
@@ -705,7 +705,7 @@ impl KvCost {
                         .derive(format!(
                             "floor({} / {})",
                             units::iec_bytes(s),
-                            units::iec_bytes(self.bytes_per_token_per_layer)
+                            si(self.bytes_per_token_per_layer, "B")
                         ))
                     },
                 );
@@ -730,7 +730,7 @@ impl KvCost {
                             .formula("KV of one sequence, one layer / L2 capacity")
                             .derive(format!(
                                 "{} / {}",
-                                units::iec_bytes(self.bytes_per_layer_sequence),
+                                si(self.bytes_per_layer_sequence, "B"),
                                 si(l2, "B")
                             ))
                     },
@@ -750,7 +750,7 @@ impl KvCost {
             });
         }
         if kv.group.is_some() {
-            r.note("quantized KV as KIVI (the book (000), §4.2): keys grouped per channel, values per token, 32 elements to an fp16 scale and zero point; KIVI also keeps the most recent tokens in fp16, not counted here");
+            r.note("quantized KV as KIVI (the Learn Kernels book (000), §4.2): keys grouped per channel, values per token, 32 elements to an fp16 scale and zero point; KIVI also keeps the most recent tokens in fp16, not counted here");
         }
         if self.cached_tokens < self.context {
             r.note_with(|| {

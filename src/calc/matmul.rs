@@ -928,6 +928,10 @@ pub struct MatmulCost {
     pub has_threads: bool,
     /// The most threads a block may have, where the file records it.
     pub max_threads_per_block: Option<u64>,
+    /// The most blocks and threads an SM holds at once, where recorded.
+    pub max_blocks_per_sm: Option<u64>,
+    /// The most threads an SM holds at once.
+    pub max_threads_per_sm: Option<u64>,
     /// Resident programs per SM.
     pub programs_per_sm: u64,
     /// 2·M·N·K.
@@ -1154,6 +1158,16 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
             .as_ref()
             .and_then(|e| e.max_threads_per_block)
             .map(|t| u64::from(t.get())),
+        max_blocks_per_sm: hw
+            .execution
+            .as_ref()
+            .and_then(|e| e.max_blocks_per_sm)
+            .map(|t| u64::from(t.get())),
+        max_threads_per_sm: hw
+            .execution
+            .as_ref()
+            .and_then(|e| e.max_threads_per_sm)
+            .map(|t| u64::from(t.get())),
         programs_per_sm,
         flops: f,
         compute_time_s: f / roof.peak,
@@ -1196,6 +1210,62 @@ fn opt_bool(v: Option<bool>) -> serde_json::Value {
 }
 
 impl MatmulCost {
+    /// The most programs of this tile an SM holds at once and the limit
+    /// that sets it (shared memory with its per-block reserve, the fp32
+    /// accumulators against the register file, block slots, threads);
+    /// `None` where the file records none of them.
+    pub fn resident_limit(&self) -> Option<(u64, String)> {
+        let t = &self.tile;
+        let lim = &self.limits;
+        let mut best: Option<(u64, String)> = None;
+        let mut consider = |n: u64, why: String| {
+            if best.as_ref().is_none_or(|(b, _)| n < *b) {
+                best = Some((n, why));
+            }
+        };
+        let per_block = t.smem_bytes + lim.reserved_smem;
+        if let Some(s) = lim.smem_per_sm
+            && per_block > 0.0
+        {
+            consider(
+                (s / per_block).floor() as u64,
+                format!(
+                    "shared memory ({} a program of {} per SM)",
+                    iec_bytes(per_block),
+                    iec_bytes(s)
+                ),
+            );
+        }
+        if let Some(rf) = lim.register_file
+            && t.accumulator_bytes > 0.0
+        {
+            // Strictly less than the file, as `registers_fit` asks: some
+            // registers hold addresses and operands.
+            consider(
+                ((rf / t.accumulator_bytes).ceil() - 1.0).max(0.0) as u64,
+                format!(
+                    "registers ({} of fp32 accumulators a program of {} per SM)",
+                    iec_bytes(t.accumulator_bytes),
+                    iec_bytes(rf)
+                ),
+            );
+        }
+        if let Some(b) = self.max_blocks_per_sm {
+            consider(b, "block slots".into());
+        }
+        if let (Some(ts), true) = (self.max_threads_per_sm, self.has_threads) {
+            consider(
+                ts / self.threads.max(1),
+                format!(
+                    "threads ({} a program of {} per SM)",
+                    number(self.threads as f64),
+                    number(ts as f64)
+                ),
+            );
+        }
+        best
+    }
+
     /// The L2 level, the headline time and what bounds it
     /// (formulas.md, "Matmul through the L2").
     fn report_l2(&self, r: &mut Report) {
@@ -1974,10 +2044,26 @@ impl MatmulCost {
             });
             r.note_with(|| {
                 format!(
-                    "waves assume {} resident program(s) per SM (--programs-per-sm)",
-                    units::whole(pps)
+                    "waves assume {} resident program{} per SM (--programs-per-sm)",
+                    units::whole(pps),
+                    if pps == 1 { "" } else { "s" }
                 )
             });
+            // None fitting at all is the tile's or the threads' own
+            // verdict (`fits`), noted above.
+            if let Some((most, why)) = self.resident_limit()
+                && pps > most
+                && most > 0
+            {
+                r.note_with(|| {
+                    format!(
+                        "warning: {} programs per SM is more than an SM of {} holds: at most {} by {why}; the waves and the L2 reuse assume they were resident",
+                        units::whole(pps),
+                        self.hardware,
+                        units::whole(most)
+                    )
+                });
+            }
         }
         if let Some(v) = self.fp32_peak {
             r.result("tensor_vs_vector", peak / v, || {

@@ -656,7 +656,9 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
     // The weights' own precision (a quantized checkpoint's) unless --dtype
     // says otherwise.
     let dtype = precision_of("dtype", i.dtype.as_deref().or(m.weight_dtype.as_deref()))?;
-    let kv_dtype = precision_of("kv-dtype", i.kv_dtype.as_deref())?;
+    // The KV cache's own layouts (int8/int4/int2 carry KIVI's scale and
+    // zero point), as `kv` and `decode` count them: one figure per model.
+    let kv_dtype = super::kv::kv_precision(i.kv_dtype.as_deref().unwrap_or("bf16"))?;
     let p = params(m)?;
     let kv_elements = kv_elements_per_token_per_layer(m)?;
     let a = &m.attention;
@@ -668,6 +670,14 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
         Some(c.mul(sizes(m).h, head_dim(m))?.v)
     };
     let mut notes = m.notes.clone();
+    if kv_dtype.group.is_some() {
+        notes.push(format!(
+            "KV in {}: {} ({} bits an element), as `kv` and `decode` count it",
+            kv_dtype.name,
+            kv_dtype.layout,
+            crate::units::sig(kv_dtype.bits(), 4)
+        ));
+    }
     if let Some(w) = &m.weight_dtype {
         let from = m
             .source("weight-dtype")

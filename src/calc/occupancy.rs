@@ -1275,7 +1275,7 @@ impl OccupancyCost<'_> {
             }
         }
         if self.textbook {
-            r.note("textbook arithmetic (the GPU-architecture lecture (002), §7.5, and the inference chapter (004)): no allocation granularity, no reserved shared memory; NVIDIA's calculator (the default) can give fewer blocks");
+            r.note("textbook arithmetic (the GPU-architecture lecture (002), §7.5, and the inference-engineer chapter (004), 'coalescing'): no allocation granularity, no reserved shared memory; NVIDIA's calculator (the default) can give fewer blocks");
         } else {
             if is_amd(self.hw) {
                 let per_simd = b.max_warps / b.partitions.max(1);

@@ -951,7 +951,10 @@ pub fn layout(inputs: &PlanInputs) -> Result<(Layout, Option<u64>)> {
     let ep = inputs.ep.map_or(1, |c| c.0);
     at_least_one("tp", tp)?;
     at_least_one("pp", pp)?;
-    let devices = inputs.devices.map(|c| c.0);
+    let devices = inputs
+        .devices
+        .map(|c| at_least_one("devices", c.0))
+        .transpose()?;
     let dp = match (inputs.dp, devices) {
         (Some(d), _) => d.0,
         (None, Some(n)) => {
@@ -1735,7 +1738,7 @@ impl DisaggCost {
         r.note_with(|| {
             let (a, b) = (self.prefill.layout, self.decode.layout);
             format!(
-                "the pools are laid out separately (DistServe, 000 §5.3): prefill tp {} pp {} dp {} ep {}, decode tp {} pp {} dp {} ep {}",
+                "the pools are laid out separately (DistServe; the Learn Kernels book (000), §5.3): prefill tp {} pp {} dp {} ep {}, decode tp {} pp {} dp {} ep {}",
                 units::whole(a.tp),
                 units::whole(a.pp),
                 units::whole(a.dp),

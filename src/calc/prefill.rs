@@ -60,6 +60,9 @@ pub struct PrefillCost {
     pub batch: u64,
     /// Tokens per chunk (the prompt when unchunked).
     pub chunk: u64,
+    /// The chunk asked for where it holds the whole prompt (so the
+    /// prefill is unchunked, and a note says why).
+    pub chunk_beyond_prompt: Option<u64>,
     /// Precisions, roof, launch.
     pub setup: Setup,
     /// Each chunk, timed (one when unchunked).
@@ -181,6 +184,7 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
         prompt,
         batch,
         chunk,
+        chunk_beyond_prompt: inputs.chunk.map(|c| c.0).filter(|&c| c >= prompt),
         weight_bytes: sum(&|t| t.step.weight_bytes()),
         kv_write_bytes: sum(&|t| t.step.kv_write_bytes()),
         kv_read_bytes: sum(&|t| t.step.kv_read_bytes()),
@@ -222,6 +226,15 @@ impl PrefillCost {
         r.input("batch", self.batch);
         if self.chunks.len() > 1 {
             r.input("chunk", self.chunk);
+        }
+        if let Some(c) = self.chunk_beyond_prompt {
+            r.note_with(|| {
+                format!(
+                    "a chunk of {} tokens holds the whole {}-token prompt: one chunk, the same as no --chunk",
+                    units::whole(c),
+                    units::whole(self.prompt)
+                )
+            });
         }
         r.input("dtype", s.weights);
         r.input("activations", s.activations);

@@ -143,6 +143,29 @@ impl SpeculativeCost {
         r.result("best_speedup", self.best_speedup, || {
             Quantity::new("speedup at that length", Unit::Ratio)
         });
+        // The best length is an answer only where it is a speedup and
+        // where the search did not simply stop.
+        if self.best_speedup <= 1.0 {
+            r.note_with(|| {
+                format!(
+                    "no draft length pays: at a draft cost of {} the best, g = {}, runs at {}x the speed of plain decoding; speculation gains only where the acceptance exceeds the draft cost (Leviathan et al. 2023, Corollary 3.9)",
+                    units::sig(c, 4),
+                    self.best_draft_tokens,
+                    units::sig(self.best_speedup, 4)
+                )
+            });
+        } else if self.best_draft_tokens == MAX_DRAFT {
+            r.note_with(|| {
+                let limit = if a < 1.0 {
+                    format!(" toward 1 / (1 - a) = {}x", units::sig(1.0 / (1.0 - a), 4))
+                } else {
+                    String::new()
+                };
+                format!(
+                    "the speedup still grows at g = {MAX_DRAFT}, where the search stops{limit}: with so cheap a draft, longer drafts do better still"
+                )
+            });
+        }
         r.note("acceptance is taken as independent per token with a fixed rate (Leviathan et al. 2023); `decode --speculative` applies it to a step on a device, where verifying g+1 tokens per sequence costs more than one");
         r
     }

@@ -243,6 +243,8 @@ impl Scale {
             U::FlopPerSec => si("FLOP/s"),
             U::Op => si("OP"),
             U::OpPerSec => si("OP/s"),
+            U::FlopPerSecPerWatt => si("FLOP/s/W"),
+            U::OpPerSecPerWatt => si("OP/s/W"),
             U::Hz => si("Hz"),
             U::Seconds => {
                 let (d, u) = if max >= 1.0 {

@@ -112,9 +112,23 @@ impl Query for DecodeArgs {
     fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
         let m = ctx.point_model(fields)?;
         let hw = ctx.point_hardware(fields, None)?;
-        let inputs: DecodeInputs = from_fields(&calc_fields(fields))?;
+        // An error in a part of --speculative names the flag typed.
+        let typed = |e: Error| match e {
+            Error::Field { field, message }
+                if self.speculative.is_some()
+                    && matches!(field.as_str(), "acceptance" | "draft-tokens" | "draft-cost") =>
+            {
+                Error::field(
+                    "speculative",
+                    format!("its {} {message}", field.replace('-', " ")),
+                )
+            }
+            e => e,
+        };
+        let inputs: DecodeInputs = from_fields(&calc_fields(fields)).map_err(typed)?;
         Ok(decode::cost(&m, &hw, &inputs, ctx.mode)
-            .map_err(fields_as_flags)?
+            .map_err(fields_as_flags)
+            .map_err(typed)?
             .report(lean))
     }
 }

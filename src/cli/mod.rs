@@ -198,9 +198,55 @@ pub enum Output {
     Bytes(Vec<u8>),
 }
 
+/// Refuses a shared flag that a command printing a finished document
+/// would ignore (`hw new --set ...`, `run FILE --sweep ...`), rather than
+/// leave the user to think it applied.
+fn unused_flags(cli: &Cli) -> Result<()> {
+    let g = &cli.global;
+    let (what, takes, format_explain_all) = match &cli.command {
+        Command::Hw(hw::HwCommand::New(_)) | Command::Model(model::ModelCommand::New(_)) => (
+            "`new` prints a template",
+            "it takes --from and a folder (--hw-dir, --model-dir); edit the file it prints for a what-if",
+            false,
+        ),
+        Command::Completions(_) | Command::Man => (
+            "`completions` and `man` print a script or a page",
+            "they take no other flag",
+            false,
+        ),
+        Command::Run(_) => (
+            "`run` runs a scenario's own queries",
+            "put what-ifs, sweeps and charts in the scenario's queries (`set = [...]`, `sweep = [...]`, `chart = ...`; docs/scenarios.md)",
+            true,
+        ),
+        _ => return Ok(()),
+    };
+    let given = [
+        (
+            "--format",
+            !format_explain_all && g.format != FormatArg::Table,
+        ),
+        ("--explain", !format_explain_all && g.explain),
+        ("--all", !format_explain_all && g.all),
+        ("--achievable", !format_explain_all && g.achievable),
+        ("--set", !g.set.is_empty()),
+        ("--sweep", !g.sweep.is_empty()),
+        ("--chart", g.chart.is_some()),
+        ("--y", g.y.is_some()),
+    ];
+    match given.iter().find(|(_, on)| *on) {
+        Some((flag, _)) => Err(Error::usage(
+            *flag,
+            format!("{what} and would ignore {flag}; {takes}"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Parses and runs a command line, scenarios included.
 pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
     if let Ok(cli) = parse(argv) {
+        unused_flags(&cli)?;
         let bytes = match &cli.command {
             Command::Run(a) => Some(run::run(a, &cli.global)?),
             Command::Completions(a) => Some(shell::completions(a)),
@@ -620,6 +666,34 @@ impl Ctx {
     fn finish(&self, mut reports: Vec<Report>) -> Result<Vec<Report>> {
         self.check_sets_used()?;
         Ctx::check_finite(&reports)?;
+        // What reading a model assumed (a Hugging Face config without
+        // num_key_value_heads read as multi-head attention) changes every
+        // answer about it, not only `model show`'s.
+        let mut assumed: Vec<(String, Vec<String>)> = Vec::new();
+        let mut ids = std::collections::BTreeSet::new();
+        for m in self.model_cache.borrow().values() {
+            ids.insert(m.id.clone());
+            if !m.notes.is_empty() && !assumed.iter().any(|(id, _)| *id == m.id) {
+                assumed.push((m.id.clone(), m.notes.clone()));
+            }
+        }
+        assumed.sort();
+        // Beside other models, the note says which one it is about.
+        let several = ids.len() > 1;
+        for (id, notes) in &assumed {
+            for n in notes {
+                let n = if several {
+                    format!("{id}: {n}")
+                } else {
+                    n.clone()
+                };
+                for r in &mut reports {
+                    if !r.notes.contains(&n) {
+                        r.note(n.clone());
+                    }
+                }
+            }
+        }
         if !self.sets.is_empty() {
             let list = self.sets_text();
             for r in &mut reports {

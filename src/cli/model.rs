@@ -30,7 +30,8 @@ pub struct ShowArgs {
     /// Weight precision (default bf16).
     #[arg(long)]
     pub dtype: Option<String>,
-    /// KV-cache precision (default bf16).
+    /// KV-cache precision, as for `kv`: fp32, bf16 (default), fp16, fp8,
+    /// int8, int4, int2.
     #[arg(long)]
     pub kv_dtype: Option<String>,
 }

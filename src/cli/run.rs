@@ -102,7 +102,19 @@ fn argv(
     let root = super::Cli::command();
     let words: Vec<&str> = q.command.split(' ').collect();
     let mut cmd = &root;
-    for w in &words {
+    for (i, w) in words.iter().enumerate() {
+        // A whole command line typed as the command: its flags belong in
+        // fields of their own.
+        if i > 0 && (w.starts_with('-') || !cmd.has_subcommands()) {
+            let name = words[..i].join(" ");
+            return Err(err(
+                "command",
+                format!(
+                    "`{}`: the command is `{name}` alone; give its inputs as fields of the query (`--hw h100-sxm` is `hw = \"h100-sxm\"`; docs/scenarios.md)",
+                    q.command
+                ),
+            ));
+        }
         cmd = cmd.find_subcommand(w).ok_or_else(|| {
             let known: Vec<&str> = cmd
                 .get_subcommands()

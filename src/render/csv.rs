@@ -30,10 +30,11 @@ fn push_cell(out: &mut String, v: Option<&Value>) {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) => out.push_str(&field(s)),
         // Whole numbers print without a fraction (`132`, not `132.0`), as
-        // JSON prints counts.
+        // JSON prints counts, up to the 64-bit range (a 2.25 PFLOP/s peak
+        // reads `2250000000000000` like a 989 TFLOP/s one).
         Some(Value::Number(n)) => {
             let _ = match n.as_f64() {
-                Some(x) if n.is_f64() && x.fract() == 0.0 && x.abs() < 1e15 => {
+                Some(x) if n.is_f64() && x.fract() == 0.0 && x.abs() < 9.2e18 => {
                     write!(out, "{}", x as i64)
                 }
                 _ => write!(out, "{n}"),
@@ -160,6 +161,16 @@ impl Renderer for Csv {
 mod tests {
     use super::*;
     use crate::report::{Quantity, Row, Unit};
+
+    #[test]
+    fn whole_numbers_have_no_fraction_at_any_size() {
+        let cell = |x: f64| cell(Some(&Value::from(x)));
+        assert_eq!(cell(989e12), "989000000000000");
+        assert_eq!(cell(2.25e15), "2250000000000000");
+        assert_eq!(cell(1.5), "1.5");
+        // Beyond 64 bits the number is printed as serde_json writes it.
+        assert_eq!(cell(1e20), "1e+20");
+    }
 
     #[test]
     fn quoting() {

@@ -104,6 +104,10 @@ pub(crate) fn folded(
 /// A person's name for an input key: underscores to spaces, and the unit
 /// suffix dropped since the value is formatted with its unit.
 pub(crate) fn input_label(key: &str) -> String {
+    // A swept file field is named by its --set path, as typed.
+    if key.contains('.') {
+        return key.replace('_', "-");
+    }
     let mut k = key;
     for suffix in ["_bytes_per_s", "_flops_per_s", "_hz", "_s"] {
         if let Some(stem) = k.strip_suffix(suffix)

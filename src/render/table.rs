@@ -132,7 +132,18 @@ fn comparison_grid(report: &Report, preset: comfy_table::TableStyle) -> Grid {
     let group_of = |k: &str| report.quantities.get(k).and_then(|q| q.group.as_deref());
     // Items with figures the first lacks (an MI355X's LDS after an H100)
     // join their own section, not a second one of the same name.
-    let mut keys: Vec<_> = outs.iter().filter(|k| report.in_headline(k)).collect();
+    // A quantity no item has a figure for (an AMD-only limit beside
+    // NVIDIA parts given no SGPRs) is a row of dashes: left out.
+    let mut keys: Vec<_> = outs
+        .iter()
+        .filter(|k| report.in_headline(k))
+        .filter(|k| {
+            report
+                .rows
+                .iter()
+                .any(|r| r.results.get(k.as_str()).is_some_and(|v| !v.is_null()))
+        })
+        .collect();
     let first_seen = |g: Option<&str>| keys.iter().position(|k| group_of(k) == g);
     let rank: Vec<_> = keys.iter().map(|k| first_seen(group_of(k))).collect();
     let mut order: Vec<usize> = (0..keys.len()).collect();

@@ -826,10 +826,12 @@ impl Hardware {
     /// datasheet only (measured rates are dense). An error naming the
     /// `sparse` input when the file has none at that precision.
     pub fn sparse_peak(&self, p: &Precision, mode: Mode) -> Result<f64> {
+        // Two flags that cannot go together: a usage error, as other
+        // clashes are.
         if mode == Mode::Achievable {
-            return Err(Error::field(
-                "sparse",
-                "measured (achievable) rates are dense matmuls; sparse peaks are the datasheet's only",
+            return Err(Error::usage(
+                "--sparse",
+                "takes the datasheet's sparse peak and --achievable the measured rates, which are dense matmuls; give one or the other",
             ));
         }
         let table = self.compute.sparse.as_ref();
@@ -900,12 +902,19 @@ impl Hardware {
 
     /// The execution section, or an error saying the part has no warps.
     pub fn execution(&self) -> Result<&Execution> {
-        self.execution.as_ref().ok_or_else(|| {
-            Error::Unsupported(format!(
+        self.execution.as_ref().ok_or_else(|| match self.kind {
+            // A GPU file that leaves the section out (a user's own, with
+            // only the roofline figures) is missing data, not the wrong
+            // kind of part.
+            Kind::Gpu => Error::Unsupported(format!(
+                "{} has no [execution] section (SMs, warp size, resident warps and blocks, registers, shared memory per block), which this command needs; add it to the file (docs/data-schemas.md, \"execution\"; `roofline hw new --from h100-sxm` shows one filled in)",
+                self.id
+            )),
+            _ => Error::Unsupported(format!(
                 "{} is a {} and has no SMs, warps or thread blocks; this command applies to GPUs",
                 self.id,
                 self.kind.as_str()
-            ))
+            )),
         })
     }
 
