@@ -114,7 +114,7 @@ impl Unit {
             Unit::Hz => units::si(v, "Hz"),
             Unit::Cycles => format!("{} cycles", units::number(v)),
             Unit::Count => units::number(v),
-            Unit::Fraction => format!("{}%", units::sig(v * 100.0, 4)),
+            Unit::Fraction => format!("{}%", units::percent(v)),
             Unit::Ratio => format!("{}x", plain(v)),
             Unit::Bits => format!("{} bits", units::sig(v, 4)),
             Unit::None => units::sig(v, 4),

@@ -280,6 +280,13 @@ pub fn parse(text: &str, dim: Dim) -> Result<f64, UnitError> {
     Ok(v)
 }
 
+/// A fraction as a percentage, to the four significant digits tables
+/// print (`0.3387` -> `33.87`, without the sign), so a note and the table
+/// beside it agree.
+pub fn percent(fraction: f64) -> String {
+    sig_grouped(fraction * 100.0, 4)
+}
+
 /// An arithmetic intensity without its unit: `300 FLOP/B` (or int8's
 /// `300 OP/B`) reads as `300`; anything else is returned trimmed.
 pub fn bare_intensity(text: &str) -> &str {

@@ -384,8 +384,8 @@ impl CoalesceCost<'_> {
             r.note_with(|| {
                 format!(
                     "{}% of this warp's bytes are used, but consecutive warps share the boundary units: {}% over a stream",
-                    units::sig_grouped(eff * 100.0, 3),
-                    units::sig_grouped(seff * 100.0, 3)
+                    units::percent(eff),
+                    units::percent(seff)
                 )
             });
         } else {

@@ -436,7 +436,7 @@ pub fn budget(
                 MemorySource::Datasheet => "datasheet",
             },
             si(memory, "B"),
-            units::sig_grouped(reserve * 100.0, 3),
+            units::percent(reserve),
             si(-left, "B"),
         )));
     }
@@ -745,7 +745,7 @@ impl KvCost {
                         MemorySource::Usable => "the memory the runtime reports, measured",
                         MemorySource::Datasheet => "the datasheet capacity; the runtime offers somewhat less",
                     },
-                    units::sig_grouped(f.reserve * 100.0, 3)
+                    units::percent(f.reserve)
                 )
             });
         }

@@ -1270,7 +1270,7 @@ impl OccupancyCost<'_> {
                     number(self.warps_per_block as f64),
                     number(self.warps_per_sm as f64),
                     number(b.max_warps as f64),
-                    units::sig_grouped(self.occupancy * 100.0, 4)
+                    units::percent(self.occupancy)
                 ));
             }
         }

@@ -841,7 +841,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
             s.hw.id,
             si(usable, "B"),
             si(s.capacity, "B"),
-            units::sig(s.reserve * 100.0, 3)
+            units::percent(s.reserve)
         )
     });
     // Communication of one pass per stage.

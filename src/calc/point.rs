@@ -286,7 +286,7 @@ impl PointCost {
                     per_byte.format(intensity),
                     units::number(ridge / intensity),
                     per_byte.format(ridge),
-                    units::sig_grouped(attainable / roof.peak * 100.0, 3)
+                    units::percent(attainable / roof.peak)
                 ),
                 Bound::Compute => format!(
                     "compute-bound: intensity {} is {}x the ridge ({})",
