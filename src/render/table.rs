@@ -223,12 +223,70 @@ pub(crate) fn rows_text(
     let mut g = Grid::new();
     g.load_style(preset)
         .set_content_arrangement(ContentArrangement::Dynamic);
+    let mut body: Vec<Vec<String>> = report.rows.iter().map(cells).collect();
+    // A terminal too narrow for a long-text column (hw list's summaries)
+    // gets the table without it rather than a column a few letters wide.
+    let dropped = match g.width() {
+        Some(w) if !markdown => drop_long_text(&mut header, &mut body, usize::from(w)),
+        _ => Vec::new(),
+    };
     g.set_header(header);
-    for row in &report.rows {
-        g.add_row(cells(row));
+    for row in body {
+        g.add_row(row);
     }
     keep_short_cells_whole(&mut g);
-    Some(g.to_string())
+    let mut text = g.to_string();
+    if !dropped.is_empty() {
+        text.push_str(&format!(
+            "\n({} left out to fit the terminal; a wider window, --format markdown or json shows it)",
+            dropped.join(", ")
+        ));
+    }
+    Some(text)
+}
+
+/// Cells wider than this are long text: a summary, not a figure.
+const LONG_TEXT: usize = 40;
+/// The narrowest a long-text column is worth showing.
+const LONG_TEXT_MIN: usize = 24;
+
+/// Removes the long-text columns when the others leave them fewer than
+/// [`LONG_TEXT_MIN`] columns of a `width`-column terminal, returning their
+/// headings.
+fn drop_long_text(header: &mut Vec<String>, body: &mut [Vec<String>], width: usize) -> Vec<String> {
+    let widest = |i: usize| {
+        body.iter()
+            .filter_map(|r| r.get(i))
+            .map(|c| UnicodeWidthStr::width(c.as_str()))
+            .max()
+            .unwrap_or(0)
+    };
+    let long: Vec<usize> = (0..header.len())
+        .filter(|&i| widest(i) > LONG_TEXT)
+        .collect();
+    if long.is_empty() {
+        return Vec::new();
+    }
+    // Each column takes its padding and one rule; the table one more rule.
+    let others: usize = (0..header.len())
+        .filter(|i| !long.contains(i))
+        .map(|i| widest(i).max(1) + 3)
+        .sum::<usize>()
+        + 1;
+    if others + long.len() * (LONG_TEXT_MIN + 3) <= width {
+        return Vec::new();
+    }
+    let mut dropped = Vec::new();
+    for &i in long.iter().rev() {
+        dropped.push(header.remove(i));
+        for row in body.iter_mut() {
+            if i < row.len() {
+                row.remove(i);
+            }
+        }
+    }
+    dropped.reverse();
+    dropped
 }
 
 /// A table laid out by hand in comfy-table's condensed UTF-8 style (or as
@@ -370,6 +428,32 @@ pub(crate) mod tests {
         r.rows.push(row);
         r.note("memory-bound: 295 x below the ridge");
         r
+    }
+
+    #[test]
+    fn a_narrow_terminal_leaves_long_text_out() {
+        let summary = "Hopper, 132 SMs, 80 GB HBM3 at 3.35 TB/s, 989 TFLOP/s dense BF16";
+        let table = || {
+            (
+                vec!["id".to_string(), "peak".into(), "summary".into()],
+                vec![vec![
+                    "h100-sxm".to_string(),
+                    "989 TFLOP/s".into(),
+                    summary.into(),
+                ]],
+            )
+        };
+        // id 8 + 3, peak 11 + 3, one rule: 26 columns; the summary needs 27.
+        let (mut h, mut b) = table();
+        assert_eq!(drop_long_text(&mut h, &mut b, 53), Vec::<String>::new());
+        assert_eq!(h.len(), 3);
+        let (mut h, mut b) = table();
+        assert_eq!(
+            drop_long_text(&mut h, &mut b, 52),
+            vec!["summary".to_string()]
+        );
+        assert_eq!(h, vec!["id".to_string(), "peak".into()]);
+        assert_eq!(b[0], vec!["h100-sxm".to_string(), "989 TFLOP/s".into()]);
     }
 
     #[test]
