@@ -14,7 +14,7 @@
 //! `tile_time_s`.
 //!
 //! [`cost`] computes every figure into a [`MatmulCost`];
-//! [`MatmulCost::report`] lays it out. One function, [`tile_cost`], decides
+//! [`MatmulCost::report`] lays it out. One function, `tile_cost`, decides
 //! a tile's traffic, roofline and feasibility, for the headline tile and
 //! for every row of the tile table alike.
 
