@@ -133,7 +133,7 @@ struct Calibration {
     source: &'static str,
 }
 
-/// Measured on two H200s over NVLink (../shared/ground/h200-measured.json
+/// Measured on two H200s over NVLink (the ground file h200-measured.json, docs/sources.md;
 /// `nccl_2gpu_nvlink`, nccl-small-2gpu.json graph rows; formulas.md,
 /// "Collectives", calibration). Latency: the graph-captured all-reduces of
 /// 8 KiB, 64 KiB and 512 KiB (19.54, 17.10, 20.63 us) less their bandwidth

@@ -134,7 +134,7 @@ pub fn footprint_bytes(m: u64, n: u64, k: u64, footprint: (f64, f64), b: f64) ->
 pub enum TrafficLevel {
     /// Programs resident together share panels through the L2.
     L2,
-    /// Reuse inside one tile's shared memory only (the seeds' figure).
+    /// Reuse inside one tile's shared memory only (the lecture's figure).
     SmemTile,
     /// Each operand read once: the footprint covers the whole output.
     Compulsory,

@@ -10,7 +10,7 @@
 //! partitions; shared memory is allocated in units of the allocation unit with
 //! the per-block reservation added; the SM's shared-memory size is the
 //! largest carveout unless a carveout is asked for. `textbook` is the
-//! seeds' arithmetic without any of those granularities.
+//! lecture's textbook arithmetic without any of those granularities.
 //!
 //! AMD Instinct parts (MI300X, MI355X) go through the same arithmetic with
 //! AMD's numbers in the hardware file (formulas.md, "Occupancy on AMD
@@ -52,7 +52,7 @@ pub struct OccupancyInputs {
     pub static_smem: Option<Bytes>,
     /// Shared-memory carveout asked for (default: the SM's largest).
     pub carveout: Option<Bytes>,
-    /// The seeds' simplified arithmetic instead of NVIDIA's.
+    /// The lecture's simplified arithmetic instead of NVIDIA's.
     #[serde(default, deserialize_with = "switch")]
     pub textbook: bool,
     /// Blocks in the grid, for how many SMs a launch keeps busy.
@@ -71,7 +71,7 @@ impl OccupancyInputs {
         }
     }
 
-    /// The same kernel under the seeds' arithmetic.
+    /// The same kernel under the lecture's textbook arithmetic.
     pub fn textbook(self) -> Self {
         OccupancyInputs {
             textbook: true,
@@ -526,7 +526,7 @@ pub struct OccupancyCost<'a> {
     pub static_smem: u64,
     /// The carveout asked for.
     pub carveout: Option<u64>,
-    /// The seeds' arithmetic.
+    /// The lecture's textbook arithmetic.
     pub textbook: bool,
     /// The hardware's budgets.
     pub budget: Budget,
@@ -569,7 +569,7 @@ pub struct OccupancyCost<'a> {
 }
 
 /// `occupancy`'s cost: resident blocks per SM under each limit, by
-/// NVIDIA's rules or the seeds' (`textbook`). Inputs out of a per-block
+/// NVIDIA's rules or the lecture's (`textbook`). Inputs out of a per-block
 /// range are errors naming the field; a kernel within them that still
 /// cannot launch comes back with `failure` set and zero blocks, as the
 /// calculator answers it. (`mode` does not enter: occupancy has no
