@@ -585,7 +585,9 @@ impl FusionCost {
         }
         let (flops, ub, fb) = (self.flops, self.unfused_bytes, self.fused_bytes);
         r.result("flops", flops, || {
-            let q = Quantity::new("FLOPs", Unit::Flop);
+            // TPU v1's elementwise work runs on its int8 units: operations.
+            let label = if roof.integer { "OPs" } else { "FLOPs" };
+            let q = Quantity::new(label, roof.unit(Unit::Flop));
             match &self.pattern {
                 Pattern::Softmax {
                     rows,
@@ -631,7 +633,7 @@ impl FusionCost {
         let side = |bytes: f64, kernels: u64| -> String {
             let mut d = format!(
                 "max({} / {}, {} / {})",
-                si(flops, "FLOP"),
+                roof.unit(Unit::Flop).format(flops),
                 roof.peak_text(),
                 si(bytes, "B"),
                 si(bw, "B/s")
@@ -669,9 +671,13 @@ impl FusionCost {
         });
         let i = self.intensity;
         r.result("intensity", i, || {
-            Quantity::new("fused intensity", Unit::FlopPerByte)
+            Quantity::new("fused intensity", roof.unit(Unit::FlopPerByte))
                 .formula("FLOPs / fused bytes")
-                .derive(format!("{} / {}", si(flops, "FLOP"), si(fb, "B")))
+                .derive(format!(
+                    "{} / {}",
+                    roof.unit(Unit::Flop).format(flops),
+                    si(fb, "B")
+                ))
         });
         let ridge = self.ridge;
         r.result("ridge_vs_intensity", ridge / i, || {

@@ -275,7 +275,11 @@ pub fn draw(cmd: &ChartCommand, g: &Global) -> Result<ChartOut> {
                 ));
             }
             let hw = ctx.hardware(&a.hw)?;
-            let data = DecodeData::build(&models.remove(0), &hw, &inputs, max_batch, ctx.mode)?;
+            let model = models.remove(0);
+            let mut data = DecodeData::build(&model, &hw, &inputs, max_batch, ctx.mode)?;
+            // What reading the model assumed (a Hugging Face config without
+            // num_key_value_heads) shapes the chart too.
+            data.notes.extend(model.notes.iter().cloned());
             ((Chart::Decode(data), format), &a.out)
         }
     };

@@ -43,7 +43,8 @@ pub struct PrefillArgs {
     /// Activation precision (default: the hardware's default-dtype).
     #[arg(long)]
     pub activations: Option<String>,
-    /// Launch overhead per kernel: none (default), eager or graph.
+    /// Launch overhead per kernel: none (default: speed of light), eager or
+    /// graph (the default with --achievable).
     #[arg(long)]
     pub launch: Option<String>,
     /// Kernels per forward (default: from the layer structure).
