@@ -256,11 +256,10 @@ const CHANGES_UNITS: &[&str] = &["hw", "dtype", "activations"];
 /// Evaluates `eval` at every point of the grid (the last axis varies
 /// fastest) and combines the answers into one report. `eval` gets the
 /// point as (name, value) pairs and whether it may build a lean report
-/// (values only); the first and last points are built in full so the
-/// report has its descriptions and shared notes, and so is the first point
-/// of each precision or accelerator, so its units are known, and every
-/// item of a comparison, so its notes are. An error
-/// names the point.
+/// (values only). Built in full are: the first and last points, for the
+/// report's descriptions and shared notes; the first point of each
+/// precision or accelerator, for its units; and every item of a
+/// comparison, for its notes. An error names the point.
 pub fn evaluate(
     axes: &[Axis],
     mut eval: impl FnMut(&[(&str, &Value)], bool) -> Result<Report>,
