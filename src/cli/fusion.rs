@@ -141,38 +141,23 @@ fn eval(
     Ok(Ctx::noted_default(given, Ok(vec![r]))?.remove(0))
 }
 
-impl Query for SoftmaxArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
-    }
+/// Each pattern is a query over its own flags, priced by its own cost.
+macro_rules! pattern_query {
+    ($args:ty, $cost:path) => {
+        impl Query for $args {
+            fn fields(&self) -> Result<Fields> {
+                flag_fields(self)
+            }
 
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        eval(ctx, fields, lean, |hw, f| {
-            fusion::softmax(hw, &from_fields(f)?, ctx.mode)
-        })
-    }
+            fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
+                eval(ctx, fields, lean, |hw, f| {
+                    $cost(hw, &from_fields(f)?, ctx.mode)
+                })
+            }
+        }
+    };
 }
 
-impl Query for ChainArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
-    }
-
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        eval(ctx, fields, lean, |hw, f| {
-            fusion::chain(hw, &from_fields(f)?, ctx.mode)
-        })
-    }
-}
-
-impl Query for EpilogueArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
-    }
-
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        eval(ctx, fields, lean, |hw, f| {
-            fusion::epilogue(hw, &from_fields(f)?, ctx.mode)
-        })
-    }
-}
+pattern_query!(SoftmaxArgs, fusion::softmax);
+pattern_query!(ChainArgs, fusion::chain);
+pattern_query!(EpilogueArgs, fusion::epilogue);
