@@ -28,6 +28,8 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+pub mod efficiency;
+
 /// Bytes of one fp32 accumulator element: bf16 inputs, fp32 accumulation.
 pub const ACCUMULATOR_BYTES: f64 = 4.0;
 
