@@ -10,6 +10,7 @@ mod matmul;
 mod model;
 pub mod query;
 
+mod calibrate;
 pub mod chart;
 mod coalesce;
 mod collective;
@@ -178,6 +179,10 @@ pub enum Command {
     Prefill(prefill::PrefillArgs),
     /// Speculative decoding: tokens per target pass and speedup.
     Speculative(speculative::SpeculativeArgs),
+    /// Fit a part's achievable figures from a calibrate.py measurement file
+    /// and write a hardware file with them; prints the error on held-out
+    /// points.
+    Calibrate(calibrate::CalibrateArgs),
     /// Draw a chart to an SVG or PNG file: roofline, occupancy, tiles.
     #[command(subcommand)]
     Chart(chart::ChartCommand),
@@ -213,6 +218,11 @@ fn unused_flags(cli: &Cli) -> Result<()> {
             "`completions` and `man` print a script or a page",
             "they take no other flag",
             false,
+        ),
+        Command::Calibrate(_) => (
+            "`calibrate` fits the file it is given onto the base part as it is",
+            "give the base as --hw and the measurements as FILE; --achievable applies to the commands that use the file it writes",
+            true,
         ),
         Command::Run(_) => (
             "`run` runs a scenario's own queries",
@@ -739,6 +749,7 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Occupancy(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Coalesce(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::LittlesLaw(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Calibrate(a) => calibrate::run(a, ctx),
         // main draws a chart itself; a scenario's chart query gets here,
         // writes its file and reports nothing.
         Command::Chart(c) => {
