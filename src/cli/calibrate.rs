@@ -46,6 +46,12 @@ pub struct CalibrateArgs {
 
 /// Runs `calibrate`.
 pub fn run(a: &CalibrateArgs, ctx: &Ctx) -> Result<Vec<Report>> {
+    if ctx.mode == roofline::spec::hardware::Mode::Achievable {
+        return Err(Error::usage(
+            "--achievable",
+            "calibrate fits the achievable figures and uses none; give --achievable to the commands that read the file it writes",
+        ));
+    }
     let base = ctx.catalog.hardware(&a.hw, &[])?;
     let (base_text, _) = ctx.catalog.hardware_text(&a.hw)?;
     let file = a.file.display().to_string();

@@ -220,8 +220,8 @@ fn unused_flags(cli: &Cli) -> Result<()> {
             false,
         ),
         Command::Calibrate(_) => (
-            "`calibrate` fits the file it is given onto the base part as it is",
-            "give the base as --hw and the measurements as FILE; --achievable applies to the commands that use the file it writes",
+            "`calibrate` fits the measurements onto the base part's file as it is",
+            "give the base as --hw and the measurements as FILE",
             true,
         ),
         Command::Run(_) => (
