@@ -710,7 +710,41 @@ impl Ctx {
                 r.note(format!("what-if: --set {list} replaces the file's figures"));
             }
         }
+        if self.mode == Mode::Achievable {
+            self.quote_errors(&mut reports);
+        }
         Ok(reports)
+    }
+
+    /// Every `--achievable` answer says how good it is: the validated error
+    /// of its kind on its part, a calibrated file's held-out error, or that
+    /// nothing was measured (`calc::accuracy`).
+    fn quote_errors(&self, reports: &mut [Report]) {
+        let mut hws: Vec<Rc<Hardware>> = self.hw_cache.borrow().values().cloned().collect();
+        hws.sort_by(|a, b| a.id.cmp(&b.id));
+        hws.dedup_by(|a, b| a.id == b.id);
+        for r in reports.iter_mut() {
+            let launch = r.inputs.get("launch").and_then(|v| v.as_str());
+            let Some(kind) = roofline::calc::accuracy::kind(&r.command, launch) else {
+                continue;
+            };
+            let one = r
+                .hardware
+                .as_ref()
+                .and_then(|id| hws.iter().find(|h| &h.id == id));
+            let notes: Vec<String> = match one {
+                Some(h) => vec![roofline::calc::accuracy::quote(kind, h)],
+                None => hws
+                    .iter()
+                    .map(|h| format!("{}: {}", h.id, roofline::calc::accuracy::quote(kind, h)))
+                    .collect(),
+            };
+            for n in notes {
+                if !r.notes.contains(&n) {
+                    r.note(n);
+                }
+            }
+        }
     }
 }
 
