@@ -82,6 +82,10 @@ pub struct MatmulArgs {
     /// 32,64,128,256].
     #[arg(long, value_name = "LIST")]
     pub tiles: Option<String>,
+    /// With --achievable: the launch, none, graph or eager [default: eager,
+    /// one call from Python].
+    #[arg(long)]
+    pub launch: Option<String>,
 }
 
 impl Query for MatmulArgs {

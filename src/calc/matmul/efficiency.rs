@@ -90,7 +90,9 @@ impl GemmModel {
             let (rows, cols) = (m.div_ceil(tm) as f64, n.div_ceil(tn) as f64);
             let padding = (m as f64 * n as f64) / (rows * tm as f64 * cols * tn as f64);
             let tiles = rows * cols * groups;
-            for s in 1..=self.split_k.max(1) {
+            // The library splits K only when the tiles alone leave SMs idle.
+            let most = if tiles < sms { self.split_k.max(1) } else { 1 };
+            for s in 1..=most {
                 if s > 1 && k / s < MIN_K_PER_SPLIT {
                     break;
                 }

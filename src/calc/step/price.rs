@@ -21,8 +21,9 @@ pub enum Launch {
     None,
     /// Replayed from a CUDA graph: `per_kernel_s` each, serially.
     Graph,
-    /// Launched eagerly from the host: a kernel starts no sooner than the
-    /// host's path to it (`per_kernel_s`) after the previous one.
+    /// Launched eagerly from the host, which spends `per_kernel_s` on each
+    /// kernel and runs ahead of the GPU: the step takes the longer of the
+    /// two.
     Eager,
 }
 
@@ -133,6 +134,16 @@ impl Pricer {
             kernels += t.kernels;
             ops.push(t);
         }
+        if self.launch == Launch::Eager {
+            // The host runs ahead of the GPU, queueing kernels: the step
+            // takes the longer of the GPU's work and the host's path over
+            // every kernel.
+            let host = kernels * self.per_kernel_s;
+            if host > time_s {
+                overhead_s += host - time_s;
+                time_s = host;
+            }
+        }
         Priced {
             ops,
             time_s,
@@ -162,6 +173,7 @@ impl Pricer {
         }
         let flops = op.flops / n;
         let bytes = op.bytes() / n;
+        let mut extra_kernels = 0.0;
         let (compute, memory, gpu) = match op.kind {
             OpKind::Matmul if op.gemms[0].is_some() => {
                 let shapes: Vec<_> = op.gemms.iter().flatten().collect();
@@ -188,6 +200,16 @@ impl Pricer {
                     c += gt.compute_s;
                     m += gt.read_s + gt.write_s;
                     t += gt.time_s;
+                    let splits = gt.efficiency.split_k;
+                    if splits > 1 {
+                        // A split K adds a reduction kernel: the fp32
+                        // partials written and read back.
+                        let partials = splits as f64 * g.m as f64 * g.n as f64 * 4.0 * g.groups;
+                        let r = 2.0 * partials / bw;
+                        m += r;
+                        t += r;
+                        extra_kernels += 1.0;
+                    }
                 }
                 (c, m, t)
             }
@@ -211,12 +233,11 @@ impl Pricer {
             }
         };
         let per_kernel = self.overhead_s;
+        let kernels = kernels + extra_kernels;
         let rep = match self.launch {
-            Launch::None => gpu + kernels * per_kernel,
+            // Eager: the host's path is added over the whole step (`pass`).
+            Launch::None | Launch::Eager => gpu + kernels * per_kernel,
             Launch::Graph => gpu + kernels * (per_kernel + self.per_kernel_s),
-            // The host issues one kernel per path; the GPU runs each as it
-            // comes, so a rep takes the longer of the two.
-            Launch::Eager => (gpu + kernels * per_kernel).max(kernels * self.per_kernel_s),
         };
         OpTime {
             name: op.name,
