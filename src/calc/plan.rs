@@ -15,7 +15,7 @@ use super::model::{Params, kv_elements_per_token_per_layer, params};
 use super::roof::Roof;
 use super::step::{self, Shape};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Seconds, at_least_one};
+use crate::inputs::{Count, Seconds, Tokens, at_least_one};
 use crate::report::{Quantity, Report, Row, RowsKind, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -43,9 +43,9 @@ pub struct PlanInputs {
     pub batch: Option<Count>,
     /// Tokens of context each sequence holds at the decode step (default
     /// 4096).
-    pub context: Option<Count>,
+    pub context: Option<Tokens>,
     /// Prompt tokens per sequence for prefill (default 1024).
-    pub prompt: Option<Count>,
+    pub prompt: Option<Tokens>,
     /// Pipeline microbatches (default: pp).
     pub microbatches: Option<Count>,
     /// Weight precision (default: the hardware's default-dtype).
