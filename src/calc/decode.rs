@@ -261,7 +261,7 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
     ];
     let (kernels, given) = match kernels {
         Some(k) => (k.0 as f64, true),
-        None => (step::kernels(m) as f64, false),
+        None => (step::kernels(m), false),
     };
     Ok(Setup {
         weights: w.name,
