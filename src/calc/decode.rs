@@ -341,6 +341,10 @@ pub fn pricer(
     if attention.is_none() {
         missing.push("achievable.attention");
     }
+    let query_tile = a
+        .and_then(|a| a.attention.as_ref())
+        .and_then(|at| at.query_tile)
+        .map_or(1, |t| t.get());
     let gemm = GemmModel::of(hw);
     if gemm.tiles.is_empty() {
         missing.push("achievable.gemm");
@@ -370,6 +374,7 @@ pub fn pricer(
         overhead_s: overhead.unwrap_or(0.0),
         gemm,
         attention,
+        query_tile,
         precisions,
     }
 }
