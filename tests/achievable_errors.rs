@@ -10,8 +10,8 @@
 
 use roofline::calc::accuracy;
 use roofline::calc::calibrate::measurements::{self, LaunchMode, Operation};
-use roofline::calc::matmul::{self, MatmulInputs};
 use roofline::calc::decode::{self, DecodeInputs};
+use roofline::calc::matmul::{self, MatmulInputs};
 use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::catalog::Catalog;
 use roofline::spec::hardware::Mode;
@@ -112,7 +112,9 @@ fn compute() -> Vec<Computed> {
             "m": r.m, "n": r.n, "k": r.k, "dtype": r.dtype, "launch": "graph",
         }))
         .unwrap();
-        let rep = matmul::cost(&hw, &inputs, Mode::Achievable).unwrap().report(false);
+        let rep = matmul::cost(&hw, &inputs, Mode::Achievable)
+            .unwrap()
+            .report(false);
         let t = rep.results["time_s"].as_f64().unwrap();
         mm.push((t - r.seconds).abs() / r.seconds);
     }
