@@ -151,11 +151,9 @@ pub fn parse_tokens(s: &str) -> std::result::Result<u64, String> {
         Some((i, 'M')) => (&t[..i], 1024.0 * 1024.0),
         _ => return parse_count(s),
     };
-    let v: f64 = digits
-        .trim()
-        .replace(['_', ','], "")
-        .parse()
-        .map_err(|_| format!("`{s}` is not a token count (e.g. 4096, 8k = 8,192, 1M = 1,048,576)"))?;
+    let v: f64 = digits.trim().replace(['_', ','], "").parse().map_err(|_| {
+        format!("`{s}` is not a token count (e.g. 4096, 8k = 8,192, 1M = 1,048,576)")
+    })?;
     count_from_f64(v * scale).map_err(|e| format!("`{s}` {e}"))
 }
 
