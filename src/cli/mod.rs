@@ -185,8 +185,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(shell::CompletionsArgs),
-    /// Print the man page (roff): `roofline man | man -l -`.
-    Man,
+    /// Print the man page (roff): `roofline man | man -l -`; --dir DIR
+    /// writes one page per command.
+    Man(shell::ManArgs),
 }
 
 /// What a command line produces: reports to render, or a finished
@@ -209,7 +210,7 @@ fn unused_flags(cli: &Cli) -> Result<()> {
             "it takes --from and a folder (--hw-dir, --model-dir); edit the file it prints for a what-if",
             false,
         ),
-        Command::Completions(_) | Command::Man => (
+        Command::Completions(_) | Command::Man(_) => (
             "`completions` and `man` print a script or a page",
             "they take no other flag",
             false,
@@ -254,10 +255,7 @@ pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
             Command::Model(model::ModelCommand::New(a)) => {
                 Some(hw::new("model", a, &Ctx::new(&cli.global)?)?)
             }
-            Command::Man => Some(shell::man().map_err(|e| Error::Io {
-                path: "the man page".into(),
-                source: e,
-            })?),
+            Command::Man(a) => Some(shell::man_command(a)?),
             _ => None,
         };
         if let Some(bytes) = bytes {
@@ -808,7 +806,7 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
             chart::write(&chart::draw(c, &cli.global)?)?;
             Ok(Vec::new())
         }
-        Command::Run(_) | Command::Completions(_) | Command::Man => Err(Error::usage(
+        Command::Run(_) | Command::Completions(_) | Command::Man(_) => Err(Error::usage(
             "--sweep",
             "this command takes no sweep; put sweeps inside a scenario's queries",
         )),
