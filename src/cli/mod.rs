@@ -274,8 +274,44 @@ pub fn parse(argv: &[String]) -> Result<Cli, clap::Error> {
     fn negatives(c: clap::Command) -> clap::Command {
         c.allow_negative_numbers(true).mut_subcommands(negatives)
     }
-    let matches = negatives(Cli::command()).try_get_matches_from(argv)?;
+    let matches = match negatives(Cli::command()).try_get_matches_from(argv) {
+        // A swept input need not also be given: the required ones are
+        // checked by the calculation, point by point.
+        Err(e) if e.kind() == clap::error::ErrorKind::MissingRequiredArgument && sweeps(argv) => {
+            relaxed(negatives(Cli::command())).try_get_matches_from(argv)?
+        }
+        m => m?,
+    };
     Cli::from_arg_matches(&matches)
+}
+
+/// Whether the command line sweeps anything.
+fn sweeps(argv: &[String]) -> bool {
+    argv.iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--sweep" || a.starts_with("--sweep="))
+}
+
+/// The command tree with nothing required: usage lines show what is, and a
+/// sweep may stand for it.
+fn relaxed(mut c: clap::Command) -> clap::Command {
+    let args: Vec<clap::Id> = c
+        .get_arguments()
+        .filter(|a| a.is_required_set() && !a.is_positional())
+        .map(|a| a.get_id().clone())
+        .collect();
+    for id in args {
+        c = c.mut_arg(id, |a| a.required(false));
+    }
+    let groups: Vec<clap::Id> = c
+        .get_groups()
+        .filter(|g| g.is_required_set())
+        .map(|g| g.get_id().clone())
+        .collect();
+    for id in groups {
+        c = c.mut_group(id, |g| g.required(false));
+    }
+    c.mut_subcommands(relaxed)
 }
 
 /// The hardware `matmul` and `fusion` use when `--hw` is not given.

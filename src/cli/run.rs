@@ -324,8 +324,12 @@ fn locate(e: anyhow::Error, q: &Query, i: usize, src: &str, origin: &Origin) -> 
         }
         _ => (None, format!("{e:#}")),
     };
+    let (key, message, code_source) = match missing_fields(&e) {
+        Some(m) => (None, m, Some(2)),
+        None => (key, message, found.map(|e| e.exit_code())),
+    };
     let key = key.unwrap_or_else(|| "command".into());
-    let code_source = found.map(|e| e.exit_code()).unwrap_or(65);
+    let code_source = code_source.unwrap_or(65);
     let data = Error::Data {
         file: origin.name.clone(),
         line: roofline::spec::locate(src, &format!("query.{i}.{key}")),
@@ -344,6 +348,37 @@ fn locate(e: anyhow::Error, q: &Query, i: usize, src: &str, origin: &Origin) -> 
     } else {
         anyhow::Error::new(Coded(data.to_string(), code_source))
     }
+}
+
+/// The inputs a query lacks, from the parser's "required arguments were not
+/// provided", as its fields: `needs context` (`batch or slo-tpot`).
+fn missing_fields(e: &anyhow::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let c = e.downcast_ref::<clap::Error>()?;
+    if c.kind() != ErrorKind::MissingRequiredArgument {
+        return None;
+    }
+    let Some(ContextValue::Strings(args)) = c.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let field = |a: &str| {
+        a.trim_matches(|c| c == '<' || c == '>')
+            .split('|')
+            .map(|p| {
+                p.trim_start_matches('-')
+                    .split(' ')
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    let names: Vec<String> = args.iter().map(|a| format!("`{}`", field(a))).collect();
+    Some(format!(
+        "needs {}, which the query does not give",
+        names.join(" and ")
+    ))
 }
 
 /// A located message that keeps the exit code of the error it came from.
