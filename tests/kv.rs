@@ -5,7 +5,7 @@
 use roofline::calc::kv::{self, KvCost, KvInputs, MemorySource};
 use roofline::catalog::Catalog;
 use roofline::error::Error;
-use roofline::inputs::Count;
+use roofline::inputs::{Count, Tokens};
 use roofline::spec::hardware::Hardware;
 use roofline::spec::model::Model;
 
@@ -21,7 +21,7 @@ fn hw(id: &str) -> Hardware {
 
 fn inputs(context: u64, batch: u64) -> KvInputs {
     KvInputs {
-        context: Count(context),
+        context: Tokens(context),
         batch: Some(Count(batch)),
         kv_dtype: None,
         dtype: None,
@@ -234,7 +234,9 @@ fn bad_input() {
     assert_eq!(e.exit_code(), 1);
     let msg = e.to_string();
     assert!(
-        msg.contains("exceed") && msg.contains("by ") && msg.contains("plan"),
+        msg.contains("needs 811.7 GB, has 135.1 GB")
+            && msg.contains("more than")
+            && msg.contains("plan"),
         "{msg}"
     );
 }
