@@ -1,12 +1,48 @@
 //! Every example a user is shown must run: each `roofline ...` line inside
 //! a code block of README.md and docs/*.md, and each example in the
 //! commands' `--help`, is run and must exit 0. Lines naming a placeholder
-//! file or folder (`my-gpu.toml`, `./my-hardware`, `path/to/...`) are skipped.
+//! file or folder (`my-gpu.toml`, `./my-hardware`, `path/to/...`) are skipped;
+//! a `>` redirect or a `|` pipe ends the command run.
+//!
+//! Each runs in a scratch folder that sees the repository's files (through
+//! links) but not `docs/`, so an example that writes a file (a chart, a
+//! man page) writes it there and never over a committed one.
 
+use std::path::PathBuf;
 use std::process::Command;
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_roofline"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_roofline"));
+    c.current_dir(scratch());
+    c
+}
+
+/// The scratch folder examples run in, made once per test process.
+fn scratch() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let dir =
+            std::env::temp_dir().join(format!("roofline-doc-examples-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("make the scratch folder");
+        for e in std::fs::read_dir(&root)
+            .expect("read the repository")
+            .flatten()
+        {
+            let name = e.file_name();
+            if matches!(name.to_str(), Some("target" | ".git" | "docs")) {
+                continue;
+            }
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(e.path(), dir.join(&name))
+                .expect("link into the scratch folder");
+            #[cfg(not(unix))]
+            let _ = name;
+        }
+        dir
+    })
+    .clone()
 }
 
 /// Splits a shell-like line into words, honouring double quotes; stops at
@@ -23,6 +59,7 @@ fn words(line: &str) -> Vec<String> {
                 any = true;
             }
             '#' | '(' if !quoted && cur.is_empty() => break,
+            '>' | '|' if !quoted => break,
             c if c.is_whitespace() && !quoted => {
                 if any {
                     out.push(std::mem::take(&mut cur));

@@ -28,12 +28,12 @@ pub struct CollectiveArgs {
     #[arg(long)]
     pub hw: String,
     /// Devices taking part.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub devices: Option<String>,
     /// Each rank's input buffer as NCCL counts it (e.g. 1GiB): for
     /// all-gather the piece each rank contributes, for reduce-scatter the
     /// whole vector.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub bytes: Option<String>,
     /// A fixed latency per phase (e.g. 20us), replacing the default (the
     /// file's hop latency at speed of light; with --achievable NCCL's

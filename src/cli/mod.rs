@@ -190,8 +190,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(shell::CompletionsArgs),
-    /// Print the man page (roff): `roofline man | man -l -`.
-    Man,
+    /// Print the man page (roff): `roofline man | man -l -`; --dir DIR
+    /// writes one page per command.
+    Man(shell::ManArgs),
 }
 
 /// What a command line produces: reports to render, or a finished
@@ -214,7 +215,7 @@ fn unused_flags(cli: &Cli) -> Result<()> {
             "it takes --from and a folder (--hw-dir, --model-dir); edit the file it prints for a what-if",
             false,
         ),
-        Command::Completions(_) | Command::Man => (
+        Command::Completions(_) | Command::Man(_) => (
             "`completions` and `man` print a script or a page",
             "they take no other flag",
             false,
@@ -264,10 +265,7 @@ pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
             Command::Model(model::ModelCommand::New(a)) => {
                 Some(hw::new("model", a, &Ctx::new(&cli.global)?)?)
             }
-            Command::Man => Some(shell::man().map_err(|e| Error::Io {
-                path: "the man page".into(),
-                source: e,
-            })?),
+            Command::Man(a) => Some(shell::man_command(a)?),
             _ => None,
         };
         if let Some(bytes) = bytes {
@@ -286,8 +284,44 @@ pub fn parse(argv: &[String]) -> Result<Cli, clap::Error> {
     fn negatives(c: clap::Command) -> clap::Command {
         c.allow_negative_numbers(true).mut_subcommands(negatives)
     }
-    let matches = negatives(Cli::command()).try_get_matches_from(argv)?;
+    let matches = match negatives(Cli::command()).try_get_matches_from(argv) {
+        // A swept input need not also be given: the required ones are
+        // checked by the calculation, point by point.
+        Err(e) if e.kind() == clap::error::ErrorKind::MissingRequiredArgument && sweeps(argv) => {
+            relaxed(negatives(Cli::command())).try_get_matches_from(argv)?
+        }
+        m => m?,
+    };
     Cli::from_arg_matches(&matches)
+}
+
+/// Whether the command line sweeps anything.
+fn sweeps(argv: &[String]) -> bool {
+    argv.iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--sweep" || a.starts_with("--sweep="))
+}
+
+/// The command tree with nothing required: usage lines show what is, and a
+/// sweep may stand for it.
+fn relaxed(mut c: clap::Command) -> clap::Command {
+    let args: Vec<clap::Id> = c
+        .get_arguments()
+        .filter(|a| a.is_required_set() && !a.is_positional())
+        .map(|a| a.get_id().clone())
+        .collect();
+    for id in args {
+        c = c.mut_arg(id, |a| a.required(false));
+    }
+    let groups: Vec<clap::Id> = c
+        .get_groups()
+        .filter(|g| g.is_required_set())
+        .map(|g| g.get_id().clone())
+        .collect();
+    for id in groups {
+        c = c.mut_group(id, |g| g.required(false));
+    }
+    c.mut_subcommands(relaxed)
 }
 
 /// The hardware `matmul` and `fusion` use when `--hw` is not given.
@@ -853,7 +887,7 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
             chart::write(&chart::draw(c, &cli.global)?)?;
             Ok(Vec::new())
         }
-        Command::Run(_) | Command::Completions(_) | Command::Man => Err(Error::usage(
+        Command::Run(_) | Command::Completions(_) | Command::Man(_) => Err(Error::usage(
             "--sweep",
             "this command takes no sweep; put sweeps inside a scenario's queries",
         )),

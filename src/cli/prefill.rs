@@ -27,7 +27,7 @@ pub struct PrefillArgs {
     #[arg(long)]
     pub hw: String,
     /// Prompt tokens per sequence.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub prompt: Option<String>,
     /// Sequences (default 1).
     #[arg(long)]
