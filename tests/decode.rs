@@ -4,6 +4,8 @@
 //! public tools' pitfalls, and the H200 measurements: the speed of light
 //! must lie below every one.
 
+mod common;
+use common::{check, check_si};
 use roofline::calc::decode::{self, DecodeCost, DecodeInputs, float_max_normal};
 use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::calc::roof::Roof;
@@ -49,8 +51,8 @@ fn lecture_decode_floor() {
     // H100's 3.35 TB/s; the step itself reads the embedding row by row.
     let c = run("llama-2-7b", "h100-sxm", &inputs(1, 1), Mode::SpeedOfLight);
     let floor = c.model_weight_bytes / c.setup.roof.bandwidth;
-    close("lec-7.3-decode-floor", floor * 1e3, 4.0, 0.01);
-    close("lec-ex5-cut-claim-floor", floor * 1e3, 4.0, 0.01);
+    check("lec-7.3-decode-floor", floor * 1e3);
+    check("lec-ex5-cut-claim-floor", floor * 1e3);
     // What the step reads: about 13.2 GB, 3.94 ms.
     let w = c.timed.step.weight_bytes();
     assert!((w / 13.2e9 - 1.0).abs() < 0.005, "{w}");
@@ -60,12 +62,7 @@ fn lecture_decode_floor() {
         c.step_time_s
     );
     let r = c.report(false);
-    close(
-        "lec-7.4-decode-peak-fraction",
-        r.number("fraction_of_peak").unwrap() * 100.0,
-        0.34,
-        0.005,
-    );
+    check("lec-7.4-decode-peak-fraction", r.number("fraction_of_peak").unwrap() * 100.0);
     assert!((r.number("intensity").unwrap() - 1.0).abs() < 0.01);
 }
 
@@ -103,18 +100,8 @@ fn intensity_grows_with_batch_until_kv_dominates() {
 
 #[test]
 fn fp8_ranges() {
-    close(
-        "book-2.3-e4m3-max",
-        float_max_normal(4, 3, false),
-        448.0,
-        0.0,
-    );
-    close(
-        "book-2.3-e5m2-max",
-        float_max_normal(5, 2, true),
-        57344.0,
-        0.0,
-    );
+    check("book-2.3-e4m3-max", float_max_normal(4, 3, false));
+    check("book-2.3-e5m2-max", float_max_normal(5, 2, true));
 }
 
 #[test]

@@ -54,7 +54,7 @@ fn runnable(line: &str) -> Option<Vec<String>> {
     (!w.is_empty()).then_some(w)
 }
 
-fn check(lines: impl IntoIterator<Item = String>, whence: &str) -> usize {
+fn run_lines(lines: impl IntoIterator<Item = String>, whence: &str) -> usize {
     let mut n = 0;
     for line in lines {
         let Some(args) = runnable(&line) else {
@@ -97,7 +97,7 @@ fn readme_and_docs_examples_run() {
         "docs/data-schemas.md",
     ] {
         let text = std::fs::read_to_string(f).unwrap_or_default();
-        n += check(code_lines(&text), f);
+        n += run_lines(code_lines(&text), f);
     }
     assert!(n > 30, "only {n} examples found");
 }
@@ -121,7 +121,7 @@ fn help_examples_run() {
     for c in commands {
         let out = bin().args(*c).arg("--help").output().expect("run --help");
         let help = String::from_utf8_lossy(&out.stdout).to_string();
-        n += check(
+        n += run_lines(
             help.lines().map(String::from),
             &format!("{} --help", c.join(" ")),
         );

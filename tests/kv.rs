@@ -2,6 +2,8 @@
 //! (../shared/golden/seed_cases.toml; expected values and tolerances are the
 //! golden file's), the H200's usable memory, paging and bad input.
 
+mod common;
+use common::{check, check_si};
 use roofline::calc::kv::{self, KvCost, KvInputs, MemorySource};
 use roofline::catalog::Catalog;
 use roofline::error::Error;
@@ -47,24 +49,9 @@ fn close(id: &str, got: f64, expected: f64, tol: f64) {
 #[test]
 fn llama_3_8b_per_token() {
     let c = cost("llama-3-8b", None, &inputs(8192, 32));
-    close(
-        "ch-kv-bytes-per-token-layer",
-        c.bytes_per_token_per_layer,
-        4096.0,
-        0.0,
-    );
-    close(
-        "ch-kv-bytes-per-token-all-layers",
-        c.bytes_per_token,
-        131072.0,
-        0.0,
-    );
-    close(
-        "ch-kv-8k-one-layer",
-        c.bytes_per_layer_sequence / MIB,
-        32.0,
-        0.0,
-    );
+    check("ch-kv-bytes-per-token-layer", c.bytes_per_token_per_layer);
+    check("ch-kv-bytes-per-token-all-layers", c.bytes_per_token);
+    check("ch-kv-8k-one-layer", c.bytes_per_layer_sequence / MIB);
     assert_eq!(c.kv_bytes, 32.0 * 8192.0 * 131072.0);
 }
 
@@ -74,24 +61,9 @@ fn llama_3_8b_against_on_chip_memory() {
     let c = cost("llama-3-8b", Some("h100-sxm"), &inputs(8192, 1));
     let f = c.fit.as_ref().unwrap();
     let smem = f.smem_per_sm.unwrap();
-    close(
-        "ch-kv-tokens-per-sm-smem",
-        (smem / c.bytes_per_token_per_layer).floor(),
-        57.0,
-        0.0,
-    );
-    close(
-        "ch-kv-8k-vs-smem",
-        c.bytes_per_layer_sequence / smem,
-        144.0,
-        0.005,
-    );
-    close(
-        "ch-kv-8k-vs-l2",
-        c.bytes_per_layer_sequence / f.l2_bytes.unwrap(),
-        0.671,
-        0.01,
-    );
+    check("ch-kv-tokens-per-sm-smem", (smem / c.bytes_per_token_per_layer).floor());
+    check("ch-kv-8k-vs-smem", c.bytes_per_layer_sequence / smem);
+    check("ch-kv-8k-vs-l2", c.bytes_per_layer_sequence / f.l2_bytes.unwrap());
     // The same ratios through the report.
     let r = c.report(false);
     assert_eq!(r.number("tokens_per_sm_smem"), Some(57.0));
@@ -111,7 +83,7 @@ fn kivi_two_bit() {
     let mut i = inputs(8192, 1);
     i.kv_dtype = Some("int2".into());
     let c = cost("llama-3-8b", None, &i);
-    close("book-4.2-kivi-bits", 16.0 / c.kv_dtype.data_bits, 8.0, 0.0);
+    check("book-4.2-kivi-bits", 16.0 / c.kv_dtype.data_bits);
     assert_eq!(c.kv_dtype.bits(), 3.0);
     assert_eq!(c.bytes_per_token_per_layer, 2048.0 * 3.0 / 8.0);
     let r = c.report(false);
@@ -125,21 +97,11 @@ fn paged_and_contiguous_waste() {
     let mut i = inputs(382, 1);
     i.reserved = Some(Count(1000));
     let c = cost("llama-3-8b", None, &i);
-    close(
-        "book-4.1-paged-waste-low",
-        c.contiguous.unwrap().1 * 100.0,
-        61.8,
-        1e-12,
-    );
+    check("book-4.1-paged-waste-low", c.contiguous.unwrap().1 * 100.0);
     let mut i = inputs(204, 1);
     i.reserved = Some(Count(1000));
     let c = cost("llama-3-8b", None, &i);
-    close(
-        "book-4.1-paged-waste-high",
-        c.contiguous.unwrap().1 * 100.0,
-        79.6,
-        1e-12,
-    );
+    check("book-4.1-paged-waste-high", c.contiguous.unwrap().1 * 100.0);
     // Paging wastes only the last page: 1000 tokens in 16-token pages.
     let mut i = inputs(1000, 2);
     i.page = Some(Count(16));

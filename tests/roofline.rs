@@ -186,44 +186,6 @@ fn book_6_2_mi355x_and_tpu7x_ridges() {
     check("book-6.2-mi355x-gen-gain", gain);
 }
 
-/// Roofline cases no command computes, and why.
-const SKIPPED: &[(&str, &str)] = &[
-    (
-        "book-2.3-cublas-h100-frac",
-        "a measured kernel rate over a datasheet peak; no command takes a measured rate",
-    ),
-    (
-        "book-2.3-deepgemm-frac",
-        "a measured kernel rate over a datasheet peak",
-    ),
-    (
-        "book-2.4-fa2-mfu",
-        "a measured kernel rate over a datasheet peak",
-    ),
-    (
-        "book-2.4-fa3-util",
-        "a measured kernel rate over a datasheet peak",
-    ),
-    (
-        "book-2.4-fa3-fp8-util",
-        "a measured kernel rate over a datasheet peak",
-    ),
-    (
-        "book-2.4-fa2-h100-tflops",
-        "a utilisation times a peak; no command takes a utilisation",
-    ),
-    (
-        "book-6.2-nki-compute-bound-target",
-        "a guideline, not arithmetic",
-    ),
-    ("book-6.2-nki-mbu-target", "a guideline, not arithmetic"),
-];
-
-#[test]
-fn every_roofline_case_is_asserted_or_skipped() {
-    assert_topic_covered("roofline", include_str!("roofline.rs"), SKIPPED);
-}
-
 #[test]
 fn snapshots() {
     let h = fixture("h200");

@@ -103,12 +103,133 @@ pub fn golden(id: &str) -> &'static Case {
 pub fn check(id: &str, got: f64) {
     let c = golden(id);
     let expected = if c.inconsistent {
+        assert!(
+            errata_ids().contains(&id),
+            "{id} is inconsistent in the seed: docs/errata.md must list the slip"
+        );
         c.computed
             .unwrap_or_else(|| panic!("{id} is inconsistent and has no computed value"))
     } else {
         c.expected
     };
     close(id, got, expected, c.tolerance_rel);
+}
+
+/// How many base units (bytes, seconds, FLOP/s, Hz, 1 for a fraction)
+/// one of `unit` holds, for the golden file's units that scale; `None`
+/// for counts and ratios, which carry no prefix.
+pub fn unit_scale(unit: &str) -> Option<f64> {
+    const KI: f64 = 1024.0;
+    Some(match unit {
+        "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        "KiB" => KI,
+        "MiB" => KI * KI,
+        "GiB" => KI * KI * KI,
+        "B/s" | "FLOP/s" => 1.0,
+        "MB/s" => 1e6,
+        "GB/s" => 1e9,
+        "TB/s" => 1e12,
+        "GFLOP/s" => 1e9,
+        "TFLOP/s" | "TOPS" => 1e12,
+        "PFLOP/s" => 1e15,
+        "ms" => 1e-3,
+        "us" => 1e-6,
+        "ns" => 1e-9,
+        "MHz" => 1e6,
+        "GHz" => 1e9,
+        "%" => 1e-2,
+        _ => return None,
+    })
+}
+
+/// [`check`] for a number the tool gives in base units (bytes, seconds,
+/// FLOP/s, Hz, or a fraction where the case says `%`): it is converted to
+/// the case's unit first. A case whose unit does not scale is compared
+/// as it is.
+pub fn check_si(id: &str, got_base: f64) {
+    let scale = unit_scale(&golden(id).unit).unwrap_or(1.0);
+    check(id, got_base / scale);
+}
+
+/// [`check_si`] for a seed figure that is the exact count rounded to the
+/// digits the text writes ("671B", "13.5 GB") while the golden file
+/// carries tolerance 0: the tool's number, rounded to the significant
+/// digits of the seed's, must be the seed's.
+pub fn check_rounded(id: &str, got_base: f64) {
+    let c = golden(id);
+    let got = got_base / unit_scale(&c.unit).unwrap_or(1.0);
+    let digits = significant_digits(c.expected);
+    let rounded = round_to(got, digits);
+    close(id, rounded, c.expected, c.tolerance_rel);
+}
+
+/// Significant digits of `x` as its shortest decimal form writes them,
+/// trailing zeros of an integer not counted (671e9 has 3).
+fn significant_digits(x: f64) -> i32 {
+    let s = format!("{:e}", x.abs());
+    let mantissa = s.split('e').next().unwrap().replace('.', "");
+    mantissa.trim_end_matches('0').len().max(1) as i32
+}
+
+fn round_to(x: f64, digits: i32) -> f64 {
+    if x == 0.0 {
+        return 0.0;
+    }
+    let p = digits - 1 - x.abs().log10().floor() as i32;
+    let f = 10f64.powi(p);
+    (x * f).round() / f
+}
+
+/// A case where the tool deliberately answers another number than the
+/// seed's, because the sources disagree or the tool counts by another
+/// convention: docs/errata.md must list the id, the tool's `got` (in base
+/// units) must be outside the case's tolerance of the seed's number, and
+/// it must match `other` (in the case's unit), the figure errata names
+/// with its source.
+pub fn check_flagged(id: &str, got_base: f64, other: f64) {
+    let c = golden(id);
+    let got = got_base / unit_scale(&c.unit).unwrap_or(1.0);
+    assert!(
+        errata_ids().contains(&id),
+        "{id}: the tool answers {got} where the seed says {}; docs/errata.md must list it",
+        c.expected
+    );
+    assert!(
+        (got - c.expected).abs() > c.tolerance_rel * c.expected.abs() + 1e-9 * c.expected.abs(),
+        "{id}: the tool now agrees with the seed ({got}); take it out of docs/errata.md"
+    );
+    assert!(
+        errata().replace(',', "").contains(&fmt_figure(other)),
+        "{id}: docs/errata.md does not state the figure {other}"
+    );
+    close(id, got, other, c.tolerance_rel);
+}
+
+/// docs/errata.md.
+pub fn errata() -> &'static str {
+    include_str!("../../docs/errata.md")
+}
+
+/// The case ids in the first column of docs/errata.md's tables.
+pub fn errata_ids() -> Vec<&'static str> {
+    errata()
+        .lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .filter_map(|l| l.split(" |").next())
+        .flat_map(|cell| cell.split(','))
+        .map(|id| id.trim().trim_matches('`'))
+        .filter(|id| cases().iter().any(|c| c.id == *id))
+        .collect()
+}
+
+/// A figure as errata writes it: up to four decimals, trailing zeros off.
+fn fmt_figure(x: f64) -> String {
+    let s = format!("{x:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
 }
 
 /// Runs the binary.
