@@ -5,8 +5,9 @@
 //! must lie below every one.
 
 mod common;
-use common::{check, check_si};
+use common::{check, check_flagged, check_si, golden};
 use roofline::calc::decode::{self, DecodeCost, DecodeInputs, float_max_normal};
+use roofline::calc::point::{self, PointInputs};
 use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::calc::roof::Roof;
 use roofline::calc::step::{self, Op, Precisions};
@@ -48,21 +49,31 @@ fn close(id: &str, got: f64, expected: f64, tol: f64) {
 #[test]
 fn lecture_decode_floor() {
     // The lecture divides all 13.5 GB of the reference 7B's weights by the
-    // H100's 3.35 TB/s; the step itself reads the embedding row by row.
+    // H100's 3.35 TB/s: `point` on the seed's inputs, at decode's 2 FLOPs
+    // per 2-byte weight.
+    let h = hw("h100-sxm");
+    for id in ["lec-7.3-decode-floor", "lec-ex5-cut-claim-floor"] {
+        let c = golden(id);
+        let bytes = c.input("weight_GB") * 1e9;
+        let p = point::cost(
+            &h,
+            &PointInputs::totals(bytes, bytes, "bf16"),
+            Mode::SpeedOfLight,
+        )
+        .unwrap();
+        check_si(id, p.time.unwrap().time_s);
+    }
+    // `decode` answers what the step reads: the embedding row by row, not
+    // the whole table, 13.2 GB in 3.946 ms, a convention docs/errata.md
+    // lists.
     let c = run("llama-2-7b", "h100-sxm", &inputs(1, 1), Mode::SpeedOfLight);
-    let floor = c.model_weight_bytes / c.setup.roof.bandwidth;
-    check("lec-7.3-decode-floor", floor * 1e3);
-    check("lec-ex5-cut-claim-floor", floor * 1e3);
-    // What the step reads: about 13.2 GB, 3.94 ms.
-    let w = c.timed.step.weight_bytes();
-    assert!((w / 13.2e9 - 1.0).abs() < 0.005, "{w}");
-    assert!(
-        (c.step_time_s - 3.94e-3).abs() < 0.01e-3,
-        "{}",
-        c.step_time_s
-    );
+    check_flagged("lec-7.3-decode-floor", c.step_time_s, 3.9464);
+    check_flagged("lec-ex5-cut-claim-floor", c.step_time_s, 3.9464);
     let r = c.report(false);
-    check("lec-7.4-decode-peak-fraction", r.number("fraction_of_peak").unwrap() * 100.0);
+    check(
+        "lec-7.4-decode-peak-fraction",
+        r.number("fraction_of_peak").unwrap() * 100.0,
+    );
     assert!((r.number("intensity").unwrap() - 1.0).abs() < 0.01);
 }
 

@@ -5,7 +5,7 @@
 //! check names its case id.
 
 mod common;
-use common::{check, check_si};
+use common::check;
 use proptest::prelude::*;
 use roofline::calc::fusion::{self, ChainInputs, EpilogueInputs, FusionCost, SoftmaxInputs};
 use roofline::catalog::Catalog;
@@ -106,9 +106,18 @@ fn fused_softmax_002_s7_10() {
 #[test]
 fn epilogue_roundtrip_002_s7_10() {
     let r = epilogue().report(false);
-    check("lec-7.10-activation-roundtrip-bytes", num(&r, "roundtrip_bytes"));
-    check("lec-7.10-activation-roundtrip-time", num(&r, "roundtrip_time_s") * 1e3);
-    check("lec-7.10-activation-roundtrip-layers", num(&r, "roundtrip_time_s_all_layers") * 1e3);
+    check(
+        "lec-7.10-activation-roundtrip-bytes",
+        num(&r, "roundtrip_bytes"),
+    );
+    check(
+        "lec-7.10-activation-roundtrip-time",
+        num(&r, "roundtrip_time_s") * 1e3,
+    );
+    check(
+        "lec-7.10-activation-roundtrip-layers",
+        num(&r, "roundtrip_time_s_all_layers") * 1e3,
+    );
     close(
         "fusion deletes exactly the round-trip",
         num(&r, "bytes_saved"),
@@ -125,7 +134,10 @@ fn merge_attn_states_004() {
     check("ch-merge-bytes-MB", with_launch.fused_bytes / 1e6);
     let no_launch = chain(1, 32 * 32 * 128, 2, None);
     check("ch-merge-hbm-time", no_launch.fused_time_s * 1e6);
-    check("ch-merge-launch-vs-work", with_launch.launch_vs_work().unwrap());
+    check(
+        "ch-merge-launch-vs-work",
+        with_launch.launch_vs_work().unwrap(),
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! (`computed`) and are listed in docs/errata.md.
 
 mod common;
-use common::{check, check_si};
+use common::check;
 use proptest::prelude::*;
 use roofline::calc::launch::{self, LaunchCost, LaunchInputs, LaunchMode, OverheadSource};
 use roofline::catalog::Catalog;
@@ -174,7 +174,10 @@ fn v100_cuda_graphs_004() {
         matches!(&e, roofline::Error::Field { field, .. } if field == "kernel-time"),
         "{e}"
     );
-    check("ch-v100-launch-blocks", launch::grid_blocks(500_000, 512) as f64);
+    check(
+        "ch-v100-launch-blocks",
+        launch::grid_blocks(500_000, 512) as f64,
+    );
     // The fixture carries the subtracted figures; 12 kernels x 32 layers.
     let v = fixture("v100");
     let c = cost(
@@ -196,7 +199,10 @@ fn v100_cuda_graphs_004() {
         },
     );
     check("ch-launch-step-pipelined", c.eager().launch_time_s * 1e6);
-    check("ch-launch-step-sync", mode(&c, LaunchMode::Synchronised).launch_time_s * 1e3);
+    check(
+        "ch-launch-step-sync",
+        mode(&c, LaunchMode::Synchronised).launch_time_s * 1e3,
+    );
 }
 
 #[test]

@@ -59,8 +59,14 @@ fn naive_matmul_4096_002_s7_8() {
     let c = cost(&sq(4096, 4096, 4096, 128));
     let r = c.report(false);
     check("lec-7.8-naive-intensity", c.naive_intensity);
-    check("lec-7.8-naive-attainable", num(&r, "naive_attainable_flops_per_s") / 1e12);
-    check("lec-7.8-naive-frac", num(&r, "naive_fraction_of_peak") * 100.0);
+    check(
+        "lec-7.8-naive-attainable",
+        num(&r, "naive_attainable_flops_per_s") / 1e12,
+    );
+    check(
+        "lec-7.8-naive-frac",
+        num(&r, "naive_fraction_of_peak") * 100.0,
+    );
     check("lec-7.8-4096-flops", c.flops);
     check("lec-7.8-4096-naive-bytes", c.naive_bytes);
     check("lec-7.8-4096-naive-time", c.naive_time.time_s * 1e3);
@@ -87,93 +93,80 @@ fn b_mnk_is_the_tiled_bytes_at_tile_2() {
     check("lec-7.8-4096-bMNK", c.tile.tiled_bytes);
 }
 
+/// One row of the lecture's tiled table (002 §7.8): the cells' case ids
+/// are bytes, intensity, attainable rate, time and the gain over naive.
+fn check_tile_row(tile: u64, ids: [&str; 5]) {
+    let c = cost(&sq(4096, 4096, 4096, tile));
+    let t = c.tile;
+    check_si(ids[0], t.tiled_bytes);
+    check_si(ids[1], t.intensity);
+    check_si(ids[2], t.attainable);
+    check_si(ids[3], t.time.time_s);
+    check_si(ids[4], t.tiled_vs_naive);
+    // The default report carries the table as rows, one per tile: the
+    // same computation as the headline.
+    let with_table = cost(&MatmulInputs::new(4096, 4096, 4096));
+    let (_, row) = with_table
+        .table
+        .iter()
+        .find(|(x, _)| *x == tile)
+        .expect("table entry");
+    assert_eq!(*row, t, "{}: table row = headline", ids[0]);
+    let rows = with_table.report(false);
+    let rendered = rows
+        .rows
+        .iter()
+        .find(|x| x.inputs["tile"] == tile)
+        .expect("report row");
+    check_si(ids[0], rendered.results["tiled_bytes"].as_f64().unwrap());
+    check_si(
+        ids[2],
+        rendered.results["attainable_flops_per_s"].as_f64().unwrap(),
+    );
+}
+
 #[test]
 fn tiled_table_4096_002_s7_8() {
-    // One row of the lecture's table per tile: the case ids of each cell,
-    // then (bytes, bytes tolerance, intensity, TFLOP/s, ms).
-    type Cells = (f64, f64, f64, f64, f64);
-    let table: [(u64, [&str; 5], Cells); 4] = [
-        (
-            32,
-            [
-                "lec-7.8-tiled-4096-block32-bytes",
-                "lec-7.8-tiled-4096-block32-intensity",
-                "lec-7.8-tiled-4096-block32-attainable",
-                "lec-7.8-tiled-4096-block32-time",
-                "lec-7.8-tiled-4096-block32-vs-naive",
-            ],
-            (8.59e9, 0.006, 16.0, 53.6, 2.56),
-        ),
-        (
-            64,
-            [
-                "lec-7.8-tiled-4096-block64-bytes",
-                "lec-7.8-tiled-4096-block64-intensity",
-                "lec-7.8-tiled-4096-block64-attainable",
-                "lec-7.8-tiled-4096-block64-time",
-                "lec-7.8-tiled-4096-block64-vs-naive",
-            ],
-            (4.29e9, 0.006, 32.0, 107.0, 1.28),
-        ),
-        (
-            128,
-            [
-                "lec-7.8-tiled-4096-block128-bytes",
-                "lec-7.8-tiled-4096-block128-intensity",
-                "lec-7.8-tiled-4096-block128-attainable",
-                "lec-7.8-tiled-4096-block128-time",
-                "lec-7.8-tiled-4096-block128-vs-naive",
-            ],
-            (2.15e9, 0.01, 64.0, 214.0, 0.64),
-        ),
-        (
-            256,
-            [
-                "lec-7.8-tiled-4096-block256-bytes",
-                "lec-7.8-tiled-4096-block256-intensity",
-                "lec-7.8-tiled-4096-block256-attainable",
-                "lec-7.8-tiled-4096-block256-time",
-                "lec-7.8-tiled-4096-block256-vs-naive",
-            ],
-            (1.07e9, 0.006, 128.0, 429.0, 0.32),
-        ),
-    ];
-    // The default report carries the table as rows, one per tile.
-    let with_table = cost(&MatmulInputs::new(4096, 4096, 4096));
-    let rows = with_table.report(false);
-    for (tile, ids, (bytes, btol, intensity, tflops, ms)) in table {
-        let c = cost(&sq(4096, 4096, 4096, tile));
-        let t = c.tile;
-        close(ids[0], t.tiled_bytes, bytes, btol);
-        close(ids[1], t.intensity, intensity, 0.0);
-        close(ids[2], t.attainable / 1e12, tflops, 0.003);
-        close(ids[3], t.time.time_s * 1e3, ms, 0.005);
-        close(ids[4], t.tiled_vs_naive, tile as f64, 0.0);
-        // The table row of that tile is the same computation.
-        let (_, row) = with_table
-            .table
-            .iter()
-            .find(|(x, _)| *x == tile)
-            .expect("table entry");
-        assert_eq!(*row, t, "{}: table row = headline", ids[0]);
-        let rendered = rows
-            .rows
-            .iter()
-            .find(|x| x.inputs["tile"] == tile)
-            .expect("report row");
-        close(
-            ids[0],
-            rendered.results["tiled_bytes"].as_f64().unwrap(),
-            bytes,
-            btol,
-        );
-        close(
-            ids[2],
-            rendered.results["attainable_flops_per_s"].as_f64().unwrap() / 1e12,
-            tflops,
-            0.003,
-        );
-    }
+    check_tile_row(
+        32,
+        [
+            "lec-7.8-tiled-4096-block32-bytes",
+            "lec-7.8-tiled-4096-block32-intensity",
+            "lec-7.8-tiled-4096-block32-attainable",
+            "lec-7.8-tiled-4096-block32-time",
+            "lec-7.8-tiled-4096-block32-vs-naive",
+        ],
+    );
+    check_tile_row(
+        64,
+        [
+            "lec-7.8-tiled-4096-block64-bytes",
+            "lec-7.8-tiled-4096-block64-intensity",
+            "lec-7.8-tiled-4096-block64-attainable",
+            "lec-7.8-tiled-4096-block64-time",
+            "lec-7.8-tiled-4096-block64-vs-naive",
+        ],
+    );
+    check_tile_row(
+        128,
+        [
+            "lec-7.8-tiled-4096-block128-bytes",
+            "lec-7.8-tiled-4096-block128-intensity",
+            "lec-7.8-tiled-4096-block128-attainable",
+            "lec-7.8-tiled-4096-block128-time",
+            "lec-7.8-tiled-4096-block128-vs-naive",
+        ],
+    );
+    check_tile_row(
+        256,
+        [
+            "lec-7.8-tiled-4096-block256-bytes",
+            "lec-7.8-tiled-4096-block256-intensity",
+            "lec-7.8-tiled-4096-block256-attainable",
+            "lec-7.8-tiled-4096-block256-time",
+            "lec-7.8-tiled-4096-block256-vs-naive",
+        ],
+    );
 }
 
 #[test]
@@ -190,7 +183,10 @@ fn tiled_special_cases_002_s7_8_s7_9() {
     // The ceiling of square shared-memory tiling, BLOCK = 256.
     let c = cost(&sq(4096, 4096, 4096, 256));
     check("lec-7.8-smem-tiling-ceiling", c.tile.attainable / 1e12);
-    check("lec-7.8-smem-tiling-ceiling-frac", num(&c.report(false), "attainable_fraction_of_peak") * 100.0);
+    check(
+        "lec-7.8-smem-tiling-ceiling-frac",
+        num(&c.report(false), "attainable_fraction_of_peak") * 100.0,
+    );
     let c = cost(&sq(4096, 4096, 4096, 16));
     check("lec-7.9-block16-intensity", c.tile.intensity);
     check("lec-7.9-block16-attainable", c.tile.attainable / 1e12);
@@ -233,7 +229,10 @@ fn exercise_4_8192_002() {
     check("lec-ex4-naive-bytes", r128.naive_bytes);
     check("lec-ex4-naive-time", r128.naive_time.time_s * 1e3);
     // The scaling between two of the tool's answers.
-    check("lec-ex4-naive-ratio", r128.naive_time.time_s / r4096.naive_time.time_s);
+    check(
+        "lec-ex4-naive-ratio",
+        r128.naive_time.time_s / r4096.naive_time.time_s,
+    );
     check("lec-ex4-block128-bytes", r128.tile.tiled_bytes);
     check("lec-ex4-block128-time", r128.tile.time.time_s * 1e3);
     check("lec-ex4-block256-bytes", r256.tile.tiled_bytes);
@@ -265,18 +264,27 @@ fn feasibility_002_s7_8() {
         stages: Some(Count(1)),
         ..sq(4096, 4096, 4096, 128)
     };
-    check("lec-7.8-feas-smem-single", cost(&single).tile.smem_bytes / KIB);
+    check(
+        "lec-7.8-feas-smem-single",
+        cost(&single).tile.smem_bytes / KIB,
+    );
     let c = cost(&sq(4096, 4096, 4096, 128));
     let r = c.report(false);
     check("lec-7.8-feas-smem-double", c.tile.smem_bytes / KIB);
     check("lec-7.8-feas-acc-128", c.tile.accumulator_bytes / KIB);
-    check("lec-7.8-feas-acc-128-frac", num(&r, "accumulator_fraction_of_registers"));
+    check(
+        "lec-7.8-feas-acc-128-frac",
+        num(&r, "accumulator_fraction_of_registers"),
+    );
     assert_eq!(c.tile.fits, Some(true));
     let c = cost(&sq(4096, 4096, 4096, 256));
     let r = c.report(false);
     check("lec-7.8-feas-smem-256", c.tile.smem_bytes / KIB);
     check("lec-7.8-feas-acc-256", c.tile.accumulator_bytes / KIB);
-    check("lec-7.8-feas-acc-256-frac", num(&r, "accumulator_fraction_of_registers"));
+    check(
+        "lec-7.8-feas-acc-256-frac",
+        num(&r, "accumulator_fraction_of_registers"),
+    );
     assert_eq!(c.tile.smem_fits, Some(true), "lec-7.8-feas-smem-256 fits");
     assert_eq!(
         c.tile.fits,
@@ -288,7 +296,10 @@ fn feasibility_002_s7_8() {
     let rt = c.ridge_tile;
     check("lec-7.8-ridge-block", rt.rounded as f64);
     check("lec-7.8-ridge-block-acc", rt.accumulator_bytes);
-    check("lec-7.8-ridge-block-acc-ratio", rt.accumulator_vs_registers.unwrap());
+    check(
+        "lec-7.8-ridge-block-acc-ratio",
+        rt.accumulator_vs_registers.unwrap(),
+    );
     check("lec-7.8-ridge-block-smem", rt.smem_bytes / 1e3);
 }
 
@@ -303,16 +314,25 @@ fn feasibility_book() {
     };
     let c = cost(&p);
     check("book-2.2-smem-tiles-bytes", c.tile.smem_bytes / KIB);
-    check("book-2.2-smem-tiles-frac", num(&c.report(false), "smem_fraction_of_block_default") * 100.0);
+    check(
+        "book-2.2-smem-tiles-frac",
+        num(&c.report(false), "smem_fraction_of_block_default") * 100.0,
+    );
     let mma = |shape: &str, tile| MatmulInputs {
         mma: Some(shape.into()),
         ..sq(4096, 4096, 4096, tile)
     };
     let c = cost(&mma("m64n16k16", 128)).mma.unwrap();
     check("book-2.3-wgmma-acc-regs", c.accumulator_registers as f64);
-    check("book-2.3-wgmma-regs-per-thread", c.accumulator_registers_per_thread);
+    check(
+        "book-2.3-wgmma-regs-per-thread",
+        c.accumulator_registers_per_thread,
+    );
     let c = cost(&mma("m64n256k16", 256)).mma.unwrap();
-    check("book-2.3-wgmma-n256-regs-per-thread", c.accumulator_registers_per_thread);
+    check(
+        "book-2.3-wgmma-n256-regs-per-thread",
+        c.accumulator_registers_per_thread,
+    );
     // The carveouts the feasibility check picks from.
     let c = cost(&sq(4096, 4096, 4096, 128));
     check("book-6.1-smem-carveouts", c.limits.carveouts.len() as f64);
@@ -479,115 +499,6 @@ fn inputs_come_from_fields_with_defaults() {
 }
 
 // ---- coverage ----
-
-/// Every case of the five topics in the golden file.
-const ALL: &[&str] = &[
-    "ch-rmsnorm-prefill-blocks-per-sm",
-    "ch-h100-bf16-dense-from-sparse",
-    "ch-tensor-vs-fp32-datasheet",
-    "ch-tensor-vs-fp32-prelim",
-    "ch-mma-outputs",
-    "ch-mma-m1-padding-rows",
-    "ch-mma-m1-util",
-    "ch-hgmma-m1-wasted-rows",
-    "ch-hgmma-m1-util",
-    "ch-mma-m1-effective-tflops",
-    "ch-prefill-M",
-    "lec-7.7-tensor-vs-vector",
-    "lec-7.7-per-sm-tflops",
-    "lec-7.8-naive-intensity",
-    "lec-7.8-naive-attainable",
-    "lec-7.8-naive-frac",
-    "lec-7.8-4096-flops",
-    "lec-7.8-4096-bMNK",
-    "lec-7.8-4096-naive-bytes",
-    "lec-7.8-4096-naive-time",
-    "lec-7.8-naive-vs-floor",
-    "lec-7.8-tiled-4096-block32-bytes",
-    "lec-7.8-tiled-4096-block32-intensity",
-    "lec-7.8-tiled-4096-block32-attainable",
-    "lec-7.8-tiled-4096-block32-time",
-    "lec-7.8-tiled-4096-block32-vs-naive",
-    "lec-7.8-tiled-4096-block64-bytes",
-    "lec-7.8-tiled-4096-block64-intensity",
-    "lec-7.8-tiled-4096-block64-attainable",
-    "lec-7.8-tiled-4096-block64-time",
-    "lec-7.8-tiled-4096-block64-vs-naive",
-    "lec-7.8-tiled-4096-block128-bytes",
-    "lec-7.8-tiled-4096-block128-intensity",
-    "lec-7.8-tiled-4096-block128-attainable",
-    "lec-7.8-tiled-4096-block128-time",
-    "lec-7.8-tiled-4096-block128-vs-naive",
-    "lec-7.8-tiled-4096-block256-bytes",
-    "lec-7.8-tiled-4096-block256-intensity",
-    "lec-7.8-tiled-4096-block256-attainable",
-    "lec-7.8-tiled-4096-block256-time",
-    "lec-7.8-tiled-4096-block256-vs-naive",
-    "lec-7.8-naive-as-block1",
-    "lec-7.8-per-program-route",
-    "lec-7.8-feas-smem-single",
-    "lec-7.8-feas-smem-double",
-    "lec-7.8-feas-acc-128",
-    "lec-7.8-feas-acc-128-frac",
-    "lec-7.8-feas-smem-256",
-    "lec-7.8-feas-acc-256",
-    "lec-7.8-feas-acc-256-frac",
-    "lec-7.8-ridge-block",
-    "lec-7.8-ridge-block-acc",
-    "lec-7.8-ridge-block-acc-ratio",
-    "lec-7.8-ridge-block-smem",
-    "lec-7.8-smem-tiling-ceiling",
-    "lec-7.8-smem-tiling-ceiling-frac",
-    "lec-7.8-regtile-acc-per-thread",
-    "lec-7.8-regtile-microtile-edge",
-    "lec-7.8-regtile-smem-reads",
-    "lec-7.8-regtile-flops",
-    "lec-7.8-regtile-intensity",
-    "lec-7.8-l2-gap",
-    "lec-7.8-wave-programs",
-    "lec-7.8-wave-full",
-    "lec-7.8-wave-tail",
-    "lec-7.8-wave-idle",
-    "lec-7.8-wave-efficiency",
-    "lec-7.11-wave-705",
-    "lec-7.9-block16-intensity",
-    "lec-7.9-block16-attainable",
-    "lec-7.11-decode-intensity-M1",
-    "lec-7.12-tpu-peak",
-    "lec-7.13-per-sm-times-sms",
-    "lec-ex4-flops",
-    "lec-ex4-naive-bytes",
-    "lec-ex4-naive-time",
-    "lec-ex4-naive-ratio",
-    "lec-ex4-block128-bytes",
-    "lec-ex4-block128-time",
-    "lec-ex4-block256-bytes",
-    "lec-ex4-block256-time",
-    "book-2.2-smem-tiles-bytes",
-    "book-2.2-smem-tiles-frac",
-    "book-2.3-wgmma-acc-regs",
-    "book-2.3-wgmma-regs-per-thread",
-    "book-2.3-wgmma-n256-regs-per-thread",
-    "book-6.1-tcgen05-2sm-tile-per-sm",
-    "book-6.1-mxf4-vs-hopper-fp8",
-    "book-6.2-trn3-bf16-derive",
-    "book-6.2-trn3-mxfp8-derive",
-    "book-6.2-trn3-contraction-ratio",
-    "book-6.2-trn3-mx-vs-bf16",
-    "book-6.2-trn3-fp32-derive",
-    "book-6.1-smem-carveouts",
-    "book-2.2-4092-flops",
-    "book-2.2-naive-runtime",
-];
-
-/// The five topics this file covers.
-const TOPICS: &[&str] = &[
-    "matmul-naive",
-    "tiled-matmul",
-    "tile-feasibility",
-    "wave-quantization",
-    "tensor-core-util",
-];
 
 // The L2 level (formulas.md, "Matmul through the L2"): footprints, the
 // fall-backs, and the hardware without an L2. Expected values are worked

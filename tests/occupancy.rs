@@ -270,21 +270,6 @@ fn ch_merge_grid() {
     check("ch-merge-occupancy-one-block", g.busy_sm_occupancy * 100.0);
 }
 
-// book-2.3-warpgroup-threads (a hardware-spec case): a Hopper warp group
-// of 128 threads is exactly the seed's 4 warps, with no partial warp.
-#[test]
-fn book_2_3_warpgroup() {
-    let h = h100();
-    let threads = golden("book-2.3-warpgroup-threads").expected as u64;
-    let c = occ(&h, &kernel(threads, 32, 0));
-    assert_eq!(c.warps_per_block, 4, "book-2.3-warpgroup-threads");
-    assert_eq!(
-        c.warps_per_block * c.budget.warp_size,
-        threads,
-        "book-2.3-warpgroup-threads"
-    );
-}
-
 // ------------------------------------------------------- what it refuses
 
 #[test]

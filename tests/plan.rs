@@ -5,7 +5,7 @@
 //! and disaggregation.
 
 mod common;
-use common::{check, check_si};
+use common::check;
 use roofline::calc::collective::{Fabric, Kind};
 use roofline::calc::plan::{self, Objective, PlanInputs, Setup};
 use roofline::catalog::Catalog;
@@ -115,7 +115,10 @@ fn deepseek_v3_decode_unit() {
     // expert per GPU, so the routed experts occupy 256 GPUs.
     let routed = m.moe.as_ref().unwrap().routed_experts.get() as f64;
     assert_eq!(p.experts_per_device, 1.0);
-    check("book-5.2-dsv3-decode-routed-gpus", routed / p.experts_per_device);
+    check(
+        "book-5.2-dsv3-decode-routed-gpus",
+        routed / p.experts_per_device,
+    );
     assert!(p.fits, "{:?}", p.why_not);
     // Decode all-to-alls are small: far cheaper than prefill's.
     assert!(p.decode_comm.ep_alltoall_bytes < 1e8);

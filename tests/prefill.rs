@@ -4,7 +4,7 @@
 //! input.
 
 mod common;
-use common::{check, check_si};
+use common::{check, check_si, num};
 use roofline::calc::prefill::{self, PrefillCost, PrefillInputs};
 use roofline::calc::roof::Bound;
 use roofline::catalog::Catalog;
@@ -39,9 +39,10 @@ fn materialised_scores_against_l2() {
         serde_json::json!({"prompt": 8192}),
     )
     .unwrap();
-    check("ch-scores-fp32-8192", c.scores_bytes_per_head);
-    check("ch-scores-vs-l2", c.scores_bytes_per_head / c.l2_bytes.unwrap());
-    check("ch-scores-32-heads", c.scores_bytes_per_head * c.heads as f64);
+    let r = c.report(false);
+    check_si("ch-scores-fp32-8192", num(&r, "scores_bytes_per_head"));
+    check("ch-scores-vs-l2", num(&r, "scores_over_l2"));
+    check_si("ch-scores-32-heads", num(&r, "scores_bytes_per_layer"));
     assert!(c.materialised.time_s > c.time_s);
 }
 
