@@ -247,6 +247,14 @@ fn every_golden_case_is_checked_or_skipped() {
 /// Cases no command or library call computes, with why.
 const SKIPPED: &[(&str, &str)] = &[
     (
+        "lec-7.8-4096-bMNK",
+        "b x M x N x K, the prefactor of the lecture's traffic formula, not a quantity any command reports",
+    ),
+    (
+        "book-2.2-naive-runtime",
+        "a FLOP count over a measured kernel rate; no command takes a measured rate",
+    ),
+    (
         "hw-h100-hbm-latency-assumed",
         "the lecture's assumed 500 cycles, passed as an input (--set memory.dram-latency); the file carries the measured 479",
     ),

@@ -85,14 +85,6 @@ fn naive_matmul_4096_002_s7_8() {
     assert_eq!(r.results["bound"], "compute");
 }
 
-#[test]
-fn b_mnk_is_the_tiled_bytes_at_tile_2() {
-    // b*MNK is the tiled formula's prefactor: at BM = BN = 2 the factor
-    // (1/2 + 1/2) is 1.
-    let c = cost(&sq(4096, 4096, 4096, 2));
-    check("lec-7.8-4096-bMNK", c.tile.tiled_bytes);
-}
-
 /// One row of the lecture's tiled table (002 §7.8): the cells' case ids
 /// are bytes, intensity, attainable rate, time and the gain over naive.
 fn check_tile_row(tile: u64, ids: [&str; 5]) {
@@ -251,11 +243,6 @@ fn book_4092_sgemm_000_s2_2() {
         ..MatmulInputs::new(m, m, m)
     };
     check("book-2.2-4092-flops", cost(&fp32(4092)).flops);
-    // The naive SGEMM at the 309 GFLOP/s it measures: with the fp32 rate
-    // set to that, the naive kernel is compute-bound at FLOPs / rate.
-    let slow = hw("h100-sxm", &["compute.dense.fp32=309 GFLOP/s"]);
-    let c = on(&slow, &fp32(4092));
-    check("book-2.2-naive-runtime", c.naive_time.time_s * 1e3);
 }
 
 #[test]
@@ -353,16 +340,15 @@ fn waves_002_s7_8_s7_11() {
     check("lec-7.8-wave-idle", w.idle_slots as f64);
     check("lec-7.8-wave-efficiency", w.efficiency * 100.0);
     close("waves = programs / SMs", w.waves, 7.76, 0.001);
-    // 7.05 waves: 705 programs (15 x 47 tiles of 128) on 100 SMs.
-    let hundred = hw("h100-sxm", &["execution.sms=100"]);
-    let w = on(&hundred, &sq(15 * 128, 47 * 128, 4096, 128))
-        .waves
-        .unwrap()
-        .waves;
-    close("7.05 waves", w.waves, 7.05, 1e-12);
-    check("lec-7.11-wave-705", w.efficiency * 100.0);
-    // 2048 programs (32 x 64 tiles) over 132 SMs.
-    let w = cost(&sq(4096, 8192, 4096, 128)).waves.unwrap().waves;
+    // The lecture's 7.05 waves, the seed's input: the last wave launched
+    // whole.
+    let waves = common::golden("lec-7.11-wave-705").input("waves");
+    check_si("lec-7.11-wave-705", matmul::wave_efficiency(waves));
+    // The chapter's 2,048 RMSNorm blocks over the H100's 132 SMs.
+    let c = common::golden("ch-rmsnorm-prefill-blocks-per-sm");
+    let sms = hw("h100-sxm", &[]).execution.unwrap().sms.get();
+    assert_eq!(f64::from(sms), c.input("num_sms"));
+    let w = matmul::waves(c.input("blocks") as u128, u128::from(sms), 1);
     check("ch-rmsnorm-prefill-blocks-per-sm", w.waves);
     // Two resident programs per SM halve the waves.
     let p = MatmulInputs {
