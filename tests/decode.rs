@@ -144,7 +144,7 @@ fn moe_reads_the_experts_touched() {
 #[test]
 fn launch_overhead_and_kernels() {
     let m = model("llama-3-8b");
-    assert_eq!(step::kernels(&m), 32 * 12 + 4);
+    assert_eq!(step::kernels(&m), f64::from(32 * 12 + 4));
     let mut i = inputs(1, 1024);
     let none = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     i.launch = Some("eager".into());

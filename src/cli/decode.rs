@@ -92,7 +92,7 @@ impl Query for DecodeArgs {
         if let Some(spec) = &self.speculative {
             let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
             if !(2..=3).contains(&parts.len()) || parts.iter().any(|p| p.is_empty()) {
-                return Err(Error::usage(
+                return Err(Error::input(
                     "--speculative",
                     format!(
                         "`{spec}`: expected ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST], e.g. 0.8,4,0.05"
