@@ -487,3 +487,36 @@ fn tensor_parallel_decode_is_bounded_by_the_measurements() {
     }
     assert_eq!(rows, 9);
 }
+
+#[test]
+fn why_not_first_groups_thousands() {
+    // docs/cli.md: numbers in notes and messages are grouped in thousands
+    // as in tables. Llama-3-8B on 8 H200s decodes at thousands of tokens/s
+    // per device.
+    let j = common::cli_json(&[
+        "plan",
+        "--model",
+        "llama-3-8b",
+        "--hw",
+        "h200-sxm",
+        "--search",
+        "--devices",
+        "8",
+        "--batch",
+        "64",
+    ]);
+    let text = j.to_string();
+    let reasons: Vec<&str> = text
+        .split('"')
+        .filter(|s| s.contains(" vs ") && s.contains("tokens/s per device"))
+        .collect();
+    assert!(!reasons.is_empty(), "no ranked reasons in {text}");
+    for r in reasons {
+        let first = r.split(" vs ").next().unwrap();
+        let digits = first.split('.').next().unwrap();
+        assert!(
+            digits.len() < 4 || digits.contains(','),
+            "not grouped: {r}"
+        );
+    }
+}
