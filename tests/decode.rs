@@ -13,7 +13,7 @@ use roofline::calc::roof::Roof;
 use roofline::calc::step::{self, Op, Precisions};
 use roofline::catalog::Catalog;
 use roofline::error::Error;
-use roofline::inputs::{Count, Number, Seconds};
+use roofline::inputs::{Count, Number, Seconds, Tokens};
 use roofline::spec::hardware::{Hardware, Mode};
 use roofline::spec::model::Model;
 
@@ -302,8 +302,8 @@ fn slo_bisection() {
 #[test]
 fn goodput_puts_prefill_in_the_loop() {
     let mut i = inputs(16, 1024);
-    i.prompt = Some(Count(1024));
-    i.output = Some(Count(128));
+    i.prompt = Some(Tokens(1024));
+    i.output = Some(Tokens(128));
     i.slo_ttft = Some(Seconds(1.0));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let g = c.goodput.unwrap();

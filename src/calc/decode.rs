@@ -12,7 +12,7 @@ use super::roof::{self, Roof, RoofTime};
 use super::speculative;
 use super::step::{self, Precisions, Shape, Step};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Number, Tokens, Seconds, at_least_one, positive};
+use crate::inputs::{Count, Number, Seconds, Tokens, at_least_one, positive};
 use crate::precision::{self, Precision};
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::{Hardware, Mode};
