@@ -14,6 +14,12 @@ mod builtin {
     include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
 }
 
+/// The built-in scenarios (`scenarios/*.toml`), as (name, TOML text), by
+/// name: `roofline run NAME` runs one from any folder.
+pub fn builtin_scenarios() -> &'static [(&'static str, &'static str)] {
+    builtin::SCENARIOS
+}
+
 /// Where a catalog entry's text lives.
 #[derive(Debug, Clone)]
 enum Source {
