@@ -221,6 +221,12 @@ impl Catalog {
         Ok((e.text()?, e.origin_name(kind)))
     }
 
+    /// A hardware file's text and the name messages give it, by id or
+    /// path (`calibrate` writes a new file from its base's text).
+    pub fn hardware_text(&self, what: &str) -> Result<(String, String)> {
+        self.text("hardware", what)
+    }
+
     /// A commented template for a user's own file, made from a catalog
     /// entry or file (`kind` is `hw` or `model`): `hw new --from ID`. The
     /// source is parsed first, so a template is only made from a file that

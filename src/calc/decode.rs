@@ -8,8 +8,11 @@
 //! meets it is found by bisection.
 
 use super::kv::{self, KvPrecision};
+use super::matmul::efficiency::GemmModel;
 use super::roof::{self, Roof, RoofTime};
 use super::speculative;
+use super::step::price::{Launch, Priced, Pricer};
+use super::step::report as step_price;
 use super::step::{self, Precisions, Shape, Step};
 use crate::error::{Error, Result};
 use crate::inputs::{Count, Number, Seconds, Tokens, at_least_one, positive};
@@ -117,6 +120,13 @@ pub struct Setup {
     /// Where the peak, the bandwidth and the launch overhead come from:
     /// the file's field and its source.
     pub sources: [Option<String>; 3],
+    /// The per-operation model (`--achievable` only).
+    #[serde(skip)]
+    pub pricer: Option<Pricer>,
+    /// Figures the per-operation model found missing and did without
+    /// (field names), for the notes.
+    #[serde(skip)]
+    pub missing: Vec<&'static str>,
 }
 
 /// The precision, launch and kernel choices a step is set up with (each
@@ -262,8 +272,24 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
     ];
     let (kernels, given) = match kernels {
         Some(k) => (k.0 as f64, true),
-        None => (step::kernels(m) as f64, false),
+        None => (step::kernels(m), false),
     };
+    let mut missing = Vec::new();
+    let pricer = (mode == Mode::Achievable).then(|| {
+        pricer(
+            hw,
+            &roof,
+            p.compute,
+            launch,
+            per_kernel_s,
+            Precisions {
+                weight: w.bytes(),
+                activation: a.bytes(),
+                kv: kv.bytes(),
+            },
+            &mut missing,
+        )
+    });
     Ok(Setup {
         weights: w.name,
         activations: a.name,
@@ -282,7 +308,71 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         kernels,
         kernels_given: given,
         sources,
+        pricer,
+        missing,
     })
+}
+
+/// The per-operation model of `hw` at compute precision `compute` and the
+/// launch mode chosen: the measured rates, the file's `achievable` figures
+/// (formulas.md, "Achievable: a forward operation by operation"). Optional
+/// figures the file lacks are named in `missing`.
+#[allow(clippy::too_many_arguments)]
+pub fn pricer(
+    hw: &Hardware,
+    roof: &Roof,
+    compute: &str,
+    launch: LaunchMode,
+    per_kernel_s: f64,
+    precisions: Precisions,
+    missing: &mut Vec<&'static str>,
+) -> Pricer {
+    let a = hw.achievable.as_ref();
+    let overhead = a.and_then(|a| a.kernel_overhead).map(|s| s.get());
+    if overhead.is_none() {
+        missing.push("achievable.kernel-overhead");
+    }
+    let sustained = a.and_then(|a| a.sustained.get(compute));
+    if sustained.is_none() {
+        missing.push("achievable.sustained");
+    }
+    let attention = a
+        .and_then(|a| a.attention.as_ref())
+        .and_then(|at| Some((at.peak_fraction?, at.half_length?.get() as f64)));
+    if attention.is_none() {
+        missing.push("achievable.attention");
+    }
+    let gemm = GemmModel::of(hw);
+    if gemm.tiles.is_empty() {
+        missing.push("achievable.gemm");
+    }
+    // An eager step from Python pays each kernel's host path, the measured
+    // cost of one eager call; the bare launch where the file lacks it.
+    let (launch, per_kernel_s) = match launch {
+        LaunchMode::None => (Launch::None, 0.0),
+        LaunchMode::Graph => (Launch::Graph, per_kernel_s),
+        LaunchMode::Eager => (
+            Launch::Eager,
+            match a.and_then(|a| a.call.as_ref()).and_then(|c| c.matmul_eager) {
+                Some(c) => c.get(),
+                None => {
+                    missing.push("achievable.call.matmul-eager");
+                    per_kernel_s
+                }
+            },
+        ),
+    };
+    Pricer {
+        rate: roof.peak,
+        sustained,
+        bandwidth: roof.bandwidth,
+        launch,
+        per_kernel_s,
+        overhead_s: overhead.unwrap_or(0.0),
+        gemm,
+        attention,
+        precisions,
+    }
 }
 
 impl Setup {
@@ -327,25 +417,61 @@ impl Setup {
 pub struct Timed {
     /// The ops and their sums.
     pub step: Step,
-    /// max(compute, memory).
+    /// max(compute, memory) over the whole step (the speed of light's
+    /// time; under `--achievable` the one-roof figure beside the
+    /// per-operation sum).
     pub roof: RoofTime,
-    /// Kernels x seconds per kernel.
+    /// Speed of light: kernels x seconds per kernel. Per operation: every
+    /// kernel's overhead and launch (or host wait).
     pub launch_s: f64,
-    /// roof + launch.
+    /// roof + launch, or the per-operation sum.
     pub total_s: f64,
+    /// The per-operation prices (`--achievable`).
+    pub priced: Option<Priced>,
 }
 
 /// Times a forward of `shape` under `s`.
 pub fn timed(m: &Model, s: &Setup, shape: Shape) -> Result<Timed> {
     let step = step::forward(m, shape, &s.precisions)?;
+    Ok(time_step(s, step))
+}
+
+/// Times a forward already built: the speed of light on one roof, or the
+/// per-operation sum under `--achievable`.
+pub fn time_step(s: &Setup, step: Step) -> Timed {
     let t = s.roof.time(step.flops(), step.bytes());
-    let launch_s = s.kernels * s.per_kernel_s;
-    Ok(Timed {
-        step,
-        roof: t,
-        launch_s,
-        total_s: t.time_s + launch_s,
-    })
+    match &s.pricer {
+        Some(p) => {
+            let scale = if s.kernels_given {
+                let structural = step.achievable_kernels();
+                if structural > 0.0 {
+                    s.kernels / structural
+                } else {
+                    1.0
+                }
+            } else {
+                1.0
+            };
+            let priced = p.price(&step, scale);
+            Timed {
+                step,
+                roof: t,
+                launch_s: priced.overhead_s,
+                total_s: priced.time_s,
+                priced: Some(priced),
+            }
+        }
+        None => {
+            let launch_s = s.kernels * s.per_kernel_s;
+            Timed {
+                step,
+                roof: t,
+                launch_s,
+                total_s: t.time_s + launch_s,
+                priced: None,
+            }
+        }
+    }
 }
 
 /// Speculative decoding applied to the step.
@@ -889,27 +1015,33 @@ impl DecodeCost {
                     si(s.roof.bandwidth, "B/s")
                 ))
         });
-        r.result("kernels", s.kernels, || {
-            let q = Quantity::new("kernels per step", Unit::Count);
-            if s.kernels_given {
-                q.formula("given")
-            } else {
-                q.formula("layers x 12 (dense) or 16 + 3 per shared expert (MoE) + 4 (embedding, final norm, LM head, sampling)")
+        let priced = self.timed.priced.as_ref();
+        match priced {
+            None => {
+                r.result("kernels", s.kernels, || {
+                    let q = Quantity::new("kernels per step", Unit::Count);
+                    if s.kernels_given {
+                        q.formula("given")
+                    } else {
+                        q.formula("layers x 12 (dense) or 16 + 3 per shared expert (MoE) + 4 (embedding, final norm, LM head, sampling)")
+                    }
+                });
+                r.result("launch_time_s", self.timed.launch_s, || {
+                    Quantity::new(
+                        format!("launch overhead ({})", s.launch.as_str()),
+                        Unit::Seconds,
+                    )
+                    .source(s.sources[2].as_deref())
+                    .formula("kernels x overhead per kernel")
+                    .derive(format!(
+                        "{} x {}",
+                        s.kernels,
+                        units::seconds(s.per_kernel_s)
+                    ))
+                });
             }
-        });
-        r.result("launch_time_s", self.timed.launch_s, || {
-            Quantity::new(
-                format!("launch overhead ({})", s.launch.as_str()),
-                Unit::Seconds,
-            )
-            .source(s.sources[2].as_deref())
-            .formula("kernels x overhead per kernel")
-            .derive(format!(
-                "{} x {}",
-                s.kernels,
-                units::seconds(s.per_kernel_s)
-            ))
-        });
+            Some(p) => step_price::record(&mut r, p, s.kernels_given, s.launch.as_str()),
+        }
         let label = match (s.mode, s.launch) {
             (Mode::SpeedOfLight, LaunchMode::None) => "step time (speed of light: a lower bound)",
             (Mode::SpeedOfLight, _) => "step time (speed of light + launch overhead)",
@@ -918,14 +1050,17 @@ impl DecodeCost {
         let spec = self.speculation.as_ref();
         r.result("step_time_s", self.step_time_s, || {
             let q = Quantity::new(label, Unit::Seconds);
-            match spec {
-                None => q.formula("max(compute, memory) + launch").derive(format!(
+            match (spec, priced) {
+                (None, Some(p)) => q
+                    .formula("sum over operations of max(compute, memory) + kernels x (overhead + launch)")
+                    .derive(step_price::derivation(p)),
+                (None, None) => q.formula("max(compute, memory) + launch").derive(format!(
                     "max({}, {}) + {}",
                     units::seconds(t.compute_s),
                     units::seconds(t.memory_s),
                     units::seconds(self.timed.launch_s)
                 )),
-                Some(sp) => q
+                (Some(sp), _) => q
                     .formula("verify pass of g+1 tokens + g x c x plain step")
                     .derive(format!(
                         "{} + {} x {} x {}",
@@ -1081,13 +1216,16 @@ impl DecodeCost {
         if s.mode == Mode::Achievable {
             r.note_with(|| {
                 format!(
-                    "achievable: the file's measured {} bandwidth, {} {} matmul rate and {}; a calibrated estimate, not a bound",
+                    "achievable: each operation on its own roofline, summed (the file's measured {} bandwidth, {} {} matmul rate by GEMM shape, kernel overhead and {}); a calibrated estimate, not a bound",
                     si(s.roof.bandwidth, "B/s"),
                     s.roof.peak_text(),
                     s.compute,
                     s.launch_words()
                 )
             });
+            if let Some(p) = priced {
+                step_price::notes(&mut r, p, s.pricer.as_ref(), &s.missing);
+            }
         }
         if s.weights != s.activations {
             r.note_with(|| {

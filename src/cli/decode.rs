@@ -16,13 +16,13 @@ use serde::Serialize;
 // searched for.
 #[command(group(clap::ArgGroup::new("batch-or-slo").args(["batch", "slo_tpot"]).required(true).multiple(true)))]
 #[command(after_help = "Examples:
-  roofline decode --model llama-2-7b --hw h100-sxm --batch 1 --context 1024   (about 4 ms at about 1 FLOP/B)
+  roofline decode --model llama-2-7b --hw h100-sxm --batch 1 --context 1024   # about 4 ms at about 1 FLOP/B
   roofline decode --model llama-3-8b --hw h200-sxm --batch 32 --context 4096 --achievable
   roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 1024 --launch eager
   roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 2048 --sweep batch=1..512 --format csv
   roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 2048 --slo-tpot 20ms
   roofline decode --model llama-3-8b --hw h200-sxm --batch 64 --context 2048 --prompt 1024 --output 256 --slo-ttft 200ms
-  roofline decode --model deepseek-v3 --hw b200 --batch 1 --context 4096 --dtype fp8 --activations fp8
+  roofline decode --model deepseek-v3 --hw b200 --batch 1 --context 4096 --dtype fp8 --activations fp8   # exits 1: 671 GB do not fit one B200
   roofline decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --speculative 0.8,4,0.05")]
 pub struct DecodeArgs {
     /// Model id or path to a .toml file; a comma-separated list compares.

@@ -61,7 +61,7 @@ pub struct SoftmaxArgs {
 #[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline fusion chain --ops 3 --elements 134217728 --dtype bf16
-  roofline fusion chain --ops 1 --inputs 2 --elements 131072 --overhead \"1 us\"   (a merge kernel: launch vs work)")]
+  roofline fusion chain --ops 1 --inputs 2 --elements 131072 --overhead \"1 us\"   # a merge kernel: launch vs work")]
 pub struct ChainArgs {
     /// Elementwise kernels in the chain.
     #[arg(long, required = true)]

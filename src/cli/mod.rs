@@ -10,6 +10,7 @@ mod matmul;
 mod model;
 pub mod query;
 
+mod calibrate;
 pub mod chart;
 mod coalesce;
 mod collective;
@@ -178,6 +179,10 @@ pub enum Command {
     Prefill(prefill::PrefillArgs),
     /// Speculative decoding: tokens per target pass and speedup.
     Speculative(speculative::SpeculativeArgs),
+    /// Fit a part's achievable figures from a calibrate.py measurement file
+    /// and write a hardware file with them; prints the error on held-out
+    /// points.
+    Calibrate(calibrate::CalibrateArgs),
     /// Draw a chart to an SVG or PNG file: roofline, occupancy, tiles.
     #[command(subcommand)]
     Chart(chart::ChartCommand),
@@ -214,6 +219,11 @@ fn unused_flags(cli: &Cli) -> Result<()> {
             "`completions` and `man` print a script or a page",
             "they take no other flag",
             false,
+        ),
+        Command::Calibrate(_) => (
+            "`calibrate` fits the measurements onto the base part's file as it is",
+            "give the base as --hw and the measurements as FILE",
+            true,
         ),
         Command::Run(_) => (
             "`run` runs a scenario's own queries",
@@ -797,7 +807,41 @@ impl Ctx {
                 r.note(format!("what-if: --set {list} replaces the file's figures"));
             }
         }
+        if self.mode == Mode::Achievable {
+            self.quote_errors(&mut reports);
+        }
         Ok(reports)
+    }
+
+    /// Every `--achievable` answer says how good it is: the validated error
+    /// of its kind on its part, a calibrated file's held-out error, or that
+    /// nothing was measured (`calc::accuracy`).
+    fn quote_errors(&self, reports: &mut [Report]) {
+        let mut hws: Vec<Rc<Hardware>> = self.hw_cache.borrow().values().cloned().collect();
+        hws.sort_by(|a, b| a.id.cmp(&b.id));
+        hws.dedup_by(|a, b| a.id == b.id);
+        for r in reports.iter_mut() {
+            let launch = r.inputs.get("launch").and_then(|v| v.as_str());
+            let Some(kind) = roofline::calc::accuracy::kind(&r.command, launch) else {
+                continue;
+            };
+            let one = r
+                .hardware
+                .as_ref()
+                .and_then(|id| hws.iter().find(|h| &h.id == id));
+            let notes: Vec<String> = match one {
+                Some(h) => vec![roofline::calc::accuracy::quote(kind, h)],
+                None => hws
+                    .iter()
+                    .map(|h| format!("{}: {}", h.id, roofline::calc::accuracy::quote(kind, h)))
+                    .collect(),
+            };
+            for n in notes {
+                if !r.notes.contains(&n) {
+                    r.note(n);
+                }
+            }
+        }
     }
 }
 
@@ -836,6 +880,7 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Occupancy(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Coalesce(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::LittlesLaw(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Calibrate(a) => calibrate::run(a, ctx),
         // main draws a chart itself; a scenario's chart query gets here,
         // writes its file and reports nothing.
         Command::Chart(c) => {

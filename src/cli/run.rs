@@ -169,7 +169,7 @@ fn argv(
             let known: Vec<&str> = cmd
                 .get_subcommands()
                 .map(|c| c.get_name())
-                .filter(|n| !matches!(*n, "run" | "help" | "completions" | "man"))
+                .filter(|n| !matches!(*n, "run" | "help" | "completions" | "man" | "calibrate"))
                 .collect();
             let hint = roofline::error::nearest(w, known.iter().copied())
                 .map(|n| format!(" (did you mean `{n}`?)"))

@@ -24,7 +24,7 @@ pub enum ShellArg {
 #[derive(Debug, Args)]
 #[command(after_help = "Install, for example:
   roofline completions bash > ~/.local/share/bash-completion/completions/roofline
-  roofline completions zsh > ~/.zfunc/_roofline        (with fpath+=~/.zfunc)
+  roofline completions zsh > ~/.zfunc/_roofline        # with fpath+=~/.zfunc
   roofline completions fish > ~/.config/fish/completions/roofline.fish")]
 pub struct CompletionsArgs {
     /// The shell.

@@ -14,7 +14,7 @@ use serde::Serialize;
 #[derive(Debug, Args, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
-  roofline speculative --acceptance 0.8 --draft-tokens 4          (3.36 tokens per pass)
+  roofline speculative --acceptance 0.8 --draft-tokens 4          # 3.36 tokens per pass
   roofline speculative --acceptance 0.8 --draft-tokens 4 --draft-cost 0.05
   roofline speculative --acceptance 0.7 --draft-tokens 4 --sweep draft-tokens=1..16 --format csv
   roofline speculative --acceptance 0.8 --draft-tokens 4 --sweep acceptance=0.5,0.6,0.7,0.8,0.9")]

@@ -223,7 +223,7 @@ fn drop_to_fit(
 
 /// Whether the rows compare a few accelerators or models (and nothing
 /// else varies): then they read best side by side, one column each.
-fn side_by_side(report: &Report) -> bool {
+pub(crate) fn side_by_side(report: &Report) -> bool {
     report.rows_kind == Some(RowsKind::Comparison)
         && report.axes.len() == 1
         && (2..=12).contains(&report.rows.len())
@@ -506,7 +506,7 @@ fn plain_grid(header: &[String], body: &[Vec<String>], markdown: bool) -> String
 }
 
 /// Whether the default table leaves the table inside the answer to `--all`.
-fn table_left_out(report: &Report) -> bool {
+pub(crate) fn table_left_out(report: &Report) -> bool {
     report.rows_beyond_headline && !report.rows_are_points() && !report.headline.is_empty()
 }
 
