@@ -19,5 +19,6 @@ pub mod plan;
 pub mod point;
 pub mod prefill;
 pub mod roof;
+pub mod simulate;
 pub mod speculative;
 pub mod step;

@@ -1040,6 +1040,88 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     })
 }
 
+/// One data-parallel replica of a layout, resolved once so that forward
+/// passes of any shape can be priced on it: the simulator's step cost
+/// (`simulate`, `fleet`). A pass runs through the stages one after
+/// another (one batch in flight: no microbatching), each stage's share
+/// priced as [`evaluate`] prices it, plus its communication.
+pub struct Replica<'a, 'b> {
+    shard: Shard<'a, 'b>,
+    /// (dense layers, MoE layers) of each stage.
+    stages: Vec<(f64, f64)>,
+    /// The layout.
+    pub layout: Layout,
+    /// Weights on a device of the heaviest stage, bytes.
+    pub weight_bytes: f64,
+    /// KV bytes one token takes on a device (its stage's layers, its
+    /// share of the heads).
+    pub kv_bytes_per_token: f64,
+    /// Bytes a device holds for the KV cache: usable memory less the
+    /// weights of the heaviest stage.
+    pub kv_budget_bytes: f64,
+}
+
+impl<'a, 'b> Replica<'a, 'b> {
+    /// The replica of `l` (validated by the caller) under `s`.
+    pub fn new(s: &'a Setup<'b>, l: Layout) -> Result<Self> {
+        let w = Workload {
+            batch: 1,
+            context: 1,
+            prompt: 1,
+            microbatches: Some(1),
+        };
+        let p = evaluate(s, l, w)?;
+        let layers = s.model.layers.get();
+        let per_stage = layers / l.pp;
+        let first_moe = s.model.moe.as_ref().map_or(layers, |moe| moe.dense_layers);
+        let stages = (0..l.pp)
+            .map(|st| {
+                let (a, b) = (st * per_stage, (st + 1) * per_stage);
+                let n_moe = b.saturating_sub(a.max(first_moe)) as f64;
+                (per_stage as f64 - n_moe, n_moe)
+            })
+            .collect();
+        let pl = per_layer(s);
+        Ok(Replica {
+            shard: Shard {
+                s,
+                l,
+                kv_share: p.kv_share,
+                experts_per_device: p.experts_per_device,
+                expert_bytes: pl.expert * s.step.precisions.weight,
+            },
+            stages,
+            layout: l,
+            weight_bytes: p.weight_bytes,
+            kv_bytes_per_token: p.kv_bytes_per_token_layer * per_stage as f64 * p.kv_share,
+            kv_budget_bytes: p.usable_bytes - p.weight_bytes,
+        })
+    }
+
+    /// The communication of one pass of `tokens` tokens.
+    pub fn comm(&self, tokens: f64) -> Result<Comm> {
+        comm(self.shard.s, self.layout, tokens)
+    }
+
+    /// One forward `st` of `tokens` tokens through every stage in turn,
+    /// with the communication `c` of a pass of that many tokens, seconds.
+    pub fn pass_s(&self, st: &step::Step, tokens: f64, c: &Comm) -> f64 {
+        let last = self.stages.len() - 1;
+        self.stages
+            .iter()
+            .enumerate()
+            .map(|(i, &(n_dense, n_moe))| {
+                let send = if i == last { 0.0 } else { c.pp_send_s };
+                self.shard
+                    .time(st, tokens, n_dense, n_moe, i == 0, i == last)
+                    + n_dense * c.dense_layer_s
+                    + n_moe * c.moe_layer_s
+                    + send
+            })
+            .sum()
+    }
+}
+
 /// The layout the inputs name, with defaults: tp 1, pp 1, ep 1, dp the
 /// rest of the devices.
 pub fn layout(inputs: &PlanInputs) -> Result<(Layout, Option<u64>)> {

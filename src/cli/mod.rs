@@ -23,6 +23,7 @@ mod point;
 mod prefill;
 pub mod run;
 mod shell;
+mod simulate;
 mod speculative;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -183,6 +184,10 @@ pub enum Command {
     /// and write a hardware file with them; prints the error on held-out
     /// points.
     Calibrate(calibrate::CalibrateArgs),
+    /// One serving deployment request by request: continuous batching,
+    /// chunked prefill, paged KV with preemption; latency percentiles,
+    /// throughput, goodput under SLOs.
+    Simulate(simulate::SimulateArgs),
     /// Draw a chart to an SVG or PNG file: roofline, occupancy, tiles.
     #[command(subcommand)]
     Chart(chart::ChartCommand),
@@ -662,7 +667,15 @@ fn split(list: &str) -> impl Iterator<Item = &str> {
 /// Parses `argv` and runs it; returns the shared flags and the reports to
 /// print (one, or one per point with `--explain`).
 pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
-    let (global, reports) = run_reports(argv)?;
+    let (mut global, reports) = run_reports(argv)?;
+    // `simulate --chart` without a sweep draws its run over time.
+    if global.chart.is_some()
+        && global.sweep.is_empty()
+        && global.y.is_none()
+        && reports.first().is_some_and(|r| r.command == "simulate")
+    {
+        global.y = Some("running,kv_use,latest_ttft_s".into());
+    }
     // `--chart FILE` draws the sweep before anything is printed.
     if let Some(out) = chart::sweep_chart(&global, &reports)? {
         chart::write(&out)?;
@@ -671,7 +684,7 @@ pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
 }
 
 fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
-    let cli = match parse(argv) {
+    let mut cli = match parse(argv) {
         Ok(cli) => cli,
         // Sweeps are expanded into flags only so that a required flag can
         // be swept without being given; any other slip (a flag the
@@ -693,6 +706,9 @@ fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
         let ctx = Ctx::new(&cli.global)?;
         let reports = run_command(&cli, &ctx)?;
         return Ok((cli.global, reports));
+    }
+    if let Command::Simulate(a) = &mut cli.command {
+        a.timeline = cli.global.chart.is_some() && cli.global.sweep.is_empty();
     }
     if let Some(q) = cli.command.query() {
         let ctx = Ctx::new(&cli.global)?;
@@ -754,6 +770,7 @@ impl Command {
             Command::Decode(a) => Some(a),
             Command::Prefill(a) => Some(a),
             Command::Speculative(a) => Some(a),
+            Command::Simulate(a) => Some(a),
             Command::Hw(hw::HwCommand::Show(a)) => Some(a),
             Command::Matmul(a) => Some(a),
             Command::Fusion(c) => Some(c.query()),
@@ -877,6 +894,7 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Decode(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Prefill(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Speculative(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Simulate(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Occupancy(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Coalesce(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::LittlesLaw(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
