@@ -343,6 +343,11 @@ pub struct Report {
     /// per row and column, since a comparison's rows are its items.
     #[serde(skip)]
     pub table_in_comparison: bool,
+    /// The columns of the table inside the answer a default table shows
+    /// (plan search's rank, layout, objective, what binds, fits); empty
+    /// means all. `--all` shows every column.
+    #[serde(skip)]
+    pub row_headline: Vec<String>,
 }
 
 impl Report {
