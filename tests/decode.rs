@@ -492,3 +492,46 @@ fn batch_trades_user_speed_for_device_throughput() {
         last = Some((device, user));
     }
 }
+
+/// `decode --slo-tpot T` without a batch searches it and says what binds:
+/// memory when one more sequence's KV does not fit, else the next batch's
+/// time per token. Checked against plain decode steps at the answer and
+/// one above it, and the memory case against a hand count of the KV.
+#[test]
+fn without_a_batch_the_slo_search_answers_and_says_what_binds() {
+    use roofline::calc::decode::SloBound;
+    let (m, h) = (model("llama-3-8b"), hw("h100-sxm"));
+    let cost = |v: serde_json::Value| {
+        let i: DecodeInputs = serde_json::from_value(v).unwrap();
+        decode::cost(&m, &h, &i, Mode::SpeedOfLight).unwrap()
+    };
+    let at = |b: u64| cost(serde_json::json!({"batch": b, "context": 4096}));
+
+    let c = cost(serde_json::json!({"context": 4096, "slo-tpot": "30ms"}));
+    let slo = c.slo.clone().unwrap();
+    assert!(c.batch_searched);
+    assert_eq!(c.batch, slo.batch);
+    assert_eq!(slo.bound, SloBound::Memory);
+    assert!(at(slo.batch).memory.unwrap().fits);
+    assert!(!at(slo.batch + 1).memory.unwrap().fits);
+    assert!(at(slo.batch).step_time_s <= 0.030);
+    // KV per sequence by hand: K and V, 8 KV heads of 128, 32 layers, 2 B,
+    // for the 4,096 tokens of context and the new one.
+    let per_seq = 2.0 * 8.0 * 128.0 * 32.0 * 2.0 * 4097.0;
+    let budget = at(1).memory.unwrap().kv_budget_bytes;
+    assert_eq!(slo.batch, (budget / per_seq).floor() as u64);
+
+    let c = cost(serde_json::json!({"context": 4096, "slo-tpot": "10ms"}));
+    let slo = c.slo.unwrap();
+    assert_eq!(slo.bound, SloBound::TimePerToken);
+    assert!(at(slo.batch).step_time_s <= 0.010);
+    assert!(at(slo.batch + 1).step_time_s > 0.010);
+    assert_eq!(slo.next_tpot_s, Some(at(slo.batch + 1).step_time_s));
+
+    // Neither a batch nor a target: the batch is asked for.
+    let i: DecodeInputs = serde_json::from_value(serde_json::json!({"context": 4096})).unwrap();
+    assert!(matches!(
+        decode::cost(&m, &h, &i, Mode::SpeedOfLight),
+        Err(Error::MissingInput { .. })
+    ));
+}

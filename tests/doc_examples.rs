@@ -51,17 +51,20 @@ fn placeholder(line: &str) -> bool {
 }
 
 /// A scratch folder holding links to every top-level entry of the
-/// repository, and a scratch HOME inside it.
+/// repository but docs/, and a scratch HOME inside it.
 fn scratch() -> &'static Path {
     static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
             .join(format!("doc-examples-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("home")).unwrap();
+        // docs/ is not linked: the gallery's examples write their charts
+        // into a scratch docs/charts, never over the committed ones.
+        std::fs::create_dir_all(dir.join("docs/charts")).unwrap();
         for e in std::fs::read_dir(ROOT).unwrap() {
             let e = e.unwrap();
             let name = e.file_name();
-            if name == "target" || name.to_string_lossy().starts_with('.') {
+            if name == "target" || name == "docs" || name.to_string_lossy().starts_with('.') {
                 continue;
             }
             let link = dir.join(&name);

@@ -193,7 +193,9 @@ fn bad_input() {
     assert_eq!(e.exit_code(), 1);
     let msg = e.to_string();
     assert!(
-        msg.contains("exceed") && msg.contains("by ") && msg.contains("plan"),
+        msg.contains("needs 811.7 GB, has 135.1 GB")
+            && msg.contains("more than")
+            && msg.contains("plan"),
         "{msg}"
     );
 }

@@ -28,18 +28,22 @@ pub struct CollectiveArgs {
     #[arg(long)]
     pub hw: String,
     /// Devices taking part.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub devices: Option<String>,
     /// Each rank's input buffer as NCCL counts it (e.g. 1GiB): for
     /// all-gather the piece each rank contributes, for reduce-scatter the
     /// whole vector.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub bytes: Option<String>,
     /// A fixed latency per phase (e.g. 20us), replacing the default (the
-    /// file's hop latency at speed of light; NCCL's measured 18.5 us per
-    /// call with --achievable).
+    /// file's hop latency at speed of light; with --achievable NCCL's
+    /// measured per-call latency for the launch mode).
     #[arg(long)]
     pub latency: Option<String>,
+    /// With --achievable: how the collective is called, none, graph (18.5
+    /// us per call on the H200 pair) or eager (44 us) [default: eager].
+    #[arg(long)]
+    pub launch: Option<String>,
 }
 
 impl Query for CollectiveArgs {

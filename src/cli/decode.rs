@@ -12,6 +12,9 @@ use serde::Serialize;
 /// `decode` flags.
 #[derive(Debug, Args, Serialize)]
 #[serde(rename_all = "kebab-case")]
+// The batch, or a time-per-token target the largest batch meeting it is
+// searched for.
+#[command(group(clap::ArgGroup::new("batch-or-slo").args(["batch", "slo_tpot"]).required(true).multiple(true)))]
 #[command(after_help = "Examples:
   roofline decode --model llama-2-7b --hw h100-sxm --batch 1 --context 1024   # about 4 ms at about 1 FLOP/B
   roofline decode --model llama-3-8b --hw h200-sxm --batch 32 --context 4096 --achievable
@@ -32,7 +35,7 @@ pub struct DecodeArgs {
     #[arg(long)]
     pub batch: Option<String>,
     /// Tokens already in each sequence's KV cache.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub context: Option<String>,
     /// Weight precision (default: the hardware's default-dtype): bf16, fp8,
     /// int8, int4, mxfp8, mxfp6, mxfp4, nvfp4, ...

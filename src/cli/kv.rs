@@ -25,7 +25,7 @@ pub struct KvArgs {
     #[arg(long)]
     pub model: String,
     /// Tokens per sequence.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub context: Option<String>,
     /// Sequences (default 1).
     #[arg(long)]

@@ -40,13 +40,13 @@ pub struct MatmulArgs {
     #[arg(long)]
     pub hw: Option<String>,
     /// Rows of A and C (tokens in a linear layer); required.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub m: Option<String>,
     /// Columns of B and C; required.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub n: Option<String>,
     /// The contraction dimension; required.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub k: Option<String>,
     /// Square tile: sets --tile-m and --tile-n [default: 128].
     #[arg(long)]
@@ -82,6 +82,10 @@ pub struct MatmulArgs {
     /// 32,64,128,256].
     #[arg(long, value_name = "LIST")]
     pub tiles: Option<String>,
+    /// With --achievable: the launch, none, graph or eager [default: eager,
+    /// one call from Python].
+    #[arg(long)]
+    pub launch: Option<String>,
 }
 
 impl Query for MatmulArgs {

@@ -29,11 +29,11 @@ pub struct OccupancyArgs {
     #[arg(long)]
     pub hw: String,
     /// Threads per block.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub threads: Option<String>,
     /// Registers per thread (on AMD parts: VGPRs per lane, arch and AGPRs
     /// together).
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub regs: Option<String>,
     /// Scalar registers per wave, as the compiler reports them (AMD parts
     /// only; without it SGPRs do not limit).
