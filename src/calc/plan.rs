@@ -1354,8 +1354,8 @@ pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Resu
                 ),
                 _ => format!(
                     "{} vs {} tokens/s per device",
-                    units::sig(p.tokens_per_s_per_device, 4),
-                    units::sig(best.tokens_per_s_per_device, 4)
+                    units::sig_grouped(p.tokens_per_s_per_device, 4),
+                    units::sig_grouped(best.tokens_per_s_per_device, 4)
                 ),
             };
             let cause = if p.comm_time_s > p.decode_step_time_s * 0.5 {
