@@ -5,7 +5,7 @@
 //! compared items) and gathers one report whose `axes` name what varies.
 
 use crate::error::{Error, Result};
-use crate::report::Report;
+use crate::report::{Report, RowSink};
 use serde_json::Value;
 
 /// Most points a whole grid (the product of every sweep and list) may
@@ -269,17 +269,35 @@ const CHANGES_UNITS: &[&str] = &["hw", "dtype", "activations"];
 /// Evaluates `eval` at every point of the grid (the last axis varies
 /// fastest) and combines the answers into one report. `eval` gets the
 /// point as (name, value) pairs and whether it may build a lean report
-/// (values only). Built in full are: the first and last points, for the
-/// report's descriptions and shared notes; the first point of each
-/// precision or accelerator, for its units; and every item of a
-/// comparison, for its notes. An error names the point.
+/// (values only). Built in full are: the first answering point and the
+/// last point, for the report's descriptions and shared notes; the first
+/// point of each precision or accelerator, for its units; and every item
+/// of a comparison, for its notes.
+///
+/// A point that fails becomes a row holding its error, and the sweep goes
+/// on; only when every point fails is the first point's error returned
+/// (naming the point). An error about the whole command rather than the
+/// point (bad usage, exit 2; an I/O failure, exit 74; a bad `--sweep`)
+/// stops the sweep at once.
 pub fn evaluate(
     axes: &[Axis],
+    eval: impl FnMut(&[(&str, &Value)], bool) -> Result<Report>,
+) -> Result<Report> {
+    evaluate_into(axes, None, eval)
+}
+
+/// [`evaluate`], handing each row to `sink` as it is made (a streamed CSV
+/// or JSON sweep) rather than keeping it: the report returned has no rows,
+/// and the caller gives it to the sink as the tail.
+pub fn evaluate_into(
+    axes: &[Axis],
+    sink: Option<&mut dyn RowSink>,
     mut eval: impl FnMut(&[(&str, &Value)], bool) -> Result<Report>,
 ) -> Result<Report> {
     let n = grid_size(axes)?;
     let keys: Vec<String> = axes.iter().map(|a| axis_key(&a.name)).collect();
-    let mut gather = crate::report::Gather::new(&keys, n);
+    let mut gather =
+        crate::report::Gather::with_sink(&keys, n, sink.map(|s| -> &mut dyn RowSink { s }));
     let mut idx = vec![0usize; axes.len()];
     let mut point: Vec<(&str, &Value)> = Vec::with_capacity(axes.len());
     let unit_axes: Vec<usize> = (0..axes.len())
@@ -290,48 +308,115 @@ pub fn evaluate(
     // are known.
     let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
     let mut class: Vec<usize> = Vec::with_capacity(unit_axes.len());
+    let mut first_error: Option<Error> = None;
+    // Points before the first answering one failed; their rows follow the
+    // report's head, so they are worked again once it is known (a failing
+    // point fails again, and nothing of it is kept meanwhile).
+    let mut failed_before = 0usize;
     for i in 0..n {
-        point.clear();
-        point.extend(
-            axes.iter()
-                .zip(&idx)
-                .map(|(a, &j)| (a.name.as_str(), &a.values[j])),
-        );
+        fill_point(axes, &idx, &mut point);
         // A point whose unit class (its precision or accelerator) is new
         // is built in full, so its results' units are known; the rest of
         // its class borrow them.
         class.clear();
         class.extend(unit_axes.iter().map(|&d| idx[d]));
         let new_class = !unit_axes.is_empty() && classes.insert(class.clone());
-        let lean = i != 0 && i + 1 != n && !new_class && !comparison;
-        let r = eval(&point, lean).map_err(|e| Error::At {
-            point: point
-                .iter()
-                .map(|(k, v)| {
-                    format!(
-                        "{k}={}",
-                        v.as_str().map_or_else(|| v.to_string(), str::to_string)
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
-            error: Box::new(e),
-        })?;
-        if i == 0 {
-            crate::report::set_results_hint(r.results.len());
-        }
+        let lean = gather.seen() && i + 1 != n && !new_class && !comparison;
         let unit_class = (!unit_axes.is_empty()).then_some(class.as_slice());
-        gather.push_in(r, &point, unit_class);
-        for d in (0..axes.len()).rev() {
-            idx[d] += 1;
-            if idx[d] < axes[d].values.len() {
-                break;
+        match eval(&point, lean) {
+            Ok(r) => {
+                if !gather.seen() {
+                    crate::report::set_results_hint(r.results.len());
+                    let row = gather.make_row(r, &point, unit_class);
+                    gather.start()?;
+                    let mut again = vec![0usize; axes.len()];
+                    let mut p: Vec<(&str, &Value)> = Vec::with_capacity(axes.len());
+                    for _ in 0..failed_before {
+                        fill_point(axes, &again, &mut p);
+                        let e = match eval(&p, true) {
+                            Err(e) => e,
+                            // Deterministic calculations fail the same way
+                            // twice; should one not, its answer stands.
+                            Ok(r) => {
+                                gather.push_in(r, &p, None)?;
+                                advance(axes, &mut again);
+                                continue;
+                            }
+                        };
+                        gather.push_error(&p, e.to_string())?;
+                        advance(axes, &mut again);
+                    }
+                    gather.emit(row, true)?;
+                } else {
+                    gather.push_in(r, &point, unit_class)?;
+                }
             }
-            idx[d] = 0;
+            Err(e) => {
+                let whole = matches!(e.exit_code(), 2 | 74)
+                    || matches!(&e, Error::Input { flag, .. } if flag == "--sweep");
+                if new_class {
+                    // The class's units come from a point that answers.
+                    classes.remove(&class);
+                }
+                if whole {
+                    return Err(at(&point, e));
+                }
+                let msg = e.to_string();
+                if first_error.is_none() {
+                    first_error = Some(at(&point, e));
+                }
+                if gather.seen() {
+                    gather.push_error(&point, msg)?;
+                } else {
+                    failed_before += 1;
+                }
+            }
         }
+        advance(axes, &mut idx);
     }
     crate::report::set_results_hint(0);
+    if !gather.seen() {
+        return Err(first_error.unwrap_or_else(|| Error::NoAnswer("no point answered".into())));
+    }
     Ok(gather.finish())
+}
+
+/// The point at grid index `idx`.
+fn fill_point<'a>(axes: &'a [Axis], idx: &[usize], point: &mut Vec<(&'a str, &'a Value)>) {
+    point.clear();
+    point.extend(
+        axes.iter()
+            .zip(idx)
+            .map(|(a, &j)| (a.name.as_str(), &a.values[j])),
+    );
+}
+
+/// The next grid index, the last axis fastest.
+fn advance(axes: &[Axis], idx: &mut [usize]) {
+    for d in (0..axes.len()).rev() {
+        idx[d] += 1;
+        if idx[d] < axes[d].values.len() {
+            break;
+        }
+        idx[d] = 0;
+    }
+}
+
+/// An error at a point, naming it.
+fn at(point: &[(&str, &Value)], e: Error) -> Error {
+    Error::At {
+        point: point
+            .iter()
+            .map(|(k, v)| {
+                format!(
+                    "{k}={}",
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        error: Box::new(e),
+    }
 }
 
 #[cfg(test)]

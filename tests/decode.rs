@@ -278,7 +278,7 @@ fn speculative_decode() {
 #[test]
 fn slo_bisection() {
     let mut i = inputs(1, 2048);
-    i.slo_tpot = Some(Seconds(0.010));
+    i.slo_tpot = Some(Target(0.010));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let slo = c.slo.as_ref().unwrap();
     assert!(slo.batch > 1);
@@ -296,7 +296,7 @@ fn slo_bisection() {
         assert!(at(slo.batch + 1) > 0.010);
     }
     // A target nothing meets answers batch 0, not an error.
-    i.slo_tpot = Some(Seconds(1e-4));
+    i.slo_tpot = Some(Target(1e-4));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     assert_eq!(c.slo.unwrap().batch, 0);
 }
@@ -306,7 +306,7 @@ fn goodput_puts_prefill_in_the_loop() {
     let mut i = inputs(16, 1024);
     i.prompt = Some(Count(1024));
     i.output = Some(Count(128));
-    i.slo_ttft = Some(Seconds(1.0));
+    i.slo_ttft = Some(Target(1.0));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let g = c.goodput.unwrap();
     assert!(g.meets_slo);

@@ -378,7 +378,7 @@ fn search_ranks_every_valid_layout() {
     // Goodput needs a target, and scores layouts that miss it as zero.
     i.objective = Some(Objective::Goodput);
     assert!(plan::search(&s, 1024, w, &i).is_err());
-    i.slo_tpot = Some(Seconds(0.015));
+    i.slo_tpot = Some(Target(0.015));
     let good = plan::search(&s, 1024, w, &i).unwrap();
     assert!(good.plans[0].decode_step_time_s <= 0.015);
     assert!(

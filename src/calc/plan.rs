@@ -15,7 +15,7 @@ use super::model::{Params, kv_elements_per_token_per_layer, params};
 use super::roof::Roof;
 use super::step::{self, Shape};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Seconds, at_least_one};
+use crate::inputs::{Count, Target, at_least_one};
 use crate::report::{Quantity, Report, Row, RowsKind, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -62,9 +62,9 @@ pub struct PlanInputs {
     /// What the search ranks by (default: throughput).
     pub objective: Option<Objective>,
     /// Time-to-first-token target for goodput.
-    pub slo_ttft: Option<Seconds>,
+    pub slo_ttft: Option<Target>,
     /// Time-per-output-token target for goodput.
-    pub slo_tpot: Option<Seconds>,
+    pub slo_tpot: Option<Target>,
     /// Lay out separate prefill and decode pools.
     pub disaggregate: Option<bool>,
     /// Devices of the prefill pool (with `disaggregate`).

@@ -552,6 +552,19 @@ fn split(list: &str) -> impl Iterator<Item = &str> {
     list.split(',').map(str::trim).filter(|s| !s.is_empty())
 }
 
+/// Not an error: the output was written as it was worked (a streamed
+/// sweep), so there is nothing left to print. `main` exits 0 on it.
+#[derive(Debug)]
+pub struct Streamed;
+
+impl std::fmt::Display for Streamed {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("the output was streamed")
+    }
+}
+
+impl std::error::Error for Streamed {}
+
 /// Parses `argv` and runs it; returns the shared flags and the reports to
 /// print (one, or one per point with `--explain`).
 pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
@@ -589,9 +602,36 @@ fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
     }
     if let Some(q) = cli.command.query() {
         let ctx = Ctx::new(&cli.global)?;
-        let reports =
-            query::run(q, &ctx, &cli.global.sweep, cli.global.explain).map_err(query::as_flags)?;
+        let g = &cli.global;
+        // A sweep printed as CSV or JSON is written as it is worked, in
+        // bounded memory; a chart or a derivation needs the whole report.
+        let stream = !g.sweep.is_empty()
+            && !g.explain
+            && g.chart.is_none()
+            && matches!(g.format, FormatArg::Csv | FormatArg::Json);
+        let mut sink: Option<Box<dyn roofline::report::RowSink>> = stream.then(|| {
+            let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
+            if g.format == FormatArg::Csv {
+                Box::new(roofline::render::CsvStream::new(out)) as Box<dyn roofline::report::RowSink>
+            } else {
+                Box::new(roofline::render::JsonStream::new(out))
+            }
+        });
+        let (reports, streamed) =
+            query::run_into(
+                q,
+                &ctx,
+                &g.sweep,
+                g.explain,
+                sink.as_deref_mut()
+                    .map(|s| -> &mut dyn roofline::report::RowSink { s }),
+            )
+                .map_err(query::as_flags)?;
         let reports = ctx.finish(reports)?;
+        if streamed && let (Some(sink), Some(tail)) = (sink.as_mut(), reports.first()) {
+            sink.finish(tail)?;
+            return Err(Streamed.into());
+        }
         return Ok((cli.global, reports));
     }
     expand::run(argv)

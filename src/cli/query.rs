@@ -7,7 +7,7 @@
 use super::Ctx;
 use roofline::error::{Error, Result};
 use roofline::inputs::Fields;
-use roofline::report::Report;
+use roofline::report::{Report, RowSink};
 use roofline::sweep::{self, Axis};
 use serde_json::Value;
 
@@ -70,6 +70,19 @@ pub fn put(f: &mut Fields, name: &str, v: Option<impl Into<Value>>) {
 
 /// Runs a query: one report, or with `explain` one full report per point.
 pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result<Vec<Report>> {
+    run_into(q, ctx, sweeps, explain, None).map(|(r, _)| r)
+}
+
+/// [`run`]; with a `sink`, a sweep's rows go to it as they are worked (a comparison
+/// and `explain` still collect): the report returned then has no rows, and
+/// the second value says so.
+pub fn run_into(
+    q: &dyn Query,
+    ctx: &Ctx,
+    sweeps: &[String],
+    explain: bool,
+    sink: Option<&mut dyn RowSink>,
+) -> Result<(Vec<Report>, bool)> {
     let mut base = q.fields()?;
     let mut axes: Vec<Axis> = Vec::new();
     for (key, flag, what) in [("hw", "--hw", "hardware"), ("model", "--model", "model")] {
@@ -114,8 +127,24 @@ pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result
     let swept: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
     let named = |e: Error| unknown_sweep(e, &swept);
     if axes.is_empty() {
-        return Ok(vec![q.eval(ctx, &base, false)?]);
+        let r = q.eval(ctx, &base, false)?;
+        return Ok((vec![r], false));
     }
+    // One point's answer: a result that overflowed or lost its value is
+    // that point's error; a swept name the command never read is the
+    // whole sweep's.
+    let mut checked = false;
+    let mut point_eval = |f: &Fields, lean: bool| -> Result<Report> {
+        let r = q
+            .eval(ctx, f, lean)
+            .map_err(|e| as_flags(unknown_sweep(e, &swept)))?;
+        if !checked {
+            check_axes_read(ctx, &axes)?;
+            checked = true;
+        }
+        Ctx::check_finite(std::slice::from_ref(&r))?;
+        Ok(r)
+    };
     // One map serves every point: each point overwrites the swept fields.
     let mut f = base;
     if explain {
@@ -123,23 +152,24 @@ pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result
         let mut out = Vec::with_capacity(n);
         sweep::evaluate(&axes, |point, _| {
             apply(&mut f, point);
-            out.push(q.eval(ctx, &f, false)?);
+            out.push(point_eval(&f, false)?);
             Ok(Report::new_lean("", true))
         })
         .map_err(named)?;
-        return Ok(out);
+        return Ok((out, false));
     }
     // A comparison has few items and each may describe its figures in its
     // own units, so every item is built in full (a sweep builds the first
     // point of each accelerator or precision in full itself).
     let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
-    Ok(vec![
-        sweep::evaluate(&axes, |point, lean| {
-            apply(&mut f, point);
-            q.eval(ctx, &f, lean && !comparison)
-        })
-        .map_err(named)?,
-    ])
+    let sink = if comparison { None } else { sink };
+    let streamed = sink.is_some();
+    let r = sweep::evaluate_into(&axes, sink, |point, lean| {
+        apply(&mut f, point);
+        point_eval(&f, lean && !comparison)
+    })
+    .map_err(named)?;
+    Ok((vec![r], streamed))
 }
 
 /// Sets a point's values in the fields, reusing their slots.
@@ -152,6 +182,33 @@ fn apply(f: &mut Fields, point: &[(&str, &Value)]) {
             }
         }
     }
+}
+
+/// A swept `hw`, `model` or file path (`memory.hbm-bandwidth`) that the
+/// command never read would print identical rows under an invented
+/// column: refused, as a sweep of a name the command does not take is.
+fn check_axes_read(ctx: &Ctx, axes: &[Axis]) -> Result<()> {
+    let (hw, model) = ctx.read.get();
+    for a in axes {
+        let for_model = a.name == "model"
+            || (a.name.contains('.') && roofline::spec::overrides::is_model_path(&a.name));
+        let for_hw = a.name == "hw" || (a.name.contains('.') && !for_model);
+        let what = if for_model && !model {
+            "a model"
+        } else if for_hw && !hw {
+            "a hardware file"
+        } else {
+            continue;
+        };
+        return Err(Error::input(
+            "--sweep",
+            format!(
+                "`{}` is not an input of this command: it reads no {what}",
+                a.name
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A sweep of a name the command does not take is a usage slip, reported
