@@ -125,7 +125,9 @@ fn count_from_f64(v: f64) -> std::result::Result<u64, &'static str> {
         return Err("is not a whole number");
     }
     if v > MAX_COUNT as f64 {
-        return Err("is more than 9,007,199,254,740,992 (2^53), the largest count computed exactly");
+        return Err(
+            "is more than 9,007,199,254,740,992 (2^53), the largest count computed exactly",
+        );
     }
     Ok(v as u64)
 }

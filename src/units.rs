@@ -106,7 +106,9 @@ pub enum UnitError {
     },
     /// Non-zero but below the smallest normal double: every result worked
     /// from it would round to zero or overflow to infinity.
-    #[error("`{text}` is too small to compute with (below 2.2e-308 in base units, the smallest normal double)")]
+    #[error(
+        "`{text}` is too small to compute with (below 2.2e-308 in base units, the smallest normal double)"
+    )]
     TooSmall {
         /// What was typed.
         text: String,

@@ -289,8 +289,7 @@ impl RooflineData {
                 "point",
                 format!(
                     "`{}` has an intensity of {:e} FLOP/B; a roofline chart draws at most {MAX_DECADES} decades, so a point's intensity must lie between 1e-6 and 1e9",
-                    k.label,
-                    k.intensity
+                    k.label, k.intensity
                 ),
             )),
             _ => Err(Error::Unsupported(format!(

@@ -13,6 +13,7 @@ pub mod query;
 pub mod chart;
 mod coalesce;
 mod collective;
+mod confine;
 mod decode;
 mod kv;
 mod littles_law;
@@ -612,21 +613,21 @@ fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
         let mut sink: Option<Box<dyn roofline::report::RowSink>> = stream.then(|| {
             let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
             if g.format == FormatArg::Csv {
-                Box::new(roofline::render::CsvStream::new(out)) as Box<dyn roofline::report::RowSink>
+                Box::new(roofline::render::CsvStream::new(out))
+                    as Box<dyn roofline::report::RowSink>
             } else {
                 Box::new(roofline::render::JsonStream::new(out))
             }
         });
-        let (reports, streamed) =
-            query::run_into(
-                q,
-                &ctx,
-                &g.sweep,
-                g.explain,
-                sink.as_deref_mut()
-                    .map(|s| -> &mut dyn roofline::report::RowSink { s }),
-            )
-                .map_err(query::as_flags)?;
+        let (reports, streamed) = query::run_into(
+            q,
+            &ctx,
+            &g.sweep,
+            g.explain,
+            sink.as_deref_mut()
+                .map(|s| -> &mut dyn roofline::report::RowSink { s }),
+        )
+        .map_err(query::as_flags)?;
         let reports = ctx.finish(reports)?;
         if streamed && let (Some(sink), Some(tail)) = (sink.as_mut(), reports.first()) {
             sink.finish(tail)?;

@@ -175,7 +175,6 @@ impl<W: std::io::Write> JsonStream<W> {
             rows: 0,
         }
     }
-
 }
 
 /// Writes `"key": value,` at the object's first level, pretty-printed as
@@ -232,9 +231,13 @@ impl<W: std::io::Write> RowSink for JsonStream<W> {
             .map_err(super::csv::stdout_error)?;
         entry(&mut self.out, "quantities", &tail.quantities)?;
         let notes = serde_json::to_string_pretty(&tail.notes).unwrap_or_default();
-        write!(self.out, "  \"notes\": {}\n}}\n", notes.replace('\n', "\n  "))
-            .and_then(|()| self.out.flush())
-            .map_err(super::csv::stdout_error)
+        write!(
+            self.out,
+            "  \"notes\": {}\n}}\n",
+            notes.replace('\n', "\n  ")
+        )
+        .and_then(|()| self.out.flush())
+        .map_err(super::csv::stdout_error)
     }
 }
 

@@ -779,8 +779,15 @@ impl Hardware {
     pub fn precision(&self, dtype: Option<&str>) -> Result<&'static Precision> {
         let p = precision::lookup(dtype.unwrap_or(&self.default_dtype))?;
         if self.compute.dense.get(p.compute).is_none() {
+            // int4 and the like are stored narrow and computed wider: the
+            // message names the precision asked for as well.
+            let via = if p.name == p.compute {
+                String::new()
+            } else {
+                format!(" (the precision {} computes in)", p.name)
+            };
             return Err(Error::Unsupported(format!(
-                "{} has no {} peak; it has {}",
+                "{} has no {} peak{via}; it has {}",
                 self.id,
                 p.compute,
                 self.compute.dense.keys().join(", ")

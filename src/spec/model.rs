@@ -386,7 +386,10 @@ impl Model {
                 ("moe.routed-experts", m.routed_experts.get()),
                 ("moe.shared-experts", m.shared_experts),
                 ("moe.experts-per-token", m.experts_per_token.get()),
-                ("moe.expert-intermediate-size", m.expert_intermediate_size.get()),
+                (
+                    "moe.expert-intermediate-size",
+                    m.expert_intermediate_size.get(),
+                ),
                 ("moe.dense-layers", m.dense_layers),
             ]);
         }
