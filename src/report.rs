@@ -614,6 +614,9 @@ pub(crate) struct Gather<'a> {
     seen: bool,
     /// Whether the sink has been given the report's head.
     started: bool,
+    /// When streaming, whether the next row is also kept (the points a
+    /// chart of the sweep draws).
+    keep: bool,
     /// The first answering point's results, whose keys a streamed CSV's
     /// header names.
     first_results: Map<Value>,
@@ -653,6 +656,7 @@ impl<'a> Gather<'a> {
             item_notes: Vec::new(),
             seen: false,
             started: false,
+            keep: false,
             first_results: Map::default(),
             class_units: FxHashMap::default(),
         }
@@ -841,8 +845,19 @@ impl<'a> Gather<'a> {
                 self.out.rows.push(row);
                 Ok(())
             }
-            Some(sink) => sink.row(&row),
+            Some(sink) => {
+                sink.row(&row)?;
+                if self.keep {
+                    self.out.rows.push(row);
+                }
+                Ok(())
+            }
         }
+    }
+
+    /// When streaming, whether the rows that follow are also kept.
+    pub(crate) fn keep(&mut self, keep: bool) {
+        self.keep = keep;
     }
 
     /// Gives the sink the report's head, once, after the first answering

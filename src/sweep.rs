@@ -283,15 +283,44 @@ pub fn evaluate(
     axes: &[Axis],
     eval: impl FnMut(&[(&str, &Value)], bool) -> Result<Report>,
 ) -> Result<Report> {
-    evaluate_into(axes, None, eval)
+    evaluate_into(axes, None, None, eval)
+}
+
+/// Most points a chart of a sweep keeps ([`chart_strides`]): far more than
+/// a chart has pixels along its axis, and few enough to hold.
+pub const CHART_POINTS: usize = 20_000;
+
+/// Per axis, every how many values a chart of the grid keeps (1: all), so
+/// that at most [`CHART_POINTS`] points are kept: the axis with the most
+/// values kept is halved until the grid fits. An axis's last value is
+/// always kept too.
+pub fn chart_strides(axes: &[Axis]) -> Vec<usize> {
+    let lens: Vec<usize> = axes.iter().map(|a| a.values.len().max(1)).collect();
+    let mut kept = lens.clone();
+    while kept.iter().map(|&k| k as f64).product::<f64>() > CHART_POINTS as f64 {
+        let Some((i, _)) = kept.iter().enumerate().max_by_key(|(_, k)| **k) else {
+            break;
+        };
+        if kept[i] <= 1 {
+            break;
+        }
+        kept[i] = kept[i].div_ceil(2);
+    }
+    lens.iter()
+        .zip(&kept)
+        .map(|(&l, &k)| l.div_ceil(k))
+        .collect()
 }
 
 /// [`evaluate`], handing each row to `sink` as it is made (a streamed CSV
-/// or JSON sweep) rather than keeping it: the report returned has no rows,
-/// and the caller gives it to the sink as the tail.
+/// or JSON sweep) rather than keeping it: the report returned has no rows
+/// but those `keep` selects (per axis, every how many values, as
+/// [`chart_strides`] gives, for a chart of the sweep), and the caller
+/// gives it to the sink as the tail.
 pub fn evaluate_into(
     axes: &[Axis],
     sink: Option<&mut dyn RowSink>,
+    keep: Option<&[usize]>,
     mut eval: impl FnMut(&[(&str, &Value)], bool) -> Result<Report>,
 ) -> Result<Report> {
     let n = grid_size(axes)?;
@@ -313,8 +342,17 @@ pub fn evaluate_into(
     // report's head, so they are worked again once it is known (a failing
     // point fails again, and nothing of it is kept meanwhile).
     let mut failed_before = 0usize;
+    let kept = |idx: &[usize]| {
+        keep.is_some_and(|strides| {
+            idx.iter()
+                .zip(strides)
+                .zip(axes)
+                .all(|((&j, &s), a)| j % s.max(1) == 0 || j + 1 == a.values.len())
+        })
+    };
     for i in 0..n {
         fill_point(axes, &idx, &mut point);
+        gather.keep(kept(&idx));
         // A point whose unit class (its precision or accelerator) is new
         // is built in full, so its results' units are known; the rest of
         // its class borrow them.
@@ -333,6 +371,7 @@ pub fn evaluate_into(
                     let mut p: Vec<(&str, &Value)> = Vec::with_capacity(axes.len());
                     for _ in 0..failed_before {
                         fill_point(axes, &again, &mut p);
+                        gather.keep(kept(&again));
                         let e = match eval(&p, true) {
                             Err(e) => e,
                             // Deterministic calculations fail the same way
@@ -346,6 +385,7 @@ pub fn evaluate_into(
                         gather.push_error(&p, e.to_string())?;
                         advance(axes, &mut again);
                     }
+                    gather.keep(kept(&idx));
                     gather.emit(row, true)?;
                 } else {
                     gather.push_in(r, &point, unit_class)?;

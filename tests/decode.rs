@@ -10,7 +10,7 @@ use roofline::calc::roof::Roof;
 use roofline::calc::step::{self, Op, Precisions};
 use roofline::catalog::Catalog;
 use roofline::error::Error;
-use roofline::inputs::{Count, Number, Seconds};
+use roofline::inputs::{Count, Number, Target};
 use roofline::spec::hardware::{Hardware, Mode};
 use roofline::spec::model::Model;
 

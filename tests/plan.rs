@@ -8,7 +8,7 @@ use roofline::calc::collective::{Fabric, Kind};
 use roofline::calc::plan::{self, Objective, PlanInputs, Setup};
 use roofline::catalog::Catalog;
 use roofline::error::Error;
-use roofline::inputs::{Count, Seconds};
+use roofline::inputs::{Count, Target};
 use roofline::spec::hardware::{Hardware, Mode};
 use roofline::spec::model::Model;
 use roofline::spec::overrides::Set;

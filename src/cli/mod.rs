@@ -605,11 +605,12 @@ fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
         let ctx = Ctx::new(&cli.global)?;
         let g = &cli.global;
         // A sweep printed as CSV or JSON is written as it is worked, in
-        // bounded memory; a chart or a derivation needs the whole report.
+        // bounded memory (a chart of it keeps only the points it draws); a
+        // derivation needs every point whole.
         let stream = !g.sweep.is_empty()
             && !g.explain
-            && g.chart.is_none()
-            && matches!(g.format, FormatArg::Csv | FormatArg::Json);
+            && matches!(g.format, FormatArg::Csv | FormatArg::Json)
+            && g.chart.as_deref() != Some(std::path::Path::new("-"));
         let mut sink: Option<Box<dyn roofline::report::RowSink>> = stream.then(|| {
             let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
             if g.format == FormatArg::Csv {
@@ -626,11 +627,25 @@ fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
             g.explain,
             sink.as_deref_mut()
                 .map(|s| -> &mut dyn roofline::report::RowSink { s }),
+            g.chart.is_some(),
         )
         .map_err(query::as_flags)?;
-        let reports = ctx.finish(reports)?;
+        let mut reports = ctx.finish(reports)?;
+        // What the chart left out is said beside the chart, not in the data.
+        let thinned: Vec<String> = reports
+            .first_mut()
+            .map(|r| {
+                r.notes
+                    .extract_if(.., |n| n.starts_with("the chart draws"))
+                    .collect()
+            })
+            .unwrap_or_default();
         if streamed && let (Some(sink), Some(tail)) = (sink.as_mut(), reports.first()) {
             sink.finish(tail)?;
+            if let Some(mut out) = chart::sweep_chart(g, &reports)? {
+                out.notes.extend(thinned);
+                chart::write(&out)?;
+            }
             return Err(Streamed.into());
         }
         return Ok((cli.global, reports));

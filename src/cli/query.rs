@@ -70,18 +70,20 @@ pub fn put(f: &mut Fields, name: &str, v: Option<impl Into<Value>>) {
 
 /// Runs a query: one report, or with `explain` one full report per point.
 pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result<Vec<Report>> {
-    run_into(q, ctx, sweeps, explain, None).map(|(r, _)| r)
+    run_into(q, ctx, sweeps, explain, None, false).map(|(r, _)| r)
 }
 
 /// [`run`]; with a `sink`, a sweep's rows go to it as they are worked (a comparison
 /// and `explain` still collect): the report returned then has no rows, and
-/// the second value says so.
+/// the second value says so. With `chart`, the streamed report keeps the
+/// rows a chart draws ([`sweep::chart_strides`]).
 pub fn run_into(
     q: &dyn Query,
     ctx: &Ctx,
     sweeps: &[String],
     explain: bool,
     sink: Option<&mut dyn RowSink>,
+    chart: bool,
 ) -> Result<(Vec<Report>, bool)> {
     let mut base = q.fields()?;
     let mut axes: Vec<Axis> = Vec::new();
@@ -164,11 +166,34 @@ pub fn run_into(
     let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
     let sink = if comparison { None } else { sink };
     let streamed = sink.is_some();
-    let r = sweep::evaluate_into(&axes, sink, |point, lean| {
+    let strides = (streamed && chart).then(|| sweep::chart_strides(&axes));
+    let r = sweep::evaluate_into(&axes, sink, strides.as_deref(), |point, lean| {
         apply(&mut f, point);
         point_eval(&f, lean && !comparison)
     })
     .map_err(named)?;
+    let mut r = r;
+    if let Some(st) = strides.as_ref().filter(|st| st.iter().any(|&s| s > 1)) {
+        let n = sweep::grid_size(&axes)?;
+        let every: Vec<String> = axes
+            .iter()
+            .zip(st)
+            .filter(|(_, s)| **s > 1)
+            .map(|(a, s)| {
+                format!(
+                    "every {} of `{}`",
+                    roofline::units::number(*s as f64),
+                    a.name
+                )
+            })
+            .collect();
+        r.note(format!(
+            "the chart draws {} of the {} points ({}, and each axis's last), more than it has pixels; the printed rows are all of them",
+            roofline::units::number(r.rows.len() as f64),
+            roofline::units::number(n as f64),
+            every.join(", ")
+        ));
+    }
     Ok((vec![r], streamed))
 }
 
