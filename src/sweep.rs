@@ -392,13 +392,16 @@ pub fn evaluate_into(
                 }
             }
             Err(e) => {
-                let whole = matches!(e.exit_code(), 2 | 74)
-                    || matches!(&e, Error::Input { flag, .. } if flag == "--sweep");
+                let bad_sweep = matches!(&e, Error::Input { flag, .. } if flag == "--sweep");
                 if new_class {
                     // The class's units come from a point that answers.
                     classes.remove(&class);
                 }
-                if whole {
+                // A bad `--sweep` is about the command line, not a point.
+                if bad_sweep {
+                    return Err(e);
+                }
+                if matches!(e.exit_code(), 2 | 74) {
                     return Err(at(&point, e));
                 }
                 let msg = e.to_string();
@@ -484,6 +487,14 @@ mod tests {
     }
 
     #[test]
+    fn tiny_and_huge_points_read_in_scientific_notation() {
+        assert_eq!(show(1e-300), "1e-300");
+        assert_eq!(show(2.5e20), "2.5e20");
+        assert_eq!(show(0.5), "0.5");
+        assert_eq!(show(1e15), "1e15");
+    }
+
+    #[test]
     fn linear() {
         assert_eq!(
             parse("batch=0..100:25").unwrap().values,
@@ -533,6 +544,7 @@ mod tests {
             "x=0..1e9:1",
             "x=0..1e300:1e-300",
             "x=0..1:1e-320",
+            "x=1e-320..1e-300",
         ] {
             let e = parse(bad).unwrap_err();
             assert_eq!(e.exit_code(), 65, "{bad}");
@@ -617,16 +629,75 @@ mod grid_tests {
     }
 
     #[test]
-    fn an_error_names_its_point() {
-        let e = evaluate(&[axis("m", 3)], |p, _| {
+    fn a_failing_point_is_a_row_with_its_error() {
+        let r = evaluate(&[axis("m", 3)], |p, _| {
             if p[0].1 == "2" {
                 Err(Error::field("m", "bad"))
             } else {
                 Ok(Report::new("t"))
             }
         })
+        .unwrap();
+        assert_eq!(r.rows.len(), 3);
+        assert_eq!(r.rows[2].error.as_deref(), Some("field `m`: bad"));
+        assert_eq!(r.rows[2].inputs.get("m"), Some(&Value::from("2")));
+        assert!(r.rows[..2].iter().all(|row| row.error.is_none()));
+    }
+
+    #[test]
+    fn points_failing_before_the_first_answer_keep_their_place() {
+        let r = evaluate(&[axis("m", 4)], |p, _| {
+            if p[0].1 == "0" || p[0].1 == "1" {
+                Err(Error::field("m", "low"))
+            } else {
+                let mut r = Report::new("t");
+                r.result("x", 1.0, || Quantity::new("x", Unit::Count));
+                Ok(r)
+            }
+        })
+        .unwrap();
+        let m: Vec<&Value> = r.rows.iter().map(|row| &row.inputs["m"]).collect();
+        assert_eq!(m, ["0", "1", "2", "3"]);
+        assert!(r.rows[0].error.is_some() && r.rows[1].error.is_some());
+        assert!(r.rows[2].error.is_none() && r.rows[3].error.is_none());
+        assert_eq!(r.command, "t");
+    }
+
+    #[test]
+    fn only_a_sweep_where_every_point_fails_is_an_error_naming_the_first() {
+        let e = evaluate(&[axis("m", 3)], |p, _| {
+            Err(Error::field("m", format!("bad {}", p[0].1)))
+        })
         .unwrap_err();
-        assert_eq!(e.to_string(), "at m=2: field `m`: bad");
+        assert_eq!(e.to_string(), "at m=0: field `m`: bad 0");
         assert_eq!(e.exit_code(), 65);
+        // An error about the whole command stops at once.
+        let mut calls = 0;
+        let e = evaluate(&[axis("m", 3)], |_, _| {
+            calls += 1;
+            Err(Error::usage("--x", "give --x"))
+        })
+        .unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert_eq!(calls, 1);
+    }
+
+    #[test]
+    fn chart_strides_keep_a_bounded_grid() {
+        let kept = |axes: &[Axis]| {
+            let st = chart_strides(axes);
+            axes.iter()
+                .zip(&st)
+                .map(|(a, s)| {
+                    (0..a.values.len())
+                        .filter(|j| j % s == 0 || j + 1 == a.values.len())
+                        .count()
+                })
+                .product::<usize>()
+        };
+        assert_eq!(chart_strides(&[axis("a", 100)]), [1]);
+        assert!(kept(&[axis("a", 1_000_000)]) <= CHART_POINTS + 1);
+        assert!(kept(&[axis("a", 1000), axis("b", 1000)]) <= (CHART_POINTS as f64 * 1.1) as usize);
+        assert_eq!(chart_strides(&[axis("hw", 2), axis("x", 1_000_000)])[0], 1);
     }
 }

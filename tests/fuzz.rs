@@ -197,7 +197,7 @@ const CORPUS: &[&str] = &[
     "collective all-reduce --hw h200-sxm --devices 8 --bytes 1GiB --sweep model=x,y",
     "model show llama-3-8b --sweep hw=NaN,1",
     "decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --kernels 0",
-    "point --hw h100-sxm --flops 1TFLOP --bytes 1GB --sweep intensity=1,2 --chart - --format json",
+    "point --hw h100-sxm --sweep intensity=1,2 --chart - --format json",
     "chart decode --model llama-2-7b --hw tpu-v1 --out OUT/x.svg",
     "occupancy --hw h100-sxm --threads 256 --regs 32 --sweep carveout=1e-320..1e-300",
     "hw show tpu-v1 --dtype int4",

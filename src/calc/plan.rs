@@ -1064,16 +1064,20 @@ pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Resu
         }
     };
     let fixed = |f: Option<Count>| f.map(|c| c.0);
-    // Only layouts that can exist are tried: tp divides the heads and pp
-    // the layers (`validate`), so the work is bounded by the model, not by
-    // the device count.
+    // Past a million devices only layouts that can exist are tried (tp
+    // divides the heads and pp the layers, as `validate` requires), so the
+    // work is bounded by the model, not by the device count; below, every
+    // split is tried, so the summary counts the ones the model rules out.
     let heads = s.model.attention.heads.get();
     let layers = s.model.layers.get();
-    for tp in divisors(gcd(n, heads)) {
+    let every = n <= 1 << 20;
+    let tps = divisors(if every { n } else { gcd(n, heads) });
+    for tp in tps {
         if fixed(inputs.tp).is_some_and(|t| t != tp) {
             continue;
         }
-        for pp in divisors(gcd(n / tp, layers)) {
+        let pps = divisors(if every { n / tp } else { gcd(n / tp, layers) });
+        for pp in pps {
             if fixed(inputs.pp).is_some_and(|p| p != pp) {
                 continue;
             }

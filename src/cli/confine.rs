@@ -30,19 +30,37 @@ fn real(dir: &Path) -> PathBuf {
 }
 
 /// The real path of `p`: the deepest part that exists, resolved, with the
-/// rest (not yet created) appended. Nothing is created.
+/// rest (not yet created) appended. A dangling symbolic link is followed
+/// to where it points, since writing through it would create its target.
+/// Nothing is created.
 fn real_of(p: &Path) -> PathBuf {
+    real_within(p, 0)
+}
+
+fn real_within(p: &Path, depth: usize) -> PathBuf {
     let mut rest = Vec::new();
     let mut cur = p.to_path_buf();
     loop {
-        if cur.symlink_metadata().is_ok()
-            && let Ok(c) = cur.canonicalize()
-        {
-            let mut out = c;
-            for r in rest.iter().rev() {
-                out.push(r);
+        if let Ok(meta) = cur.symlink_metadata() {
+            let resolved = match cur.canonicalize() {
+                Ok(c) => Some(c),
+                Err(_) if meta.file_type().is_symlink() && depth < 40 => {
+                    std::fs::read_link(&cur).ok().map(|t| {
+                        let t = match cur.parent() {
+                            Some(parent) if t.is_relative() => parent.join(t),
+                            _ => t,
+                        };
+                        real_within(&t, depth + 1)
+                    })
+                }
+                Err(_) => None,
+            };
+            if let Some(mut out) = resolved {
+                for r in rest.iter().rev() {
+                    out.push(r);
+                }
+                return out;
             }
-            return out;
         }
         match (cur.file_name().map(|n| n.to_os_string()), cur.parent()) {
             (Some(name), Some(parent)) => {

@@ -298,7 +298,8 @@ mod tests {
             r.rows.push(row);
         }
         let s = String::from_utf8(Csv.render(&r)).unwrap();
-        assert_eq!(s, "dtype,n,x\nbf16,1,10\nbf16,2,20\n");
+        // A sweep's points carry the error column, empty where they answered.
+        assert_eq!(s, "dtype,n,x,error\nbf16,1,10,\nbf16,2,20,\n");
         let mut one = Report::new("t");
         one.input("n", 1.0);
         one.result("n", 1.0, Quantity::new("n", Unit::Count));

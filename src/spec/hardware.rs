@@ -780,16 +780,15 @@ impl Hardware {
         let p = precision::lookup(dtype.unwrap_or(&self.default_dtype))?;
         if self.compute.dense.get(p.compute).is_none() {
             // int4 and the like are stored narrow and computed wider: the
-            // message names the precision asked for as well.
-            let via = if p.name == p.compute {
-                String::new()
+            // message names the precision asked for first.
+            let what = if p.name == p.compute {
+                format!("{} peak", p.name)
             } else {
-                format!(" (the precision {} computes in)", p.name)
+                format!("peak for {} (computed at {})", p.name, p.compute)
             };
             return Err(Error::Unsupported(format!(
-                "{} has no {} peak{via}; it has {}",
+                "{} has no {what}; it has {}",
                 self.id,
-                p.compute,
                 self.compute.dense.keys().join(", ")
             )));
         }
