@@ -666,7 +666,10 @@ mod grid_tests {
     #[test]
     fn only_a_sweep_where_every_point_fails_is_an_error_naming_the_first() {
         let e = evaluate(&[axis("m", 3)], |p, _| {
-            Err(Error::field("m", format!("bad {}", p[0].1)))
+            Err(Error::field(
+                "m",
+                format!("bad {}", p[0].1.as_str().unwrap_or("")),
+            ))
         })
         .unwrap_err();
         assert_eq!(e.to_string(), "at m=0: field `m`: bad 0");

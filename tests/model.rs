@@ -42,7 +42,7 @@ fn a_count_above_the_bound_is_refused_where_it_enters() {
     for (set, want) in [
         ("layers=9223372036854775807", "layers"),
         ("attention.head-dim=9007199254740993", "attention.head-dim"),
-        ("hidden-size=18446744073709551615", "hidden-size"),
+        ("hidden-size=9007199254740993", "hidden-size"),
     ] {
         let sets: Vec<Set> = vec![set.parse().unwrap()];
         let e = Catalog::default().model("llama-3-8b", &sets).unwrap_err();
