@@ -168,6 +168,57 @@ impl<'de> Deserialize<'de> for Count {
     }
 }
 
+/// Parses a token count: a count as [`parse_count`] reads it, or with the
+/// shorthand model cards use, binary multiples: `8k` or `8K` = 8,192,
+/// `1M` = 1,048,576 ("8K context" is 8,192 tokens).
+pub fn parse_tokens(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let (digits, scale) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 1024.0),
+        Some((i, 'M')) => (&t[..i], 1024.0 * 1024.0),
+        _ => return parse_count(s),
+    };
+    let v: f64 = digits.trim().replace(['_', ','], "").parse().map_err(|_| {
+        format!("`{s}` is not a token count (e.g. 4096, 8k = 8,192, 1M = 1,048,576)")
+    })?;
+    count_from_f64(v * scale).map_err(|e| format!("`{s}` {e}"))
+}
+
+/// A number of tokens (a context, a prompt, a chunk): a [`Count`] that also
+/// reads `8k`, `32K`, `1M` ([`parse_tokens`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Tokens(pub u64);
+
+impl<'de> Deserialize<'de> for Tokens {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Tokens;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number of tokens")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Tokens, E> {
+                Ok(Tokens(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Tokens, E> {
+                u64::try_from(v)
+                    .map(Tokens)
+                    .map_err(|_| E::custom(format!("`{v}` is negative; expected a whole number")))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Tokens, E> {
+                count_from_f64(v)
+                    .map(Tokens)
+                    .map_err(|e| E::custom(format!("`{v}` {e}")))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Tokens, E> {
+                parse_tokens(v).map(Tokens).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// A dimensionless number (an intensity, a ratio): from a number or text.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
 #[serde(transparent)]
@@ -431,6 +482,23 @@ mod tests {
             "{e}"
         );
         assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn token_counts_read_the_binary_shorthand() {
+        // Model cards' "8K context" is 8,192 tokens.
+        assert_eq!(parse_tokens("8k"), Ok(8_192));
+        assert_eq!(parse_tokens("32K"), Ok(32_768));
+        assert_eq!(parse_tokens("128k"), Ok(131_072));
+        assert_eq!(parse_tokens("1M"), Ok(1_048_576));
+        assert_eq!(parse_tokens("1.5k"), Ok(1_536));
+        assert_eq!(parse_tokens("4096"), Ok(4_096));
+        assert!(parse_tokens("0.3k").is_err(), "307.2 tokens");
+        assert!(parse_tokens("-8k").is_err());
+        assert!(parse_tokens("k").is_err());
+        assert!(parse_tokens("8 kB").is_err());
+        let t: Tokens = serde_json::from_value(json!("8k")).unwrap();
+        assert_eq!(t, Tokens(8_192));
     }
 
     #[test]

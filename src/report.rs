@@ -806,6 +806,12 @@ impl<'a> Gather<'a> {
                 self.class_units.insert(class.to_vec(), row.units.clone());
             }
         }
+        // An item that answered with its error (a comparison's part the
+        // model does not fit) states it where every failed point does.
+        if let Some(Value::String(e)) = results.get("error") {
+            row.error = Some(e.clone());
+            results.shift_remove("error");
+        }
         if first && self.sink.is_some() {
             self.first_results.clone_from(&results);
         }

@@ -8,14 +8,14 @@
 //! stage is the T x D devices of one slice, and the E devices of an expert
 //! group are contiguous within a stage.
 
-use super::collective::{self, Fabric, Kind};
+use super::collective::{self, CallMode, Fabric, Kind};
 use super::decode;
 use super::kv;
 use super::model::{Params, kv_elements_per_token_per_layer, params};
 use super::roof::Roof;
 use super::step::{self, Shape};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Target, at_least_one};
+use crate::inputs::{Count, Target, Tokens, at_least_one};
 use crate::report::{Quantity, Report, Row, RowsKind, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -43,15 +43,24 @@ pub struct PlanInputs {
     pub batch: Option<Count>,
     /// Tokens of context each sequence holds at the decode step (default
     /// 4096).
-    pub context: Option<Count>,
+    pub context: Option<Tokens>,
     /// Prompt tokens per sequence for prefill (default 1024).
-    pub prompt: Option<Count>,
+    pub prompt: Option<Tokens>,
     /// Pipeline microbatches (default: pp).
     pub microbatches: Option<Count>,
     /// Weight precision (default: the hardware's default-dtype).
     pub dtype: Option<String>,
     /// KV-cache precision (default bf16, as `decode` and `kv` take it).
     pub kv_dtype: Option<String>,
+    /// Activation precision (default: the hardware's default-dtype); the
+    /// matmuls run at the peak of the wider of weights and activations, so
+    /// fp8 weights need fp8 activations to run at the fp8 peak.
+    #[serde(default)]
+    pub activations: Option<String>,
+    /// Launch overhead: `none` (the default at speed of light), `graph`
+    /// (the default with --achievable; collectives captured too) or `eager`.
+    #[serde(default)]
+    pub launch: Option<String>,
     /// Share of device memory held back for the runtime, fragmentation
     /// and CUDA graphs: `10%` or `0.1` (default 10%).
     pub reserve: Option<serde_json::Value>,
@@ -177,14 +186,18 @@ impl<'a> Setup<'a> {
             decode::Choices {
                 dtype: inputs.dtype.as_deref(),
                 kv_dtype: inputs.kv_dtype.as_deref(),
-                // decode's defaults, named: plan has no --launch to point to
-                launch: Some(match mode {
-                    Mode::SpeedOfLight => "none",
-                    Mode::Achievable => "graph",
-                }),
+                activations: inputs.activations.as_deref(),
+                // decode's defaults: none at speed of light, graph with
+                // --achievable
+                launch: inputs.launch.as_deref(),
                 ..Default::default()
             },
         )?;
+        let call = match step.launch {
+            decode::LaunchMode::Eager => CallMode::Eager,
+            decode::LaunchMode::Graph => CallMode::Graph,
+            decode::LaunchMode::None => CallMode::None,
+        };
         let (capacity, capacity_source) = kv::device_memory(hw)?;
         let reserve = match &inputs.reserve {
             None => kv::DEFAULT_RESERVE,
@@ -204,7 +217,7 @@ impl<'a> Setup<'a> {
             hw,
             model,
             mode,
-            fabric: Fabric::of(hw, mode),
+            fabric: Fabric::called(hw, mode, call),
             roof: step.roof,
             step,
             capacity,
@@ -760,8 +773,80 @@ impl Shard<'_, '_> {
             bytes += (op.weight_bytes + op.activation_bytes) * share
                 + (op.kv_read_bytes + op.kv_write_bytes) * kv;
         }
+        if let Some(p) = &s.step.pricer {
+            return p
+                .price(&self.sharded(st, n_dense, n_moe, first, last), 1.0)
+                .time_s;
+        }
         let launch = st.kernels * f_layers * s.step.per_kernel_s;
         s.roof.time(flops, bytes).time_s + launch
+    }
+
+    /// One device's share of `st` as a step of its own, for the
+    /// per-operation model: each op's repetitions cut to this stage's
+    /// layers, its work and bytes to this rank's share, and its GEMMs split
+    /// as tensor parallelism splits them (column-parallel QKV, gate/up and
+    /// LM head divide N; row-parallel output and down projections divide
+    /// K).
+    fn sharded(
+        &self,
+        st: &step::Step,
+        n_dense: f64,
+        n_moe: f64,
+        first: bool,
+        last: bool,
+    ) -> step::Step {
+        let s = self.s;
+        let m = s.model;
+        let tp = self.l.tp;
+        let t = tp as f64;
+        let layers = m.layers.get() as f64;
+        let of = |n: f64, total: u64| if total == 0 { 0.0 } else { n / total as f64 };
+        let f_layers = (n_dense + n_moe) / layers;
+        let f_dense = of(n_dense, s.dense_layers());
+        let f_moe = of(n_moe, s.moe_layers());
+        let split = |g: &mut Option<step::Gemm>, by_n: bool| {
+            if let Some(g) = g {
+                if by_n {
+                    g.n = g.n.div_ceil(tp).max(1);
+                } else {
+                    g.k = g.k.div_ceil(tp).max(1);
+                }
+            }
+        };
+        let mut out = st.clone();
+        for op in out.ops.iter_mut().chain(out.extra.iter_mut()) {
+            // (share of repetitions, share of work per repetition, share of
+            // KV bytes per repetition)
+            let (reps, work, kv) = match op.name {
+                "embedding" => (if first { 1.0 } else { 0.0 }, 1.0 / t, 0.0),
+                "lm-head" | "final-norm" => (if last { 1.0 } else { 0.0 }, 1.0 / t, 0.0),
+                "attention" => (f_layers, 1.0 / t, self.kv_share),
+                "ffn" | "activation" | "casts" => (f_dense, 1.0 / t, 0.0),
+                "router" => (f_moe, 1.0, 0.0),
+                "shared-experts" | "routed-experts" | "expert-activation" => (f_moe, 1.0 / t, 0.0),
+                "norms" | "layer-norms" => (f_layers, 1.0, 0.0),
+                _ => (f_layers, 1.0 / t, 0.0),
+            };
+            let whole = reps * work;
+            op.flops *= whole;
+            op.weight_bytes *= whole;
+            op.activation_bytes *= whole;
+            op.kv_read_bytes *= reps * kv;
+            op.kv_write_bytes *= reps * kv;
+            op.count *= reps;
+            if tp > 1 && work < 1.0 {
+                match op.name {
+                    "o" => split(&mut op.gemms[0], false),
+                    "ffn" | "shared-experts" | "routed-experts" => {
+                        split(&mut op.gemms[0], true);
+                        split(&mut op.gemms[1], false);
+                    }
+                    _ => split(&mut op.gemms[0], true),
+                }
+            }
+        }
+        out
     }
 }
 
@@ -953,6 +1038,88 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         tokens_per_s,
         tokens_per_s_per_device: tokens_per_s / l.devices() as f64,
     })
+}
+
+/// One data-parallel replica of a layout, resolved once so that forward
+/// passes of any shape can be priced on it: the simulator's step cost
+/// (`simulate`, `fleet`). A pass runs through the stages one after
+/// another (one batch in flight: no microbatching), each stage's share
+/// priced as [`evaluate`] prices it, plus its communication.
+pub struct Replica<'a, 'b> {
+    shard: Shard<'a, 'b>,
+    /// (dense layers, MoE layers) of each stage.
+    stages: Vec<(f64, f64)>,
+    /// The layout.
+    pub layout: Layout,
+    /// Weights on a device of the heaviest stage, bytes.
+    pub weight_bytes: f64,
+    /// KV bytes one token takes on a device (its stage's layers, its
+    /// share of the heads).
+    pub kv_bytes_per_token: f64,
+    /// Bytes a device holds for the KV cache: usable memory less the
+    /// weights of the heaviest stage.
+    pub kv_budget_bytes: f64,
+}
+
+impl<'a, 'b> Replica<'a, 'b> {
+    /// The replica of `l` (validated by the caller) under `s`.
+    pub fn new(s: &'a Setup<'b>, l: Layout) -> Result<Self> {
+        let w = Workload {
+            batch: 1,
+            context: 1,
+            prompt: 1,
+            microbatches: Some(1),
+        };
+        let p = evaluate(s, l, w)?;
+        let layers = s.model.layers.get();
+        let per_stage = layers / l.pp;
+        let first_moe = s.model.moe.as_ref().map_or(layers, |moe| moe.dense_layers);
+        let stages = (0..l.pp)
+            .map(|st| {
+                let (a, b) = (st * per_stage, (st + 1) * per_stage);
+                let n_moe = b.saturating_sub(a.max(first_moe)) as f64;
+                (per_stage as f64 - n_moe, n_moe)
+            })
+            .collect();
+        let pl = per_layer(s);
+        Ok(Replica {
+            shard: Shard {
+                s,
+                l,
+                kv_share: p.kv_share,
+                experts_per_device: p.experts_per_device,
+                expert_bytes: pl.expert * s.step.precisions.weight,
+            },
+            stages,
+            layout: l,
+            weight_bytes: p.weight_bytes,
+            kv_bytes_per_token: p.kv_bytes_per_token_layer * per_stage as f64 * p.kv_share,
+            kv_budget_bytes: p.usable_bytes - p.weight_bytes,
+        })
+    }
+
+    /// The communication of one pass of `tokens` tokens.
+    pub fn comm(&self, tokens: f64) -> Result<Comm> {
+        comm(self.shard.s, self.layout, tokens)
+    }
+
+    /// One forward `st` of `tokens` tokens through every stage in turn,
+    /// with the communication `c` of a pass of that many tokens, seconds.
+    pub fn pass_s(&self, st: &step::Step, tokens: f64, c: &Comm) -> f64 {
+        let last = self.stages.len() - 1;
+        self.stages
+            .iter()
+            .enumerate()
+            .map(|(i, &(n_dense, n_moe))| {
+                let send = if i == last { 0.0 } else { c.pp_send_s };
+                self.shard
+                    .time(st, tokens, n_dense, n_moe, i == 0, i == last)
+                    + n_dense * c.dense_layer_s
+                    + n_moe * c.moe_layer_s
+                    + send
+            })
+            .sum()
+    }
 }
 
 /// The layout the inputs name, with defaults: tp 1, pp 1, ep 1, dp the

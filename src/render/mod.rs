@@ -3,6 +3,7 @@
 
 mod csv;
 mod explain;
+mod html;
 mod json;
 mod markdown;
 mod table;
@@ -11,6 +12,7 @@ use crate::report::Report;
 
 pub use self::csv::{Csv, CsvStream};
 pub use self::explain::{Explain, explain_all};
+pub use self::html::Html;
 pub use self::json::{Json, JsonStream};
 pub use self::markdown::Markdown;
 pub use self::table::Table;
@@ -36,11 +38,10 @@ pub(crate) fn with_errors(report: &Report) -> std::borrow::Cow<'_, Report> {
             .map_or(serde_json::Value::Null, serde_json::Value::from);
         row.results.insert("error".into(), e);
     }
-    r.quantities.insert(
-        "error".into(),
-        crate::report::Quantity::new("error", crate::report::Unit::None),
-    );
-    if !r.headline.is_empty() {
+    r.quantities
+        .entry("error".into())
+        .or_insert_with(|| crate::report::Quantity::new("error", crate::report::Unit::None));
+    if !r.headline.is_empty() && !r.headline.iter().any(|h| h == "error") {
         r.headline.push("error".into());
     }
     std::borrow::Cow::Owned(r)
