@@ -323,6 +323,26 @@ quantity!(
     Dim::Seconds
 );
 
+/// A target time (a latency objective): a time above zero. A target of
+/// zero or less has no layout that meets it, so it is refused where it
+/// enters rather than ranked against.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+#[serde(transparent)]
+pub struct Target(pub f64);
+
+impl<'de> Deserialize<'de> for Target {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let v = quantity(d, Dim::Seconds)?;
+        if v <= 0.0 {
+            return Err(de::Error::custom(format!(
+                "a target of {} is not above zero; give a time such as 50ms",
+                units::seconds(v)
+            )));
+        }
+        Ok(Target(v))
+    }
+}
+
 /// Deserializes a quantity of `dim` from text with a unit, or from a bare
 /// number where the dimension allows one.
 fn quantity<'de, D: Deserializer<'de>>(d: D, dim: Dim) -> std::result::Result<f64, D::Error> {
@@ -486,10 +506,28 @@ mod tests {
         assert_eq!(parse_count("4096"), Ok(4096));
         assert_eq!(parse_count("1e6"), Ok(1_000_000));
         assert_eq!(parse_count("1,000,000"), Ok(1_000_000));
+        // 2^53 is the last count an f64 result holds exactly: it passes,
+        // one more does not, whether written plainly or in e-notation.
         assert_eq!(parse_count("9007199254740992"), Ok(1 << 53));
-        for bad in ["1.5", "-5", "1e20", "nan", "abc", "18446744073709551615"] {
+        assert_eq!(parse_count("9.007199254740992e15"), Ok(1 << 53));
+        for bad in [
+            "1.5",
+            "-5",
+            "1e20",
+            "nan",
+            "abc",
+            "9007199254740993",
+            "18446744073709551615",
+            "18446744073709551616",
+            "1e16",
+        ] {
             assert!(parse_count(bad).is_err(), "{bad}");
         }
+        assert!(
+            parse_count("18446744073709551615")
+                .unwrap_err()
+                .contains("2^53")
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::step::price::{Launch, Priced, Pricer};
 use super::step::report as step_price;
 use super::step::{self, Precisions, Shape, Step};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Number, Seconds, Tokens, at_least_one, positive};
+use crate::inputs::{Count, Number, Target, Tokens, at_least_one, positive};
 use crate::precision::{self, Precision};
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::{Hardware, Mode};
@@ -52,9 +52,9 @@ pub struct DecodeInputs {
     /// target step c (default 0).
     pub draft_cost: Option<Number>,
     /// Time-per-output-token target: find the largest batch meeting it.
-    pub slo_tpot: Option<Seconds>,
+    pub slo_tpot: Option<Target>,
     /// Time-to-first-token target, for goodput.
-    pub slo_ttft: Option<Seconds>,
+    pub slo_ttft: Option<Target>,
     /// Prompt tokens per request, for goodput (prefill in the loop).
     pub prompt: Option<Tokens>,
     /// Output tokens per request, for goodput.
@@ -271,7 +271,8 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         launch_field.and_then(named),
     ];
     let (kernels, given) = match kernels {
-        Some(k) => (k.0 as f64, true),
+        // A step launches at least one kernel.
+        Some(k) => (at_least_one("kernels", k.0)? as f64, true),
         None => (step::kernels(m), false),
     };
     let mut missing = Vec::new();

@@ -15,7 +15,7 @@ use super::model::{Params, kv_elements_per_token_per_layer, params};
 use super::roof::Roof;
 use super::step::{self, Shape};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Seconds, Tokens, at_least_one};
+use crate::inputs::{Count, Target, Tokens, at_least_one};
 use crate::report::{Quantity, Report, Row, RowsKind, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -71,9 +71,9 @@ pub struct PlanInputs {
     /// What the search ranks by (default: throughput).
     pub objective: Option<Objective>,
     /// Time-to-first-token target for goodput.
-    pub slo_ttft: Option<Seconds>,
+    pub slo_ttft: Option<Target>,
     /// Time-per-output-token target for goodput.
-    pub slo_tpot: Option<Seconds>,
+    pub slo_tpot: Option<Target>,
     /// Lay out separate prefill and decode pools.
     pub disaggregate: Option<bool>,
     /// Devices of the prefill pool (with `disaggregate`).
@@ -1231,16 +1231,20 @@ pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Resu
         }
     };
     let fixed = |f: Option<Count>| f.map(|c| c.0);
-    // Only layouts that can exist are tried: tp divides the heads and pp
-    // the layers (`validate`), so the work is bounded by the model, not by
-    // the device count.
+    // Past a million devices only layouts that can exist are tried (tp
+    // divides the heads and pp the layers, as `validate` requires), so the
+    // work is bounded by the model, not by the device count; below, every
+    // split is tried, so the summary counts the ones the model rules out.
     let heads = s.model.attention.heads.get();
     let layers = s.model.layers.get();
-    for tp in divisors(gcd(n, heads)) {
+    let every = n <= 1 << 20;
+    let tps = divisors(if every { n } else { gcd(n, heads) });
+    for tp in tps {
         if fixed(inputs.tp).is_some_and(|t| t != tp) {
             continue;
         }
-        for pp in divisors(gcd(n / tp, layers)) {
+        let pps = divisors(if every { n / tp } else { gcd(n / tp, layers) });
+        for pp in pps {
             if fixed(inputs.pp).is_some_and(|p| p != pp) {
                 continue;
             }
