@@ -15,7 +15,7 @@ use super::step::price::{Launch, Priced, Pricer};
 use super::step::report as step_price;
 use super::step::{self, Precisions, Shape, Step};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Number, Seconds, at_least_one, positive};
+use crate::inputs::{Count, Number, Seconds, Tokens, at_least_one, positive};
 use crate::precision::{self, Precision};
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::{Hardware, Mode};
@@ -27,10 +27,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct DecodeInputs {
-    /// Sequences decoded together.
-    pub batch: Count,
+    /// Sequences decoded together; without it, with `slo_tpot`, the largest
+    /// batch meeting the target.
+    pub batch: Option<Count>,
     /// Tokens already in each sequence's KV cache.
-    pub context: Count,
+    pub context: Tokens,
     /// Weight precision (default: the hardware's default-dtype).
     pub dtype: Option<String>,
     /// KV precision (default bf16).
@@ -55,9 +56,9 @@ pub struct DecodeInputs {
     /// Time-to-first-token target, for goodput.
     pub slo_ttft: Option<Seconds>,
     /// Prompt tokens per request, for goodput (prefill in the loop).
-    pub prompt: Option<Count>,
+    pub prompt: Option<Tokens>,
     /// Output tokens per request, for goodput.
-    pub output: Option<Count>,
+    pub output: Option<Tokens>,
     /// Share of memory held back for activations and the runtime.
     pub reserve: Option<serde_json::Value>,
     /// Allow a context beyond the model's maximum.
@@ -271,7 +272,7 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
     ];
     let (kernels, given) = match kernels {
         Some(k) => (k.0 as f64, true),
-        None => (step::kernels(m) as f64, false),
+        None => (step::kernels(m), false),
     };
     let mut missing = Vec::new();
     let pricer = (mode == Mode::Achievable).then(|| {
@@ -497,6 +498,29 @@ pub struct Speculation {
     pub speedup: f64,
 }
 
+/// What limits the largest batch meeting a time-per-token target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SloBound {
+    /// One more sequence's KV cache does not fit beside the weights.
+    Memory,
+    /// One more sequence makes a token take longer than the target.
+    TimePerToken,
+    /// The search's own upper end (no memory capacity to bound it).
+    SearchLimit,
+}
+
+impl SloBound {
+    /// The words a table shows.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SloBound::Memory => "memory",
+            SloBound::TimePerToken => "time per token",
+            SloBound::SearchLimit => "search limit",
+        }
+    }
+}
+
 /// The largest batch meeting a time-per-output-token target.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Slo {
@@ -508,6 +532,11 @@ pub struct Slo {
     pub searched_to: u64,
     /// Its time per output token.
     pub batch_tpot_s: f64,
+    /// What sets the batch: the memory (the next batch's KV does not fit)
+    /// or the time per token (the next batch misses the target).
+    pub bound: SloBound,
+    /// The next batch's time per output token, where it fits.
+    pub next_tpot_s: Option<f64>,
     /// Device throughput there.
     pub tokens_per_s: f64,
 }
@@ -560,6 +589,9 @@ pub struct DecodeCost {
     pub memory: Option<MemoryFit>,
     /// The model's maximum when the context passes it (forced).
     pub beyond_max: Option<u64>,
+    /// Whether the batch is the time-per-token search's answer (no batch
+    /// was given).
+    pub batch_searched: bool,
 }
 
 /// Weights and KV against device memory.
@@ -579,7 +611,16 @@ pub struct MemoryFit {
 
 /// `decode`'s cost.
 pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Result<DecodeCost> {
-    let batch = at_least_one("batch", inputs.batch.0)?;
+    let given_batch = match inputs.batch {
+        Some(b) => Some(at_least_one("batch", b.0)?),
+        None if inputs.slo_tpot.is_some() => None,
+        None => {
+            return Err(Error::missing_input(
+                "batch",
+                "give `batch`, or a time-per-token target (`slo-tpot`) to search for the largest batch meeting it",
+            ));
+        }
+    };
     let context = inputs.context.0;
     let beyond_max = kv::check_context(m, context, inputs.force)?;
     let s = setup(
@@ -610,14 +651,18 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
                 * s.precisions.kv
                 * m.layers.get() as f64
                 * cached as f64;
-            let kv_bytes = per_seq * batch as f64;
-            Some(MemoryFit {
-                kv_budget_bytes: left,
-                kv_bytes,
-                fits: kv_bytes <= left,
-                max_batch: (left / per_seq).floor().min(u64::MAX as f64) as u64,
-                source,
-            })
+            // The batch's KV is filled in once the batch is known (it may
+            // be the answer of the time-per-token search).
+            Some((
+                MemoryFit {
+                    kv_budget_bytes: left,
+                    kv_bytes: 0.0,
+                    fits: true,
+                    max_batch: (left / per_seq).floor().min(u64::MAX as f64) as u64,
+                    source,
+                },
+                per_seq,
+            ))
         }
     };
 
@@ -690,13 +735,11 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
             }
         }
     };
-    let (t, step_time_s, tokens_per_step, speculation) = at(batch)?;
-
     let slo = match inputs.slo_tpot {
         None => None,
         Some(target) => {
             let target = positive("slo-tpot", target.0)?;
-            let hi = memory.as_ref().map_or(1 << 20, |f| f.max_batch.max(1));
+            let hi = memory.as_ref().map_or(1 << 20, |(f, _)| f.max_batch.max(1));
             let tpot = |b: u64| -> Result<f64> {
                 let (_, pass, e, _) = at(b)?;
                 Ok(pass / e)
@@ -718,11 +761,24 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
                 }
                 (lo, tpot(lo)?)
             };
+            // What stops the batch growing: at the top of the search, the
+            // memory (or the search's own limit); below it, the next batch's
+            // time per token.
+            let (bound, next_tpot_s) = if best == hi && best > 0 {
+                match memory {
+                    Some(_) => (SloBound::Memory, None),
+                    None => (SloBound::SearchLimit, None),
+                }
+            } else {
+                (SloBound::TimePerToken, Some(tpot(best + 1)?))
+            };
             Some(Slo {
                 tpot_s: target,
                 batch: best,
                 searched_to: hi,
                 batch_tpot_s: best_tpot,
+                bound,
+                next_tpot_s,
                 tokens_per_s: if best == 0 {
                     0.0
                 } else {
@@ -731,6 +787,17 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
             })
         }
     };
+
+    let batch_searched = given_batch.is_none();
+    // Without a batch, the step is worked at the search's answer (batch 1
+    // where none meets the target).
+    let batch = given_batch.unwrap_or_else(|| slo.as_ref().map_or(1, |s| s.batch.max(1)));
+    let memory = memory.map(|(mut f, per_seq)| {
+        f.kv_bytes = per_seq * batch as f64;
+        f.fits = f.kv_bytes <= f.kv_budget_bytes;
+        f
+    });
+    let (t, step_time_s, tokens_per_step, speculation) = at(batch)?;
 
     let goodput = match (inputs.output, inputs.prompt) {
         (None, None) => None,
@@ -797,6 +864,7 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         goodput,
         memory,
         beyond_max,
+        batch_searched,
     })
 }
 
@@ -820,7 +888,18 @@ impl DecodeCost {
         let u = |unit: Unit| s.roof.unit(unit);
         r.hardware = Some(self.hardware.clone());
         r.model = Some(self.model.clone());
-        r.input("batch", self.batch);
+        if self.batch_searched {
+            // The batch is an answer (the time-per-token search's), not an
+            // input; the step's figures are worked at it.
+            r.result("batch", self.batch, || {
+                Quantity::new(
+                    "batch (searched: the largest meeting --slo-tpot)",
+                    Unit::Count,
+                )
+            });
+        } else {
+            r.input("batch", self.batch);
+        }
         r.input("context", self.context);
         r.input("dtype", s.weights);
         r.input("activations", s.activations);
@@ -844,6 +923,7 @@ impl DecodeCost {
             "speculative_speedup",
             "fits",
             "slo_batch",
+            "slo_bound",
             "slo_tokens_per_s",
             "ttft_s",
             "goodput_requests_per_s",
@@ -1066,6 +1146,11 @@ impl DecodeCost {
             r.result("slo_time_per_token_s", slo.batch_tpot_s, || {
                 Quantity::new("time per output token there", Unit::Seconds)
             });
+            r.result("slo_bound", slo.bound.as_str(), || {
+                Quantity::new("what sets that batch", Unit::None).formula(
+                    "memory when the search reaches the sequences that fit, else the next batch's time per token",
+                )
+            });
         }
         if let Some(g) = &self.goodput {
             r.result("ttft_s", g.ttft_s, || {
@@ -1177,6 +1262,42 @@ impl DecodeCost {
                 format!(
                     "context beyond the model's maximum of {} (forced)",
                     units::whole(max)
+                )
+            });
+        }
+        if let Some(slo) = &self.slo
+            && slo.batch > 0
+        {
+            r.note_with(|| {
+                let why = match (slo.bound, slo.next_tpot_s) {
+                    (SloBound::Memory, _) => format!(
+                        "memory: {} sequences of {} tokens do not fit beside the weights, so time per token ({} at {}) is not what binds",
+                        units::whole(slo.batch + 1),
+                        units::whole(self.context),
+                        units::seconds(slo.batch_tpot_s),
+                        units::whole(slo.batch)
+                    ),
+                    (SloBound::TimePerToken, Some(next)) => format!(
+                        "time per token: batch {} takes {} ({} at {})",
+                        units::whole(slo.batch + 1),
+                        units::seconds(next),
+                        units::seconds(slo.batch_tpot_s),
+                        units::whole(slo.batch)
+                    ),
+                    _ => format!(
+                        "the search's upper end, batch {}: the file gives no memory capacity to bound it",
+                        units::whole(slo.searched_to)
+                    ),
+                };
+                let searched = if self.batch_searched {
+                    "; the step above is worked at that batch"
+                } else {
+                    ""
+                };
+                format!(
+                    "the largest batch meeting {} per token is {}, set by {why}{searched}",
+                    units::seconds(slo.tpot_s),
+                    units::whole(slo.batch)
                 )
             });
         }

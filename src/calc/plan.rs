@@ -15,7 +15,7 @@ use super::model::{Params, kv_elements_per_token_per_layer, params};
 use super::roof::Roof;
 use super::step::{self, Shape};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Seconds, at_least_one};
+use crate::inputs::{Count, Seconds, Tokens, at_least_one};
 use crate::report::{Quantity, Report, Row, RowsKind, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -43,9 +43,9 @@ pub struct PlanInputs {
     pub batch: Option<Count>,
     /// Tokens of context each sequence holds at the decode step (default
     /// 4096).
-    pub context: Option<Count>,
+    pub context: Option<Tokens>,
     /// Prompt tokens per sequence for prefill (default 1024).
-    pub prompt: Option<Count>,
+    pub prompt: Option<Tokens>,
     /// Pipeline microbatches (default: pp).
     pub microbatches: Option<Count>,
     /// Weight precision (default: the hardware's default-dtype).
@@ -121,9 +121,10 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// tp x pp x dp.
+    /// tp x pp x dp; a product past 64 bits reads as `u64::MAX`, more
+    /// devices than any count the inputs allow ([`crate::inputs::MAX_COUNT`]).
     pub fn devices(&self) -> u64 {
-        self.tp * self.pp * self.dp
+        self.tp.saturating_mul(self.pp).saturating_mul(self.dp)
     }
 }
 
@@ -248,15 +249,23 @@ impl<'a> Setup<'a> {
     }
 }
 
+/// Greatest common divisor.
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// Divisors of `n`, ascending.
 pub fn divisors(n: u64) -> Vec<u64> {
     let mut small = Vec::new();
     let mut large = Vec::new();
     let mut d = 1;
-    while d * d <= n {
+    while d <= n / d {
         if n.is_multiple_of(d) {
             small.push(d);
-            if d * d != n {
+            if d != n / d {
                 large.push(n / d);
             }
         }
@@ -334,15 +343,16 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
     if let Some(n) = devices
         && l.devices() != n
     {
-        let hint = if n % (l.tp * l.pp) == 0 {
+        let tp_pp = l.tp.saturating_mul(l.pp);
+        let hint = if n.is_multiple_of(tp_pp) {
             format!(
                 "for tp {} and pp {} give dp {}",
                 units::whole(l.tp),
                 units::whole(l.pp),
-                units::whole(n / (l.tp * l.pp))
+                units::whole(n / tp_pp)
             )
         } else {
-            let ok: Vec<u64> = divisors(n)
+            let ok: Vec<u64> = divisors(gcd(n, m.attention.heads.get()))
                 .into_iter()
                 .filter(|t| {
                     validate(
@@ -360,7 +370,7 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
                 .collect();
             format!(
                 "tp x pp = {} does not divide {}; tp that divide both the devices and the heads: {}",
-                units::whole(l.tp * l.pp),
+                units::whole(tp_pp),
                 units::whole(n),
                 list(&ok)
             )
@@ -909,7 +919,9 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
             (moe.expert_intermediate_size.get() as f64 * k)
                 .max(m.ffn.intermediate_size.get() as f64)
         });
-    let prefill_tokens = (w.batch.div_ceil(microbatches) * w.prompt) as f64;
+    // In f64: a batch and a prompt of up to 2^53 each overflow a u64
+    // product.
+    let prefill_tokens = w.batch.div_ceil(microbatches) as f64 * w.prompt as f64;
     let live_tokens = prefill_tokens.max(w.batch as f64 / mf);
     let activation_bytes = live_tokens * (4.0 * d + 2.0 * ffn_width / t) * ACT_BYTES;
     let memory = weight_bytes + kv_bytes + activation_bytes;
@@ -963,7 +975,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let pass = |st: &step::Step, tokens: f64, n_dense: f64, n_moe: f64, first: bool, last: bool| {
         shard.time(st, tokens, n_dense, n_moe, first, last)
     };
-    let slots = (microbatches + l.pp - 1) as f64;
+    let slots = microbatches as f64 + l.pp as f64 - 1.0;
     let (mut dec, mut pre) = (Busiest::default(), Busiest::default());
     for (st, &(n_dense, n_moe)) in stage_params.iter().enumerate() {
         let first = st == 0;
@@ -1026,6 +1038,88 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         tokens_per_s,
         tokens_per_s_per_device: tokens_per_s / l.devices() as f64,
     })
+}
+
+/// One data-parallel replica of a layout, resolved once so that forward
+/// passes of any shape can be priced on it: the simulator's step cost
+/// (`simulate`, `fleet`). A pass runs through the stages one after
+/// another (one batch in flight: no microbatching), each stage's share
+/// priced as [`evaluate`] prices it, plus its communication.
+pub struct Replica<'a, 'b> {
+    shard: Shard<'a, 'b>,
+    /// (dense layers, MoE layers) of each stage.
+    stages: Vec<(f64, f64)>,
+    /// The layout.
+    pub layout: Layout,
+    /// Weights on a device of the heaviest stage, bytes.
+    pub weight_bytes: f64,
+    /// KV bytes one token takes on a device (its stage's layers, its
+    /// share of the heads).
+    pub kv_bytes_per_token: f64,
+    /// Bytes a device holds for the KV cache: usable memory less the
+    /// weights of the heaviest stage.
+    pub kv_budget_bytes: f64,
+}
+
+impl<'a, 'b> Replica<'a, 'b> {
+    /// The replica of `l` (validated by the caller) under `s`.
+    pub fn new(s: &'a Setup<'b>, l: Layout) -> Result<Self> {
+        let w = Workload {
+            batch: 1,
+            context: 1,
+            prompt: 1,
+            microbatches: Some(1),
+        };
+        let p = evaluate(s, l, w)?;
+        let layers = s.model.layers.get();
+        let per_stage = layers / l.pp;
+        let first_moe = s.model.moe.as_ref().map_or(layers, |moe| moe.dense_layers);
+        let stages = (0..l.pp)
+            .map(|st| {
+                let (a, b) = (st * per_stage, (st + 1) * per_stage);
+                let n_moe = b.saturating_sub(a.max(first_moe)) as f64;
+                (per_stage as f64 - n_moe, n_moe)
+            })
+            .collect();
+        let pl = per_layer(s);
+        Ok(Replica {
+            shard: Shard {
+                s,
+                l,
+                kv_share: p.kv_share,
+                experts_per_device: p.experts_per_device,
+                expert_bytes: pl.expert * s.step.precisions.weight,
+            },
+            stages,
+            layout: l,
+            weight_bytes: p.weight_bytes,
+            kv_bytes_per_token: p.kv_bytes_per_token_layer * per_stage as f64 * p.kv_share,
+            kv_budget_bytes: p.usable_bytes - p.weight_bytes,
+        })
+    }
+
+    /// The communication of one pass of `tokens` tokens.
+    pub fn comm(&self, tokens: f64) -> Result<Comm> {
+        comm(self.shard.s, self.layout, tokens)
+    }
+
+    /// One forward `st` of `tokens` tokens through every stage in turn,
+    /// with the communication `c` of a pass of that many tokens, seconds.
+    pub fn pass_s(&self, st: &step::Step, tokens: f64, c: &Comm) -> f64 {
+        let last = self.stages.len() - 1;
+        self.stages
+            .iter()
+            .enumerate()
+            .map(|(i, &(n_dense, n_moe))| {
+                let send = if i == last { 0.0 } else { c.pp_send_s };
+                self.shard
+                    .time(st, tokens, n_dense, n_moe, i == 0, i == last)
+                    + n_dense * c.dense_layer_s
+                    + n_moe * c.moe_layer_s
+                    + send
+            })
+            .sum()
+    }
 }
 
 /// The layout the inputs name, with defaults: tp 1, pp 1, ep 1, dp the
@@ -1137,11 +1231,16 @@ pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Resu
         }
     };
     let fixed = |f: Option<Count>| f.map(|c| c.0);
-    for tp in divisors(n) {
+    // Only layouts that can exist are tried: tp divides the heads and pp
+    // the layers (`validate`), so the work is bounded by the model, not by
+    // the device count.
+    let heads = s.model.attention.heads.get();
+    let layers = s.model.layers.get();
+    for tp in divisors(gcd(n, heads)) {
         if fixed(inputs.tp).is_some_and(|t| t != tp) {
             continue;
         }
-        for pp in divisors(n / tp) {
+        for pp in divisors(gcd(n / tp, layers)) {
             if fixed(inputs.pp).is_some_and(|p| p != pp) {
                 continue;
             }

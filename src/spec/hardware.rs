@@ -98,6 +98,43 @@ pub struct Hardware {
     /// and memory).
     #[serde(default)]
     pub host: Option<Host>,
+    /// Where a file `roofline calibrate` wrote came from, and its
+    /// held-out error (quoted by every `--achievable` answer on it).
+    #[serde(default)]
+    pub calibration: Option<Calibration>,
+}
+
+/// The provenance and held-out error of a calibrated file.
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Calibration {
+    /// The base part's id.
+    pub base: String,
+    /// The measurement file.
+    pub measurements: String,
+    /// Its SHA-256, hex.
+    pub sha256: String,
+    /// The device the runtime reported.
+    pub device: String,
+    /// Its driver.
+    pub driver: String,
+    /// The framework version.
+    #[serde(default)]
+    pub torch: String,
+    /// When it was measured.
+    pub date: String,
+    /// Which rows were held out.
+    #[serde(default)]
+    pub held_out: String,
+    /// Held-out points predicted.
+    #[serde(default)]
+    pub points: Option<u64>,
+    /// Their median relative error.
+    #[serde(default)]
+    pub median_error: Option<f64>,
+    /// Their worst relative error.
+    #[serde(default)]
+    pub worst_error: Option<f64>,
 }
 
 /// How the package is built.
