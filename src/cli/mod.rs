@@ -574,6 +574,12 @@ pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
     {
         global.y = Some("running,kv_use,latest_ttft_s".into());
     }
+    if global.chart.is_some()
+        && global.y.is_none()
+        && reports.first().is_some_and(|r| r.command == "fleet")
+    {
+        global.y = Some("tokens_per_s_per_device".into());
+    }
     // `--chart FILE` draws the sweep before anything is printed.
     if let Some(out) = chart::sweep_chart(&global, &reports)? {
         chart::write(&out)?;

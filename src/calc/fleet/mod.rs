@@ -140,7 +140,11 @@ pub fn check(i: &FleetInputs) -> Result<simulate::Workload> {
     }
     if s.concurrency.is_some() || s.trace.is_some() {
         return Err(Error::field(
-            if s.trace.is_some() { "trace" } else { "concurrency" },
+            if s.trace.is_some() {
+                "trace"
+            } else {
+                "concurrency"
+            },
             "fleet sizes a deployment for a Poisson arrival rate; give rate",
         ));
     }

@@ -14,13 +14,15 @@ pub const ROWS: usize = 12;
 fn row(c: &Candidate, rank: usize) -> Row {
     let mut r = Row::default();
     r.inputs.insert("rank".into(), (rank as u64).into());
-    r.inputs.insert("hardware".into(), c.hardware.clone().into());
+    r.inputs
+        .insert("hardware".into(), c.hardware.clone().into());
     let l = c.layout;
     for (k, v) in [("tp", l.tp), ("pp", l.pp), ("ep", l.ep), ("dp", l.dp)] {
         r.inputs.insert(k.into(), v.into());
     }
     r.inputs.insert("max_seqs".into(), c.max_seqs.into());
-    r.inputs.insert("max_batched_tokens".into(), c.max_tokens.into());
+    r.inputs
+        .insert("max_batched_tokens".into(), c.max_tokens.into());
     match &c.verdict {
         Verdict::Meets { at, binds } => {
             r.results.insert("devices".into(), c.devices().into());
@@ -73,7 +75,15 @@ impl FleetCost {
             let closest = self
                 .candidates
                 .iter()
-                .find(|c| matches!(c.verdict, Verdict::Breaks { margin: Some(_), .. }))
+                .find(|c| {
+                    matches!(
+                        c.verdict,
+                        Verdict::Breaks {
+                            margin: Some(_),
+                            ..
+                        }
+                    )
+                })
                 .unwrap_or(best);
             let (why, margin) = match &closest.verdict {
                 Verdict::Breaks { why, margin } => (why.clone(), *margin),
@@ -155,12 +165,20 @@ impl FleetCost {
             if let Some(a) = a {
                 r.result(format!("{k}_s"), a.value_s, || {
                     Quantity::new(
-                        format!("{} at p{}", k.to_uppercase(), units::sig(a.target.percentile, 4)),
+                        format!(
+                            "{} at p{}",
+                            k.to_uppercase(),
+                            units::sig(a.target.percentile, 4)
+                        ),
                         Unit::Seconds,
                     )
                     .formula(format!("simulated; target {}", a.target.text()))
                 });
-                let m = if a.margin.is_finite() { Value::from(a.margin) } else { Value::Null };
+                let m = if a.margin.is_finite() {
+                    Value::from(a.margin)
+                } else {
+                    Value::Null
+                };
                 r.result(format!("{k}_margin"), m, || {
                     Quantity::new(format!("{} margin", k.to_uppercase()), Unit::Fraction)
                         .formula("target / value - 1")
@@ -179,9 +197,11 @@ impl FleetCost {
             at.output_tokens_per_s_per_device,
             || Quantity::new("output tokens/s per device", Unit::None),
         );
-        r.result("throughput_requests_per_s", at.throughput * l.dp as f64, || {
-            Quantity::new("throughput, all replicas", Unit::None)
-        });
+        r.result(
+            "throughput_requests_per_s",
+            at.throughput * l.dp as f64,
+            || Quantity::new("throughput, all replicas", Unit::None),
+        );
         r.result("kv_use_peak", at.kv_peak, || {
             Quantity::new("KV blocks held, peak (one replica)", Unit::Fraction)
         });
@@ -210,20 +230,35 @@ impl FleetCost {
         r.rows_kind = Some(RowsKind::Table);
         match &self.pareto {
             Some(pts) => {
+                // The frontier is drawn against speed per user.
+                r.rows_kind = Some(RowsKind::Sweep);
+                r.axes = vec!["tokens_per_s_per_user".into()];
                 for p in pts {
                     let mut row = Row::default();
-                    row.inputs.insert("hardware".into(), p.hardware.clone().into());
-                    for (k, v) in [("tp", p.layout.tp), ("pp", p.layout.pp), ("ep", p.layout.ep)] {
+                    row.inputs
+                        .insert("hardware".into(), p.hardware.clone().into());
+                    for (k, v) in [
+                        ("tp", p.layout.tp),
+                        ("pp", p.layout.pp),
+                        ("ep", p.layout.ep),
+                    ] {
                         row.inputs.insert(k.into(), v.into());
                     }
                     row.inputs.insert("max_seqs".into(), p.max_seqs.into());
                     row.results
                         .insert("tokens_per_s_per_device".into(), p.per_device.into());
-                    row.results.insert("tokens_per_s_per_user".into(), p.per_user.into());
+                    row.inputs
+                        .insert("tokens_per_s_per_user".into(), p.per_user.into());
                     r.rows.push(row);
                 }
-                r.describe("tokens_per_s_per_device", Quantity::new("tokens/s per device", Unit::None));
-                r.describe("tokens_per_s_per_user", Quantity::new("tokens/s per user", Unit::None));
+                r.describe(
+                    "tokens_per_s_per_device",
+                    Quantity::new("tokens/s per device", Unit::None),
+                );
+                r.describe(
+                    "tokens_per_s_per_user",
+                    Quantity::new("tokens/s per user", Unit::None),
+                );
                 r.note("rows: the frontier of output tokens/s per device against tokens/s per user (1 / mean TPOT), each layout and batch cap run saturated (a closed loop of max-seqs users)");
             }
             None => {
