@@ -13,9 +13,10 @@ use super::decode;
 use super::kv;
 use super::model::{Params, kv_elements_per_token_per_layer, params};
 use super::roof::Roof;
+use super::simulate::slo::Target;
 use super::step::{self, Shape};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Target, Tokens, at_least_one};
+use crate::inputs::{Count, Tokens, at_least_one};
 use crate::report::{Quantity, Report, Row, RowsKind, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -1213,8 +1214,8 @@ fn score(p: &PlanCost, o: Objective, ttft: Option<f64>, tpot: Option<f64>) -> f6
 pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Result<SearchCost> {
     let n = at_least_one("devices", devices)?;
     let objective = inputs.objective.unwrap_or_default();
-    let ttft = inputs.slo_ttft.map(|x| x.0);
-    let tpot = inputs.slo_tpot.map(|x| x.0);
+    let ttft = inputs.slo_ttft.map(|x| x.seconds);
+    let tpot = inputs.slo_tpot.map(|x| x.seconds);
     if objective == Objective::Goodput && ttft.is_none() && tpot.is_none() {
         return Err(Error::missing_input(
             "slo-ttft",
