@@ -1,35 +1,22 @@
-//! HTML: the answer as the terminal table shows it, for a notebook
-//! (`_repr_html_` in the Python package) and the web page. Every value
-//! cell carries its JSON key and its base-unit value unrounded
-//! (`data-key="step_time_s" data-value="0.0103..."`), so a script or a
-//! test reads the exact number behind the formatted one. Markup only:
-//! classes (`roofline-report`, `results`, `rows`, `notes`) leave the look
-//! to the page.
+//! HTML: the same tables as the terminal renderer, as `<table>` elements
+//! for the web page. Beside the text a table shows, every value cell
+//! carries where its value sits in the JSON report (`data-path`, e.g.
+//! `results.step_time_s` or `rows.1.results.tokens_per_s`), its key
+//! (`data-key`) and the value itself as the JSON report writes it,
+//! unrounded and in base units (`data-value`), so a page's numbers can be
+//! read exactly. The notes are left to the page (they are the report's
+//! `notes`); a fragment, not a document.
 
+use super::table::{hidden, side_by_side, table_left_out};
 use super::{Renderer, folded, format_input, input_label, row_columns, title};
-use crate::report::{Report, Row, RowsKind};
+use crate::report::{Report, Row};
 use serde_json::Value;
 use std::fmt::Write;
 
-/// Renders an HTML fragment (no `<html>` or `<body>`).
-#[derive(Debug, Clone, Copy)]
-pub struct Html {
-    /// Show every result, not only the headline (`--all`).
-    pub all: bool,
-    /// Rows shown at most; the rest are counted in a line below the table.
-    pub max_rows: usize,
-}
+/// Renders HTML table fragments.
+pub struct Html;
 
-impl Default for Html {
-    fn default() -> Self {
-        Html {
-            all: false,
-            max_rows: 500,
-        }
-    }
-}
-
-/// Escapes text for an element's content or a quoted attribute.
+/// Escapes text for an element or a double-quoted attribute.
 fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -45,7 +32,8 @@ fn esc(s: &str) -> String {
     out
 }
 
-/// A value as the JSON report writes it (a string without its quotes).
+/// A value as the JSON report writes it: numbers in serde_json's own
+/// shortest round-trip text, strings without their quotes.
 fn raw(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
@@ -53,202 +41,268 @@ fn raw(v: &Value) -> String {
     }
 }
 
-/// A `<td>` holding `text`, keyed by `key` with the base value `v`.
-fn cell(key: &str, v: &Value, text: &str) -> String {
-    format!(
-        "<td data-key=\"{}\" data-value=\"{}\">{}</td>",
+/// One value cell.
+fn cell(out: &mut String, path: &str, key: &str, v: &Value, text: &str) {
+    let _ = write!(
+        out,
+        "<td data-path=\"{}\" data-key=\"{}\" data-value=\"{}\">{}</td>",
+        esc(path),
         esc(key),
         esc(&raw(v)),
         esc(text)
-    )
+    );
 }
 
-impl Html {
-    fn shows(&self, report: &Report, key: &str) -> bool {
-        self.all || report.in_headline(key)
-    }
+/// A cell for a value a row lacks.
+fn dash(out: &mut String) {
+    out.push_str("<td class=\"none\">-</td>");
+}
 
-    fn results(&self, report: &Report, out: &mut String) {
-        let (_, outs) = row_columns(report);
-        let (same, _) = folded(report, outs);
-        let same: Vec<_> = same
-            .into_iter()
-            .filter(|(k, _)| self.shows(report, k) && !side_by_side(report))
-            .collect();
-        let results: Vec<_> = report
-            .results
-            .iter()
-            .filter(|(k, v)| self.shows(report, k) && !v.is_array() && !v.is_object())
-            .collect();
-        if results.is_empty() && report.inputs.is_empty() && same.is_empty() {
-            return;
-        }
-        out.push_str("<table class=\"results\">\n<thead><tr><th>quantity</th><th>value</th></tr></thead>\n<tbody>\n");
-        for (k, v) in &report.inputs {
-            let _ = writeln!(
-                out,
-                "<tr class=\"input\"><th>{} (input)</th>{}</tr>",
-                esc(&input_label(k)),
-                cell(k, v, &format_input(k, v, report))
-            );
-        }
-        let mut section: Option<&str> = None;
-        for (k, v) in results {
-            let k: &str = k.as_ref();
-            let group = report.quantities.get(k).and_then(|q| q.group.as_deref());
-            if group.is_some() && group != section {
-                let _ = writeln!(
-                    out,
-                    "<tr class=\"section\"><th colspan=\"2\">{}</th></tr>",
-                    esc(group.unwrap_or_default())
-                );
-                section = group;
-            }
-            let _ = writeln!(
-                out,
-                "<tr><th>{}</th>{}</tr>",
-                esc(&report.label(k)),
-                cell(k, v, &report.unit(k).format_value(v))
-            );
-        }
-        if !same.is_empty() {
-            out.push_str("<tr class=\"section\"><th colspan=\"2\">same at every point</th></tr>\n");
-            for (k, v) in &same {
-                let _ = writeln!(
-                    out,
-                    "<tr><th>{}</th>{}</tr>",
-                    esc(&report.label(k)),
-                    cell(k, v, &report.unit(k).format_value(v))
-                );
-            }
-        }
-        out.push_str("</tbody>\n</table>\n");
-    }
+/// A section heading row spanning `cols` columns.
+fn heading(out: &mut String, group: &str, cols: usize) {
+    let _ = write!(
+        out,
+        "<tr class=\"section\"><th scope=\"rowgroup\" colspan=\"{cols}\">{}</th></tr>",
+        esc(group)
+    );
+}
 
-    /// A comparison with the items as columns, as the terminal prints it.
-    fn comparison(&self, report: &Report, out: &mut String) {
-        let axis = &report.axes[0];
-        let (ins, outs) = row_columns(report);
-        out.push_str("<table class=\"rows comparison\">\n<thead><tr><th>quantity</th>");
-        for r in &report.rows {
-            let name = r.inputs.get(axis.as_str()).map_or("-".into(), raw);
-            let _ = write!(out, "<th>{}</th>", esc(&name));
+/// The answer's own inputs and results, label beside value.
+fn results_table(report: &Report, out: &mut String) {
+    let (_, outs) = row_columns(report);
+    let (same, _) = folded(report, outs);
+    let same: Vec<_> = same
+        .into_iter()
+        .filter(|(k, _)| report.in_headline(k) && !side_by_side(report))
+        .collect();
+    if report.results.is_empty() && report.inputs.is_empty() && same.is_empty() {
+        return;
+    }
+    let _ = write!(
+        out,
+        "<div class=\"table-wrap\"><table class=\"report results\"><caption>{}</caption>\
+         <thead><tr><th scope=\"col\">quantity</th><th scope=\"col\">value</th></tr></thead><tbody>",
+        esc(&title(report))
+    );
+    for (k, v) in &report.inputs {
+        let k: &str = k.as_ref();
+        let _ = write!(
+            out,
+            "<tr class=\"input\"><th scope=\"row\">{}</th>",
+            esc(&input_label(k))
+        );
+        cell(
+            out,
+            &format!("inputs.{k}"),
+            k,
+            v,
+            &format_input(k, v, report),
+        );
+        out.push_str("</tr>");
+    }
+    let mut section: Option<&str> = None;
+    for (k, v) in report
+        .results
+        .iter()
+        .filter(|(k, v)| report.in_headline(k) && !v.is_array() && !v.is_object())
+    {
+        let k: &str = k.as_ref();
+        let group = report.quantities.get(k).and_then(|q| q.group.as_deref());
+        if group.is_some() && group != section {
+            heading(out, group.unwrap_or_default(), 2);
+            section = group;
         }
-        out.push_str("</tr></thead>\n<tbody>\n");
-        let line = |out: &mut String, label: String, value: &dyn Fn(&Row) -> String| {
-            let _ = write!(out, "<tr><th>{}</th>", esc(&label));
-            for r in &report.rows {
-                out.push_str(&value(r));
+        let _ = write!(out, "<tr><th scope=\"row\">{}</th>", esc(&report.label(k)));
+        cell(
+            out,
+            &format!("results.{k}"),
+            k,
+            v,
+            &report.unit(k).format_value(v),
+        );
+        out.push_str("</tr>");
+    }
+    if !same.is_empty() {
+        heading(out, "same at every point", 2);
+        for (k, v) in &same {
+            let _ = write!(out, "<tr><th scope=\"row\">{}</th>", esc(&report.label(k)));
+            cell(
+                out,
+                &format!("rows.0.results.{k}"),
+                k,
+                v,
+                &report.unit(k).format_value(v),
+            );
+            out.push_str("</tr>");
+        }
+    }
+    out.push_str("</tbody></table></div>");
+}
+
+/// An item's name in a comparison's heading.
+fn item_name(row: &Row, axis: &str) -> String {
+    row.inputs.get(axis).map_or("-".into(), |v| {
+        v.as_str().map_or_else(|| v.to_string(), String::from)
+    })
+}
+
+/// A comparison, items as columns and quantities as rows.
+fn comparison_table(report: &Report, out: &mut String) {
+    let axis = report.axes[0].as_str();
+    let (ins, outs) = row_columns(report);
+    let cols = report.rows.len() + 1;
+    out.push_str(
+        "<div class=\"table-wrap\"><table class=\"report comparison\"><thead><tr><th scope=\"col\">quantity</th>",
+    );
+    for (i, r) in report.rows.iter().enumerate() {
+        let name = item_name(r, axis);
+        let _ = write!(
+            out,
+            "<th scope=\"col\" data-path=\"rows.{i}.inputs.{}\" data-key=\"{}\" data-value=\"{}\">{}</th>",
+            esc(axis),
+            esc(axis),
+            esc(&name),
+            esc(&name)
+        );
+    }
+    out.push_str("</tr></thead><tbody>");
+    for k in ins.iter().filter(|k| *k != axis) {
+        let _ = write!(
+            out,
+            "<tr class=\"input\"><th scope=\"row\">{}</th>",
+            esc(&input_label(k))
+        );
+        for (i, r) in report.rows.iter().enumerate() {
+            match r.inputs.get(k.as_str()) {
+                Some(v) => cell(
+                    out,
+                    &format!("rows.{i}.inputs.{k}"),
+                    k,
+                    v,
+                    &format_input(k, v, report),
+                ),
+                None => dash(out),
             }
-            out.push_str("</tr>\n");
-        };
-        for k in ins.iter().filter(|k| *k != axis) {
-            line(out, format!("{} (input)", input_label(k)), &|r| {
-                r.inputs.get(k.as_str()).map_or("<td>-</td>".into(), |v| {
-                    cell(k, v, &format_input(k, v, report))
-                })
-            });
         }
-        for k in outs.iter().filter(|k| self.shows(report, k)) {
-            if !report
+        out.push_str("</tr>");
+    }
+    let group_of = |k: &str| report.quantities.get(k).and_then(|q| q.group.as_deref());
+    // As the terminal table: a quantity no item has is left out, and each
+    // section gathers its quantities where it first appears.
+    let mut keys: Vec<&String> = outs
+        .iter()
+        .filter(|k| report.in_headline(k))
+        .filter(|k| {
+            report
                 .rows
                 .iter()
                 .any(|r| r.results.get(k.as_str()).is_some_and(|v| !v.is_null()))
-            {
-                continue;
-            }
-            line(out, report.label(k), &|r| {
-                r.results.get(k.as_str()).map_or("<td>-</td>".into(), |v| {
-                    cell(k, v, &r.unit(k, report).format_value(v))
-                })
-            });
+        })
+        .collect();
+    let first_seen = |g: Option<&str>| keys.iter().position(|k| group_of(k) == g);
+    let rank: Vec<_> = keys.iter().map(|k| first_seen(group_of(k))).collect();
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|&i| rank[i]);
+    keys = order.into_iter().map(|i| keys[i]).collect();
+    let mut section: Option<&str> = None;
+    for k in keys {
+        let group = group_of(k);
+        if group.is_some() && group != section {
+            heading(out, group.unwrap_or_default(), cols);
+            section = group;
         }
-        out.push_str("</tbody>\n</table>\n");
+        let _ = write!(out, "<tr><th scope=\"row\">{}</th>", esc(&report.label(k)));
+        for (i, r) in report.rows.iter().enumerate() {
+            match r.results.get(k.as_str()) {
+                Some(v) => cell(
+                    out,
+                    &format!("rows.{i}.results.{k}"),
+                    k,
+                    v,
+                    &r.unit(k, report).format_value(v),
+                ),
+                None => dash(out),
+            }
+        }
+        out.push_str("</tr>");
     }
-
-    fn rows(&self, report: &Report, out: &mut String) {
-        if report.rows.is_empty() {
-            return;
-        }
-        if side_by_side(report) {
-            return self.comparison(report, out);
-        }
-        let (ins, outs) = row_columns(report);
-        let (_, outs) = folded(report, outs);
-        let outs: Vec<String> = outs
-            .into_iter()
-            .filter(|k| !report.rows_are_points() || self.shows(report, k))
-            .collect();
-        out.push_str("<table class=\"rows\">\n<thead><tr>");
-        for k in &ins {
-            let _ = write!(out, "<th>{}</th>", esc(&input_label(k)));
-        }
-        for k in &outs {
-            let _ = write!(out, "<th>{}</th>", esc(&report.label(k)));
-        }
-        out.push_str("</tr></thead>\n<tbody>\n");
-        for row in report.rows.iter().take(self.max_rows) {
-            out.push_str("<tr>");
-            for k in &ins {
-                out.push_str(
-                    &row.inputs.get(k.as_str()).map_or("<td>-</td>".into(), |v| {
-                        cell(k, v, &format_input(k, v, report))
-                    }),
-                );
-            }
-            for k in &outs {
-                out.push_str(
-                    &row.results
-                        .get(k.as_str())
-                        .map_or("<td>-</td>".into(), |v| {
-                            cell(k, v, &row.unit(k, report).format_value(v))
-                        }),
-                );
-            }
-            out.push_str("</tr>\n");
-        }
-        out.push_str("</tbody>\n</table>\n");
-        if report.rows.len() > self.max_rows {
-            let _ = writeln!(
-                out,
-                "<p class=\"more\">{} more rows (the JSON holds every one)</p>",
-                crate::units::number((report.rows.len() - self.max_rows) as f64)
-            );
-        }
-    }
+    out.push_str("</tbody></table></div>");
 }
 
-/// Whether the rows compare a few accelerators or models and nothing else
-/// varies: then they read best side by side, one column each.
-fn side_by_side(report: &Report) -> bool {
-    report.rows_kind == Some(RowsKind::Comparison)
-        && report.axes.len() == 1
-        && (2..=12).contains(&report.rows.len())
+/// The rows: a comparison side by side, otherwise one line per row.
+fn rows_table(report: &Report, out: &mut String) {
+    if report.rows.is_empty() || table_left_out(report) {
+        return;
+    }
+    if side_by_side(report) {
+        comparison_table(report, out);
+        return;
+    }
+    let (ins, outs) = row_columns(report);
+    let (_, outs) = folded(report, outs);
+    let outs: Vec<String> = outs
+        .into_iter()
+        .filter(|k| !report.rows_are_points() || report.in_headline(k))
+        .collect();
+    if ins.is_empty() && outs.is_empty() {
+        return;
+    }
+    out.push_str("<div class=\"table-wrap\"><table class=\"report rows\"><thead><tr>");
+    for k in &ins {
+        let _ = write!(out, "<th scope=\"col\">{}</th>", esc(&input_label(k)));
+    }
+    for k in &outs {
+        let _ = write!(out, "<th scope=\"col\">{}</th>", esc(&report.label(k)));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for (i, r) in report.rows.iter().enumerate() {
+        let _ = write!(out, "<tr data-row=\"{i}\">");
+        for k in &ins {
+            match r.inputs.get(k.as_str()) {
+                Some(v) => cell(
+                    out,
+                    &format!("rows.{i}.inputs.{k}"),
+                    k,
+                    v,
+                    &format_input(k, v, report),
+                ),
+                None => dash(out),
+            }
+        }
+        for k in &outs {
+            match r.results.get(k.as_str()) {
+                Some(v) => cell(
+                    out,
+                    &format!("rows.{i}.results.{k}"),
+                    k,
+                    v,
+                    &r.unit(k, report).format_value(v),
+                ),
+                None => dash(out),
+            }
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table></div>");
 }
 
 impl Renderer for Html {
     fn render(&self, report: &Report) -> Vec<u8> {
-        let mut out = String::from("<div class=\"roofline-report\">\n");
-        let _ = writeln!(out, "<h3>{}</h3>", esc(&title(report)));
-        self.results(report, &mut out);
-        self.rows(report, &mut out);
-        if !report.notes.is_empty() {
-            out.push_str("<ul class=\"notes\">\n");
-            for n in &report.notes {
-                let _ = writeln!(out, "<li>{}</li>", esc(n));
-            }
-            out.push_str("</ul>\n");
+        let mut out = String::new();
+        results_table(report, &mut out);
+        rows_table(report, &mut out);
+        let h = hidden(report);
+        if h > 0 {
+            let table = if table_left_out(report) {
+                " and the table"
+            } else {
+                ""
+            };
+            let _ = write!(
+                out,
+                "<p class=\"more\">{h} more results{table}: every result (--all) shows each one, the derivations (--explain) how it follows.</p>"
+            );
         }
-        if !self.all {
-            let h = super::table::hidden(report);
-            if h > 0 {
-                let _ = writeln!(
-                    out,
-                    "<p class=\"hidden\">{h} more results: all shows every one, explain their derivations</p>"
-                );
-            }
-        }
-        out.push_str("</div>\n");
         out.into_bytes()
     }
 }
@@ -257,21 +311,73 @@ impl Renderer for Html {
 mod tests {
     use super::*;
 
+    fn page(r: &Report) -> String {
+        String::from_utf8(Html.render(r)).unwrap()
+    }
+
     #[test]
-    fn cells_carry_key_and_exact_value_and_text_is_escaped() {
-        let mut r = super::super::table::tests::sample();
-        r.note("a < b & c");
-        let html = String::from_utf8(Html::default().render(&r)).unwrap();
-        assert!(html.contains("a &lt; b &amp; c"), "{html}");
-        // Every value cell of the JSON report's results appears with its
-        // key; the value is the JSON number, not the formatted one.
-        let json: serde_json::Value =
-            serde_json::from_slice(&super::super::Json.render(&r)).unwrap();
-        for (k, v) in json["results"].as_object().unwrap() {
-            if r.in_headline(k) && !v.is_array() && !v.is_object() {
-                let needle = format!("data-key=\"{k}\" data-value=\"{}\"", esc(&raw(v)));
-                assert!(html.contains(&needle), "{needle} in {html}");
-            }
+    fn a_cell_carries_its_path_key_and_unrounded_value() {
+        let r = super::super::table::tests::sample();
+        let html = page(&r);
+        // 3.35e12 is shown rounded with its unit, carried as JSON writes it.
+        assert!(
+            html.contains(
+                "<td data-path=\"results.attainable_flops_per_s\" data-key=\"attainable_flops_per_s\" data-value=\"3350000000000.0\">3.35 TFLOP/s</td>"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                "data-path=\"inputs.intensity\" data-key=\"intensity\" data-value=\"1.0\""
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                "data-path=\"rows.0.inputs.dtype\" data-key=\"dtype\" data-value=\"fp8\""
+            ),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn text_is_escaped() {
+        let mut r = Report::new("point");
+        r.hardware = Some("<b>&".into());
+        r.result(
+            "bound",
+            "a \"quoted\" <tag>",
+            crate::report::Quantity::new("bound", crate::report::Unit::None),
+        );
+        let html = page(&r);
+        assert!(html.contains("point · &lt;b&gt;&amp;"), "{html}");
+        assert!(
+            html.contains("data-value=\"a &quot;quoted&quot; &lt;tag&gt;\""),
+            "{html}"
+        );
+        assert!(!html.contains("<tag>"), "{html}");
+    }
+
+    #[test]
+    fn a_comparison_puts_items_side_by_side() {
+        let mut r = Report::new("point");
+        r.axes = vec!["hardware".into()];
+        r.rows_kind = Some(crate::report::RowsKind::Comparison);
+        for (hw, v) in [("a", 1.5), ("b", 2.0)] {
+            let mut row = Row::default();
+            row.inputs.insert("hardware".into(), hw.into());
+            row.results.insert("time_s".into(), v.into());
+            r.rows.push(row);
         }
+        r.describe(
+            "time_s",
+            crate::report::Quantity::new("time", crate::report::Unit::Seconds),
+        );
+        let html = page(&r);
+        assert!(html.contains("class=\"report comparison\""), "{html}");
+        assert!(
+            html.contains("data-path=\"rows.1.results.time_s\" data-key=\"time_s\" data-value=\"2.0\">2 s</td>"),
+            "{html}"
+        );
     }
 }
