@@ -10,13 +10,17 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use roofline::inputs::Fields;
 use roofline::spec::hardware::Mode;
+use roofline::sweep::Axis;
 use serde_json::Value;
 
 /// Fields from (name, value) pairs: `None` is left out, `kv_dtype` is
-/// `kv-dtype`; an edited hardware or model adds its `--set`s.
+/// `kv-dtype`; an edited hardware or model adds its `--set`s. A list is an
+/// axis, in the order given (`hw` and `model` lists stay fields, which the
+/// library makes the outermost axes, as the CLI's comparisons are).
 fn fields<'py>(
     args: impl IntoIterator<Item = (String, Bound<'py, PyAny>)>,
     sets: &mut Vec<String>,
+    axes: &mut Vec<Axis>,
 ) -> PyResult<Fields> {
     let mut f = Fields::new();
     for (name, v) in args {
@@ -30,7 +34,14 @@ fn fields<'py>(
                 sets.push(s);
             }
         }
-        f.insert(key, c.value);
+        match c.value {
+            Value::Array(values) if key != "hw" && key != "model" => {
+                axes.push(Axis { name: key, values })
+            }
+            v => {
+                f.insert(key, v);
+            }
+        }
     }
     Ok(f)
 }
@@ -42,10 +53,12 @@ fn asked<'py>(
     set: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Asked> {
     let mut sets = set_texts(set)?;
-    let fields = fields(args, &mut sets)?;
+    let mut axes = Vec::new();
+    let fields = fields(args, &mut sets, &mut axes)?;
     Ok(Asked {
         command: command.to_string(),
         fields,
+        axes,
         sets,
         mode: if achievable {
             Mode::Achievable
@@ -77,7 +90,11 @@ fn run<'py>(
 /// Splits `achievable` and `set` from keyword arguments given as a dict.
 fn split_kwargs<'py>(
     kw: &Bound<'py, PyDict>,
-) -> PyResult<(Vec<(String, Bound<'py, PyAny>)>, bool, Option<Bound<'py, PyAny>>)> {
+) -> PyResult<(
+    Vec<(String, Bound<'py, PyAny>)>,
+    bool,
+    Option<Bound<'py, PyAny>>,
+)> {
     let mut args = Vec::new();
     let mut achievable = false;
     let mut set = None;
@@ -118,14 +135,8 @@ fn command_name(py: Python<'_>, name: &str) -> PyResult<String> {
         }
     }
     // The library's own message, with its suggestion.
-    roofline::query::evaluate(
-        &Default::default(),
-        name,
-        &Fields::new(),
-        &[],
-        false,
-    )
-    .or_raise(py)?;
+    roofline::query::evaluate(&Default::default(), name, &Fields::new(), &[], false)
+        .or_raise(py)?;
     Ok(name.to_string())
 }
 
@@ -173,7 +184,11 @@ fn sweep<'py>(
             single = roofline::report::Map::default();
             vec![(&single, &report.results)]
         } else {
-            report.rows.iter().map(|r| (&r.inputs, &r.results)).collect()
+            report
+                .rows
+                .iter()
+                .map(|r| (&r.inputs, &r.results))
+                .collect()
         };
     let n = rows.len();
     for (i, (ins, outs)) in rows.iter().enumerate() {

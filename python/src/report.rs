@@ -21,6 +21,8 @@ use roofline::spec::hardware::Mode;
 pub struct Asked {
     pub command: String,
     pub fields: Fields,
+    /// Fields given as lists, in the order given (outermost first).
+    pub axes: Vec<roofline::sweep::Axis>,
     pub sets: Vec<String>,
     pub mode: Mode,
 }
@@ -35,7 +37,7 @@ impl Asked {
     /// Evaluates the question: one report, or one per point.
     pub fn evaluate(&self, py: Python<'_>, each_point: bool) -> PyResult<Vec<Inner>> {
         let ctx = self.context(py)?;
-        query::evaluate(&ctx, &self.command, &self.fields, &[], each_point).or_raise(py)
+        query::evaluate(&ctx, &self.command, &self.fields, &self.axes, each_point).or_raise(py)
     }
 }
 
@@ -64,7 +66,8 @@ impl Report {
     }
 
     fn value<'py>(&self, py: Python<'py>, v: impl serde::Serialize) -> PyResult<Bound<'py, PyAny>> {
-        let v = serde_json::to_value(v).map_err(|e| crate::errors::DataError::new_err(e.to_string()))?;
+        let v = serde_json::to_value(v)
+            .map_err(|e| crate::errors::DataError::new_err(e.to_string()))?;
         to_py(py, &v)
     }
 }

@@ -137,6 +137,24 @@ fn grid(
     let mut base = fields.clone();
     let mut axes: Vec<Axis> = Vec::new();
     for (key, flag, what) in [("hw", "--hw", "hardware"), ("model", "--model", "model")] {
+        // Compared parts are the outermost axes, whether listed or
+        // comma-separated.
+        if let Some(Value::Array(_)) = base.get(key) {
+            let Some(Value::Array(values)) = base.remove(key) else {
+                continue;
+            };
+            if values.is_empty() {
+                return Err(Error::input(
+                    flag,
+                    format!("no {what} named; give an id or a path"),
+                ));
+            }
+            axes.push(Axis {
+                name: key.into(),
+                values,
+            });
+            continue;
+        }
         if let Some(Value::String(list)) = base.get(key) {
             let items: Vec<Value> = context::split(list).map(Value::from).collect();
             if items.is_empty() {
