@@ -2,10 +2,10 @@
 //! file, runs the fit (`calc::calibrate`), writes the calibrated hardware
 //! file where `--out` says, and reports the held-out error.
 
-use super::Ctx;
 use clap::Args;
 use roofline::calc::calibrate::{self, Inputs};
 use roofline::error::{Error, Result};
+use roofline::query::Context as Ctx;
 use roofline::report::Report;
 use std::path::{Path, PathBuf};
 

@@ -1,12 +1,9 @@
 //! `fleet`: the fewest devices that meet the SLOs, and the frontier.
 
-use super::query::{Query, calc_fields, flag_fields};
-use super::{Ctx, fields_as_flags};
+use super::query::{Query, flag_fields};
 use clap::Args;
-use roofline::calc::fleet::{self, FleetInputs};
 use roofline::error::Result;
 use roofline::inputs::Fields;
-use roofline::report::Report;
 use serde::Serialize;
 
 /// `fleet` flags.
@@ -90,6 +87,10 @@ pub struct FleetArgs {
 }
 
 impl Query for FleetArgs {
+    fn command(&self) -> &'static str {
+        "fleet"
+    }
+
     fn fields(&self) -> Result<Fields> {
         let mut f = flag_fields(self)?;
         // One joint search: the list is the search's, not a comparison.
@@ -97,21 +98,5 @@ impl Query for FleetArgs {
             f.insert("parts".into(), v);
         }
         Ok(f)
-    }
-
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let m = ctx.point_model(fields)?;
-        let list = fields
-            .get("parts")
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string();
-        let hws = ctx.hardware(&list)?;
-        let mut f = calc_fields(fields);
-        f.remove("parts");
-        let inputs = FleetInputs::from_fields(&f)?;
-        fleet::search::search(&m, &hws, &inputs, ctx.mode)
-            .map_err(fields_as_flags)?
-            .report(lean)
     }
 }

@@ -1,12 +1,9 @@
 //! `simulate`: one serving deployment, request by request.
 
-use super::query::{Query, calc_inputs, flag_fields};
-use super::{Ctx, fields_as_flags};
+use super::query::{Query, flag_fields};
 use clap::Args;
-use roofline::calc::simulate::{self, SimulateInputs};
 use roofline::error::Result;
 use roofline::inputs::Fields;
-use roofline::report::Report;
 use serde::Serialize;
 
 /// `simulate` flags.
@@ -14,9 +11,9 @@ use serde::Serialize;
 #[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline simulate --model llama-3-8b --hw h200-sxm --rate 12/s --prompt 2048 --output 256
-  roofline simulate --model llama-3-8b --hw h200-sxm --rate 20/s --prompt lognormal:2048,0.5 --output uniform:100..500 --slo-ttft 2s --slo-tpot p50=30ms
+  roofline simulate --model llama-3-8b --hw h200-sxm --rate 20/s --prompt lognormal:1024,0.4 --output uniform:100..500 --slo-ttft 2s --slo-tpot p50=30ms
   roofline simulate --model llama-3.1-70b --hw h200-sxm --tp 4 --concurrency 64 --prompt 1024 --output 300 --requests 2000
-  roofline simulate --model llama-3-8b --hw h200-sxm --trace requests.csv --per-request --format csv
+  roofline simulate --model llama-3-8b --hw h200-sxm --trace my-requests.csv --per-request --format csv
   roofline simulate --model llama-3-8b --hw h200-sxm --rate 30/s --prompt 2048 --output 256 --prefix-hit 50% --chart load.svg
 
 Arrivals: --rate (Poisson), --concurrency (closed loop) or --trace FILE (CSV with a
@@ -111,16 +108,11 @@ pub struct SimulateArgs {
 }
 
 impl Query for SimulateArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
+    fn command(&self) -> &'static str {
+        "simulate"
     }
 
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let m = ctx.point_model(fields)?;
-        let hw = ctx.point_hardware(fields, None)?;
-        let inputs: SimulateInputs = calc_inputs(fields)?;
-        Ok(simulate::cost(&m, &hw, &inputs, ctx.mode)
-            .map_err(fields_as_flags)?
-            .report(lean))
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
     }
 }

@@ -1,0 +1,86 @@
+"""roofline: an analytical performance-model calculator for accelerator
+kernels and LLM inference, from Python.
+
+One function per command (``decode``, ``prefill``, ``matmul``, ...), with
+keyword arguments named as scenario-file fields (``kv_dtype="fp8"``);
+quantities as numbers in base units or text with units (``"4.8 TB/s"``).
+Each returns a :class:`Report`; :func:`sweep` returns a table of points.
+The numbers, the catalog and the errors are the command line's: both call
+the same library.
+"""
+
+from ._roofline import (
+    Chart,
+    DataError,
+    FileError,
+    Hardware,
+    Model,
+    NoAnswerError,
+    Report,
+    RooflineError,
+    UsageError,
+    __version__,
+    coalesce,
+    collective,
+    decode,
+    fusion_chain,
+    fusion_epilogue,
+    fusion_softmax,
+    hardware,
+    hardware_ids,
+    hw_list,
+    hw_show,
+    kv,
+    launch,
+    littles_law,
+    matmul,
+    model,
+    model_ids,
+    model_list,
+    model_show,
+    occupancy,
+    plan,
+    point,
+    prefill,
+    roofline_chart,
+    speculative,
+    sweep,
+)
+
+__all__ = [
+    "Chart",
+    "DataError",
+    "FileError",
+    "Hardware",
+    "Model",
+    "NoAnswerError",
+    "Report",
+    "RooflineError",
+    "UsageError",
+    "__version__",
+    "coalesce",
+    "collective",
+    "decode",
+    "fusion_chain",
+    "fusion_epilogue",
+    "fusion_softmax",
+    "hardware",
+    "hardware_ids",
+    "hw_list",
+    "hw_show",
+    "kv",
+    "launch",
+    "littles_law",
+    "matmul",
+    "model",
+    "model_ids",
+    "model_list",
+    "model_show",
+    "occupancy",
+    "plan",
+    "point",
+    "prefill",
+    "roofline_chart",
+    "speculative",
+    "sweep",
+]
