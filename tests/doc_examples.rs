@@ -55,10 +55,8 @@ fn placeholder(line: &str) -> bool {
 fn scratch() -> &'static Path {
     static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-            "doc-examples-{}",
-            std::process::id()
-        ));
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("doc-examples-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("home")).unwrap();
         // docs/ is not linked: the gallery's examples write their charts
         // into a scratch docs/charts, never over the committed ones.
@@ -205,7 +203,10 @@ fn scenario_blocks(text: &str) -> Vec<String> {
 fn scenario_format_examples_run_as_copied() {
     let text = std::fs::read_to_string(format!("{ROOT}/docs/scenarios.md")).unwrap();
     let blocks = scenario_blocks(&text);
-    assert!(!blocks.is_empty(), "docs/scenarios.md shows no scenario file");
+    assert!(
+        !blocks.is_empty(),
+        "docs/scenarios.md shows no scenario file"
+    );
     for (i, b) in blocks.iter().enumerate() {
         let file = scratch().join(format!("doc-scenario-{i}.toml"));
         std::fs::write(&file, b).unwrap();
@@ -297,10 +298,7 @@ fn help_examples_run() {
             })
             .map(String::from)
             .collect();
-        n += run_lines(
-            lines,
-            &format!("roofline {} --help", path.join(" ")),
-        );
+        n += run_lines(lines, &format!("roofline {} --help", path.join(" ")));
         commands += 1;
     }
     assert!(commands > 20, "only {commands} commands found");

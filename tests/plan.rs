@@ -514,9 +514,6 @@ fn why_not_first_groups_thousands() {
     for r in reasons {
         let first = r.split(" vs ").next().unwrap();
         let digits = first.split('.').next().unwrap();
-        assert!(
-            digits.len() < 4 || digits.contains(','),
-            "not grouped: {r}"
-        );
+        assert!(digits.len() < 4 || digits.contains(','), "not grouped: {r}");
     }
 }

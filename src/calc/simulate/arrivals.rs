@@ -96,7 +96,11 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<Request>> {
             )
         })
     };
-    let (ca, cp, co) = (col("arrival_s")?, col("prompt_tokens")?, col("output_tokens")?);
+    let (ca, cp, co) = (
+        col("arrival_s")?,
+        col("prompt_tokens")?,
+        col("output_tokens")?,
+    );
     let mut out = Vec::new();
     for (n, line) in lines {
         let cells: Vec<&str> = line.split(',').map(str::trim).collect();
@@ -209,10 +213,16 @@ mod tests {
         let r = parse_trace("t.csv", t).unwrap();
         assert_eq!(r.len(), 2);
         assert_eq!((r[0].arrival_s, r[0].prompt, r[0].output), (0.1, 20, 4));
-        let e = parse_trace("t.csv", "arrival_s,prompt_tokens,output_tokens\n0,10,3\n1,ten,3\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("t.csv") && e.contains('3') && e.contains("prompt_tokens"), "{e}");
+        let e = parse_trace(
+            "t.csv",
+            "arrival_s,prompt_tokens,output_tokens\n0,10,3\n1,ten,3\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("t.csv") && e.contains('3') && e.contains("prompt_tokens"),
+            "{e}"
+        );
         let e = parse_trace("t.csv", "arrival,prompt_tokens,output_tokens\n")
             .unwrap_err()
             .to_string();

@@ -119,8 +119,8 @@ impl Length {
 pub fn parse(text: &str) -> Result<Length, String> {
     let t = text.trim();
     let whole = |s: &str, what: &str| -> Result<u64, String> {
-        let n = crate::inputs::parse_count(s.trim())
-            .map_err(|e| format!("`{t}`: its {what} {e}"))?;
+        let n =
+            crate::inputs::parse_count(s.trim()).map_err(|e| format!("`{t}`: its {what} {e}"))?;
         if n == 0 || n > MAX_TOKENS {
             return Err(format!(
                 "`{t}`: its {what} must be from 1 to {} tokens",
@@ -210,7 +210,14 @@ mod tests {
                 sigma: 0.5
             }
         );
-        for bad in ["0", "uniform:9..3", "lognormal:2048", "normal:5,1", "x", "lognormal:a,1"] {
+        for bad in [
+            "0",
+            "uniform:9..3",
+            "lognormal:2048",
+            "normal:5,1",
+            "x",
+            "lognormal:a,1",
+        ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
     }

@@ -66,7 +66,9 @@ impl<'de> Deserialize<'de> for Rate {
                 f.write_str("requests per second (12/s, 720/min)")
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Rate, E> {
-                arrivals::parse_rate(&v.to_string()).map(Rate).map_err(E::custom)
+                arrivals::parse_rate(&v.to_string())
+                    .map(Rate)
+                    .map_err(E::custom)
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Rate, E> {
                 self.visit_f64(v as f64)
@@ -174,9 +176,11 @@ pub fn workload(i: &SimulateInputs) -> Result<Workload> {
     let arrivals = if let Some(r) = i.rate {
         Arrivals::Poisson(r.0)
     } else if let Some(c) = i.concurrency {
-        Arrivals::Closed(crate::inputs::at_least_one("concurrency", c.0).map_err(|_| {
-            Error::field("concurrency", "must be a whole number of users, at least 1")
-        })?)
+        Arrivals::Closed(
+            crate::inputs::at_least_one("concurrency", c.0).map_err(|_| {
+                Error::field("concurrency", "must be a whole number of users, at least 1")
+            })?,
+        )
     } else {
         let path = i.trace.as_deref().unwrap_or_default();
         let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
@@ -197,10 +201,18 @@ pub fn workload(i: &SimulateInputs) -> Result<Workload> {
         (fixed1, fixed1)
     } else {
         (
-            i.prompt
-                .ok_or_else(|| Error::missing_input("prompt", "give `prompt` (tokens, or a distribution such as lognormal:2048,0.5)"))?,
-            i.output
-                .ok_or_else(|| Error::missing_input("output", "give `output` (tokens, or a distribution such as uniform:100..500)"))?,
+            i.prompt.ok_or_else(|| {
+                Error::missing_input(
+                    "prompt",
+                    "give `prompt` (tokens, or a distribution such as lognormal:2048,0.5)",
+                )
+            })?,
+            i.output.ok_or_else(|| {
+                Error::missing_input(
+                    "output",
+                    "give `output` (tokens, or a distribution such as uniform:100..500)",
+                )
+            })?,
         )
     };
     let prefix_hit = match &i.prefix_hit {
@@ -243,16 +255,15 @@ pub struct Caps {
 
 /// Resolves the caps, with their defaults.
 pub fn caps(i: &SimulateInputs) -> Result<Caps> {
-    let max_seqs = crate::inputs::at_least_one(
-        "max-seqs",
-        i.max_seqs.map_or(DEFAULT_MAX_SEQS, |c| c.0),
-    )?;
+    let max_seqs =
+        crate::inputs::at_least_one("max-seqs", i.max_seqs.map_or(DEFAULT_MAX_SEQS, |c| c.0))?;
     let max_tokens = crate::inputs::at_least_one(
         "max-batched-tokens",
         i.max_batched_tokens
             .map_or(DEFAULT_WHOLE_PROMPT.saturating_add(max_seqs), |c| c.0),
     )?;
-    let block = crate::inputs::at_least_one("block-size", i.block_size.map_or(DEFAULT_BLOCK, |c| c.0))?;
+    let block =
+        crate::inputs::at_least_one("block-size", i.block_size.map_or(DEFAULT_BLOCK, |c| c.0))?;
     for (f, v, most) in [
         ("max-seqs", max_seqs, 1u64 << 20),
         ("max-batched-tokens", max_tokens, 1u64 << 22),
@@ -409,7 +420,13 @@ pub fn check_fit(
 
 /// Runs the workload `w` on instance `inst` with caps `c`; the real step
 /// cost. `keep` keeps outcomes and the timeline.
-pub fn run(inst: &Instance, w: &Workload, c: Caps, keep: (bool, bool), force: bool) -> Result<SimCost> {
+pub fn run(
+    inst: &Instance,
+    w: &Workload,
+    c: Caps,
+    keep: (bool, bool),
+    force: bool,
+) -> Result<SimCost> {
     let replica = Replica::new(&inst.setup, inst.layout)?;
     let kv = kv_tokens(inst, &replica)?;
     let m = inst.setup.model;

@@ -125,7 +125,10 @@ impl Summary {
     /// The statistics of `out` and `t` over `replicas` replicas on
     /// `devices` devices.
     pub fn of(out: &[Outcome], t: &Totals, replicas: u64, devices: u64, w: &Workload) -> Self {
-        let first = out.iter().map(|o| o.arrival_s).fold(f64::INFINITY, f64::min);
+        let first = out
+            .iter()
+            .map(|o| o.arrival_s)
+            .fold(f64::INFINITY, f64::min);
         let last = out.iter().map(|o| o.finish_s).fold(0.0, f64::max);
         let span = (last - first).max(f64::MIN_POSITIVE);
         let mut ttft: Vec<f64> = out.iter().map(|o| o.first_token_s - o.arrival_s).collect();
@@ -197,7 +200,9 @@ impl Summary {
 }
 
 fn secs(r: &mut Report, key: &'static str, v: f64, label: &str, formula: &str) {
-    r.result(key, v, || Quantity::new(label, Unit::Seconds).formula(formula));
+    r.result(key, v, || {
+        Quantity::new(label, Unit::Seconds).formula(formula)
+    });
 }
 
 impl SimCost {
@@ -266,7 +271,13 @@ impl SimCost {
                 "tpot" => "(last token - first token) / (output - 1), requests of 2+ tokens",
                 _ => "last token - arrival",
             };
-            let v = |x: f64| if sp.n == 0 { serde_json::Value::Null } else { x.into() };
+            let v = |x: f64| {
+                if sp.n == 0 {
+                    serde_json::Value::Null
+                } else {
+                    x.into()
+                }
+            };
             for (suffix, x, lab) in [
                 ("mean", sp.mean, "mean"),
                 ("p50", sp.p50, "p50"),
@@ -307,10 +318,8 @@ impl SimCost {
             "output_tokens_per_s_per_device",
             s.output_tokens_per_s_per_device,
             || {
-                Quantity::new("output tokens/s per device", Unit::None).formula(format!(
-                    "output tokens / span / {} devices",
-                    s.devices
-                ))
+                Quantity::new("output tokens/s per device", Unit::None)
+                    .formula(format!("output tokens / span / {} devices", s.devices))
             },
         );
         r.result("mean_in_flight", s.mean_in_flight, || {
@@ -330,7 +339,11 @@ impl SimCost {
                 if let Some(a) = a {
                     r.result(format!("{k}_slo_value_s"), a.value_s, || {
                         Quantity::new(
-                            format!("{} at p{}", k.to_uppercase(), units::sig(a.target.percentile, 4)),
+                            format!(
+                                "{} at p{}",
+                                k.to_uppercase(),
+                                units::sig(a.target.percentile, 4)
+                            ),
                             Unit::Seconds,
                         )
                         .formula(format!("target {}", a.target.text()))
@@ -356,11 +369,31 @@ impl SimCost {
             Quantity::new("KV blocks held, peak", Unit::Fraction)
         });
         for (k, x, lab) in [
-            ("batch_size_mean", s.batch.mean, "sequences per iteration, mean"),
-            ("batch_size_p50", s.batch.p50, "sequences per iteration, p50"),
-            ("batch_size_p90", s.batch.p90, "sequences per iteration, p90"),
-            ("batch_size_p99", s.batch.p99, "sequences per iteration, p99"),
-            ("batch_size_max", s.batch_max as f64, "sequences per iteration, most"),
+            (
+                "batch_size_mean",
+                s.batch.mean,
+                "sequences per iteration, mean",
+            ),
+            (
+                "batch_size_p50",
+                s.batch.p50,
+                "sequences per iteration, p50",
+            ),
+            (
+                "batch_size_p90",
+                s.batch.p90,
+                "sequences per iteration, p90",
+            ),
+            (
+                "batch_size_p99",
+                s.batch.p99,
+                "sequences per iteration, p99",
+            ),
+            (
+                "batch_size_max",
+                s.batch_max as f64,
+                "sequences per iteration, most",
+            ),
         ] {
             r.result(k, x, || Quantity::new(lab, Unit::Count));
         }
@@ -373,7 +406,9 @@ impl SimCost {
         r.result("busy_fraction", s.busy, || {
             Quantity::new("share of the span busy", Unit::Fraction)
         });
-        r.result("devices", s.devices, || Quantity::new("devices", Unit::Count));
+        r.result("devices", s.devices, || {
+            Quantity::new("devices", Unit::Count)
+        });
         if s.preemptions > 0 {
             r.note(format!(
                 "the KV cache filled: {} preemptions, each recomputing its prompt and tokens so far",
@@ -395,9 +430,13 @@ impl SimCost {
                 put(&mut row, "output_tokens", o.output.into());
                 put(&mut row, "queue_s", (o.start_s - o.arrival_s).into());
                 put(&mut row, "ttft_s", (o.first_token_s - o.arrival_s).into());
-                let tpot = (o.output > 1)
-                    .then(|| (o.finish_s - o.first_token_s) / (o.output - 1) as f64);
-                put(&mut row, "tpot_s", tpot.map_or(serde_json::Value::Null, Into::into));
+                let tpot =
+                    (o.output > 1).then(|| (o.finish_s - o.first_token_s) / (o.output - 1) as f64);
+                put(
+                    &mut row,
+                    "tpot_s",
+                    tpot.map_or(serde_json::Value::Null, Into::into),
+                );
                 put(&mut row, "e2e_s", (o.finish_s - o.arrival_s).into());
                 put(&mut row, "preemptions", o.preemptions.into());
                 put(&mut row, "replica", o.replica.into());
@@ -434,7 +473,11 @@ fn timeline_rows(r: &mut Report, t: &[[f64; 5]]) {
     let slice = end / TIMELINE_POINTS as f64;
     let mut kept: Vec<[f64; 5]> = Vec::new();
     for x in t {
-        let bucket = if slice > 0.0 { (x[0] / slice) as u64 } else { 0 };
+        let bucket = if slice > 0.0 {
+            (x[0] / slice) as u64
+        } else {
+            0
+        };
         match kept.last_mut() {
             Some(k) if slice > 0.0 && (k[0] / slice) as u64 == bucket => *k = *x,
             _ => kept.push(*x),

@@ -385,7 +385,8 @@ impl<C: StepCost> Simulation<C> {
         t.kv_area += kv * dt;
         t.kv_peak = t.kv_peak.max(kv);
         t.busy_s += dt;
-        self.queue.push(self.now + dt, Kind::Done { engine: e as u32 });
+        self.queue
+            .push(self.now + dt, Kind::Done { engine: e as u32 });
         Ok(())
     }
 

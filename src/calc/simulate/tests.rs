@@ -53,7 +53,14 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 fn an_iteration_costs_what_decode_and_prefill_say() {
     for id in ["llama-3-8b", "mixtral-8x7b", "mistral-7b"] {
         let (m, hw) = (model(id), hardware("h200-sxm"));
-        let inst = Instance::new(&m, &hw, Mode::SpeedOfLight, &SimulateInputs::default(), layout(&SimulateInputs::default()).unwrap()).unwrap();
+        let inst = Instance::new(
+            &m,
+            &hw,
+            Mode::SpeedOfLight,
+            &SimulateInputs::default(),
+            layout(&SimulateInputs::default()).unwrap(),
+        )
+        .unwrap();
         let rep = plan::Replica::new(&inst.setup, inst.layout).unwrap();
         let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
         let w = m.sliding_window.map_or(u64::MAX, |x| x.get());
@@ -138,7 +145,10 @@ fn light_load_tends_to_prefill_and_batch_one_decode() {
     let ttft = prefill_time(&m, &hw, p);
     assert!(close(s.ttft.mean, ttft, 0.001), "{} vs {ttft}", s.ttft.mean);
     // Decode k (k = 1 .. o-1) runs over a cache of p + k - 1 tokens.
-    let tpot = (1..o).map(|k| decode_step(&m, &hw, 1, p + k - 1)).sum::<f64>() / (o - 1) as f64;
+    let tpot = (1..o)
+        .map(|k| decode_step(&m, &hw, 1, p + k - 1))
+        .sum::<f64>()
+        / (o - 1) as f64;
     assert!(close(s.tpot.mean, tpot, 0.001), "{} vs {tpot}", s.tpot.mean);
 }
 
