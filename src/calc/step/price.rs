@@ -8,7 +8,10 @@
 //! shorter than its path. The step is the sum. Work that is compute-bound
 //! as a whole runs at the sustained (power-limited) rate where the file
 //! has one. A [`Pricer`] is resolved once and prices many steps: a sweep
-//! or a simulator calls [`Pricer::price`] per point.
+//! or a simulator resolves one `decode::Setup` (which holds the pricer
+//! under `--achievable`) and calls `decode::timed(model, &setup, shape)`
+//! per iteration, a forward of `batch` sequences with `new` tokens over
+//! `past` cached ones.
 
 use super::super::matmul::efficiency::GemmModel;
 use super::{Op, OpKind, Precisions, Shape, Step};
