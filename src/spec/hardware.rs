@@ -1011,10 +1011,16 @@ impl Hardware {
     pub fn precision(&self, dtype: Option<&str>) -> Result<&'static Precision> {
         let p = precision::lookup(dtype.unwrap_or(&self.default_dtype))?;
         if self.compute.dense.get(p.compute).is_none() {
+            // int4 and the like are stored narrow and computed wider: the
+            // message names the precision asked for first.
+            let what = if p.name == p.compute {
+                format!("{} peak", p.name)
+            } else {
+                format!("peak for {} (computed at {})", p.name, p.compute)
+            };
             return Err(Error::Unsupported(format!(
-                "{} has no {} peak; it has {}",
+                "{} has no {what}; it has {}",
                 self.id,
-                p.compute,
                 self.compute.dense.keys().join(", ")
             )));
         }
