@@ -285,13 +285,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                 dp: 1,
                 ep: 1,
             },
-        )
-        .or_else(|e| match e {
-            // A replica of one device may be refused (tp 1 of an MoE
-            // model is fine; this is for errors of the setup itself).
-            e @ Error::Field { .. } => Err(e),
-            e => Err(e),
-        })?;
+        )?;
         for l in layouts(&inst0.setup, max_devices) {
             let inst = Instance {
                 setup: plan::Setup::new(hw, m, &plan_inputs(&i.sim), mode)?,
