@@ -10,10 +10,10 @@ use roofline::calc::decode::{self, DecodeCost, DecodeInputs, float_max_normal};
 use roofline::calc::point::{self, PointInputs};
 use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::calc::roof::Roof;
+use roofline::calc::simulate::slo::Target;
 use roofline::calc::step::{self, Op, Precisions};
 use roofline::catalog::Catalog;
 use roofline::error::Error;
-use roofline::calc::simulate::slo::Target;
 use roofline::inputs::{Count, Number, Tokens};
 use roofline::spec::hardware::{Hardware, Mode};
 use roofline::spec::model::Model;
@@ -280,7 +280,11 @@ fn speculative_decode() {
 #[test]
 fn slo_bisection() {
     let mut i = inputs(1, 2048);
-    i.slo_tpot = Some(p99(0.010));
+    i.slo_tpot = Some(Target {
+        percentile: 99.0,
+        seconds: 0.010,
+        named: false,
+    });
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let slo = c.slo.as_ref().unwrap();
     assert!(slo.batch > 1);
@@ -298,7 +302,11 @@ fn slo_bisection() {
         assert!(at(slo.batch + 1) > 0.010);
     }
     // A target nothing meets answers batch 0, not an error.
-    i.slo_tpot = Some(p99(1e-4));
+    i.slo_tpot = Some(Target {
+        percentile: 99.0,
+        seconds: 1e-4,
+        named: false,
+    });
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     assert_eq!(c.slo.unwrap().batch, 0);
 }
@@ -308,7 +316,11 @@ fn goodput_puts_prefill_in_the_loop() {
     let mut i = inputs(16, 1024);
     i.prompt = Some(Tokens(1024));
     i.output = Some(Tokens(128));
-    i.slo_ttft = Some(p99(1.0));
+    i.slo_ttft = Some(Target {
+        percentile: 99.0,
+        seconds: 1.0,
+        named: false,
+    });
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let g = c.goodput.unwrap();
     assert!(g.meets_slo);
@@ -535,9 +547,4 @@ fn without_a_batch_the_slo_search_answers_and_says_what_binds() {
         decode::cost(&m, &h, &i, Mode::SpeedOfLight),
         Err(Error::MissingInput { .. })
     ));
-}
-
-/// A bare target time, as `--slo-tpot 10ms` gives it (a p99 target).
-fn p99(seconds: f64) -> Target {
-    roofline::calc::simulate::slo::parse(&format!("{seconds}s")).unwrap()
 }

@@ -8,9 +8,9 @@ mod common;
 use common::check;
 use roofline::calc::collective::{Fabric, Kind};
 use roofline::calc::plan::{self, Objective, PlanInputs, Setup};
+use roofline::calc::simulate::slo;
 use roofline::catalog::Catalog;
 use roofline::error::Error;
-use roofline::calc::simulate::slo::Target;
 use roofline::inputs::{Count, Tokens};
 use roofline::spec::hardware::{Hardware, Mode};
 use roofline::spec::model::Model;
@@ -355,7 +355,7 @@ fn search_ranks_every_valid_layout() {
     // Goodput needs a target, and scores layouts that miss it as zero.
     i.objective = Some(Objective::Goodput);
     assert!(plan::search(&s, 1024, w, &i).is_err());
-    i.slo_tpot = Some(p99(0.015));
+    i.slo_tpot = Some(slo::parse("15ms").unwrap());
     let good = plan::search(&s, 1024, w, &i).unwrap();
     assert!(good.plans[0].decode_step_time_s <= 0.015);
     assert!(
@@ -517,9 +517,4 @@ fn why_not_first_groups_thousands() {
         let digits = first.split('.').next().unwrap();
         assert!(digits.len() < 4 || digits.contains(','), "not grouped: {r}");
     }
-}
-
-/// A bare target time, as `--slo-tpot 10ms` gives it (a p99 target).
-fn p99(seconds: f64) -> Target {
-    roofline::calc::simulate::slo::parse(&format!("{seconds}s")).unwrap()
 }
