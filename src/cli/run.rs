@@ -113,10 +113,11 @@ fn source(file: &Path) -> Result<(String, String), Error> {
             let named =
                 matches!(dir, "" | "scenarios") && file.extension().is_none_or(|x| x == "toml");
             let builtin = roofline::catalog::builtin_scenarios();
-            if e.kind() == std::io::ErrorKind::NotFound && named {
-                if let Some((n, text)) = builtin.iter().find(|(n, _)| *n == stem) {
-                    return Ok((format!("built-in scenarios/{n}.toml"), (*text).to_string()));
-                }
+            if e.kind() == std::io::ErrorKind::NotFound
+                && named
+                && let Some((n, text)) = builtin.iter().find(|(n, _)| *n == stem)
+            {
+                return Ok((format!("built-in scenarios/{n}.toml"), (*text).to_string()));
             }
             let names: Vec<&str> = builtin.iter().map(|(n, _)| *n).collect();
             let path = if named {
