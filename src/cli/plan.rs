@@ -85,10 +85,11 @@ pub struct PlanArgs {
     /// throughput).
     #[arg(long)]
     pub objective: Option<String>,
-    /// Time-to-first-token target for goodput (e.g. 500ms).
+    /// Time-to-first-token target for goodput (e.g. 500ms; p99=500ms is
+    /// accepted as in simulate: a step has one time).
     #[arg(long)]
     pub slo_ttft: Option<String>,
-    /// Time-per-output-token target for goodput (e.g. 50ms).
+    /// Time-per-output-token target for goodput (e.g. 50ms, or p99=50ms).
     #[arg(long)]
     pub slo_tpot: Option<String>,
     /// Lay out separate prefill and decode pools.

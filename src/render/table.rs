@@ -534,6 +534,7 @@ pub(crate) fn hidden(report: &Report) -> usize {
 
 impl Renderer for Table {
     fn render(&self, report: &Report) -> Vec<u8> {
+        let report = &*super::with_errors(report);
         let mut out = format!("{}\n", title(report));
         // A comparison is one side-by-side table; its shared inputs lead it.
         if let Some(g) = results_grid(report, UTF8_FULL_CONDENSED, false) {
