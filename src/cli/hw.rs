@@ -49,7 +49,39 @@ pub struct NewArgs {
 
 /// The template `hw new` or `model new` prints.
 pub fn new(kind: &str, a: &NewArgs, ctx: &Context) -> Result<Vec<u8>> {
-    Ok(ctx.catalog.template(kind, &a.from)?.into_bytes())
+    let text = ctx.catalog.template(kind, &a.from)?;
+    Ok(match kind {
+        "hw" => measured_commented(&text, &a.from),
+        _ => text,
+    }
+    .into_bytes())
+}
+
+/// A template's `[achievable]` tables commented out: they are the source
+/// part's measurements, not the new part's, and `--achievable` would
+/// otherwise quote them as the new part's.
+fn measured_commented(text: &str, from: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 256);
+    let mut inside = false;
+    let mut said = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with('[') {
+            inside = t.starts_with("[achievable") || t.starts_with("[[achievable");
+            if inside && !said {
+                out.push_str(&format!(
+                    "# {from}'s measured figures, left commented: they are its own runs, not your\n# part's. Uncomment a line only with a measurement of your part (hw show\n# --achievable and every --achievable answer use them).\n"
+                ));
+                said = true;
+            }
+        }
+        if inside && !t.is_empty() && !t.starts_with('#') {
+            out.push_str("# ");
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 /// `hw show` flags.

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   roofline run --list
-  roofline run homework-lecture-exercises            # a built-in scenario, by name, from any folder
+  roofline run homework-lecture-exercises   # a built-in scenario, by name, from any folder
   roofline run scenarios/lecture-tiling-table.toml
   roofline run scenarios/homework-lecture-exercises.toml --format markdown
   roofline run scenarios/datasheet-checklist.toml --format json
@@ -107,12 +107,14 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
 /// The built-in scenarios, a name and a title a line.
 fn list() -> Vec<u8> {
     let mut out = String::from("Built-in scenarios (roofline run NAME):\n");
-    for (name, text) in roofline::catalog::builtin_scenarios() {
+    let all = roofline::catalog::builtin_scenarios();
+    let w = all.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    for (name, text) in all {
         let title = toml::from_str::<toml::Table>(text)
             .ok()
             .and_then(|t| t.get("title").and_then(|v| v.as_str()).map(String::from))
             .unwrap_or_default();
-        out.push_str(&format!("  {name:<28} {title}\n"));
+        out.push_str(&format!("  {name:<w$}  {title}\n"));
     }
     out.into_bytes()
 }

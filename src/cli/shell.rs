@@ -41,10 +41,115 @@ pub fn completions(a: &CompletionsArgs) -> Vec<u8> {
         ShellArg::Powershell => Shell::PowerShell,
         ShellArg::Elvish => Shell::Elvish,
     };
-    let mut cmd = visible(super::Cli::command());
+    let mut cmd = visible(offered(super::Cli::command()));
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "roofline", &mut out);
     out
+}
+
+/// The shared flags a command refuses (it prints a script, a page or a
+/// template, or runs a scenario's own queries): completion leaves them out.
+fn refused(path: &str) -> &'static [&'static str] {
+    const ALL: &[&str] = &[
+        "format",
+        "explain",
+        "set",
+        "sweep",
+        "all",
+        "achievable",
+        "hw_dir",
+        "model_dir",
+        "chart",
+        "y",
+    ];
+    match path {
+        "completions" | "man" => ALL,
+        "hw new" | "model new" => &[
+            "format",
+            "explain",
+            "set",
+            "sweep",
+            "all",
+            "achievable",
+            "chart",
+            "y",
+        ],
+        "run" => &["set", "sweep", "chart", "y"],
+        _ => &[],
+    }
+}
+
+/// The command tree with what a completion offers for each value: the
+/// catalog's hardware and model ids, the precisions, the choices a flag
+/// takes; and without the shared flags a command refuses (hidden, so
+/// [`visible`] drops them).
+fn offered(cmd: clap::Command) -> clap::Command {
+    use clap::builder::PossibleValuesParser;
+    let catalog = roofline::catalog::Catalog::default();
+    let ids = |e: roofline::Result<Vec<roofline::catalog::Entry>>| -> Vec<String> {
+        e.map(|v| v.into_iter().map(|e| e.id).collect())
+            .unwrap_or_default()
+    };
+    let hw = ids(catalog.hardware_entries());
+    let models = ids(catalog.model_entries());
+    let precisions: Vec<String> = roofline::precision::ALL
+        .iter()
+        .map(|p| p.name.to_string())
+        .collect();
+    let choices = |path: &str, id: &str| -> Option<Vec<String>> {
+        let v = |l: &[&str]| Some(l.iter().map(|s| (*s).to_string()).collect());
+        match id {
+            "from" if path.starts_with("model") => Some(models.clone()),
+            "hw" | "from" => Some(hw.clone()),
+            "model" => Some(models.clone()),
+            "dtype" | "kv_dtype" | "activations" => Some(precisions.clone()),
+            "launch" => v(&["none", "eager", "graph"]),
+            "objective" => v(&["latency", "throughput", "goodput"]),
+            _ => None,
+        }
+    };
+    fn walk(
+        mut cmd: clap::Command,
+        path: &str,
+        choices: &dyn Fn(&str, &str) -> Option<Vec<String>>,
+    ) -> clap::Command {
+        let ids: Vec<String> = cmd
+            .get_arguments()
+            .map(|a| a.get_id().to_string())
+            .collect();
+        for id in ids {
+            let refused = refused(path).contains(&id.as_str());
+            let values = choices(path, &id);
+            if !refused && values.is_none() {
+                continue;
+            }
+            cmd = cmd.mut_arg(id.as_str(), |a| {
+                let a = if refused { a.hide(true) } else { a };
+                match values {
+                    Some(v) if a.get_action().takes_values() => {
+                        a.value_parser(PossibleValuesParser::new(v))
+                    }
+                    _ => a,
+                }
+            });
+        }
+        let subs: Vec<String> = cmd
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        for name in subs {
+            let sub_path = if path.is_empty() {
+                name.clone()
+            } else {
+                format!("{path} {name}")
+            };
+            cmd = cmd.mut_subcommand(name.as_str(), |s| walk(s, &sub_path, choices));
+        }
+        cmd
+    }
+    let mut cmd = cmd;
+    cmd.build();
+    walk(cmd, "", &choices)
 }
 
 /// The command tree as completion scripts should offer it. clap's
@@ -270,6 +375,75 @@ mod tests {
             .find(|l| l.trim_start().starts_with("opts="))
             .unwrap()
             .to_string()
+    }
+
+    /// The lines bash runs after `roofline <path> <prev>`.
+    fn bash_case(sub: &str, prev: &str) -> String {
+        let script = String::from_utf8(completions(&CompletionsArgs {
+            shell: ShellArg::Bash,
+        }))
+        .unwrap();
+        let at = script.find(&format!("{sub})")).unwrap();
+        let rest = &script[at..];
+        let end = rest[1..]
+            .find("\n        roofline__")
+            .unwrap_or(rest.len() - 1);
+        let section = &rest[..end];
+        let case = section
+            .find(&format!("{prev})"))
+            .unwrap_or_else(|| panic!("{prev} in {section}"));
+        section[case..].lines().nth(1).unwrap().to_string()
+    }
+
+    #[test]
+    fn completions_offer_catalog_ids_precisions_and_choices() {
+        let hw = bash_case("roofline__subcmd__decode", "--hw");
+        assert!(hw.contains("h100-sxm") && hw.contains("mi355x"), "{hw}");
+        let model = bash_case("roofline__subcmd__decode", "--model");
+        assert!(
+            model.contains("llama-3-8b") && !model.contains("h100-sxm"),
+            "{model}"
+        );
+        let dtype = bash_case("roofline__subcmd__decode", "--dtype");
+        assert!(dtype.contains("bf16") && dtype.contains("nvfp4"), "{dtype}");
+        let launch = bash_case("roofline__subcmd__decode", "--launch");
+        assert!(launch.contains("eager graph"), "{launch}");
+        let from = bash_case("roofline__subcmd__model__subcmd__new", "--from");
+        assert!(
+            from.contains("llama-3-8b") && !from.contains("h100-sxm"),
+            "{from}"
+        );
+    }
+
+    #[test]
+    fn commands_that_refuse_the_shared_flags_do_not_offer_them() {
+        let script = String::from_utf8(completions(&CompletionsArgs {
+            shell: ShellArg::Bash,
+        }))
+        .unwrap();
+        let opts = |case: &str| {
+            let at = script.find(&format!("{case})")).unwrap();
+            script[at..]
+                .lines()
+                .find(|l| l.trim_start().starts_with("opts="))
+                .unwrap()
+                .to_string()
+        };
+        let c = opts("roofline__subcmd__completions");
+        assert!(
+            c.contains("bash") && !c.contains("--format") && !c.contains("--sweep"),
+            "{c}"
+        );
+        let run = opts("roofline__subcmd__run");
+        assert!(
+            run.contains("--format") && !run.contains("--sweep "),
+            "{run}"
+        );
+        let new = opts("roofline__subcmd__hw__subcmd__new");
+        assert!(
+            new.contains("--from") && new.contains("--hw-dir") && !new.contains("--set"),
+            "{new}"
+        );
     }
 
     #[test]

@@ -850,6 +850,20 @@ impl Hardware {
                     "exceeds smem-per-sm".into(),
                 );
             }
+            // A carveout is a split of the SM's shared memory: one larger
+            // than the SM's whole shared memory is a typo or a unit slip.
+            if let Some(o) = ex.smem_per_sm
+                && let Some(c) = ex.smem_carveouts.iter().find(|c| c.0 > o.get())
+            {
+                return err(
+                    "execution.smem-carveouts",
+                    format!(
+                        "a carveout of {} exceeds smem-per-sm ({}), the SM's whole shared memory",
+                        crate::units::iec_bytes(c.0),
+                        crate::units::iec_bytes(o.get())
+                    ),
+                );
+            }
             if let (Some(d), Some(o)) = (ex.smem_per_block, ex.smem_per_block_optin)
                 && d.get() > o.get()
             {
