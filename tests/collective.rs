@@ -42,6 +42,7 @@ fn run(h: &Hardware, kind: Kind, n: u64, bytes: f64, mode: Mode) -> collective::
             devices: Count(n),
             bytes: Bytes(bytes),
             latency: None,
+            launch: None,
         },
         mode,
     )
@@ -103,6 +104,7 @@ fn uneven_domains_and_missing_links_are_errors() {
             devices: Count(12),
             bytes: Bytes(GIB),
             latency: None,
+            launch: None,
         },
         Mode::SpeedOfLight,
     )
