@@ -661,13 +661,17 @@ fn h200_measured_figures() {
         4202.7e9,
         0.0,
     );
-    close(
-        "gemm_bf16 best",
-        a.dense.get("bf16").unwrap(),
-        790.2e12,
-        0.0,
-    );
-    close("gemm_fp8 best", a.dense.get("fp8").unwrap(), 1430.1e12, 0.0);
+    // The dense rates are the per-operation model's full-wave rates, fitted
+    // (validation/calibrate-h200.csv): between the 0.3 s burst of 8192^3
+    // there (693 and 1,238 TFLOP/s) and the ground file's best (790.2 and
+    // 1,430.1); the sustained 8 s loop (651, 1,166) lies below them.
+    let within = |what: &str, v: f64, lo: f64, hi: f64| {
+        assert!(lo <= v && v <= hi, "{what}: {v} outside {lo}..{hi}")
+    };
+    within("bf16 rate", a.dense.get("bf16").unwrap(), 693e12, 790.2e12);
+    within("fp8 rate", a.dense.get("fp8").unwrap(), 1238e12, 1430.1e12);
+    close("bf16 sustained", a.sustained.get("bf16").unwrap(), 651e12, 0.0);
+    close("fp8 sustained", a.sustained.get("fp8").unwrap(), 1166e12, 0.0);
     let l = a.launch.as_ref().unwrap();
     close("launch eager", l.eager.unwrap().get(), 7.0e-6, 0.0);
     close("launch graph", l.graph.unwrap().get(), 0.94e-6, 0.0);
