@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   roofline run --list
-  roofline run homework-lecture-exercises            (a built-in scenario, by name, from any folder)
+  roofline run homework-lecture-exercises            # a built-in scenario, by name, from any folder
   roofline run scenarios/lecture-tiling-table.toml
   roofline run scenarios/homework-lecture-exercises.toml --format markdown
   roofline run scenarios/datasheet-checklist.toml --format json

@@ -14,9 +14,9 @@ use serde::Serialize;
 #[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline simulate --model llama-3-8b --hw h200-sxm --rate 12/s --prompt 2048 --output 256
-  roofline simulate --model llama-3-8b --hw h200-sxm --rate 20/s --prompt lognormal:2048,0.5 --output uniform:100..500 --slo-ttft 2s --slo-tpot p50=30ms
+  roofline simulate --model llama-3-8b --hw h200-sxm --rate 20/s --prompt lognormal:1024,0.5 --output uniform:100..500 --slo-ttft 2s --slo-tpot p50=30ms
   roofline simulate --model llama-3.1-70b --hw h200-sxm --tp 4 --concurrency 64 --prompt 1024 --output 300 --requests 2000
-  roofline simulate --model llama-3-8b --hw h200-sxm --trace requests.csv --per-request --format csv
+  roofline simulate --model llama-3-8b --hw h200-sxm --trace my-requests.csv --per-request --format csv
   roofline simulate --model llama-3-8b --hw h200-sxm --rate 30/s --prompt 2048 --output 256 --prefix-hit 50% --chart load.svg
 
 Arrivals: --rate (Poisson), --concurrency (closed loop) or --trace FILE (CSV with a
