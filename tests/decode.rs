@@ -18,6 +18,15 @@ use roofline::inputs::{Count, Number, Tokens};
 use roofline::spec::hardware::{Hardware, Mode};
 use roofline::spec::model::Model;
 
+/// A bare-time SLO, as `--slo-tpot 10ms` gives: the step's own time.
+fn bare_slo(seconds: f64) -> Target {
+    Target {
+        percentile: roofline::calc::simulate::slo::DEFAULT_PERCENTILE,
+        seconds,
+        named: false,
+    }
+}
+
 fn model(id: &str) -> Model {
     Catalog::default().model(id, &[]).unwrap()
 }
@@ -280,11 +289,7 @@ fn speculative_decode() {
 #[test]
 fn slo_bisection() {
     let mut i = inputs(1, 2048);
-    i.slo_tpot = Some(Target {
-        percentile: 99.0,
-        seconds: 0.010,
-        named: false,
-    });
+    i.slo_tpot = Some(bare_slo(0.010));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let slo = c.slo.as_ref().unwrap();
     assert!(slo.batch > 1);
@@ -302,11 +307,7 @@ fn slo_bisection() {
         assert!(at(slo.batch + 1) > 0.010);
     }
     // A target nothing meets answers batch 0, not an error.
-    i.slo_tpot = Some(Target {
-        percentile: 99.0,
-        seconds: 1e-4,
-        named: false,
-    });
+    i.slo_tpot = Some(bare_slo(1e-4));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     assert_eq!(c.slo.unwrap().batch, 0);
 }
@@ -316,11 +317,7 @@ fn goodput_puts_prefill_in_the_loop() {
     let mut i = inputs(16, 1024);
     i.prompt = Some(Tokens(1024));
     i.output = Some(Tokens(128));
-    i.slo_ttft = Some(Target {
-        percentile: 99.0,
-        seconds: 1.0,
-        named: false,
-    });
+    i.slo_ttft = Some(bare_slo(1.0));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let g = c.goodput.unwrap();
     assert!(g.meets_slo);

@@ -118,24 +118,36 @@ fn expected_status(line: &str) -> i32 {
 }
 
 fn run_lines(lines: impl IntoIterator<Item = String>, whence: &str) -> usize {
-    let mut n = 0;
-    let mut failed = Vec::new();
-    for line in examples(lines) {
-        if placeholder(&line) {
-            continue;
+    let todo: Vec<String> = examples(lines)
+        .into_iter()
+        .filter(|l| !placeholder(l))
+        .collect();
+    // A few at a time: the serving simulations take seconds each in a
+    // debug build.
+    let workers = std::thread::available_parallelism().map_or(4, |n| n.get().max(4));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(line) = todo.get(i) else { break };
+                    let out = paste(line);
+                    if out.status.code() != Some(expected_status(line)) {
+                        failed.lock().unwrap().push(format!(
+                            "{whence}: `{line}` exited {:?}: {}",
+                            out.status.code(),
+                            String::from_utf8_lossy(&out.stderr).trim()
+                        ));
+                    }
+                }
+            });
         }
-        let out = paste(&line);
-        if out.status.code() != Some(expected_status(&line)) {
-            failed.push(format!(
-                "{whence}: `{line}` exited {:?}: {}",
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-        n += 1;
-    }
+    });
+    let failed = failed.into_inner().unwrap();
     assert!(failed.is_empty(), "{}", failed.join("\n"));
-    n
+    todo.len()
 }
 
 fn code_lines(text: &str) -> Vec<String> {
