@@ -323,26 +323,6 @@ quantity!(
     Dim::Seconds
 );
 
-/// A target time (a latency objective): a time above zero. A target of
-/// zero or less has no layout that meets it, so it is refused where it
-/// enters rather than ranked against.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
-#[serde(transparent)]
-pub struct Target(pub f64);
-
-impl<'de> Deserialize<'de> for Target {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let v = quantity(d, Dim::Seconds)?;
-        if v <= 0.0 {
-            return Err(de::Error::custom(format!(
-                "a target of {} is not above zero; give a time such as 50ms",
-                units::seconds(v)
-            )));
-        }
-        Ok(Target(v))
-    }
-}
-
 /// Deserializes a quantity of `dim` from text with a unit, or from a bare
 /// number where the dimension allows one.
 fn quantity<'de, D: Deserializer<'de>>(d: D, dim: Dim) -> std::result::Result<f64, D::Error> {

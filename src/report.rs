@@ -343,11 +343,21 @@ pub struct Report {
     /// intermediate a default table leaves to `--all`.
     #[serde(skip)]
     pub rows_beyond_headline: bool,
+    /// Whether the rows are records a script wants one line each
+    /// (`simulate --per-request`): CSV prints them alone, without the
+    /// answer's own columns.
+    #[serde(skip)]
+    pub rows_are_records: bool,
     /// Whether a comparison keeps the table inside the answer as results
     /// of its own (`hw show`'s precisions: `fp8_dense_flops_per_s`), one
     /// per row and column, since a comparison's rows are its items.
     #[serde(skip)]
     pub table_in_comparison: bool,
+    /// The columns of the table inside the answer a default table shows
+    /// (plan search's rank, layout, objective, what binds, fits); empty
+    /// means all. `--all` shows every column.
+    #[serde(skip)]
+    pub row_headline: Vec<String>,
 }
 
 impl Report {

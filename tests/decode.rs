@@ -193,11 +193,14 @@ fn achievable_on_published_bandwidth() {
             roofline::calc::roof::Bound::Memory,
             "{id}"
         );
-        close(
-            id,
-            ach.step_time_s / sol.step_time_s,
-            datasheet / measured,
-            1e-9,
+        // Each operation streams at the measured bandwidth, so the step is
+        // at least datasheet / measured slower; the elementwise kernels the
+        // speed of light fuses away add a little more.
+        let ratio = ach.step_time_s / sol.step_time_s;
+        let floor = datasheet / measured;
+        assert!(
+            ratio >= floor * (1.0 - 1e-9) && ratio <= floor * 1.05,
+            "{id}: {ratio} against {floor}"
         );
         assert!(!ach.setup.launch_measured, "{id}");
     }
@@ -410,29 +413,26 @@ fn speed_of_light_is_below_every_h200_measurement() {
             "{m} batch {b} context {t}: {} >= {s}",
             c.step_time_s
         );
-        // The calibrated estimate lies between the bound and the
-        // measurement, within 35% of the plain-PyTorch graph.
+        // The calibrated estimate lies above the bound and within 25% of
+        // the plain-PyTorch graph (tests/achievable_validation.rs holds the
+        // tighter bounds).
         let a = decode::cost(&model(&m), &h, &inputs(b, t - 1), Mode::Achievable).unwrap();
-        assert!(a.step_time_s > c.step_time_s && a.step_time_s < s);
+        assert!(a.step_time_s > c.step_time_s);
         assert!(
-            a.step_time_s / s > 0.65,
+            (a.step_time_s / s - 1.0).abs() < 0.25,
             "{m} {b} {t}: {} vs {s}",
             a.step_time_s
         );
     }
-    // Against the compiled build (the closest to a serving engine), the
-    // calibrated estimate is within 20% at all but Llama-2-7B batch 1 (0.75).
+    // Against the compiled build (Inductor fuses the elementwise kernels
+    // the per-operation model counts one by one), the calibrated estimate
+    // is within 25% either way.
     for (m, b, t, s) in measured_decodes(include_str!("../validation/h200-serving-compiled.json")) {
         let c = decode::cost(&model(&m), &h, &inputs(b, t - 1), Mode::SpeedOfLight).unwrap();
         assert!(c.step_time_s < s, "{m} batch {b} context {t}");
         let a = decode::cost(&model(&m), &h, &inputs(b, t - 1), Mode::Achievable).unwrap();
         let ratio = a.step_time_s / s;
-        let floor = if m == "llama-2-7b" && b == 1 {
-            0.74
-        } else {
-            0.8
-        };
-        assert!(ratio > floor && ratio < 1.0, "{m} {b} {t}: {ratio}");
+        assert!((ratio - 1.0).abs() < 0.25, "{m} {b} {t}: {ratio}");
     }
     let v: serde_json::Value =
         serde_json::from_str(include_str!("../validation/h200-serving.json")).unwrap();

@@ -10,12 +10,13 @@
 use super::kv::{self, KvPrecision};
 use super::matmul::efficiency::GemmModel;
 use super::roof::{self, Roof, RoofTime};
+use super::simulate::slo::Target;
 use super::speculative;
 use super::step::price::{Launch, Priced, Pricer};
 use super::step::report as step_price;
 use super::step::{self, Precisions, Shape, Step};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Number, Target, Tokens, at_least_one, positive};
+use crate::inputs::{Count, Number, Tokens, at_least_one, positive};
 use crate::precision::{self, Precision};
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::{Hardware, Mode};
@@ -51,9 +52,11 @@ pub struct DecodeInputs {
     /// Speculative decoding: a drafted token's cost as a share of a
     /// target step c (default 0).
     pub draft_cost: Option<Number>,
-    /// Time-per-output-token target: find the largest batch meeting it.
+    /// Time-per-output-token target: find the largest batch meeting it
+    /// (`20ms`, or `p99=20ms`: a step has one time, so every percentile
+    /// of it is that time).
     pub slo_tpot: Option<Target>,
-    /// Time-to-first-token target, for goodput.
+    /// Time-to-first-token target, for goodput (the same syntax).
     pub slo_ttft: Option<Target>,
     /// Prompt tokens per request, for goodput (prefill in the loop).
     pub prompt: Option<Tokens>,
@@ -343,6 +346,10 @@ pub fn pricer(
     if attention.is_none() {
         missing.push("achievable.attention");
     }
+    let query_tile = a
+        .and_then(|a| a.attention.as_ref())
+        .and_then(|at| at.query_tile)
+        .map_or(1, |t| t.get());
     let gemm = GemmModel::of(hw);
     if gemm.tiles.is_empty() {
         missing.push("achievable.gemm");
@@ -372,6 +379,7 @@ pub fn pricer(
         overhead_s: overhead.unwrap_or(0.0),
         gemm,
         attention,
+        query_tile,
         precisions,
     }
 }
@@ -734,7 +742,7 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
     let slo = match inputs.slo_tpot {
         None => None,
         Some(target) => {
-            let target = positive("slo-tpot", target.0)?;
+            let target = positive("slo-tpot", target.seconds)?;
             let hi = memory.as_ref().map_or(1 << 20, |(f, _)| f.max_batch.max(1));
             let tpot = |b: u64| -> Result<f64> {
                 let (_, pass, e, _) = at(b)?;
@@ -826,8 +834,8 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
             let tpot = step_time_s / tokens_per_step;
             let b = batch as f64;
             let steps = out as f64 / tokens_per_step;
-            let ttft_ok = inputs.slo_ttft.is_none_or(|x| ttft <= x.0);
-            let tpot_ok = inputs.slo_tpot.is_none_or(|x| tpot <= x.0);
+            let ttft_ok = inputs.slo_ttft.is_none_or(|x| ttft <= x.seconds);
+            let tpot_ok = inputs.slo_tpot.is_none_or(|x| tpot <= x.seconds);
             Some(Goodput {
                 prompt,
                 output: out,

@@ -13,9 +13,10 @@ use super::decode;
 use super::kv;
 use super::model::{Params, kv_elements_per_token_per_layer, params};
 use super::roof::Roof;
+use super::simulate::slo::Target;
 use super::step::{self, Shape};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Target, Tokens, at_least_one};
+use crate::inputs::{Count, Tokens, at_least_one};
 use crate::report::{Quantity, Report, Row, RowsKind, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -1213,8 +1214,8 @@ fn score(p: &PlanCost, o: Objective, ttft: Option<f64>, tpot: Option<f64>) -> f6
 pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Result<SearchCost> {
     let n = at_least_one("devices", devices)?;
     let objective = inputs.objective.unwrap_or_default();
-    let ttft = inputs.slo_ttft.map(|x| x.0);
-    let tpot = inputs.slo_tpot.map(|x| x.0);
+    let ttft = inputs.slo_ttft.map(|x| x.seconds);
+    let tpot = inputs.slo_tpot.map(|x| x.seconds);
     if objective == Objective::Goodput && ttft.is_none() && tpot.is_none() {
         return Err(Error::missing_input(
             "slo-ttft",
@@ -1358,8 +1359,8 @@ pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Resu
                 ),
                 _ => format!(
                     "{} vs {} tokens/s per device",
-                    units::sig(p.tokens_per_s_per_device, 4),
-                    units::sig(best.tokens_per_s_per_device, 4)
+                    units::sig_grouped(p.tokens_per_s_per_device, 4),
+                    units::sig_grouped(best.tokens_per_s_per_device, 4)
                 ),
             };
             let cause = if p.comm_time_s > p.decode_step_time_s * 0.5 {
@@ -1753,10 +1754,42 @@ fn plan_row(p: &PlanCost, rank: usize, score: f64, verdict: &str) -> Row {
         "tokens_per_s_per_device".into(),
         p.tokens_per_s_per_device.into(),
     );
+    res.insert("layout".into(), layout_text(&l).into());
+    res.insert("binds".into(), binds(p).into());
     res.insert("fits".into(), p.fits.into());
     let _ = score;
     res.insert("verdict".into(), verdict.into());
     row
+}
+
+/// A layout in a few letters: `tp8 pp2`, the degrees above one (`tp1`
+/// where every degree is one).
+fn layout_text(l: &Layout) -> String {
+    let parts: Vec<String> = [("tp", l.tp), ("pp", l.pp), ("ep", l.ep), ("dp", l.dp)]
+        .iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(k, n)| format!("{k}{n}"))
+        .collect();
+    if parts.is_empty() {
+        "tp1".into()
+    } else {
+        parts.join(" ")
+    }
+}
+
+/// What dominates a layout's decode step: memory (it does not fit),
+/// communication (more than half the step), the pipeline bubble, or the
+/// roof of the busiest stage's compute and memory traffic.
+fn binds(p: &PlanCost) -> &'static str {
+    if !p.fits {
+        "memory (does not fit)"
+    } else if p.comm_time_s > p.decode_step_time_s * 0.5 {
+        "communication"
+    } else if p.bubble_fraction > 0.0 {
+        "pipeline bubble"
+    } else {
+        "compute and memory time"
+    }
 }
 
 fn describe_rows(r: &mut Report) {
@@ -1776,6 +1809,8 @@ fn describe_rows(r: &mut Report) {
             "tokens/s per device",
             Unit::Count,
         ),
+        ("layout", "layout", Unit::None),
+        ("binds", "what binds", Unit::None),
         ("fits", "fits", Unit::None),
         ("verdict", "why not first", Unit::None),
     ] {
@@ -1811,6 +1846,16 @@ impl SearchCost {
                     .push(plan_row(p, i + 1, self.scores[i], &self.verdicts[i]));
             }
             describe_rows(&mut r);
+            // The default table: each layout, the figure the objective
+            // ranks by, what binds it, whether it fits; --all the rest.
+            let ranked_by = match self.objective {
+                Objective::Latency => "decode_step_time_s",
+                _ => "tokens_per_s_per_device",
+            };
+            r.row_headline = ["rank", "layout", ranked_by, "binds", "fits"]
+                .iter()
+                .map(|k| (*k).to_string())
+                .collect();
         }
         // `plans`: every layout as one object with a single plan's keys,
         // best first (the table shows them as its rows).

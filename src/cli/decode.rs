@@ -69,10 +69,12 @@ pub struct DecodeArgs {
     /// Speculative decoding: a drafted token's cost as a share of a step.
     #[arg(long)]
     pub draft_cost: Option<String>,
-    /// Time-per-output-token target: the largest batch meeting it.
+    /// Time-per-output-token target: the largest batch meeting it (20ms;
+    /// p99=20ms is accepted as in simulate: a step has one time).
     #[arg(long)]
     pub slo_tpot: Option<String>,
-    /// Time-to-first-token target, for goodput (needs --prompt, --output).
+    /// Time-to-first-token target, for goodput (needs --prompt, --output;
+    /// a time, or PERCENTILE=TIME as in simulate).
     #[arg(long)]
     pub slo_ttft: Option<String>,
     /// Prompt tokens per request, for goodput with prefill in the loop.

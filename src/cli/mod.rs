@@ -2,6 +2,7 @@
 //! into library calls. Each command's glue is in its own file.
 
 mod expand;
+mod fleet;
 mod fusion;
 mod hw;
 mod launch;
@@ -189,6 +190,10 @@ pub enum Command {
     /// chunked prefill, paged KV with preemption; latency percentiles,
     /// throughput, goodput under SLOs.
     Simulate(simulate::SimulateArgs),
+    /// The fewest devices that serve a request rate within TTFT and TPOT
+    /// targets: layouts, batch caps and parts searched by simulation;
+    /// --pareto traces tokens/s per device against tokens/s per user.
+    Fleet(fleet::FleetArgs),
     /// Draw a chart to an SVG or PNG file: roofline, occupancy, tiles.
     #[command(subcommand)]
     Chart(chart::ChartCommand),
@@ -690,6 +695,12 @@ pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
     {
         global.y = Some("running,kv_use,latest_ttft_s".into());
     }
+    if global.chart.is_some()
+        && global.y.is_none()
+        && reports.first().is_some_and(|r| r.command == "fleet")
+    {
+        global.y = Some("tokens_per_s_per_device".into());
+    }
     // `--chart FILE` draws the sweep before anything is printed.
     if let Some(out) = chart::sweep_chart(&global, &reports)? {
         chart::write(&out)?;
@@ -827,6 +838,7 @@ impl Command {
             Command::Prefill(a) => Some(a),
             Command::Speculative(a) => Some(a),
             Command::Simulate(a) => Some(a),
+            Command::Fleet(a) => Some(a),
             Command::Hw(hw::HwCommand::Show(a)) => Some(a),
             Command::Matmul(a) => Some(a),
             Command::Fusion(c) => Some(c.query()),
@@ -951,6 +963,7 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Prefill(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Speculative(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Simulate(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Fleet(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Occupancy(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Coalesce(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::LittlesLaw(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),

@@ -85,10 +85,11 @@ pub struct PlanArgs {
     /// throughput).
     #[arg(long)]
     pub objective: Option<String>,
-    /// Time-to-first-token target for goodput (e.g. 500ms).
+    /// Time-to-first-token target for goodput (e.g. 500ms; p99=500ms is
+    /// accepted as in simulate: a step has one time).
     #[arg(long)]
     pub slo_ttft: Option<String>,
-    /// Time-per-output-token target for goodput (e.g. 50ms).
+    /// Time-per-output-token target for goodput (e.g. 50ms, or p99=50ms).
     #[arg(long)]
     pub slo_tpot: Option<String>,
     /// Lay out separate prefill and decode pools.
@@ -123,7 +124,10 @@ impl Query for PlanArgs {
                     ));
                 }
             };
-            return Ok(plan::disaggregate(&s, a, b, w, &inputs)?.report(lean));
+            return Ok(assumed(
+                plan::disaggregate(&s, a, b, w, &inputs)?.report(lean),
+                fields,
+            ));
         }
         if inputs.search == Some(true) {
             let s = Setup::new(&hw, &model, &inputs, ctx.mode)?;
@@ -134,8 +138,35 @@ impl Query for PlanArgs {
                     "a search needs the number of devices; give `devices`",
                 ));
             };
-            return Ok(plan::search(&s, n.0, w, &inputs)?.report(lean));
+            return Ok(assumed(
+                plan::search(&s, n.0, w, &inputs)?.report(lean),
+                fields,
+            ));
         }
-        Ok(plan::cost(&hw, &model, &inputs, ctx.mode)?.report(lean))
+        Ok(assumed(
+            plan::cost(&hw, &model, &inputs, ctx.mode)?.report(lean),
+            fields,
+        ))
     }
+}
+
+/// Notes the workload a plan assumed where the command line left it out
+/// (batch 1, 4,096 tokens of context, a 1,024-token prompt), since every
+/// figure of the plan depends on it.
+fn assumed(mut r: Report, fields: &Fields) -> Report {
+    let left_out: Vec<String> = ["batch", "context", "prompt"]
+        .iter()
+        .filter(|k| !fields.contains_key(**k))
+        .filter_map(|k| {
+            let v = r.inputs.get(*k)?.as_u64()?;
+            Some(format!("--{k} {}", roofline::units::whole(v)))
+        })
+        .collect();
+    if !left_out.is_empty() {
+        r.note(format!(
+            "assumed, since not given: {}; every figure depends on them",
+            left_out.join(", ")
+        ));
+    }
+    r
 }

@@ -63,6 +63,24 @@ impl Renderer for Csv {
             out.push_str(&cells.join(","));
             out.push('\n');
         };
+        if report.rows_are_records && !report.rows.is_empty() {
+            let first = &report.rows[0];
+            let keys: Vec<&str> = first
+                .inputs
+                .keys()
+                .chain(first.results.keys())
+                .map(|k| k.as_ref())
+                .collect();
+            line(keys.iter().map(|k| field(k)).collect());
+            for row in &report.rows {
+                line(
+                    keys.iter()
+                        .map(|k| cell(row.inputs.get(*k).or_else(|| row.results.get(*k))))
+                        .collect(),
+                );
+            }
+            return out.into_bytes();
+        }
         // One answer is one line, even when it holds a table (matmul's
         // tiles, hw show's precisions): the headline is what a script wants,
         // and a sweep gives the table as lines.

@@ -707,6 +707,12 @@ pub struct AttentionEfficiency {
     /// The sequence length, in tokens, at which the efficiency is half of
     /// `peak-fraction`.
     pub half_length: Option<NonZeroU64>,
+    /// Queries per tile of the attention kernel when several tokens per
+    /// sequence are new (a chunk, a verify pass): fewer queries than this
+    /// are padded up to it, so q new tokens cost ceil(q / tile) x tile
+    /// queries' compute. One new token (decode) runs a split-KV decode
+    /// kernel and is not padded.
+    pub query_tile: Option<NonZeroU64>,
 }
 
 /// The first dotted kebab-case path (numbers index arrays of tables) that

@@ -55,6 +55,12 @@ pub trait StepCost {
     fn seconds(&mut self, b: &Batch) -> Result<f64>;
 }
 
+impl<C: StepCost> StepCost for &mut C {
+    fn seconds(&mut self, b: &Batch) -> Result<f64> {
+        (**self).seconds(b)
+    }
+}
+
 /// A stand-in for tests: a fixed time per iteration plus a time per token
 /// and per cached token read, so expected results follow by hand.
 #[derive(Debug, Clone, Copy, PartialEq)]

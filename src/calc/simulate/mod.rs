@@ -485,6 +485,24 @@ pub fn simulate<C: cost::StepCost>(
     Ok(sim.finish())
 }
 
+/// Runs a simulation until it ends or a target is sure to be missed
+/// (then `None`).
+#[allow(clippy::too_many_arguments)]
+pub fn simulate_until_missed<C: cost::StepCost>(
+    cfg: Config,
+    cost: C,
+    w: &Workload,
+    reqs: Vec<Request>,
+    kv_tokens: u64,
+    block: u64,
+    abort: scheduler::Abort,
+) -> Result<Option<(Vec<Outcome>, Totals)>> {
+    let mut sim = Simulation::new(cfg, cost, &w.arrivals, reqs, kv_tokens, block, w.seed);
+    sim.abort_when(abort);
+    sim.step_until_no_events()?;
+    Ok((!sim.aborted()).then(|| sim.finish()))
+}
+
 /// `simulate`'s cost.
 pub fn cost(m: &Model, hw: &Hardware, i: &SimulateInputs, mode: Mode) -> Result<SimCost> {
     let w = workload(i)?;

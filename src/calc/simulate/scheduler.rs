@@ -33,6 +33,17 @@ pub struct Config {
     pub replicas: u64,
 }
 
+/// Stops a run as soon as a target is sure to be missed: more requests
+/// over a target's time than its percentile allows (`fleet` asks only
+/// whether a run meets its targets).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Abort {
+    /// TTFT target time, and the most requests that may exceed it.
+    pub ttft: Option<(f64, u64)>,
+    /// TPOT target time, and the most requests that may exceed it.
+    pub tpot: Option<(f64, u64)>,
+}
+
 /// What happened to one request.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Outcome {
@@ -120,6 +131,9 @@ pub struct Simulation<C: StepCost> {
     totals: Totals,
     keep_timeline: bool,
     last_ttft: f64,
+    abort: Option<Abort>,
+    misses: (u64, u64),
+    aborted: bool,
 }
 
 impl<C: StepCost> Simulation<C> {
@@ -177,6 +191,9 @@ impl<C: StepCost> Simulation<C> {
             totals: Totals::default(),
             keep_timeline: false,
             last_ttft: f64::NAN,
+            abort: None,
+            misses: (0, 0),
+            aborted: false,
         };
         match arrivals {
             Arrivals::Closed(users) => {
@@ -201,6 +218,16 @@ impl<C: StepCost> Simulation<C> {
         self.keep_timeline = true;
     }
 
+    /// Stops the run once `a` says a target is missed.
+    pub fn abort_when(&mut self, a: Abort) {
+        self.abort = Some(a);
+    }
+
+    /// Whether the run stopped early, a target sure to be missed.
+    pub fn aborted(&self) -> bool {
+        self.aborted
+    }
+
     /// The time now.
     pub fn now(&self) -> f64 {
         self.now
@@ -208,6 +235,9 @@ impl<C: StepCost> Simulation<C> {
 
     /// Runs the next event; false when none is left.
     pub fn step(&mut self) -> Result<bool> {
+        if self.aborted {
+            return Ok(false);
+        }
         let Some(e) = self.queue.pop() else {
             return Ok(false);
         };
@@ -412,8 +442,21 @@ impl<C: StepCost> Simulation<C> {
                 if o.first_token_s.is_nan() {
                     o.first_token_s = now;
                     self.last_ttft = now - o.arrival_s;
+                    if let Some((t, most)) = self.abort.and_then(|a| a.ttft)
+                        && now - o.arrival_s > t
+                    {
+                        self.misses.0 += 1;
+                        self.aborted |= self.misses.0 > most;
+                    }
                 }
                 if l.generated >= o.output {
+                    if let Some((t, most)) = self.abort.and_then(|a| a.tpot)
+                        && o.output > 1
+                        && (now - o.first_token_s) / (o.output - 1) as f64 > t
+                    {
+                        self.misses.1 += 1;
+                        self.aborted |= self.misses.1 > most;
+                    }
                     o.finish_s = now;
                     l.done = true;
                     self.engines[e].pool.free += l.blocks;
