@@ -670,8 +670,18 @@ fn h200_measured_figures() {
     };
     within("bf16 rate", a.dense.get("bf16").unwrap(), 693e12, 790.2e12);
     within("fp8 rate", a.dense.get("fp8").unwrap(), 1238e12, 1430.1e12);
-    close("bf16 sustained", a.sustained.get("bf16").unwrap(), 651e12, 0.0);
-    close("fp8 sustained", a.sustained.get("fp8").unwrap(), 1166e12, 0.0);
+    close(
+        "bf16 sustained",
+        a.sustained.get("bf16").unwrap(),
+        651e12,
+        0.0,
+    );
+    close(
+        "fp8 sustained",
+        a.sustained.get("fp8").unwrap(),
+        1166e12,
+        0.0,
+    );
     let l = a.launch.as_ref().unwrap();
     close("launch eager", l.eager.unwrap().get(), 7.0e-6, 0.0);
     close("launch graph", l.graph.unwrap().get(), 0.94e-6, 0.0);

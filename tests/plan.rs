@@ -8,9 +8,10 @@ mod common;
 use common::check;
 use roofline::calc::collective::{Fabric, Kind};
 use roofline::calc::plan::{self, Objective, PlanInputs, Setup};
+use roofline::calc::simulate::slo;
 use roofline::catalog::Catalog;
 use roofline::error::Error;
-use roofline::inputs::{Count, Target, Tokens};
+use roofline::inputs::{Count, Tokens};
 use roofline::spec::hardware::{Hardware, Mode};
 use roofline::spec::model::Model;
 use roofline::spec::overrides::Set;
@@ -354,7 +355,7 @@ fn search_ranks_every_valid_layout() {
     // Goodput needs a target, and scores layouts that miss it as zero.
     i.objective = Some(Objective::Goodput);
     assert!(plan::search(&s, 1024, w, &i).is_err());
-    i.slo_tpot = Some(Target(0.015));
+    i.slo_tpot = Some(slo::parse("0.015s").unwrap());
     let good = plan::search(&s, 1024, w, &i).unwrap();
     assert!(good.plans[0].decode_step_time_s <= 0.015);
     assert!(
