@@ -182,7 +182,7 @@ impl<W: std::io::Write> JsonStream<W> {
 fn entry(out: &mut impl std::io::Write, key: &str, v: &impl Serialize) -> crate::error::Result<()> {
     let text = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".into());
     let text = text.replace('\n', "\n  ");
-    write!(out, "  {}: {text},\n", Value::from(key)).map_err(super::csv::stdout_error)
+    writeln!(out, "  {}: {text},", Value::from(key)).map_err(super::csv::stdout_error)
 }
 
 impl<W: std::io::Write> RowSink for JsonStream<W> {
