@@ -65,9 +65,9 @@ pub fn from_fields_where<T: DeserializeOwned>(
 
 /// The field a serde message names (`unknown field `foo``).
 fn field_in_message(msg: &str) -> Option<String> {
-    let start = msg.find('`')? + 1;
-    let len = msg[start..].find('`')?;
-    Some(msg[start..start + len].to_string())
+    let (_, rest) = msg.split_once('`')?;
+    let (field, _) = rest.split_once('`')?;
+    Some(field.to_string())
 }
 
 /// The largest count an input may give: 2^53, the last integer an f64

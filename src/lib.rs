@@ -50,13 +50,20 @@ pub mod calc;
 pub mod catalog;
 pub mod chart;
 pub mod error;
+// Where user data enters (inputs, data files, sweeps, units), integer
+// arithmetic is checked or done in f64: an overflow is an error naming
+// the field, never a panic or a wrap.
+#[deny(clippy::arithmetic_side_effects)]
 pub mod inputs;
 pub mod precision;
 pub mod query;
 pub mod render;
 pub mod report;
+#[deny(clippy::arithmetic_side_effects)]
 pub mod spec;
+#[deny(clippy::arithmetic_side_effects)]
 pub mod sweep;
+#[deny(clippy::arithmetic_side_effects)]
 pub mod units;
 
 pub use error::{Error, Result};

@@ -63,7 +63,7 @@ fn split_tail_unit(rest: &str) -> (&str, &str) {
     let t = rest.trim_end();
     let cut = t
         .rfind(|c: char| c.is_ascii_digit() || c == '.')
-        .map_or(0, |i| i + 1);
+        .map_or(0, |i| i.saturating_add(1));
     (&t[..cut], t[cut..].trim())
 }
 
@@ -344,10 +344,9 @@ pub fn evaluate_into(
     let mut failed_before = 0usize;
     let kept = |idx: &[usize]| {
         keep.is_some_and(|strides| {
-            idx.iter()
-                .zip(strides)
-                .zip(axes)
-                .all(|((&j, &s), a)| j % s.max(1) == 0 || j + 1 == a.values.len())
+            idx.iter().zip(strides).zip(axes).all(|((&j, &s), a)| {
+                j.is_multiple_of(s.max(1)) || j.saturating_add(1) == a.values.len()
+            })
         })
     };
     for i in 0..n {
@@ -359,7 +358,7 @@ pub fn evaluate_into(
         class.clear();
         class.extend(unit_axes.iter().map(|&d| idx[d]));
         let new_class = !unit_axes.is_empty() && classes.insert(class.clone());
-        let lean = gather.seen() && i + 1 != n && !new_class && !comparison;
+        let lean = gather.seen() && i.saturating_add(1) != n && !new_class && !comparison;
         let unit_class = (!unit_axes.is_empty()).then_some(class.as_slice());
         match eval(&point, lean) {
             Ok(r) => {
@@ -411,7 +410,7 @@ pub fn evaluate_into(
                 if gather.seen() {
                     gather.push_error(&point, msg)?;
                 } else {
-                    failed_before += 1;
+                    failed_before = failed_before.saturating_add(1);
                 }
             }
         }
@@ -437,7 +436,7 @@ fn fill_point<'a>(axes: &'a [Axis], idx: &[usize], point: &mut Vec<(&'a str, &'a
 /// The next grid index, the last axis fastest.
 fn advance(axes: &[Axis], idx: &mut [usize]) {
     for d in (0..axes.len()).rev() {
-        idx[d] += 1;
+        idx[d] = idx[d].saturating_add(1);
         if idx[d] < axes[d].values.len() {
             break;
         }

@@ -133,14 +133,19 @@ pub(crate) fn split_number(text: &str) -> (&str, &str) {
         let ok = c.is_ascii_digit()
             || c == '.'
             || c == '_'
-            || ((c == '-' || c == '+') && (end == 0 || matches!(bytes[end - 1], b'e' | b'E')))
+            || ((c == '-' || c == '+')
+                && end
+                    .checked_sub(1)
+                    .is_none_or(|p| matches!(bytes.get(p), Some(b'e' | b'E'))))
             || ((c == 'e' || c == 'E')
                 && !seen_e
                 && end > 0
-                && bytes.get(end + 1).is_some_and(|n| {
+                && bytes.get(end.saturating_add(1)).is_some_and(|n| {
                     n.is_ascii_digit()
                         || ((*n == b'-' || *n == b'+')
-                            && bytes.get(end + 2).is_some_and(u8::is_ascii_digit))
+                            && bytes
+                                .get(end.saturating_add(2))
+                                .is_some_and(u8::is_ascii_digit))
                 }));
         if !ok {
             break;
@@ -148,7 +153,7 @@ pub(crate) fn split_number(text: &str) -> (&str, &str) {
         if c == 'e' || c == 'E' {
             seen_e = true;
         }
-        end += 1;
+        end = end.saturating_add(1);
     }
     (&t[..end], t[end..].trim())
 }
@@ -361,7 +366,7 @@ pub fn sig(value: f64, sig: usize) -> String {
         return format!("{m}e{e}");
     }
     let mag = value.abs().log10().floor() as i32;
-    let decimals = (sig as i32 - 1 - mag).max(0) as usize;
+    let decimals = (sig as i32).saturating_sub(1).saturating_sub(mag).max(0) as usize;
     let s = format!("{value:.decimals$}");
     if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -382,10 +387,10 @@ pub fn sig_grouped(value: f64, digits: usize) -> String {
     let (whole, frac) = rest
         .split_once('.')
         .map_or((rest, None), |(w, f)| (w, Some(f)));
-    let mut out = String::with_capacity(s.len() + whole.len() / 3);
+    let mut out = String::with_capacity(s.len().saturating_add(whole.len() / 3));
     out.push_str(sign);
     for (i, c) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i).is_multiple_of(3) {
+        if i > 0 && whole.len().saturating_sub(i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -433,7 +438,7 @@ pub fn si(value: f64, unit: &str) -> String {
 pub fn iec_bytes(value: f64) -> String {
     let a = value.abs();
     for (i, p) in ["PiB", "TiB", "GiB", "MiB", "KiB"].iter().enumerate() {
-        let scale = 1024f64.powi(5 - i as i32);
+        let scale = 1024f64.powi(5i32.saturating_sub(i as i32));
         if a >= scale {
             return format!("{} {p}", sig(value / scale, 4));
         }
@@ -461,9 +466,9 @@ pub fn seconds(value: f64) -> String {
 /// Formats an integer count with thousands separators: `16896` -> `16,896`.
 pub fn grouped(value: u128) -> String {
     let s = value.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    let mut out = String::with_capacity(s.len().saturating_add(s.len() / 3));
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
+        if i > 0 && s.len().saturating_sub(i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -8,7 +8,7 @@ mod common;
 use common::check;
 use roofline::calc::collective::{Fabric, Kind};
 use roofline::calc::plan::{self, Objective, PlanInputs, Setup};
-use roofline::calc::simulate::slo::Target;
+use roofline::calc::simulate::slo;
 use roofline::catalog::Catalog;
 use roofline::error::Error;
 use roofline::inputs::{Count, Tokens};
@@ -64,15 +64,6 @@ fn layout(devices: u64, tp: u64, pp: u64, dp: u64, ep: u64) -> PlanInputs {
         dp: c(dp),
         ep: c(ep),
         ..Default::default()
-    }
-}
-
-/// A bare-time SLO, as `--slo-tpot 10ms` gives: the step's own time.
-fn bare_slo(seconds: f64) -> Target {
-    Target {
-        percentile: roofline::calc::simulate::slo::DEFAULT_PERCENTILE,
-        seconds,
-        named: false,
     }
 }
 
@@ -364,7 +355,7 @@ fn search_ranks_every_valid_layout() {
     // Goodput needs a target, and scores layouts that miss it as zero.
     i.objective = Some(Objective::Goodput);
     assert!(plan::search(&s, 1024, w, &i).is_err());
-    i.slo_tpot = Some(bare_slo(0.015));
+    i.slo_tpot = Some(slo::parse("0.015s").unwrap());
     let good = plan::search(&s, 1024, w, &i).unwrap();
     assert!(good.plans[0].decode_step_time_s <= 0.015);
     assert!(

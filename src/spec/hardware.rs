@@ -808,7 +808,7 @@ impl Hardware {
                 );
             }
             if let (Some(n), Some(a)) = (link.links, link.axes)
-                && n.get() % a.get() != 0
+                && !n.get().is_multiple_of(a.get())
             {
                 return err(
                     &format!("interconnect.{i}.links"),
@@ -830,7 +830,8 @@ impl Hardware {
                 );
             }
             if let (Some(w), Some(t)) = (ex.max_warps_per_sm, ex.max_threads_per_sm)
-                && u64::from(w.get()) * u64::from(ex.warp_size.get()) != u64::from(t.get())
+                && u64::from(w.get()).checked_mul(u64::from(ex.warp_size.get()))
+                    != Some(u64::from(t.get()))
             {
                 return err(
                     "execution.max-threads-per-sm",

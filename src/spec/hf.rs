@@ -374,7 +374,7 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
     } else if hidden.is_multiple_of(heads) {
         o.field(
             "attention.head-dim",
-            hidden / heads,
+            hidden.checked_div(heads).unwrap_or(0),
             "hidden_size / num_attention_heads",
         );
     }

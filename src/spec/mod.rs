@@ -157,8 +157,12 @@ fn placeholder_message(file: &str) -> String {
 pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(src.len());
     let before = &src[..offset];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rfind('\n').map_or(offset, |i| offset - i - 1) + 1;
+    // Offsets and counts here are bounded by the text's length.
+    let line = before.matches('\n').count().saturating_add(1);
+    let col = before
+        .rfind('\n')
+        .map_or(offset, |i| offset.saturating_sub(i).saturating_sub(1))
+        .saturating_add(1);
     (line, col)
 }
 
@@ -204,7 +208,10 @@ pub fn from_toml<T: serde::de::DeserializeOwned>(src: &str, origin: &Origin) -> 
 /// `[compute]`, `memory.levels.1` for the second `[[memory.levels]]`);
 /// `None` at the top level.
 fn table_at(src: &str, offset: usize) -> Option<String> {
-    let start = src.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
+    let start = src
+        .get(..offset)?
+        .rfind('\n')
+        .map_or(0, |i| i.saturating_add(1));
     let line = src[start..].lines().next()?.trim();
     if let Some(name) = line.strip_prefix("[[") {
         let name = name.split("]]").next()?.trim();
@@ -235,7 +242,9 @@ pub fn path_at(src: &str, offset: usize) -> Option<String> {
             };
             let key_span = t.key(k).and_then(toml_edit::Key::span);
             let covers = |sp: Option<std::ops::Range<usize>>| {
-                sp.is_some_and(|s| s.start <= offset && offset < s.end.max(s.start + 1))
+                sp.is_some_and(|s| {
+                    s.start <= offset && offset < s.end.max(s.start.saturating_add(1))
+                })
             };
             if let Some(aot) = item.as_array_of_tables() {
                 for (i, sub) in aot.iter().enumerate() {
@@ -276,7 +285,7 @@ pub fn locate_in(doc: &toml_edit::Document<&str>, path: &str) -> Option<usize> {
     while i < parts.len() {
         let (key, item) = table.get_key_value(parts[i])?;
         span = key.span().or(span);
-        i += 1;
+        i = i.saturating_add(1);
         if i == parts.len() {
             break;
         }
@@ -285,7 +294,7 @@ pub fn locate_in(doc: &toml_edit::Document<&str>, path: &str) -> Option<usize> {
             let t = aot.get(idx)?;
             span = t.span().or(span);
             table = t;
-            i += 1;
+            i = i.saturating_add(1);
         } else if let Some(t) = item.as_table_like() {
             table = t;
         } else {

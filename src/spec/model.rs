@@ -415,7 +415,7 @@ impl Model {
     /// Per-head dimension.
     pub fn head_dim(&self) -> u64 {
         self.attention.head_dim.map_or(
-            self.hidden_size.get() / self.attention.heads.get(),
+            self.hidden_size.get() / self.attention.heads,
             NonZeroU64::get,
         )
     }
@@ -468,10 +468,10 @@ fn name_the_key(src: &str, e: Error) -> Error {
         } => {
             let offset = src
                 .split_inclusive('\n')
-                .take(line - 1)
+                .take(line.saturating_sub(1))
                 .map(str::len)
-                .sum::<usize>()
-                + col.unwrap_or(1).saturating_sub(1);
+                .fold(0usize, usize::saturating_add)
+                .saturating_add(col.unwrap_or(1).saturating_sub(1));
             Error::Data {
                 field: key_on_line(src, offset),
                 file,
@@ -488,7 +488,10 @@ fn name_the_key(src: &str, e: Error) -> Error {
 /// with the `[table]` it sits under: enough to name a field when the
 /// document itself cannot be parsed.
 fn key_on_line(src: &str, offset: usize) -> Option<String> {
-    let start = src.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
+    let start = src
+        .get(..offset)?
+        .rfind('\n')
+        .map_or(0, |i| i.saturating_add(1));
     let line = src[start..].lines().next()?;
     let key = line.split_once('=')?.0.trim().trim_matches('"');
     if key.is_empty() {

@@ -96,7 +96,7 @@ pub fn apply(src: &str, sets: &[&Set]) -> Result<String> {
         let parts: Vec<&str> = set.path.split('.').collect();
         let mut item: &mut toml_edit::Item = doc.as_item_mut();
         for (i, part) in parts.iter().enumerate() {
-            let last = i + 1 == parts.len();
+            let last = i.saturating_add(1) == parts.len();
             if let Ok(idx) = part.parse::<usize>() {
                 let Some(aot) = item.as_array_of_tables_mut() else {
                     return Err(Error::input(
@@ -124,7 +124,7 @@ pub fn apply(src: &str, sets: &[&Set]) -> Result<String> {
                     ));
                 }
                 // Continue inside the indexed table.
-                let rest = parts[i + 1..].join(".");
+                let rest = parts[i.saturating_add(1)..].join(".");
                 set_in_table(t, &rest, &set.value, &set.path)?;
                 break;
             }

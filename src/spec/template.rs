@@ -113,7 +113,7 @@ fn comment(out: &mut String, first: &str, rest: &str, text: &str) {
     let mut line = first.to_string();
     let mut empty = true;
     for word in text.split_whitespace() {
-        if !empty && line.len() + 1 + word.len() > 78 {
+        if !empty && line.len().saturating_add(1).saturating_add(word.len()) > 78 {
             out.push_str(line.trim_end());
             out.push('\n');
             line = rest.to_string();
