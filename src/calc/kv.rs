@@ -5,7 +5,7 @@
 //! (formulas.md, "Serving: KV cache"; 004 "KV cache"; 000 §4.1, §4.2).
 
 use crate::error::{Error, Result};
-use crate::inputs::{Count, at_least_one, mul};
+use crate::inputs::{Count, Tokens, at_least_one, mul};
 use crate::precision::{self, Precision};
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::Hardware;
@@ -145,7 +145,7 @@ pub fn parse_share(field: &str, v: &serde_json::Value) -> Result<f64> {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct KvInputs {
     /// Tokens per sequence.
-    pub context: Count,
+    pub context: Tokens,
     /// Sequences (default 1).
     pub batch: Option<Count>,
     /// KV precision (default bf16).
@@ -425,19 +425,19 @@ pub fn budget(
     let left = available - weights;
     if left <= 0.0 {
         return Err(Error::NoAnswer(format!(
-            "{} does not fit on one {}: its {} weights in {} exceed the {} available ({} {} less the {}% reserve) by {}; split it across devices (`roofline plan`), or use a narrower --dtype",
+            "{} does not fit on one {}: needs {}, has {}: its weights in {} are {} more than the {} {} less the {}% reserve; split it across devices (`roofline plan`), or use a narrower --dtype",
             m.id,
             hw.id,
             si(weights, "B"),
-            p.name,
             si(available, "B"),
+            p.name,
+            si(-left, "B"),
             match source {
                 MemorySource::Usable => "usable",
                 MemorySource::Datasheet => "datasheet",
             },
             si(memory, "B"),
             units::percent(reserve),
-            si(-left, "B"),
         )));
     }
     Ok(Budget {

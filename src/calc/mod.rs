@@ -2,6 +2,8 @@
 //! inputs (hardware, model, numbers) to a [`Report`](crate::report::Report).
 //! None of them prints, reads a file or knows the output format.
 
+pub mod accuracy;
+pub mod calibrate;
 pub mod coalesce;
 pub mod collective;
 pub mod decode;

@@ -8,7 +8,7 @@
 //! stage is the T x D devices of one slice, and the E devices of an expert
 //! group are contiguous within a stage.
 
-use super::collective::{self, Fabric, Kind};
+use super::collective::{self, CallMode, Fabric, Kind};
 use super::decode;
 use super::kv;
 use super::model::{Params, kv_elements_per_token_per_layer, params};
@@ -16,7 +16,7 @@ use super::roof::Roof;
 use super::simulate::slo::Target;
 use super::step::{self, Shape};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, at_least_one};
+use crate::inputs::{Count, Tokens, at_least_one};
 use crate::report::{Quantity, Report, Row, RowsKind, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -44,15 +44,24 @@ pub struct PlanInputs {
     pub batch: Option<Count>,
     /// Tokens of context each sequence holds at the decode step (default
     /// 4096).
-    pub context: Option<Count>,
+    pub context: Option<Tokens>,
     /// Prompt tokens per sequence for prefill (default 1024).
-    pub prompt: Option<Count>,
+    pub prompt: Option<Tokens>,
     /// Pipeline microbatches (default: pp).
     pub microbatches: Option<Count>,
     /// Weight precision (default: the hardware's default-dtype).
     pub dtype: Option<String>,
     /// KV-cache precision (default bf16, as `decode` and `kv` take it).
     pub kv_dtype: Option<String>,
+    /// Activation precision (default: the hardware's default-dtype); the
+    /// matmuls run at the peak of the wider of weights and activations, so
+    /// fp8 weights need fp8 activations to run at the fp8 peak.
+    #[serde(default)]
+    pub activations: Option<String>,
+    /// Launch overhead: `none` (the default at speed of light), `graph`
+    /// (the default with --achievable; collectives captured too) or `eager`.
+    #[serde(default)]
+    pub launch: Option<String>,
     /// Share of device memory held back for the runtime, fragmentation
     /// and CUDA graphs: `10%` or `0.1` (default 10%).
     pub reserve: Option<serde_json::Value>,
@@ -113,9 +122,10 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// tp x pp x dp.
+    /// tp x pp x dp; a product past 64 bits reads as `u64::MAX`, more
+    /// devices than any count the inputs allow ([`crate::inputs::MAX_COUNT`]).
     pub fn devices(&self) -> u64 {
-        self.tp * self.pp * self.dp
+        self.tp.saturating_mul(self.pp).saturating_mul(self.dp)
     }
 }
 
@@ -177,14 +187,18 @@ impl<'a> Setup<'a> {
             decode::Choices {
                 dtype: inputs.dtype.as_deref(),
                 kv_dtype: inputs.kv_dtype.as_deref(),
-                // decode's defaults, named: plan has no --launch to point to
-                launch: Some(match mode {
-                    Mode::SpeedOfLight => "none",
-                    Mode::Achievable => "graph",
-                }),
+                activations: inputs.activations.as_deref(),
+                // decode's defaults: none at speed of light, graph with
+                // --achievable
+                launch: inputs.launch.as_deref(),
                 ..Default::default()
             },
         )?;
+        let call = match step.launch {
+            decode::LaunchMode::Eager => CallMode::Eager,
+            decode::LaunchMode::Graph => CallMode::Graph,
+            decode::LaunchMode::None => CallMode::None,
+        };
         let (capacity, capacity_source) = kv::device_memory(hw)?;
         let reserve = match &inputs.reserve {
             None => kv::DEFAULT_RESERVE,
@@ -204,7 +218,7 @@ impl<'a> Setup<'a> {
             hw,
             model,
             mode,
-            fabric: Fabric::of(hw, mode),
+            fabric: Fabric::called(hw, mode, call),
             roof: step.roof,
             step,
             capacity,
@@ -236,15 +250,23 @@ impl<'a> Setup<'a> {
     }
 }
 
+/// Greatest common divisor.
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// Divisors of `n`, ascending.
 pub fn divisors(n: u64) -> Vec<u64> {
     let mut small = Vec::new();
     let mut large = Vec::new();
     let mut d = 1;
-    while d * d <= n {
+    while d <= n / d {
         if n.is_multiple_of(d) {
             small.push(d);
-            if d * d != n {
+            if d != n / d {
                 large.push(n / d);
             }
         }
@@ -322,15 +344,16 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
     if let Some(n) = devices
         && l.devices() != n
     {
-        let hint = if n % (l.tp * l.pp) == 0 {
+        let tp_pp = l.tp.saturating_mul(l.pp);
+        let hint = if n.is_multiple_of(tp_pp) {
             format!(
                 "for tp {} and pp {} give dp {}",
                 units::whole(l.tp),
                 units::whole(l.pp),
-                units::whole(n / (l.tp * l.pp))
+                units::whole(n / tp_pp)
             )
         } else {
-            let ok: Vec<u64> = divisors(n)
+            let ok: Vec<u64> = divisors(gcd(n, m.attention.heads.get()))
                 .into_iter()
                 .filter(|t| {
                     validate(
@@ -348,7 +371,7 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
                 .collect();
             format!(
                 "tp x pp = {} does not divide {}; tp that divide both the devices and the heads: {}",
-                units::whole(l.tp * l.pp),
+                units::whole(tp_pp),
                 units::whole(n),
                 list(&ok)
             )
@@ -751,8 +774,80 @@ impl Shard<'_, '_> {
             bytes += (op.weight_bytes + op.activation_bytes) * share
                 + (op.kv_read_bytes + op.kv_write_bytes) * kv;
         }
+        if let Some(p) = &s.step.pricer {
+            return p
+                .price(&self.sharded(st, n_dense, n_moe, first, last), 1.0)
+                .time_s;
+        }
         let launch = st.kernels * f_layers * s.step.per_kernel_s;
         s.roof.time(flops, bytes).time_s + launch
+    }
+
+    /// One device's share of `st` as a step of its own, for the
+    /// per-operation model: each op's repetitions cut to this stage's
+    /// layers, its work and bytes to this rank's share, and its GEMMs split
+    /// as tensor parallelism splits them (column-parallel QKV, gate/up and
+    /// LM head divide N; row-parallel output and down projections divide
+    /// K).
+    fn sharded(
+        &self,
+        st: &step::Step,
+        n_dense: f64,
+        n_moe: f64,
+        first: bool,
+        last: bool,
+    ) -> step::Step {
+        let s = self.s;
+        let m = s.model;
+        let tp = self.l.tp;
+        let t = tp as f64;
+        let layers = m.layers.get() as f64;
+        let of = |n: f64, total: u64| if total == 0 { 0.0 } else { n / total as f64 };
+        let f_layers = (n_dense + n_moe) / layers;
+        let f_dense = of(n_dense, s.dense_layers());
+        let f_moe = of(n_moe, s.moe_layers());
+        let split = |g: &mut Option<step::Gemm>, by_n: bool| {
+            if let Some(g) = g {
+                if by_n {
+                    g.n = g.n.div_ceil(tp).max(1);
+                } else {
+                    g.k = g.k.div_ceil(tp).max(1);
+                }
+            }
+        };
+        let mut out = st.clone();
+        for op in out.ops.iter_mut().chain(out.extra.iter_mut()) {
+            // (share of repetitions, share of work per repetition, share of
+            // KV bytes per repetition)
+            let (reps, work, kv) = match op.name {
+                "embedding" => (if first { 1.0 } else { 0.0 }, 1.0 / t, 0.0),
+                "lm-head" | "final-norm" => (if last { 1.0 } else { 0.0 }, 1.0 / t, 0.0),
+                "attention" => (f_layers, 1.0 / t, self.kv_share),
+                "ffn" | "activation" | "casts" => (f_dense, 1.0 / t, 0.0),
+                "router" => (f_moe, 1.0, 0.0),
+                "shared-experts" | "routed-experts" | "expert-activation" => (f_moe, 1.0 / t, 0.0),
+                "norms" | "layer-norms" => (f_layers, 1.0, 0.0),
+                _ => (f_layers, 1.0 / t, 0.0),
+            };
+            let whole = reps * work;
+            op.flops *= whole;
+            op.weight_bytes *= whole;
+            op.activation_bytes *= whole;
+            op.kv_read_bytes *= reps * kv;
+            op.kv_write_bytes *= reps * kv;
+            op.count *= reps;
+            if tp > 1 && work < 1.0 {
+                match op.name {
+                    "o" => split(&mut op.gemms[0], false),
+                    "ffn" | "shared-experts" | "routed-experts" => {
+                        split(&mut op.gemms[0], true);
+                        split(&mut op.gemms[1], false);
+                    }
+                    _ => split(&mut op.gemms[0], true),
+                }
+            }
+        }
+        out
     }
 }
 
@@ -825,7 +920,9 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
             (moe.expert_intermediate_size.get() as f64 * k)
                 .max(m.ffn.intermediate_size.get() as f64)
         });
-    let prefill_tokens = (w.batch.div_ceil(microbatches) * w.prompt) as f64;
+    // In f64: a batch and a prompt of up to 2^53 each overflow a u64
+    // product.
+    let prefill_tokens = w.batch.div_ceil(microbatches) as f64 * w.prompt as f64;
     let live_tokens = prefill_tokens.max(w.batch as f64 / mf);
     let activation_bytes = live_tokens * (4.0 * d + 2.0 * ffn_width / t) * ACT_BYTES;
     let memory = weight_bytes + kv_bytes + activation_bytes;
@@ -879,7 +976,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let pass = |st: &step::Step, tokens: f64, n_dense: f64, n_moe: f64, first: bool, last: bool| {
         shard.time(st, tokens, n_dense, n_moe, first, last)
     };
-    let slots = (microbatches + l.pp - 1) as f64;
+    let slots = microbatches as f64 + l.pp as f64 - 1.0;
     let (mut dec, mut pre) = (Busiest::default(), Busiest::default());
     for (st, &(n_dense, n_moe)) in stage_params.iter().enumerate() {
         let first = st == 0;
@@ -1135,11 +1232,16 @@ pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Resu
         }
     };
     let fixed = |f: Option<Count>| f.map(|c| c.0);
-    for tp in divisors(n) {
+    // Only layouts that can exist are tried: tp divides the heads and pp
+    // the layers (`validate`), so the work is bounded by the model, not by
+    // the device count.
+    let heads = s.model.attention.heads.get();
+    let layers = s.model.layers.get();
+    for tp in divisors(gcd(n, heads)) {
         if fixed(inputs.tp).is_some_and(|t| t != tp) {
             continue;
         }
-        for pp in divisors(n / tp) {
+        for pp in divisors(gcd(n / tp, layers)) {
             if fixed(inputs.pp).is_some_and(|p| p != pp) {
                 continue;
             }

@@ -78,7 +78,7 @@ impl DecodeData {
         let mut notes = Vec::new();
         let at = |hw: &Hardware, b: u64| {
             let mut i = inputs.clone();
-            i.batch = Count(b);
+            i.batch = Some(Count(b));
             decode::cost(model, hw, &i, mode)
         };
         let mut dtype = String::new();

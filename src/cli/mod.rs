@@ -11,6 +11,7 @@ mod matmul;
 mod model;
 pub mod query;
 
+mod calibrate;
 pub mod chart;
 mod coalesce;
 mod collective;
@@ -180,6 +181,10 @@ pub enum Command {
     Prefill(prefill::PrefillArgs),
     /// Speculative decoding: tokens per target pass and speedup.
     Speculative(speculative::SpeculativeArgs),
+    /// Fit a part's achievable figures from a calibrate.py measurement file
+    /// and write a hardware file with them; prints the error on held-out
+    /// points.
+    Calibrate(calibrate::CalibrateArgs),
     /// One serving deployment request by request: continuous batching,
     /// chunked prefill, paged KV with preemption; latency percentiles,
     /// throughput, goodput under SLOs.
@@ -195,8 +200,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(shell::CompletionsArgs),
-    /// Print the man page (roff): `roofline man | man -l -`.
-    Man,
+    /// Print the man page (roff): `roofline man | man -l -`; --dir DIR
+    /// writes one page per command.
+    Man(shell::ManArgs),
 }
 
 /// What a command line produces: reports to render, or a finished
@@ -219,10 +225,15 @@ fn unused_flags(cli: &Cli) -> Result<()> {
             "it takes --from and a folder (--hw-dir, --model-dir); edit the file it prints for a what-if",
             false,
         ),
-        Command::Completions(_) | Command::Man => (
+        Command::Completions(_) | Command::Man(_) => (
             "`completions` and `man` print a script or a page",
             "they take no other flag",
             false,
+        ),
+        Command::Calibrate(_) => (
+            "`calibrate` fits the measurements onto the base part's file as it is",
+            "give the base as --hw and the measurements as FILE",
+            true,
         ),
         Command::Run(_) => (
             "`run` runs a scenario's own queries",
@@ -264,10 +275,7 @@ pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
             Command::Model(model::ModelCommand::New(a)) => {
                 Some(hw::new("model", a, &Ctx::new(&cli.global)?)?)
             }
-            Command::Man => Some(shell::man().map_err(|e| Error::Io {
-                path: "the man page".into(),
-                source: e,
-            })?),
+            Command::Man(a) => Some(shell::man_command(a)?),
             _ => None,
         };
         if let Some(bytes) = bytes {
@@ -286,8 +294,44 @@ pub fn parse(argv: &[String]) -> Result<Cli, clap::Error> {
     fn negatives(c: clap::Command) -> clap::Command {
         c.allow_negative_numbers(true).mut_subcommands(negatives)
     }
-    let matches = negatives(Cli::command()).try_get_matches_from(argv)?;
+    let matches = match negatives(Cli::command()).try_get_matches_from(argv) {
+        // A swept input need not also be given: the required ones are
+        // checked by the calculation, point by point.
+        Err(e) if e.kind() == clap::error::ErrorKind::MissingRequiredArgument && sweeps(argv) => {
+            relaxed(negatives(Cli::command())).try_get_matches_from(argv)?
+        }
+        m => m?,
+    };
     Cli::from_arg_matches(&matches)
+}
+
+/// Whether the command line sweeps anything.
+fn sweeps(argv: &[String]) -> bool {
+    argv.iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--sweep" || a.starts_with("--sweep="))
+}
+
+/// The command tree with nothing required: usage lines show what is, and a
+/// sweep may stand for it.
+fn relaxed(mut c: clap::Command) -> clap::Command {
+    let args: Vec<clap::Id> = c
+        .get_arguments()
+        .filter(|a| a.is_required_set() && !a.is_positional())
+        .map(|a| a.get_id().clone())
+        .collect();
+    for id in args {
+        c = c.mut_arg(id, |a| a.required(false));
+    }
+    let groups: Vec<clap::Id> = c
+        .get_groups()
+        .filter(|g| g.is_required_set())
+        .map(|g| g.get_id().clone())
+        .collect();
+    for id in groups {
+        c = c.mut_group(id, |g| g.required(false));
+    }
+    c.mut_subcommands(relaxed)
 }
 
 /// The hardware `matmul` and `fusion` use when `--hw` is not given.
@@ -341,7 +385,11 @@ impl Ctx {
         let (_, m) = self.read.get();
         self.read.set((true, m));
         let items = split(list)
-            .map(|h| self.catalog.hardware(h, &self.sets))
+            .map(|h| {
+                self.catalog
+                    .hardware(h, &self.sets)
+                    .map_err(|e| blame_set(e, &self.sets))
+            })
             .collect::<Result<Vec<_>>>()?;
         if items.is_empty() {
             return Err(roofline::Error::input(
@@ -439,7 +487,7 @@ impl Ctx {
         if let Some(x) = cache.borrow().get(&key) {
             return Ok(x.clone());
         }
-        let x = Rc::new(load(id, &sets)?);
+        let x = Rc::new(load(id, &sets).map_err(|e| blame_set(e, &sets))?);
         cache.borrow_mut().insert(key, x.clone());
         Ok(x)
     }
@@ -449,7 +497,11 @@ impl Ctx {
         let (h, _) = self.read.get();
         self.read.set((h, true));
         let items = split(list)
-            .map(|m| self.catalog.model(m, &self.sets))
+            .map(|m| {
+                self.catalog
+                    .model(m, &self.sets)
+                    .map_err(|e| blame_set(e, &self.sets))
+            })
             .collect::<Result<Vec<_>>>()?;
         if items.is_empty() {
             return Err(roofline::Error::input(
@@ -542,6 +594,61 @@ fn dir_names(g: &Global) -> Vec<(PathBuf, String)> {
         }
     }
     out
+}
+
+/// A `--set` path naming no field of the file is the flag's slip, not the
+/// file's: the error names the `--set` as typed, the table and the nearest
+/// field (`--set memory.hbm-bandwith=...: no field hbm-bandwith in
+/// [memory]; did you mean hbm-bandwidth?`).
+pub fn blame_set(e: Error, sets: &[Set]) -> Error {
+    match e {
+        Error::At { point, error } => Error::At {
+            point,
+            error: Box::new(blame_set(*error, sets)),
+        },
+        Error::Data {
+            field: Some(field),
+            message,
+            file,
+            line,
+            col,
+        } => {
+            let unknown = message
+                .strip_prefix("unknown field `")
+                .and_then(|m| m.split_once('`'));
+            let set = sets.iter().rev().find(|s| s.path == field);
+            let (Some((name, rest)), Some(set)) = (unknown, set) else {
+                return Error::Data {
+                    field: Some(field),
+                    message,
+                    file,
+                    line,
+                    col,
+                };
+            };
+            // serde lists the fields it expected, each in backticks.
+            let known: Vec<&str> = rest
+                .split_once("expected")
+                .map(|(_, l)| l.split('`').skip(1).step_by(2).collect())
+                .unwrap_or_default();
+            let table = field
+                .rsplit_once('.')
+                .map_or("the top level".to_string(), |(t, _)| format!("[{t}]"));
+            let hint = match roofline::error::nearest(name, known.iter().copied()) {
+                Some(n) => format!("; did you mean {n}?"),
+                None if !known.is_empty() => format!("; it has {}", known.join(", ")),
+                None => String::new(),
+            };
+            Error::Data {
+                file: format!("--set {}={}", set.path, set.value),
+                line: None,
+                col: None,
+                field: None,
+                message: format!("no field {name} in {table}{hint}"),
+            }
+        }
+        e => e,
+    }
 }
 
 /// A library message naming the `force` or `hw` field names the flag
@@ -729,7 +836,41 @@ impl Ctx {
                 r.note(format!("what-if: --set {list} replaces the file's figures"));
             }
         }
+        if self.mode == Mode::Achievable {
+            self.quote_errors(&mut reports);
+        }
         Ok(reports)
+    }
+
+    /// Every `--achievable` answer says how good it is: the validated error
+    /// of its kind on its part, a calibrated file's held-out error, or that
+    /// nothing was measured (`calc::accuracy`).
+    fn quote_errors(&self, reports: &mut [Report]) {
+        let mut hws: Vec<Rc<Hardware>> = self.hw_cache.borrow().values().cloned().collect();
+        hws.sort_by(|a, b| a.id.cmp(&b.id));
+        hws.dedup_by(|a, b| a.id == b.id);
+        for r in reports.iter_mut() {
+            let launch = r.inputs.get("launch").and_then(|v| v.as_str());
+            let Some(kind) = roofline::calc::accuracy::kind(&r.command, launch) else {
+                continue;
+            };
+            let one = r
+                .hardware
+                .as_ref()
+                .and_then(|id| hws.iter().find(|h| &h.id == id));
+            let notes: Vec<String> = match one {
+                Some(h) => vec![roofline::calc::accuracy::quote(kind, h)],
+                None => hws
+                    .iter()
+                    .map(|h| format!("{}: {}", h.id, roofline::calc::accuracy::quote(kind, h)))
+                    .collect(),
+            };
+            for n in notes {
+                if !r.notes.contains(&n) {
+                    r.note(n);
+                }
+            }
+        }
     }
 }
 
@@ -770,13 +911,14 @@ fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
         Command::Occupancy(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::Coalesce(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
         Command::LittlesLaw(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Calibrate(a) => calibrate::run(a, ctx),
         // main draws a chart itself; a scenario's chart query gets here,
         // writes its file and reports nothing.
         Command::Chart(c) => {
             chart::write(&chart::draw(c, &cli.global)?)?;
             Ok(Vec::new())
         }
-        Command::Run(_) | Command::Completions(_) | Command::Man => Err(Error::usage(
+        Command::Run(_) | Command::Completions(_) | Command::Man(_) => Err(Error::usage(
             "--sweep",
             "this command takes no sweep; put sweeps inside a scenario's queries",
         )),

@@ -64,6 +64,14 @@ pub struct PlanArgs {
     /// KV-cache precision (default: --dtype).
     #[arg(long)]
     pub kv_dtype: Option<String>,
+    /// Activation precision (default: the hardware's default-dtype); fp8
+    /// weights need fp8 activations to run at the fp8 peak.
+    #[arg(long)]
+    pub activations: Option<String>,
+    /// Launch overhead per kernel: none (default: speed of light), graph
+    /// (the default with --achievable, collectives captured too) or eager.
+    #[arg(long)]
+    pub launch: Option<String>,
     /// Share of device memory held back for the runtime (default 0.1).
     #[arg(long)]
     pub reserve: Option<String>,

@@ -133,13 +133,80 @@ pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result
     // own units, so every item is built in full (a sweep builds the first
     // point of each accelerator or precision in full itself).
     let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
+    if comparison {
+        return Ok(vec![compare(q, ctx, &axes, f).map_err(named)?]);
+    }
     Ok(vec![
         sweep::evaluate(&axes, |point, lean| {
             apply(&mut f, point);
-            q.eval(ctx, &f, lean && !comparison)
+            q.eval(ctx, &f, lean)
         })
         .map_err(named)?,
     ])
+}
+
+/// A comparison of parts or models: an item with no answer (a model that
+/// does not fit one of the parts) is its column's `error`, so the others
+/// still answer; only a comparison where no item answers fails, with the
+/// first item's error.
+fn compare(q: &dyn Query, ctx: &Ctx, axes: &[Axis], mut f: Fields) -> Result<Report> {
+    let mut answers = Vec::new();
+    sweep::evaluate(axes, |point, _| {
+        apply(&mut f, point);
+        match q.eval(ctx, &f, false) {
+            Err(e) if e.exit_code() != 1 => return Err(e),
+            r => answers.push(r),
+        }
+        Ok(Report::new_lean("", true))
+    })?;
+    let failed = answers.iter().any(Result::is_err);
+    let template = answers.iter().find_map(|r| r.as_ref().ok()).cloned();
+    let mut answers = answers.into_iter();
+    sweep::evaluate(axes, |point, _| {
+        let answer = answers.next().unwrap_or_else(|| q.eval(ctx, &f, false));
+        let (Some(t), true) = (&template, failed) else {
+            return answer;
+        };
+        let mut r = answer.unwrap_or_else(|e| unanswered(t, point, &f, &e));
+        r.headline.push("error".into());
+        Ok(r)
+    })
+}
+
+/// The report of a comparison's item that has no answer: the error, short
+/// in its cell (`does not fit: needs 141.1 GB ..., has 135.1 GB`) and in
+/// full in a note, where the remedy is.
+fn unanswered(template: &Report, point: &[(&str, &Value)], given: &Fields, e: &Error) -> Report {
+    let mut r = template.clone();
+    // The inputs typed on the command line are this item's too; those
+    // the item would have chosen itself (a part's default precision) are
+    // not known.
+    r.inputs
+        .retain(|k, _| given.contains_key(k.replace('_', "-").as_str()));
+    r.results.clear();
+    r.notes.clear();
+    for (k, v) in point {
+        let id = v.as_str().map(str::to_string);
+        match *k {
+            "hw" => r.hardware = id,
+            "model" => r.model = id,
+            _ => {}
+        }
+    }
+    let full = e.to_string();
+    let head = full.split(';').next().unwrap_or_default();
+    let mut parts = head.split(": ");
+    let short = match (parts.next(), parts.next()) {
+        (Some(what), Some(why)) if what.contains(" does not fit") => format!("does not fit: {why}"),
+        _ => head.to_string(),
+    };
+    r.result(
+        "error",
+        short,
+        roofline::report::Quantity::new("no answer", roofline::report::Unit::None),
+    );
+    r.note(full);
+    r
 }
 
 /// Sets a point's values in the fields, reusing their slots.

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 /// `run` flags.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
+  roofline run --list
+  roofline run homework-lecture-exercises            (a built-in scenario, by name, from any folder)
   roofline run scenarios/lecture-tiling-table.toml
   roofline run scenarios/homework-lecture-exercises.toml --format markdown
   roofline run scenarios/datasheet-checklist.toml --format json
@@ -23,9 +25,13 @@ The format is described in docs/scenarios.md. Paths in a scenario (user
 hardware or model files) are relative to the scenario's folder; charts are
 written under --out-dir.")]
 pub struct RunArgs {
-    /// The scenario file (TOML).
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    /// The scenario file (TOML), or the name of a built-in scenario
+    /// (`homework-lecture-exercises`; --list names them).
+    #[arg(value_name = "FILE|NAME", required_unless_present = "list")]
+    pub file: Option<PathBuf>,
+    /// List the built-in scenarios, which run by name from any folder.
+    #[arg(long, conflicts_with = "file")]
+    pub list: bool,
     /// Folder charts are written to (default: the current folder).
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
@@ -42,11 +48,10 @@ struct Answer {
 
 /// Runs the scenario and renders every answer in the chosen format.
 pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
-    let name = a.file.display().to_string();
-    let src = std::fs::read_to_string(&a.file).map_err(|e| Error::Io {
-        path: name.clone(),
-        source: e,
-    })?;
+    let Some(file) = &a.file else {
+        return Ok(list());
+    };
+    let (name, src) = source(file)?;
     let origin = Origin {
         name: name.clone(),
         overridden: false,
@@ -59,7 +64,7 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
         )
         .into());
     }
-    let base = a.file.parent().unwrap_or(Path::new("."));
+    let base = file.parent().unwrap_or(Path::new("."));
     let out_dir = a.out_dir.clone().unwrap_or_default();
     if !out_dir.as_os_str().is_empty() {
         std::fs::create_dir_all(&out_dir).map_err(|e| Error::Write {
@@ -80,6 +85,51 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
         });
     }
     Ok(render(&sc, &answers, g))
+}
+
+/// The built-in scenarios, a name and a title a line.
+fn list() -> Vec<u8> {
+    let mut out = String::from("Built-in scenarios (roofline run NAME):\n");
+    for (name, text) in roofline::catalog::builtin_scenarios() {
+        let title = toml::from_str::<toml::Table>(text)
+            .ok()
+            .and_then(|t| t.get("title").and_then(|v| v.as_str()).map(String::from))
+            .unwrap_or_default();
+        out.push_str(&format!("  {name:<28} {title}\n"));
+    }
+    out.into_bytes()
+}
+
+/// A scenario's name and text: the file at `file`, else the built-in
+/// scenario of that name (`homework-lecture-exercises`, with or without
+/// `.toml`, or as `scenarios/NAME.toml` from another folder).
+fn source(file: &Path) -> Result<(String, String), Error> {
+    let name = file.display().to_string();
+    match std::fs::read_to_string(file) {
+        Ok(src) => Ok((name, src)),
+        Err(e) => {
+            let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            let dir = file.parent().and_then(Path::to_str).unwrap_or("");
+            let named =
+                matches!(dir, "" | "scenarios") && file.extension().is_none_or(|x| x == "toml");
+            let builtin = roofline::catalog::builtin_scenarios();
+            if e.kind() == std::io::ErrorKind::NotFound && named {
+                if let Some((n, text)) = builtin.iter().find(|(n, _)| *n == stem) {
+                    return Ok((format!("built-in scenarios/{n}.toml"), (*text).to_string()));
+                }
+            }
+            let names: Vec<&str> = builtin.iter().map(|(n, _)| *n).collect();
+            let path = if named {
+                format!(
+                    "{name} (neither a file nor a built-in scenario: {})",
+                    names.join(", ")
+                )
+            } else {
+                name
+            };
+            Err(Error::Io { path, source: e })
+        }
+    }
 }
 
 /// The command line a query stands for.
@@ -119,7 +169,7 @@ fn argv(
             let known: Vec<&str> = cmd
                 .get_subcommands()
                 .map(|c| c.get_name())
-                .filter(|n| !matches!(*n, "run" | "help" | "completions" | "man"))
+                .filter(|n| !matches!(*n, "run" | "help" | "completions" | "man" | "calibrate"))
                 .collect();
             let hint = roofline::error::nearest(w, known.iter().copied())
                 .map(|n| format!(" (did you mean `{n}`?)"))
@@ -274,8 +324,12 @@ fn locate(e: anyhow::Error, q: &Query, i: usize, src: &str, origin: &Origin) -> 
         }
         _ => (None, format!("{e:#}")),
     };
+    let (key, message, code_source) = match missing_fields(&e) {
+        Some(m) => (None, m, Some(2)),
+        None => (key, message, found.map(|e| e.exit_code())),
+    };
     let key = key.unwrap_or_else(|| "command".into());
-    let code_source = found.map(|e| e.exit_code()).unwrap_or(65);
+    let code_source = code_source.unwrap_or(65);
     let data = Error::Data {
         file: origin.name.clone(),
         line: roofline::spec::locate(src, &format!("query.{i}.{key}")),
@@ -294,6 +348,37 @@ fn locate(e: anyhow::Error, q: &Query, i: usize, src: &str, origin: &Origin) -> 
     } else {
         anyhow::Error::new(Coded(data.to_string(), code_source))
     }
+}
+
+/// The inputs a query lacks, from the parser's "required arguments were not
+/// provided", as its fields: `needs context` (`batch or slo-tpot`).
+fn missing_fields(e: &anyhow::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let c = e.downcast_ref::<clap::Error>()?;
+    if c.kind() != ErrorKind::MissingRequiredArgument {
+        return None;
+    }
+    let Some(ContextValue::Strings(args)) = c.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let field = |a: &str| {
+        a.trim_matches(|c| c == '<' || c == '>')
+            .split('|')
+            .map(|p| {
+                p.trim_start_matches('-')
+                    .split(' ')
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    let names: Vec<String> = args.iter().map(|a| format!("`{}`", field(a))).collect();
+    Some(format!(
+        "needs {}, which the query does not give",
+        names.join(" and ")
+    ))
 }
 
 /// A located message that keeps the exit code of the error it came from.

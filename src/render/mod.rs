@@ -3,6 +3,7 @@
 
 mod csv;
 mod explain;
+mod html;
 mod json;
 mod markdown;
 mod table;
@@ -11,6 +12,7 @@ use crate::report::Report;
 
 pub use self::csv::Csv;
 pub use self::explain::{Explain, explain_all};
+pub use self::html::Html;
 pub use self::json::Json;
 pub use self::markdown::Markdown;
 pub use self::table::Table;

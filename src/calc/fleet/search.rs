@@ -579,6 +579,8 @@ fn plan_inputs(s: &simulate::SimulateInputs) -> plan::PlanInputs {
     plan::PlanInputs {
         dtype: s.dtype.clone(),
         kv_dtype: s.kv_dtype.clone(),
+        activations: s.activations.clone(),
+        launch: s.launch.clone(),
         reserve: s.reserve.clone(),
         ..Default::default()
     }
