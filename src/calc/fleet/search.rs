@@ -363,7 +363,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                         units::seconds(t.seconds)
                     ),
                     Some(t.seconds / step1 - 1.0),
-                    1,
+                    0,
                     0,
                 ));
                 continue;
