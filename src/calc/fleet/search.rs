@@ -285,21 +285,12 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                 dp: 1,
                 ep: 1,
             },
-        )
-        .or_else(|e| match e {
-            // A replica of one device may be refused (tp 1 of an MoE
-            // model is fine; this is for errors of the setup itself).
-            e @ Error::Field { .. } => Err(e),
-            e => Err(e),
-        })?;
+        )?;
         for l in layouts(&inst0.setup, max_devices) {
             let inst = Instance {
                 setup: plan::Setup::new(hw, m, &plan_inputs(&i.sim), mode)?,
                 layout: l,
             };
-            let mut inst = inst;
-            inst.setup.step = inst0.setup.step.clone();
-            inst.setup.roof = inst0.setup.roof;
             let replica = Replica::new(&inst.setup, l)?;
             let mk = |why: String, margin: Option<f64>, cap: u64, tokens: u64| Candidate {
                 hardware: hw.id.clone(),
