@@ -42,6 +42,8 @@ fn run(h: &Hardware, kind: Kind, n: u64, bytes: f64, mode: Mode) -> collective::
             devices: Count(n),
             bytes: Bytes(bytes),
             latency: None,
+            // The graph-captured calls the calibration was fitted to.
+            launch: Some("graph".into()),
         },
         mode,
     )
@@ -103,6 +105,7 @@ fn uneven_domains_and_missing_links_are_errors() {
             devices: Count(12),
             bytes: Bytes(GIB),
             latency: None,
+            launch: None,
         },
         Mode::SpeedOfLight,
     )

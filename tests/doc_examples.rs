@@ -304,3 +304,84 @@ fn help_examples_run() {
     assert!(commands > 20, "only {commands} commands found");
     assert!(n >= 20, "only {n} help examples found");
 }
+
+/// One invocation of every command, with the inputs it requires.
+const COMMANDS: &[(&str, &str)] = &[
+    ("hw show", "hw show h100-sxm"),
+    ("hw list", "hw list"),
+    ("model show", "model show llama-3-8b"),
+    ("model list", "model list"),
+    ("point", "point --hw h100-sxm --intensity 10"),
+    (
+        "occupancy",
+        "occupancy --hw h100-sxm --threads 256 --regs 32",
+    ),
+    ("coalesce", "coalesce --hw h100-sxm --stride 2"),
+    (
+        "littles-law",
+        "littles-law --hw h200-sxm --latency 500cycles --clock 1.8GHz",
+    ),
+    ("matmul", "matmul --hw h100-sxm --m 64 --n 64 --k 64"),
+    ("fusion", "fusion softmax --hw h100-sxm --rows 4 --cols 4"),
+    ("launch", "launch --kernels 10"),
+    (
+        "collective",
+        "collective all-reduce --hw h200-sxm --devices 8 --bytes 1MiB",
+    ),
+    ("plan", "plan --model llama-3-8b --hw h200-sxm --devices 8"),
+    ("kv", "kv --model llama-3-8b --context 100"),
+    (
+        "decode",
+        "decode --model llama-3-8b --hw h200-sxm --batch 1 --context 100",
+    ),
+    (
+        "prefill",
+        "prefill --model llama-3-8b --hw h200-sxm --prompt 100",
+    ),
+    (
+        "speculative",
+        "speculative --acceptance 0.8 --draft-tokens 4",
+    ),
+    ("chart", "chart roofline --hw h100-sxm --out chart.svg"),
+    ("run", "run scenarios/lecture-tiling-table.toml"),
+];
+
+/// The backticked names in README's sentence "`FLAG` ... all but `a`, `b`
+/// ... (" or "... which".
+fn readme_exceptions(flag: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(format!("{ROOT}/README.md")).unwrap();
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let from = flat
+        .find(&format!("`{flag}"))
+        .unwrap_or_else(|| panic!("README does not mention {flag}"));
+    let rest = &flat[from..];
+    let list = rest.split("all but ").nth(1).expect("an `all but` list");
+    let list = list.split(['(', ';']).next().unwrap();
+    let list = list.split(", which").next().unwrap();
+    list.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn readme_names_the_commands_that_refuse_sweep_and_achievable() {
+    for (flag, extra) in [
+        ("--sweep name=values", "--sweep tile=32,64"),
+        ("--achievable", "--achievable"),
+    ] {
+        let said = readme_exceptions(flag);
+        let mut refused = Vec::new();
+        for (name, line) in COMMANDS {
+            let out = paste(&format!("roofline {line} {extra}"));
+            // 2 is a usage error: the flag is not taken. Anything else is the
+            // command's own answer to the inputs (a sweep of an input it lacks
+            // is refused with 65, a bad value).
+            if out.status.code() == Some(2) {
+                refused.push(name.to_string());
+            }
+        }
+        assert_eq!(said, refused, "README's exceptions to {flag}");
+    }
+}

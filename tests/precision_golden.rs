@@ -27,16 +27,16 @@ fn book_4_3_gptq_175b_fp16() {
 
 #[test]
 fn book_4_3_four_bit_weights_carry_group_scales() {
-    // 175e9 x 4.125 / 8 = 90.234375 GB; 70e9 x 4.125 / 8 = 36.09375 GB.
+    // 175e9 x 4.125 / 8 = 90,234,375,000 B; 70e9 x 4.125 / 8 = 36,093,750,000 B.
     check_flagged(
         "book-4.3-gptq-175b-4bit",
         bytes("book-4.3-gptq-175b-4bit", "params", "int4"),
-        90.234375,
+        90_234_375_000.0,
     );
     check_flagged(
         "book-4.3-awq-70b-4bit",
         bytes("book-4.3-awq-70b-4bit", "params", "int4"),
-        36.09375,
+        36_093_750_000.0,
     );
     // Without scales (plain fp4 storage) the registry gives the book's
     // figures.

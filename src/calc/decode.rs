@@ -274,7 +274,8 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         launch_field.and_then(named),
     ];
     let (kernels, given) = match kernels {
-        Some(k) => (k.0 as f64, true),
+        // A step launches at least one kernel.
+        Some(k) => (at_least_one("kernels", k.0)? as f64, true),
         None => (step::kernels(m), false),
     };
     let mut missing = Vec::new();
@@ -345,6 +346,10 @@ pub fn pricer(
     if attention.is_none() {
         missing.push("achievable.attention");
     }
+    let query_tile = a
+        .and_then(|a| a.attention.as_ref())
+        .and_then(|at| at.query_tile)
+        .map_or(1, |t| t.get());
     let gemm = GemmModel::of(hw);
     if gemm.tiles.is_empty() {
         missing.push("achievable.gemm");
@@ -374,6 +379,7 @@ pub fn pricer(
         overhead_s: overhead.unwrap_or(0.0),
         gemm,
         attention,
+        query_tile,
         precisions,
     }
 }

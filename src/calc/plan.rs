@@ -1232,16 +1232,20 @@ pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Resu
         }
     };
     let fixed = |f: Option<Count>| f.map(|c| c.0);
-    // Only layouts that can exist are tried: tp divides the heads and pp
-    // the layers (`validate`), so the work is bounded by the model, not by
-    // the device count.
+    // Past a million devices only layouts that can exist are tried (tp
+    // divides the heads and pp the layers, as `validate` requires), so the
+    // work is bounded by the model, not by the device count; below, every
+    // split is tried, so the summary counts the ones the model rules out.
     let heads = s.model.attention.heads.get();
     let layers = s.model.layers.get();
-    for tp in divisors(gcd(n, heads)) {
+    let every = n <= 1 << 20;
+    let tps = divisors(if every { n } else { gcd(n, heads) });
+    for tp in tps {
         if fixed(inputs.tp).is_some_and(|t| t != tp) {
             continue;
         }
-        for pp in divisors(gcd(n / tp, layers)) {
+        let pps = divisors(if every { n / tp } else { gcd(n / tp, layers) });
+        for pp in pps {
             if fixed(inputs.pp).is_some_and(|p| p != pp) {
                 continue;
             }
@@ -1355,8 +1359,8 @@ pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Resu
                 ),
                 _ => format!(
                     "{} vs {} tokens/s per device",
-                    units::sig(p.tokens_per_s_per_device, 4),
-                    units::sig(best.tokens_per_s_per_device, 4)
+                    units::sig_grouped(p.tokens_per_s_per_device, 4),
+                    units::sig_grouped(best.tokens_per_s_per_device, 4)
                 ),
             };
             let cause = if p.comm_time_s > p.decode_step_time_s * 0.5 {
@@ -1750,10 +1754,42 @@ fn plan_row(p: &PlanCost, rank: usize, score: f64, verdict: &str) -> Row {
         "tokens_per_s_per_device".into(),
         p.tokens_per_s_per_device.into(),
     );
+    res.insert("layout".into(), layout_text(&l).into());
+    res.insert("binds".into(), binds(p).into());
     res.insert("fits".into(), p.fits.into());
     let _ = score;
     res.insert("verdict".into(), verdict.into());
     row
+}
+
+/// A layout in a few letters: `tp8 pp2`, the degrees above one (`tp1`
+/// where every degree is one).
+fn layout_text(l: &Layout) -> String {
+    let parts: Vec<String> = [("tp", l.tp), ("pp", l.pp), ("ep", l.ep), ("dp", l.dp)]
+        .iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(k, n)| format!("{k}{n}"))
+        .collect();
+    if parts.is_empty() {
+        "tp1".into()
+    } else {
+        parts.join(" ")
+    }
+}
+
+/// What dominates a layout's decode step: memory (it does not fit),
+/// communication (more than half the step), the pipeline bubble, or the
+/// roof of the busiest stage's compute and memory traffic.
+fn binds(p: &PlanCost) -> &'static str {
+    if !p.fits {
+        "memory (does not fit)"
+    } else if p.comm_time_s > p.decode_step_time_s * 0.5 {
+        "communication"
+    } else if p.bubble_fraction > 0.0 {
+        "pipeline bubble"
+    } else {
+        "compute and memory time"
+    }
 }
 
 fn describe_rows(r: &mut Report) {
@@ -1773,6 +1809,8 @@ fn describe_rows(r: &mut Report) {
             "tokens/s per device",
             Unit::Count,
         ),
+        ("layout", "layout", Unit::None),
+        ("binds", "what binds", Unit::None),
         ("fits", "fits", Unit::None),
         ("verdict", "why not first", Unit::None),
     ] {
@@ -1808,6 +1846,16 @@ impl SearchCost {
                     .push(plan_row(p, i + 1, self.scores[i], &self.verdicts[i]));
             }
             describe_rows(&mut r);
+            // The default table: each layout, the figure the objective
+            // ranks by, what binds it, whether it fits; --all the rest.
+            let ranked_by = match self.objective {
+                Objective::Latency => "decode_step_time_s",
+                _ => "tokens_per_s_per_device",
+            };
+            r.row_headline = ["rank", "layout", ranked_by, "binds", "fits"]
+                .iter()
+                .map(|k| (*k).to_string())
+                .collect();
         }
         // `plans`: every layout as one object with a single plan's keys,
         // best first (the table shows them as its rows).

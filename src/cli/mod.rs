@@ -15,6 +15,7 @@ mod calibrate;
 pub mod chart;
 mod coalesce;
 mod collective;
+mod confine;
 mod decode;
 mod kv;
 mod littles_law;
@@ -669,6 +670,19 @@ fn split(list: &str) -> impl Iterator<Item = &str> {
     list.split(',').map(str::trim).filter(|s| !s.is_empty())
 }
 
+/// Not an error: the output was written as it was worked (a streamed
+/// sweep), so there is nothing left to print. `main` exits 0 on it.
+#[derive(Debug)]
+pub struct Streamed;
+
+impl std::fmt::Display for Streamed {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("the output was streamed")
+    }
+}
+
+impl std::error::Error for Streamed {}
+
 /// Parses `argv` and runs it; returns the shared flags and the reports to
 /// print (one, or one per point with `--explain`).
 pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
@@ -723,9 +737,51 @@ fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
     }
     if let Some(q) = cli.command.query() {
         let ctx = Ctx::new(&cli.global)?;
-        let reports =
-            query::run(q, &ctx, &cli.global.sweep, cli.global.explain).map_err(query::as_flags)?;
-        let reports = ctx.finish(reports)?;
+        let g = &cli.global;
+        // A sweep printed as CSV or JSON is written as it is worked, in
+        // bounded memory (a chart of it keeps only the points it draws); a
+        // derivation needs every point whole.
+        let stream = !g.sweep.is_empty()
+            && !g.explain
+            && matches!(g.format, FormatArg::Csv | FormatArg::Json)
+            && g.chart.as_deref() != Some(std::path::Path::new("-"));
+        let mut sink: Option<Box<dyn roofline::report::RowSink>> = stream.then(|| {
+            let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
+            if g.format == FormatArg::Csv {
+                Box::new(roofline::render::CsvStream::new(out))
+                    as Box<dyn roofline::report::RowSink>
+            } else {
+                Box::new(roofline::render::JsonStream::new(out))
+            }
+        });
+        let (reports, streamed) = query::run_into(
+            q,
+            &ctx,
+            &g.sweep,
+            g.explain,
+            sink.as_deref_mut()
+                .map(|s| -> &mut dyn roofline::report::RowSink { s }),
+            g.chart.is_some(),
+        )
+        .map_err(query::as_flags)?;
+        let mut reports = ctx.finish(reports)?;
+        // What the chart left out is said beside the chart, not in the data.
+        let thinned: Vec<String> = reports
+            .first_mut()
+            .map(|r| {
+                r.notes
+                    .extract_if(.., |n| n.starts_with("the chart draws"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if streamed && let (Some(sink), Some(tail)) = (sink.as_mut(), reports.first()) {
+            sink.finish(tail)?;
+            if let Some(mut out) = chart::sweep_chart(g, &reports)? {
+                out.notes.extend(thinned);
+                chart::write(&out)?;
+            }
+            return Err(Streamed.into());
+        }
         return Ok((cli.global, reports));
     }
     expand::run(argv)

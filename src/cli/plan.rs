@@ -124,7 +124,10 @@ impl Query for PlanArgs {
                     ));
                 }
             };
-            return Ok(plan::disaggregate(&s, a, b, w, &inputs)?.report(lean));
+            return Ok(assumed(
+                plan::disaggregate(&s, a, b, w, &inputs)?.report(lean),
+                fields,
+            ));
         }
         if inputs.search == Some(true) {
             let s = Setup::new(&hw, &model, &inputs, ctx.mode)?;
@@ -135,8 +138,35 @@ impl Query for PlanArgs {
                     "a search needs the number of devices; give `devices`",
                 ));
             };
-            return Ok(plan::search(&s, n.0, w, &inputs)?.report(lean));
+            return Ok(assumed(
+                plan::search(&s, n.0, w, &inputs)?.report(lean),
+                fields,
+            ));
         }
-        Ok(plan::cost(&hw, &model, &inputs, ctx.mode)?.report(lean))
+        Ok(assumed(
+            plan::cost(&hw, &model, &inputs, ctx.mode)?.report(lean),
+            fields,
+        ))
     }
+}
+
+/// Notes the workload a plan assumed where the command line left it out
+/// (batch 1, 4,096 tokens of context, a 1,024-token prompt), since every
+/// figure of the plan depends on it.
+fn assumed(mut r: Report, fields: &Fields) -> Report {
+    let left_out: Vec<String> = ["batch", "context", "prompt"]
+        .iter()
+        .filter(|k| !fields.contains_key(**k))
+        .filter_map(|k| {
+            let v = r.inputs.get(*k)?.as_u64()?;
+            Some(format!("--{k} {}", roofline::units::whole(v)))
+        })
+        .collect();
+    if !left_out.is_empty() {
+        r.note(format!(
+            "assumed, since not given: {}; every figure depends on them",
+            left_out.join(", ")
+        ));
+    }
+    r
 }

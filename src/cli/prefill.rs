@@ -17,7 +17,7 @@ use serde::Serialize;
   roofline prefill --model llama-3-8b --hw h200-sxm --prompt 8192 --chunk 512
   roofline prefill --model llama-3-8b --hw h100-sxm --prompt 8192 --explain   # the fp32 scores against L2
   roofline prefill --model llama-3-8b --hw h200-sxm --prompt 2048 --achievable
-  roofline prefill --model llama-3-8b --hw h200-sxm --prompt 512 --context 8192 --achievable
+  roofline prefill --model llama-3-8b --hw h200-sxm --prompt 512 --context 4096 --achievable
   roofline prefill --model llama-3-8b --hw h200-sxm --prompt 512 --sweep prompt=512..8192")]
 pub struct PrefillArgs {
     /// Model id or path to a .toml file; a comma-separated list compares.

@@ -7,7 +7,7 @@
 use super::Ctx;
 use roofline::error::{Error, Result};
 use roofline::inputs::Fields;
-use roofline::report::Report;
+use roofline::report::{Report, RowSink};
 use roofline::sweep::{self, Axis};
 use serde_json::Value;
 
@@ -70,6 +70,21 @@ pub fn put(f: &mut Fields, name: &str, v: Option<impl Into<Value>>) {
 
 /// Runs a query: one report, or with `explain` one full report per point.
 pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result<Vec<Report>> {
+    run_into(q, ctx, sweeps, explain, None, false).map(|(r, _)| r)
+}
+
+/// [`run`]; with a `sink`, a sweep's rows go to it as they are worked (a comparison
+/// and `explain` still collect): the report returned then has no rows, and
+/// the second value says so. With `chart`, the streamed report keeps the
+/// rows a chart draws ([`sweep::chart_strides`]).
+pub fn run_into(
+    q: &dyn Query,
+    ctx: &Ctx,
+    sweeps: &[String],
+    explain: bool,
+    sink: Option<&mut dyn RowSink>,
+    chart: bool,
+) -> Result<(Vec<Report>, bool)> {
     let mut base = q.fields()?;
     let mut axes: Vec<Axis> = Vec::new();
     for (key, flag, what) in [("hw", "--hw", "hardware"), ("model", "--model", "model")] {
@@ -114,8 +129,24 @@ pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result
     let swept: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
     let named = |e: Error| unknown_sweep(e, &swept);
     if axes.is_empty() {
-        return Ok(vec![q.eval(ctx, &base, false)?]);
+        let r = q.eval(ctx, &base, false)?;
+        return Ok((vec![r], false));
     }
+    // One point's answer: a result that overflowed or lost its value is
+    // that point's error; a swept name the command never read is the
+    // whole sweep's.
+    let mut checked = false;
+    let mut point_eval = |f: &Fields, lean: bool| -> Result<Report> {
+        let r = q
+            .eval(ctx, f, lean)
+            .map_err(|e| as_flags(unknown_sweep(e, &swept)))?;
+        if !checked {
+            check_axes_read(ctx, &axes)?;
+            checked = true;
+        }
+        Ctx::check_finite(std::slice::from_ref(&r))?;
+        Ok(r)
+    };
     // One map serves every point: each point overwrites the swept fields.
     let mut f = base;
     if explain {
@@ -123,26 +154,52 @@ pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result
         let mut out = Vec::with_capacity(n);
         sweep::evaluate(&axes, |point, _| {
             apply(&mut f, point);
-            out.push(q.eval(ctx, &f, false)?);
+            out.push(point_eval(&f, false)?);
             Ok(Report::new_lean("", true))
         })
         .map_err(named)?;
-        return Ok(out);
+        return Ok((out, false));
     }
     // A comparison has few items and each may describe its figures in its
     // own units, so every item is built in full (a sweep builds the first
     // point of each accelerator or precision in full itself).
     let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
     if comparison {
-        return Ok(vec![compare(q, ctx, &axes, f).map_err(named)?]);
+        let r = compare(q, ctx, &axes, f).map_err(named)?;
+        check_axes_read(ctx, &axes)?;
+        return Ok((vec![r], false));
     }
-    Ok(vec![
-        sweep::evaluate(&axes, |point, lean| {
-            apply(&mut f, point);
-            q.eval(ctx, &f, lean)
-        })
-        .map_err(named)?,
-    ])
+    let sink = if comparison { None } else { sink };
+    let streamed = sink.is_some();
+    let strides = (streamed && chart).then(|| sweep::chart_strides(&axes));
+    let r = sweep::evaluate_into(&axes, sink, strides.as_deref(), |point, lean| {
+        apply(&mut f, point);
+        point_eval(&f, lean && !comparison)
+    })
+    .map_err(named)?;
+    let mut r = r;
+    if let Some(st) = strides.as_ref().filter(|st| st.iter().any(|&s| s > 1)) {
+        let n = sweep::grid_size(&axes)?;
+        let every: Vec<String> = axes
+            .iter()
+            .zip(st)
+            .filter(|(_, s)| **s > 1)
+            .map(|(a, s)| {
+                format!(
+                    "every {} of `{}`",
+                    roofline::units::number(*s as f64),
+                    a.name
+                )
+            })
+            .collect();
+        r.note(format!(
+            "the chart draws {} of the {} points ({}, and each axis's last), more than it has pixels; the printed rows are all of them",
+            roofline::units::number(r.rows.len() as f64),
+            roofline::units::number(n as f64),
+            every.join(", ")
+        ));
+    }
+    Ok((vec![r], streamed))
 }
 
 /// A comparison of parts or models: an item with no answer (a model that
@@ -153,8 +210,14 @@ fn compare(q: &dyn Query, ctx: &Ctx, axes: &[Axis], mut f: Fields) -> Result<Rep
     let mut answers = Vec::new();
     sweep::evaluate(axes, |point, _| {
         apply(&mut f, point);
-        match q.eval(ctx, &f, false) {
-            Err(e) if e.exit_code() != 1 => return Err(e),
+        // Every item that fails is an item with its error (issue 27), but
+        // an error about the whole command (bad usage, I/O) stops here.
+        let r = q
+            .eval(ctx, &f, false)
+            .and_then(|r| Ctx::check_finite(std::slice::from_ref(&r)).map(|()| r))
+            .map_err(as_flags);
+        match r {
+            Err(e) if matches!(e.exit_code(), 2 | 74) => return Err(e),
             r => answers.push(r),
         }
         Ok(Report::new_lean("", true))
@@ -219,6 +282,33 @@ fn apply(f: &mut Fields, point: &[(&str, &Value)]) {
             }
         }
     }
+}
+
+/// A swept `hw`, `model` or file path (`memory.hbm-bandwidth`) that the
+/// command never read would print identical rows under an invented
+/// column: refused, as a sweep of a name the command does not take is.
+fn check_axes_read(ctx: &Ctx, axes: &[Axis]) -> Result<()> {
+    let (hw, model) = ctx.read.get();
+    for a in axes {
+        let for_model = a.name == "model"
+            || (a.name.contains('.') && roofline::spec::overrides::is_model_path(&a.name));
+        let for_hw = a.name == "hw" || (a.name.contains('.') && !for_model);
+        let what = if for_model && !model {
+            "a model"
+        } else if for_hw && !hw {
+            "a hardware file"
+        } else {
+            continue;
+        };
+        return Err(Error::input(
+            "--sweep",
+            format!(
+                "`{}` is not an input of this command: it reads no {what}",
+                a.name
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A sweep of a name the command does not take is a usage slip, reported

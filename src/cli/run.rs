@@ -32,9 +32,15 @@ pub struct RunArgs {
     /// List the built-in scenarios, which run by name from any folder.
     #[arg(long, conflicts_with = "file")]
     pub list: bool,
-    /// Folder charts are written to (default: the current folder).
+    /// Folder charts are written to (default: the current folder). A
+    /// scenario writes nowhere else.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// A folder the scenario may also read hardware, model or report files
+    /// from (besides its own folder, --hw-dir and --model-dir); repeat for
+    /// several.
+    #[arg(long = "allow-path", value_name = "DIR")]
+    pub allow_path: Vec<PathBuf>,
 }
 
 /// One query's answer.
@@ -72,9 +78,20 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
             source: e,
         })?;
     }
+    let mut allowed: Vec<&Path> = a.allow_path.iter().map(PathBuf::as_path).collect();
+    allowed.extend(g.hw_dir.as_deref());
+    allowed.extend(g.model_dir.as_deref());
+    let confine = super::confine::Confine::new(&out_dir, base, &allowed);
+    // Every query's paths are checked before the first one runs, so a
+    // scenario that would write or read outside its folders does nothing.
+    let argvs = sc
+        .queries
+        .iter()
+        .enumerate()
+        .map(|(i, q)| argv(q, i, g, &confine, &src, &origin))
+        .collect::<Result<Vec<_>, Error>>()?;
     let mut answers = Vec::new();
-    for (i, q) in sc.queries.iter().enumerate() {
-        let argv = argv(q, i, g, base, &out_dir, &src, &origin)?;
+    for ((i, q), argv) in sc.queries.iter().enumerate().zip(argvs) {
         let (_, reports) = super::run(&argv).map_err(|e| locate(e, q, i, &src, &origin))?;
         answers.push(Answer {
             all: q.all,
@@ -113,10 +130,11 @@ fn source(file: &Path) -> Result<(String, String), Error> {
             let named =
                 matches!(dir, "" | "scenarios") && file.extension().is_none_or(|x| x == "toml");
             let builtin = roofline::catalog::builtin_scenarios();
-            if e.kind() == std::io::ErrorKind::NotFound && named {
-                if let Some((n, text)) = builtin.iter().find(|(n, _)| *n == stem) {
-                    return Ok((format!("built-in scenarios/{n}.toml"), (*text).to_string()));
-                }
+            if e.kind() == std::io::ErrorKind::NotFound
+                && named
+                && let Some((n, text)) = builtin.iter().find(|(n, _)| *n == stem)
+            {
+                return Ok((format!("built-in scenarios/{n}.toml"), (*text).to_string()));
             }
             let names: Vec<&str> = builtin.iter().map(|(n, _)| *n).collect();
             let path = if named {
@@ -137,8 +155,7 @@ fn argv(
     q: &Query,
     i: usize,
     g: &Global,
-    base: &Path,
-    out_dir: &Path,
+    confine: &super::confine::Confine,
     src: &str,
     origin: &Origin,
 ) -> Result<Vec<String>, Error> {
@@ -216,7 +233,7 @@ fn argv(
         // A sweep drawn as a chart: the options every command takes.
         if matches!(key.as_str(), "chart" | "y") {
             let text = match value {
-                Value::Text(t) => resolve(key, t, base, out_dir),
+                Value::Text(t) => resolve(key, t, confine).map_err(|m| err(key, m))?,
                 Value::List(items) => items.join(","),
                 Value::Switch(_) => {
                     return Err(err(
@@ -257,11 +274,12 @@ fn argv(
             }
             Value::Switch(false) if !arg.get_action().takes_values() => continue,
             Value::Switch(b) => b.to_string(),
-            Value::Text(s) => resolve(key, s, base, out_dir),
+            Value::Text(s) => resolve(key, s, confine).map_err(|m| err(key, m))?,
             Value::List(items) => items
                 .iter()
-                .map(|s| resolve(key, s, base, out_dir))
-                .collect::<Vec<_>>()
+                .map(|s| resolve(key, s, confine))
+                .collect::<Result<Vec<_>, String>>()
+                .map_err(|m| err(key, m))?
                 .join(","),
         };
         if arg.get_action().takes_values() && !arg.is_positional() {
@@ -275,8 +293,21 @@ fn argv(
     }
     out.extend(flags);
     for s in &q.sweep {
+        // A swept hardware or model may be a file: it is read where any
+        // other would be.
+        let s = match s.split_once('=') {
+            Some((name, list)) if matches!(name.trim(), "hw" | "model") => {
+                let items = list
+                    .split(',')
+                    .map(|v| resolve(name.trim(), v.trim(), confine))
+                    .collect::<Result<Vec<_>, String>>()
+                    .map_err(|m| err("sweep", m))?;
+                format!("{}={}", name.trim(), items.join(","))
+            }
+            _ => s.clone(),
+        };
         out.push("--sweep".into());
-        out.push(s.clone());
+        out.push(s);
     }
     for s in &q.set {
         out.push("--set".into());
@@ -291,17 +322,26 @@ fn argv(
     Ok(out)
 }
 
-/// A path in a scenario is relative to its folder; a chart's output is
-/// relative to the output folder.
-fn resolve(key: &str, value: &str, base: &Path, out_dir: &Path) -> String {
-    let p = Path::new(value);
-    if p.is_absolute() {
-        return value.to_string();
-    }
+/// A path in a scenario is relative to its folder and stays in the
+/// folders it may read; a file it writes is relative to the output folder
+/// and stays in it ([`super::confine`]). A list of hardware or models
+/// (`a.toml,b`) is checked item by item.
+fn resolve(key: &str, value: &str, confine: &super::confine::Confine) -> Result<String, String> {
     match key {
-        "out" | "chart" => out_dir.join(p).display().to_string(),
-        "hw" | "model" if roofline::catalog::is_path(value) => base.join(p).display().to_string(),
-        _ => value.to_string(),
+        "out" | "chart" => confine.write(value),
+        "hw" | "model" | "from" => value
+            .split(',')
+            .map(|v| {
+                let v = v.trim();
+                if key == "from" || roofline::catalog::is_path(v) {
+                    confine.read(v)
+                } else {
+                    Ok(v.to_string())
+                }
+            })
+            .collect::<Result<Vec<_>, String>>()
+            .map(|v| v.join(",")),
+        _ => Ok(value.to_string()),
     }
 }
 

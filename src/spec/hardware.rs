@@ -707,6 +707,12 @@ pub struct AttentionEfficiency {
     /// The sequence length, in tokens, at which the efficiency is half of
     /// `peak-fraction`.
     pub half_length: Option<NonZeroU64>,
+    /// Queries per tile of the attention kernel when several tokens per
+    /// sequence are new (a chunk, a verify pass): fewer queries than this
+    /// are padded up to it, so q new tokens cost ceil(q / tile) x tile
+    /// queries' compute. One new token (decode) runs a split-KV decode
+    /// kernel and is not padded.
+    pub query_tile: Option<NonZeroU64>,
 }
 
 /// The first dotted kebab-case path (numbers index arrays of tables) that
@@ -1005,10 +1011,16 @@ impl Hardware {
     pub fn precision(&self, dtype: Option<&str>) -> Result<&'static Precision> {
         let p = precision::lookup(dtype.unwrap_or(&self.default_dtype))?;
         if self.compute.dense.get(p.compute).is_none() {
+            // int4 and the like are stored narrow and computed wider: the
+            // message names the precision asked for first.
+            let what = if p.name == p.compute {
+                format!("{} peak", p.name)
+            } else {
+                format!("peak for {} (computed at {})", p.name, p.compute)
+            };
             return Err(Error::Unsupported(format!(
-                "{} has no {} peak; it has {}",
+                "{} has no {what}; it has {}",
                 self.id,
-                p.compute,
                 self.compute.dense.keys().join(", ")
             )));
         }

@@ -32,6 +32,11 @@ pub struct Figures {
     pub matmul_eager: Option<f64>,
     /// Flash attention's (peak fraction, half length in tokens).
     pub attention: Option<(f64, u64)>,
+    /// The GEMM search's (median error, rows): set when `dense` and
+    /// `kernel_overhead` were searched with the model (`refine`).
+    pub gemm_fit: Option<(f64, usize)>,
+    /// The attention search's (median error, rows).
+    pub attention_fit: Option<(f64, usize)>,
 }
 
 fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -191,25 +196,24 @@ pub fn fit(rows: &[&Row]) -> Figures {
         }
     }
 
-    // The host path of one eager matmul: eager time less graph time of the
-    // same GEMM.
-    let mut diffs = Vec::new();
-    for e in rows
+    // The host path of one eager matmul: small GEMMs called back to back
+    // from Python are host-bound, so their time per call is the host's path
+    // (the GPU finishes each one sooner: their graph time is well below).
+    let host_bound: Vec<f64> = rows
         .iter()
-        .filter(|r| r.op == Operation::Gemm && r.launch == LaunchMode::Eager)
-    {
-        if let Some(g) = rows.iter().find(|g| {
-            g.op == Operation::Gemm
-                && g.launch == LaunchMode::Graph
-                && (g.m, g.n, g.k) == (e.m, e.n, e.k)
-                && g.dtype == e.dtype
-        }) {
-            diffs.push(e.seconds - g.seconds);
-        }
-    }
-    f.matmul_eager = median(diffs)
-        .filter(|d| *d > 0.0)
-        .map(|d| floor_to(d, 1e-8));
+        .filter(|e| e.op == Operation::Gemm && e.launch == LaunchMode::Eager)
+        .filter(|e| {
+            rows.iter().any(|g| {
+                g.op == Operation::Gemm
+                    && g.launch == LaunchMode::Graph
+                    && (g.m, g.n, g.k) == (e.m, e.n, e.k)
+                    && g.dtype == e.dtype
+                    && g.seconds < 0.8 * e.seconds
+            })
+        })
+        .map(|e| e.seconds)
+        .collect();
+    f.matmul_eager = median(host_bound).map(|d| floor_to(d, 1e-7));
 
     // Flash attention: efficiency(S) = peak x S / (S + half), fitted as the
     // line 1/eff = 1/peak + (half/peak) / S.

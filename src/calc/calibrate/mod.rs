@@ -16,6 +16,7 @@
 pub mod fit;
 pub mod measurements;
 pub mod predict;
+pub mod refine;
 pub mod write;
 
 use crate::error::{Error, Result};
@@ -229,7 +230,31 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
         )
     };
     let first = write::text(inputs.base_text, inputs.id, &figures, &origin, None)?;
-    let hw = parse(&first)?;
+    let mut hw = parse(&first)?;
+    // The GEMM rate and kernel overhead, and attention's two figures, are
+    // the model's parameters: searched for its least error on the fitting
+    // rows, then written back.
+    let mut figures = figures;
+    if let Some((e, n)) = refine::gemm(&mut hw, &fitting)? {
+        let a = hw.achievable.as_ref();
+        for (d, r) in figures.dense.iter_mut() {
+            if let Some(v) = a.and_then(|a| a.dense.get(d)) {
+                *r = v;
+            }
+        }
+        figures.kernel_overhead = a.and_then(|a| a.kernel_overhead).map(|s| s.get());
+        figures.gemm_fit = Some((e, n));
+    }
+    if let Some((e, n)) = refine::attention(&mut hw, &fitting)? {
+        figures.attention = hw
+            .achievable
+            .as_ref()
+            .and_then(|a| a.attention.as_ref())
+            .and_then(|at| Some((at.peak_fraction?, at.half_length?.get())));
+        figures.attention_fit = Some((e, n));
+    }
+    let second = write::text(inputs.base_text, inputs.id, &figures, &origin, None)?;
+    let hw = parse(&second)?;
     let mut checks = Vec::new();
     for (r, _) in m.rows.iter().zip(&held).filter(|(_, h)| **h) {
         let model = r.model.as_ref().and_then(|id| models.get(id)).map(|m| &**m);
@@ -340,7 +365,10 @@ impl Calibrated {
             r.result(
                 format!("dense_{d}_flops_per_s"),
                 *v,
-                q(&format!("best {d} GEMM rate"), Unit::FlopPerSec),
+                q(
+                    &format!("{d} GEMM rate of a full wave of unpadded tiles (fitted)"),
+                    Unit::FlopPerSec,
+                ),
             );
         }
         for (d, v, _, _) in &f.sustained {

@@ -5,10 +5,9 @@
 //! plus the fixed overhead of each kernel and its launch; a decode step is
 //! `decode --achievable` itself.
 
-use super::fit::gemm_read_write;
 use super::measurements::{LaunchMode, Operation, Row};
 use crate::calc::decode::{self, DecodeInputs};
-use crate::calc::matmul::efficiency::GemmModel;
+use crate::calc::matmul::{self, MatmulInputs};
 use crate::error::{Error, Result};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -93,12 +92,13 @@ pub fn predict(r: &Row, hw: &Hardware, model: Option<&Model>) -> Result<Option<f
     };
     Ok(match r.op {
         Operation::Gemm if r.launch == LaunchMode::Graph => {
-            let (rd, wr) = gemm_read_write(r);
-            let (Some(m), Some(n), Some(k)) = (r.m, r.n, r.k) else {
-                return Ok(None);
-            };
-            let t = GemmModel::of(hw).time((m, n, k), 1.0, rate(&r.dtype)?, bw, rd, wr);
-            Some(t.time_s + overhead + graph)
+            // `matmul --achievable --launch graph` itself.
+            rate(&r.dtype)?;
+            let inputs: MatmulInputs = serde_json::from_value(serde_json::json!({
+                "m": r.m, "n": r.n, "k": r.k, "dtype": r.dtype, "launch": "graph",
+            }))
+            .map_err(|e| Error::input("gemm", e.to_string()))?;
+            Some(matmul::cost(hw, &inputs, Mode::Achievable)?.time_s)
         }
         Operation::AttentionPrefill => {
             let (Some(flops), Some(s)) = (r.flops, r.seq) else {

@@ -87,13 +87,18 @@ pub fn text(
         );
     }
     for (d, r) in &f.dense {
+        let how = match f.gemm_fit {
+            Some((e, n)) => format!(
+                "the rate of a full wave of unpadded tiles in the per-operation GEMM model, searched with achievable.kernel-overhead for the least median error ({:.1}%) of matmul --achievable --launch graph over the {n} fitting gemm rows",
+                100.0 * e
+            ),
+            None => format!("the fastest {d} gemm row replayed from a CUDA graph"),
+        };
         put(
             &mut doc,
             &["dense", d],
             format!("{:.1} TFLOP/s", r / 1e12).into(),
-            cite(&format!(
-                "the fastest {d} gemm row replayed from a CUDA graph"
-            )),
+            cite(&how),
         );
     }
     for (d, r, clock, power) in &f.sustained {
@@ -127,10 +132,13 @@ pub fn text(
             &mut doc,
             &["kernel-overhead"],
             us(v).into(),
-            cite(&format!(
-                "intercept of graph time against bytes over {} memory-bound gemm rows, less launch.graph, rounded down",
-                f.overhead_points
-            )),
+            cite(&match f.gemm_fit {
+                Some(_) => "searched with achievable.dense (see there)".to_string(),
+                None => format!(
+                    "intercept of graph time against bytes over {} memory-bound gemm rows, less launch.graph, rounded down",
+                    f.overhead_points
+                ),
+            }),
         );
     }
     if let Some(v) = f.matmul_eager {
@@ -138,13 +146,19 @@ pub fn text(
             &mut doc,
             &["call", "matmul-eager"],
             us(v).into(),
-            cite("eager less graph time of the same gemm, median, rounded down"),
+            cite(
+                "the median time per call of the small gemm rows called back to back from Python (host-bound: their graph time is under 0.8 of it), rounded down",
+            ),
         );
     }
     if let Some((peak, half)) = f.attention {
-        let why = cite(
-            "attention_prefill rows: efficiency = peak x S / (S + half) against the fitted dense rate",
-        );
+        let why = cite(&match f.attention_fit {
+            Some((e, n)) => format!(
+                "the {n} fitting attention_prefill rows: efficiency = peak x S / (S + half) of the dense rate, searched for the least median error ({:.1}%) with kernel overhead and the eager call",
+                100.0 * e
+            ),
+            None => "attention_prefill rows".to_string(),
+        });
         put(
             &mut doc,
             &["attention", "peak-fraction"],

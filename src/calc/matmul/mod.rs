@@ -1012,7 +1012,8 @@ pub struct Shaped {
     pub gemm: efficiency::GemmTime,
     /// Launch mode: `none`, `graph` or `eager`.
     pub launch: &'static str,
-    /// Kernels: the GEMM and, when K is split, its reduction.
+    /// Kernels: the GEMM and, for a split 16-bit GEMM bound by its
+    /// weights, the reduction.
     pub kernels: f64,
     /// Kernel overhead and launch (eager: the host's path where longer).
     pub overhead_s: f64,
@@ -1052,14 +1053,12 @@ fn shaped(
     let output = 2.0_f64.max(b) * m as f64 * n as f64;
     let read =
         (traffic - b * m as f64 * n as f64).max(b * (m as f64 * k as f64 + k as f64 * n as f64));
-    let mut g = model.time((m, n, k), 1.0, roof.peak, roof.bandwidth, read, output);
-    let mut kernels = 1.0;
-    if g.efficiency.split_k > 1 {
-        let r = 2.0 * g.efficiency.split_k as f64 * m as f64 * n as f64 * 4.0 / roof.bandwidth;
-        g.write_s += r;
-        g.time_s += r;
-        kernels += 1.0;
-    }
+    let g = model.time((m, n, k), 1.0, roof.peak, roof.bandwidth, read, output);
+    let kernels = if crate::calc::step::price::reduces(&g, b) {
+        2.0
+    } else {
+        1.0
+    };
     let overhead = a.and_then(|a| a.kernel_overhead).map_or(0.0, |s| s.get());
     let fields = |f: &str| -> Result<f64> {
         let v = match f {

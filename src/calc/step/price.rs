@@ -46,6 +46,8 @@ pub struct Pricer {
     pub gemm: GemmModel,
     /// Flash attention's (peak fraction, half length), if known.
     pub attention: Option<(f64, f64)>,
+    /// Queries per attention tile (1: no padding modelled).
+    pub query_tile: u64,
     /// Bytes per element of each tensor kind.
     pub precisions: Precisions,
 }
@@ -200,14 +202,7 @@ impl Pricer {
                     c += gt.compute_s;
                     m += gt.read_s + gt.write_s;
                     t += gt.time_s;
-                    let splits = gt.efficiency.split_k;
-                    if splits > 1 {
-                        // A split K adds a reduction kernel: the fp32
-                        // partials written and read back.
-                        let partials = splits as f64 * g.m as f64 * g.n as f64 * 4.0 * g.groups;
-                        let r = 2.0 * partials / bw;
-                        m += r;
-                        t += r;
+                    if reduces(&gt, wb) {
                         extra_kernels += 1.0;
                     }
                 }
@@ -217,12 +212,17 @@ impl Pricer {
                 // Prefill (several new tokens) runs flash attention at its
                 // efficiency for the keys each query sees; decode streams
                 // the cache.
-                let eff = if shape.new > 1 {
-                    self.attention_efficiency((cached + shape.new) as f64)
+                let (eff, pad) = if shape.new > 1 {
+                    let q = shape.new;
+                    let tile = self.query_tile.max(1);
+                    (
+                        self.attention_efficiency((cached + q) as f64),
+                        (q.div_ceil(tile) * tile) as f64 / q as f64,
+                    )
                 } else {
-                    1.0
+                    (1.0, 1.0)
                 };
-                let c = flops / (rate * eff);
+                let c = flops * pad / (rate * eff);
                 let m = bytes / bw;
                 (c, m, c.max(m))
             }
@@ -249,4 +249,14 @@ impl Pricer {
             compute_bound: compute > memory,
         }
     }
+}
+
+/// Whether a GEMM launches a separate split-K reduction kernel: a 16-bit
+/// GEMM bound by its weights and split over K to spread them over idle SMs
+/// (the profiler counts one `splitKreduce_kernel` per such GEMM; the fp8
+/// kernels at the same shapes did not split, and a compute-bound split
+/// reduces in the kernel). Its fp32 partials, m x n per split, stay in the
+/// L2, so only the kernel's fixed costs are priced.
+pub fn reduces(g: &super::super::matmul::efficiency::GemmTime, weight_bytes: f64) -> bool {
+    g.efficiency.split_k > 1 && g.read_s > g.compute_s && weight_bytes >= 2.0
 }
