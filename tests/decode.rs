@@ -10,7 +10,7 @@ use roofline::calc::decode::{self, DecodeCost, DecodeInputs, float_max_normal};
 use roofline::calc::point::{self, PointInputs};
 use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::calc::roof::Roof;
-use roofline::calc::simulate::slo;
+use roofline::calc::simulate::slo::Target;
 use roofline::calc::step::{self, Op, Precisions};
 use roofline::catalog::Catalog;
 use roofline::error::Error;
@@ -280,7 +280,7 @@ fn speculative_decode() {
 #[test]
 fn slo_bisection() {
     let mut i = inputs(1, 2048);
-    i.slo_tpot = Some(slo::parse("0.010s").unwrap());
+    i.slo_tpot = Some(bare(0.010));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let slo = c.slo.as_ref().unwrap();
     assert!(slo.batch > 1);
@@ -298,7 +298,7 @@ fn slo_bisection() {
         assert!(at(slo.batch + 1) > 0.010);
     }
     // A target nothing meets answers batch 0, not an error.
-    i.slo_tpot = Some(slo::parse("1e-4s").unwrap());
+    i.slo_tpot = Some(bare(1e-4));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     assert_eq!(c.slo.unwrap().batch, 0);
 }
@@ -308,7 +308,7 @@ fn goodput_puts_prefill_in_the_loop() {
     let mut i = inputs(16, 1024);
     i.prompt = Some(Tokens(1024));
     i.output = Some(Tokens(128));
-    i.slo_ttft = Some(slo::parse("1.0s").unwrap());
+    i.slo_ttft = Some(bare(1.0));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let g = c.goodput.unwrap();
     assert!(g.meets_slo);
@@ -535,4 +535,13 @@ fn without_a_batch_the_slo_search_answers_and_says_what_binds() {
         decode::cost(&m, &h, &i, Mode::SpeedOfLight),
         Err(Error::MissingInput { .. })
     ));
+}
+
+/// A bare-time target (the step's own time in `decode`).
+fn bare(seconds: f64) -> Target {
+    Target {
+        percentile: roofline::calc::simulate::slo::DEFAULT_PERCENTILE,
+        seconds,
+        named: false,
+    }
 }

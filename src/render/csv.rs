@@ -64,13 +64,16 @@ impl Renderer for Csv {
             out.push('\n');
         };
         if report.rows_are_records && !report.rows.is_empty() {
-            let first = &report.rows[0];
-            let keys: Vec<&str> = first
-                .inputs
-                .keys()
-                .chain(first.results.keys())
-                .map(|k| k.as_ref())
-                .collect();
+            // Every key any record has, in order of first appearance (a
+            // record may leave one out).
+            let mut keys: Vec<&str> = Vec::new();
+            for row in &report.rows {
+                for k in row.inputs.keys().chain(row.results.keys()) {
+                    if !keys.contains(&k.as_ref()) {
+                        keys.push(k.as_ref());
+                    }
+                }
+            }
             line(keys.iter().map(|k| field(k)).collect());
             for row in &report.rows {
                 line(

@@ -91,14 +91,18 @@ impl FleetCost {
             };
             let l = closest.layout;
             return Err(Error::NoAnswer(format!(
-                "no layout of {} within {} devices meets the targets; the closest, {} tp {} pp {} ep {} max-seqs {}, misses: {why}{}",
+                "no layout of {} within {} devices meets the targets; the closest, {} tp {} pp {} ep {}{}, misses: {why}{}",
                 self.model,
                 units::whole(self.max_devices),
                 closest.hardware,
                 l.tp,
                 l.pp,
                 l.ep,
-                closest.max_seqs,
+                if closest.max_seqs > 0 {
+                    format!(" max-seqs {}", closest.max_seqs)
+                } else {
+                    String::new()
+                },
                 margin.map_or(String::new(), |m| format!(
                     " ({}% short)",
                     units::percent(-m)

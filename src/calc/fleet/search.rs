@@ -291,9 +291,6 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                 setup: plan::Setup::new(hw, m, &plan_inputs(&i.sim), mode)?,
                 layout: l,
             };
-            let mut inst = inst;
-            inst.setup.step = inst0.setup.step.clone();
-            inst.setup.roof = inst0.setup.roof;
             let replica = Replica::new(&inst.setup, l)?;
             let mk = |why: String, margin: Option<f64>, cap: u64, tokens: u64| Candidate {
                 hardware: hw.id.clone(),
@@ -357,7 +354,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                         units::seconds(t.seconds)
                     ),
                     Some(t.seconds / step1 - 1.0),
-                    1,
+                    0,
                     0,
                 ));
                 continue;
@@ -573,6 +570,8 @@ fn plan_inputs(s: &simulate::SimulateInputs) -> plan::PlanInputs {
     plan::PlanInputs {
         dtype: s.dtype.clone(),
         kv_dtype: s.kv_dtype.clone(),
+        activations: s.activations.clone(),
+        launch: s.launch.clone(),
         reserve: s.reserve.clone(),
         ..Default::default()
     }

@@ -29,6 +29,9 @@ pub struct Batch {
     pub seen: f64,
     /// Sequences.
     pub seqs: u64,
+    /// The sequence with the most new tokens: (new, cached tokens it
+    /// sees), the shape the per-operation model prices attention by.
+    pub longest: (u64, u64),
 }
 
 impl Batch {
@@ -46,6 +49,9 @@ impl Batch {
             step::causal_pairs(new, past)
         };
         self.seqs += 1;
+        if new > self.longest.0 {
+            self.longest = (new, seen);
+        }
     }
 }
 
@@ -83,6 +89,7 @@ impl StepCost for Mock {
 /// that pass's communication.
 struct Body {
     ops: Vec<Op>,
+    extra: Vec<Op>,
     comm: Comm,
 }
 
@@ -98,8 +105,9 @@ pub struct Forward<'r, 'a, 'b> {
     per_seen_bytes: f64,
     /// By token count.
     bodies: Vec<Option<Body>>,
-    /// The LM head by tokens.
-    heads: Vec<Option<Op>>,
+    /// The LM head (and the final norm before it, an elementwise kernel
+    /// the per-operation model prices) by tokens.
+    heads: Vec<Option<(Option<Op>, Option<Op>)>>,
     kernels: f64,
     scratch: Step,
 }
@@ -176,20 +184,21 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
                 },
                 &self.precisions,
             )?;
+            let extra = st.extra;
             let ops = st
                 .ops
                 .into_iter()
                 .filter(|o| o.kind != OpKind::Attention)
                 .collect();
             let comm = self.replica.comm(tokens as f64)?;
-            self.bodies[i] = Some(Body { ops, comm });
+            self.bodies[i] = Some(Body { ops, extra, comm });
         }
         Ok(self.bodies[i].as_ref().expect("just filled"))
     }
 
-    fn head(&mut self, tokens: u64) -> Result<Option<Op>> {
+    fn head(&mut self, tokens: u64) -> Result<(Option<Op>, Option<Op>)> {
         if tokens == 0 {
-            return Ok(None);
+            return Ok((None, None));
         }
         let i = tokens as usize;
         if i >= self.heads.len() {
@@ -206,9 +215,11 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
                 },
                 &self.precisions,
             )?;
-            self.heads[i] = st.ops.into_iter().find(|o| o.name == "lm-head");
+            let norm = st.extra.into_iter().find(|o| o.name == "final-norm");
+            let head = st.ops.into_iter().find(|o| o.name == "lm-head");
+            self.heads[i] = Some((head, norm));
         }
-        Ok(self.heads[i].clone())
+        Ok(self.heads[i].clone().unwrap_or((None, None)))
     }
 }
 
@@ -217,7 +228,7 @@ impl StepCost for Forward<'_, '_, '_> {
         if b.tokens == 0 {
             return Ok(0.0);
         }
-        let head = self.head(b.lm_head)?;
+        let (head, norm) = self.head(b.lm_head)?;
         let mut attention = self.attention.clone();
         let t = b.tokens as f64;
         attention.flops = self.per_pair_flops * b.pairs;
@@ -225,14 +236,30 @@ impl StepCost for Forward<'_, '_, '_> {
         attention.kv_write_bytes *= t;
         attention.activation_bytes *= t;
         let mut ops = std::mem::take(&mut self.scratch.ops);
+        let mut extra = std::mem::take(&mut self.scratch.extra);
         ops.clear();
+        extra.clear();
         let body = self.body(b.tokens)?;
         ops.extend_from_slice(&body.ops);
+        extra.extend_from_slice(&body.extra);
+        extra.extend(norm);
         let comm = body.comm;
         ops.push(attention);
         ops.extend(head);
         self.scratch.ops = ops;
+        self.scratch.extra = extra;
         self.scratch.kernels = self.kernels;
+        // The per-operation model prices attention by the longest
+        // sequence's new tokens and the cache it sees (flash attention for
+        // a prefill chunk, streaming for decodes).
+        let (new, seen) = b.longest;
+        self.scratch.shape = Shape {
+            batch: b.seqs.max(1),
+            new: new.max(1),
+            past: seen,
+            lm_head_tokens: 1,
+        };
+        self.scratch.cached_tokens = seen;
         Ok(self.replica.pass_s(&self.scratch, t, &comm))
     }
 }

@@ -27,7 +27,6 @@ use self::dist::{Length, Random};
 use self::report::Summary;
 use self::scheduler::{Config, Outcome, Simulation, Totals};
 use self::slo::Target;
-use crate::calc::decode;
 use crate::calc::plan::{self, Layout, PlanInputs, Replica};
 use crate::error::{Error, Result};
 use crate::inputs::Count;
@@ -300,27 +299,16 @@ impl<'a> Instance<'a> {
         i: &SimulateInputs,
         layout: Layout,
     ) -> Result<Self> {
+        // decode's and prefill's own choices of launch and activations.
         let pi = PlanInputs {
             dtype: i.dtype.clone(),
             kv_dtype: i.kv_dtype.clone(),
+            activations: i.activations.clone(),
+            launch: i.launch.clone(),
             reserve: i.reserve.clone(),
             ..Default::default()
         };
-        let mut setup = plan::Setup::new(hw, m, &pi, mode)?;
-        // decode's and prefill's own choices of launch and activations.
-        setup.step = decode::setup(
-            m,
-            hw,
-            mode,
-            decode::Choices {
-                dtype: i.dtype.as_deref(),
-                activations: i.activations.as_deref(),
-                kv_dtype: i.kv_dtype.as_deref(),
-                launch: i.launch.as_deref(),
-                kernels: None,
-            },
-        )?;
-        setup.roof = setup.step.roof;
+        let setup = plan::Setup::new(hw, m, &pi, mode)?;
         plan::validate(&setup, layout, None)?;
         Ok(Instance { setup, layout })
     }

@@ -284,13 +284,14 @@ impl SimCost {
                 "tpot" => "(last token - first token) / (output - 1), requests of 2+ tokens",
                 _ => "last token - arrival",
             };
-            let v = |x: f64| {
-                if sp.n == 0 {
-                    serde_json::Value::Null
-                } else {
-                    x.into()
-                }
-            };
+            if sp.n == 0 {
+                // Every request had one output token: no gap to time.
+                r.note(format!(
+                    "no request has a second output token, so {what} has no value"
+                ));
+                continue;
+            }
+            let v = serde_json::Value::from;
             for (suffix, x, lab) in [
                 ("mean", sp.mean, "mean"),
                 ("p50", sp.p50, "p50"),
@@ -445,11 +446,10 @@ impl SimCost {
                 put(&mut row, "ttft_s", (o.first_token_s - o.arrival_s).into());
                 let tpot =
                     (o.output > 1).then(|| (o.finish_s - o.first_token_s) / (o.output - 1) as f64);
-                put(
-                    &mut row,
-                    "tpot_s",
-                    tpot.map_or(serde_json::Value::Null, Into::into),
-                );
+                // None for a request of one output token: left out.
+                if let Some(t) = tpot {
+                    put(&mut row, "tpot_s", t.into());
+                }
                 put(&mut row, "e2e_s", (o.finish_s - o.arrival_s).into());
                 put(&mut row, "preemptions", o.preemptions.into());
                 put(&mut row, "replica", o.replica.into());

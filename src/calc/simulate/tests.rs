@@ -82,6 +82,42 @@ fn an_iteration_costs_what_decode_and_prefill_say() {
 }
 
 #[test]
+fn under_achievable_a_decode_batch_costs_what_decode_says() {
+    let (m, hw) = (model("llama-3-8b"), hardware("h200-sxm"));
+    let i = SimulateInputs::default();
+    let inst = Instance::new(&m, &hw, Mode::Achievable, &i, layout(&i).unwrap()).unwrap();
+    let rep = plan::Replica::new(&inst.setup, inst.layout).unwrap();
+    let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
+    let mut b = Batch::default();
+    for _ in 0..32 {
+        b.add(1, 2048, true, u64::MAX);
+    }
+    let got = f.seconds(&b).unwrap();
+    let d: DecodeInputs =
+        serde_json::from_value(serde_json::json!({"batch": 32, "context": 2048})).unwrap();
+    let want = crate::calc::decode::cost(&m, &hw, &d, Mode::Achievable)
+        .unwrap()
+        .step_time_s;
+    let p = plan::evaluate(
+        &inst.setup,
+        inst.layout,
+        plan::Workload {
+            batch: 32,
+            context: 2048,
+            prompt: 1024,
+            microbatches: Some(1),
+        },
+    )
+    .unwrap();
+    assert!(
+        close(got, p.decode_step_time_s, 1e-9),
+        "{got} vs plan {}",
+        p.decode_step_time_s
+    );
+    assert!(close(got, want, 1e-9), "{got} vs {want}");
+}
+
+#[test]
 fn a_tensor_parallel_iteration_costs_what_plan_says() {
     let (m, hw) = (model("llama-3.1-70b"), hardware("h200-sxm"));
     let i = SimulateInputs {
