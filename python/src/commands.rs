@@ -213,29 +213,61 @@ fn sweep<'py>(
             }
         }
     }
-    let dict = PyDict::new(py);
-    for (k, mut col) in keys.iter().zip(columns) {
+    for col in &mut columns {
         col.resize(n, &Value::Null);
-        let list = PyList::empty(py);
-        for v in col {
-            list.append(to_py(py, v)?)?;
-        }
-        dict.set_item(k, list)?;
     }
-    match py.import("pandas") {
-        Ok(pd) => pd.getattr("DataFrame")?.call1((dict,)),
-        Err(_) => {
-            let out = PyList::empty(py);
-            for i in 0..n {
-                let row = PyDict::new(py);
-                for (k, col) in dict.iter() {
-                    row.set_item(k, col.get_item(i)?)?;
-                }
-                out.append(row)?;
+    let Ok(pd) = py.import("pandas") else {
+        let out = PyList::empty(py);
+        for i in 0..n {
+            let row = PyDict::new(py);
+            for (k, col) in keys.iter().zip(&columns) {
+                row.set_item(k, to_py(py, col[i])?)?;
             }
-            Ok(out.into_any())
+            out.append(row)?;
         }
+        return Ok(out.into_any());
+    };
+    // Numeric columns go to pandas as numpy arrays filled from one buffer,
+    // not as lists of Python floats: a 10,000-point sweep has hundreds of
+    // thousands of values.
+    let np = py.import("numpy")?;
+    let dict = PyDict::new(py);
+    for (k, col) in keys.iter().zip(&columns) {
+        dict.set_item(k, column(py, &np, col)?)?;
     }
+    pd.getattr("DataFrame")?.call1((dict,))
+}
+
+/// One column: an int64 or float64 numpy array where every value is a
+/// number, else a list.
+fn column<'py>(
+    py: Python<'py>,
+    np: &Bound<'py, PyModule>,
+    col: &[&Value],
+) -> PyResult<Bound<'py, PyAny>> {
+    let array = |bytes: Vec<u8>, dtype: &str| -> PyResult<Bound<'py, PyAny>> {
+        let buf = pyo3::types::PyByteArray::new(py, &bytes);
+        np.getattr("frombuffer")?.call1((buf, dtype))
+    };
+    if col.iter().all(|v| v.is_i64()) {
+        let bytes = col
+            .iter()
+            .flat_map(|v| v.as_i64().unwrap_or_default().to_ne_bytes())
+            .collect();
+        return array(bytes, "int64");
+    }
+    if col.iter().all(|v| v.is_number()) {
+        let bytes = col
+            .iter()
+            .flat_map(|v| v.as_f64().unwrap_or(f64::NAN).to_ne_bytes())
+            .collect();
+        return array(bytes, "float64");
+    }
+    let list = PyList::empty(py);
+    for v in col {
+        list.append(to_py(py, v)?)?;
+    }
+    Ok(list.into_any())
 }
 
 macro_rules! commands {
