@@ -192,9 +192,11 @@ fn sweep<'py>(
         };
     let n = rows.len();
     for (i, (ins, outs)) in rows.iter().enumerate() {
-        for (k, v) in ins.iter().chain(outs.iter()) {
+        for (p, (k, v)) in ins.iter().chain(outs.iter()).enumerate() {
             let k: &str = k.as_ref();
-            let c = match index.get(k) {
+            // Rows almost always list the same keys in the same order.
+            let same = keys.get(p).is_some_and(|x| x == k);
+            let c = match if same { Some(&p) } else { index.get(k) } {
                 Some(&c) => c,
                 None => {
                     index.insert(k.to_string(), keys.len());
