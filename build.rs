@@ -1,6 +1,6 @@
-//! Embeds the built-in catalog: every `hardware/*.toml` and `models/*.toml`
-//! becomes an `(id, text)` pair in the binary, so adding a data file needs no
-//! code change.
+//! Embeds the built-in catalog: every `hardware/*.toml`, `models/*.toml`
+//! and `scenarios/*.toml` becomes an `(id, text)` pair in the binary, so
+//! adding a data file needs no code change.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -34,9 +34,10 @@ fn table(dir: &str) -> String {
 fn main() {
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let code = format!(
-        "/// Built-in hardware files: (id, TOML text).\npub static HARDWARE: &[(&str, &str)] = {};\n/// Built-in model files: (id, TOML text).\npub static MODELS: &[(&str, &str)] = {};\n",
+        "/// Built-in hardware files: (id, TOML text).\npub static HARDWARE: &[(&str, &str)] = {};\n/// Built-in model files: (id, TOML text).\npub static MODELS: &[(&str, &str)] = {};\n/// Built-in scenarios: (name, TOML text).\npub static SCENARIOS: &[(&str, &str)] = {};\n",
         table("hardware"),
-        table("models")
+        table("models"),
+        table("scenarios")
     );
     std::fs::write(Path::new(&out).join("builtin.rs"), code).expect("write builtin.rs");
 }

@@ -14,6 +14,12 @@ mod builtin {
     include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
 }
 
+/// The built-in scenarios (`scenarios/*.toml`), as (name, TOML text), by
+/// name: `roofline run NAME` runs one from any folder.
+pub fn builtin_scenarios() -> &'static [(&'static str, &'static str)] {
+    builtin::SCENARIOS
+}
+
 /// Where a catalog entry's text lives.
 #[derive(Debug, Clone)]
 enum Source {
@@ -278,6 +284,12 @@ impl Catalog {
             what,
         )?;
         Ok((e.text()?, e.origin_name(kind)))
+    }
+
+    /// A hardware file's text and the name messages give it, by id or
+    /// path (`calibrate` writes a new file from its base's text).
+    pub fn hardware_text(&self, what: &str) -> Result<(String, String)> {
+        self.text("hardware", what)
     }
 
     /// A commented template for a user's own file, made from a catalog

@@ -486,10 +486,28 @@ mod tests {
         assert_eq!(parse_count("4096"), Ok(4096));
         assert_eq!(parse_count("1e6"), Ok(1_000_000));
         assert_eq!(parse_count("1,000,000"), Ok(1_000_000));
+        // 2^53 is the last count an f64 result holds exactly: it passes,
+        // one more does not, whether written plainly or in e-notation.
         assert_eq!(parse_count("9007199254740992"), Ok(1 << 53));
-        for bad in ["1.5", "-5", "1e20", "nan", "abc", "18446744073709551615"] {
+        assert_eq!(parse_count("9.007199254740992e15"), Ok(1 << 53));
+        for bad in [
+            "1.5",
+            "-5",
+            "1e20",
+            "nan",
+            "abc",
+            "9007199254740993",
+            "18446744073709551615",
+            "18446744073709551616",
+            "1e16",
+        ] {
             assert!(parse_count(bad).is_err(), "{bad}");
         }
+        assert!(
+            parse_count("18446744073709551615")
+                .unwrap_err()
+                .contains("2^53")
+        );
     }
 
     #[test]

@@ -60,3 +60,8 @@ pub mod sweep;
 pub mod units;
 
 pub use error::{Error, Result};
+
+/// docs/library.md's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryDocExamples;

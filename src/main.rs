@@ -91,6 +91,16 @@ fn value_error(c: &clap::Error) -> bool {
 }
 
 fn fail(e: &anyhow::Error) -> ExitCode {
+    if e.downcast_ref::<cli::Streamed>().is_some() {
+        return ExitCode::SUCCESS;
+    }
+    // A closed pipe while a sweep streams is not an error.
+    if e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    }) {
+        return ExitCode::SUCCESS;
+    }
     if let Some(c) = e.downcast_ref::<clap::Error>() {
         // clap prints --help and --version to stdout with code 0, usage
         // errors to stderr with code 2.

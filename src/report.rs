@@ -272,6 +272,11 @@ pub struct Row {
     /// (a capacity one vendor states in GiB and another in GB).
     #[serde(skip)]
     pub units: Map<Unit>,
+    /// Why this point has no answer, where it failed: a sweep carries on
+    /// past a failing point, and its row says why (CSV and JSON always have
+    /// the `error` column, empty where the point answered).
+    #[serde(skip)]
+    pub error: Option<String>,
 }
 
 impl Row {
@@ -338,11 +343,21 @@ pub struct Report {
     /// intermediate a default table leaves to `--all`.
     #[serde(skip)]
     pub rows_beyond_headline: bool,
+    /// Whether the rows are records a script wants one line each
+    /// (`simulate --per-request`): CSV prints them alone, without the
+    /// answer's own columns.
+    #[serde(skip)]
+    pub rows_are_records: bool,
     /// Whether a comparison keeps the table inside the answer as results
     /// of its own (`hw show`'s precisions: `fp8_dense_flops_per_s`), one
     /// per row and column, since a comparison's rows are its items.
     #[serde(skip)]
     pub table_in_comparison: bool,
+    /// The columns of the table inside the answer a default table shows
+    /// (plan search's rank, layout, objective, what binds, fits); empty
+    /// means all. `--all` shows every column.
+    #[serde(skip)]
+    pub row_headline: Vec<String>,
 }
 
 impl Report {
@@ -571,10 +586,31 @@ fn table_as_results(r: &mut Report) {
     }
 }
 
+/// Where a streamed sweep's rows go as they are worked: CSV and JSON write
+/// each row at once, so a grid of a million points is never held whole.
+///
+/// A streamed report states the first answering point's inputs once, in
+/// `head.inputs`; a row carries its axes and any input whose value differs
+/// from that one.
+pub trait RowSink {
+    /// Before the first row: the command, the ids, the first answering
+    /// point's inputs, the axes, the kind of rows and the quantities known
+    /// so far.
+    fn start(&mut self, head: &Report) -> crate::error::Result<()>;
+    /// One point's row, in grid order.
+    fn row(&mut self, row: &Row) -> crate::error::Result<()>;
+    /// After the last row: the report less its rows (every quantity, the
+    /// shared notes).
+    fn finish(&mut self, tail: &Report) -> crate::error::Result<()>;
+}
+
 /// Builds the combined report of a sweep or comparison point by point, so
-/// a grid of a million points keeps one row each and never a whole report.
+/// a grid of a million points keeps one row each and never a whole report;
+/// with a [`RowSink`], it keeps none.
 pub(crate) struct Gather<'a> {
     axes: &'a [String],
+    /// Where rows go as they are made, when streaming.
+    sink: Option<&'a mut dyn RowSink>,
     out: Report,
     /// The first point's inputs (less the axes): shared until a point
     /// differs, then `varying`.
@@ -586,6 +622,14 @@ pub(crate) struct Gather<'a> {
     /// every item shares are stated with the items they belong to.
     item_notes: Vec<(String, Vec<String>)>,
     seen: bool,
+    /// Whether the sink has been given the report's head.
+    started: bool,
+    /// When streaming, whether the next row is also kept (the points a
+    /// chart of the sweep draws).
+    keep: bool,
+    /// The first answering point's results, whose keys a streamed CSV's
+    /// header names.
+    first_results: Map<Value>,
     /// Each unit class's per-row units (see [`Gather::push_in`]), taken
     /// from its first, full point and lent to its lean ones.
     class_units: FxHashMap<Vec<usize>, Map<Unit>>,
@@ -593,6 +637,15 @@ pub(crate) struct Gather<'a> {
 
 impl<'a> Gather<'a> {
     pub(crate) fn new(axes: &'a [String], n: usize) -> Self {
+        Self::with_sink(axes, n, None)
+    }
+
+    /// A gather that hands each row to `sink` rather than keeping it.
+    pub(crate) fn with_sink(
+        axes: &'a [String],
+        n: usize,
+        sink: Option<&'a mut dyn RowSink>,
+    ) -> Self {
         let mut out = Report::new("");
         out.axes = axes.to_vec();
         out.rows_kind = Some(if axes.iter().all(|a| a == "hardware" || a == "model") {
@@ -600,27 +653,52 @@ impl<'a> Gather<'a> {
         } else {
             RowsKind::Sweep
         });
-        out.rows.reserve_exact(n);
+        if sink.is_none() {
+            out.rows.reserve_exact(n);
+        }
         Gather {
             axes,
+            sink,
             out,
             candidates: Default::default(),
             varying: Vec::new(),
             present: Vec::new(),
             item_notes: Vec::new(),
             seen: false,
+            started: false,
+            keep: false,
+            first_results: Map::default(),
             class_units: FxHashMap::default(),
         }
     }
 
     pub(crate) fn push(&mut self, r: Report, point: &[(&str, &Value)]) {
-        self.push_in(r, point, None);
+        // Without a sink nothing can fail.
+        let _ = self.push_in(r, point, None);
     }
 
     /// Gathers a point of unit class `class` (the values of the axes that
     /// can change a result's unit, such as the precision): a lean point
     /// takes the per-row units its class's full point had.
-    pub(crate) fn push_in(&mut self, r: Report, point: &[(&str, &Value)], class: Option<&[usize]>) {
+    pub(crate) fn push_in(
+        &mut self,
+        r: Report,
+        point: &[(&str, &Value)],
+        class: Option<&[usize]>,
+    ) -> crate::error::Result<()> {
+        let row = self.make_row(r, point, class);
+        self.emit(row, true)
+    }
+
+    /// The row of an answering point, its inputs diffed against the first
+    /// one's; the first answering point also sets the report's head.
+    pub(crate) fn make_row(
+        &mut self,
+        r: Report,
+        point: &[(&str, &Value)],
+        class: Option<&[usize]>,
+    ) -> Row {
+        let first = !self.seen;
         let mut r = r;
         if self.out.rows_kind == Some(RowsKind::Comparison) && r.table_in_comparison {
             table_as_results(&mut r);
@@ -738,10 +816,90 @@ impl<'a> Gather<'a> {
                 self.class_units.insert(class.to_vec(), row.units.clone());
             }
         }
+        // An item that answered with its error (a comparison's part the
+        // model does not fit) states it where every failed point does.
+        if let Some(Value::String(e)) = results.get("error") {
+            row.error = Some(e.clone());
+            results.shift_remove("error");
+        }
+        if first && self.sink.is_some() {
+            self.first_results.clone_from(&results);
+        }
         row.results = results;
-        self.out.rows.push(row);
+        row
     }
 
+    /// Whether a point has answered yet (the report's head is known).
+    pub(crate) fn seen(&self) -> bool {
+        self.seen
+    }
+
+    /// A point that failed: its row holds its axes and the error. The first
+    /// answering point must come first ([`Gather::seen`]); points that
+    /// failed before it are pushed after it, in their order, by the caller.
+    pub(crate) fn push_error(
+        &mut self,
+        point: &[(&str, &Value)],
+        error: String,
+    ) -> crate::error::Result<()> {
+        let mut row = Row::default();
+        for (a, (_, v)) in self.axes.iter().zip(point) {
+            row.inputs.insert(a.clone().into(), (*v).clone());
+        }
+        row.error = Some(error);
+        self.emit(row, false)
+    }
+
+    /// Keeps a row, or hands it to the sink (starting it at the first
+    /// answered one).
+    pub(crate) fn emit(&mut self, row: Row, answered: bool) -> crate::error::Result<()> {
+        if answered {
+            self.start()?;
+        }
+        match self.sink.as_mut() {
+            None => {
+                self.out.rows.push(row);
+                Ok(())
+            }
+            Some(sink) => {
+                sink.row(&row)?;
+                if self.keep {
+                    self.out.rows.push(row);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// When streaming, whether the rows that follow are also kept.
+    pub(crate) fn keep(&mut self, keep: bool) {
+        self.keep = keep;
+    }
+
+    /// Gives the sink the report's head, once, after the first answering
+    /// point's row is made ([`Gather::make_row`]).
+    pub(crate) fn start(&mut self) -> crate::error::Result<()> {
+        if self.started || !self.seen {
+            return Ok(());
+        }
+        self.started = true;
+        let Some(sink) = self.sink.as_mut() else {
+            return Ok(());
+        };
+        let mut head = Report::new(self.out.command.clone());
+        head.hardware.clone_from(&self.out.hardware);
+        head.model.clone_from(&self.out.model);
+        head.inputs = self.candidates.clone();
+        head.axes.clone_from(&self.out.axes);
+        head.rows_kind = self.out.rows_kind;
+        head.quantities = self.out.quantities.clone();
+        head.results = std::mem::take(&mut self.first_results);
+        sink.start(&head)
+    }
+
+    /// The combined report; when streaming, the report less its rows (the
+    /// caller gives it to the sink as the tail once it has added its own
+    /// notes).
     pub(crate) fn finish(mut self) -> Report {
         // A note only some items of a comparison have (one part's
         // limiter, another's missing figure) is kept, prefixed with those
@@ -765,12 +923,18 @@ impl<'a> Gather<'a> {
                 self.out.notes.push(format!("{}: {n}", items.join(", ")));
             }
         }
+        if self.sink.is_some() {
+            // Streamed rows are gone: the first point's inputs are the
+            // report's, and each row said where it differed.
+            self.out.inputs = std::mem::take(&mut self.candidates);
+            return self.out;
+        }
         for (c, (k, v)) in self.candidates.into_iter().enumerate() {
             if self.varying[c] {
                 // Points that matched the first one's value did not store
-                // it: give every row its own.
+                // it: give every row its own (a failed row has none).
                 for row in &mut self.out.rows {
-                    if !row.inputs.contains_key(k.as_ref()) {
+                    if row.error.is_none() && !row.inputs.contains_key(k.as_ref()) {
                         row.inputs.insert(k.clone(), v.clone());
                     }
                 }

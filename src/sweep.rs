@@ -5,7 +5,7 @@
 //! compared items) and gathers one report whose `axes` name what varies.
 
 use crate::error::{Error, Result};
-use crate::report::Report;
+use crate::report::{Report, RowSink};
 use serde_json::Value;
 
 /// Most points a whole grid (the product of every sweep and list) may
@@ -269,17 +269,64 @@ const CHANGES_UNITS: &[&str] = &["hw", "dtype", "activations"];
 /// Evaluates `eval` at every point of the grid (the last axis varies
 /// fastest) and combines the answers into one report. `eval` gets the
 /// point as (name, value) pairs and whether it may build a lean report
-/// (values only). Built in full are: the first and last points, for the
-/// report's descriptions and shared notes; the first point of each
-/// precision or accelerator, for its units; and every item of a
-/// comparison, for its notes. An error names the point.
+/// (values only). Built in full are: the first answering point and the
+/// last point, for the report's descriptions and shared notes; the first
+/// point of each precision or accelerator, for its units; and every item
+/// of a comparison, for its notes.
+///
+/// A point that fails becomes a row holding its error, and the sweep goes
+/// on; only when every point fails is the first point's error returned
+/// (naming the point). An error about the whole command rather than the
+/// point (bad usage, exit 2; an I/O failure, exit 74; a bad `--sweep`)
+/// stops the sweep at once.
 pub fn evaluate(
     axes: &[Axis],
+    eval: impl FnMut(&[(&str, &Value)], bool) -> Result<Report>,
+) -> Result<Report> {
+    evaluate_into(axes, None, None, eval)
+}
+
+/// Most points a chart of a sweep keeps ([`chart_strides`]): far more than
+/// a chart has pixels along its axis, and few enough to hold.
+pub const CHART_POINTS: usize = 20_000;
+
+/// Per axis, every how many values a chart of the grid keeps (1: all), so
+/// that at most [`CHART_POINTS`] points are kept: the axis with the most
+/// values kept is halved until the grid fits. An axis's last value is
+/// always kept too.
+pub fn chart_strides(axes: &[Axis]) -> Vec<usize> {
+    let lens: Vec<usize> = axes.iter().map(|a| a.values.len().max(1)).collect();
+    let mut kept = lens.clone();
+    while kept.iter().map(|&k| k as f64).product::<f64>() > CHART_POINTS as f64 {
+        let Some((i, _)) = kept.iter().enumerate().max_by_key(|(_, k)| **k) else {
+            break;
+        };
+        if kept[i] <= 1 {
+            break;
+        }
+        kept[i] = kept[i].div_ceil(2);
+    }
+    lens.iter()
+        .zip(&kept)
+        .map(|(&l, &k)| l.div_ceil(k))
+        .collect()
+}
+
+/// [`evaluate`], handing each row to `sink` as it is made (a streamed CSV
+/// or JSON sweep) rather than keeping it: the report returned has no rows
+/// but those `keep` selects (per axis, every how many values, as
+/// [`chart_strides`] gives, for a chart of the sweep), and the caller
+/// gives it to the sink as the tail.
+pub fn evaluate_into(
+    axes: &[Axis],
+    sink: Option<&mut dyn RowSink>,
+    keep: Option<&[usize]>,
     mut eval: impl FnMut(&[(&str, &Value)], bool) -> Result<Report>,
 ) -> Result<Report> {
     let n = grid_size(axes)?;
     let keys: Vec<String> = axes.iter().map(|a| axis_key(&a.name)).collect();
-    let mut gather = crate::report::Gather::new(&keys, n);
+    let mut gather =
+        crate::report::Gather::with_sink(&keys, n, sink.map(|s| -> &mut dyn RowSink { s }));
     let mut idx = vec![0usize; axes.len()];
     let mut point: Vec<(&str, &Value)> = Vec::with_capacity(axes.len());
     let unit_axes: Vec<usize> = (0..axes.len())
@@ -290,48 +337,129 @@ pub fn evaluate(
     // are known.
     let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
     let mut class: Vec<usize> = Vec::with_capacity(unit_axes.len());
+    let mut first_error: Option<Error> = None;
+    // Points before the first answering one failed; their rows follow the
+    // report's head, so they are worked again once it is known (a failing
+    // point fails again, and nothing of it is kept meanwhile).
+    let mut failed_before = 0usize;
+    let kept = |idx: &[usize]| {
+        keep.is_some_and(|strides| {
+            idx.iter()
+                .zip(strides)
+                .zip(axes)
+                .all(|((&j, &s), a)| j % s.max(1) == 0 || j + 1 == a.values.len())
+        })
+    };
     for i in 0..n {
-        point.clear();
-        point.extend(
-            axes.iter()
-                .zip(&idx)
-                .map(|(a, &j)| (a.name.as_str(), &a.values[j])),
-        );
+        fill_point(axes, &idx, &mut point);
+        gather.keep(kept(&idx));
         // A point whose unit class (its precision or accelerator) is new
         // is built in full, so its results' units are known; the rest of
         // its class borrow them.
         class.clear();
         class.extend(unit_axes.iter().map(|&d| idx[d]));
         let new_class = !unit_axes.is_empty() && classes.insert(class.clone());
-        let lean = i != 0 && i + 1 != n && !new_class && !comparison;
-        let r = eval(&point, lean).map_err(|e| Error::At {
-            point: point
-                .iter()
-                .map(|(k, v)| {
-                    format!(
-                        "{k}={}",
-                        v.as_str().map_or_else(|| v.to_string(), str::to_string)
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
-            error: Box::new(e),
-        })?;
-        if i == 0 {
-            crate::report::set_results_hint(r.results.len());
-        }
+        let lean = gather.seen() && i + 1 != n && !new_class && !comparison;
         let unit_class = (!unit_axes.is_empty()).then_some(class.as_slice());
-        gather.push_in(r, &point, unit_class);
-        for d in (0..axes.len()).rev() {
-            idx[d] += 1;
-            if idx[d] < axes[d].values.len() {
-                break;
+        match eval(&point, lean) {
+            Ok(r) => {
+                if !gather.seen() {
+                    crate::report::set_results_hint(r.results.len());
+                    let row = gather.make_row(r, &point, unit_class);
+                    gather.start()?;
+                    let mut again = vec![0usize; axes.len()];
+                    let mut p: Vec<(&str, &Value)> = Vec::with_capacity(axes.len());
+                    for _ in 0..failed_before {
+                        fill_point(axes, &again, &mut p);
+                        gather.keep(kept(&again));
+                        let e = match eval(&p, true) {
+                            Err(e) => e,
+                            // Deterministic calculations fail the same way
+                            // twice; should one not, its answer stands.
+                            Ok(r) => {
+                                gather.push_in(r, &p, None)?;
+                                advance(axes, &mut again);
+                                continue;
+                            }
+                        };
+                        gather.push_error(&p, e.to_string())?;
+                        advance(axes, &mut again);
+                    }
+                    gather.keep(kept(&idx));
+                    gather.emit(row, true)?;
+                } else {
+                    gather.push_in(r, &point, unit_class)?;
+                }
             }
-            idx[d] = 0;
+            Err(e) => {
+                let bad_sweep = matches!(&e, Error::Input { flag, .. } if flag == "--sweep");
+                if new_class {
+                    // The class's units come from a point that answers.
+                    classes.remove(&class);
+                }
+                // A bad `--sweep` is about the command line, not a point.
+                if bad_sweep {
+                    return Err(e);
+                }
+                if matches!(e.exit_code(), 2 | 74) {
+                    return Err(at(&point, e));
+                }
+                let msg = e.to_string();
+                if first_error.is_none() {
+                    first_error = Some(at(&point, e));
+                }
+                if gather.seen() {
+                    gather.push_error(&point, msg)?;
+                } else {
+                    failed_before += 1;
+                }
+            }
         }
+        advance(axes, &mut idx);
     }
     crate::report::set_results_hint(0);
+    if !gather.seen() {
+        return Err(first_error.unwrap_or_else(|| Error::NoAnswer("no point answered".into())));
+    }
     Ok(gather.finish())
+}
+
+/// The point at grid index `idx`.
+fn fill_point<'a>(axes: &'a [Axis], idx: &[usize], point: &mut Vec<(&'a str, &'a Value)>) {
+    point.clear();
+    point.extend(
+        axes.iter()
+            .zip(idx)
+            .map(|(a, &j)| (a.name.as_str(), &a.values[j])),
+    );
+}
+
+/// The next grid index, the last axis fastest.
+fn advance(axes: &[Axis], idx: &mut [usize]) {
+    for d in (0..axes.len()).rev() {
+        idx[d] += 1;
+        if idx[d] < axes[d].values.len() {
+            break;
+        }
+        idx[d] = 0;
+    }
+}
+
+/// An error at a point, naming it.
+fn at(point: &[(&str, &Value)], e: Error) -> Error {
+    Error::At {
+        point: point
+            .iter()
+            .map(|(k, v)| {
+                format!(
+                    "{k}={}",
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        error: Box::new(e),
+    }
 }
 
 #[cfg(test)]
@@ -356,6 +484,14 @@ mod tests {
             ["32", "64", "128", "256"]
         );
         assert_eq!(parse("x=3..20").unwrap().values, ["3", "6", "12"]);
+    }
+
+    #[test]
+    fn tiny_and_huge_points_read_in_scientific_notation() {
+        assert_eq!(show(1e-300), "1e-300");
+        assert_eq!(show(2.5e20), "2.5e20");
+        assert_eq!(show(0.5), "0.5");
+        assert_eq!(show(1e15), "1e15");
     }
 
     #[test]
@@ -408,6 +544,7 @@ mod tests {
             "x=0..1e9:1",
             "x=0..1e300:1e-300",
             "x=0..1:1e-320",
+            "x=1e-320..1e-300",
         ] {
             let e = parse(bad).unwrap_err();
             assert_eq!(e.exit_code(), 65, "{bad}");
@@ -492,16 +629,78 @@ mod grid_tests {
     }
 
     #[test]
-    fn an_error_names_its_point() {
-        let e = evaluate(&[axis("m", 3)], |p, _| {
+    fn a_failing_point_is_a_row_with_its_error() {
+        let r = evaluate(&[axis("m", 3)], |p, _| {
             if p[0].1 == "2" {
                 Err(Error::field("m", "bad"))
             } else {
                 Ok(Report::new("t"))
             }
         })
+        .unwrap();
+        assert_eq!(r.rows.len(), 3);
+        assert_eq!(r.rows[2].error.as_deref(), Some("field `m`: bad"));
+        assert_eq!(r.rows[2].inputs.get("m"), Some(&Value::from("2")));
+        assert!(r.rows[..2].iter().all(|row| row.error.is_none()));
+    }
+
+    #[test]
+    fn points_failing_before_the_first_answer_keep_their_place() {
+        let r = evaluate(&[axis("m", 4)], |p, _| {
+            if p[0].1 == "0" || p[0].1 == "1" {
+                Err(Error::field("m", "low"))
+            } else {
+                let mut r = Report::new("t");
+                r.result("x", 1.0, || Quantity::new("x", Unit::Count));
+                Ok(r)
+            }
+        })
+        .unwrap();
+        let m: Vec<&Value> = r.rows.iter().map(|row| &row.inputs["m"]).collect();
+        assert_eq!(m, ["0", "1", "2", "3"]);
+        assert!(r.rows[0].error.is_some() && r.rows[1].error.is_some());
+        assert!(r.rows[2].error.is_none() && r.rows[3].error.is_none());
+        assert_eq!(r.command, "t");
+    }
+
+    #[test]
+    fn only_a_sweep_where_every_point_fails_is_an_error_naming_the_first() {
+        let e = evaluate(&[axis("m", 3)], |p, _| {
+            Err(Error::field(
+                "m",
+                format!("bad {}", p[0].1.as_str().unwrap_or("")),
+            ))
+        })
         .unwrap_err();
-        assert_eq!(e.to_string(), "at m=2: field `m`: bad");
+        assert_eq!(e.to_string(), "at m=0: field `m`: bad 0");
         assert_eq!(e.exit_code(), 65);
+        // An error about the whole command stops at once.
+        let mut calls = 0;
+        let e = evaluate(&[axis("m", 3)], |_, _| {
+            calls += 1;
+            Err(Error::usage("--x", "give --x"))
+        })
+        .unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert_eq!(calls, 1);
+    }
+
+    #[test]
+    fn chart_strides_keep_a_bounded_grid() {
+        let kept = |axes: &[Axis]| {
+            let st = chart_strides(axes);
+            axes.iter()
+                .zip(&st)
+                .map(|(a, s)| {
+                    (0..a.values.len())
+                        .filter(|j| j % s == 0 || j + 1 == a.values.len())
+                        .count()
+                })
+                .product::<usize>()
+        };
+        assert_eq!(chart_strides(&[axis("a", 100)]), [1]);
+        assert!(kept(&[axis("a", 1_000_000)]) <= CHART_POINTS + 1);
+        assert!(kept(&[axis("a", 1000), axis("b", 1000)]) <= (CHART_POINTS as f64 * 1.1) as usize);
+        assert_eq!(chart_strides(&[axis("hw", 2), axis("x", 1_000_000)])[0], 1);
     }
 }

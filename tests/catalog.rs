@@ -7,6 +7,7 @@
 //! keeps the two lists honest.
 
 mod common;
+use common::{check, check_flagged, check_rounded, check_si};
 use roofline::calc::hw::{HwShowInputs, cost};
 use roofline::calc::model;
 use roofline::catalog::Catalog;
@@ -72,359 +73,197 @@ fn model_report(id: &str) -> Report {
         .report(false)
 }
 
-/// Exact datasheet figures read from `hw show`: (case id, hardware, result
-/// key, expected value in base units).
-const SHOW: &[(&str, &str, &str, f64)] = &[
-    (
-        "hw-h100-hbm-bw-ch",
-        "h100-sxm",
-        "hbm_bandwidth_bytes_per_s",
-        3.35e12,
-    ),
-    (
-        "hw-h100-hbm-bw",
-        "h100-sxm",
-        "hbm_bandwidth_bytes_per_s",
-        3350e9,
-    ),
-    ("hw-h100-l2-ch", "h100-sxm", "l2_bytes", 50e6),
-    ("hw-h100-l2", "h100-sxm", "l2_bytes", 50e6),
-    ("hw-warp-size-nvidia", "h100-sxm", "warp_size", 32.0),
-    ("hw-warp-size-nvidia", "a100-sxm-80gb", "warp_size", 32.0),
-    ("hw-warp-size-amd-gfx9", "mi355x", "warp_size", 64.0),
-    ("hw-warp-size-amd-gfx9", "mi300x", "warp_size", 64.0),
-    (
-        "hw-h100-hbm-latency-ch",
-        "h100-sxm",
-        "dram_latency_cycles",
-        479.0,
-    ),
-    (
-        "hw-h100-warps-per-sm-ch",
-        "h100-sxm",
-        "max_warps_per_sm",
-        64.0,
-    ),
-    (
-        "hw-h100-cc90-warps-per-sm",
-        "h100-sxm",
-        "max_warps_per_sm",
-        64.0,
-    ),
-    (
-        "ch-threads-per-sm",
-        "h100-sxm",
-        "max_threads_per_sm",
-        2048.0,
-    ),
-    (
+/// Golden case `id` against result `key` of `hw show HW` (base units).
+fn check_show(id: &str, h: &str, key: &str) {
+    let r = report(&hw(h), None, None);
+    check_si(id, num(&r, key));
+}
+
+/// Where the seed and the vendor's current page disagree, the file keeps
+/// the vendor's figure and docs/errata.md names both.
+#[test]
+fn disagreements_with_the_seed_are_listed_in_errata() {
+    // AWS's Trainium3 architecture page gives 4.9 TB/s; the NKI guide the
+    // book quotes gives 4.7.
+    let r = report(&hw("trainium3"), None, None);
+    check_flagged("hw-trn3-bw", num(&r, "hbm_bandwidth_bytes_per_s"), 4.9);
+    // Google gives 1,200 GB/s per chip over a 3D torus: 6 links, 2 per
+    // axis. The seed's 200 GB/s "per axis" is one link.
+    let r = report(&hw("tpu7x"), None, None);
+    check_flagged(
+        "hw-tpu7x-ici-per-axis",
+        num(&r, "ici_axis_bidirectional_bytes_per_s"),
+        400.0,
+    );
+    assert_eq!(num(&r, "ici_link_bidirectional_bytes_per_s"), 200e9);
+}
+
+/// Exact datasheet figures read from `hw show`.
+#[test]
+fn datasheet_figures_match_the_seeds() {
+    check_show("hw-h100-hbm-bw-ch", "h100-sxm", "hbm_bandwidth_bytes_per_s");
+    check_show("hw-h100-hbm-bw", "h100-sxm", "hbm_bandwidth_bytes_per_s");
+    check_show("hw-h100-l2-ch", "h100-sxm", "l2_bytes");
+    check_show("hw-h100-l2", "h100-sxm", "l2_bytes");
+    check_show("hw-warp-size-nvidia", "h100-sxm", "warp_size");
+    check_show("hw-warp-size-nvidia", "a100-sxm-80gb", "warp_size");
+    check_show("hw-warp-size-amd-gfx9", "mi355x", "warp_size");
+    check_show("hw-warp-size-amd-gfx9", "mi300x", "warp_size");
+    check_show("hw-h100-hbm-latency-ch", "h100-sxm", "dram_latency_cycles");
+    check_show("hw-h100-warps-per-sm-ch", "h100-sxm", "max_warps_per_sm");
+    check_show("hw-h100-cc90-warps-per-sm", "h100-sxm", "max_warps_per_sm");
+    check_show("ch-threads-per-sm", "h100-sxm", "max_threads_per_sm");
+    check_show(
         "hw-h100-threads-per-sm-props",
         "h100-sxm",
         "max_threads_per_sm",
-        2048.0,
-    ),
-    (
-        "hw-h100-regs-per-sm-ch",
-        "h100-sxm",
-        "registers_per_sm",
-        65536.0,
-    ),
-    (
-        "hw-h100-smem-per-sm-ch",
-        "h100-sxm",
-        "shared_memory_bytes",
-        228.0 * KIB,
-    ),
-    (
-        "hw-h100-smem-per-sm",
-        "h100-sxm",
-        "shared_memory_bytes",
-        228.0 * KIB,
-    ),
-    (
-        "hw-h100-blocks-per-sm-ch",
-        "h100-sxm",
-        "max_blocks_per_sm",
-        32.0,
-    ),
-    ("ch-h100-fp32-cores", "h100-sxm", "fp32_lanes", 16896.0),
-    ("ch-h100-tensor-cores", "h100-sxm", "tensor_cores", 528.0),
-    ("hw-h100-sms-props", "h100-sxm", "sms", 132.0),
-    (
-        "hw-h100-hbm-capacity-ch",
-        "h100-sxm",
-        "hbm_capacity_bytes",
-        80e9,
-    ),
-    (
-        "hw-h100-hbm-capacity",
-        "h100-sxm",
-        "hbm_capacity_bytes",
-        80e9,
-    ),
-    ("hw-h100-bf16-dense", "h100-sxm", "peak_flops_per_s", 989e12),
-    (
+    );
+    check_show("hw-h100-regs-per-sm-ch", "h100-sxm", "registers_per_sm");
+    check_show("hw-h100-smem-per-sm-ch", "h100-sxm", "shared_memory_bytes");
+    check_show("hw-h100-smem-per-sm", "h100-sxm", "shared_memory_bytes");
+    check_show("hw-h100-blocks-per-sm-ch", "h100-sxm", "max_blocks_per_sm");
+    check_show("ch-h100-fp32-cores", "h100-sxm", "fp32_lanes");
+    check_show("ch-h100-tensor-cores", "h100-sxm", "tensor_cores");
+    check_show("hw-h100-sms-props", "h100-sxm", "sms");
+    check_show("hw-h100-hbm-capacity-ch", "h100-sxm", "hbm_capacity_bytes");
+    check_show("hw-h100-hbm-capacity", "h100-sxm", "hbm_capacity_bytes");
+    check_show("hw-h100-bf16-dense", "h100-sxm", "peak_flops_per_s");
+    check_show(
         "hw-h100-smem-latency",
         "h100-sxm",
         "shared_memory_latency_cycles",
-        30.0,
-    ),
-    (
+    );
+    check_show(
         "hw-max-regs-per-thread",
         "h100-sxm",
         "max_registers_per_thread",
-        255.0,
-    ),
-    (
+    );
+    check_show(
         "hw-max-threads-per-block",
         "h100-sxm",
         "max_threads_per_block",
-        1024.0,
-    ),
-    (
-        "book-1.1-max-block",
-        "h100-sxm",
-        "max_threads_per_block",
-        1024.0,
-    ),
-    (
-        "book-1.1-max-block",
-        "b200",
-        "max_threads_per_block",
-        1024.0,
-    ),
-    (
+    );
+    check_show("book-1.1-max-block", "h100-sxm", "max_threads_per_block");
+    check_show("book-1.1-max-block", "b200", "max_threads_per_block");
+    check_show(
         "hw-cuda-default-dyn-smem",
         "h100-sxm",
         "smem_per_block_bytes",
-        48.0 * KIB,
-    ),
-    (
+    );
+    check_show(
         "hw-cuda-default-dyn-smem",
         "a100-sxm-80gb",
         "smem_per_block_bytes",
-        48.0 * KIB,
-    ),
-    ("hw-tpuv1-clock", "tpu-v1", "boost_clock_hz", 700e6),
-    ("hw-tpuv1-ub", "tpu-v1", "unified_buffer_bytes", 24.0 * MIB),
-    ("hw-tpuv1-acc", "tpu-v1", "accumulators_bytes", 4.0 * MIB),
-    ("hw-tpuv1-bw", "tpu-v1", "hbm_bandwidth_bytes_per_s", 34e9),
-    ("book-6.2-tpuv1-peak", "tpu-v1", "peak_flops_per_s", 92e12),
-    ("hw-a100-bf16", "a100-sxm-80gb", "peak_flops_per_s", 312e12),
-    (
-        "hw-a100-bf16-kipply",
-        "a100-sxm-80gb",
-        "peak_flops_per_s",
-        312e12,
-    ),
-    (
-        "hw-a100-bw",
-        "a100-sxm-80gb",
-        "hbm_bandwidth_bytes_per_s",
-        2039e9,
-    ),
-    (
+    );
+    check_show("hw-tpuv1-clock", "tpu-v1", "boost_clock_hz");
+    check_show("hw-tpuv1-ub", "tpu-v1", "unified_buffer_bytes");
+    check_show("hw-tpuv1-acc", "tpu-v1", "accumulators_bytes");
+    check_show("hw-tpuv1-bw", "tpu-v1", "hbm_bandwidth_bytes_per_s");
+    check_show("book-6.2-tpuv1-peak", "tpu-v1", "peak_flops_per_s");
+    check_show("hw-a100-bf16", "a100-sxm-80gb", "peak_flops_per_s");
+    check_show("hw-a100-bf16-kipply", "a100-sxm-80gb", "peak_flops_per_s");
+    check_show("hw-a100-bw", "a100-sxm-80gb", "hbm_bandwidth_bytes_per_s");
+    check_show(
         "hw-a100-smem-per-sm",
         "a100-sxm-80gb",
         "shared_memory_bytes",
-        164.0 * KIB,
-    ),
-    (
+    );
+    check_show(
         "hw-a100-smem-per-sm-ch",
         "a100-sxm-80gb",
         "shared_memory_bytes",
-        164.0 * KIB,
-    ),
-    ("hw-a100-sms", "a100-sxm-80gb", "sms", 108.0),
-    ("hw-a100-sms-fa", "a100-sxm-80gb", "sms", 108.0),
-    (
-        "hw-a100-sram-per-sm-fa",
-        "a100-sxm-80gb",
-        "l1_shared_bytes",
-        192.0 * KIB,
-    ),
-    (
+    );
+    check_show("hw-a100-sms", "a100-sxm-80gb", "sms");
+    check_show("hw-a100-sms-fa", "a100-sxm-80gb", "sms");
+    check_show("hw-a100-sram-per-sm-fa", "a100-sxm-80gb", "l1_shared_bytes");
+    check_show(
         "hw-a100-sram-bw-fa",
         "a100-sxm-80gb",
         "l1_shared_bandwidth_bytes_per_s",
-        19e12,
-    ),
-    (
+    );
+    check_show(
         "hw-hgx-h200-nvlink",
         "h200-sxm",
         "nvlink4_bidirectional_bytes_per_s",
-        900e9,
-    ),
-    ("hw-blackwell-transistors", "b200", "transistors", 208e9),
-    ("hw-blackwell-transistors", "gb200", "transistors", 208e9),
-    (
-        "hw-blackwell-d2d-bw",
-        "b200",
-        "die_to_die_bytes_per_s",
-        10e12,
-    ),
-    ("hw-blackwell-warps-cc100", "b200", "max_warps_per_sm", 64.0),
-    (
-        "hw-blackwell-warps-cc100",
-        "gb200",
-        "max_warps_per_sm",
-        64.0,
-    ),
-    (
+    );
+    check_show("hw-blackwell-transistors", "b200", "transistors");
+    check_show("hw-blackwell-transistors", "gb200", "transistors");
+    check_show("hw-blackwell-d2d-bw", "b200", "die_to_die_bytes_per_s");
+    check_show("hw-blackwell-warps-cc100", "b200", "max_warps_per_sm");
+    check_show("hw-blackwell-warps-cc100", "gb200", "max_warps_per_sm");
+    check_show(
         "hw-blackwell-regs-per-thread",
         "b200",
         "max_registers_per_thread",
-        255.0,
-    ),
-    (
-        "hw-blackwell-blocks-per-sm",
-        "b200",
-        "max_blocks_per_sm",
-        32.0,
-    ),
-    (
-        "hw-blackwell-cluster-portable",
-        "b200",
-        "max_cluster_size",
-        8.0,
-    ),
-    (
-        "hw-blackwell-cluster-portable",
-        "gb200",
-        "max_cluster_size",
-        8.0,
-    ),
-    ("hw-blackwell-b200-hbm", "b200", "hbm_capacity_bytes", 180e9),
-    ("hw-blackwell-gb200-l2", "gb200", "l2_bytes", 126e6),
-    (
-        "hw-blackwell-l1-smem-per-sm",
-        "b200",
-        "l1_shared_bytes",
-        256.0 * KIB,
-    ),
-    (
+    );
+    check_show("hw-blackwell-blocks-per-sm", "b200", "max_blocks_per_sm");
+    check_show("hw-blackwell-cluster-portable", "b200", "max_cluster_size");
+    check_show("hw-blackwell-cluster-portable", "gb200", "max_cluster_size");
+    check_show("hw-blackwell-b200-hbm", "b200", "hbm_capacity_bytes");
+    check_show("hw-blackwell-gb200-l2", "gb200", "l2_bytes");
+    check_show("hw-blackwell-l1-smem-per-sm", "b200", "l1_shared_bytes");
+    check_show(
         "hw-blackwell-smem-carveout-max",
         "b200",
         "shared_memory_bytes",
-        228.0 * KIB,
-    ),
-    (
+    );
+    check_show(
         "hw-blackwell-nvlink-max-gpus",
         "gb200",
         "nvlink5_max_domain_size",
-        576.0,
-    ),
-    (
+    );
+    check_show(
         "hw-blackwell-nvlink-max-gpus",
         "b200",
         "nvlink5_max_domain_size",
-        576.0,
-    ),
-    (
+    );
+    check_show(
         "hw-blackwell-nvl72-aggregate",
         "gb200",
         "nvlink5_aggregate_bytes_per_s",
-        130e12,
-    ),
-    (
+    );
+    check_show(
         "hw-blackwell-nvlink-per-gpu",
         "gb200",
         "nvlink5_bidirectional_bytes_per_s",
-        1.8e12,
-    ),
-    (
+    );
+    check_show(
         "hw-blackwell-nvlink-per-gpu",
         "b200",
         "nvlink5_bidirectional_bytes_per_s",
-        1.8e12,
-    ),
-    (
+    );
+    check_show(
         "hw-blackwell-grace-link",
         "gb200",
         "nvlink_c2c_bidirectional_bytes_per_s",
-        900e9,
-    ),
-    ("book-6.1-regfile", "b200", "registers_per_sm", 65536.0),
-    ("hw-mi355x-hbm", "mi355x", "hbm_capacity_bytes", 288e9),
-    ("hw-mi355x-bw", "mi355x", "hbm_bandwidth_bytes_per_s", 8e12),
-    ("hw-mi355x-xcds", "mi355x", "compute_dies", 8.0),
-    ("hw-mi355x-cus", "mi355x", "sms", 256.0),
-    ("hw-mi355x-matrix-cores", "mi355x", "tensor_cores", 1024.0),
-    ("hw-mi355x-l2-per-xcd", "mi355x", "l2_per_die_bytes", 4e6),
-    ("book-6.2-mi355x-l2-total", "mi355x", "l2_bytes", 32e6),
-    ("hw-mi355x-power", "mi355x", "tdp_watts", 1400.0),
-    ("hw-mi355x-hbm-stacks", "mi355x", "hbm_stacks", 8.0),
-    ("hw-tpu7x-bw", "tpu7x", "hbm_bandwidth_bytes_per_s", 7.38e12),
-    ("hw-tpu7x-pod-chips", "tpu7x", "ici_domain_size", 9216.0),
-    // The seed's 200 GB/s "per axis" is one link to one neighbour: Google's
-    // 1.2 TB/s per chip is 6 such links, 2 per axis (docs/errata.md).
-    (
-        "hw-tpu7x-ici-per-axis",
-        "tpu7x",
-        "ici_link_bidirectional_bytes_per_s",
-        200e9,
-    ),
-    ("hw-tpu7x-bf16", "tpu7x", "peak_flops_per_s", 2307e12),
-    ("hw-tpu7x-vm-chips", "tpu7x", "host_devices", 4.0),
-    ("hw-tpu7x-vm-vcpus", "tpu7x", "host_vcpus", 224.0),
-    ("hw-tpu7x-vm-ram", "tpu7x", "host_memory_bytes", 960e9),
-    (
-        "hw-tpu7x-vmem-per-tc",
-        "tpu7x",
-        "vmem_per_core_bytes",
-        64.0 * MIB,
-    ),
-    ("hw-tpu7x-tensorcores", "tpu7x", "cores", 2.0),
-    (
-        "book-6.2-tpuv1-onchip",
-        "tpu-v1",
-        "onchip_bytes",
-        28.0 * MIB,
-    ),
-    ("hw-trn3-neuroncores", "trainium3", "cores", 8.0),
-    (
-        "hw-trn3-hbm",
-        "trainium3",
-        "hbm_capacity_bytes",
-        144.0 * GIB,
-    ),
-    // The seed's 4.7 TB/s is the NKI guide's older figure; AWS's Trainium3
-    // architecture page gives 4.9 (docs/errata.md).
-    (
-        "hw-trn3-bw",
-        "trainium3",
-        "hbm_bandwidth_bytes_per_s",
-        4.9e12,
-    ),
-    ("hw-trn3-dma", "trainium3", "dma_engines", 128.0),
-    ("hw-trn3-cc-cores", "trainium3", "collective_cores", 20.0),
-    (
-        "hw-trn3-sbuf",
-        "trainium3",
-        "sbuf_per_core_bytes",
-        32.0 * MIB,
-    ),
-    (
-        "hw-trn3-psum",
-        "trainium3",
-        "psum_per_core_bytes",
-        2.0 * MIB,
-    ),
-    ("hw-trn3-te-clock", "trainium3", "boost_clock_hz", 2.4e9),
-    (
-        "book-6.2-trn3-sbuf-total",
-        "trainium3",
-        "sbuf_bytes",
-        256.0 * MIB,
-    ),
-];
-
-#[test]
-fn datasheet_figures_match_the_seeds() {
-    for &(id, h, key, want) in SHOW {
-        let r = report(&hw(h), None, None);
-        close(&format!("{id} ({h} {key})"), num(&r, key), want, 0.0);
-    }
+    );
+    check_show("book-6.1-regfile", "b200", "registers_per_sm");
+    check_show("hw-mi355x-hbm", "mi355x", "hbm_capacity_bytes");
+    check_show("hw-mi355x-bw", "mi355x", "hbm_bandwidth_bytes_per_s");
+    check_show("hw-mi355x-xcds", "mi355x", "compute_dies");
+    check_show("hw-mi355x-cus", "mi355x", "sms");
+    check_show("hw-mi355x-matrix-cores", "mi355x", "tensor_cores");
+    check_show("hw-mi355x-l2-per-xcd", "mi355x", "l2_per_die_bytes");
+    check_show("book-6.2-mi355x-l2-total", "mi355x", "l2_bytes");
+    check_show("hw-mi355x-power", "mi355x", "tdp_watts");
+    check_show("hw-mi355x-hbm-stacks", "mi355x", "hbm_stacks");
+    check_show("hw-tpu7x-bw", "tpu7x", "hbm_bandwidth_bytes_per_s");
+    check_show("hw-tpu7x-pod-chips", "tpu7x", "ici_domain_size");
+    check_show("hw-tpu7x-bf16", "tpu7x", "peak_flops_per_s");
+    check_show("hw-tpu7x-vm-chips", "tpu7x", "host_devices");
+    check_show("hw-tpu7x-vm-vcpus", "tpu7x", "host_vcpus");
+    check_show("hw-tpu7x-vm-ram", "tpu7x", "host_memory_bytes");
+    check_show("hw-tpu7x-vmem-per-tc", "tpu7x", "vmem_per_core_bytes");
+    check_show("hw-tpu7x-tensorcores", "tpu7x", "cores");
+    check_show("book-6.2-tpuv1-onchip", "tpu-v1", "onchip_bytes");
+    check_show("hw-trn3-neuroncores", "trainium3", "cores");
+    check_show("hw-trn3-hbm", "trainium3", "hbm_capacity_bytes");
+    check_show("hw-trn3-dma", "trainium3", "dma_engines");
+    check_show("hw-trn3-cc-cores", "trainium3", "collective_cores");
+    check_show("hw-trn3-sbuf", "trainium3", "sbuf_per_core_bytes");
+    check_show("hw-trn3-psum", "trainium3", "psum_per_core_bytes");
+    check_show("hw-trn3-te-clock", "trainium3", "boost_clock_hz");
+    check_show("book-6.2-trn3-sbuf-total", "trainium3", "sbuf_bytes");
 }
 
 /// Peaks at a named precision, dense or sparse, per device (Trainium's are
@@ -447,30 +286,27 @@ fn sparse(h: &str, p: &str) -> f64 {
 
 #[test]
 fn peaks_per_precision() {
-    close(
-        "hw-h100-bf16-sparse",
-        sparse("h100-sxm", "bf16"),
-        1979e12,
-        0.0,
+    check_si("hw-h100-bf16-sparse", sparse("h100-sxm", "bf16"));
+    // 004's 989.5 halves the sparse 1,979, itself rounded; the datasheet's
+    // dense figure is 989 (docs/errata.md).
+    check_flagged(
+        "ch-h100-bf16-dense-from-sparse",
+        dense("h100-sxm", "bf16"),
+        989.0,
     );
-    close(
-        "hw-h100-fp32-datasheet",
-        dense("h100-sxm", "fp32"),
-        67e12,
-        0.0,
-    );
-    close("hw-h100-fp32-vector", dense("h100-sxm", "fp32"), 67e12, 0.0);
-    close("hw-h100-fp8-dense", dense("h100-sxm", "fp8"), 1979e12, 0.0);
-    close("hw-mi355x-fp8-dense", dense("mi355x", "fp8"), 5.0e15, 0.0);
-    close("hw-mi355x-fp8-sparse", sparse("mi355x", "fp8"), 10e15, 0.0);
-    close("hw-mi355x-fp4-dense", dense("mi355x", "fp4"), 10e15, 0.0);
-    close("hw-mi355x-fp4-sparse", sparse("mi355x", "fp4"), 20e15, 0.0);
-    close("hw-mi300x-fp8-dense", dense("mi300x", "fp8"), 2.6e15, 0.0);
-    close("hw-tpu7x-fp8", dense("tpu7x", "fp8"), 4614e12, 0.0);
+    check_si("hw-h100-fp32-datasheet", dense("h100-sxm", "fp32"));
+    check_si("hw-h100-fp32-vector", dense("h100-sxm", "fp32"));
+    check_si("hw-h100-fp8-dense", dense("h100-sxm", "fp8"));
+    check_si("hw-mi355x-fp8-dense", dense("mi355x", "fp8"));
+    check_si("hw-mi355x-fp8-sparse", sparse("mi355x", "fp8"));
+    check_si("hw-mi355x-fp4-dense", dense("mi355x", "fp4"));
+    check_si("hw-mi355x-fp4-sparse", sparse("mi355x", "fp4"));
+    check_si("hw-mi300x-fp8-dense", dense("mi300x", "fp8"));
+    check_si("hw-tpu7x-fp8", dense("tpu7x", "fp8"));
     // Trainium3's Tensor Engine figures are per NeuronCore (000 §6.2).
-    close("hw-trn3-mxfp8", dense("trainium3", "fp8"), 315e12, 0.0);
-    close("hw-trn3-bf16", dense("trainium3", "bf16"), 79e12, 0.0);
-    close("hw-trn3-fp32", dense("trainium3", "fp32"), 20e12, 0.0);
+    check_si("hw-trn3-mxfp8", dense("trainium3", "fp8"));
+    check_si("hw-trn3-bf16", dense("trainium3", "bf16"));
+    check_si("hw-trn3-fp32", dense("trainium3", "fp32"));
 }
 
 #[test]
@@ -497,37 +333,24 @@ fn trainium3_device_total_is_derived_from_eight_cores() {
 fn execution_limits_not_in_the_report_table() {
     let h = hw("h100-sxm");
     let ex = h.execution.as_ref().unwrap();
-    assert_eq!(
-        ex.schedulers_per_sm.unwrap().get(),
-        4,
-        "hw-h100-schedulers-per-sm"
+    check(
+        "hw-h100-schedulers-per-sm",
+        ex.schedulers_per_sm.unwrap().get() as f64,
     );
-    assert_eq!(ex.smem_banks.unwrap().get(), 32, "hw-smem-banks");
-    assert_eq!(
-        ex.compute_capability.as_deref(),
-        Some("9.0"),
-        "hw-h100-cc90-warps-per-sm"
-    );
+    check("hw-smem-banks", ex.smem_banks.unwrap().get() as f64);
+    assert_eq!(ex.compute_capability.as_deref(), Some("9.0"));
     let b = hw("b200");
     let bx = b.execution.as_ref().unwrap();
-    assert_eq!(
-        bx.max_cluster_size_nonportable.unwrap().get(),
-        16,
-        "hw-blackwell-cluster-b200"
+    check(
+        "hw-blackwell-cluster-b200",
+        bx.max_cluster_size_nonportable.unwrap().get() as f64,
     );
     let max_carveout = bx
         .smem_carveouts
         .iter()
         .map(|c| c.get())
         .fold(0.0, f64::max);
-    close(
-        "hw-blackwell-smem-carveout-max",
-        max_carveout,
-        228.0 * KIB,
-        0.0,
-    );
-    // book-2.3-warpgroup-threads is asserted through `occupancy` in
-    // tests/occupancy.rs.
+    check_si("hw-blackwell-smem-carveout-max", max_carveout);
 }
 
 /// book-2.3-thread-reg-cap is marked inconsistent: the book says 256, the
@@ -535,11 +358,10 @@ fn execution_limits_not_in_the_report_table() {
 #[test]
 fn register_cap_is_255_not_256() {
     for h in ["h100-sxm", "h200-sxm", "a100-sxm-80gb", "b200", "gb200"] {
-        let ex = hw(h).execution.unwrap();
-        assert_eq!(
-            ex.max_registers_per_thread.unwrap().get(),
-            255,
-            "book-2.3-thread-reg-cap {h}"
+        let r = report(&hw(h), None, None);
+        check(
+            "book-2.3-thread-reg-cap",
+            num(&r, "max_registers_per_thread"),
         );
     }
 }
@@ -549,8 +371,8 @@ fn tpu_v1_array_and_peak() {
     let t = hw("tpu-v1");
     let mu = t.matrix_unit.as_ref().unwrap();
     let macs = f64::from(mu.macs_per_array.unwrap().get());
-    close("lec-7.12-tpu-macs", macs, 65536.0, 0.0);
-    close("book-6.2-tpuv1-macs", macs, 256.0 * 256.0, 0.0);
+    check("lec-7.12-tpu-macs", macs);
+    check("book-6.2-tpuv1-macs", macs);
     assert_eq!(mu.shapes, vec!["256x256".to_string()]);
     // 002 §7.12: 65,536 x 2 x 0.7e9 = 91.75e12, which the seeds round to 92.
     let derived = macs * 2.0 * t.compute.clock.unwrap().get();
@@ -563,24 +385,18 @@ fn mi355x_per_xcd_and_per_cu_figures() {
     let m = hw("mi355x");
     let ex = m.execution.as_ref().unwrap();
     let xcds = f64::from(m.package.as_ref().unwrap().compute_dies.unwrap().get());
-    close(
+    check(
         "book-6.2-mi355x-cus-per-xcd",
         f64::from(ex.sms.get()) / xcds,
-        32.0,
-        0.0,
     );
-    close(
+    check(
         "book-6.2-mi355x-mc-per-cu",
         f64::from(ex.tensor_cores_per_sm.unwrap().get()),
-        4.0,
-        0.0,
     );
     let stacks = f64::from(m.package.as_ref().unwrap().hbm_stacks.unwrap().get());
-    close(
+    check_si(
         "book-6.2-mi355x-per-stack",
         m.memory.hbm_capacity.unwrap().get() / stacks,
-        36e9,
-        0.0,
     );
 }
 
@@ -593,11 +409,12 @@ fn mi355x_per_xcd_and_per_cu_figures() {
 fn tpu7x_hbm_is_192_gib_in_eight_stacks() {
     let t = hw("tpu7x");
     let cap = t.memory.hbm_capacity.unwrap().get();
-    close("hw-tpu7x-hbm-chip", cap, 192.0 * GIB, 0.0);
-    close("book-6.2-tpu7x-hbm-sum", cap, 2.0 * 96.0 * GIB, 0.0);
+    check_si("hw-tpu7x-hbm-chip", cap);
+    check_si("book-6.2-tpu7x-hbm-sum", cap);
     let pkg = t.package.as_ref().unwrap();
     let chiplets = f64::from(pkg.compute_dies.unwrap().get());
-    close("hw-tpu7x-hbm-per-chiplet", cap / chiplets, 96.0 * GIB, 0.0);
+    // The book's "96 GB" per chiplet is 96 GiB (docs/errata.md).
+    check_flagged("hw-tpu7x-hbm-per-chiplet", cap / chiplets, 96.0 * GIB / 1e9);
     let stacks = f64::from(pkg.hbm_stacks.unwrap().get());
     close("Google: 8 stacks of 24 GiB", cap / stacks, 24.0 * GIB, 0.0);
     assert_eq!(stacks, 8.0);
@@ -612,7 +429,7 @@ fn tpu7x_hbm_is_192_gib_in_eight_stacks() {
         0.0,
     );
     close(
-        "hw-tpu7x-ici-per-axis (one link)",
+        "ICI one link",
         ici.link_bandwidth.unwrap().get(),
         200e9,
         0.0,
@@ -648,18 +465,16 @@ fn tpu7x_hbm_is_192_gib_in_eight_stacks() {
         .unwrap();
     let (rows, lanes) = shape.split_once('x').unwrap();
     let bytes = rows.parse::<f64>().unwrap() * lanes.parse::<f64>().unwrap() * 4.0;
-    close("book-6.2-tpu7x-vreg-bytes", bytes, 4096.0, 0.0);
+    check("book-6.2-tpu7x-vreg-bytes", bytes);
 }
 
 #[test]
 fn trainium3_memory_figures() {
     let t = hw("trainium3");
     let stacks = f64::from(t.package.as_ref().unwrap().hbm_stacks.unwrap().get());
-    close(
+    check_si(
         "book-6.2-trn3-hbm-per-stack",
         t.memory.hbm_capacity.unwrap().get() / stacks,
-        36.0 * GIB,
-        0.0,
     );
     // book-6.2-trn3-sbuf-growth: 28 MiB on NeuronCore-v3 (000 §6.2; not a
     // catalog part) to the file's 32 MiB.
@@ -671,19 +486,14 @@ fn trainium3_memory_figures() {
         .unwrap()
         .capacity
         .get();
-    close(
-        "book-6.2-trn3-sbuf-growth",
-        sbuf / (28.0 * MIB),
-        1.143,
-        0.001,
-    );
+    check("book-6.2-trn3-sbuf-growth", sbuf / (28.0 * MIB));
 }
 
 #[test]
 fn blackwell_l1_left_at_the_largest_carveout() {
     let r = report(&hw("b200"), None, None);
     let l1 = num(&r, "l1_shared_bytes") - num(&r, "shared_memory_bytes");
-    close("book-6.1-min-l1-at-max-carveout", l1, 28.0 * KIB, 0.0);
+    check_si("book-6.1-min-l1-at-max-carveout", l1);
 }
 
 /// 002 §7.3 works at an assumed 1.8 GHz and 500 cycles; the file carries the
@@ -691,48 +501,32 @@ fn blackwell_l1_left_at_the_largest_carveout() {
 /// passed explicitly (--clock, --set).
 #[test]
 fn lecture_7_3_hierarchy_at_the_lectures_assumptions() {
-    let h = hw_set("h100-sxm", &["memory.dram-latency=500 cycles"]);
-    close(
-        "hw-h100-hbm-latency-assumed",
-        h.memory.dram_latency.unwrap().get(),
-        500.0,
-        0.0,
+    // The lecture's assumptions are inputs here (tests/golden.rs lists
+    // them as skipped): read from their cases.
+    let latency = common::golden("hw-h100-hbm-latency-assumed").expected;
+    let clock = common::golden("hw-h100-clock-assumed").expected * 1e9;
+    let h = hw_set(
+        "h100-sxm",
+        &[&format!("memory.dram-latency={latency} cycles")],
     );
-    let r = report(&h, None, Some(1.8e9));
-    close(
-        "hw-h100-clock-assumed",
-        r.inputs["clock_hz"].as_f64().unwrap(),
-        1.8e9,
-        0.0,
-    );
-    close(
+    let r = report(&h, None, Some(clock));
+    check_si(
         "lec-7.3-hbm-per-sm",
         num(&r, "hbm_bandwidth_per_sm_bytes_per_s"),
-        25.4e9,
-        0.002,
     );
-    close(
+    check(
         "lec-7.3-hbm-per-sm-cycle",
         num(&r, "hbm_bytes_per_cycle_per_sm"),
-        14.1,
-        0.002,
     );
     let smem_bw = num(&r, "shared_memory_bandwidth_bytes_per_s");
-    close("lec-7.3-smem-bw", smem_bw, 30e12, 0.02);
-    close(
+    check_si("lec-7.3-smem-bw", smem_bw);
+    check(
         "lec-7.3-smem-vs-hbm",
         smem_bw / num(&r, "hbm_bandwidth_bytes_per_s"),
-        10.0,
-        0.12,
     );
     // lec-7.3-latency-ratio, lec-7.3-latency-ns and lec-7.3-sm-shortfall
     // are asserted through `littles-law` in tests/littles_law.rs.
-    close(
-        "lec-7.1-regfile-per-sm",
-        num(&r, "registers_bytes"),
-        256.0 * KIB,
-        0.0,
-    );
+    check_si("lec-7.1-regfile-per-sm", num(&r, "registers_bytes"));
     close(
         "lec-7.1-regfile-per-sm (registers x 4 B)",
         num(&r, "registers_per_sm") * 4.0,
@@ -741,52 +535,31 @@ fn lecture_7_3_hierarchy_at_the_lectures_assumptions() {
     );
 }
 
-/// The lecture writes SRAM totals with 228 "KB" and 256 "KB" per SM and
-/// 1000 KB per MB (002 §7.3; docs/data-schemas.md, "Unit conventions"). The
-/// tool's totals are true bytes; these tests apply the seed's convention
-/// explicitly: a KiB figure read as 1000 bytes per KB.
-fn seed_kb(true_kib_bytes: f64) -> f64 {
-    true_kib_bytes / KIB * 1000.0
-}
-
+/// The lecture writes SRAM totals with 228 "KB" and 256 "KB" per SM, which
+/// are KiB, and multiplies as if they were 1,000 bytes (002 §7.3): its
+/// totals are 2.3% short. The tool's are true bytes; docs/errata.md lists
+/// each.
 #[test]
-fn lecture_on_chip_totals_in_the_seeds_convention() {
+fn lecture_on_chip_totals_in_true_bytes() {
     let r = report(&hw("h100-sxm"), None, None);
-    let regs = seed_kb(num(&r, "registers_total_bytes"));
-    let smem = seed_kb(num(&r, "shared_memory_total_bytes"));
-    let l2 = num(&r, "l2_bytes");
-    close("lec-7.1-regfile-chip", regs, 33.8e6, 0.002);
-    close("lec-7.3-smem-chip", smem, 30.1e6, 0.002);
-    close("lec-7.3-onchip-total", regs + smem + l2, 114e6, 0.002);
+    let regs = num(&r, "registers_total_bytes");
+    let smem = num(&r, "shared_memory_total_bytes");
+    let onchip = num(&r, "onchip_bytes");
+    assert_eq!(onchip, regs + smem + num(&r, "l2_bytes"));
+    // 132 x 256 KiB = 34,603,008 B; 132 x 228 KiB = 30,818,304 B.
+    check_flagged("lec-7.1-regfile-chip", regs, 34.603008);
+    check_flagged("lec-7.3-smem-chip", smem, 30.818304);
+    check_flagged("lec-7.3-onchip-total", onchip, 115.421312);
     let weights = model_report("llama-2-7b").number("weight_bytes").unwrap();
-    close(
-        "lec-7.3-weights-vs-onchip",
-        weights / (regs + smem + l2),
-        118.0,
-        0.01,
-    );
-    // In true bytes the same total is 115.4 MB (the hw-show-fp8-json case).
-    close(
-        "onchip_bytes (true bytes)",
-        num(&r, "onchip_bytes"),
-        115_421_312.0,
-        0.0,
-    );
+    check_flagged("lec-7.3-weights-vs-onchip", weights / onchip, 116.7621);
     // ch-smem-aggregate-capacity: 132 x 228 KiB = 30.8 MB, "30 MB" in 004.
-    close(
+    check_si(
         "ch-smem-aggregate-capacity",
         num(&r, "shared_memory_total_bytes"),
-        30e6,
-        0.03,
     );
     // lec-7.12-tpu-ub-MB: the TPU v1's 24 MiB unified buffer in MB.
     let t = report(&hw("tpu-v1"), None, None);
-    close(
-        "lec-7.12-tpu-ub-MB",
-        num(&t, "unified_buffer_bytes"),
-        25.2e6,
-        0.002,
-    );
+    check_si("lec-7.12-tpu-ub-MB", num(&t, "unified_buffer_bytes"));
 }
 
 /// ch-smem-aggregate-bw and the H800 figures behind it (004 memory
@@ -796,68 +569,44 @@ fn lecture_on_chip_totals_in_the_seeds_convention() {
 #[test]
 fn h800_shared_memory_bandwidth_as_a_what_if() {
     let h = hw_set("h800", &["memory.levels.1.bytes-per-cycle=127.9"]);
-    close(
+    check(
         "hw-h800-smem-bytes-per-clk",
         h.memory.levels[1].bytes_per_cycle.unwrap(),
-        127.9,
-        0.0,
     );
     let r = report(&h, None, Some(1755e6));
-    close(
-        "hw-h800-clock",
-        r.inputs["clock_hz"].as_f64().unwrap(),
-        1755e6,
-        0.0,
-    );
-    close(
+    check_si("hw-h800-clock", r.inputs["clock_hz"].as_f64().unwrap());
+    check_si(
         "ch-smem-aggregate-bw",
         num(&r, "shared_memory_bandwidth_bytes_per_s"),
-        30e12,
-        0.02,
     );
 }
 
 #[test]
 fn a100_flashattention_figures() {
     let r = report(&hw("a100-sxm-80gb"), None, None);
-    // book-2.4-a100-sram-total: 192 KB x 108 in the book's 1000-byte KB.
-    close(
+    // book-2.4-a100-sram-total: 108 x 192 KiB = 21,233,664 B; the book's
+    // 20.7 MB reads KiB as 1,000 bytes (docs/errata.md).
+    check_flagged(
         "book-2.4-a100-sram-total",
-        seed_kb(num(&r, "l1_shared_total_bytes")),
-        20.7e6,
-        0.01,
+        num(&r, "l1_shared_total_bytes"),
+        21.233664,
     );
     // hw-a100-hbm-range-fa: the book's 1.5-2.0 TB/s range; its upper end is
     // the file's 2,039 GB/s at the text's two-digit rounding.
-    let bw = num(&r, "hbm_bandwidth_bytes_per_s");
-    assert_eq!((bw / 1e11).round() / 10.0, 2.0, "hw-a100-hbm-range-fa");
+    check_rounded("hw-a100-hbm-range-fa", num(&r, "hbm_bandwidth_bytes_per_s"));
     // book-2.4-sram-vs-hbm at the book's 2.0 TB/s.
     let r2 = report(
         &hw_set("a100-sxm-80gb", &["memory.hbm-bandwidth=2.0 TB/s"]),
         None,
         None,
     );
-    close(
+    check(
         "book-2.4-sram-vs-hbm",
         num(&r2, "l1_shared_bandwidth_bytes_per_s") / num(&r2, "hbm_bandwidth_bytes_per_s"),
-        10.0,
-        0.06,
     );
-    // hw-a100-clock-assumed: the lecture's 1.4 GHz working clock is passed
-    // with --clock; the file's boost clock is 1.41 GHz.
-    let r3 = report(&hw("a100-sxm-80gb"), None, Some(1.4e9));
-    close(
-        "hw-a100-clock-assumed",
-        r3.inputs["clock_hz"].as_f64().unwrap(),
-        1.4e9,
-        0.0,
-    );
-    close(
-        "hw-a100-clock-assumed (boost)",
-        num(&r, "boost_clock_hz"),
-        1.4e9,
-        0.01,
-    );
+    // hw-a100-clock-assumed: the book's "~1.4 GHz" working clock is the
+    // file's 1.41 GHz boost clock at the text's two digits.
+    check_rounded("hw-a100-clock-assumed", num(&r, "boost_clock_hz"));
 }
 
 /// The ridge points the catalog issue names, and the golden roofline cases
@@ -868,46 +617,35 @@ fn ridge_points() {
         num(&report(h, dtype, None), "ridge_point_flop_per_byte")
     };
     let h100 = ridge(&hw("h100-sxm"), None);
-    close("lec-intro-ridge", h100, 295.0, 0.002);
-    close("lec-7.13-h100-ridge-table", h100, 295.0, 0.002);
+    check("lec-intro-ridge", h100);
+    check("lec-7.13-h100-ridge-table", h100);
     let h100_fp8 = ridge(&hw("h100-sxm"), Some("fp8"));
-    close("lec-7.7-fp8-ridge", h100_fp8, 591.0, 0.002);
-    close("lec-7.7-fp8-ridge-doubling", h100_fp8 / h100, 2.0, 0.002);
+    check("lec-7.7-fp8-ridge", h100_fp8);
+    check("lec-7.7-fp8-ridge-doubling", h100_fp8 / h100);
     let a100 = ridge(&hw("a100-sxm-80gb"), None);
-    close("lec-7.11-a100-ridge", a100, 153.0, 0.002);
-    close("lec-7.13-a100-ridge-table", a100, 153.0, 0.002);
-    close("lec-7.13-a100-h100-ridge", h100 / a100, 1.9, 0.02);
+    check("lec-7.11-a100-ridge", a100);
+    check("lec-7.13-a100-ridge-table", a100);
+    check("lec-7.13-a100-h100-ridge", h100 / a100);
     // book-1.2-a100-ridge: the book's A100 at 1.5 TB/s, as a --set what-if.
     let book_a100 = hw_set("a100-sxm-80gb", &["memory.hbm-bandwidth=1.5 TB/s"]);
-    close(
+    check(
         "hw-a100-bw-kipply",
         book_a100.memory.hbm_bandwidth.unwrap().get(),
-        1.5e12,
-        0.0,
     );
-    close("book-1.2-a100-ridge", ridge(&book_a100, None), 208.0, 0.0);
+    check("book-1.2-a100-ridge", ridge(&book_a100, None));
     let tpu = ridge(&hw("tpu-v1"), None);
-    close("lec-7.12-tpu-ridge", tpu, 2700.0, 0.005);
-    close("lec-7.13-tpu-ridge-table", tpu, 2700.0, 0.005);
-    close("lec-7.12-tpu-ridge-vs-h100", tpu / h100, 10.0, 0.1);
-    close(
+    check("lec-7.12-tpu-ridge", tpu);
+    check("lec-7.13-tpu-ridge-table", tpu);
+    check("lec-7.12-tpu-ridge-vs-h100", tpu / h100);
+    check(
         "book-6.2-mi355x-fp8-ridge",
         ridge(&hw("mi355x"), Some("fp8")),
-        625.0,
-        0.0,
     );
-    close(
+    check(
         "book-6.2-mi355x-fp4-ridge",
         ridge(&hw("mi355x"), Some("fp4")),
-        1250.0,
-        0.0,
     );
-    close(
-        "book-6.2-tpu7x-bf16-ridge",
-        ridge(&hw("tpu7x"), None),
-        312.6,
-        0.001,
-    );
+    check("book-6.2-tpu7x-bf16-ridge", ridge(&hw("tpu7x"), None));
     // H200: 989 TFLOP/s over 4.8 TB/s (the issue's "about 206").
     close("h200 ridge", ridge(&hw("h200-sxm"), None), 206.0, 0.002);
 }
@@ -923,13 +661,27 @@ fn h200_measured_figures() {
         4202.7e9,
         0.0,
     );
+    // The dense rates are the per-operation model's full-wave rates, fitted
+    // (validation/calibrate-h200.csv): between the 0.3 s burst of 8192^3
+    // there (693 and 1,238 TFLOP/s) and the ground file's best (790.2 and
+    // 1,430.1); the sustained 8 s loop (651, 1,166) lies below them.
+    let within = |what: &str, v: f64, lo: f64, hi: f64| {
+        assert!(lo <= v && v <= hi, "{what}: {v} outside {lo}..{hi}")
+    };
+    within("bf16 rate", a.dense.get("bf16").unwrap(), 693e12, 790.2e12);
+    within("fp8 rate", a.dense.get("fp8").unwrap(), 1238e12, 1430.1e12);
     close(
-        "gemm_bf16 best",
-        a.dense.get("bf16").unwrap(),
-        790.2e12,
+        "bf16 sustained",
+        a.sustained.get("bf16").unwrap(),
+        651e12,
         0.0,
     );
-    close("gemm_fp8 best", a.dense.get("fp8").unwrap(), 1430.1e12, 0.0);
+    close(
+        "fp8 sustained",
+        a.sustained.get("fp8").unwrap(),
+        1166e12,
+        0.0,
+    );
     let l = a.launch.as_ref().unwrap();
     close("launch eager", l.eager.unwrap().get(), 7.0e-6, 0.0);
     close("launch graph", l.graph.unwrap().get(), 0.94e-6, 0.0);
@@ -1023,12 +775,66 @@ fn interconnect_directions_are_unambiguous() {
     }
 }
 
+/// The Blackwell Ultra files against NVIDIA's developer blog and docs
+/// (hardware/b300.toml, hardware/gb300.toml): the chip's 160 SMs of 4 tensor
+/// cores and 128 FP32 lanes, 15 PFLOP/s dense NVFP4 over 8 TB/s, 288 GB;
+/// the NVL72's 72 x 1.8 TB/s is its 130 TB/s of NVSwitch bandwidth.
+#[test]
+fn blackwell_ultra_against_nvidia_pages() {
+    for id in ["b300", "gb300"] {
+        let r = report(&hw(id), None, None);
+        assert_eq!(num(&r, "sms"), 160.0, "{id}");
+        assert_eq!(num(&r, "tensor_cores"), 640.0, "{id}");
+        assert_eq!(num(&r, "fp32_lanes"), 20_480.0, "{id}");
+        assert_eq!(num(&r, "peak_flops_per_s"), 15e15, "{id}");
+        assert_eq!(num(&r, "hbm_bandwidth_bytes_per_s"), 8e12, "{id}");
+        assert_eq!(num(&r, "hbm_capacity_bytes"), 288e9, "{id}");
+        assert_eq!(num(&r, "ridge_point_flop_per_byte"), 1875.0, "{id}");
+        assert_eq!(num(&r, "transistors"), 208e9, "{id}");
+        // No other precision is sourced: asking for one names the field.
+        let e = cost(
+            &hw(id),
+            &HwShowInputs {
+                dtype: Some("bf16".into()),
+                ..Default::default()
+            },
+            Mode::SpeedOfLight,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("bf16"), "{id}: {e}");
+    }
+    let g = report(&hw("gb300"), None, None);
+    assert_eq!(num(&g, "tdp_watts"), 1400.0);
+    let link = &hw("gb300").interconnect[0];
+    let per_gpu = link.bidirectional_bandwidth.unwrap().get();
+    let domain = f64::from(link.domain_size.unwrap().get());
+    let aggregate = link.aggregate_bandwidth.unwrap().get();
+    assert!((domain * per_gpu / aggregate - 1.0).abs() < 0.005);
+    // The HGX board's power is not on any page read: left out, not copied
+    // from the GB300.
+    assert!(hw("b300").package.as_ref().unwrap().tdp_watts.is_none());
+}
+
 #[test]
 fn default_dtypes() {
+    // bf16 wherever the part has a bf16 peak; TPU v1 is integer-only, and
+    // the Blackwell Ultra files carry only the NVFP4 peak NVIDIA's pages
+    // state.
     for e in Catalog::default().hardware_entries().unwrap() {
         let h = hw(&e.id);
-        let want = if e.id == "tpu-v1" { "int8" } else { "bf16" };
+        let want = match e.id.as_str() {
+            "tpu-v1" => "int8",
+            "b300" | "gb300" => "fp4",
+            _ => "bf16",
+        };
         assert_eq!(h.default_dtype, want, "{}", e.id);
+        assert_eq!(
+            h.compute.dense.get("bf16").is_some(),
+            want == "bf16",
+            "{}",
+            e.id
+        );
     }
 }
 
@@ -1037,22 +843,15 @@ fn default_dtypes() {
 #[test]
 fn llama_3_8b_shape() {
     let r = model_report("llama-3-8b");
-    close("model-llama3-8b-L", num(&r, "layers"), 32.0, 0.0);
-    close("model-llama3-8b-d", num(&r, "hidden_size"), 4096.0, 0.0);
-    close("model-llama3-8b-h", num(&r, "heads"), 32.0, 0.0);
-    close("model-llama3-8b-hkv", num(&r, "kv_heads"), 8.0, 0.0);
-    close("model-llama3-8b-dh", num(&r, "head_dim"), 128.0, 0.0);
-    close(
-        "model-llama3-8b-d-consistency",
-        num(&r, "heads_x_head_dim"),
-        4096.0,
-        0.0,
-    );
-    close(
+    check("model-llama3-8b-L", num(&r, "layers"));
+    check("model-llama3-8b-d", num(&r, "hidden_size"));
+    check("model-llama3-8b-h", num(&r, "heads"));
+    check("model-llama3-8b-hkv", num(&r, "kv_heads"));
+    check("model-llama3-8b-dh", num(&r, "head_dim"));
+    check("model-llama3-8b-d-consistency", num(&r, "heads_x_head_dim"));
+    check(
         "model-llama3-8b-gqa-group",
         num(&r, "query_heads_per_kv_head"),
-        4.0,
-        0.0,
     );
     // The issue: 8.03B parameters, 16.06 GB in bf16, 4 KiB of KV per token
     // per layer, 131,072 B per token.
@@ -1080,53 +879,39 @@ fn llama_3_8b_shape() {
 #[test]
 fn reference_7b_is_llama_2_7b() {
     let r = model_report("llama-2-7b");
-    close("model-ref7b-layers", num(&r, "layers"), 32.0, 0.0);
-    close(
-        "model-ref7b-dff",
-        num(&r, "intermediate_size"),
-        11008.0,
-        0.0,
-    );
+    check("model-ref7b-layers", num(&r, "layers"));
+    check("model-ref7b-dff", num(&r, "intermediate_size"));
     // 13.5 GB at the text's rounding; 6.74B parameters.
-    close(
-        "model-ref7b-weight-bytes",
-        num(&r, "weight_bytes"),
-        13.5e9,
-        0.002,
-    );
+    check_rounded("model-ref7b-weight-bytes", num(&r, "weight_bytes"));
     close("llama-2-7b params", num(&r, "params"), 6.74e9, 0.0005);
 }
 
 #[test]
 fn deepseek_v3() {
     let r = model_report("deepseek-v3");
-    close("model-dsv3-routed", num(&r, "routed_experts"), 256.0, 0.0);
-    close("model-dsv3-shared", num(&r, "shared_experts"), 1.0, 0.0);
-    close("model-dsv3-topk", num(&r, "experts_per_token"), 8.0, 0.0);
-    close(
+    check("model-dsv3-routed", num(&r, "routed_experts"));
+    check("model-dsv3-shared", num(&r, "shared_experts"));
+    check("model-dsv3-topk", num(&r, "experts_per_token"));
+    check(
         "book-5.2-dsv3-experts-per-token",
         num(&r, "experts_run_per_token"),
-        9.0,
-        0.0,
     );
     // 671,026,419,200: 671B at the text's rounding.
-    close("model-dsv3-total-params", num(&r, "params"), 671e9, 0.0005);
+    check_rounded("model-dsv3-total-params", num(&r, "params"));
     // Active: 37,552,297,472 counting the embedding and output head as the
     // dense models do; DeepSeek reports "37B" (truncated, not rounded).
-    let active = num(&r, "active_params");
-    assert!(
-        (37e9..38e9).contains(&active),
-        "model-dsv3-active-params: {active}"
+    // Active: the tool counts the embedding and output head as active, as
+    // for every model; DeepSeek's "37B" and the book's 37/671 = 5.51% do
+    // not. A convention, listed in docs/errata.md.
+    check_flagged(
+        "model-dsv3-active-params",
+        num(&r, "active_params"),
+        37_552_297_472.0,
     );
-    // book-5.2-dsv3-active-frac: the tool's own active share. The book's
-    // 5.51% divides the rounded 37B by 671B; the architecture's counts
-    // give 37,552,297,472 / 671,026,419,200 = 5.596%, 1.6% above the
-    // seed, beyond its 0.2% tolerance (docs/errata.md).
-    close(
+    check_flagged(
         "book-5.2-dsv3-active-frac",
-        num(&r, "active_fraction") * 100.0,
+        num(&r, "active_fraction"),
         5.596,
-        0.002,
     );
     // 70,272 B of KV per token = 61 x (512 + 64) x 2.
     close(
@@ -1535,254 +1320,3 @@ fn h800_is_an_h100_with_nvlink_cut() {
 }
 
 // ---- coverage ----
-
-/// Golden cases about parts or facts outside the catalog.
-const SKIPPED: &[(&str, &str)] = &[
-    (
-        "hw-h100-l2-vs-global-ratio",
-        "a measured L2/HBM bandwidth ratio (Luo et al.); the catalog has no L2 bandwidth figure for the H100",
-    ),
-    (
-        "hw-h100-prelim-bf16-tensor",
-        "the H100 whitepaper's preliminary figure, superseded by the datasheet's 989 TFLOP/s in the file",
-    ),
-    (
-        "hw-h100-prelim-bf16-nontensor",
-        "a preliminary non-tensor figure; the catalog stores tensor peaks and the FP32 vector peak",
-    ),
-    (
-        "hw-h100-prelim-fp32-nontensor",
-        "the preliminary whitepaper figure; the file carries the datasheet's 67 TFLOP/s",
-    ),
-    (
-        "hw-v100-launch-exec",
-        "a V100 measurement; the V100 is not in the catalog (launch issue)",
-    ),
-    (
-        "hw-v100-launch-sync",
-        "a V100 measurement; the V100 is not in the catalog (launch issue)",
-    ),
-    (
-        "hw-v100-launch-overlap",
-        "a V100 measurement; the V100 is not in the catalog (launch issue)",
-    ),
-    (
-        "hw-v100-launch-graph",
-        "a V100 measurement; the V100 is not in the catalog (launch issue)",
-    ),
-    (
-        "hw-m2050-copy-bw",
-        "a Tesla M2050 measurement; not a catalog part",
-    ),
-    ("hw-g80-bw", "the G80; not a catalog part"),
-    (
-        "hw-a6000-cublas-fp32",
-        "an RTX A6000 measurement; not a catalog part",
-    ),
-    (
-        "hw-ualink-accelerators",
-        "a UALink 1.0 pod limit; no catalog part uses UALink",
-    ),
-    (
-        "hw-blackwell-warps-cc120",
-        "compute capability 12.0 (consumer Blackwell); not a catalog part",
-    ),
-    (
-        "book-6.1-tcgen05-count",
-        "a count of PTX instructions, not a hardware figure",
-    ),
-    ("book-6.2-tpuv4-chips", "TPU v4; not a catalog part"),
-];
-
-const ALL: &[&str] = &[
-    "ch-smem-aggregate-capacity",
-    "ch-smem-aggregate-bw",
-    "hw-h800-smem-bytes-per-clk",
-    "hw-h800-clock",
-    "hw-h100-l2-vs-global-ratio",
-    "hw-h100-hbm-bw-ch",
-    "hw-h100-l2-ch",
-    "model-llama3-8b-L",
-    "model-llama3-8b-d",
-    "model-llama3-8b-h",
-    "model-llama3-8b-hkv",
-    "model-llama3-8b-dh",
-    "model-llama3-8b-d-consistency",
-    "model-llama3-8b-gqa-group",
-    "hw-warp-size-nvidia",
-    "hw-warp-size-amd-gfx9",
-    "hw-h100-hbm-latency-ch",
-    "hw-h100-warps-per-sm-ch",
-    "ch-threads-per-sm",
-    "hw-h100-regs-per-sm-ch",
-    "hw-h100-smem-per-sm-ch",
-    "hw-h100-blocks-per-sm-ch",
-    "ch-h100-fp32-cores",
-    "ch-h100-tensor-cores",
-    "hw-h100-prelim-bf16-tensor",
-    "hw-h100-prelim-bf16-nontensor",
-    "hw-h100-prelim-fp32-nontensor",
-    "hw-h100-bf16-sparse",
-    "hw-h100-fp32-datasheet",
-    "hw-v100-launch-exec",
-    "hw-v100-launch-sync",
-    "hw-v100-launch-overlap",
-    "hw-v100-launch-graph",
-    "hw-cuda-default-dyn-smem",
-    "hw-a100-smem-per-sm-ch",
-    "hw-h100-threads-per-sm-props",
-    "hw-h100-sms-props",
-    "hw-h100-hbm-capacity-ch",
-    "hw-h100-cc90-warps-per-sm",
-    "hw-h100-bf16-dense",
-    "hw-h100-hbm-bw",
-    "model-ref7b-weight-bytes",
-    "hw-h100-hbm-latency-assumed",
-    "hw-h100-clock-assumed",
-    "lec-7.1-regfile-chip",
-    "lec-7.1-regfile-per-sm",
-    "hw-max-threads-per-block",
-    "hw-h100-schedulers-per-sm",
-    "hw-h100-smem-latency",
-    "hw-h100-hbm-capacity",
-    "hw-h100-l2",
-    "hw-h100-smem-per-sm",
-    "lec-7.3-smem-chip",
-    "lec-7.3-smem-bw",
-    "lec-7.3-smem-vs-hbm",
-    "lec-7.3-onchip-total",
-    "lec-7.3-weights-vs-onchip",
-    "lec-7.3-hbm-per-sm",
-    "lec-7.3-hbm-per-sm-cycle",
-    "hw-max-regs-per-thread",
-    "hw-smem-banks",
-    "hw-h100-fp32-vector",
-    "hw-h100-fp8-dense",
-    "model-ref7b-dff",
-    "model-ref7b-layers",
-    "lec-7.12-tpu-macs",
-    "hw-tpuv1-clock",
-    "hw-tpuv1-ub",
-    "hw-tpuv1-acc",
-    "hw-tpuv1-bw",
-    "lec-7.12-tpu-ub-MB",
-    "hw-a100-bf16",
-    "hw-a100-bw",
-    "hw-a100-smem-per-sm",
-    "hw-a100-sms",
-    "hw-a100-clock-assumed",
-    "hw-a100-bf16-kipply",
-    "hw-a100-bw-kipply",
-    "book-1.1-max-block",
-    "hw-m2050-copy-bw",
-    "hw-g80-bw",
-    "hw-a6000-cublas-fp32",
-    "book-2.3-thread-reg-cap",
-    "hw-a100-sram-per-sm-fa",
-    "hw-a100-sms-fa",
-    "hw-a100-sram-bw-fa",
-    "hw-a100-hbm-range-fa",
-    "book-2.4-a100-sram-total",
-    "book-2.4-sram-vs-hbm",
-    "model-dsv3-routed",
-    "model-dsv3-shared",
-    "model-dsv3-topk",
-    "model-dsv3-total-params",
-    "model-dsv3-active-params",
-    "book-5.2-dsv3-active-frac",
-    "book-5.2-dsv3-experts-per-token",
-    "hw-hgx-h200-nvlink",
-    "hw-ualink-accelerators",
-    "hw-blackwell-transistors",
-    "hw-blackwell-d2d-bw",
-    "hw-blackwell-warps-cc100",
-    "hw-blackwell-warps-cc120",
-    "hw-blackwell-regs-per-thread",
-    "hw-blackwell-blocks-per-sm",
-    "hw-blackwell-cluster-portable",
-    "hw-blackwell-cluster-b200",
-    "hw-blackwell-b200-hbm",
-    "hw-blackwell-gb200-l2",
-    "hw-blackwell-l1-smem-per-sm",
-    "hw-blackwell-smem-carveout-max",
-    "hw-blackwell-nvlink-max-gpus",
-    "hw-blackwell-nvl72-aggregate",
-    "hw-blackwell-nvlink-per-gpu",
-    "hw-blackwell-grace-link",
-    "book-6.1-regfile",
-    "book-6.1-tcgen05-count",
-    "hw-mi355x-hbm",
-    "hw-mi355x-bw",
-    "hw-mi355x-xcds",
-    "hw-mi355x-cus",
-    "hw-mi355x-matrix-cores",
-    "hw-mi355x-l2-per-xcd",
-    "hw-mi355x-fp8-dense",
-    "hw-mi355x-fp8-sparse",
-    "hw-mi355x-fp4-dense",
-    "hw-mi355x-fp4-sparse",
-    "hw-mi355x-power",
-    "hw-mi355x-hbm-stacks",
-    "hw-mi300x-fp8-dense",
-    "book-6.2-mi355x-cus-per-xcd",
-    "book-6.2-mi355x-mc-per-cu",
-    "book-6.2-mi355x-l2-total",
-    "book-6.2-mi355x-per-stack",
-    "hw-tpu7x-hbm-per-chiplet",
-    "hw-tpu7x-hbm-chip",
-    "hw-tpu7x-bw",
-    "hw-tpu7x-pod-chips",
-    "hw-tpu7x-ici-per-axis",
-    "hw-tpu7x-bf16",
-    "hw-tpu7x-fp8",
-    "hw-tpu7x-vm-chips",
-    "hw-tpu7x-vmem-per-tc",
-    "hw-tpu7x-tensorcores",
-    "book-6.2-tpu7x-hbm-sum",
-    "book-6.2-tpu7x-vreg-bytes",
-    "book-6.2-tpuv1-macs",
-    "book-6.2-tpuv1-peak",
-    "book-6.2-tpuv1-onchip",
-    "book-6.2-tpuv4-chips",
-    "hw-trn3-neuroncores",
-    "hw-trn3-hbm",
-    "hw-trn3-bw",
-    "hw-trn3-dma",
-    "hw-trn3-cc-cores",
-    "hw-trn3-sbuf",
-    "hw-trn3-psum",
-    "hw-trn3-te-clock",
-    "hw-trn3-mxfp8",
-    "hw-trn3-bf16",
-    "hw-trn3-fp32",
-    "book-6.2-trn3-hbm-per-stack",
-    "book-6.2-trn3-sbuf-growth",
-    "book-6.2-trn3-sbuf-total",
-    "book-6.1-min-l1-at-max-carveout",
-    "hw-tpu7x-vm-vcpus",
-    "hw-tpu7x-vm-ram",
-];
-
-#[test]
-fn every_case_is_covered_or_skipped() {
-    let text = include_str!("catalog.rs");
-    let body = &text[..text.find("const SKIPPED").unwrap()];
-    // An id counts where the code uses it (in an assertion, or in a table
-    // a test asserts row by row), not where a comment names it.
-    let asserted = common::code_literals(body);
-    let mut missing = Vec::new();
-    for id in ALL {
-        // The id alone, or leading an assertion's message ("id: {got}").
-        let covered = asserted.iter().any(|a| {
-            a == id
-                || a.strip_prefix(id)
-                    .is_some_and(|r| r.starts_with([' ', ':']))
-        });
-        let skipped = SKIPPED.iter().any(|(s, _)| s == id);
-        assert!(!(covered && skipped), "{id} is both tested and skipped");
-        if !covered && !skipped {
-            missing.push(*id);
-        }
-    }
-    assert!(missing.is_empty(), "golden cases with no test: {missing:?}");
-}

@@ -14,7 +14,9 @@ use std::path::Path;
 const HARDWARE: &[&str] = &[
     "a100-sxm-80gb",
     "b200",
+    "b300",
     "gb200",
+    "gb300",
     "h100-sxm",
     "h200-sxm",
     "h800",

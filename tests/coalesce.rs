@@ -152,43 +152,6 @@ fn sector_rule_of_the_chapter_and_the_book() {
     check("book-1.2-stride-max-efficiency", c.efficiency * 100.0);
 }
 
-/// Coalescing cases no command computes, and why.
-const SKIPPED: &[(&str, &str)] = &[
-    (
-        "lec-7.6-strided-decode-tps",
-        "decode arithmetic: 4.0 ms x 32 = 128 ms per token",
-    ),
-    (
-        "lec-ex3-tile-bytes",
-        "the shared-memory staging tile's size, tile^2 x element size",
-    ),
-    (
-        "lec-ex3-tile-frac",
-        "the staging tile over shared memory per SM",
-    ),
-    (
-        "book-2.1-naive-transpose-frac",
-        "a ratio of two measured bandwidths on an old GPU with no hardware file",
-    ),
-    (
-        "book-2.1-tiled-transpose-frac",
-        "a ratio of two measured bandwidths on an old GPU with no hardware file",
-    ),
-    (
-        "book-2.1-smem-copy-frac",
-        "a ratio of two measured bandwidths on an old GPU with no hardware file",
-    ),
-    (
-        "book-2.1-padded-transpose-frac",
-        "a ratio of two measured bandwidths on an old GPU with no hardware file",
-    ),
-];
-
-#[test]
-fn every_coalescing_case_is_asserted_or_skipped() {
-    assert_topic_covered("coalescing", include_str!("coalesce.rs"), SKIPPED);
-}
-
 #[test]
 fn dram_granularity_and_default() {
     let h = hw_with("h100-sxm", &["memory.dram-fetch=64B"]);

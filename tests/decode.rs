@@ -4,13 +4,17 @@
 //! public tools' pitfalls, and the H200 measurements: the speed of light
 //! must lie below every one.
 
+mod common;
+use common::{check, check_flagged, check_si, golden};
 use roofline::calc::decode::{self, DecodeCost, DecodeInputs, float_max_normal};
+use roofline::calc::point::{self, PointInputs};
 use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::calc::roof::Roof;
+use roofline::calc::simulate::slo::Target;
 use roofline::calc::step::{self, Op, Precisions};
 use roofline::catalog::Catalog;
 use roofline::error::Error;
-use roofline::inputs::{Count, Number, Seconds, Tokens};
+use roofline::inputs::{Count, Number, Tokens};
 use roofline::spec::hardware::{Hardware, Mode};
 use roofline::spec::model::Model;
 
@@ -46,25 +50,30 @@ fn close(id: &str, got: f64, expected: f64, tol: f64) {
 #[test]
 fn lecture_decode_floor() {
     // The lecture divides all 13.5 GB of the reference 7B's weights by the
-    // H100's 3.35 TB/s; the step itself reads the embedding row by row.
+    // H100's 3.35 TB/s: `point` on the seed's inputs, at decode's 2 FLOPs
+    // per 2-byte weight.
+    let h = hw("h100-sxm");
+    for id in ["lec-7.3-decode-floor", "lec-ex5-cut-claim-floor"] {
+        let c = golden(id);
+        let bytes = c.input("weight_GB") * 1e9;
+        let p = point::cost(
+            &h,
+            &PointInputs::totals(bytes, bytes, "bf16"),
+            Mode::SpeedOfLight,
+        )
+        .unwrap();
+        check_si(id, p.time.unwrap().time_s);
+    }
+    // `decode` answers what the step reads: the embedding row by row, not
+    // the whole table, 13.2 GB in 3.946 ms, a convention docs/errata.md
+    // lists.
     let c = run("llama-2-7b", "h100-sxm", &inputs(1, 1), Mode::SpeedOfLight);
-    let floor = c.model_weight_bytes / c.setup.roof.bandwidth;
-    close("lec-7.3-decode-floor", floor * 1e3, 4.0, 0.01);
-    close("lec-ex5-cut-claim-floor", floor * 1e3, 4.0, 0.01);
-    // What the step reads: about 13.2 GB, 3.94 ms.
-    let w = c.timed.step.weight_bytes();
-    assert!((w / 13.2e9 - 1.0).abs() < 0.005, "{w}");
-    assert!(
-        (c.step_time_s - 3.94e-3).abs() < 0.01e-3,
-        "{}",
-        c.step_time_s
-    );
+    check_flagged("lec-7.3-decode-floor", c.step_time_s, 3.9464);
+    check_flagged("lec-ex5-cut-claim-floor", c.step_time_s, 3.9464);
     let r = c.report(false);
-    close(
+    check(
         "lec-7.4-decode-peak-fraction",
         r.number("fraction_of_peak").unwrap() * 100.0,
-        0.34,
-        0.005,
     );
     assert!((r.number("intensity").unwrap() - 1.0).abs() < 0.01);
 }
@@ -103,18 +112,8 @@ fn intensity_grows_with_batch_until_kv_dominates() {
 
 #[test]
 fn fp8_ranges() {
-    close(
-        "book-2.3-e4m3-max",
-        float_max_normal(4, 3, false),
-        448.0,
-        0.0,
-    );
-    close(
-        "book-2.3-e5m2-max",
-        float_max_normal(5, 2, true),
-        57344.0,
-        0.0,
-    );
+    check("book-2.3-e4m3-max", float_max_normal(4, 3, false));
+    check("book-2.3-e5m2-max", float_max_normal(5, 2, true));
 }
 
 #[test]
@@ -195,11 +194,14 @@ fn achievable_on_published_bandwidth() {
             roofline::calc::roof::Bound::Memory,
             "{id}"
         );
-        close(
-            id,
-            ach.step_time_s / sol.step_time_s,
-            datasheet / measured,
-            1e-9,
+        // Each operation streams at the measured bandwidth, so the step is
+        // at least datasheet / measured slower; the elementwise kernels the
+        // speed of light fuses away add a little more.
+        let ratio = ach.step_time_s / sol.step_time_s;
+        let floor = datasheet / measured;
+        assert!(
+            ratio >= floor * (1.0 - 1e-9) && ratio <= floor * 1.05,
+            "{id}: {ratio} against {floor}"
         );
         assert!(!ach.setup.launch_measured, "{id}");
     }
@@ -275,10 +277,19 @@ fn speculative_decode() {
     });
 }
 
+/// A bare time-per-token target, read at the default percentile.
+fn tpot(seconds: f64) -> Target {
+    Target {
+        percentile: roofline::calc::simulate::slo::DEFAULT_PERCENTILE,
+        seconds,
+        named: false,
+    }
+}
+
 #[test]
 fn slo_bisection() {
     let mut i = inputs(1, 2048);
-    i.slo_tpot = Some(Seconds(0.010));
+    i.slo_tpot = Some(tpot(0.010));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let slo = c.slo.as_ref().unwrap();
     assert!(slo.batch > 1);
@@ -296,7 +307,7 @@ fn slo_bisection() {
         assert!(at(slo.batch + 1) > 0.010);
     }
     // A target nothing meets answers batch 0, not an error.
-    i.slo_tpot = Some(Seconds(1e-4));
+    i.slo_tpot = Some(tpot(1e-4));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     assert_eq!(c.slo.unwrap().batch, 0);
 }
@@ -306,7 +317,7 @@ fn goodput_puts_prefill_in_the_loop() {
     let mut i = inputs(16, 1024);
     i.prompt = Some(Tokens(1024));
     i.output = Some(Tokens(128));
-    i.slo_ttft = Some(Seconds(1.0));
+    i.slo_ttft = Some(tpot(1.0));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let g = c.goodput.unwrap();
     assert!(g.meets_slo);
@@ -412,29 +423,26 @@ fn speed_of_light_is_below_every_h200_measurement() {
             "{m} batch {b} context {t}: {} >= {s}",
             c.step_time_s
         );
-        // The calibrated estimate lies between the bound and the
-        // measurement, within 35% of the plain-PyTorch graph.
+        // The calibrated estimate lies above the bound and within 25% of
+        // the plain-PyTorch graph (tests/achievable_validation.rs holds the
+        // tighter bounds).
         let a = decode::cost(&model(&m), &h, &inputs(b, t - 1), Mode::Achievable).unwrap();
-        assert!(a.step_time_s > c.step_time_s && a.step_time_s < s);
+        assert!(a.step_time_s > c.step_time_s);
         assert!(
-            a.step_time_s / s > 0.65,
+            (a.step_time_s / s - 1.0).abs() < 0.25,
             "{m} {b} {t}: {} vs {s}",
             a.step_time_s
         );
     }
-    // Against the compiled build (the closest to a serving engine), the
-    // calibrated estimate is within 20% at all but Llama-2-7B batch 1 (0.75).
+    // Against the compiled build (Inductor fuses the elementwise kernels
+    // the per-operation model counts one by one), the calibrated estimate
+    // is within 25% either way.
     for (m, b, t, s) in measured_decodes(include_str!("../validation/h200-serving-compiled.json")) {
         let c = decode::cost(&model(&m), &h, &inputs(b, t - 1), Mode::SpeedOfLight).unwrap();
         assert!(c.step_time_s < s, "{m} batch {b} context {t}");
         let a = decode::cost(&model(&m), &h, &inputs(b, t - 1), Mode::Achievable).unwrap();
         let ratio = a.step_time_s / s;
-        let floor = if m == "llama-2-7b" && b == 1 {
-            0.74
-        } else {
-            0.8
-        };
-        assert!(ratio > floor && ratio < 1.0, "{m} {b} {t}: {ratio}");
+        assert!((ratio - 1.0).abs() < 0.25, "{m} {b} {t}: {ratio}");
     }
     let v: serde_json::Value =
         serde_json::from_str(include_str!("../validation/h200-serving.json")).unwrap();
@@ -493,4 +501,47 @@ fn batch_trades_user_speed_for_device_throughput() {
         }
         last = Some((device, user));
     }
+}
+
+/// `decode --slo-tpot T` without a batch searches it and says what binds:
+/// memory when one more sequence's KV does not fit, else the next batch's
+/// time per token. Checked against plain decode steps at the answer and
+/// one above it, and the memory case against a hand count of the KV.
+#[test]
+fn without_a_batch_the_slo_search_answers_and_says_what_binds() {
+    use roofline::calc::decode::SloBound;
+    let (m, h) = (model("llama-3-8b"), hw("h100-sxm"));
+    let cost = |v: serde_json::Value| {
+        let i: DecodeInputs = serde_json::from_value(v).unwrap();
+        decode::cost(&m, &h, &i, Mode::SpeedOfLight).unwrap()
+    };
+    let at = |b: u64| cost(serde_json::json!({"batch": b, "context": 4096}));
+
+    let c = cost(serde_json::json!({"context": 4096, "slo-tpot": "30ms"}));
+    let slo = c.slo.clone().unwrap();
+    assert!(c.batch_searched);
+    assert_eq!(c.batch, slo.batch);
+    assert_eq!(slo.bound, SloBound::Memory);
+    assert!(at(slo.batch).memory.unwrap().fits);
+    assert!(!at(slo.batch + 1).memory.unwrap().fits);
+    assert!(at(slo.batch).step_time_s <= 0.030);
+    // KV per sequence by hand: K and V, 8 KV heads of 128, 32 layers, 2 B,
+    // for the 4,096 tokens of context and the new one.
+    let per_seq = 2.0 * 8.0 * 128.0 * 32.0 * 2.0 * 4097.0;
+    let budget = at(1).memory.unwrap().kv_budget_bytes;
+    assert_eq!(slo.batch, (budget / per_seq).floor() as u64);
+
+    let c = cost(serde_json::json!({"context": 4096, "slo-tpot": "10ms"}));
+    let slo = c.slo.unwrap();
+    assert_eq!(slo.bound, SloBound::TimePerToken);
+    assert!(at(slo.batch).step_time_s <= 0.010);
+    assert!(at(slo.batch + 1).step_time_s > 0.010);
+    assert_eq!(slo.next_tpot_s, Some(at(slo.batch + 1).step_time_s));
+
+    // Neither a batch nor a target: the batch is asked for.
+    let i: DecodeInputs = serde_json::from_value(serde_json::json!({"context": 4096})).unwrap();
+    assert!(matches!(
+        decode::cost(&m, &h, &i, Mode::SpeedOfLight),
+        Err(Error::MissingInput { .. })
+    ));
 }

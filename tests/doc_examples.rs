@@ -1,75 +1,140 @@
-//! Every example a user is shown must run: each `roofline ...` line inside
-//! a code block of README.md and docs/*.md, and each example in the
-//! commands' `--help`, is run and must exit 0. Lines naming a placeholder
-//! file or folder (`my-gpu.toml`, `./my-hardware`, `path/to/...`) are skipped.
+//! Every example a user is shown must paste into a shell and run: each
+//! `roofline ...` line inside a code block of README.md and docs/*.md, and
+//! each example line of every command's `--help`, is given to `sh -c`
+//! exactly as written (a trailing `\` joins the next line; remarks are `#`
+//! comments) with the built binary first on PATH, and must exit 0, or the
+//! status its remark names (`# exits 65`: an example of a refusal). Lines
+//! naming a placeholder file or folder (`my-gpu.toml`, `./my-hardware`,
+//! `path/to/...`, `<id>`) are left out. Each runs in a scratch folder that
+//! links the repository's files, with a scratch HOME, so examples that
+//! write files write there.
 
-use std::process::Command;
+use std::path::Path;
+use std::process::{Command, Stdio};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_roofline"))
-}
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// Splits a shell-like line into words, honouring double quotes; stops at
-/// a `#` comment or a `(` remark.
-fn words(line: &str) -> Vec<String> {
+/// The example lines of a text: the lines that start with `roofline `
+/// (after indentation or a `$ ` prompt), continuation lines joined.
+fn examples(lines: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    let mut any = false;
-    for c in line.chars() {
-        match c {
-            '"' => {
-                quoted = !quoted;
-                any = true;
+    let mut pending: Option<String> = None;
+    for l in lines {
+        let t = l.trim();
+        if let Some(mut p) = pending.take() {
+            p.push(' ');
+            p.push_str(t.trim_end_matches('\\').trim());
+            if t.ends_with('\\') {
+                pending = Some(p);
+            } else {
+                out.push(p);
             }
-            '#' | '(' if !quoted && cur.is_empty() => break,
-            c if c.is_whitespace() && !quoted => {
-                if any {
-                    out.push(std::mem::take(&mut cur));
-                    any = false;
-                }
-            }
-            c => {
-                cur.push(c);
-                any = true;
-            }
+            continue;
         }
-    }
-    if any {
-        out.push(cur);
+        let t = t.strip_prefix("$ ").unwrap_or(t);
+        if !t.starts_with("roofline ") {
+            continue;
+        }
+        if t.ends_with('\\') {
+            pending = Some(t.trim_end_matches('\\').trim().to_string());
+        } else {
+            out.push(t.to_string());
+        }
     }
     out
 }
 
-fn runnable(line: &str) -> Option<Vec<String>> {
-    let line = line.trim().strip_prefix("roofline ")?;
-    if line.contains("my-")
-        || line.contains("path/to/")
-        || line.contains('<')
-        || line.contains("...")
-    {
-        return None;
-    }
-    let w = words(line);
-    (!w.is_empty()).then_some(w)
+fn placeholder(line: &str) -> bool {
+    // The command part, before any `#` remark.
+    let cmd = line.split(" #").next().unwrap_or(line);
+    cmd.contains("my-") || cmd.contains("path/to/") || cmd.contains('<') || cmd.contains("...")
 }
 
-fn check(lines: impl IntoIterator<Item = String>, whence: &str) -> usize {
+/// A scratch folder holding links to every top-level entry of the
+/// repository but docs/, and a scratch HOME inside it.
+fn scratch() -> &'static Path {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("doc-examples-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("home")).unwrap();
+        // docs/ is not linked: the gallery's examples write their charts
+        // into a scratch docs/charts, never over the committed ones.
+        std::fs::create_dir_all(dir.join("docs/charts")).unwrap();
+        for e in std::fs::read_dir(ROOT).unwrap() {
+            let e = e.unwrap();
+            let name = e.file_name();
+            if name == "target" || name == "docs" || name.to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let link = dir.join(&name);
+            if !link.exists() {
+                std::os::unix::fs::symlink(e.path(), link).unwrap();
+            }
+        }
+        dir
+    })
+}
+
+/// Runs `line` through `sh -c` in the scratch folder with the test
+/// binary's folder first on PATH. The folder a `> ~/...` redirect writes
+/// into is made first, as a user following the example would have it.
+fn paste(line: &str) -> std::process::Output {
+    let bin = Path::new(env!("CARGO_BIN_EXE_roofline"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let home = scratch().join("home");
+    if let Some(target) = line.split("> ~/").nth(1) {
+        let target = target.split_whitespace().next().unwrap_or("");
+        if let Some(parent) = home.join(target).parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+    }
+    Command::new("sh")
+        .arg("-c")
+        .arg(line)
+        .current_dir(scratch())
+        .env("PATH", path)
+        .env("HOME", &home)
+        .env_remove("ROOFLINE_HW_DIR")
+        .env_remove("ROOFLINE_MODEL_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run sh")
+}
+
+/// The exit status an example expects: 0, or N where its remark says
+/// `exits N`.
+fn expected_status(line: &str) -> i32 {
+    line.split(" #")
+        .nth(1)
+        .and_then(|r| r.split("exits ").nth(1))
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+fn run_lines(lines: impl IntoIterator<Item = String>, whence: &str) -> usize {
     let mut n = 0;
-    for line in lines {
-        let Some(args) = runnable(&line) else {
+    let mut failed = Vec::new();
+    for line in examples(lines) {
+        if placeholder(&line) {
             continue;
-        };
-        let out = bin().args(&args).output().expect("run roofline");
-        assert!(
-            out.status.success(),
-            "{whence}: `roofline {}` exited {:?}: {}",
-            args.join(" "),
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        }
+        let out = paste(&line);
+        if out.status.code() != Some(expected_status(&line)) {
+            failed.push(format!(
+                "{whence}: `{line}` exited {:?}: {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
         n += 1;
     }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
     n
 }
 
@@ -87,44 +152,236 @@ fn code_lines(text: &str) -> Vec<String> {
 }
 
 #[test]
+fn the_scanner_joins_continuations_and_keeps_remarks() {
+    let lines = [
+        "  roofline hw show h100-sxm   # the H100".to_string(),
+        "$ roofline point --hw h100-sxm \\".to_string(),
+        "    --intensity 10".to_string(),
+        "not roofline".to_string(),
+    ];
+    assert_eq!(
+        examples(lines),
+        [
+            "roofline hw show h100-sxm   # the H100",
+            "roofline point --hw h100-sxm --intensity 10"
+        ]
+    );
+    // A remark in parentheses is a shell syntax error: the test would
+    // report it.
+    assert!(!paste("roofline hw list (the catalog)").status.success());
+    assert!(paste("roofline hw list # the catalog").status.success());
+    assert_eq!(expected_status("roofline plan --tp 3   # exits 65: no"), 65);
+    assert_eq!(expected_status("roofline hw list # 5 exits"), 0);
+}
+
+/// The ```toml blocks of a text that are scenario files (they hold a
+/// `[[query]]`).
+fn scenario_blocks(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur: Option<String> = None;
+    for l in text.lines() {
+        let t = l.trim_start();
+        match cur.as_mut() {
+            None if t.starts_with("```toml") => cur = Some(String::new()),
+            Some(_) if t.starts_with("```") => {
+                let block = cur.take().unwrap();
+                if block.contains("[[query]]") {
+                    out.push(block);
+                }
+            }
+            Some(b) => {
+                b.push_str(l);
+                b.push('\n');
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn scenario_format_examples_run_as_copied() {
+    let text = std::fs::read_to_string(format!("{ROOT}/docs/scenarios.md")).unwrap();
+    let blocks = scenario_blocks(&text);
+    assert!(
+        !blocks.is_empty(),
+        "docs/scenarios.md shows no scenario file"
+    );
+    for (i, b) in blocks.iter().enumerate() {
+        let file = scratch().join(format!("doc-scenario-{i}.toml"));
+        std::fs::write(&file, b).unwrap();
+        let out = paste(&format!(
+            "roofline run {} --out-dir {}",
+            file.display(),
+            scratch().join("home").display()
+        ));
+        assert!(
+            out.status.success(),
+            "docs/scenarios.md scenario {i} fails as copied: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
 fn readme_and_docs_examples_run() {
+    let mut files = vec![format!("{ROOT}/README.md")];
+    for e in std::fs::read_dir(format!("{ROOT}/docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            files.push(p.display().to_string());
+        }
+    }
+    files.sort();
     let mut n = 0;
-    for f in [
-        "README.md",
-        "docs/cli.md",
-        "docs/formulas.md",
-        "docs/validation.md",
-        "docs/data-schemas.md",
-    ] {
-        let text = std::fs::read_to_string(f).unwrap_or_default();
-        n += check(code_lines(&text), f);
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        n += run_lines(code_lines(&text), f);
     }
     assert!(n > 30, "only {n} examples found");
 }
 
+/// The subcommands `roofline [path] --help` lists under "Commands:".
+fn subcommands(path: &[String]) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_roofline"))
+        .args(path)
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout).to_string();
+    let mut inside = false;
+    let mut out = Vec::new();
+    for l in help.lines() {
+        if l.starts_with("Commands:") {
+            inside = true;
+        } else if inside && l.starts_with("  ") {
+            let name = l.split_whitespace().next().unwrap().to_string();
+            if name != "help" {
+                out.push(name);
+            }
+        } else if inside && !l.trim().is_empty() {
+            break;
+        }
+    }
+    out
+}
+
 #[test]
 fn help_examples_run() {
-    let commands: &[&[&str]] = &[
-        &["hw", "show"],
-        &["model", "show"],
-        &["point"],
-        &["occupancy"],
-        &["coalesce"],
-        &["littles-law"],
-        &["matmul"],
-        &["fusion", "softmax"],
-        &["fusion", "chain"],
-        &["fusion", "epilogue"],
-        &["launch"],
-    ];
+    let mut todo: Vec<Vec<String>> = vec![vec![]];
     let mut n = 0;
-    for c in commands {
-        let out = bin().args(*c).arg("--help").output().expect("run --help");
+    let mut commands = 0;
+    while let Some(path) = todo.pop() {
+        for s in subcommands(&path) {
+            let mut p = path.clone();
+            p.push(s);
+            todo.push(p);
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_roofline"))
+            .args(&path)
+            .arg("--help")
+            .output()
+            .unwrap();
         let help = String::from_utf8_lossy(&out.stdout).to_string();
-        n += check(
-            help.lines().map(String::from),
-            &format!("{} --help", c.join(" ")),
-        );
+        // Lines of the "Commands:" list are not examples (`chart` has a
+        // subcommand named `roofline`).
+        let mut listing = false;
+        let lines: Vec<String> = help
+            .lines()
+            .filter(|l| {
+                if l.starts_with("Commands:") {
+                    listing = true;
+                } else if l.trim().is_empty() {
+                    listing = false;
+                }
+                !listing
+            })
+            .map(String::from)
+            .collect();
+        n += run_lines(lines, &format!("roofline {} --help", path.join(" ")));
+        commands += 1;
     }
-    assert!(n >= 11, "only {n} help examples found");
+    assert!(commands > 20, "only {commands} commands found");
+    assert!(n >= 20, "only {n} help examples found");
+}
+
+/// One invocation of every command, with the inputs it requires.
+const COMMANDS: &[(&str, &str)] = &[
+    ("hw show", "hw show h100-sxm"),
+    ("hw list", "hw list"),
+    ("model show", "model show llama-3-8b"),
+    ("model list", "model list"),
+    ("point", "point --hw h100-sxm --intensity 10"),
+    (
+        "occupancy",
+        "occupancy --hw h100-sxm --threads 256 --regs 32",
+    ),
+    ("coalesce", "coalesce --hw h100-sxm --stride 2"),
+    (
+        "littles-law",
+        "littles-law --hw h200-sxm --latency 500cycles --clock 1.8GHz",
+    ),
+    ("matmul", "matmul --hw h100-sxm --m 64 --n 64 --k 64"),
+    ("fusion", "fusion softmax --hw h100-sxm --rows 4 --cols 4"),
+    ("launch", "launch --kernels 10"),
+    (
+        "collective",
+        "collective all-reduce --hw h200-sxm --devices 8 --bytes 1MiB",
+    ),
+    ("plan", "plan --model llama-3-8b --hw h200-sxm --devices 8"),
+    ("kv", "kv --model llama-3-8b --context 100"),
+    (
+        "decode",
+        "decode --model llama-3-8b --hw h200-sxm --batch 1 --context 100",
+    ),
+    (
+        "prefill",
+        "prefill --model llama-3-8b --hw h200-sxm --prompt 100",
+    ),
+    (
+        "speculative",
+        "speculative --acceptance 0.8 --draft-tokens 4",
+    ),
+    ("chart", "chart roofline --hw h100-sxm --out chart.svg"),
+    ("run", "run scenarios/lecture-tiling-table.toml"),
+];
+
+/// The backticked names in README's sentence "`FLAG` ... all but `a`, `b`
+/// ... (" or "... which".
+fn readme_exceptions(flag: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(format!("{ROOT}/README.md")).unwrap();
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let from = flat
+        .find(&format!("`{flag}"))
+        .unwrap_or_else(|| panic!("README does not mention {flag}"));
+    let rest = &flat[from..];
+    let list = rest.split("all but ").nth(1).expect("an `all but` list");
+    let list = list.split(['(', ';']).next().unwrap();
+    let list = list.split(", which").next().unwrap();
+    list.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn readme_names_the_commands_that_refuse_sweep_and_achievable() {
+    for (flag, extra) in [
+        ("--sweep name=values", "--sweep tile=32,64"),
+        ("--achievable", "--achievable"),
+    ] {
+        let said = readme_exceptions(flag);
+        let mut refused = Vec::new();
+        for (name, line) in COMMANDS {
+            let out = paste(&format!("roofline {line} {extra}"));
+            // 2 is a usage error: the flag is not taken. Anything else is the
+            // command's own answer to the inputs (a sweep of an input it lacks
+            // is refused with 65, a bad value).
+            if out.status.code() == Some(2) {
+                refused.push(name.to_string());
+            }
+        }
+        assert_eq!(said, refused, "README's exceptions to {flag}");
+    }
 }

@@ -4,6 +4,8 @@
 //! any input. Expected values and tolerances are the golden file's; each
 //! check names its case id.
 
+mod common;
+use common::check;
 use proptest::prelude::*;
 use roofline::calc::fusion::{self, ChainInputs, EpilogueInputs, FusionCost, SoftmaxInputs};
 use roofline::catalog::Catalog;
@@ -29,7 +31,7 @@ fn hw(id: &str) -> &'static Hardware {
 }
 
 /// |actual - expected| <= tol * |expected|, the golden file's rule.
-fn check(id: &str, actual: f64, expected: f64, tol: f64) {
+fn close(id: &str, actual: f64, expected: f64, tol: f64) {
     let ok = (actual - expected).abs() <= tol * expected.abs() + 1e-12 * expected.abs().max(1.0);
     assert!(
         ok,
@@ -83,37 +85,17 @@ const KIB: f64 = 1024.0;
 fn fused_softmax_002_s7_10() {
     let c = softmax(4096, 4096);
     let r = c.report(false);
-    check(
-        "lec-7.10-traversal-bytes",
-        num(&r, "traversal_bytes"),
-        33.55e6,
-        0.001,
-    );
-    check(
-        "lec-7.10-unfused-bytes",
-        num(&r, "unfused_bytes"),
-        167.8e6,
-        0.001,
-    );
-    check("lec-7.10-unfused-time", c.unfused_time_s * 1e6, 50.1, 0.002);
-    check(
-        "lec-7.10-fused-bytes",
-        num(&r, "fused_bytes"),
-        67.1e6,
-        0.001,
-    );
-    check("lec-7.10-fused-time", c.fused_time_s * 1e6, 20.0, 0.003);
-    check("lec-7.10-fusion-ratio", c.speedup, 2.5, 0.0);
-    check("lec-7.10-row-bytes", num(&r, "row_bytes") / KIB, 8.0, 0.0);
-    check("lec-7.10-softmax-intensity", c.intensity, 1.25, 0.0);
-    check(
-        "lec-7.10-softmax-vs-ridge",
-        num(&r, "ridge_vs_intensity"),
-        236.0,
-        0.002,
-    );
+    check("lec-7.10-traversal-bytes", num(&r, "traversal_bytes"));
+    check("lec-7.10-unfused-bytes", num(&r, "unfused_bytes"));
+    check("lec-7.10-unfused-time", c.unfused_time_s * 1e6);
+    check("lec-7.10-fused-bytes", num(&r, "fused_bytes"));
+    check("lec-7.10-fused-time", c.fused_time_s * 1e6);
+    check("lec-7.10-fusion-ratio", c.speedup);
+    check("lec-7.10-row-bytes", num(&r, "row_bytes") / KIB);
+    check("lec-7.10-softmax-intensity", c.intensity);
+    check("lec-7.10-softmax-vs-ridge", num(&r, "ridge_vs_intensity"));
     // The ratio is the lecture's 5 traversals over 2 at any size.
-    check(
+    close(
         "lec-7.10-fusion-ratio (1000 x 777)",
         softmax(1000, 777).speedup,
         2.5,
@@ -127,22 +109,16 @@ fn epilogue_roundtrip_002_s7_10() {
     check(
         "lec-7.10-activation-roundtrip-bytes",
         num(&r, "roundtrip_bytes"),
-        1.443e9,
-        0.001,
     );
     check(
         "lec-7.10-activation-roundtrip-time",
         num(&r, "roundtrip_time_s") * 1e3,
-        0.43,
-        0.005,
     );
     check(
         "lec-7.10-activation-roundtrip-layers",
         num(&r, "roundtrip_time_s_all_layers") * 1e3,
-        13.8,
-        0.005,
     );
-    check(
+    close(
         "fusion deletes exactly the round-trip",
         num(&r, "bytes_saved"),
         num(&r, "roundtrip_bytes"),
@@ -154,25 +130,13 @@ fn epilogue_roundtrip_002_s7_10() {
 fn merge_attn_states_004() {
     // [32 tokens, 32 heads, 128] bf16: two reads and one write.
     let with_launch = chain(1, 32 * 32 * 128, 2, Some(1e-6));
-    check("ch-merge-bytes", with_launch.fused_bytes, 786432.0, 0.0);
-    check(
-        "ch-merge-bytes-MB",
-        with_launch.fused_bytes / 1e6,
-        0.79,
-        0.005,
-    );
+    check("ch-merge-bytes", with_launch.fused_bytes);
+    check("ch-merge-bytes-MB", with_launch.fused_bytes / 1e6);
     let no_launch = chain(1, 32 * 32 * 128, 2, None);
-    check(
-        "ch-merge-hbm-time",
-        no_launch.fused_time_s * 1e6,
-        0.24,
-        0.025,
-    );
+    check("ch-merge-hbm-time", no_launch.fused_time_s * 1e6);
     check(
         "ch-merge-launch-vs-work",
         with_launch.launch_vs_work().unwrap(),
-        4.26,
-        0.01,
     );
 }
 
@@ -183,14 +147,14 @@ fn elementwise_chain_is_three_times_fewer_bytes() {
     let c = chain(3, 1 << 20, 1, None);
     let r = c.report(false);
     let tensor = num(&r, "tensor_bytes");
-    check(
+    close(
         "chain unfused traversals",
         c.unfused_bytes / tensor,
         6.0,
         0.0,
     );
-    check("chain fused traversals", c.fused_bytes / tensor, 2.0, 0.0);
-    check("chain speedup", c.speedup, 3.0, 1e-12);
+    close("chain fused traversals", c.fused_bytes / tensor, 2.0, 0.0);
+    close("chain speedup", c.speedup, 3.0, 1e-12);
 }
 
 #[test]

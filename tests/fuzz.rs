@@ -1,6 +1,13 @@
 //! No input may panic: property tests feed the unit parser and the data-file
 //! loaders arbitrary text and mutations of real files, and require an `Ok`
 //! or an `Err`, never a panic. Each property runs `CASES` inputs.
+//!
+//! `fuzz_command_lines` builds whole command lines (and the hardware, model,
+//! Hugging Face and scenario files they read) from the crash corpus of
+//! issue 27 and mutations of working commands, runs the binary on each and
+//! requires one of the documented exit codes, no panic and no hang. It runs
+//! for `ROOFLINE_FUZZ_SECS` seconds (default 10); `.ci/run` gives it 90;
+//! docs/validation.md says how to run it longer.
 
 use proptest::prelude::*;
 use roofline::spec::Origin;
@@ -139,6 +146,16 @@ proptest! {
             .replacen("head-dim = 128", &format!("head-dim = {head_dim}"), 1)
             .replacen("intermediate-size = 14336", &format!("intermediate-size = {ff}"), 1);
         let m = Model::parse(&text, &origin());
+        // A count above 2^53 is refused where it enters, naming its field.
+        let bound = roofline::inputs::MAX_COUNT;
+        if [layers, hidden, vocab, heads, kv, head_dim, ff].iter().any(|&c| c > bound) {
+            prop_assert!(
+                matches!(&m, Err(roofline::Error::Data { field: Some(_), .. })),
+                "a count above 2^53 was not refused by field: {:?}",
+                m.as_ref().err()
+            );
+            return Ok(());
+        }
         prop_assert!(m.is_ok(), "generated file did not parse: {:?}", m.err());
         let m = m.unwrap();
         let [l, d, v, h, k, dh, f] = [layers, hidden, vocab, heads, kv, head_dim, ff]
@@ -155,4 +172,422 @@ proptest! {
             (Err(e), None) => prop_assert!(matches!(&e, roofline::Error::Data { field: Some(_), .. }), "{e}"),
         }
     }
+}
+
+/// The crash corpus of issue 27: each once panicked, hung or blew up.
+const CORPUS: &[&str] = &[
+    "plan --model llama-3.1-70b --hw h200-sxm --devices 8 --tp 8 --batch 1e19",
+    "plan --model llama-3.1-70b --hw h200-sxm --devices 8 --tp 8 --batch 32 --prompt 12345678901234567890",
+    "plan --model llama-3.1-70b --hw h200-sxm --devices 8 --tp 8 --batch 32 --microbatches 18446744073709551615",
+    "collective all-reduce --hw h200-sxm --devices 18446744073709551615 --bytes 1GiB",
+    "collective all-reduce --hw trainium3 --devices 12345678901234567890 --bytes 1GiB",
+    "decode --model llama-3-8b --hw h200-sxm --batch 8 --context 18446744073709551615 --force",
+    "chart occupancy --hw h100-sxm --smem 1TB --out OUT/x.svg",
+    "chart roofline --hw h100-sxm --point p:1e307 --out OUT/x.svg",
+    "chart roofline --hw h100-sxm --point p:1e-306 --out OUT/x.svg",
+    "chart roofline --hw h100-sxm --point p:1e-320 --out OUT/x.svg",
+    "chart roofline --hw h100-sxm --point g:1e308FLOP/1B --out OUT/x.svg",
+    "plan --model llama-3.1-70b --hw h200-sxm --devices 18446744073709551615 --tp 8 --batch 32",
+    "point --flops 1e-320FLOP --bytes 1e-320B --hw h100-sxm",
+    "collective all-reduce --hw h200-sxm --devices 8 --bytes 1e-320B",
+    "hw show h200-sxm --clock 1e-320MHz",
+    "littles-law --hw h100-sxm --pointer 4.9e-324",
+    "plan --model llama-3.1-70b --hw h200-sxm --devices 8 --objective goodput --slo-tpot 0us --slo-ttft 0s",
+    "plan --model llama-3.1-70b --hw h200-sxm --devices 8 --objective goodput --slo-tpot=-1s",
+    "collective all-reduce --hw h200-sxm --devices 8 --bytes 1GiB --sweep model=x,y",
+    "model show llama-3-8b --sweep hw=NaN,1",
+    "decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --kernels 0",
+    "point --hw h100-sxm --sweep intensity=1,2 --chart - --format json",
+    "chart decode --model llama-2-7b --hw tpu-v1 --out OUT/x.svg",
+    "occupancy --hw h100-sxm --threads 256 --regs 32 --sweep carveout=1e-320..1e-300",
+    "hw show tpu-v1 --dtype int4",
+    "hw show h200-sxm --set memory.hbm-bandwidth=1e-320GB/s",
+    "chart roofline --hw h100-sxm --out .svg",
+];
+
+/// Working command lines the generator mutates: one or more per command.
+const BASES: &[&str] = &[
+    "point --hw h100-sxm --intensity 10",
+    "point --hw h100-sxm --flops 137GFLOP --bytes 2GB --dtype fp8",
+    "occupancy --hw h100-sxm --threads 256 --regs 32 --smem 48KiB",
+    "coalesce --hw h100-sxm --stride 2",
+    "littles-law --hw h100-sxm --pointer 600",
+    "matmul --hw h100-sxm --m 4096 --n 4096 --k 4096 --tile 128",
+    "launch --hw h100-sxm --kernels 400",
+    "collective all-reduce --hw h200-sxm --devices 8 --bytes 1GiB",
+    "collective all-gather --hw trainium3 --devices 64 --bytes 256MiB",
+    "plan --model llama-3.1-70b --hw h200-sxm --devices 8 --tp 8 --batch 32",
+    "plan --model llama-3-8b --hw h200-sxm --devices 16 --search --batch 8",
+    "kv --model llama-3-8b --hw h200-sxm --batch 8 --context 8192",
+    "decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048",
+    "decode --model mixtral-8x7b --hw h200-sxm --batch 8 --context 2048",
+    "prefill --model llama-3-8b --hw h200-sxm --prompt 4096",
+    "speculative --acceptance 0.8 --draft-tokens 4",
+    "hw show h100-sxm",
+    "model show llama-3-8b",
+    "fusion softmax --hw h100-sxm --rows 4096 --cols 4096",
+    "chart roofline --hw h100-sxm,b200 --point decode:1 --out OUT/c.svg",
+    "chart occupancy --hw h100-sxm --threads 256 --out OUT/c.svg",
+];
+
+/// Values that have broken parsers and arithmetic before.
+const EDGES: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "2",
+    "3",
+    "7",
+    "1e19",
+    "1e308",
+    "1e-320",
+    "4.9e-324",
+    "nan",
+    "inf",
+    "-inf",
+    "18446744073709551615",
+    "18446744073709551616",
+    "9007199254740992",
+    "9007199254740993",
+    "12345678901234567890",
+    "9223372036854775807",
+    "4294967296",
+    "0x10",
+    "1_000",
+    "1,5",
+    "",
+    " ",
+    "1e-320B",
+    "1TB",
+    "1e308EB",
+    "-3 TB/s",
+    "0us",
+    "-1s",
+    "1e-320MHz",
+    "1e300GHz",
+    "bf16",
+    "fp8",
+    "int4",
+    "int8",
+    "fp4",
+    "bogus",
+    "../x",
+    "/etc/passwd",
+    "a:b",
+    "p:0",
+    "1..0",
+];
+
+/// Flags a mutation may add, with any edge value.
+const FLAGS: &[&str] = &[
+    "--batch",
+    "--context",
+    "--prompt",
+    "--devices",
+    "--tp",
+    "--pp",
+    "--dp",
+    "--ep",
+    "--microbatches",
+    "--bytes",
+    "--flops",
+    "--intensity",
+    "--threads",
+    "--regs",
+    "--smem",
+    "--dtype",
+    "--kernels",
+    "--clock",
+    "--set",
+    "--sweep",
+    "--format",
+    "--achievable",
+    "--explain",
+    "--all",
+    "--chart",
+    "--y",
+    "--slo-tpot",
+    "--slo-ttft",
+    "--m",
+    "--n",
+    "--k",
+    "--tile",
+    "--stride",
+    "--max-batch",
+    "--point",
+    "--hw",
+];
+
+const SWEEP_NAMES: &[&str] = &[
+    "batch",
+    "context",
+    "intensity",
+    "devices",
+    "dtype",
+    "hw",
+    "model",
+    "threads",
+    "smem",
+    "memory.hbm-bandwidth",
+    "compute.dense.bf16",
+    "layers",
+    "bogus",
+    "kernels",
+    "tile",
+];
+
+const SETS: &[&str] = &[
+    "memory.hbm-bandwidth",
+    "memory.hbm-capacity",
+    "compute.dense.bf16",
+    "clock.boost",
+    "layers",
+    "hidden-size",
+    "attention.heads",
+    "vocab-size",
+    "sm.count",
+];
+
+/// xorshift64*: the fuzz needs no cryptographic randomness, only a seed a
+/// failure can be replayed from.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len())]
+    }
+}
+
+/// A sweep value list: ranges and lists of edge values.
+fn sweep_values(r: &mut Rng) -> String {
+    match r.below(4) {
+        0 => format!("{}..{}", r.pick(EDGES), r.pick(EDGES)),
+        1 => format!("{}..{}:{}", r.pick(EDGES), r.pick(EDGES), r.pick(EDGES)),
+        2 => "1..64".into(),
+        _ => format!("{},{}", r.pick(EDGES), r.pick(EDGES)),
+    }
+}
+
+/// A mutated copy of a file: one `key = value` line's value replaced.
+fn mutate_toml(base: &str, r: &mut Rng) -> String {
+    let mut lines: Vec<String> = base.lines().map(String::from).collect();
+    for _ in 0..=r.below(3) {
+        let i = r.below(lines.len());
+        if let Some((k, _)) = lines[i].split_once('=') {
+            let v = r.pick(EDGES);
+            let v = if v.parse::<f64>().is_ok() && r.below(2) == 0 {
+                v.to_string()
+            } else {
+                format!("{v:?}")
+            };
+            lines[i] = format!("{k}= {v}");
+        }
+    }
+    lines.join("\n")
+}
+
+/// One generated command line; files it names are written under `dir`.
+fn generate(r: &mut Rng, dir: &std::path::Path, n: usize) -> Vec<String> {
+    let out = dir.display().to_string();
+    let line = if r.below(8) == 0 {
+        r.pick(CORPUS)
+    } else {
+        r.pick(BASES)
+    };
+    let mut words: Vec<String> = line
+        .replace("OUT", &out)
+        .split(' ')
+        .map(String::from)
+        .collect();
+    for _ in 0..r.below(4) {
+        match r.below(7) {
+            // Replace a flag's value.
+            0 | 1 => {
+                let vals: Vec<usize> = (1..words.len())
+                    .filter(|&i| words[i - 1].starts_with("--"))
+                    .collect();
+                if !vals.is_empty() {
+                    let i = vals[r.below(vals.len())];
+                    words[i] = r.pick(EDGES).to_string();
+                }
+            }
+            2 => {
+                let f = r.pick(FLAGS);
+                words.push(f.into());
+                let v = match f {
+                    "--sweep" => format!("{}={}", r.pick(SWEEP_NAMES), sweep_values(r)),
+                    "--set" => format!("{}={}", r.pick(SETS), r.pick(EDGES)),
+                    "--format" => r.pick(&["json", "csv", "markdown", "table"]).into(),
+                    "--chart" => format!("{out}/s{}.svg", n % 4),
+                    "--achievable" | "--explain" | "--all" => continue,
+                    _ => r.pick(EDGES).into(),
+                };
+                words.push(v);
+            }
+            3 => {
+                words.push("--sweep".into());
+                words.push(format!("{}={}", r.pick(SWEEP_NAMES), sweep_values(r)));
+            }
+            // A mutated hardware or model file in place of the id.
+            4 => {
+                let (flag, base, name) = if r.below(2) == 0 {
+                    ("--hw", H100, "hw.toml")
+                } else {
+                    ("--model", LLAMA, "model.toml")
+                };
+                if let Some(i) = words.iter().position(|w| w == flag) {
+                    let p = dir.join(format!("{n}-{name}"));
+                    let _ = std::fs::write(&p, mutate_toml(base, r));
+                    if i + 1 < words.len() {
+                        words[i + 1] = p.display().to_string();
+                    }
+                }
+            }
+            // A mutated Hugging Face config in place of the model.
+            5 => {
+                if let Some(i) = words.iter().position(|w| w == "--model") {
+                    let keys = [
+                        "num_hidden_layers",
+                        "hidden_size",
+                        "vocab_size",
+                        "num_attention_heads",
+                        "num_key_value_heads",
+                        "intermediate_size",
+                        "max_position_embeddings",
+                    ];
+                    let mut v: serde_json::Value = serde_json::from_str(HF).unwrap();
+                    let k = keys[r.below(keys.len())];
+                    let e = r.pick(EDGES);
+                    v[k] = serde_json::from_str(e).unwrap_or_else(|_| serde_json::Value::from(e));
+                    let p = dir.join(format!("{n}-config.json"));
+                    let _ = std::fs::write(&p, v.to_string());
+                    if i + 1 < words.len() {
+                        words[i + 1] = p.display().to_string();
+                    }
+                }
+            }
+            // A scenario of the command line's query, possibly escaping.
+            _ => {
+                let sc = dir.join(format!("{n}-s.toml"));
+                let outv = r.pick(&[
+                    "ok.svg",
+                    "../escaped.svg",
+                    "/tmp/roofline-fuzz-escaped.svg",
+                    "a/../../b.svg",
+                ]);
+                let hw = r.pick(&["h100-sxm", "../hw.toml", "/etc/passwd", "hw.toml"]);
+                let text = format!(
+                    "title = \"f\"\n\n[[query]]\ncommand = \"chart roofline\"\nhw = {hw:?}\nout = {outv:?}\n\n[[query]]\ncommand = \"point\"\nhw = \"h100-sxm\"\nintensity = {:?}\n",
+                    r.pick(EDGES)
+                );
+                let _ = std::fs::write(&sc, text);
+                words = vec![
+                    "run".into(),
+                    sc.display().to_string(),
+                    "--out-dir".into(),
+                    format!("{out}/out"),
+                ];
+            }
+        }
+    }
+    words
+}
+
+const HF: &str = include_str!("data/hf/llama-3-8b.json");
+
+/// Runs the binary; `None` when it ran past `limit`.
+fn run_bounded(args: &[String], limit: std::time::Duration) -> Option<std::process::Output> {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_roofline"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let start = std::time::Instant::now();
+    loop {
+        if let Ok(Some(_)) = child.try_wait() {
+            return child.wait_with_output().ok();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// Whole command lines, the corpus first, then generated ones until the
+/// time budget is spent. Every one ends with a documented exit code and
+/// no panic within 30 s; a failure prints the seed and the command line.
+#[test]
+fn fuzz_command_lines() {
+    let secs: u64 = std::env::var("ROOFLINE_FUZZ_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10);
+    let seed: u64 = std::env::var("ROOFLINE_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+                | 1
+        });
+    let dir = std::env::temp_dir().join(format!("roofline-fuzz-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    let out = dir.display().to_string();
+    let mut r = Rng(seed);
+    let budget = std::time::Duration::from_secs(secs);
+    let start = std::time::Instant::now();
+    let mut n = 0usize;
+    let corpus: Vec<Vec<String>> = CORPUS
+        .iter()
+        .map(|l| {
+            l.replace("OUT", &out)
+                .split(' ')
+                .map(String::from)
+                .collect()
+        })
+        .collect();
+    let mut corpus = corpus.into_iter();
+    loop {
+        let args = match corpus.next() {
+            Some(a) => a,
+            None if start.elapsed() < budget => generate(&mut r, &dir, n),
+            None => break,
+        };
+        n += 1;
+        let shown = args.join(" ");
+        let o = run_bounded(&args, std::time::Duration::from_secs(30))
+            .unwrap_or_else(|| panic!("hung (seed {seed}, case {n}): roofline {shown}"));
+        let err = String::from_utf8_lossy(&o.stderr);
+        let code = o.status.code();
+        assert!(
+            matches!(code, Some(0 | 1 | 2 | 65 | 74)) && !err.contains("panicked"),
+            "seed {seed}, case {n}: roofline {shown}\nexit {code:?}\n{err}"
+        );
+        assert!(
+            !std::path::Path::new("/tmp/roofline-fuzz-escaped.svg").exists()
+                && !dir.join("escaped.svg").exists(),
+            "a scenario wrote outside its folder: roofline {shown}"
+        );
+    }
+    eprintln!(
+        "fuzz_command_lines: {n} command lines in {:.0?} (seed {seed})",
+        start.elapsed()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,6 +6,8 @@
 //! names its case id. Cases marked `inconsistent` assert the right number
 //! (`computed`) and are listed in docs/errata.md.
 
+mod common;
+use common::check;
 use proptest::prelude::*;
 use roofline::calc::launch::{self, LaunchCost, LaunchInputs, LaunchMode, OverheadSource};
 use roofline::catalog::Catalog;
@@ -28,7 +30,7 @@ fn fixture(name: &str) -> Hardware {
 }
 
 /// |actual - expected| <= tol * |expected|, the golden file's rule.
-fn check(id: &str, actual: f64, expected: f64, tol: f64) {
+fn close(id: &str, actual: f64, expected: f64, tol: f64) {
     let ok = (actual - expected).abs() <= tol * expected.abs() + 1e-12 * expected.abs().max(1.0);
     assert!(
         ok,
@@ -75,35 +77,20 @@ fn exercise_5_decode_launches_002() {
         }),
     );
     let e = c.eager();
-    check("lec-ex5-dispatch", e.launch_time_s * 1e3, 2.45, 1e-12);
-    check(
-        "lec-7.10-decode-launch-time",
-        e.launch_time_s * 1e3,
-        2.45,
-        1e-12,
-    );
-    check("lec-ex5-step", e.step_time_s * 1e3, 6.45, 1e-12);
-    check(
-        "lec-ex5-dispatch-share",
-        e.launch_fraction * 100.0,
-        38.0,
-        0.002,
-    );
+    check("lec-ex5-dispatch", e.launch_time_s * 1e3);
+    check("lec-7.10-decode-launch-time", e.launch_time_s * 1e3);
+    check("lec-ex5-step", e.step_time_s * 1e3);
+    check("lec-ex5-dispatch-share", e.launch_fraction * 100.0);
     let f = c.fused.as_ref().expect("fused");
-    check("lec-ex5-fused-launches", f.kernels as f64, 163.0, 0.003);
-    check("lec-ex5-saved", f.saved_time_s * 1e3, 1.64, 0.004);
-    check("lec-ex5-saved-frac", f.saved_fraction * 100.0, 25.0, 0.02);
+    check("lec-ex5-fused-launches", f.kernels as f64);
+    check("lec-ex5-saved", f.saved_time_s * 1e3);
+    check("lec-ex5-saved-frac", f.saved_fraction * 100.0);
     // lec-ex5-landing is inconsistent: the text prints 4.65 ms; the right
     // figure is the golden file's computed 4.815 ms (docs/errata.md).
-    check("lec-ex5-landing", f.step_time_s * 1e3, 4.815, 1e-9);
+    check("lec-ex5-landing", f.step_time_s * 1e3);
     // lec-ex5-vs-floor is inconsistent: the text's 16% follows its 4.65;
     // the computed figure is 20.375% (docs/errata.md).
-    check(
-        "lec-ex5-vs-floor",
-        f.vs_floor.unwrap() * 100.0,
-        20.375,
-        1e-9,
-    );
+    check("lec-ex5-vs-floor", f.vs_floor.unwrap() * 100.0);
     // The same with fused-kernels 163.
     let c = cost(
         None,
@@ -112,7 +99,7 @@ fn exercise_5_decode_launches_002() {
             ..LaunchInputs::default()
         }),
     );
-    check(
+    close(
         "lec-ex5-landing (fused-kernels)",
         c.fused.unwrap().step_time_s * 1e3,
         4.815,
@@ -133,7 +120,7 @@ fn lecture_launch_cost_from_hardware() {
         },
     );
     let o = &c.eager().overhead;
-    check("hw-launch-cost-lecture2", o.per_kernel_s * 1e6, 5.0, 0.0);
+    check("hw-launch-cost-lecture2", o.per_kernel_s * 1e6);
     assert!(
         matches!(&o.source, OverheadSource::Hardware { field, .. } if field == "launch.eager"),
         "{:?}",
@@ -152,7 +139,7 @@ fn lecture_launch_cost_from_hardware() {
     );
     assert_eq!(c.eager().overhead.source, OverheadSource::Given);
     assert_eq!(c.report(false).inputs["overhead_s"], 7e-6);
-    check(
+    close(
         "given beats the file",
         c.eager().overhead.per_kernel_s * 1e6,
         7.0,
@@ -173,24 +160,9 @@ fn v100_cuda_graphs_004() {
     };
     let c = cost(None, &measured);
     let per = |m| mode(&c, m).overhead.per_kernel_s * 1e6;
-    check(
-        "ch-launch-overhead-sync",
-        per(LaunchMode::Synchronised),
-        6.7,
-        0.001,
-    );
-    check(
-        "ch-launch-overhead-graph",
-        per(LaunchMode::Graph),
-        0.5,
-        0.001,
-    );
-    check(
-        "ch-launch-overhead-pipelined",
-        per(LaunchMode::Eager),
-        0.9,
-        0.001,
-    );
+    check("ch-launch-overhead-sync", per(LaunchMode::Synchronised));
+    check("ch-launch-overhead-graph", per(LaunchMode::Graph));
+    check("ch-launch-overhead-pipelined", per(LaunchMode::Eager));
     // A measured time shorter than the execution is an error naming a
     // field, not a negative overhead.
     let short = LaunchInputs {
@@ -205,8 +177,6 @@ fn v100_cuda_graphs_004() {
     check(
         "ch-v100-launch-blocks",
         launch::grid_blocks(500_000, 512) as f64,
-        977.0,
-        0.0,
     );
     // The fixture carries the subtracted figures; 12 kernels x 32 layers.
     let v = fixture("v100");
@@ -218,18 +188,8 @@ fn v100_cuda_graphs_004() {
             ..LaunchInputs::default()
         },
     );
-    check(
-        "ch-kernels-per-decode-step",
-        c.kernels_per_step as f64,
-        400.0,
-        0.05,
-    );
-    check(
-        "ch-launches-per-token",
-        c.kernels_per_step as f64,
-        400.0,
-        0.05,
-    );
+    check("ch-kernels-per-decode-step", c.kernels_per_step as f64);
+    check("ch-launches-per-token", c.kernels_per_step as f64);
     // ch-launch-step-pipelined and -sync use the text's rounded 400.
     let c = cost(
         Some(&v),
@@ -238,17 +198,10 @@ fn v100_cuda_graphs_004() {
             ..LaunchInputs::default()
         },
     );
-    check(
-        "ch-launch-step-pipelined",
-        c.eager().launch_time_s * 1e6,
-        360.0,
-        0.001,
-    );
+    check("ch-launch-step-pipelined", c.eager().launch_time_s * 1e6);
     check(
         "ch-launch-step-sync",
         mode(&c, LaunchMode::Synchronised).launch_time_s * 1e3,
-        2.7,
-        0.01,
     );
 }
 
@@ -262,13 +215,13 @@ fn h200_measured_launch() {
         ..LaunchInputs::default()
     };
     let c = launch::cost(Some(&h), &i, Mode::Achievable).unwrap();
-    check(
+    close(
         "H200 eager, 400 launches",
         c.eager().launch_time_s * 1e3,
         2.8,
         1e-9,
     );
-    check(
+    close(
         "H200 graph, 400 launches",
         mode(&c, LaunchMode::Graph).launch_time_s * 1e6,
         376.0,
@@ -276,7 +229,7 @@ fn h200_measured_launch() {
     );
     // Speed of light reads launch.eager instead.
     let c = cost(Some(&h), &i);
-    check(
+    close(
         "H200 datasheet eager",
         c.eager().overhead.per_kernel_s * 1e6,
         5.0,

@@ -104,11 +104,6 @@ fn lec_ex2_a100() {
 }
 
 #[test]
-fn every_littles_law_case_is_asserted() {
-    assert_topic_covered("littles-law", include_str!("littles_law.rs"), &[]);
-}
-
-#[test]
 fn defaults_come_from_the_hardware_file() {
     // h100-sxm's own DRAM latency (cycles) and boost clock.
     let h = h100();

@@ -7,6 +7,8 @@
 //! two lists honest. The last tests pin bugs fixed in the typed-cost
 //! conversion (checked arithmetic, the tile table's tensor-core cap).
 
+mod common;
+use common::{check, check_si};
 use roofline::calc::matmul::{self, MatmulCost, MatmulInputs, Tiles};
 use roofline::catalog::Catalog;
 use roofline::error::Error;
@@ -56,33 +58,19 @@ const KIB: f64 = 1024.0;
 fn naive_matmul_4096_002_s7_8() {
     let c = cost(&sq(4096, 4096, 4096, 128));
     let r = c.report(false);
-    close("lec-7.8-naive-intensity", c.naive_intensity, 0.5, 0.0);
-    close(
+    check("lec-7.8-naive-intensity", c.naive_intensity);
+    check(
         "lec-7.8-naive-attainable",
         num(&r, "naive_attainable_flops_per_s") / 1e12,
-        1.68,
-        0.005,
     );
-    close(
+    check(
         "lec-7.8-naive-frac",
         num(&r, "naive_fraction_of_peak") * 100.0,
-        0.17,
-        0.01,
     );
-    close("lec-7.8-4096-flops", c.flops, 137.4e9, 0.001);
-    close("lec-7.8-4096-naive-bytes", c.naive_bytes, 274.9e9, 0.001);
-    close(
-        "lec-7.8-4096-naive-time",
-        c.naive_time.time_s * 1e3,
-        82.0,
-        0.005,
-    );
-    close(
-        "lec-7.8-naive-vs-floor",
-        num(&r, "naive_vs_floor"),
-        590.0,
-        0.003,
-    );
+    check("lec-7.8-4096-flops", c.flops);
+    check("lec-7.8-4096-naive-bytes", c.naive_bytes);
+    check("lec-7.8-4096-naive-time", c.naive_time.time_s * 1e3);
+    check("lec-7.8-naive-vs-floor", num(&r, "naive_vs_floor"));
     // The compute floor the lecture quotes beside it (0.139 ms).
     close(
         "lec-7.8 compute floor",
@@ -97,172 +85,119 @@ fn naive_matmul_4096_002_s7_8() {
     assert_eq!(r.results["bound"], "compute");
 }
 
-#[test]
-fn b_mnk_is_the_tiled_bytes_at_tile_2() {
-    // b*MNK is the tiled formula's prefactor: at BM = BN = 2 the factor
-    // (1/2 + 1/2) is 1.
-    let c = cost(&sq(4096, 4096, 4096, 2));
-    close("lec-7.8-4096-bMNK", c.tile.tiled_bytes, 137.4e9, 0.001);
+/// One row of the lecture's tiled table (002 §7.8): the cells' case ids
+/// are bytes, intensity, attainable rate, time and the gain over naive.
+fn check_tile_row(tile: u64, ids: [&str; 5]) {
+    let c = cost(&sq(4096, 4096, 4096, tile));
+    let t = c.tile;
+    check_si(ids[0], t.tiled_bytes);
+    check_si(ids[1], t.intensity);
+    check_si(ids[2], t.attainable);
+    check_si(ids[3], t.time.time_s);
+    check_si(ids[4], t.tiled_vs_naive);
+    // The default report carries the table as rows, one per tile: the
+    // same computation as the headline.
+    let with_table = cost(&MatmulInputs::new(4096, 4096, 4096));
+    let (_, row) = with_table
+        .table
+        .iter()
+        .find(|(x, _)| *x == tile)
+        .expect("table entry");
+    assert_eq!(*row, t, "{}: table row = headline", ids[0]);
+    let rows = with_table.report(false);
+    let rendered = rows
+        .rows
+        .iter()
+        .find(|x| x.inputs["tile"] == tile)
+        .expect("report row");
+    check_si(ids[0], rendered.results["tiled_bytes"].as_f64().unwrap());
+    check_si(
+        ids[2],
+        rendered.results["attainable_flops_per_s"].as_f64().unwrap(),
+    );
 }
 
 #[test]
 fn tiled_table_4096_002_s7_8() {
-    // One row of the lecture's table per tile: the case ids of each cell,
-    // then (bytes, bytes tolerance, intensity, TFLOP/s, ms).
-    type Cells = (f64, f64, f64, f64, f64);
-    let table: [(u64, [&str; 5], Cells); 4] = [
-        (
-            32,
-            [
-                "lec-7.8-tiled-4096-block32-bytes",
-                "lec-7.8-tiled-4096-block32-intensity",
-                "lec-7.8-tiled-4096-block32-attainable",
-                "lec-7.8-tiled-4096-block32-time",
-                "lec-7.8-tiled-4096-block32-vs-naive",
-            ],
-            (8.59e9, 0.006, 16.0, 53.6, 2.56),
-        ),
-        (
-            64,
-            [
-                "lec-7.8-tiled-4096-block64-bytes",
-                "lec-7.8-tiled-4096-block64-intensity",
-                "lec-7.8-tiled-4096-block64-attainable",
-                "lec-7.8-tiled-4096-block64-time",
-                "lec-7.8-tiled-4096-block64-vs-naive",
-            ],
-            (4.29e9, 0.006, 32.0, 107.0, 1.28),
-        ),
-        (
-            128,
-            [
-                "lec-7.8-tiled-4096-block128-bytes",
-                "lec-7.8-tiled-4096-block128-intensity",
-                "lec-7.8-tiled-4096-block128-attainable",
-                "lec-7.8-tiled-4096-block128-time",
-                "lec-7.8-tiled-4096-block128-vs-naive",
-            ],
-            (2.15e9, 0.01, 64.0, 214.0, 0.64),
-        ),
-        (
-            256,
-            [
-                "lec-7.8-tiled-4096-block256-bytes",
-                "lec-7.8-tiled-4096-block256-intensity",
-                "lec-7.8-tiled-4096-block256-attainable",
-                "lec-7.8-tiled-4096-block256-time",
-                "lec-7.8-tiled-4096-block256-vs-naive",
-            ],
-            (1.07e9, 0.006, 128.0, 429.0, 0.32),
-        ),
-    ];
-    // The default report carries the table as rows, one per tile.
-    let with_table = cost(&MatmulInputs::new(4096, 4096, 4096));
-    let rows = with_table.report(false);
-    for (tile, ids, (bytes, btol, intensity, tflops, ms)) in table {
-        let c = cost(&sq(4096, 4096, 4096, tile));
-        let t = c.tile;
-        close(ids[0], t.tiled_bytes, bytes, btol);
-        close(ids[1], t.intensity, intensity, 0.0);
-        close(ids[2], t.attainable / 1e12, tflops, 0.003);
-        close(ids[3], t.time.time_s * 1e3, ms, 0.005);
-        close(ids[4], t.tiled_vs_naive, tile as f64, 0.0);
-        // The table row of that tile is the same computation.
-        let (_, row) = with_table
-            .table
-            .iter()
-            .find(|(x, _)| *x == tile)
-            .expect("table entry");
-        assert_eq!(*row, t, "{}: table row = headline", ids[0]);
-        let rendered = rows
-            .rows
-            .iter()
-            .find(|x| x.inputs["tile"] == tile)
-            .expect("report row");
-        close(
-            ids[0],
-            rendered.results["tiled_bytes"].as_f64().unwrap(),
-            bytes,
-            btol,
-        );
-        close(
-            ids[2],
-            rendered.results["attainable_flops_per_s"].as_f64().unwrap() / 1e12,
-            tflops,
-            0.003,
-        );
-    }
+    check_tile_row(
+        32,
+        [
+            "lec-7.8-tiled-4096-block32-bytes",
+            "lec-7.8-tiled-4096-block32-intensity",
+            "lec-7.8-tiled-4096-block32-attainable",
+            "lec-7.8-tiled-4096-block32-time",
+            "lec-7.8-tiled-4096-block32-vs-naive",
+        ],
+    );
+    check_tile_row(
+        64,
+        [
+            "lec-7.8-tiled-4096-block64-bytes",
+            "lec-7.8-tiled-4096-block64-intensity",
+            "lec-7.8-tiled-4096-block64-attainable",
+            "lec-7.8-tiled-4096-block64-time",
+            "lec-7.8-tiled-4096-block64-vs-naive",
+        ],
+    );
+    check_tile_row(
+        128,
+        [
+            "lec-7.8-tiled-4096-block128-bytes",
+            "lec-7.8-tiled-4096-block128-intensity",
+            "lec-7.8-tiled-4096-block128-attainable",
+            "lec-7.8-tiled-4096-block128-time",
+            "lec-7.8-tiled-4096-block128-vs-naive",
+        ],
+    );
+    check_tile_row(
+        256,
+        [
+            "lec-7.8-tiled-4096-block256-bytes",
+            "lec-7.8-tiled-4096-block256-intensity",
+            "lec-7.8-tiled-4096-block256-attainable",
+            "lec-7.8-tiled-4096-block256-time",
+            "lec-7.8-tiled-4096-block256-vs-naive",
+        ],
+    );
 }
 
 #[test]
 fn tiled_special_cases_002_s7_8_s7_9() {
     // Naive is the degenerate tiling BLOCK = 1.
     let c = cost(&sq(4096, 4096, 4096, 1));
-    close("lec-7.8-naive-as-block1", c.tile.intensity, 0.5, 0.0);
+    check("lec-7.8-naive-as-block1", c.tile.intensity);
     // The per-program route (MN/(BM*BN) programs, each loading K*(BM+BN)
     // elements) and the formula route are one number: the tiled bytes
     // over the 1,024 programs the tool counts.
     let c = cost(&sq(4096, 4096, 4096, 128));
-    close(
-        "lec-7.8-per-program-route",
-        c.tile.tiled_bytes,
-        2.15e9,
-        0.01,
-    );
+    check("lec-7.8-per-program-route", c.tile.tiled_bytes);
     assert_eq!(c.waves.unwrap().waves.programs, 1024);
     // The ceiling of square shared-memory tiling, BLOCK = 256.
     let c = cost(&sq(4096, 4096, 4096, 256));
-    close(
-        "lec-7.8-smem-tiling-ceiling",
-        c.tile.attainable / 1e12,
-        429.0,
-        0.001,
-    );
-    close(
+    check("lec-7.8-smem-tiling-ceiling", c.tile.attainable / 1e12);
+    check(
         "lec-7.8-smem-tiling-ceiling-frac",
         num(&c.report(false), "attainable_fraction_of_peak") * 100.0,
-        43.0,
-        0.01,
     );
     let c = cost(&sq(4096, 4096, 4096, 16));
-    close("lec-7.9-block16-intensity", c.tile.intensity, 8.0, 0.0);
-    close(
-        "lec-7.9-block16-attainable",
-        c.tile.attainable / 1e12,
-        27.0,
-        0.01,
-    );
+    check("lec-7.9-block16-intensity", c.tile.intensity);
+    check("lec-7.9-block16-attainable", c.tile.attainable / 1e12);
 }
 
 #[test]
 fn register_micro_tile_002_s7_8() {
     let t = cost(&sq(4096, 4096, 4096, 128)).micro_tile;
-    close(
-        "lec-7.8-regtile-acc-per-thread",
-        t.accumulators_per_thread,
-        64.0,
-        0.0,
-    );
-    close("lec-7.8-regtile-microtile-edge", t.edge, 8.0, 0.0);
-    close("lec-7.8-regtile-smem-reads", t.smem_reads, 16.0, 0.0);
-    close("lec-7.8-regtile-flops", t.flops, 128.0, 0.0);
-    close(
-        "lec-7.8-regtile-intensity",
-        t.flops_per_smem_element,
-        8.0,
-        0.0,
-    );
+    check("lec-7.8-regtile-acc-per-thread", t.accumulators_per_thread);
+    check("lec-7.8-regtile-microtile-edge", t.edge);
+    check("lec-7.8-regtile-smem-reads", t.smem_reads);
+    check("lec-7.8-regtile-flops", t.flops);
+    check("lec-7.8-regtile-intensity", t.flops_per_smem_element);
 }
 
 #[test]
 fn decode_shape_002_s7_11() {
     let c = cost(&sq(1, 4096, 4096, 128));
-    close(
-        "lec-7.11-decode-intensity-M1",
-        c.minimal_intensity,
-        1.0,
-        0.001,
-    );
+    check("lec-7.11-decode-intensity-M1", c.minimal_intensity);
     // The tiled intensity is capped near 1 whatever the tile.
     for tile in [16, 64, 128, 256] {
         let c = cost(&sq(1, 4096, 4096, tile));
@@ -281,46 +216,19 @@ fn exercise_4_8192_002() {
     let r128 = cost(&sq(8192, 8192, 8192, 128));
     let r256 = cost(&sq(8192, 8192, 8192, 256));
     let r4096 = cost(&sq(4096, 4096, 4096, 128));
-    close("lec-ex4-flops", r128.flops, 1.1e12, 0.005);
+    check("lec-ex4-flops", r128.flops);
     close("lec-ex4 floor", r128.compute_time_s * 1e3, 1.11, 0.005);
-    close("lec-ex4-naive-bytes", r128.naive_bytes, 2.2e12, 0.003);
-    close(
-        "lec-ex4-naive-time",
-        r128.naive_time.time_s * 1e3,
-        656.0,
-        0.002,
-    );
+    check("lec-ex4-naive-bytes", r128.naive_bytes);
+    check("lec-ex4-naive-time", r128.naive_time.time_s * 1e3);
     // The scaling between two of the tool's answers.
-    close(
+    check(
         "lec-ex4-naive-ratio",
         r128.naive_time.time_s / r4096.naive_time.time_s,
-        8.0,
-        1e-12,
     );
-    close(
-        "lec-ex4-block128-bytes",
-        r128.tile.tiled_bytes,
-        17.2e9,
-        0.003,
-    );
-    close(
-        "lec-ex4-block128-time",
-        r128.tile.time.time_s * 1e3,
-        5.13,
-        0.003,
-    );
-    close(
-        "lec-ex4-block256-bytes",
-        r256.tile.tiled_bytes,
-        8.59e9,
-        0.003,
-    );
-    close(
-        "lec-ex4-block256-time",
-        r256.tile.time.time_s * 1e3,
-        2.56,
-        0.003,
-    );
+    check("lec-ex4-block128-bytes", r128.tile.tiled_bytes);
+    check("lec-ex4-block128-time", r128.tile.time.time_s * 1e3);
+    check("lec-ex4-block256-bytes", r256.tile.tiled_bytes);
+    check("lec-ex4-block256-time", r256.tile.time.time_s * 1e3);
     assert_eq!(
         r256.tile.time.bound,
         roofline::calc::roof::Bound::Memory,
@@ -334,22 +242,7 @@ fn book_4092_sgemm_000_s2_2() {
         dtype: Some("fp32".into()),
         ..MatmulInputs::new(m, m, m)
     };
-    close(
-        "book-2.2-4092-flops",
-        cost(&fp32(4092)).flops,
-        137.04e9,
-        0.001,
-    );
-    // The naive SGEMM at the 309 GFLOP/s it measures: with the fp32 rate
-    // set to that, the naive kernel is compute-bound at FLOPs / rate.
-    let slow = hw("h100-sxm", &["compute.dense.fp32=309 GFLOP/s"]);
-    let c = on(&slow, &fp32(4092));
-    close(
-        "book-2.2-naive-runtime",
-        c.naive_time.time_s * 1e3,
-        443.5,
-        0.002,
-    );
+    check("book-2.2-4092-flops", cost(&fp32(4092)).flops);
 }
 
 #[test]
@@ -358,47 +251,26 @@ fn feasibility_002_s7_8() {
         stages: Some(Count(1)),
         ..sq(4096, 4096, 4096, 128)
     };
-    close(
+    check(
         "lec-7.8-feas-smem-single",
         cost(&single).tile.smem_bytes / KIB,
-        32.0,
-        0.0,
     );
     let c = cost(&sq(4096, 4096, 4096, 128));
     let r = c.report(false);
-    close(
-        "lec-7.8-feas-smem-double",
-        c.tile.smem_bytes / KIB,
-        64.0,
-        0.0,
-    );
-    close(
-        "lec-7.8-feas-acc-128",
-        c.tile.accumulator_bytes / KIB,
-        64.0,
-        0.0,
-    );
-    close(
+    check("lec-7.8-feas-smem-double", c.tile.smem_bytes / KIB);
+    check("lec-7.8-feas-acc-128", c.tile.accumulator_bytes / KIB);
+    check(
         "lec-7.8-feas-acc-128-frac",
         num(&r, "accumulator_fraction_of_registers"),
-        0.25,
-        0.0,
     );
     assert_eq!(c.tile.fits, Some(true));
     let c = cost(&sq(4096, 4096, 4096, 256));
     let r = c.report(false);
-    close("lec-7.8-feas-smem-256", c.tile.smem_bytes / KIB, 128.0, 0.0);
-    close(
-        "lec-7.8-feas-acc-256",
-        c.tile.accumulator_bytes / KIB,
-        256.0,
-        0.0,
-    );
-    close(
+    check("lec-7.8-feas-smem-256", c.tile.smem_bytes / KIB);
+    check("lec-7.8-feas-acc-256", c.tile.accumulator_bytes / KIB);
+    check(
         "lec-7.8-feas-acc-256-frac",
         num(&r, "accumulator_fraction_of_registers"),
-        1.0,
-        0.0,
     );
     assert_eq!(c.tile.smem_fits, Some(true), "lec-7.8-feas-smem-256 fits");
     assert_eq!(
@@ -409,25 +281,13 @@ fn feasibility_002_s7_8() {
     // The tile that reaches the ridge: BLOCK = b * ridge, 590 as a whole
     // tile (590.4 before rounding).
     let rt = c.ridge_tile;
-    close("lec-7.8-ridge-block", rt.rounded as f64, 590.0, 0.0);
-    close(
-        "lec-7.8-ridge-block-acc",
-        rt.accumulator_bytes,
-        1.39e6,
-        0.002,
-    );
-    close(
+    check("lec-7.8-ridge-block", rt.rounded as f64);
+    check("lec-7.8-ridge-block-acc", rt.accumulator_bytes);
+    check(
         "lec-7.8-ridge-block-acc-ratio",
         rt.accumulator_vs_registers.unwrap(),
-        5.3,
-        0.005,
     );
-    close(
-        "lec-7.8-ridge-block-smem",
-        rt.smem_bytes / 1e3,
-        302.0,
-        0.002,
-    );
+    check("lec-7.8-ridge-block-smem", rt.smem_bytes / 1e3);
 }
 
 #[test]
@@ -440,50 +300,29 @@ fn feasibility_book() {
         ..sq(4096, 4096, 4096, 32)
     };
     let c = cost(&p);
-    close(
-        "book-2.2-smem-tiles-bytes",
-        c.tile.smem_bytes / KIB,
-        8.0,
-        0.0,
-    );
-    close(
+    check("book-2.2-smem-tiles-bytes", c.tile.smem_bytes / KIB);
+    check(
         "book-2.2-smem-tiles-frac",
         num(&c.report(false), "smem_fraction_of_block_default") * 100.0,
-        16.7,
-        0.003,
     );
     let mma = |shape: &str, tile| MatmulInputs {
         mma: Some(shape.into()),
         ..sq(4096, 4096, 4096, tile)
     };
     let c = cost(&mma("m64n16k16", 128)).mma.unwrap();
-    close(
-        "book-2.3-wgmma-acc-regs",
-        c.accumulator_registers as f64,
-        1024.0,
-        0.0,
-    );
-    close(
+    check("book-2.3-wgmma-acc-regs", c.accumulator_registers as f64);
+    check(
         "book-2.3-wgmma-regs-per-thread",
         c.accumulator_registers_per_thread,
-        8.0,
-        0.0,
     );
     let c = cost(&mma("m64n256k16", 256)).mma.unwrap();
-    close(
+    check(
         "book-2.3-wgmma-n256-regs-per-thread",
         c.accumulator_registers_per_thread,
-        128.0,
-        0.0,
     );
     // The carveouts the feasibility check picks from.
     let c = cost(&sq(4096, 4096, 4096, 128));
-    close(
-        "book-6.1-smem-carveouts",
-        c.limits.carveouts.len() as f64,
-        10.0,
-        0.0,
-    );
+    check("book-6.1-smem-carveouts", c.limits.carveouts.len() as f64);
     close(
         "smallest carveout above 64 KiB + 1 KiB reserved",
         c.smem_carveout.unwrap() / KIB,
@@ -495,28 +334,22 @@ fn feasibility_book() {
 #[test]
 fn waves_002_s7_8_s7_11() {
     let w = cost(&sq(4096, 4096, 4096, 128)).waves.unwrap().waves;
-    close("lec-7.8-wave-programs", w.programs as f64, 1024.0, 0.0);
-    close("lec-7.8-wave-full", w.full_waves as f64, 7.0, 0.0);
-    close("lec-7.8-wave-tail", w.tail_programs as f64, 100.0, 0.0);
-    close("lec-7.8-wave-idle", w.idle_slots as f64, 32.0, 0.0);
-    close(
-        "lec-7.8-wave-efficiency",
-        w.efficiency * 100.0,
-        96.97,
-        0.001,
-    );
+    check("lec-7.8-wave-programs", w.programs as f64);
+    check("lec-7.8-wave-full", w.full_waves as f64);
+    check("lec-7.8-wave-tail", w.tail_programs as f64);
+    check("lec-7.8-wave-idle", w.idle_slots as f64);
+    check("lec-7.8-wave-efficiency", w.efficiency * 100.0);
     close("waves = programs / SMs", w.waves, 7.76, 0.001);
-    // 7.05 waves: 705 programs (15 x 47 tiles of 128) on 100 SMs.
-    let hundred = hw("h100-sxm", &["execution.sms=100"]);
-    let w = on(&hundred, &sq(15 * 128, 47 * 128, 4096, 128))
-        .waves
-        .unwrap()
-        .waves;
-    close("7.05 waves", w.waves, 7.05, 1e-12);
-    close("lec-7.11-wave-705", w.efficiency * 100.0, 88.1, 0.001);
-    // 2048 programs (32 x 64 tiles) over 132 SMs.
-    let w = cost(&sq(4096, 8192, 4096, 128)).waves.unwrap().waves;
-    close("ch-rmsnorm-prefill-blocks-per-sm", w.waves, 15.52, 0.01);
+    // The lecture's 7.05 waves, the seed's input: the last wave launched
+    // whole.
+    let waves = common::golden("lec-7.11-wave-705").input("waves");
+    check_si("lec-7.11-wave-705", matmul::wave_efficiency(waves));
+    // The chapter's 2,048 RMSNorm blocks over the H100's 132 SMs.
+    let c = common::golden("ch-rmsnorm-prefill-blocks-per-sm");
+    let sms = hw("h100-sxm", &[]).execution.unwrap().sms.get();
+    assert_eq!(f64::from(sms), c.input("num_sms"));
+    let w = matmul::waves(c.input("blocks") as u128, u128::from(sms), 1);
+    check("ch-rmsnorm-prefill-blocks-per-sm", w.waves);
     // Two resident programs per SM halve the waves.
     let p = MatmulInputs {
         programs_per_sm: Some(Count(2)),
@@ -534,18 +367,13 @@ fn tensor_core_rows_004() {
         ..sq(m, 4096, 4096, 128)
     };
     let c = cost(&mma("m16n8k16", 1)).mma.unwrap();
-    close("ch-mma-outputs", c.outputs.unwrap() as f64, 128.0, 0.0);
-    close("ch-mma-m1-padding-rows", c.padded_rows as f64, 15.0, 0.0);
-    close("ch-mma-m1-util", c.row_utilisation * 100.0, 6.25, 0.0);
-    close(
-        "ch-mma-m1-effective-tflops",
-        c.effective_peak / 1e12,
-        62.0,
-        0.005,
-    );
+    check("ch-mma-outputs", c.outputs.unwrap() as f64);
+    check("ch-mma-m1-padding-rows", c.padded_rows as f64);
+    check("ch-mma-m1-util", c.row_utilisation * 100.0);
+    check("ch-mma-m1-effective-tflops", c.effective_peak / 1e12);
     let c = cost(&mma("wgmma", 1)).mma.unwrap();
-    close("ch-hgmma-m1-wasted-rows", c.padded_rows as f64, 63.0, 0.0);
-    close("ch-hgmma-m1-util", c.row_utilisation * 100.0, 1.5625, 0.0);
+    check("ch-hgmma-m1-wasted-rows", c.padded_rows as f64);
+    check("ch-hgmma-m1-util", c.row_utilisation * 100.0);
     // A 2048-token prefill chunk (M = 2048) uses every row.
     let c = cost(&mma("m16n8k16", 2048)).mma.unwrap();
     close("prefill M = 2048 utilisation", c.row_utilisation, 1.0, 0.0);
@@ -555,24 +383,9 @@ fn tensor_core_rows_004() {
 fn tensor_vs_vector_002_s7_7() {
     let c = cost(&sq(4096, 4096, 4096, 128));
     let r = c.report(false);
-    close(
-        "lec-7.7-tensor-vs-vector",
-        num(&r, "tensor_vs_vector"),
-        15.0,
-        0.02,
-    );
-    close(
-        "ch-tensor-vs-fp32-datasheet",
-        num(&r, "tensor_vs_vector"),
-        15.0,
-        0.03,
-    );
-    close(
-        "lec-7.7-per-sm-tflops",
-        c.waves.unwrap().peak_per_sm / 1e12,
-        7.5,
-        0.002,
-    );
+    check("lec-7.7-tensor-vs-vector", num(&r, "tensor_vs_vector"));
+    check("ch-tensor-vs-fp32-datasheet", num(&r, "tensor_vs_vector"));
+    check("lec-7.7-per-sm-tflops", c.waves.unwrap().peak_per_sm / 1e12);
 }
 
 // ---- fixed bugs ----
@@ -672,208 +485,6 @@ fn inputs_come_from_fields_with_defaults() {
 }
 
 // ---- coverage ----
-
-/// Golden cases of these topics that no command computes, and why.
-const SKIPPED: &[(&str, &str)] = &[
-    (
-        "lec-7.8-l2-gap",
-        "90% - 43%: two quoted percentages; there is no model of tuned GEMMs",
-    ),
-    (
-        "book-6.1-tcgen05-2sm-tile-per-sm",
-        "2-SM (CTA-pair) MMA tiles are not modelled",
-    ),
-    (
-        "ch-prefill-M",
-        "M = tokens: the GEMM's M is an input (`m`), nothing to compute",
-    ),
-    (
-        "ch-h100-bf16-dense-from-sparse",
-        "a peak derived for the hardware catalog (hardware files, `hw show`)",
-    ),
-    (
-        "ch-tensor-vs-fp32-prelim",
-        "preliminary whitepaper peaks; the catalog carries the datasheet's",
-    ),
-    (
-        "lec-7.13-per-sm-times-sms",
-        "132 x 7.5 TFLOP/s: the datasheet peak is a catalog figure",
-    ),
-    (
-        "lec-7.12-tpu-peak",
-        "a peak derived for the hardware catalog (tpu-v1)",
-    ),
-    (
-        "book-6.1-mxf4-vs-hopper-fp8",
-        "a quoted ratio of peaks from the catalog",
-    ),
-    (
-        "book-6.2-trn3-bf16-derive",
-        "a peak derived for the hardware catalog (trainium3)",
-    ),
-    (
-        "book-6.2-trn3-mxfp8-derive",
-        "a peak derived for the hardware catalog (trainium3)",
-    ),
-    (
-        "book-6.2-trn3-contraction-ratio",
-        "a ratio of array widths, not a matmul figure",
-    ),
-    ("book-6.2-trn3-mx-vs-bf16", "a ratio of catalog peaks"),
-    (
-        "book-6.2-trn3-fp32-derive",
-        "a peak derived for the hardware catalog (trainium3)",
-    ),
-];
-
-/// Every case of the five topics in the golden file.
-const ALL: &[&str] = &[
-    "ch-rmsnorm-prefill-blocks-per-sm",
-    "ch-h100-bf16-dense-from-sparse",
-    "ch-tensor-vs-fp32-datasheet",
-    "ch-tensor-vs-fp32-prelim",
-    "ch-mma-outputs",
-    "ch-mma-m1-padding-rows",
-    "ch-mma-m1-util",
-    "ch-hgmma-m1-wasted-rows",
-    "ch-hgmma-m1-util",
-    "ch-mma-m1-effective-tflops",
-    "ch-prefill-M",
-    "lec-7.7-tensor-vs-vector",
-    "lec-7.7-per-sm-tflops",
-    "lec-7.8-naive-intensity",
-    "lec-7.8-naive-attainable",
-    "lec-7.8-naive-frac",
-    "lec-7.8-4096-flops",
-    "lec-7.8-4096-bMNK",
-    "lec-7.8-4096-naive-bytes",
-    "lec-7.8-4096-naive-time",
-    "lec-7.8-naive-vs-floor",
-    "lec-7.8-tiled-4096-block32-bytes",
-    "lec-7.8-tiled-4096-block32-intensity",
-    "lec-7.8-tiled-4096-block32-attainable",
-    "lec-7.8-tiled-4096-block32-time",
-    "lec-7.8-tiled-4096-block32-vs-naive",
-    "lec-7.8-tiled-4096-block64-bytes",
-    "lec-7.8-tiled-4096-block64-intensity",
-    "lec-7.8-tiled-4096-block64-attainable",
-    "lec-7.8-tiled-4096-block64-time",
-    "lec-7.8-tiled-4096-block64-vs-naive",
-    "lec-7.8-tiled-4096-block128-bytes",
-    "lec-7.8-tiled-4096-block128-intensity",
-    "lec-7.8-tiled-4096-block128-attainable",
-    "lec-7.8-tiled-4096-block128-time",
-    "lec-7.8-tiled-4096-block128-vs-naive",
-    "lec-7.8-tiled-4096-block256-bytes",
-    "lec-7.8-tiled-4096-block256-intensity",
-    "lec-7.8-tiled-4096-block256-attainable",
-    "lec-7.8-tiled-4096-block256-time",
-    "lec-7.8-tiled-4096-block256-vs-naive",
-    "lec-7.8-naive-as-block1",
-    "lec-7.8-per-program-route",
-    "lec-7.8-feas-smem-single",
-    "lec-7.8-feas-smem-double",
-    "lec-7.8-feas-acc-128",
-    "lec-7.8-feas-acc-128-frac",
-    "lec-7.8-feas-smem-256",
-    "lec-7.8-feas-acc-256",
-    "lec-7.8-feas-acc-256-frac",
-    "lec-7.8-ridge-block",
-    "lec-7.8-ridge-block-acc",
-    "lec-7.8-ridge-block-acc-ratio",
-    "lec-7.8-ridge-block-smem",
-    "lec-7.8-smem-tiling-ceiling",
-    "lec-7.8-smem-tiling-ceiling-frac",
-    "lec-7.8-regtile-acc-per-thread",
-    "lec-7.8-regtile-microtile-edge",
-    "lec-7.8-regtile-smem-reads",
-    "lec-7.8-regtile-flops",
-    "lec-7.8-regtile-intensity",
-    "lec-7.8-l2-gap",
-    "lec-7.8-wave-programs",
-    "lec-7.8-wave-full",
-    "lec-7.8-wave-tail",
-    "lec-7.8-wave-idle",
-    "lec-7.8-wave-efficiency",
-    "lec-7.11-wave-705",
-    "lec-7.9-block16-intensity",
-    "lec-7.9-block16-attainable",
-    "lec-7.11-decode-intensity-M1",
-    "lec-7.12-tpu-peak",
-    "lec-7.13-per-sm-times-sms",
-    "lec-ex4-flops",
-    "lec-ex4-naive-bytes",
-    "lec-ex4-naive-time",
-    "lec-ex4-naive-ratio",
-    "lec-ex4-block128-bytes",
-    "lec-ex4-block128-time",
-    "lec-ex4-block256-bytes",
-    "lec-ex4-block256-time",
-    "book-2.2-smem-tiles-bytes",
-    "book-2.2-smem-tiles-frac",
-    "book-2.3-wgmma-acc-regs",
-    "book-2.3-wgmma-regs-per-thread",
-    "book-2.3-wgmma-n256-regs-per-thread",
-    "book-6.1-tcgen05-2sm-tile-per-sm",
-    "book-6.1-mxf4-vs-hopper-fp8",
-    "book-6.2-trn3-bf16-derive",
-    "book-6.2-trn3-mxfp8-derive",
-    "book-6.2-trn3-contraction-ratio",
-    "book-6.2-trn3-mx-vs-bf16",
-    "book-6.2-trn3-fp32-derive",
-    "book-6.1-smem-carveouts",
-    "book-2.2-4092-flops",
-    "book-2.2-naive-runtime",
-];
-
-/// The five topics this file covers.
-const TOPICS: &[&str] = &[
-    "matmul-naive",
-    "tiled-matmul",
-    "tile-feasibility",
-    "wave-quantization",
-    "tensor-core-util",
-];
-
-#[test]
-fn every_case_is_covered_or_skipped() {
-    let text = include_str!("matmul.rs");
-    let body = &text[..text.find("// ---- coverage ----").unwrap()];
-    let mut missing = Vec::new();
-    for id in ALL {
-        let covered = body.contains(&format!("\"{id}\""));
-        let skipped = SKIPPED.iter().any(|(s, _)| s == id);
-        assert!(!(covered && skipped), "{id} is both tested and skipped");
-        if !covered && !skipped {
-            missing.push(*id);
-        }
-    }
-    assert!(missing.is_empty(), "golden cases with no test: {missing:?}");
-    // Where the golden file is at hand (../shared beside the checkout),
-    // ALL must be exactly its cases of these topics.
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/golden/seed_cases.toml"
-    );
-    if let Ok(golden) = std::fs::read_to_string(path) {
-        let doc: toml::Value = toml::from_str(&golden).expect("golden file parses");
-        let mut ids: Vec<&str> = doc["case"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|c| {
-                c.get("topic")
-                    .and_then(|t| t.as_str())
-                    .is_some_and(|t| TOPICS.contains(&t))
-            })
-            .map(|c| c["id"].as_str().unwrap())
-            .collect();
-        ids.sort_unstable();
-        let mut all: Vec<&str> = ALL.to_vec();
-        all.sort_unstable();
-        assert_eq!(all, ids, "ALL lists the golden file's cases of {TOPICS:?}");
-    }
-}
 
 // The L2 level (formulas.md, "Matmul through the L2"): footprints, the
 // fall-backs, and the hardware without an L2. Expected values are worked

@@ -66,7 +66,7 @@ fn predict(dtype: &str, m: u64, n: u64, k: u64, mode: Mode) -> MatmulCost {
     matmul::cost(h200(), &i, mode).unwrap()
 }
 
-fn check_time(dtype: &str, m: u64, n: u64, k: u64) {
+fn time_against_measured(dtype: &str, m: u64, n: u64, k: u64) {
     let meas = find(times(), dtype, m, n, k)["s"].as_f64().unwrap();
     let c = predict(dtype, m, n, k, Mode::SpeedOfLight);
     let id = format!("{dtype} {m}x{n}x{k}");
@@ -93,7 +93,7 @@ fn check_time(dtype: &str, m: u64, n: u64, k: u64) {
     }
 }
 
-fn check_dram(dtype: &str, m: u64, n: u64, k: u64) {
+fn dram_against_measured(dtype: &str, m: u64, n: u64, k: u64) {
     let g = find(dram(), dtype, m, n, k);
     let read = g["dram_read_bytes"].as_f64().unwrap();
     let field = |f: &str| Some(Count(g[f].as_u64().unwrap()));
@@ -119,14 +119,14 @@ fn check_dram(dtype: &str, m: u64, n: u64, k: u64) {
 
 macro_rules! time_cases {
     ($($name:ident: $d:expr, $m:expr, $n:expr, $k:expr;)*) => {
-        $(#[test] fn $name() { check_time($d, $m, $n, $k); })*
+        $(#[test] fn $name() { time_against_measured($d, $m, $n, $k); })*
         const TIME_CASES: &[(&str, u64, u64, u64)] = &[$(($d, $m, $n, $k)),*];
     };
 }
 
 macro_rules! dram_cases {
     ($($name:ident: $d:expr, $m:expr, $n:expr, $k:expr;)*) => {
-        $(#[test] fn $name() { check_dram($d, $m, $n, $k); })*
+        $(#[test] fn $name() { dram_against_measured($d, $m, $n, $k); })*
         const DRAM_CASES: &[(&str, u64, u64, u64)] = &[$(($d, $m, $n, $k)),*];
     };
 }

@@ -34,9 +34,27 @@ fn field(e: &Error) -> Option<&str> {
     }
 }
 
+/// 2^53, the largest count a file may give (`roofline::inputs::MAX_COUNT`).
+const BOUND: &str = "9007199254740992";
+
+#[test]
+fn a_count_above_the_bound_is_refused_where_it_enters() {
+    for (set, want) in [
+        ("layers=9223372036854775807", "layers"),
+        ("attention.head-dim=9007199254740993", "attention.head-dim"),
+        ("hidden-size=9007199254740993", "hidden-size"),
+    ] {
+        let sets: Vec<Set> = vec![set.parse().unwrap()];
+        let e = Catalog::default().model("llama-3-8b", &sets).unwrap_err();
+        assert_eq!(e.exit_code(), 65);
+        assert_eq!(field(&e), Some(want), "{e}");
+        assert!(e.to_string().contains("2^53"), "{e}");
+    }
+}
+
 #[test]
 fn huge_layers_is_an_error_naming_layers() {
-    let m = with_sets("llama-3-8b", &["layers=9223372036854775807"]);
+    let m = with_sets("llama-3-8b", &[&format!("layers={BOUND}")]);
     let e = model::params(&m).unwrap_err();
     assert_eq!(e.exit_code(), 65);
     assert_eq!(field(&e), Some("layers"), "{e}");
@@ -46,20 +64,22 @@ fn huge_layers_is_an_error_naming_layers() {
 
 #[test]
 fn huge_head_dim_is_an_error_naming_head_dim() {
-    let m = with_sets("llama-3-8b", &["attention.head-dim=9223372036854775807"]);
+    let m = with_sets("llama-3-8b", &[&format!("attention.head-dim={BOUND}")]);
     let e = model::params(&m).unwrap_err();
     assert_eq!(e.exit_code(), 65);
     assert_eq!(field(&e), Some("attention.head-dim"), "{e}");
-    // The KV count overflows on its own: 2 x kv-heads x head-dim.
-    let e = model::kv_elements_per_token_per_layer(&m).unwrap_err();
-    assert_eq!(field(&e), Some("attention.head-dim"), "{e}");
+    // The KV count alone (2 x 8 KV heads x 2^53) fits in 64 bits: exact.
+    assert_eq!(
+        model::kv_elements_per_token_per_layer(&m).unwrap(),
+        2 * 8 * (1u64 << 53)
+    );
 }
 
 #[test]
 fn huge_hidden_size_is_an_error_naming_hidden_size() {
     let m = with_sets(
         "llama-3-8b",
-        &["hidden-size=9223372036854775807", "attention.head-dim=1"],
+        &[&format!("hidden-size={BOUND}"), "attention.head-dim=1"],
     );
     let e = model::params(&m).unwrap_err();
     assert_eq!(field(&e), Some("hidden-size"), "{e}");
@@ -89,9 +109,12 @@ fn an_integer_beyond_i64_is_named_by_its_own_field() {
         let expected = text.lines().position(|l| l.contains(to)).unwrap() + 1;
         assert_eq!(*line, Some(expected), "{e}");
     }
-    // At i64::MAX the file is valid TOML and loads.
+    // At i64::MAX the file is valid TOML, and the count is above 2^53: it
+    // is refused by the bound, still named by its field and line.
     let text = LLAMA.replacen("layers = 32", "layers = 9223372036854775807", 1);
-    assert!(Model::parse(&text, &origin()).is_ok());
+    let e = Model::parse(&text, &origin()).unwrap_err();
+    assert_eq!(field(&e), Some("layers"), "{e}");
+    assert!(e.to_string().contains("2^53"), "{e}");
 }
 
 #[test]
@@ -122,13 +145,14 @@ fn a_lean_report_has_the_same_values() {
 fn size() -> impl Strategy<Value = u64> {
     prop_oneof![
         4 => 1u64..100_000,
-        1 => 1u64..=i64::MAX as u64,
+        1 => 1u64..=roofline::inputs::MAX_COUNT,
     ]
 }
 
 prop_compose! {
     /// A dense or MoE model file that parses: sizes anywhere from 1 to
-    /// i64::MAX, KV heads dividing the query heads.
+    /// 2^53 (the bound a file's counts pass), KV heads dividing the query
+    /// heads.
     fn model_text()(
         layers in size(), hidden in size(), vocab in size(), kv in 1u64..64, group in 1u64..16,
         head_dim in size(), ff in size(), tied in any::<bool>(), layernorm in any::<bool>(),

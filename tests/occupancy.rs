@@ -34,7 +34,7 @@ const SAMPLE: &str = include_str!("data/occupancy/occupancy-sample.csv");
 
 /// Runs every CSV row whose device is in `devices` and returns how many ran
 /// and the rows whose blocks per SM differ from NVIDIA's.
-fn check_rows(devices: &[(&str, Hardware)]) -> (usize, Vec<String>) {
+fn calculator_rows(devices: &[(&str, Hardware)]) -> (usize, Vec<String>) {
     let mut rows = 0;
     let mut wrong = Vec::new();
     for line in SAMPLE.lines().skip(1).filter(|l| !l.trim().is_empty()) {
@@ -74,7 +74,7 @@ fn all_200_rows_of_nvidias_calculator() {
     .into_iter()
     .map(|(name, id)| (name, fixture(id)))
     .collect();
-    let (rows, wrong) = check_rows(&devices);
+    let (rows, wrong) = calculator_rows(&devices);
     assert_eq!(rows, 200);
     assert!(
         wrong.is_empty(),
@@ -96,7 +96,7 @@ fn builtin_catalog_files_match_nvidias_calculator() {
     .into_iter()
     .map(|(name, id)| (name, hw(id)))
     .collect();
-    let (rows, wrong) = check_rows(&devices);
+    let (rows, wrong) = calculator_rows(&devices);
     assert_eq!(rows, 120);
     assert!(
         wrong.is_empty(),
@@ -268,76 +268,6 @@ fn ch_merge_grid() {
     let g = c.grid.unwrap();
     check("ch-merge-max-sms", g.sms_busy as f64);
     check("ch-merge-occupancy-one-block", g.busy_sm_occupancy * 100.0);
-}
-
-// book-2.3-warpgroup-threads (a hardware-spec case): a Hopper warp group
-// of 128 threads is exactly the seed's 4 warps, with no partial warp.
-#[test]
-fn book_2_3_warpgroup() {
-    let h = h100();
-    let threads = golden("book-2.3-warpgroup-threads").expected as u64;
-    let c = occ(&h, &kernel(threads, 32, 0));
-    assert_eq!(c.warps_per_block, 4, "book-2.3-warpgroup-threads");
-    assert_eq!(
-        c.warps_per_block * c.budget.warp_size,
-        threads,
-        "book-2.3-warpgroup-threads"
-    );
-}
-
-/// Occupancy cases no command computes, and why.
-const SKIPPED: &[(&str, &str)] = &[
-    (
-        "ch-rmsnorm-prefill-grid",
-        "vLLM's launcher: one block per token",
-    ),
-    (
-        "ch-rmsnorm-decode-grid",
-        "vLLM's launcher: one block per token",
-    ),
-    (
-        "ch-rmsnorm-max-block-small",
-        "vLLM's launcher's block-size rule",
-    ),
-    (
-        "ch-rmsnorm-max-block-large",
-        "vLLM's launcher's block-size rule",
-    ),
-    (
-        "ch-rmsnorm-prefill-block-size",
-        "vLLM's launcher's block-size rule (a gcd)",
-    ),
-    (
-        "ch-block-stride-iters",
-        "a kernel's loop count, hidden / threads",
-    ),
-    ("ch-rmsnorm-vec-size", "vLLM's vector width, a gcd"),
-    (
-        "ch-rmsnorm-decode-block-size",
-        "vLLM's launcher's block-size rule",
-    ),
-    (
-        "ch-merge-total-threads",
-        "a launcher's product of tokens, heads and threads per head",
-    ),
-    ("ch-merge-grid", "a launcher's ceil-division"),
-    (
-        "lec-7.5-occ40-warps",
-        "the inverse question (40% of 64 warps), a multiplication no command asks",
-    ),
-    (
-        "book-1.1-vecadd-elements",
-        "grid x block, no occupancy in it",
-    ),
-    (
-        "book-2.2-volkov-occupancy",
-        "a GTX 280, which has no hardware file",
-    ),
-];
-
-#[test]
-fn every_occupancy_case_is_asserted_or_skipped() {
-    assert_topic_covered("occupancy", include_str!("occupancy.rs"), SKIPPED);
 }
 
 // ------------------------------------------------------- what it refuses

@@ -54,7 +54,8 @@ proptest! {
 fn the_issue_cases_are_refused_with_the_count() {
     for (spec, count) in [
         ("intensity=0..1e300:1e-300", "more than 1e308"),
-        ("intensity=0..1:1e-320", "more than 1e308"),
+        // A subnormal step is refused as too small before it is counted.
+        ("intensity=0..1:1e-320", "too small to compute with"),
         ("intensity=1..2000000:1", "2,000,000"),
     ] {
         let e = sweep::parse(spec).unwrap_err();

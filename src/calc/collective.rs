@@ -75,6 +75,47 @@ pub struct CollectiveInputs {
     /// per-call latency with `--achievable`).
     #[serde(default)]
     pub latency: Option<Seconds>,
+    /// With `--achievable`: how the collective is called, `none`, `graph`
+    /// or `eager` (the default: one call from Python); it picks the
+    /// measured per-call latency (`achievable.call.collective-*`).
+    #[serde(default)]
+    pub launch: Option<String>,
+}
+
+/// How a collective is called, for its measured per-call latency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallMode {
+    /// No per-call latency beyond the link's hops.
+    None,
+    /// Captured in a CUDA graph (inside a step or a plan).
+    Graph,
+    /// Called eagerly from Python.
+    Eager,
+}
+
+impl CallMode {
+    /// Parses `none`, `graph` or `eager`.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "none" => Ok(CallMode::None),
+            "graph" => Ok(CallMode::Graph),
+            "eager" => Ok(CallMode::Eager),
+            _ => Err(Error::field(
+                "launch",
+                format!("`{s}`: expected none, graph or eager"),
+            )),
+        }
+    }
+
+    /// Its name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallMode::None => "none",
+            CallMode::Graph => "graph",
+            CallMode::Eager => "eager",
+        }
+    }
 }
 
 /// How a tier's devices are wired.
@@ -122,37 +163,6 @@ pub struct Tier {
     pub source: Option<String>,
 }
 
-/// A measured NCCL calibration of one link type.
-struct Calibration {
-    link: &'static str,
-    /// Per-call latency, seconds.
-    latency: f64,
-    /// Bus bandwidth each kind reaches at 1 GiB, as a share of the link's
-    /// measured send/recv bandwidth (`achievable.link-bandwidth`).
-    efficiency: [f64; 5],
-    source: &'static str,
-}
-
-/// Measured on two H200s over NVLink (the ground file h200-measured.json, docs/sources.md;
-/// `nccl_2gpu_nvlink`, nccl-small-2gpu.json graph rows; formulas.md,
-/// "Collectives", calibration). Latency: the graph-captured all-reduces of
-/// 8 KiB, 64 KiB and 512 KiB (19.54, 17.10, 20.63 us) less their bandwidth
-/// terms, averaged: 18.5 us. Efficiencies: bus bandwidth at 1 GiB per rank
-/// (all-reduce 331.1, all-gather 283.1, reduce-scatter 262.7, all-to-all
-/// 331.0 GB/s) over send/recv's 370.0 GB/s.
-const CALIBRATIONS: &[Calibration] = &[Calibration {
-    link: "nvlink4",
-    latency: 18.5e-6,
-    efficiency: [
-        331.1 / 370.0,
-        283.1 / 370.0,
-        262.7 / 370.0,
-        331.0 / 370.0,
-        1.0,
-    ],
-    source: "measured on H200, 2026-11-29/30: NCCL between two H200s over NVLink (18.5 us per call in a CUDA graph; bus bandwidth at 1 GiB per rank)",
-}];
-
 /// A tier that could not be built, kept until a collective needs it.
 #[derive(Debug, Clone, PartialEq)]
 struct Missing {
@@ -196,16 +206,22 @@ fn topology(link: &Link) -> Topology {
 }
 
 impl Fabric {
-    /// The scale-up and scale-out tiers of `hw`. A tier whose bandwidth the
-    /// file lacks is an error only when a collective needs it.
+    /// The scale-up and scale-out tiers of `hw`, collectives captured in a
+    /// CUDA graph (as a step or a plan runs them). A tier whose bandwidth
+    /// the file lacks is an error only when a collective needs it.
     pub fn of(hw: &Hardware, mode: Mode) -> Fabric {
+        Self::called(hw, mode, CallMode::Graph)
+    }
+
+    /// The tiers of `hw` with collectives called as `call` says.
+    pub fn called(hw: &Hardware, mode: Mode, call: CallMode) -> Fabric {
         let build = |tier: &'static str| -> Option<std::result::Result<Tier, Missing>> {
             let (i, link) = hw
                 .interconnect
                 .iter()
                 .enumerate()
                 .find(|(_, l)| l.tier.as_str() == tier)?;
-            Some(Self::tier(hw, i, link, tier, mode))
+            Some(Self::tier(hw, i, link, tier, mode, call))
         };
         Fabric {
             hardware: hw.id.clone(),
@@ -221,6 +237,7 @@ impl Fabric {
         link: &Link,
         tier: &'static str,
         mode: Mode,
+        call: CallMode,
     ) -> std::result::Result<Tier, Missing> {
         let sol = link
             .per_direction_bandwidth
@@ -275,13 +292,44 @@ impl Fabric {
             };
             t.bandwidth = per_axis(m.get());
             t.source = hw.source(&field).map(String::from);
-            if let Some(c) = CALIBRATIONS.iter().find(|c| c.link == link.name) {
-                t.fixed_latency = c.latency;
-                t.efficiency = c.efficiency;
-                t.source = Some(match t.source {
-                    Some(s) => format!("{s}; {}", c.source),
-                    None => c.source.into(),
-                });
+            // NCCL's per-call latency and bus efficiency were measured on
+            // the scale-up link (formulas.md, "Collectives", calibration).
+            let a = hw.achievable.as_ref();
+            if tier == "scale-up" {
+                let calls = a.and_then(|a| a.call.as_ref());
+                let (latency, field) = match call {
+                    CallMode::None => (None, None),
+                    CallMode::Graph => (
+                        calls.and_then(|c| c.collective_graph),
+                        Some("achievable.call.collective-graph"),
+                    ),
+                    CallMode::Eager => (
+                        calls.and_then(|c| c.collective_eager),
+                        Some("achievable.call.collective-eager"),
+                    ),
+                };
+                let mut notes = Vec::new();
+                if let (Some(l), Some(f)) = (latency, field) {
+                    t.fixed_latency = l.get();
+                    notes.push(
+                        hw.source(f)
+                            .map_or_else(|| f.to_string(), |s| format!("{f}: {s}")),
+                    );
+                }
+                if let Some(b) = a.and_then(|a| a.bus_efficiency.as_ref()) {
+                    for (i, (_, v)) in b.entries().into_iter().enumerate() {
+                        if let Some(v) = v {
+                            t.efficiency[i] = v;
+                        }
+                    }
+                    notes.push("achievable.bus-efficiency".into());
+                }
+                if !notes.is_empty() {
+                    t.source = Some(match t.source {
+                        Some(s) => format!("{s}; {}", notes.join("; ")),
+                        None => notes.join("; "),
+                    });
+                }
             }
         }
         Ok(t)
@@ -756,8 +804,14 @@ pub fn cost(hw: &Hardware, inputs: &CollectiveInputs, mode: Mode) -> Result<Coll
         .map(|l| non_negative("latency", l.0))
         .transpose()?;
     let bytes = positive("bytes", inputs.bytes.0)?;
+    let call = inputs
+        .launch
+        .as_deref()
+        .map(CallMode::parse)
+        .transpose()?
+        .unwrap_or(CallMode::Eager);
     time(
-        &Fabric::of(hw, mode),
+        &Fabric::called(hw, mode, call),
         inputs.kind,
         inputs.devices.0,
         bytes,

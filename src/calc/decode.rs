@@ -8,11 +8,15 @@
 //! meets it is found by bisection.
 
 use super::kv::{self, KvPrecision};
+use super::matmul::efficiency::GemmModel;
 use super::roof::{self, Roof, RoofTime};
+use super::simulate::slo::Target;
 use super::speculative;
+use super::step::price::{Launch, Priced, Pricer};
+use super::step::report as step_price;
 use super::step::{self, Precisions, Shape, Step};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Number, Seconds, Tokens, at_least_one, positive};
+use crate::inputs::{Count, Number, Tokens, at_least_one, positive};
 use crate::precision::{self, Precision};
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::{Hardware, Mode};
@@ -24,8 +28,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct DecodeInputs {
-    /// Sequences decoded together.
-    pub batch: Count,
+    /// Sequences decoded together; without it, with `slo_tpot`, the largest
+    /// batch meeting the target.
+    pub batch: Option<Count>,
     /// Tokens already in each sequence's KV cache.
     pub context: Tokens,
     /// Weight precision (default: the hardware's default-dtype).
@@ -47,10 +52,12 @@ pub struct DecodeInputs {
     /// Speculative decoding: a drafted token's cost as a share of a
     /// target step c (default 0).
     pub draft_cost: Option<Number>,
-    /// Time-per-output-token target: find the largest batch meeting it.
-    pub slo_tpot: Option<Seconds>,
-    /// Time-to-first-token target, for goodput.
-    pub slo_ttft: Option<Seconds>,
+    /// Time-per-output-token target: find the largest batch meeting it
+    /// (`20ms`, or `p99=20ms`: a step has one time, so every percentile
+    /// of it is that time).
+    pub slo_tpot: Option<Target>,
+    /// Time-to-first-token target, for goodput (the same syntax).
+    pub slo_ttft: Option<Target>,
     /// Prompt tokens per request, for goodput (prefill in the loop).
     pub prompt: Option<Tokens>,
     /// Output tokens per request, for goodput.
@@ -116,6 +123,13 @@ pub struct Setup {
     /// Where the peak, the bandwidth and the launch overhead come from:
     /// the file's field and its source.
     pub sources: [Option<String>; 3],
+    /// The per-operation model (`--achievable` only).
+    #[serde(skip)]
+    pub pricer: Option<Pricer>,
+    /// Figures the per-operation model found missing and did without
+    /// (field names), for the notes.
+    #[serde(skip)]
+    pub missing: Vec<&'static str>,
 }
 
 /// The precision, launch and kernel choices a step is set up with (each
@@ -260,9 +274,26 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         launch_field.and_then(named),
     ];
     let (kernels, given) = match kernels {
-        Some(k) => (k.0 as f64, true),
+        // A step launches at least one kernel.
+        Some(k) => (at_least_one("kernels", k.0)? as f64, true),
         None => (step::kernels(m), false),
     };
+    let mut missing = Vec::new();
+    let pricer = (mode == Mode::Achievable).then(|| {
+        pricer(
+            hw,
+            &roof,
+            p.compute,
+            launch,
+            per_kernel_s,
+            Precisions {
+                weight: w.bytes(),
+                activation: a.bytes(),
+                kv: kv.bytes(),
+            },
+            &mut missing,
+        )
+    });
     Ok(Setup {
         weights: w.name,
         activations: a.name,
@@ -281,7 +312,76 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         kernels,
         kernels_given: given,
         sources,
+        pricer,
+        missing,
     })
+}
+
+/// The per-operation model of `hw` at compute precision `compute` and the
+/// launch mode chosen: the measured rates, the file's `achievable` figures
+/// (formulas.md, "Achievable: a forward operation by operation"). Optional
+/// figures the file lacks are named in `missing`.
+#[allow(clippy::too_many_arguments)]
+pub fn pricer(
+    hw: &Hardware,
+    roof: &Roof,
+    compute: &str,
+    launch: LaunchMode,
+    per_kernel_s: f64,
+    precisions: Precisions,
+    missing: &mut Vec<&'static str>,
+) -> Pricer {
+    let a = hw.achievable.as_ref();
+    let overhead = a.and_then(|a| a.kernel_overhead).map(|s| s.get());
+    if overhead.is_none() {
+        missing.push("achievable.kernel-overhead");
+    }
+    let sustained = a.and_then(|a| a.sustained.get(compute));
+    if sustained.is_none() {
+        missing.push("achievable.sustained");
+    }
+    let attention = a
+        .and_then(|a| a.attention.as_ref())
+        .and_then(|at| Some((at.peak_fraction?, at.half_length?.get() as f64)));
+    if attention.is_none() {
+        missing.push("achievable.attention");
+    }
+    let query_tile = a
+        .and_then(|a| a.attention.as_ref())
+        .and_then(|at| at.query_tile)
+        .map_or(1, |t| t.get());
+    let gemm = GemmModel::of(hw);
+    if gemm.tiles.is_empty() {
+        missing.push("achievable.gemm");
+    }
+    // An eager step from Python pays each kernel's host path, the measured
+    // cost of one eager call; the bare launch where the file lacks it.
+    let (launch, per_kernel_s) = match launch {
+        LaunchMode::None => (Launch::None, 0.0),
+        LaunchMode::Graph => (Launch::Graph, per_kernel_s),
+        LaunchMode::Eager => (
+            Launch::Eager,
+            match a.and_then(|a| a.call.as_ref()).and_then(|c| c.matmul_eager) {
+                Some(c) => c.get(),
+                None => {
+                    missing.push("achievable.call.matmul-eager");
+                    per_kernel_s
+                }
+            },
+        ),
+    };
+    Pricer {
+        rate: roof.peak,
+        sustained,
+        bandwidth: roof.bandwidth,
+        launch,
+        per_kernel_s,
+        overhead_s: overhead.unwrap_or(0.0),
+        gemm,
+        attention,
+        query_tile,
+        precisions,
+    }
 }
 
 impl Setup {
@@ -326,25 +426,61 @@ impl Setup {
 pub struct Timed {
     /// The ops and their sums.
     pub step: Step,
-    /// max(compute, memory).
+    /// max(compute, memory) over the whole step (the speed of light's
+    /// time; under `--achievable` the one-roof figure beside the
+    /// per-operation sum).
     pub roof: RoofTime,
-    /// Kernels x seconds per kernel.
+    /// Speed of light: kernels x seconds per kernel. Per operation: every
+    /// kernel's overhead and launch (or host wait).
     pub launch_s: f64,
-    /// roof + launch.
+    /// roof + launch, or the per-operation sum.
     pub total_s: f64,
+    /// The per-operation prices (`--achievable`).
+    pub priced: Option<Priced>,
 }
 
 /// Times a forward of `shape` under `s`.
 pub fn timed(m: &Model, s: &Setup, shape: Shape) -> Result<Timed> {
     let step = step::forward(m, shape, &s.precisions)?;
+    Ok(time_step(s, step))
+}
+
+/// Times a forward already built: the speed of light on one roof, or the
+/// per-operation sum under `--achievable`.
+pub fn time_step(s: &Setup, step: Step) -> Timed {
     let t = s.roof.time(step.flops(), step.bytes());
-    let launch_s = s.kernels * s.per_kernel_s;
-    Ok(Timed {
-        step,
-        roof: t,
-        launch_s,
-        total_s: t.time_s + launch_s,
-    })
+    match &s.pricer {
+        Some(p) => {
+            let scale = if s.kernels_given {
+                let structural = step.achievable_kernels();
+                if structural > 0.0 {
+                    s.kernels / structural
+                } else {
+                    1.0
+                }
+            } else {
+                1.0
+            };
+            let priced = p.price(&step, scale);
+            Timed {
+                step,
+                roof: t,
+                launch_s: priced.overhead_s,
+                total_s: priced.time_s,
+                priced: Some(priced),
+            }
+        }
+        None => {
+            let launch_s = s.kernels * s.per_kernel_s;
+            Timed {
+                step,
+                roof: t,
+                launch_s,
+                total_s: t.time_s + launch_s,
+                priced: None,
+            }
+        }
+    }
 }
 
 /// Speculative decoding applied to the step.
@@ -366,6 +502,29 @@ pub struct Speculation {
     pub speedup: f64,
 }
 
+/// What limits the largest batch meeting a time-per-token target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SloBound {
+    /// One more sequence's KV cache does not fit beside the weights.
+    Memory,
+    /// One more sequence makes a token take longer than the target.
+    TimePerToken,
+    /// The search's own upper end (no memory capacity to bound it).
+    SearchLimit,
+}
+
+impl SloBound {
+    /// The words a table shows.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SloBound::Memory => "memory",
+            SloBound::TimePerToken => "time per token",
+            SloBound::SearchLimit => "search limit",
+        }
+    }
+}
+
 /// The largest batch meeting a time-per-output-token target.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Slo {
@@ -377,6 +536,11 @@ pub struct Slo {
     pub searched_to: u64,
     /// Its time per output token.
     pub batch_tpot_s: f64,
+    /// What sets the batch: the memory (the next batch's KV does not fit)
+    /// or the time per token (the next batch misses the target).
+    pub bound: SloBound,
+    /// The next batch's time per output token, where it fits.
+    pub next_tpot_s: Option<f64>,
     /// Device throughput there.
     pub tokens_per_s: f64,
 }
@@ -429,6 +593,9 @@ pub struct DecodeCost {
     pub memory: Option<MemoryFit>,
     /// The model's maximum when the context passes it (forced).
     pub beyond_max: Option<u64>,
+    /// Whether the batch is the time-per-token search's answer (no batch
+    /// was given).
+    pub batch_searched: bool,
 }
 
 /// Weights and KV against device memory.
@@ -448,7 +615,16 @@ pub struct MemoryFit {
 
 /// `decode`'s cost.
 pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Result<DecodeCost> {
-    let batch = at_least_one("batch", inputs.batch.0)?;
+    let given_batch = match inputs.batch {
+        Some(b) => Some(at_least_one("batch", b.0)?),
+        None if inputs.slo_tpot.is_some() => None,
+        None => {
+            return Err(Error::missing_input(
+                "batch",
+                "give `batch`, or a time-per-token target (`slo-tpot`) to search for the largest batch meeting it",
+            ));
+        }
+    };
     let context = inputs.context.0;
     let beyond_max = kv::check_context(m, context, inputs.force)?;
     let s = setup(
@@ -479,14 +655,18 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
                 * s.precisions.kv
                 * m.layers.get() as f64
                 * cached as f64;
-            let kv_bytes = per_seq * batch as f64;
-            Some(MemoryFit {
-                kv_budget_bytes: left,
-                kv_bytes,
-                fits: kv_bytes <= left,
-                max_batch: (left / per_seq).floor().min(u64::MAX as f64) as u64,
-                source,
-            })
+            // The batch's KV is filled in once the batch is known (it may
+            // be the answer of the time-per-token search).
+            Some((
+                MemoryFit {
+                    kv_budget_bytes: left,
+                    kv_bytes: 0.0,
+                    fits: true,
+                    max_batch: (left / per_seq).floor().min(u64::MAX as f64) as u64,
+                    source,
+                },
+                per_seq,
+            ))
         }
     };
 
@@ -559,13 +739,11 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
             }
         }
     };
-    let (t, step_time_s, tokens_per_step, speculation) = at(batch)?;
-
     let slo = match inputs.slo_tpot {
         None => None,
         Some(target) => {
-            let target = positive("slo-tpot", target.0)?;
-            let hi = memory.as_ref().map_or(1 << 20, |f| f.max_batch.max(1));
+            let target = positive("slo-tpot", target.seconds)?;
+            let hi = memory.as_ref().map_or(1 << 20, |(f, _)| f.max_batch.max(1));
             let tpot = |b: u64| -> Result<f64> {
                 let (_, pass, e, _) = at(b)?;
                 Ok(pass / e)
@@ -587,11 +765,24 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
                 }
                 (lo, tpot(lo)?)
             };
+            // What stops the batch growing: at the top of the search, the
+            // memory (or the search's own limit); below it, the next batch's
+            // time per token.
+            let (bound, next_tpot_s) = if best == hi && best > 0 {
+                match memory {
+                    Some(_) => (SloBound::Memory, None),
+                    None => (SloBound::SearchLimit, None),
+                }
+            } else {
+                (SloBound::TimePerToken, Some(tpot(best + 1)?))
+            };
             Some(Slo {
                 tpot_s: target,
                 batch: best,
                 searched_to: hi,
                 batch_tpot_s: best_tpot,
+                bound,
+                next_tpot_s,
                 tokens_per_s: if best == 0 {
                     0.0
                 } else {
@@ -600,6 +791,17 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
             })
         }
     };
+
+    let batch_searched = given_batch.is_none();
+    // Without a batch, the step is worked at the search's answer (batch 1
+    // where none meets the target).
+    let batch = given_batch.unwrap_or_else(|| slo.as_ref().map_or(1, |s| s.batch.max(1)));
+    let memory = memory.map(|(mut f, per_seq)| {
+        f.kv_bytes = per_seq * batch as f64;
+        f.fits = f.kv_bytes <= f.kv_budget_bytes;
+        f
+    });
+    let (t, step_time_s, tokens_per_step, speculation) = at(batch)?;
 
     let goodput = match (inputs.output, inputs.prompt) {
         (None, None) => None,
@@ -632,8 +834,8 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
             let tpot = step_time_s / tokens_per_step;
             let b = batch as f64;
             let steps = out as f64 / tokens_per_step;
-            let ttft_ok = inputs.slo_ttft.is_none_or(|x| ttft <= x.0);
-            let tpot_ok = inputs.slo_tpot.is_none_or(|x| tpot <= x.0);
+            let ttft_ok = inputs.slo_ttft.is_none_or(|x| ttft <= x.seconds);
+            let tpot_ok = inputs.slo_tpot.is_none_or(|x| tpot <= x.seconds);
             Some(Goodput {
                 prompt,
                 output: out,
@@ -666,6 +868,7 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         goodput,
         memory,
         beyond_max,
+        batch_searched,
     })
 }
 
@@ -689,7 +892,18 @@ impl DecodeCost {
         let u = |unit: Unit| s.roof.unit(unit);
         r.hardware = Some(self.hardware.clone());
         r.model = Some(self.model.clone());
-        r.input("batch", self.batch);
+        if self.batch_searched {
+            // The batch is an answer (the time-per-token search's), not an
+            // input; the step's figures are worked at it.
+            r.result("batch", self.batch, || {
+                Quantity::new(
+                    "batch (searched: the largest meeting --slo-tpot)",
+                    Unit::Count,
+                )
+            });
+        } else {
+            r.input("batch", self.batch);
+        }
         r.input("context", self.context);
         r.input("dtype", s.weights);
         r.input("activations", s.activations);
@@ -713,6 +927,7 @@ impl DecodeCost {
             "speculative_speedup",
             "fits",
             "slo_batch",
+            "slo_bound",
             "slo_tokens_per_s",
             "ttft_s",
             "goodput_requests_per_s",
@@ -809,27 +1024,33 @@ impl DecodeCost {
                     si(s.roof.bandwidth, "B/s")
                 ))
         });
-        r.result("kernels", s.kernels, || {
-            let q = Quantity::new("kernels per step", Unit::Count);
-            if s.kernels_given {
-                q.formula("given")
-            } else {
-                q.formula("layers x 12 (dense) or 16 + 3 per shared expert (MoE) + 4 (embedding, final norm, LM head, sampling)")
+        let priced = self.timed.priced.as_ref();
+        match priced {
+            None => {
+                r.result("kernels", s.kernels, || {
+                    let q = Quantity::new("kernels per step", Unit::Count);
+                    if s.kernels_given {
+                        q.formula("given")
+                    } else {
+                        q.formula("layers x 12 (dense) or 16 + 3 per shared expert (MoE) + 4 (embedding, final norm, LM head, sampling)")
+                    }
+                });
+                r.result("launch_time_s", self.timed.launch_s, || {
+                    Quantity::new(
+                        format!("launch overhead ({})", s.launch.as_str()),
+                        Unit::Seconds,
+                    )
+                    .source(s.sources[2].as_deref())
+                    .formula("kernels x overhead per kernel")
+                    .derive(format!(
+                        "{} x {}",
+                        s.kernels,
+                        units::seconds(s.per_kernel_s)
+                    ))
+                });
             }
-        });
-        r.result("launch_time_s", self.timed.launch_s, || {
-            Quantity::new(
-                format!("launch overhead ({})", s.launch.as_str()),
-                Unit::Seconds,
-            )
-            .source(s.sources[2].as_deref())
-            .formula("kernels x overhead per kernel")
-            .derive(format!(
-                "{} x {}",
-                s.kernels,
-                units::seconds(s.per_kernel_s)
-            ))
-        });
+            Some(p) => step_price::record(&mut r, p, s.kernels_given, s.launch.as_str()),
+        }
         let label = match (s.mode, s.launch) {
             (Mode::SpeedOfLight, LaunchMode::None) => "step time (speed of light: a lower bound)",
             (Mode::SpeedOfLight, _) => "step time (speed of light + launch overhead)",
@@ -838,14 +1059,17 @@ impl DecodeCost {
         let spec = self.speculation.as_ref();
         r.result("step_time_s", self.step_time_s, || {
             let q = Quantity::new(label, Unit::Seconds);
-            match spec {
-                None => q.formula("max(compute, memory) + launch").derive(format!(
+            match (spec, priced) {
+                (None, Some(p)) => q
+                    .formula("sum over operations of max(compute, memory) + kernels x (overhead + launch)")
+                    .derive(step_price::derivation(p)),
+                (None, None) => q.formula("max(compute, memory) + launch").derive(format!(
                     "max({}, {}) + {}",
                     units::seconds(t.compute_s),
                     units::seconds(t.memory_s),
                     units::seconds(self.timed.launch_s)
                 )),
-                Some(sp) => q
+                (Some(sp), _) => q
                     .formula("verify pass of g+1 tokens + g x c x plain step")
                     .derive(format!(
                         "{} + {} x {} x {}",
@@ -926,6 +1150,11 @@ impl DecodeCost {
             r.result("slo_time_per_token_s", slo.batch_tpot_s, || {
                 Quantity::new("time per output token there", Unit::Seconds)
             });
+            r.result("slo_bound", slo.bound.as_str(), || {
+                Quantity::new("what sets that batch", Unit::None).formula(
+                    "memory when the search reaches the sequences that fit, else the next batch's time per token",
+                )
+            });
         }
         if let Some(g) = &self.goodput {
             r.result("ttft_s", g.ttft_s, || {
@@ -996,13 +1225,16 @@ impl DecodeCost {
         if s.mode == Mode::Achievable {
             r.note_with(|| {
                 format!(
-                    "achievable: the file's measured {} bandwidth, {} {} matmul rate and {}; a calibrated estimate, not a bound",
+                    "achievable: each operation on its own roofline, summed (the file's measured {} bandwidth, {} {} matmul rate by GEMM shape, kernel overhead and {}); a calibrated estimate, not a bound",
                     si(s.roof.bandwidth, "B/s"),
                     s.roof.peak_text(),
                     s.compute,
                     s.launch_words()
                 )
             });
+            if let Some(p) = priced {
+                step_price::notes(&mut r, p, s.pricer.as_ref(), &s.missing);
+            }
         }
         if s.weights != s.activations {
             r.note_with(|| {
@@ -1034,6 +1266,42 @@ impl DecodeCost {
                 format!(
                     "context beyond the model's maximum of {} (forced)",
                     units::whole(max)
+                )
+            });
+        }
+        if let Some(slo) = &self.slo
+            && slo.batch > 0
+        {
+            r.note_with(|| {
+                let why = match (slo.bound, slo.next_tpot_s) {
+                    (SloBound::Memory, _) => format!(
+                        "memory: {} sequences of {} tokens do not fit beside the weights, so time per token ({} at {}) is not what binds",
+                        units::whole(slo.batch + 1),
+                        units::whole(self.context),
+                        units::seconds(slo.batch_tpot_s),
+                        units::whole(slo.batch)
+                    ),
+                    (SloBound::TimePerToken, Some(next)) => format!(
+                        "time per token: batch {} takes {} ({} at {})",
+                        units::whole(slo.batch + 1),
+                        units::seconds(next),
+                        units::seconds(slo.batch_tpot_s),
+                        units::whole(slo.batch)
+                    ),
+                    _ => format!(
+                        "the search's upper end, batch {}: the file gives no memory capacity to bound it",
+                        units::whole(slo.searched_to)
+                    ),
+                };
+                let searched = if self.batch_searched {
+                    "; the step above is worked at that batch"
+                } else {
+                    ""
+                };
+                format!(
+                    "the largest batch meeting {} per token is {}, set by {why}{searched}",
+                    units::seconds(slo.tpot_s),
+                    units::whole(slo.batch)
                 )
             });
         }

@@ -425,19 +425,19 @@ pub fn budget(
     let left = available - weights;
     if left <= 0.0 {
         return Err(Error::NoAnswer(format!(
-            "{} does not fit on one {}: its {} weights in {} exceed the {} available ({} {} less the {}% reserve) by {}; split it across devices (`roofline plan`), or use a narrower --dtype",
+            "{} does not fit on one {}: needs {}, has {}: its weights in {} are {} more than the {} {} less the {}% reserve; split it across devices (`roofline plan`), or use a narrower --dtype",
             m.id,
             hw.id,
             si(weights, "B"),
-            p.name,
             si(available, "B"),
+            p.name,
+            si(-left, "B"),
             match source {
                 MemorySource::Usable => "usable",
                 MemorySource::Datasheet => "datasheet",
             },
             si(memory, "B"),
             units::percent(reserve),
-            si(-left, "B"),
         )));
     }
     Ok(Budget {

@@ -2,9 +2,12 @@
 //! inputs (hardware, model, numbers) to a [`Report`](crate::report::Report).
 //! None of them prints, reads a file or knows the output format.
 
+pub mod accuracy;
+pub mod calibrate;
 pub mod coalesce;
 pub mod collective;
 pub mod decode;
+pub mod fleet;
 pub mod fusion;
 pub mod hw;
 pub mod kv;
@@ -17,5 +20,6 @@ pub mod plan;
 pub mod point;
 pub mod prefill;
 pub mod roof;
+pub mod simulate;
 pub mod speculative;
 pub mod step;

@@ -8,14 +8,15 @@
 //! stage is the T x D devices of one slice, and the E devices of an expert
 //! group are contiguous within a stage.
 
-use super::collective::{self, Fabric, Kind};
+use super::collective::{self, CallMode, Fabric, Kind};
 use super::decode;
 use super::kv;
 use super::model::{Params, kv_elements_per_token_per_layer, params};
 use super::roof::Roof;
+use super::simulate::slo::Target;
 use super::step::{self, Shape};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Seconds, Tokens, at_least_one};
+use crate::inputs::{Count, Tokens, at_least_one};
 use crate::report::{Quantity, Report, Row, RowsKind, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -52,6 +53,15 @@ pub struct PlanInputs {
     pub dtype: Option<String>,
     /// KV-cache precision (default bf16, as `decode` and `kv` take it).
     pub kv_dtype: Option<String>,
+    /// Activation precision (default: the hardware's default-dtype); the
+    /// matmuls run at the peak of the wider of weights and activations, so
+    /// fp8 weights need fp8 activations to run at the fp8 peak.
+    #[serde(default)]
+    pub activations: Option<String>,
+    /// Launch overhead: `none` (the default at speed of light), `graph`
+    /// (the default with --achievable; collectives captured too) or `eager`.
+    #[serde(default)]
+    pub launch: Option<String>,
     /// Share of device memory held back for the runtime, fragmentation
     /// and CUDA graphs: `10%` or `0.1` (default 10%).
     pub reserve: Option<serde_json::Value>,
@@ -62,9 +72,9 @@ pub struct PlanInputs {
     /// What the search ranks by (default: throughput).
     pub objective: Option<Objective>,
     /// Time-to-first-token target for goodput.
-    pub slo_ttft: Option<Seconds>,
+    pub slo_ttft: Option<Target>,
     /// Time-per-output-token target for goodput.
-    pub slo_tpot: Option<Seconds>,
+    pub slo_tpot: Option<Target>,
     /// Lay out separate prefill and decode pools.
     pub disaggregate: Option<bool>,
     /// Devices of the prefill pool (with `disaggregate`).
@@ -177,14 +187,18 @@ impl<'a> Setup<'a> {
             decode::Choices {
                 dtype: inputs.dtype.as_deref(),
                 kv_dtype: inputs.kv_dtype.as_deref(),
-                // decode's defaults, named: plan has no --launch to point to
-                launch: Some(match mode {
-                    Mode::SpeedOfLight => "none",
-                    Mode::Achievable => "graph",
-                }),
+                activations: inputs.activations.as_deref(),
+                // decode's defaults: none at speed of light, graph with
+                // --achievable
+                launch: inputs.launch.as_deref(),
                 ..Default::default()
             },
         )?;
+        let call = match step.launch {
+            decode::LaunchMode::Eager => CallMode::Eager,
+            decode::LaunchMode::Graph => CallMode::Graph,
+            decode::LaunchMode::None => CallMode::None,
+        };
         let (capacity, capacity_source) = kv::device_memory(hw)?;
         let reserve = match &inputs.reserve {
             None => kv::DEFAULT_RESERVE,
@@ -204,7 +218,7 @@ impl<'a> Setup<'a> {
             hw,
             model,
             mode,
-            fabric: Fabric::of(hw, mode),
+            fabric: Fabric::called(hw, mode, call),
             roof: step.roof,
             step,
             capacity,
@@ -760,8 +774,80 @@ impl Shard<'_, '_> {
             bytes += (op.weight_bytes + op.activation_bytes) * share
                 + (op.kv_read_bytes + op.kv_write_bytes) * kv;
         }
+        if let Some(p) = &s.step.pricer {
+            return p
+                .price(&self.sharded(st, n_dense, n_moe, first, last), 1.0)
+                .time_s;
+        }
         let launch = st.kernels * f_layers * s.step.per_kernel_s;
         s.roof.time(flops, bytes).time_s + launch
+    }
+
+    /// One device's share of `st` as a step of its own, for the
+    /// per-operation model: each op's repetitions cut to this stage's
+    /// layers, its work and bytes to this rank's share, and its GEMMs split
+    /// as tensor parallelism splits them (column-parallel QKV, gate/up and
+    /// LM head divide N; row-parallel output and down projections divide
+    /// K).
+    fn sharded(
+        &self,
+        st: &step::Step,
+        n_dense: f64,
+        n_moe: f64,
+        first: bool,
+        last: bool,
+    ) -> step::Step {
+        let s = self.s;
+        let m = s.model;
+        let tp = self.l.tp;
+        let t = tp as f64;
+        let layers = m.layers.get() as f64;
+        let of = |n: f64, total: u64| if total == 0 { 0.0 } else { n / total as f64 };
+        let f_layers = (n_dense + n_moe) / layers;
+        let f_dense = of(n_dense, s.dense_layers());
+        let f_moe = of(n_moe, s.moe_layers());
+        let split = |g: &mut Option<step::Gemm>, by_n: bool| {
+            if let Some(g) = g {
+                if by_n {
+                    g.n = g.n.div_ceil(tp).max(1);
+                } else {
+                    g.k = g.k.div_ceil(tp).max(1);
+                }
+            }
+        };
+        let mut out = st.clone();
+        for op in out.ops.iter_mut().chain(out.extra.iter_mut()) {
+            // (share of repetitions, share of work per repetition, share of
+            // KV bytes per repetition)
+            let (reps, work, kv) = match op.name {
+                "embedding" => (if first { 1.0 } else { 0.0 }, 1.0 / t, 0.0),
+                "lm-head" | "final-norm" => (if last { 1.0 } else { 0.0 }, 1.0 / t, 0.0),
+                "attention" => (f_layers, 1.0 / t, self.kv_share),
+                "ffn" | "activation" | "casts" => (f_dense, 1.0 / t, 0.0),
+                "router" => (f_moe, 1.0, 0.0),
+                "shared-experts" | "routed-experts" | "expert-activation" => (f_moe, 1.0 / t, 0.0),
+                "norms" | "layer-norms" => (f_layers, 1.0, 0.0),
+                _ => (f_layers, 1.0 / t, 0.0),
+            };
+            let whole = reps * work;
+            op.flops *= whole;
+            op.weight_bytes *= whole;
+            op.activation_bytes *= whole;
+            op.kv_read_bytes *= reps * kv;
+            op.kv_write_bytes *= reps * kv;
+            op.count *= reps;
+            if tp > 1 && work < 1.0 {
+                match op.name {
+                    "o" => split(&mut op.gemms[0], false),
+                    "ffn" | "shared-experts" | "routed-experts" => {
+                        split(&mut op.gemms[0], true);
+                        split(&mut op.gemms[1], false);
+                    }
+                    _ => split(&mut op.gemms[0], true),
+                }
+            }
+        }
+        out
     }
 }
 
@@ -955,6 +1041,88 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     })
 }
 
+/// One data-parallel replica of a layout, resolved once so that forward
+/// passes of any shape can be priced on it: the simulator's step cost
+/// (`simulate`, `fleet`). A pass runs through the stages one after
+/// another (one batch in flight: no microbatching), each stage's share
+/// priced as [`evaluate`] prices it, plus its communication.
+pub struct Replica<'a, 'b> {
+    shard: Shard<'a, 'b>,
+    /// (dense layers, MoE layers) of each stage.
+    stages: Vec<(f64, f64)>,
+    /// The layout.
+    pub layout: Layout,
+    /// Weights on a device of the heaviest stage, bytes.
+    pub weight_bytes: f64,
+    /// KV bytes one token takes on a device (its stage's layers, its
+    /// share of the heads).
+    pub kv_bytes_per_token: f64,
+    /// Bytes a device holds for the KV cache: usable memory less the
+    /// weights of the heaviest stage.
+    pub kv_budget_bytes: f64,
+}
+
+impl<'a, 'b> Replica<'a, 'b> {
+    /// The replica of `l` (validated by the caller) under `s`.
+    pub fn new(s: &'a Setup<'b>, l: Layout) -> Result<Self> {
+        let w = Workload {
+            batch: 1,
+            context: 1,
+            prompt: 1,
+            microbatches: Some(1),
+        };
+        let p = evaluate(s, l, w)?;
+        let layers = s.model.layers.get();
+        let per_stage = layers / l.pp;
+        let first_moe = s.model.moe.as_ref().map_or(layers, |moe| moe.dense_layers);
+        let stages = (0..l.pp)
+            .map(|st| {
+                let (a, b) = (st * per_stage, (st + 1) * per_stage);
+                let n_moe = b.saturating_sub(a.max(first_moe)) as f64;
+                (per_stage as f64 - n_moe, n_moe)
+            })
+            .collect();
+        let pl = per_layer(s);
+        Ok(Replica {
+            shard: Shard {
+                s,
+                l,
+                kv_share: p.kv_share,
+                experts_per_device: p.experts_per_device,
+                expert_bytes: pl.expert * s.step.precisions.weight,
+            },
+            stages,
+            layout: l,
+            weight_bytes: p.weight_bytes,
+            kv_bytes_per_token: p.kv_bytes_per_token_layer * per_stage as f64 * p.kv_share,
+            kv_budget_bytes: p.usable_bytes - p.weight_bytes,
+        })
+    }
+
+    /// The communication of one pass of `tokens` tokens.
+    pub fn comm(&self, tokens: f64) -> Result<Comm> {
+        comm(self.shard.s, self.layout, tokens)
+    }
+
+    /// One forward `st` of `tokens` tokens through every stage in turn,
+    /// with the communication `c` of a pass of that many tokens, seconds.
+    pub fn pass_s(&self, st: &step::Step, tokens: f64, c: &Comm) -> f64 {
+        let last = self.stages.len() - 1;
+        self.stages
+            .iter()
+            .enumerate()
+            .map(|(i, &(n_dense, n_moe))| {
+                let send = if i == last { 0.0 } else { c.pp_send_s };
+                self.shard
+                    .time(st, tokens, n_dense, n_moe, i == 0, i == last)
+                    + n_dense * c.dense_layer_s
+                    + n_moe * c.moe_layer_s
+                    + send
+            })
+            .sum()
+    }
+}
+
 /// The layout the inputs name, with defaults: tp 1, pp 1, ep 1, dp the
 /// rest of the devices.
 pub fn layout(inputs: &PlanInputs) -> Result<(Layout, Option<u64>)> {
@@ -1046,8 +1214,8 @@ fn score(p: &PlanCost, o: Objective, ttft: Option<f64>, tpot: Option<f64>) -> f6
 pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Result<SearchCost> {
     let n = at_least_one("devices", devices)?;
     let objective = inputs.objective.unwrap_or_default();
-    let ttft = inputs.slo_ttft.map(|x| x.0);
-    let tpot = inputs.slo_tpot.map(|x| x.0);
+    let ttft = inputs.slo_ttft.map(|x| x.seconds);
+    let tpot = inputs.slo_tpot.map(|x| x.seconds);
     if objective == Objective::Goodput && ttft.is_none() && tpot.is_none() {
         return Err(Error::missing_input(
             "slo-ttft",
@@ -1064,16 +1232,20 @@ pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Resu
         }
     };
     let fixed = |f: Option<Count>| f.map(|c| c.0);
-    // Only layouts that can exist are tried: tp divides the heads and pp
-    // the layers (`validate`), so the work is bounded by the model, not by
-    // the device count.
+    // Past a million devices only layouts that can exist are tried (tp
+    // divides the heads and pp the layers, as `validate` requires), so the
+    // work is bounded by the model, not by the device count; below, every
+    // split is tried, so the summary counts the ones the model rules out.
     let heads = s.model.attention.heads.get();
     let layers = s.model.layers.get();
-    for tp in divisors(gcd(n, heads)) {
+    let every = n <= 1 << 20;
+    let tps = divisors(if every { n } else { gcd(n, heads) });
+    for tp in tps {
         if fixed(inputs.tp).is_some_and(|t| t != tp) {
             continue;
         }
-        for pp in divisors(gcd(n / tp, layers)) {
+        let pps = divisors(if every { n / tp } else { gcd(n / tp, layers) });
+        for pp in pps {
             if fixed(inputs.pp).is_some_and(|p| p != pp) {
                 continue;
             }
@@ -1187,8 +1359,8 @@ pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Resu
                 ),
                 _ => format!(
                     "{} vs {} tokens/s per device",
-                    units::sig(p.tokens_per_s_per_device, 4),
-                    units::sig(best.tokens_per_s_per_device, 4)
+                    units::sig_grouped(p.tokens_per_s_per_device, 4),
+                    units::sig_grouped(best.tokens_per_s_per_device, 4)
                 ),
             };
             let cause = if p.comm_time_s > p.decode_step_time_s * 0.5 {
@@ -1582,10 +1754,42 @@ fn plan_row(p: &PlanCost, rank: usize, score: f64, verdict: &str) -> Row {
         "tokens_per_s_per_device".into(),
         p.tokens_per_s_per_device.into(),
     );
+    res.insert("layout".into(), layout_text(&l).into());
+    res.insert("binds".into(), binds(p).into());
     res.insert("fits".into(), p.fits.into());
     let _ = score;
     res.insert("verdict".into(), verdict.into());
     row
+}
+
+/// A layout in a few letters: `tp8 pp2`, the degrees above one (`tp1`
+/// where every degree is one).
+fn layout_text(l: &Layout) -> String {
+    let parts: Vec<String> = [("tp", l.tp), ("pp", l.pp), ("ep", l.ep), ("dp", l.dp)]
+        .iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(k, n)| format!("{k}{n}"))
+        .collect();
+    if parts.is_empty() {
+        "tp1".into()
+    } else {
+        parts.join(" ")
+    }
+}
+
+/// What dominates a layout's decode step: memory (it does not fit),
+/// communication (more than half the step), the pipeline bubble, or the
+/// roof of the busiest stage's compute and memory traffic.
+fn binds(p: &PlanCost) -> &'static str {
+    if !p.fits {
+        "memory (does not fit)"
+    } else if p.comm_time_s > p.decode_step_time_s * 0.5 {
+        "communication"
+    } else if p.bubble_fraction > 0.0 {
+        "pipeline bubble"
+    } else {
+        "compute and memory time"
+    }
 }
 
 fn describe_rows(r: &mut Report) {
@@ -1605,6 +1809,8 @@ fn describe_rows(r: &mut Report) {
             "tokens/s per device",
             Unit::Count,
         ),
+        ("layout", "layout", Unit::None),
+        ("binds", "what binds", Unit::None),
         ("fits", "fits", Unit::None),
         ("verdict", "why not first", Unit::None),
     ] {
@@ -1640,6 +1846,16 @@ impl SearchCost {
                     .push(plan_row(p, i + 1, self.scores[i], &self.verdicts[i]));
             }
             describe_rows(&mut r);
+            // The default table: each layout, the figure the objective
+            // ranks by, what binds it, whether it fits; --all the rest.
+            let ranked_by = match self.objective {
+                Objective::Latency => "decode_step_time_s",
+                _ => "tokens_per_s_per_device",
+            };
+            r.row_headline = ["rank", "layout", ranked_by, "binds", "fits"]
+                .iter()
+                .map(|k| (*k).to_string())
+                .collect();
         }
         // `plans`: every layout as one object with a single plan's keys,
         // best first (the table shows them as its rows).

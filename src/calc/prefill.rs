@@ -10,6 +10,8 @@
 use super::decode::{self, LaunchMode, Setup, Timed};
 use super::kv;
 use super::roof::{Bound, RoofTime};
+use super::step::price::Priced;
+use super::step::report as step_price;
 use super::step::{OpKind, Shape};
 use crate::error::{Error, Result};
 use crate::inputs::{Count, Tokens, at_least_one, mul};
@@ -29,6 +31,9 @@ pub struct PrefillInputs {
     pub batch: Option<Count>,
     /// Tokens per chunk (default: the whole prompt at once).
     pub chunk: Option<Tokens>,
+    /// Tokens already cached per sequence before the prompt (default 0):
+    /// attention reads them.
+    pub context: Option<Count>,
     /// Weight precision.
     pub dtype: Option<String>,
     /// KV precision (default bf16).
@@ -60,6 +65,8 @@ pub struct PrefillCost {
     pub batch: u64,
     /// Tokens per chunk (the prompt when unchunked).
     pub chunk: u64,
+    /// Tokens cached before the prompt.
+    pub context: u64,
     /// The chunk asked for where it holds the whole prompt (so the
     /// prefill is unchunked, and a note says why).
     pub chunk_beyond_prompt: Option<u64>,
@@ -110,11 +117,17 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
     let prompt = at_least_one("prompt", inputs.prompt.0)?;
     let batch = at_least_one("batch", inputs.batch.map_or(1, |b| b.0))?;
     let chunk = at_least_one("chunk", inputs.chunk.map_or(prompt, |c| c.0))?.min(prompt);
-    let beyond_max = kv::check_context(m, prompt, inputs.force).map_err(|e| match e {
-        Error::Field { message, .. } => Error::field("prompt", message),
+    let context = inputs.context.map_or(0, |c| c.0);
+    let total = context
+        .checked_add(prompt)
+        .ok_or_else(|| Error::field("context", "context + prompt overflows"))?;
+    let beyond_max = kv::check_context(m, total, inputs.force).map_err(|e| match e {
+        Error::Field { message, .. } => {
+            Error::field(if context > 0 { "context" } else { "prompt" }, message)
+        }
         e => e,
     })?;
-    mul("prompt", &[batch, prompt, prompt])?;
+    mul("prompt", &[batch, prompt, total])?;
     let n_chunks = prompt.div_ceil(chunk);
     if n_chunks > MAX_CHUNKS {
         return Err(Error::field(
@@ -145,8 +158,9 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
     }
     let mut chunks = Vec::with_capacity(n_chunks as usize);
     for k in 0..n_chunks {
-        let past = k * chunk;
-        let new = chunk.min(prompt - past);
+        let done = k * chunk;
+        let past = context + done;
+        let new = chunk.min(prompt - done);
         let last = k + 1 == n_chunks;
         chunks.push(decode::timed(
             m,
@@ -167,11 +181,12 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
     let launch_s = sum(&|t| t.launch_s);
     let time_s = sum(&|t| t.total_s);
     let heads = m.attention.heads.get();
-    let scores = prompt as f64 * prompt as f64 * 4.0;
+    let scores = prompt as f64 * total as f64 * 4.0;
     // Scores written, read by softmax, probabilities written, read by PV:
     // four fp32 passes over h x S x S per layer and sequence.
     let extra = 4.0 * scores * heads as f64 * m.layers.get() as f64 * batch as f64;
     let materialised = s.roof.time(flops, bytes + extra);
+    let materialised_bandwidth = s.roof.bandwidth;
     let l2 = hw
         .memory
         .levels
@@ -184,6 +199,7 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
         prompt,
         batch,
         chunk,
+        context,
         chunk_beyond_prompt: inputs.chunk.map(|c| c.0).filter(|&c| c >= prompt),
         weight_bytes: sum(&|t| t.step.weight_bytes()),
         kv_write_bytes: sum(&|t| t.step.kv_write_bytes()),
@@ -206,9 +222,17 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
         scores_bytes_per_head: scores,
         heads,
         l2_bytes: l2,
-        materialised: RoofTime {
-            time_s: materialised.time_s + launch_s,
-            ..materialised
+        // Per operation, the scores' extra bytes stream on top of the
+        // fused time (attention turns memory-bound).
+        materialised: match mode {
+            Mode::SpeedOfLight => RoofTime {
+                time_s: materialised.time_s + launch_s,
+                ..materialised
+            },
+            Mode::Achievable => RoofTime {
+                time_s: time_s + extra / materialised_bandwidth,
+                ..materialised
+            },
         },
         materialised_extra_bytes: extra,
         beyond_max,
@@ -216,6 +240,26 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
 }
 
 impl PrefillCost {
+    /// The chunks' per-operation prices summed op by op (`--achievable`).
+    pub fn priced(&self) -> Option<Priced> {
+        let mut it = self.chunks.iter().filter_map(|c| c.priced.as_ref());
+        let mut total = it.next()?.clone();
+        for p in it {
+            for (a, b) in total.ops.iter_mut().zip(&p.ops) {
+                a.compute_s += b.compute_s;
+                a.memory_s += b.memory_s;
+                a.overhead_s += b.overhead_s;
+                a.time_s += b.time_s;
+                a.kernels += b.kernels;
+            }
+            total.time_s += p.time_s;
+            total.overhead_s += p.overhead_s;
+            total.kernels += p.kernels;
+            total.sustained |= p.sustained;
+        }
+        Some(total)
+    }
+
     /// The report of this cost; a lean one records values only.
     pub fn report(&self, lean: bool) -> Report {
         let mut r = Report::new_lean("prefill", lean);
@@ -224,6 +268,9 @@ impl PrefillCost {
         r.model = Some(self.model.clone());
         r.input("prompt", self.prompt);
         r.input("batch", self.batch);
+        if self.context > 0 {
+            r.input("context", self.context);
+        }
         if self.chunks.len() > 1 {
             r.input("chunk", self.chunk);
         }
@@ -323,11 +370,16 @@ impl PrefillCost {
             Quantity::new("memory time", Unit::Seconds)
                 .formula("bytes / bandwidth, per chunk, summed")
         });
-        if s.launch != LaunchMode::None {
-            r.result("launch_time_s", self.launch_s, || {
-                Quantity::new("launch overhead", Unit::Seconds)
-                    .formula("chunks x kernels x overhead per kernel")
-            });
+        let priced = self.priced();
+        match &priced {
+            Some(p) => step_price::record(&mut r, p, s.kernels_given, s.launch.as_str()),
+            None if s.launch != LaunchMode::None => {
+                r.result("launch_time_s", self.launch_s, || {
+                    Quantity::new("launch overhead", Unit::Seconds)
+                        .formula("chunks x kernels x overhead per kernel")
+                });
+            }
+            None => {}
         }
         let label = match (s.mode, s.launch) {
             (Mode::SpeedOfLight, LaunchMode::None) => {
@@ -336,9 +388,12 @@ impl PrefillCost {
             (Mode::SpeedOfLight, _) => "time to first token (speed of light + launch)",
             (Mode::Achievable, _) => "time to first token (achievable: measured figures)",
         };
-        r.result("time_s", self.time_s, || {
-            Quantity::new(label, Unit::Seconds)
-                .formula("sum over chunks of max(compute, memory) + launch")
+        r.result("time_s", self.time_s, || match &priced {
+            Some(p) => Quantity::new(label, Unit::Seconds)
+                .formula("sum over chunks and operations of max(compute, memory) + kernels x (overhead + launch)")
+                .derive(step_price::derivation(p)),
+            None => Quantity::new(label, Unit::Seconds)
+                .formula("sum over chunks of max(compute, memory) + launch"),
         });
         r.result("tokens_per_s", tokens / self.time_s, || {
             Quantity::new("prompt tokens per second", Unit::Count).formula("batch x prompt / time")
@@ -385,12 +440,17 @@ impl PrefillCost {
             (Mode::SpeedOfLight, _) => {
                 r.note("speed of light plus the file's launch overhead per kernel")
             }
-            (Mode::Achievable, _) => r.note_with(|| {
-                format!(
-                    "achievable: the file's measured bandwidth and matmul rate and {}; an estimate, not a bound",
-                    s.launch_words()
-                )
-            }),
+            (Mode::Achievable, _) => {
+                r.note_with(|| {
+                    format!(
+                        "achievable: each operation on its own roofline, summed (the file's measured bandwidth, matmul rate by GEMM shape, flash attention's efficiency by length, kernel overhead and {}); an estimate, not a bound",
+                        s.launch_words()
+                    )
+                });
+                if let Some(p) = &priced {
+                    step_price::notes(&mut r, p, s.pricer.as_ref(), &s.missing);
+                }
+            }
         }
         r.note_with(|| {
             format!(

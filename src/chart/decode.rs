@@ -78,7 +78,7 @@ impl DecodeData {
         let mut notes = Vec::new();
         let at = |hw: &Hardware, b: u64| {
             let mut i = inputs.clone();
-            i.batch = Count(b);
+            i.batch = Some(Count(b));
             decode::cost(model, hw, &i, mode)
         };
         let mut dtype = String::new();
@@ -109,6 +109,14 @@ impl DecodeData {
                     {
                         points.push(point(&c));
                     }
+                    if points.is_empty() {
+                        notes.push(format!(
+                            "{}: {} does not fit at batch {} (its weights and KV cache exceed the memory); left out",
+                            hw.id,
+                            model.id,
+                            units::whole(b)
+                        ));
+                    }
                     break;
                 }
                 points.push(point(&c));
@@ -126,10 +134,12 @@ impl DecodeData {
             }
         }
         if series.is_empty() {
-            return Err(Error::Unsupported(format!(
-                "nothing to draw: {}",
+            let why = if notes.is_empty() {
+                "no accelerator gave a decode point".to_string()
+            } else {
                 notes.join("; ")
-            )));
+            };
+            return Err(Error::Unsupported(format!("nothing to draw: {why}")));
         }
         let title = format!(
             "Decode of {} ({dtype} weights, context {}): throughput per device against speed per user as the batch grows",

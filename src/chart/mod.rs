@@ -65,6 +65,21 @@ impl ChartFormat {
                     path.display()
                 ),
             )),
+            // `.svg` is a hidden file named "svg" with no extension, to
+            // Rust as to the shell: say what it lacks.
+            None if path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| matches!(n.to_ascii_lowercase().as_str(), ".svg" | ".png")) =>
+            {
+                Err(Error::field(
+                    field,
+                    format!(
+                        "`{}` has no name before its extension; give a file name such as chart.svg",
+                        path.display()
+                    ),
+                ))
+            }
             None => Err(Error::field(
                 field,
                 format!(

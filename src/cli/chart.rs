@@ -322,6 +322,14 @@ pub fn sweep_chart(g: &Global, reports: &[Report]) -> anyhow::Result<Option<Char
         }
         return Ok(None);
     };
+    if path == Path::new("-") && matches!(g.format, super::FormatArg::Json | super::FormatArg::Csv)
+    {
+        return Err(Error::usage(
+            "--chart",
+            "`--chart -` writes the chart to standard output, where the JSON or CSV goes too; give --chart a file name",
+        )
+        .into());
+    }
     let inner = || -> Result<ChartOut> {
         let format = ChartFormat::from_path(path, "chart")?;
         let report = if reports.len() == 1 {

@@ -10,10 +10,10 @@ use serde::Serialize;
 #[derive(Debug, Args, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
-  roofline coalesce --hw h100-sxm --dtype fp32 --stride 32 --granularity segment   (1/32, ~105 GB/s)
-  roofline coalesce --hw h100-sxm --dtype fp32 --stride 1 --offset 4 --granularity segment   (misaligned)
-  roofline coalesce --hw h100-sxm --dtype fp32 --stride 32 --granularity sector    (1,024 B moved for 128)
-  roofline coalesce --hw h100-sxm --dtype fp16 --stride 64 --granularity segment   (1/64, ~52 GB/s)
+  roofline coalesce --hw h100-sxm --dtype fp32 --stride 32 --granularity segment   # 1/32, ~105 GB/s
+  roofline coalesce --hw h100-sxm --dtype fp32 --stride 1 --offset 4 --granularity segment   # misaligned
+  roofline coalesce --hw h100-sxm --dtype fp32 --stride 32 --granularity sector    # 1,024 B moved for 128
+  roofline coalesce --hw h100-sxm --dtype fp16 --stride 64 --granularity segment   # 1/64, ~52 GB/s
   roofline coalesce --hw h100-sxm --dtype fp32 --sweep stride=1..64 --set memory.dram-fetch=64B
 
 Default granularity: the hardware's DRAM fetch unit where its file records

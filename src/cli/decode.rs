@@ -9,14 +9,17 @@ use serde::Serialize;
 /// `decode` flags.
 #[derive(Debug, Args, Serialize)]
 #[serde(rename_all = "kebab-case")]
+// The batch, or a time-per-token target the largest batch meeting it is
+// searched for.
+#[command(group(clap::ArgGroup::new("batch-or-slo").args(["batch", "slo_tpot"]).required(true).multiple(true)))]
 #[command(after_help = "Examples:
-  roofline decode --model llama-2-7b --hw h100-sxm --batch 1 --context 1024   (about 4 ms at about 1 FLOP/B)
+  roofline decode --model llama-2-7b --hw h100-sxm --batch 1 --context 1024   # about 4 ms at about 1 FLOP/B
   roofline decode --model llama-3-8b --hw h200-sxm --batch 32 --context 4096 --achievable
   roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 1024 --launch eager
   roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 2048 --sweep batch=1..512 --format csv
   roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 2048 --slo-tpot 20ms
   roofline decode --model llama-3-8b --hw h200-sxm --batch 64 --context 2048 --prompt 1024 --output 256 --slo-ttft 200ms
-  roofline decode --model deepseek-v3 --hw b200 --batch 1 --context 4096 --dtype fp8 --activations fp8
+  roofline decode --model deepseek-v3 --hw b200 --batch 1 --context 4096 --dtype fp8 --activations fp8   # exits 1: 671 GB do not fit one B200
   roofline decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --speculative 0.8,4,0.05")]
 pub struct DecodeArgs {
     /// Model id or path to a .toml file; a comma-separated list compares.
@@ -29,7 +32,7 @@ pub struct DecodeArgs {
     #[arg(long)]
     pub batch: Option<String>,
     /// Tokens already in each sequence's KV cache.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub context: Option<String>,
     /// Weight precision (default: the hardware's default-dtype): bf16, fp8,
     /// int8, int4, mxfp8, mxfp6, mxfp4, nvfp4, ...
@@ -62,10 +65,12 @@ pub struct DecodeArgs {
     /// Speculative decoding: a drafted token's cost as a share of a step.
     #[arg(long)]
     pub draft_cost: Option<String>,
-    /// Time-per-output-token target: the largest batch meeting it.
+    /// Time-per-output-token target: the largest batch meeting it (20ms;
+    /// p99=20ms is accepted as in simulate: a step has one time).
     #[arg(long)]
     pub slo_tpot: Option<String>,
-    /// Time-to-first-token target, for goodput (needs --prompt, --output).
+    /// Time-to-first-token target, for goodput (needs --prompt, --output;
+    /// a time, or PERCENTILE=TIME as in simulate).
     #[arg(long)]
     pub slo_ttft: Option<String>,
     /// Prompt tokens per request, for goodput with prefill in the loop.

@@ -40,10 +40,10 @@ pub struct Common {
   roofline fusion softmax --rows 4096 --cols 4096 --sweep cols=1024..16384 --format csv")]
 pub struct SoftmaxArgs {
     /// Rows of the matrix (S for an S x S score matrix).
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub rows: Option<String>,
     /// Columns (the softmax runs along a row).
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub cols: Option<String>,
     /// Operations per element (default 5: max, subtract, exp, sum, divide).
     #[arg(long)]
@@ -58,10 +58,10 @@ pub struct SoftmaxArgs {
 #[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline fusion chain --ops 3 --elements 134217728 --dtype bf16
-  roofline fusion chain --ops 1 --inputs 2 --elements 131072 --overhead \"1 us\"   (a merge kernel: launch vs work)")]
+  roofline fusion chain --ops 1 --inputs 2 --elements 131072 --overhead \"1 us\"   # a merge kernel: launch vs work")]
 pub struct ChainArgs {
     /// Elementwise kernels in the chain.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub ops: Option<String>,
     /// Elements of each tensor.
     #[arg(long)]
@@ -86,7 +86,7 @@ pub struct ChainArgs {
   roofline fusion epilogue --tokens 32768 --width 11008 --layers 32 --explain")]
 pub struct EpilogueArgs {
     /// Tokens (rows of the GEMM output).
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub tokens: Option<String>,
     /// Width of the GEMM output (d_ff for an up-projection).
     #[arg(long)]

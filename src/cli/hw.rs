@@ -21,7 +21,7 @@ pub enum HwCommand {
   roofline hw list
   roofline hw list --format csv
   roofline hw list --explain
-  roofline hw list --set memory.hbm-bandwidth=\"4.8 TB/s\"   (a what-if, where it validates)")]
+  roofline hw list --set memory.hbm-bandwidth=\"4.8 TB/s\"   # a what-if, where it validates")]
     List(super::list::HwListArgs),
     /// Show one accelerator's numbers and derived figures.
     Show(HwShowArgs),
@@ -34,7 +34,7 @@ pub enum HwCommand {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   roofline hw new --from h100-sxm > my-gpu.toml
-  roofline hw show my-gpu.toml                 (after setting its id)
+  roofline hw show my-gpu.toml                 # after setting its id
   roofline model new --from llama-3-8b > my-model.toml
 
 The template is the file with a comment per section saying what each field
@@ -58,12 +58,12 @@ pub fn new(kind: &str, a: &NewArgs, ctx: &Context) -> Result<Vec<u8>> {
 #[command(after_help = "Examples:
   roofline hw show h100-sxm
   roofline hw show h100-sxm --dtype fp8 --format json
-  roofline hw show h100-sxm,mi355x            (one row each, with FLOP/s per watt)
+  roofline hw show h100-sxm,mi355x            # one row each, with FLOP/s per watt
   roofline hw show h100-sxm --sweep dtype=bf16,fp8
-  roofline hw show h100-sxm --sparse          (the 2:4 sparse peak)
-  roofline hw show h200-sxm --achievable      (measured rates and latency)
+  roofline hw show h100-sxm --sparse          # the 2:4 sparse peak
+  roofline hw show h200-sxm --achievable      # measured rates and latency
   roofline hw show my-gpu.toml --explain
-  roofline hw show h100-sxm --clock 1.8GHz    (the lecture's working clock)")]
+  roofline hw show h100-sxm --clock 1.8GHz    # the lecture's working clock")]
 pub struct HwShowArgs {
     /// Catalog id or path to a .toml file; a comma-separated list compares
     /// several.

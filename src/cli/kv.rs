@@ -11,10 +11,10 @@ use serde::Serialize;
 #[derive(Debug, Args, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
-  roofline kv --model llama-3-8b --context 8192 --batch 32      (4 KiB per token per layer; 4.3 GB)
-  roofline kv --model llama-3-8b --context 8192 --batch 32 --hw h200-sxm   (max batch and context beside the weights)
-  roofline kv --model deepseek-v3 --context 1                   (MLA: 70,272 B per token in bf16)
-  roofline kv --model llama-3-8b --context 8192 --kv-dtype int2 (KIVI 2-bit with fp16 scales: 3 bits an element)
+  roofline kv --model llama-3-8b --context 8192 --batch 32      # 4 KiB per token per layer; 4.3 GB
+  roofline kv --model llama-3-8b --context 8192 --batch 32 --hw h200-sxm   # max batch and context beside the weights
+  roofline kv --model deepseek-v3 --context 1                   # MLA: 70,272 B per token in bf16
+  roofline kv --model llama-3-8b --context 8192 --kv-dtype int2 # KIVI 2-bit with fp16 scales: 3 bits an element
   roofline kv --model llama-3-8b --context 1000 --page 16 --reserved 4096
   roofline kv --model llama-3-8b --context 4096 --hw h100-sxm --sweep batch=1..256")]
 pub struct KvArgs {
@@ -22,7 +22,7 @@ pub struct KvArgs {
     #[arg(long)]
     pub model: String,
     /// Tokens per sequence.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub context: Option<String>,
     /// Sequences (default 1).
     #[arg(long)]

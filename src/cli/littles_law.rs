@@ -10,8 +10,8 @@ use serde::Serialize;
 #[derive(Debug, Args, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
-  roofline littles-law --hw h100-sxm --latency \"500 cycles\" --clock 1.8GHz     (the lecture's §7.4: 0.93 MB, 55 loads per SM)
-  roofline littles-law --hw h100-sxm --latency 500cycles --clock 1.8GHz --warps 32   (exercise 1: 2 loads per warp)
+  roofline littles-law --hw h100-sxm --latency \"500 cycles\" --clock 1.8GHz     # the lecture's §7.4: 0.93 MB, 55 loads per SM
+  roofline littles-law --hw h100-sxm --latency 500cycles --clock 1.8GHz --warps 32   # exercise 1: 2 loads per warp
   roofline littles-law --hw h100-sxm --latency 350ns
   roofline littles-law --hw h100-sxm --clock 1.8GHz --sweep latency=400,500,600
 

@@ -13,9 +13,9 @@ const AFTER: &str = "\
 Examples:
   roofline matmul --hw h100-sxm --m 4096 --n 4096 --k 4096 --tile 128
   roofline matmul --m 8192 --n 8192 --k 8192 --tile 256 --explain
-  roofline matmul --m 1 --n 4096 --k 4096 --tile 128 --mma m16n8k16   (decode: 6.25% of MMA rows)
+  roofline matmul --m 1 --n 4096 --k 4096 --tile 128 --mma m16n8k16   # decode: 6.25% of MMA rows
   roofline matmul --m 4096 --n 4096 --k 4096 --sweep tile=32..256 --format csv
-  roofline matmul --m 4096 --n 4096 --k 4096 --tiles none --format csv  (results, no table)
+  roofline matmul --m 4096 --n 4096 --k 4096 --tiles none --format csv  # results, no table
 
 time_s is a lower bound: max(FLOPs / peak, traffic / bandwidth), the traffic
 counting the L2 (resident programs share A and B panels), never below each
@@ -38,13 +38,13 @@ pub struct MatmulArgs {
     #[arg(long)]
     pub hw: Option<String>,
     /// Rows of A and C (tokens in a linear layer); required.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub m: Option<String>,
     /// Columns of B and C; required.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub n: Option<String>,
     /// The contraction dimension; required.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub k: Option<String>,
     /// Square tile: sets --tile-m and --tile-n [default: 128].
     #[arg(long)]
@@ -80,6 +80,10 @@ pub struct MatmulArgs {
     /// 32,64,128,256].
     #[arg(long, value_name = "LIST")]
     pub tiles: Option<String>,
+    /// With --achievable: the launch, none, graph or eager [default: eager,
+    /// one call from Python].
+    #[arg(long)]
+    pub launch: Option<String>,
 }
 
 impl Query for MatmulArgs {

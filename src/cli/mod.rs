@@ -2,6 +2,7 @@
 //! into library calls. Each command's glue is in its own file.
 
 mod expand;
+mod fleet;
 mod fusion;
 mod hw;
 mod launch;
@@ -10,9 +11,11 @@ mod matmul;
 mod model;
 pub mod query;
 
+mod calibrate;
 pub mod chart;
 mod coalesce;
 mod collective;
+mod confine;
 mod decode;
 mod kv;
 mod littles_law;
@@ -22,6 +25,7 @@ mod point;
 mod prefill;
 pub mod run;
 mod shell;
+mod simulate;
 mod speculative;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -176,6 +180,18 @@ pub enum Command {
     Prefill(prefill::PrefillArgs),
     /// Speculative decoding: tokens per target pass and speedup.
     Speculative(speculative::SpeculativeArgs),
+    /// Fit a part's achievable figures from a calibrate.py measurement file
+    /// and write a hardware file with them; prints the error on held-out
+    /// points.
+    Calibrate(calibrate::CalibrateArgs),
+    /// One serving deployment request by request: continuous batching,
+    /// chunked prefill, paged KV with preemption; latency percentiles,
+    /// throughput, goodput under SLOs.
+    Simulate(simulate::SimulateArgs),
+    /// The fewest devices that serve a request rate within TTFT and TPOT
+    /// targets: layouts, batch caps and parts searched by simulation;
+    /// --pareto traces tokens/s per device against tokens/s per user.
+    Fleet(fleet::FleetArgs),
     /// Draw a chart to an SVG or PNG file: roofline, occupancy, tiles.
     #[command(subcommand)]
     Chart(chart::ChartCommand),
@@ -183,8 +199,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(shell::CompletionsArgs),
-    /// Print the man page (roff): `roofline man | man -l -`.
-    Man,
+    /// Print the man page (roff): `roofline man | man -l -`; --dir DIR
+    /// writes one page per command.
+    Man(shell::ManArgs),
 }
 
 /// What a command line produces: reports to render, or a finished
@@ -207,10 +224,15 @@ fn unused_flags(cli: &Cli) -> Result<()> {
             "it takes --from and a folder (--hw-dir, --model-dir); edit the file it prints for a what-if",
             false,
         ),
-        Command::Completions(_) | Command::Man => (
+        Command::Completions(_) | Command::Man(_) => (
             "`completions` and `man` print a script or a page",
             "they take no other flag",
             false,
+        ),
+        Command::Calibrate(_) => (
+            "`calibrate` fits the measurements onto the base part's file as it is",
+            "give the base as --hw and the measurements as FILE",
+            true,
         ),
         Command::Run(_) => (
             "`run` runs a scenario's own queries",
@@ -252,10 +274,7 @@ pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
             Command::Model(model::ModelCommand::New(a)) => {
                 Some(hw::new("model", a, &context(&cli.global)?)?)
             }
-            Command::Man => Some(shell::man().map_err(|e| Error::Io {
-                path: "the man page".into(),
-                source: e,
-            })?),
+            Command::Man(a) => Some(shell::man_command(a)?),
             _ => None,
         };
         if let Some(bytes) = bytes {
@@ -274,15 +293,52 @@ pub fn parse(argv: &[String]) -> Result<Cli, clap::Error> {
     fn negatives(c: clap::Command) -> clap::Command {
         c.allow_negative_numbers(true).mut_subcommands(negatives)
     }
-    let matches = negatives(Cli::command()).try_get_matches_from(argv)?;
+    let matches = match negatives(Cli::command()).try_get_matches_from(argv) {
+        // A swept input need not also be given: the required ones are
+        // checked by the calculation, point by point.
+        Err(e) if e.kind() == clap::error::ErrorKind::MissingRequiredArgument && sweeps(argv) => {
+            relaxed(negatives(Cli::command())).try_get_matches_from(argv)?
+        }
+        m => m?,
+    };
     Cli::from_arg_matches(&matches)
+}
+
+/// Whether the command line sweeps anything.
+fn sweeps(argv: &[String]) -> bool {
+    argv.iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--sweep" || a.starts_with("--sweep="))
+}
+
+/// The command tree with nothing required: usage lines show what is, and a
+/// sweep may stand for it.
+fn relaxed(mut c: clap::Command) -> clap::Command {
+    let args: Vec<clap::Id> = c
+        .get_arguments()
+        .filter(|a| a.is_required_set() && !a.is_positional())
+        .map(|a| a.get_id().clone())
+        .collect();
+    for id in args {
+        c = c.mut_arg(id, |a| a.required(false));
+    }
+    let groups: Vec<clap::Id> = c
+        .get_groups()
+        .filter(|g| g.is_required_set())
+        .map(|g| g.get_id().clone())
+        .collect();
+    for id in groups {
+        c = c.mut_group(id, |g| g.required(false));
+    }
+    c.mut_subcommands(relaxed)
 }
 
 /// The hardware `matmul` and `fusion` use when `--hw` is not given.
 const DEFAULT_HW: &str = roofline::query::DEFAULT_HW;
 
 /// The library's context for a command line: the catalog with the
-/// user's folders, the `--set`s and the mode.
+/// user's folders, the `--set`s and the mode; errors shown inside a
+/// report name flags.
 pub fn context(g: &Global) -> Result<Context> {
     let catalog = Catalog {
         hw_dirs: g.hw_dir.iter().cloned().collect(),
@@ -295,7 +351,9 @@ pub fn context(g: &Global) -> Result<Context> {
     } else {
         Mode::SpeedOfLight
     };
-    Ok(Context::new(catalog, Context::parse_sets(&g.set)?, mode))
+    let mut ctx = Context::new(catalog, Context::parse_sets(&g.set)?, mode);
+    ctx.rename = query::as_flags;
+    Ok(ctx)
 }
 
 /// Names each user folder by where it came from: the environment variable
@@ -314,10 +372,37 @@ fn dir_names(g: &Global) -> Vec<(PathBuf, String)> {
     out
 }
 
+/// Not an error: the output was written as it was worked (a streamed
+/// sweep), so there is nothing left to print. `main` exits 0 on it.
+#[derive(Debug)]
+pub struct Streamed;
+
+impl std::fmt::Display for Streamed {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("the output was streamed")
+    }
+}
+
+impl std::error::Error for Streamed {}
+
 /// Parses `argv` and runs it; returns the shared flags and the reports to
 /// print (one, or one per point with `--explain`).
 pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
-    let (global, reports) = run_reports(argv)?;
+    let (mut global, reports) = run_reports(argv)?;
+    // `simulate --chart` without a sweep draws its run over time.
+    if global.chart.is_some()
+        && global.sweep.is_empty()
+        && global.y.is_none()
+        && reports.first().is_some_and(|r| r.command == "simulate")
+    {
+        global.y = Some("running,kv_use,latest_ttft_s".into());
+    }
+    if global.chart.is_some()
+        && global.y.is_none()
+        && reports.first().is_some_and(|r| r.command == "fleet")
+    {
+        global.y = Some("tokens_per_s_per_device".into());
+    }
     // `--chart FILE` draws the sweep before anything is printed.
     if let Some(out) = chart::sweep_chart(&global, &reports)? {
         chart::write(&out)?;
@@ -326,7 +411,7 @@ pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
 }
 
 fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
-    let cli = match parse(argv) {
+    let mut cli = match parse(argv) {
         Ok(cli) => cli,
         // Sweeps are expanded into flags only so that a required flag can
         // be swept without being given; any other slip (a flag the
@@ -349,9 +434,56 @@ fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
         let reports = run_command(&cli, &ctx)?;
         return Ok((cli.global, reports));
     }
+    if let Command::Simulate(a) = &mut cli.command {
+        a.timeline = cli.global.chart.is_some() && cli.global.sweep.is_empty();
+    }
     if let Some(q) = cli.command.query() {
         let ctx = context(&cli.global)?;
-        let reports = query::run(q, &ctx, &cli.global.sweep, cli.global.explain)?;
+        let g = &cli.global;
+        // A sweep printed as CSV or JSON is written as it is worked, in
+        // bounded memory (a chart of it keeps only the points it draws); a
+        // derivation needs every point whole.
+        let stream = !g.sweep.is_empty()
+            && !g.explain
+            && matches!(g.format, FormatArg::Csv | FormatArg::Json)
+            && g.chart.as_deref() != Some(std::path::Path::new("-"));
+        let mut sink: Option<Box<dyn roofline::report::RowSink>> = stream.then(|| {
+            let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
+            if g.format == FormatArg::Csv {
+                Box::new(roofline::render::CsvStream::new(out))
+                    as Box<dyn roofline::report::RowSink>
+            } else {
+                Box::new(roofline::render::JsonStream::new(out))
+            }
+        });
+        let (reports, streamed) = query::run_into(
+            q,
+            &ctx,
+            &g.sweep,
+            g.explain,
+            sink.as_deref_mut()
+                .map(|s| -> &mut dyn roofline::report::RowSink { s }),
+            g.chart.is_some(),
+        )
+        .map_err(query::as_flags)?;
+        let mut reports = reports;
+        // What the chart left out is said beside the chart, not in the data.
+        let thinned: Vec<String> = reports
+            .first_mut()
+            .map(|r| {
+                r.notes
+                    .extract_if(.., |n| n.starts_with("the chart draws"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if streamed && let (Some(sink), Some(tail)) = (sink.as_mut(), reports.first()) {
+            sink.finish(tail)?;
+            if let Some(mut out) = chart::sweep_chart(g, &reports)? {
+                out.notes.extend(thinned);
+                chart::write(&out)?;
+            }
+            return Err(Streamed.into());
+        }
         return Ok((cli.global, reports));
     }
     expand::run(argv)
@@ -407,6 +539,8 @@ impl Command {
             Command::Decode(a) => Some(a),
             Command::Prefill(a) => Some(a),
             Command::Speculative(a) => Some(a),
+            Command::Simulate(a) => Some(a),
+            Command::Fleet(a) => Some(a),
             Command::Hw(hw::HwCommand::Show(a)) => Some(a),
             Command::Matmul(a) => Some(a),
             Command::Fusion(c) => Some(c.query()),
@@ -451,16 +585,19 @@ fn run_command(cli: &Cli, ctx: &Context) -> Result<Vec<Report>> {
         Command::Decode(a) => query::run(a, ctx, &[], false),
         Command::Prefill(a) => query::run(a, ctx, &[], false),
         Command::Speculative(a) => query::run(a, ctx, &[], false),
+        Command::Simulate(a) => query::run(a, ctx, &[], false),
+        Command::Fleet(a) => query::run(a, ctx, &[], false),
         Command::Occupancy(a) => query::run(a, ctx, &[], false),
         Command::Coalesce(a) => query::run(a, ctx, &[], false),
         Command::LittlesLaw(a) => query::run(a, ctx, &[], false),
+        Command::Calibrate(a) => calibrate::run(a, ctx),
         // main draws a chart itself; a scenario's chart query gets here,
         // writes its file and reports nothing.
         Command::Chart(c) => {
             chart::write(&chart::draw(c, &cli.global)?)?;
             Ok(Vec::new())
         }
-        Command::Run(_) | Command::Completions(_) | Command::Man => Err(Error::usage(
+        Command::Run(_) | Command::Completions(_) | Command::Man(_) => Err(Error::usage(
             "--sweep",
             "this command takes no sweep; put sweeps inside a scenario's queries",
         )),

@@ -16,9 +16,9 @@ use serde::Serialize;
   roofline model show llama-3-8b
   roofline model show llama-3-8b --format markdown
   roofline model show llama-3-8b --sweep dtype=bf16,fp8,int4
-  roofline model show llama-3-8b --sweep layers=16,32,64   (a field of the file, as --set)
+  roofline model show llama-3-8b --sweep layers=16,32,64   # a field of the file, as --set
   roofline model show llama-3-8b,mistral-7b --kv-dtype fp8
-  roofline model show path/to/config.json      (a Hugging Face config)")]
+  roofline model show path/to/config.json      # a Hugging Face config")]
 pub struct ShowArgs {
     /// Catalog id, a model .toml, or a Hugging Face config.json; a
     /// comma-separated list compares several.
@@ -44,7 +44,7 @@ pub enum ModelCommand {
   roofline model list
   roofline model list --format json
   roofline model list --explain
-  roofline model list --set layers=16          (a what-if, where it validates)")]
+  roofline model list --set layers=16          # a what-if, where it validates")]
     List(super::list::ModelListArgs),
     /// Show a model's parameters, weight bytes and KV bytes per token.
     Show(ShowArgs),

@@ -11,11 +11,11 @@ use serde::Serialize;
 #[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline occupancy --hw h100-sxm --threads 256 --regs 64 --smem 32KiB
-  roofline occupancy --hw h100-sxm --threads 256 --regs 64 --smem 32KiB --textbook   (the lecture's exercise 1: 50%)
-  roofline occupancy --hw h100-sxm --threads 256 --regs 64 --smem 64KiB              (the inference-engineer chapter: 3 blocks, 37.5%)
-  roofline occupancy --hw h100-sxm --threads 512 --regs 32 --smem 0 --grid 1         (a 1-block decode launch)
+  roofline occupancy --hw h100-sxm --threads 256 --regs 64 --smem 32KiB --textbook   # the lecture's exercise 1: 50%
+  roofline occupancy --hw h100-sxm --threads 256 --regs 64 --smem 64KiB              # the inference-engineer chapter: 3 blocks, 37.5%
+  roofline occupancy --hw h100-sxm --threads 512 --regs 32 --smem 0 --grid 1         # a 1-block decode launch
   roofline occupancy --hw h100-sxm --threads 256 --regs 64 --smem 0 --sweep regs=32,64,128
-  roofline occupancy --hw mi300x --threads 256 --regs 64 --sgprs 96                 (SGPRs bind: 7 waves per SIMD)
+  roofline occupancy --hw mi300x --threads 256 --regs 64 --sgprs 96                 # SGPRs bind: 7 waves per SIMD
 
 Shared-memory sizes take units (32KiB, 48 KiB); a bare number is bytes.
 By default a block gets the SM's largest shared-memory carveout, as NVIDIA's
@@ -26,11 +26,11 @@ pub struct OccupancyArgs {
     #[arg(long)]
     pub hw: String,
     /// Threads per block.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub threads: Option<String>,
     /// Registers per thread (on AMD parts: VGPRs per lane, arch and AGPRs
     /// together).
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub regs: Option<String>,
     /// Scalar registers per wave, as the compiler reports them (AMD parts
     /// only; without it SGPRs do not limit).

@@ -61,6 +61,14 @@ pub struct PlanArgs {
     /// KV-cache precision (default: --dtype).
     #[arg(long)]
     pub kv_dtype: Option<String>,
+    /// Activation precision (default: the hardware's default-dtype); fp8
+    /// weights need fp8 activations to run at the fp8 peak.
+    #[arg(long)]
+    pub activations: Option<String>,
+    /// Launch overhead per kernel: none (default: speed of light), graph
+    /// (the default with --achievable, collectives captured too) or eager.
+    #[arg(long)]
+    pub launch: Option<String>,
     /// Share of device memory held back for the runtime (default 0.1).
     #[arg(long)]
     pub reserve: Option<String>,
@@ -74,10 +82,11 @@ pub struct PlanArgs {
     /// throughput).
     #[arg(long)]
     pub objective: Option<String>,
-    /// Time-to-first-token target for goodput (e.g. 500ms).
+    /// Time-to-first-token target for goodput (e.g. 500ms; p99=500ms is
+    /// accepted as in simulate: a step has one time).
     #[arg(long)]
     pub slo_ttft: Option<String>,
-    /// Time-per-output-token target for goodput (e.g. 50ms).
+    /// Time-per-output-token target for goodput (e.g. 50ms, or p99=50ms).
     #[arg(long)]
     pub slo_tpot: Option<String>,
     /// Lay out separate prefill and decode pools.

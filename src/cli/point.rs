@@ -10,8 +10,8 @@ use serde::Serialize;
 #[derive(Debug, Args, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
-  roofline point --hw h100-sxm --intensity 1              (batch-1 decode: 3.35 TFLOP/s, 0.34% of peak)
-  roofline point --hw h100-sxm --flops 137.4GFLOP --bytes 100.7MB   (a 4096^3 bf16 matmul)
+  roofline point --hw h100-sxm --intensity 1              # batch-1 decode: 3.35 TFLOP/s, 0.34% of peak
+  roofline point --hw h100-sxm --flops 137.4GFLOP --bytes 100.7MB   # a 4096^3 bf16 matmul
   roofline point --hw h100-sxm,h200-sxm --intensity 128 --dtype fp8
   roofline point --hw h100-sxm --sweep intensity=1..4096 --format csv
   roofline point --hw h200-sxm --intensity 300 --achievable --explain")]

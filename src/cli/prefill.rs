@@ -12,9 +12,10 @@ use serde::Serialize;
 #[command(after_help = "Examples:
   roofline prefill --model llama-3-8b --hw h200-sxm --prompt 8192
   roofline prefill --model llama-3-8b --hw h200-sxm --prompt 8192 --chunk 512
-  roofline prefill --model llama-3-8b --hw h100-sxm --prompt 8192 --explain   (the fp32 scores against L2)
+  roofline prefill --model llama-3-8b --hw h100-sxm --prompt 8192 --explain   # the fp32 scores against L2
   roofline prefill --model llama-3-8b --hw h200-sxm --prompt 2048 --achievable
-  roofline prefill --model llama-3-8b --hw h200-sxm --prompt 512 --sweep prompt=512..32768")]
+  roofline prefill --model llama-3-8b --hw h200-sxm --prompt 512 --context 4096 --achievable
+  roofline prefill --model llama-3-8b --hw h200-sxm --prompt 512 --sweep prompt=512..8192")]
 pub struct PrefillArgs {
     /// Model id or path to a .toml file; a comma-separated list compares.
     #[arg(long)]
@@ -23,7 +24,7 @@ pub struct PrefillArgs {
     #[arg(long)]
     pub hw: String,
     /// Prompt tokens per sequence.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub prompt: Option<String>,
     /// Sequences (default 1).
     #[arg(long)]
@@ -31,6 +32,11 @@ pub struct PrefillArgs {
     /// Tokens per chunk (chunked prefill; default: the whole prompt).
     #[arg(long)]
     pub chunk: Option<String>,
+    /// Tokens already cached per sequence before the prompt (a prefix-cache
+    /// hit, a chunk continuing a long prompt, a speculative verify pass):
+    /// attention reads them (default 0).
+    #[arg(long)]
+    pub context: Option<String>,
     /// Weight precision (default: the hardware's default-dtype).
     #[arg(long)]
     pub dtype: Option<String>,

@@ -6,7 +6,7 @@
 use roofline::error::{Error, Result};
 use roofline::inputs::Fields;
 use roofline::query::Context;
-use roofline::report::Report;
+use roofline::report::{Report, RowSink};
 use roofline::sweep::{self, Axis};
 use serde_json::Value;
 
@@ -49,12 +49,27 @@ pub fn put(f: &mut Fields, name: &str, v: Option<impl Into<Value>>) {
 /// Runs a query through the library: one report, or with `explain` one
 /// full report per point. Errors are named as flags.
 pub fn run(q: &dyn Query, ctx: &Context, sweeps: &[String], explain: bool) -> Result<Vec<Report>> {
+    run_into(q, ctx, sweeps, explain, None, false).map(|(r, _)| r)
+}
+
+/// [`run`]; with a `sink`, a sweep's rows go to it as they are worked
+/// ([`roofline::query::evaluate_into`]): the report returned then has no
+/// rows, and the second value says so.
+pub fn run_into(
+    q: &dyn Query,
+    ctx: &Context,
+    sweeps: &[String],
+    explain: bool,
+    sink: Option<&mut dyn RowSink>,
+    chart: bool,
+) -> Result<(Vec<Report>, bool)> {
     let fields = q.fields().map_err(as_flags)?;
     let axes = sweeps
         .iter()
         .map(|s| sweep::parse(s).map(Axis::from))
         .collect::<Result<Vec<Axis>>>()?;
-    roofline::query::evaluate(ctx, q.command(), &fields, &axes, explain).map_err(as_flags)
+    roofline::query::evaluate_into(ctx, q.command(), &fields, &axes, explain, sink, chart)
+        .map_err(as_flags)
 }
 
 /// The error as the command line says it: a field is named as its flag.

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 /// `run` flags.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
+  roofline run --list
+  roofline run homework-lecture-exercises            (a built-in scenario, by name, from any folder)
   roofline run scenarios/lecture-tiling-table.toml
   roofline run scenarios/homework-lecture-exercises.toml --format markdown
   roofline run scenarios/datasheet-checklist.toml --format json
@@ -23,12 +25,22 @@ The format is described in docs/scenarios.md. Paths in a scenario (user
 hardware or model files) are relative to the scenario's folder; charts are
 written under --out-dir.")]
 pub struct RunArgs {
-    /// The scenario file (TOML).
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
-    /// Folder charts are written to (default: the current folder).
+    /// The scenario file (TOML), or the name of a built-in scenario
+    /// (`homework-lecture-exercises`; --list names them).
+    #[arg(value_name = "FILE|NAME", required_unless_present = "list")]
+    pub file: Option<PathBuf>,
+    /// List the built-in scenarios, which run by name from any folder.
+    #[arg(long, conflicts_with = "file")]
+    pub list: bool,
+    /// Folder charts are written to (default: the current folder). A
+    /// scenario writes nowhere else.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+    /// A folder the scenario may also read hardware, model or report files
+    /// from (besides its own folder, --hw-dir and --model-dir); repeat for
+    /// several.
+    #[arg(long = "allow-path", value_name = "DIR")]
+    pub allow_path: Vec<PathBuf>,
 }
 
 /// One query's answer.
@@ -42,11 +54,10 @@ struct Answer {
 
 /// Runs the scenario and renders every answer in the chosen format.
 pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
-    let name = a.file.display().to_string();
-    let src = std::fs::read_to_string(&a.file).map_err(|e| Error::Io {
-        path: name.clone(),
-        source: e,
-    })?;
+    let Some(file) = &a.file else {
+        return Ok(list());
+    };
+    let (name, src) = source(file)?;
     let origin = Origin {
         name: name.clone(),
         overridden: false,
@@ -59,7 +70,7 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
         )
         .into());
     }
-    let base = a.file.parent().unwrap_or(Path::new("."));
+    let base = file.parent().unwrap_or(Path::new("."));
     let out_dir = a.out_dir.clone().unwrap_or_default();
     if !out_dir.as_os_str().is_empty() {
         std::fs::create_dir_all(&out_dir).map_err(|e| Error::Write {
@@ -67,9 +78,20 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
             source: e,
         })?;
     }
+    let mut allowed: Vec<&Path> = a.allow_path.iter().map(PathBuf::as_path).collect();
+    allowed.extend(g.hw_dir.as_deref());
+    allowed.extend(g.model_dir.as_deref());
+    let confine = super::confine::Confine::new(&out_dir, base, &allowed);
+    // Every query's paths are checked before the first one runs, so a
+    // scenario that would write or read outside its folders does nothing.
+    let argvs = sc
+        .queries
+        .iter()
+        .enumerate()
+        .map(|(i, q)| argv(q, i, g, &confine, &src, &origin))
+        .collect::<Result<Vec<_>, Error>>()?;
     let mut answers = Vec::new();
-    for (i, q) in sc.queries.iter().enumerate() {
-        let argv = argv(q, i, g, base, &out_dir, &src, &origin)?;
+    for ((i, q), argv) in sc.queries.iter().enumerate().zip(argvs) {
         let (_, reports) = super::run(&argv).map_err(|e| locate(e, q, i, &src, &origin))?;
         answers.push(Answer {
             all: q.all,
@@ -82,13 +104,58 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
     Ok(render(&sc, &answers, g))
 }
 
+/// The built-in scenarios, a name and a title a line.
+fn list() -> Vec<u8> {
+    let mut out = String::from("Built-in scenarios (roofline run NAME):\n");
+    for (name, text) in roofline::catalog::builtin_scenarios() {
+        let title = toml::from_str::<toml::Table>(text)
+            .ok()
+            .and_then(|t| t.get("title").and_then(|v| v.as_str()).map(String::from))
+            .unwrap_or_default();
+        out.push_str(&format!("  {name:<28} {title}\n"));
+    }
+    out.into_bytes()
+}
+
+/// A scenario's name and text: the file at `file`, else the built-in
+/// scenario of that name (`homework-lecture-exercises`, with or without
+/// `.toml`, or as `scenarios/NAME.toml` from another folder).
+fn source(file: &Path) -> Result<(String, String), Error> {
+    let name = file.display().to_string();
+    match std::fs::read_to_string(file) {
+        Ok(src) => Ok((name, src)),
+        Err(e) => {
+            let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            let dir = file.parent().and_then(Path::to_str).unwrap_or("");
+            let named =
+                matches!(dir, "" | "scenarios") && file.extension().is_none_or(|x| x == "toml");
+            let builtin = roofline::catalog::builtin_scenarios();
+            if e.kind() == std::io::ErrorKind::NotFound
+                && named
+                && let Some((n, text)) = builtin.iter().find(|(n, _)| *n == stem)
+            {
+                return Ok((format!("built-in scenarios/{n}.toml"), (*text).to_string()));
+            }
+            let names: Vec<&str> = builtin.iter().map(|(n, _)| *n).collect();
+            let path = if named {
+                format!(
+                    "{name} (neither a file nor a built-in scenario: {})",
+                    names.join(", ")
+                )
+            } else {
+                name
+            };
+            Err(Error::Io { path, source: e })
+        }
+    }
+}
+
 /// The command line a query stands for.
 fn argv(
     q: &Query,
     i: usize,
     g: &Global,
-    base: &Path,
-    out_dir: &Path,
+    confine: &super::confine::Confine,
     src: &str,
     origin: &Origin,
 ) -> Result<Vec<String>, Error> {
@@ -119,7 +186,7 @@ fn argv(
             let known: Vec<&str> = cmd
                 .get_subcommands()
                 .map(|c| c.get_name())
-                .filter(|n| !matches!(*n, "run" | "help" | "completions" | "man"))
+                .filter(|n| !matches!(*n, "run" | "help" | "completions" | "man" | "calibrate"))
                 .collect();
             let hint = roofline::error::nearest(w, known.iter().copied())
                 .map(|n| format!(" (did you mean `{n}`?)"))
@@ -166,7 +233,7 @@ fn argv(
         // A sweep drawn as a chart: the options every command takes.
         if matches!(key.as_str(), "chart" | "y") {
             let text = match value {
-                Value::Text(t) => resolve(key, t, base, out_dir),
+                Value::Text(t) => resolve(key, t, confine).map_err(|m| err(key, m))?,
                 Value::List(items) => items.join(","),
                 Value::Switch(_) => {
                     return Err(err(
@@ -207,11 +274,12 @@ fn argv(
             }
             Value::Switch(false) if !arg.get_action().takes_values() => continue,
             Value::Switch(b) => b.to_string(),
-            Value::Text(s) => resolve(key, s, base, out_dir),
+            Value::Text(s) => resolve(key, s, confine).map_err(|m| err(key, m))?,
             Value::List(items) => items
                 .iter()
-                .map(|s| resolve(key, s, base, out_dir))
-                .collect::<Vec<_>>()
+                .map(|s| resolve(key, s, confine))
+                .collect::<Result<Vec<_>, String>>()
+                .map_err(|m| err(key, m))?
                 .join(","),
         };
         if arg.get_action().takes_values() && !arg.is_positional() {
@@ -225,8 +293,21 @@ fn argv(
     }
     out.extend(flags);
     for s in &q.sweep {
+        // A swept hardware or model may be a file: it is read where any
+        // other would be.
+        let s = match s.split_once('=') {
+            Some((name, list)) if matches!(name.trim(), "hw" | "model") => {
+                let items = list
+                    .split(',')
+                    .map(|v| resolve(name.trim(), v.trim(), confine))
+                    .collect::<Result<Vec<_>, String>>()
+                    .map_err(|m| err("sweep", m))?;
+                format!("{}={}", name.trim(), items.join(","))
+            }
+            _ => s.clone(),
+        };
         out.push("--sweep".into());
-        out.push(s.clone());
+        out.push(s);
     }
     for s in &q.set {
         out.push("--set".into());
@@ -241,17 +322,26 @@ fn argv(
     Ok(out)
 }
 
-/// A path in a scenario is relative to its folder; a chart's output is
-/// relative to the output folder.
-fn resolve(key: &str, value: &str, base: &Path, out_dir: &Path) -> String {
-    let p = Path::new(value);
-    if p.is_absolute() {
-        return value.to_string();
-    }
+/// A path in a scenario is relative to its folder and stays in the
+/// folders it may read; a file it writes is relative to the output folder
+/// and stays in it ([`super::confine`]). A list of hardware or models
+/// (`a.toml,b`) is checked item by item.
+fn resolve(key: &str, value: &str, confine: &super::confine::Confine) -> Result<String, String> {
     match key {
-        "out" | "chart" => out_dir.join(p).display().to_string(),
-        "hw" | "model" if roofline::catalog::is_path(value) => base.join(p).display().to_string(),
-        _ => value.to_string(),
+        "out" | "chart" => confine.write(value),
+        "hw" | "model" | "from" => value
+            .split(',')
+            .map(|v| {
+                let v = v.trim();
+                if key == "from" || roofline::catalog::is_path(v) {
+                    confine.read(v)
+                } else {
+                    Ok(v.to_string())
+                }
+            })
+            .collect::<Result<Vec<_>, String>>()
+            .map(|v| v.join(",")),
+        _ => Ok(value.to_string()),
     }
 }
 
@@ -274,8 +364,12 @@ fn locate(e: anyhow::Error, q: &Query, i: usize, src: &str, origin: &Origin) -> 
         }
         _ => (None, format!("{e:#}")),
     };
+    let (key, message, code_source) = match missing_fields(&e) {
+        Some(m) => (None, m, Some(2)),
+        None => (key, message, found.map(|e| e.exit_code())),
+    };
     let key = key.unwrap_or_else(|| "command".into());
-    let code_source = found.map(|e| e.exit_code()).unwrap_or(65);
+    let code_source = code_source.unwrap_or(65);
     let data = Error::Data {
         file: origin.name.clone(),
         line: roofline::spec::locate(src, &format!("query.{i}.{key}")),
@@ -294,6 +388,37 @@ fn locate(e: anyhow::Error, q: &Query, i: usize, src: &str, origin: &Origin) -> 
     } else {
         anyhow::Error::new(Coded(data.to_string(), code_source))
     }
+}
+
+/// The inputs a query lacks, from the parser's "required arguments were not
+/// provided", as its fields: `needs context` (`batch or slo-tpot`).
+fn missing_fields(e: &anyhow::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let c = e.downcast_ref::<clap::Error>()?;
+    if c.kind() != ErrorKind::MissingRequiredArgument {
+        return None;
+    }
+    let Some(ContextValue::Strings(args)) = c.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let field = |a: &str| {
+        a.trim_matches(|c| c == '<' || c == '>')
+            .split('|')
+            .map(|p| {
+                p.trim_start_matches('-')
+                    .split(' ')
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    let names: Vec<String> = args.iter().map(|a| format!("`{}`", field(a))).collect();
+    Some(format!(
+        "needs {}, which the query does not give",
+        names.join(" and ")
+    ))
 }
 
 /// A located message that keeps the exit code of the error it came from.

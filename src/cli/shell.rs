@@ -24,7 +24,7 @@ pub enum ShellArg {
 #[derive(Debug, Args)]
 #[command(after_help = "Install, for example:
   roofline completions bash > ~/.local/share/bash-completion/completions/roofline
-  roofline completions zsh > ~/.zfunc/_roofline        (with fpath+=~/.zfunc)
+  roofline completions zsh > ~/.zfunc/_roofline        # with fpath+=~/.zfunc
   roofline completions fish > ~/.config/fish/completions/roofline.fish")]
 pub struct CompletionsArgs {
     /// The shell.
@@ -90,9 +90,80 @@ fn visible(mut cmd: clap::Command) -> clap::Command {
     strip(cmd)
 }
 
+/// `man` flags.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Install, for example (man finds ~/.cargo/share/man when ~/.cargo/bin is on PATH):
+  mkdir -p ~/.cargo/share/man/man1
+  roofline man --dir ~/.cargo/share/man/man1
+  man roofline-hw-show"
+)]
+pub struct ManArgs {
+    /// Write one page per command to DIR (roofline.1, roofline-hw-show.1,
+    /// ...), creating it if need be, instead of printing the main page.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
+}
+
+/// `man`: the main page on standard output, or every command's page
+/// written to `--dir`.
+pub fn man_command(a: &ManArgs) -> roofline::Result<Vec<u8>> {
+    let Some(dir) = &a.dir else {
+        return man().map_err(|e| roofline::Error::Io {
+            path: "the man page".into(),
+            source: e,
+        });
+    };
+    let write_err = |path: &std::path::Path, e| roofline::Error::Write {
+        path: path.display().to_string(),
+        source: e,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| write_err(dir, e))?;
+    let pages = man_pages().map_err(|e| write_err(dir, e))?;
+    for (name, page) in &pages {
+        let path = dir.join(name);
+        std::fs::write(&path, page).map_err(|e| write_err(&path, e))?;
+    }
+    Ok(format!(
+        "wrote {} man pages to {} (roofline.1, one roofline-COMMAND.1 per command); try `man roofline`\n",
+        pages.len(),
+        dir.display()
+    )
+    .into_bytes())
+}
+
+/// Every command's page, nested ones included, as (file name, roff): each
+/// lists its own options (the shared ones too) and subcommands, and a SEE
+/// ALSO naming its parent's page.
+pub fn man_pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
+    fn walk(
+        cmd: &clap::Command,
+        parent: Option<&str>,
+        out: &mut Vec<(String, Vec<u8>)>,
+    ) -> std::io::Result<()> {
+        let man = clap_mangen::Man::new(cmd.clone());
+        let mut page = Vec::new();
+        man.render(&mut page)?;
+        let name = cmd.get_display_name().unwrap_or(cmd.get_name()).to_string();
+        if let Some(p) = parent {
+            page.extend_from_slice(format!(".SH \"SEE ALSO\"\n\\fB{p}\\fR(1)\n").as_bytes());
+        }
+        out.push((man.get_filename(), page));
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            walk(sub, Some(&name), out)?;
+        }
+        Ok(())
+    }
+    let mut cmd = super::Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let mut out = Vec::new();
+    walk(&cmd, None, &mut out)?;
+    Ok(out)
+}
+
 /// The man page (roff), the top-level page with every command's section.
 pub fn man() -> std::io::Result<Vec<u8>> {
-    let cmd = super::Cli::command();
+    let cmd = super::Cli::command().disable_help_subcommand(true);
     let mut out = Vec::new();
     clap_mangen::Man::new(cmd.clone()).render(&mut out)?;
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
@@ -121,6 +192,56 @@ mod tests {
             let s = String::from_utf8(completions(&CompletionsArgs { shell })).unwrap();
             assert!(s.contains("matmul") && s.contains("occupancy"), "{shell:?}");
         }
+    }
+
+    #[test]
+    fn man_pages_are_one_per_command_with_nested_options_and_real_see_also() {
+        let pages = man_pages().unwrap();
+        let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
+        for n in [
+            "roofline.1",
+            "roofline-hw.1",
+            "roofline-hw-show.1",
+            "roofline-fusion-softmax.1",
+        ] {
+            assert!(names.contains(&n), "{n} in {names:?}");
+        }
+        assert!(!names.contains(&"roofline-help.1"));
+        let page = |n: &str| {
+            String::from_utf8(pages.iter().find(|(p, _)| p == n).unwrap().1.clone()).unwrap()
+        };
+        // A nested command's own options and the shared ones.
+        let show = page("roofline-hw-show.1");
+        assert!(
+            show.contains("\\-\\-dtype") && show.contains("\\-\\-format"),
+            "{show}"
+        );
+        // Every page another page points at exists.
+        for (n, text) in &pages {
+            let text = String::from_utf8_lossy(text)
+                .replace("\\fR", "")
+                .replace("\\-", "-");
+            for (at, _) in text.match_indices("(1)") {
+                let name: String = text[..at]
+                    .chars()
+                    .rev()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                if name.starts_with("roofline") {
+                    assert!(
+                        names.contains(&format!("{name}.1").as_str()),
+                        "{n} points at {name}"
+                    );
+                }
+            }
+        }
+        assert!(
+            show.contains("SEE ALSO") && show.contains("roofline-hw"),
+            "{show}"
+        );
     }
 
     #[test]

@@ -120,6 +120,33 @@ pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -
             calc::prefill::cost(&m, &hw, &inputs(fields)?, mode)?.report(lean)
         }
         "speculative" => calc::speculative::cost(&inputs(fields)?)?.report(lean),
+        "simulate" => {
+            let m = ctx.point_model(fields)?;
+            let hw = ctx.point_hardware(fields, None)?;
+            calc::simulate::cost(&m, &hw, &inputs(fields)?, mode)?.report(lean)
+        }
+        "fleet" => {
+            // One joint search over the parts listed in `parts` (the
+            // command line's --hw), not a comparison.
+            let m = ctx.point_model(fields)?;
+            let list = match fields.get("parts") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(","),
+                _ => String::new(),
+            };
+            let hws = ctx.hardware(&list)?;
+            let f: Fields = fields
+                .iter()
+                .filter(|(k, _)| is_calc_field(k) && k.as_str() != "parts")
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let inputs = calc::fleet::FleetInputs::from_fields(&f)?;
+            calc::fleet::search::search(&m, &hws, &inputs, mode)?.report(lean)?
+        }
         other => return Err(super::unknown_command(other)),
     })
 }
@@ -191,7 +218,10 @@ fn plan(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
                 ));
             }
         };
-        return Ok(plan::disaggregate(&s, a, b, w, &inputs)?.report(lean));
+        return Ok(assumed(
+            plan::disaggregate(&s, a, b, w, &inputs)?.report(lean),
+            fields,
+        ));
     }
     if inputs.search == Some(true) {
         let s = Setup::new(&hw, &model, &inputs, ctx.mode)?;
@@ -202,9 +232,35 @@ fn plan(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
                 "a search needs the number of devices; give `devices`",
             ));
         };
-        return Ok(plan::search(&s, n.0, w, &inputs)?.report(lean));
+        return Ok(assumed(
+            plan::search(&s, n.0, w, &inputs)?.report(lean),
+            fields,
+        ));
     }
-    Ok(plan::cost(&hw, &model, &inputs, ctx.mode)?.report(lean))
+    Ok(assumed(
+        plan::cost(&hw, &model, &inputs, ctx.mode)?.report(lean),
+        fields,
+    ))
+}
+
+/// A plan's figures all hang on the batch, context and prompt: those not
+/// given are named in a note with the values assumed.
+fn assumed(mut r: Report, fields: &Fields) -> Report {
+    let left_out: Vec<String> = ["batch", "context", "prompt"]
+        .iter()
+        .filter(|k| !fields.contains_key(**k))
+        .filter_map(|k| {
+            let v = r.inputs.get(*k)?.as_u64()?;
+            Some(format!("--{k} {}", crate::units::whole(v)))
+        })
+        .collect();
+    if !left_out.is_empty() {
+        r.note(format!(
+            "assumed, since not given: {}; every figure depends on them",
+            left_out.join(", ")
+        ));
+    }
+    r
 }
 
 /// The parts of `speculative = "A,G[,C]"`, decode's one-field form of

@@ -27,6 +27,10 @@ pub struct Context {
     /// Whether a hardware file, and a model file, were read: a `--set`
     /// for a kind of file the command never reads is an error, not a no-op.
     read: Cell<(bool, bool)>,
+    /// How a shell names an error shown inside a report (a comparison's
+    /// failed item): the command line says `--batch` where the library
+    /// says `batch`. The identity by default.
+    pub rename: fn(Error) -> Error,
     hw_cache: RefCell<HashMap<String, Rc<Hardware>>>,
     model_cache: RefCell<HashMap<String, Rc<Model>>>,
 }
@@ -45,6 +49,7 @@ impl Context {
             sets,
             mode,
             read: Cell::new((false, false)),
+            rename: |e| e,
             hw_cache: Default::default(),
             model_cache: Default::default(),
         }
@@ -60,6 +65,11 @@ impl Context {
     pub fn mark_read(&self, hw: bool, model: bool) {
         let (h, m) = self.read.get();
         self.read.set((h || hw, m || model));
+    }
+
+    /// Whether a hardware file, and a model file, have been read.
+    pub fn read_flags(&self) -> (bool, bool) {
+        self.read.get()
     }
 
     /// Loads each hardware of a comma-separated list of ids or paths.
@@ -203,7 +213,7 @@ impl Context {
     }
 
     /// Rejects a result that overflowed to infinity or lost its value.
-    fn check_finite(reports: &[Report]) -> Result<()> {
+    pub(crate) fn check_finite(reports: &[Report]) -> Result<()> {
         // serde_json turns an infinite or NaN f64 into null. A count may be
         // null on purpose (no limit), but a time, a size, a rate or a ratio
         // never is.
@@ -272,7 +282,41 @@ impl Context {
                 r.note(format!("what-if: --set {list} replaces the file's figures"));
             }
         }
+        if self.mode == Mode::Achievable {
+            self.quote_errors(&mut reports);
+        }
         Ok(reports)
+    }
+
+    /// Every achievable answer says how good it is: the validated error
+    /// of its kind on its part, a calibrated file's held-out error, or that
+    /// nothing was measured (`calc::accuracy`).
+    fn quote_errors(&self, reports: &mut [Report]) {
+        let mut hws: Vec<Rc<Hardware>> = self.hw_cache.borrow().values().cloned().collect();
+        hws.sort_by(|a, b| a.id.cmp(&b.id));
+        hws.dedup_by(|a, b| a.id == b.id);
+        for r in reports.iter_mut() {
+            let launch = r.inputs.get("launch").and_then(|v| v.as_str());
+            let Some(kind) = crate::calc::accuracy::kind(&r.command, launch) else {
+                continue;
+            };
+            let one = r
+                .hardware
+                .as_ref()
+                .and_then(|id| hws.iter().find(|h| &h.id == id));
+            let notes: Vec<String> = match one {
+                Some(h) => vec![crate::calc::accuracy::quote(kind, h)],
+                None => hws
+                    .iter()
+                    .map(|h| format!("{}: {}", h.id, crate::calc::accuracy::quote(kind, h)))
+                    .collect(),
+            };
+            for n in notes {
+                if !r.notes.contains(&n) {
+                    r.note(n);
+                }
+            }
+        }
     }
 }
 

@@ -35,7 +35,7 @@ pub use context::Context;
 
 use crate::error::{Error, Result};
 use crate::inputs::Fields;
-use crate::report::Report;
+use crate::report::{Report, RowSink};
 use crate::sweep::{self, Axis};
 use serde_json::Value;
 
@@ -60,6 +60,8 @@ pub const COMMANDS: &[&str] = &[
     "speculative",
     "collective",
     "plan",
+    "simulate",
+    "fleet",
 ];
 
 /// The error for a command name [`evaluate`] does not know.
@@ -88,6 +90,22 @@ pub fn evaluate(
     sweeps: &[Axis],
     each_point: bool,
 ) -> Result<Vec<Report>> {
+    evaluate_into(ctx, command, fields, sweeps, each_point, None, false).map(|(r, _)| r)
+}
+
+/// [`evaluate`]; with a `sink`, a sweep's rows go to it as they are worked
+/// (a comparison and `each_point` still collect): the report returned then
+/// has no rows, and the second value says so. With `chart`, a streamed
+/// report keeps the rows a chart draws ([`sweep::chart_strides`]).
+pub fn evaluate_into(
+    ctx: &Context,
+    command: &str,
+    fields: &Fields,
+    sweeps: &[Axis],
+    each_point: bool,
+    sink: Option<&mut dyn RowSink>,
+    chart: bool,
+) -> Result<(Vec<Report>, bool)> {
     if let Some(kind) = command
         .strip_suffix(" list")
         .filter(|k| matches!(*k, "hw" | "model"))
@@ -105,17 +123,18 @@ pub fn evaluate(
             ));
         }
         // A list states where its `--set`s applied itself.
-        return if kind == "hw" {
+        let r = if kind == "hw" {
             list::hardware(ctx, each_point)
         } else {
             list::models(ctx, each_point)
         };
+        return r.map(|r| (r, false));
     }
     if !COMMANDS.contains(&command) {
         return Err(unknown_command(command));
     }
-    let reports = grid(ctx, command, fields, sweeps, each_point)?;
-    ctx.finish(reports)
+    let (reports, streamed) = grid(ctx, command, fields, sweeps, each_point, sink, chart)?;
+    Ok((ctx.finish(reports)?, streamed))
 }
 
 /// Evaluates one point of `command` (every field has one value), without
@@ -133,7 +152,9 @@ fn grid(
     fields: &Fields,
     sweeps: &[Axis],
     each_point: bool,
-) -> Result<Vec<Report>> {
+    sink: Option<&mut dyn RowSink>,
+    chart: bool,
+) -> Result<(Vec<Report>, bool)> {
     let mut base = fields.clone();
     let mut axes: Vec<Axis> = Vec::new();
     for (key, flag, what) in [("hw", "--hw", "hardware"), ("model", "--model", "model")] {
@@ -204,8 +225,21 @@ fn grid(
     let swept: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
     let named = |e: Error| unknown_sweep(e, &swept);
     if axes.is_empty() {
-        return Ok(vec![point(ctx, command, &base, false)?]);
+        return Ok((vec![point(ctx, command, &base, false)?], false));
     }
+    // One point's answer: a result that overflowed or lost its value is
+    // that point's error; a swept name the command never read is the
+    // whole sweep's.
+    let mut checked = false;
+    let mut point_eval = |f: &Fields, lean: bool| -> Result<Report> {
+        let r = point(ctx, command, f, lean).map_err(|e| (ctx.rename)(unknown_sweep(e, &swept)))?;
+        if !checked {
+            check_axes_read(ctx, &axes)?;
+            checked = true;
+        }
+        Context::check_finite(std::slice::from_ref(&r))?;
+        Ok(r)
+    };
     // One map serves every point: each point overwrites the swept fields.
     let mut f = base;
     if each_point {
@@ -213,23 +247,141 @@ fn grid(
         let mut out = Vec::with_capacity(n);
         sweep::evaluate(&axes, |p, _| {
             apply(&mut f, p);
-            out.push(point(ctx, command, &f, false)?);
+            out.push(point_eval(&f, false)?);
             Ok(Report::new_lean("", true))
         })
         .map_err(named)?;
-        return Ok(out);
+        return Ok((out, false));
     }
     // A comparison has few items and each may describe its figures in its
     // own units, so every item is built in full (a sweep builds the first
     // point of each accelerator or precision in full itself).
     let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
-    Ok(vec![
-        sweep::evaluate(&axes, |p, lean| {
-            apply(&mut f, p);
-            point(ctx, command, &f, lean && !comparison)
-        })
-        .map_err(named)?,
-    ])
+    if comparison {
+        let r = compare(ctx, command, &axes, f).map_err(named)?;
+        check_axes_read(ctx, &axes)?;
+        return Ok((vec![r], false));
+    }
+    let streamed = sink.is_some();
+    let strides = (streamed && chart).then(|| sweep::chart_strides(&axes));
+    let mut r = sweep::evaluate_into(&axes, sink, strides.as_deref(), |p, lean| {
+        apply(&mut f, p);
+        point_eval(&f, lean)
+    })
+    .map_err(named)?;
+    if let Some(st) = strides.as_ref().filter(|st| st.iter().any(|&s| s > 1)) {
+        let n = sweep::grid_size(&axes)?;
+        let every: Vec<String> = axes
+            .iter()
+            .zip(st)
+            .filter(|(_, s)| **s > 1)
+            .map(|(a, s)| format!("every {} of `{}`", crate::units::number(*s as f64), a.name))
+            .collect();
+        r.note(format!(
+            "the chart draws {} of the {} points ({}, and each axis's last), more than it has pixels; the printed rows are all of them",
+            crate::units::number(r.rows.len() as f64),
+            crate::units::number(n as f64),
+            every.join(", ")
+        ));
+    }
+    Ok((vec![r], streamed))
+}
+
+/// A comparison of parts or models: an item with no answer (a model that
+/// does not fit one of the parts) is its column's `error`, so the others
+/// still answer; only a comparison where no item answers fails, with the
+/// first item's error.
+fn compare(ctx: &Context, command: &str, axes: &[Axis], mut f: Fields) -> Result<Report> {
+    let mut answers = Vec::new();
+    sweep::evaluate(axes, |p, _| {
+        apply(&mut f, p);
+        // Every item that fails is an item with its error, but an error
+        // about the whole command (bad usage, I/O) stops here.
+        let r = point(ctx, command, &f, false)
+            .and_then(|r| Context::check_finite(std::slice::from_ref(&r)).map(|()| r))
+            .map_err(ctx.rename);
+        match r {
+            Err(e) if matches!(e.exit_code(), 2 | 74) => return Err(e),
+            r => answers.push(r),
+        }
+        Ok(Report::new_lean("", true))
+    })?;
+    let failed = answers.iter().any(Result::is_err);
+    let template = answers.iter().find_map(|r| r.as_ref().ok()).cloned();
+    let mut answers = answers.into_iter();
+    sweep::evaluate(axes, |p, _| {
+        let answer = answers
+            .next()
+            .unwrap_or_else(|| point(ctx, command, &f, false));
+        let (Some(t), true) = (&template, failed) else {
+            return answer;
+        };
+        let mut r = answer.unwrap_or_else(|e| unanswered(t, p, &f, &e));
+        r.headline.push("error".into());
+        Ok(r)
+    })
+}
+
+/// The report of a comparison's item that has no answer: the error, short
+/// in its cell (`does not fit: needs 141.1 GB ..., has 135.1 GB`) and in
+/// full in a note, where the remedy is.
+fn unanswered(template: &Report, point: &[(&str, &Value)], given: &Fields, e: &Error) -> Report {
+    let mut r = template.clone();
+    // The inputs given are this item's too; those the item would have
+    // chosen itself (a part's default precision) are not known.
+    r.inputs
+        .retain(|k, _| given.contains_key(k.replace('_', "-").as_str()));
+    r.results.clear();
+    r.notes.clear();
+    for (k, v) in point {
+        let id = v.as_str().map(str::to_string);
+        match *k {
+            "hw" => r.hardware = id,
+            "model" => r.model = id,
+            _ => {}
+        }
+    }
+    let full = e.to_string();
+    let head = full.split(';').next().unwrap_or_default();
+    let mut parts = head.split(": ");
+    let short = match (parts.next(), parts.next()) {
+        (Some(what), Some(why)) if what.contains(" does not fit") => format!("does not fit: {why}"),
+        _ => head.to_string(),
+    };
+    r.result(
+        "error",
+        short,
+        crate::report::Quantity::new("no answer", crate::report::Unit::None),
+    );
+    r.note(full);
+    r
+}
+
+/// A swept `hw`, `model` or file path (`memory.hbm-bandwidth`) that the
+/// command never read would print identical rows under an invented
+/// column: refused, as a sweep of a name the command does not take is.
+fn check_axes_read(ctx: &Context, axes: &[Axis]) -> Result<()> {
+    let (hw, model) = ctx.read_flags();
+    for a in axes {
+        let for_model = a.name == "model"
+            || (a.name.contains('.') && crate::spec::overrides::is_model_path(&a.name));
+        let for_hw = a.name == "hw" || (a.name.contains('.') && !for_model);
+        let what = if for_model && !model {
+            "a model"
+        } else if for_hw && !hw {
+            "a hardware file"
+        } else {
+            continue;
+        };
+        return Err(Error::input(
+            "--sweep",
+            format!(
+                "`{}` is not an input of this command: it reads no {what}",
+                a.name
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Sets a point's values in the fields, reusing their slots.

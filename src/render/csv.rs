@@ -2,7 +2,8 @@
 //! report without rows); plain numbers in base units.
 
 use super::{Renderer, row_columns};
-use crate::report::Report;
+use crate::error::Result;
+use crate::report::{Report, Row, RowSink};
 use serde_json::Value;
 
 /// Renders CSV.
@@ -62,6 +63,24 @@ impl Renderer for Csv {
             out.push_str(&cells.join(","));
             out.push('\n');
         };
+        if report.rows_are_records && !report.rows.is_empty() {
+            let first = &report.rows[0];
+            let keys: Vec<&str> = first
+                .inputs
+                .keys()
+                .chain(first.results.keys())
+                .map(|k| k.as_ref())
+                .collect();
+            line(keys.iter().map(|k| field(k)).collect());
+            for row in &report.rows {
+                line(
+                    keys.iter()
+                        .map(|k| cell(row.inputs.get(*k).or_else(|| row.results.get(*k))))
+                        .collect(),
+                );
+            }
+            return out.into_bytes();
+        }
         // One answer is one line, even when it holds a table (matmul's
         // tiles, hw show's precisions): the headline is what a script wants,
         // and a sweep gives the table as lines.
@@ -121,6 +140,12 @@ impl Renderer for Csv {
             };
             header.extend(shared_results.iter().map(|(k, _)| field(k)));
             header.extend(outs.iter().map(|k| field(k)));
+            // A sweep's or comparison's points each may fail: the column is
+            // always there, empty where the point answered.
+            let errors = report.rows_are_points();
+            if errors {
+                header.push("error".into());
+            }
             line(header);
             // The shared part of every line is the same: write it once.
             let mut prefix = String::new();
@@ -149,11 +174,109 @@ impl Renderer for Csv {
                     sep(&mut lines);
                     push_cell(&mut lines, at(&row.results, i, k));
                 }
+                if errors {
+                    sep(&mut lines);
+                    if let Some(e) = &row.error {
+                        lines.push_str(&field(e));
+                    }
+                }
                 lines.push('\n');
             }
             out.push_str(&lines);
         }
         out.into_bytes()
+    }
+}
+
+/// A sweep written as CSV row by row as its points are worked
+/// ([`RowSink`]): the header comes from the first answering point (its
+/// inputs, the axes, its results, then `error`), so no row is kept.
+pub struct CsvStream<W: std::io::Write> {
+    out: W,
+    /// The first answering point's inputs, the value of a shared column
+    /// where a row does not differ.
+    shared: Vec<(String, Value)>,
+    axes: Vec<String>,
+    results: Vec<String>,
+    line: String,
+}
+
+impl<W: std::io::Write> CsvStream<W> {
+    /// A stream writing to `out`.
+    pub fn new(out: W) -> Self {
+        CsvStream {
+            out,
+            shared: Vec::new(),
+            axes: Vec::new(),
+            results: Vec::new(),
+            line: String::new(),
+        }
+    }
+
+    fn flush_line(&mut self) -> Result<()> {
+        self.line.push('\n');
+        let r = self.out.write_all(self.line.as_bytes());
+        self.line.clear();
+        r.map_err(stdout_error)
+    }
+}
+
+/// A failure writing standard output (exit 74; a closed pipe is the
+/// caller's to forgive).
+pub(crate) fn stdout_error(e: std::io::Error) -> crate::error::Error {
+    crate::error::Error::Write {
+        path: "standard output".into(),
+        source: e,
+    }
+}
+
+impl<W: std::io::Write> RowSink for CsvStream<W> {
+    fn start(&mut self, head: &Report) -> Result<()> {
+        let scalar = |v: &Value| !v.is_array() && !v.is_object();
+        self.axes.clone_from(&head.axes);
+        self.shared = head
+            .inputs
+            .iter()
+            .filter(|(k, v)| scalar(v) && !self.axes.iter().any(|a| a == k.as_ref()))
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        self.results = head
+            .results
+            .keys()
+            .map(|k| k.to_string())
+            .filter(|k| !self.axes.contains(k) && !self.shared.iter().any(|(s, _)| s == k))
+            .collect();
+        let mut header: Vec<String> = self.shared.iter().map(|(k, _)| field(k)).collect();
+        header.extend(self.axes.iter().map(|k| field(k)));
+        header.extend(self.results.iter().map(|k| field(k)));
+        header.push("error".into());
+        self.line = header.join(",");
+        self.flush_line()
+    }
+
+    fn row(&mut self, row: &Row) -> Result<()> {
+        let mut line = std::mem::take(&mut self.line);
+        for (k, v) in &self.shared {
+            push_cell(&mut line, Some(row.inputs.get(k.as_str()).unwrap_or(v)));
+            line.push(',');
+        }
+        for (i, k) in self.axes.iter().enumerate() {
+            push_cell(&mut line, at(&row.inputs, i, k));
+            line.push(',');
+        }
+        for (i, k) in self.results.iter().enumerate() {
+            push_cell(&mut line, at(&row.results, i, k));
+            line.push(',');
+        }
+        if let Some(e) = &row.error {
+            line.push_str(&field(e));
+        }
+        self.line = line;
+        self.flush_line()
+    }
+
+    fn finish(&mut self, _tail: &Report) -> Result<()> {
+        self.out.flush().map_err(stdout_error)
     }
 }
 
@@ -193,7 +316,8 @@ mod tests {
             r.rows.push(row);
         }
         let s = String::from_utf8(Csv.render(&r)).unwrap();
-        assert_eq!(s, "dtype,n,x\nbf16,1,10\nbf16,2,20\n");
+        // A sweep's points carry the error column, empty where they answered.
+        assert_eq!(s, "dtype,n,x,error\nbf16,1,10,\nbf16,2,20,\n");
         let mut one = Report::new("t");
         one.input("n", 1.0);
         one.result("n", 1.0, Quantity::new("n", Unit::Count));

@@ -28,6 +28,12 @@ pub fn explain_all(reports: &[Report], fenced: bool) -> Vec<u8> {
 
 impl Renderer for Explain {
     fn render(&self, report: &Report) -> Vec<u8> {
+        // Long formulas, sources and notes wrap at the terminal's width.
+        let w = super::table::width();
+        let line = |out: &mut String, text: String, indent: usize| {
+            out.push_str(&super::table::wrap(&text, w, indent));
+            out.push('\n');
+        };
         let mut out = format!("{}\n", title(report));
         if !report.inputs.is_empty() {
             out.push_str("inputs:\n");
@@ -39,18 +45,18 @@ impl Renderer for Explain {
         for (k, v) in &report.results {
             let q = report.quantities.get(k);
             let value = report.unit(k).format_value(v);
-            out.push_str(&format!("{} ({k})\n", report.label(k)));
+            line(&mut out, format!("{} ({k})", report.label(k)), 2);
             if let Some(q) = q {
                 if !q.formula.is_empty() {
-                    out.push_str(&format!("  = {}\n", q.formula));
+                    line(&mut out, format!("  = {}", q.formula), 4);
                 }
                 if !q.derivation.is_empty() {
-                    out.push_str(&format!("  = {}\n", q.derivation));
+                    line(&mut out, format!("  = {}", q.derivation), 4);
                 }
             }
-            out.push_str(&format!("  = {value}\n"));
+            line(&mut out, format!("  = {value}"), 4);
             if let Some(s) = q.and_then(|q| q.source.as_deref()) {
-                out.push_str(&format!("  source: {s}\n"));
+                line(&mut out, format!("  source: {s}"), 10);
             }
         }
         if !report.rows.is_empty() {
@@ -63,7 +69,7 @@ impl Renderer for Explain {
             })));
         }
         for n in &report.notes {
-            out.push_str(&format!("note: {n}\n"));
+            line(&mut out, format!("note: {n}"), 6);
         }
         out.into_bytes()
     }

@@ -1,7 +1,7 @@
 //! JSON: the report as one pretty-printed object, base units throughout.
 
 use super::Renderer;
-use crate::report::{Map, Report, Row, Unit};
+use crate::report::{Map, Report, Row, RowSink, Unit};
 use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};
 use serde_json::Value;
 
@@ -44,10 +44,12 @@ struct Counted<'a> {
     counts: &'a rustc_hash::FxHashSet<&'a str>,
 }
 
-/// One row: its inputs and results.
+/// One row: its inputs and results, and for a point of a sweep or
+/// comparison its error (null where it answered).
 struct ShownRow<'a> {
     row: &'a Row,
     counts: &'a rustc_hash::FxHashSet<&'a str>,
+    errors: bool,
 }
 
 impl Serialize for Counted<'_> {
@@ -87,6 +89,9 @@ impl Serialize for ShownRow<'_> {
                 counts: self.counts,
             },
         )?;
+        if self.errors {
+            st.serialize_field("error", &self.row.error)?;
+        }
         st.end()
     }
 }
@@ -128,12 +133,111 @@ impl Serialize for Shown<'_> {
             let rows: Vec<ShownRow> = r
                 .rows
                 .iter()
-                .map(|row| ShownRow { row, counts: c })
+                .map(|row| ShownRow {
+                    row,
+                    counts: c,
+                    errors: r.rows_are_points(),
+                })
                 .collect();
             st.serialize_field("rows", &rows)?;
         }
         st.serialize_field("notes", &r.notes)?;
         st.end()
+    }
+}
+
+/// The unit-`count` and `cycles` keys of a report's quantities, written as
+/// integers.
+fn count_keys(q: &Map<crate::report::Quantity>) -> rustc_hash::FxHashSet<String> {
+    q.iter()
+        .filter(|(_, q)| matches!(q.unit, Unit::Count | Unit::Cycles))
+        .map(|(k, _)| k.to_string())
+        .collect()
+}
+
+/// A sweep written as JSON row by row as its points are worked
+/// ([`RowSink`]): the report's object with `rows` streamed, and the
+/// quantities and notes (known only at the end) after them. The report's
+/// `inputs` are the first answering point's; a row's `inputs` are its axes
+/// and any input whose value differs from those.
+pub struct JsonStream<W: std::io::Write> {
+    out: W,
+    counts: rustc_hash::FxHashSet<String>,
+    rows: usize,
+}
+
+impl<W: std::io::Write> JsonStream<W> {
+    /// A stream writing to `out`.
+    pub fn new(out: W) -> Self {
+        JsonStream {
+            out,
+            counts: Default::default(),
+            rows: 0,
+        }
+    }
+}
+
+/// Writes `"key": value,` at the object's first level, pretty-printed as
+/// the whole report would be.
+fn entry(out: &mut impl std::io::Write, key: &str, v: &impl Serialize) -> crate::error::Result<()> {
+    let text = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".into());
+    let text = text.replace('\n', "\n  ");
+    writeln!(out, "  {}: {text},", Value::from(key)).map_err(super::csv::stdout_error)
+}
+
+impl<W: std::io::Write> RowSink for JsonStream<W> {
+    fn start(&mut self, head: &Report) -> crate::error::Result<()> {
+        self.counts = count_keys(&head.quantities);
+        let counts: rustc_hash::FxHashSet<&str> = self.counts.iter().map(String::as_str).collect();
+        let out = &mut self.out;
+        out.write_all(b"{\n").map_err(super::csv::stdout_error)?;
+        entry(out, "command", &head.command)?;
+        if let Some(h) = &head.hardware {
+            entry(out, "hardware", h)?;
+        }
+        if let Some(m) = &head.model {
+            entry(out, "model", m)?;
+        }
+        let inputs = Counted {
+            map: &head.inputs,
+            counts: &counts,
+        };
+        entry(out, "inputs", &inputs)?;
+        entry(out, "results", &serde_json::Map::new())?;
+        entry(out, "axes", &head.axes)?;
+        entry(out, "rows_kind", &head.rows_kind)?;
+        self.out
+            .write_all(b"  \"rows\": [")
+            .map_err(super::csv::stdout_error)
+    }
+
+    fn row(&mut self, row: &Row) -> crate::error::Result<()> {
+        let counts: rustc_hash::FxHashSet<&str> = self.counts.iter().map(String::as_str).collect();
+        let shown = ShownRow {
+            row,
+            counts: &counts,
+            errors: true,
+        };
+        let text = serde_json::to_string_pretty(&shown).unwrap_or_else(|_| "null".into());
+        let sep = if self.rows == 0 { "\n" } else { ",\n" };
+        self.rows += 1;
+        write!(self.out, "{sep}    {}", text.replace('\n', "\n    "))
+            .map_err(super::csv::stdout_error)
+    }
+
+    fn finish(&mut self, tail: &Report) -> crate::error::Result<()> {
+        self.out
+            .write_all(b"\n  ],\n")
+            .map_err(super::csv::stdout_error)?;
+        entry(&mut self.out, "quantities", &tail.quantities)?;
+        let notes = serde_json::to_string_pretty(&tail.notes).unwrap_or_default();
+        write!(
+            self.out,
+            "  \"notes\": {}\n}}\n",
+            notes.replace('\n', "\n  ")
+        )
+        .and_then(|()| self.out.flush())
+        .map_err(super::csv::stdout_error)
     }
 }
 

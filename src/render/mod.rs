@@ -10,10 +10,10 @@ mod table;
 
 use crate::report::Report;
 
-pub use self::csv::Csv;
+pub use self::csv::{Csv, CsvStream};
 pub use self::explain::{Explain, explain_all};
 pub use self::html::Html;
-pub use self::json::Json;
+pub use self::json::{Json, JsonStream};
 pub use self::markdown::Markdown;
 pub use self::table::Table;
 
@@ -21,6 +21,30 @@ pub use self::table::Table;
 pub trait Renderer {
     /// Renders the report.
     fn render(&self, report: &Report) -> Vec<u8>;
+}
+
+/// A report whose failed rows show their errors as a column of results,
+/// for the renderers made for people (tables, Markdown); the report as it
+/// is when every row answered.
+pub(crate) fn with_errors(report: &Report) -> std::borrow::Cow<'_, Report> {
+    if !report.rows.iter().any(|r| r.error.is_some()) {
+        return std::borrow::Cow::Borrowed(report);
+    }
+    let mut r = report.clone();
+    for row in &mut r.rows {
+        let e = row
+            .error
+            .as_deref()
+            .map_or(serde_json::Value::Null, serde_json::Value::from);
+        row.results.insert("error".into(), e);
+    }
+    r.quantities
+        .entry("error".into())
+        .or_insert_with(|| crate::report::Quantity::new("error", crate::report::Unit::None));
+    if !r.headline.is_empty() && !r.headline.iter().any(|h| h == "error") {
+        r.headline.push("error".into());
+    }
+    std::borrow::Cow::Owned(r)
 }
 
 /// The formats `--format` accepts.

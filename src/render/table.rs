@@ -74,20 +74,26 @@ pub(crate) fn wrap(text: &str, width: Option<u16>, indent: usize) -> String {
     let Some(width) = width.map(usize::from) else {
         return text.to_string();
     };
+    // The line's own leading spaces (`  = ...`) are kept.
+    let body = text.trim_start_matches(' ');
+    let lead = text.len() - body.len();
     let mut out = String::with_capacity(text.len() + 16);
-    let mut col = 0;
-    for word in text.split(' ') {
+    out.push_str(&text[..lead]);
+    let mut col = lead;
+    let mut first = true;
+    for word in body.split(' ') {
         let w = UnicodeWidthStr::width(word);
-        if col > indent && col + 1 + w > width {
+        if !first && col > indent && col + 1 + w > width {
             out.push('\n');
             out.push_str(&" ".repeat(indent));
             col = indent;
-        } else if col > 0 {
+        } else if !first {
             out.push(' ');
             col += 1;
         }
         out.push_str(word);
         col += w;
+        first = false;
     }
     out
 }
@@ -145,47 +151,44 @@ pub(crate) fn results_grid(
 /// Cells no wider than this (an id, a figure with its unit) never wrap.
 const SHORT_CELL: usize = 16;
 
+/// Per column, the narrowest it can be without breaking a word of its
+/// heading or of a long cell, or splitting a short cell (an id, a figure
+/// with its unit).
+fn least_widths(header: &[String], body: &[Vec<String>]) -> Vec<usize> {
+    let word = |c: &str| {
+        c.split_whitespace()
+            .map(UnicodeWidthStr::width)
+            .max()
+            .unwrap_or(0)
+    };
+    let mut least: Vec<usize> = header.iter().map(|h| word(h)).collect();
+    for row in body {
+        for (i, c) in row.iter().enumerate() {
+            if least.len() <= i {
+                least.resize(i + 1, 0);
+            }
+            let w = c.lines().map(UnicodeWidthStr::width).max().unwrap_or(0);
+            least[i] = least[i].max(if w <= SHORT_CELL { w } else { word(c) });
+        }
+    }
+    least
+}
+
+/// The width a table of columns this wide takes: each its padding and a
+/// rule, and the closing rule.
+fn table_width(columns: &[usize]) -> usize {
+    columns.iter().map(|w| w + 3).sum::<usize>() + 1
+}
+
 /// Keeps short cells on one line when a table is narrowed to the
 /// terminal, so `a100-sxm-80gb` and `2.039 TB/s` stay whole and long text
 /// (names, summaries, labels) wraps instead, between words: no column is
 /// narrowed below its longest word.
 fn keep_short_cells_whole(g: &mut Grid) {
-    let mut least: Vec<usize> = Vec::new();
-    let widths = |cell: &str| {
-        let whole = cell.lines().map(UnicodeWidthStr::width).max().unwrap_or(0);
-        let word = cell
-            .split_whitespace()
-            .map(UnicodeWidthStr::width)
-            .max()
-            .unwrap_or(0);
-        if whole <= SHORT_CELL { whole } else { word }
-    };
-    let header = g.header().map(|h| {
-        h.cell_iter()
-            .map(|c| {
-                c.content()
-                    .split_whitespace()
-                    .map(UnicodeWidthStr::width)
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect::<Vec<_>>()
-    });
-    for row in g.row_iter() {
-        for (i, cell) in row.cell_iter().enumerate() {
-            if least.len() <= i {
-                least.resize(i + 1, 0);
-            }
-            least[i] = least[i].max(widths(&cell.content()));
-        }
-    }
-    for (i, w) in header.unwrap_or_default().into_iter().enumerate() {
-        if least.len() <= i {
-            least.resize(i + 1, 0);
-        }
-        least[i] = least[i].max(w);
-    }
-    for (i, w) in least.into_iter().enumerate() {
+    let text = |r: &comfy_table::Row| r.cell_iter().map(|c| c.content()).collect::<Vec<_>>();
+    let header = g.header().map(text).unwrap_or_default();
+    let body: Vec<Vec<String>> = g.row_iter().map(text).collect();
+    for (i, w) in least_widths(&header, &body).into_iter().enumerate() {
         if w > 0
             && let Some(c) = g.column_mut(i)
         {
@@ -195,6 +198,27 @@ fn keep_short_cells_whole(g: &mut Grid) {
             )));
         }
     }
+}
+
+/// Removes the last columns (never the first `keep`) while the table
+/// cannot fit `width` columns without breaking a word, returning their
+/// headings.
+fn drop_to_fit(
+    header: &mut Vec<String>,
+    body: &mut [Vec<String>],
+    width: usize,
+    keep: usize,
+) -> Vec<String> {
+    let words = least_widths(header, body);
+    let mut n = header.len();
+    while n > keep.max(1) && table_width(&words[..n.min(words.len())]) > width {
+        n -= 1;
+    }
+    let dropped: Vec<String> = header.drain(n..).collect();
+    for row in body.iter_mut() {
+        row.truncate(n);
+    }
+    dropped
 }
 
 /// Whether the rows compare a few accelerators or models (and nothing
@@ -292,6 +316,17 @@ pub(crate) fn rows_text(
     let outs: Vec<String> = outs
         .into_iter()
         .filter(|k| !report.rows_are_points() || report.in_headline(k))
+        .filter(|k| in_row_headline(report, k))
+        .collect();
+    let mut outs = outs;
+    if row_headline_applies(report) {
+        // The default columns in the order the report names them.
+        let at = |k: &String| report.row_headline.iter().position(|h| h == k);
+        outs.sort_by_key(at);
+    }
+    let ins: Vec<String> = ins
+        .into_iter()
+        .filter(|k| in_row_headline(report, k))
         .collect();
     if ins.is_empty() && outs.is_empty() {
         return None;
@@ -323,7 +358,16 @@ pub(crate) fn rows_text(
     // A terminal too narrow for a long-text column (hw list's summaries)
     // gets the table without it rather than a column a few letters wide.
     let dropped = match g.width() {
-        Some(w) if !markdown => drop_long_text(&mut header, &mut body, usize::from(w)),
+        Some(w) if !markdown => {
+            let mut d = drop_long_text(&mut header, &mut body, usize::from(w));
+            d.extend(drop_to_fit(
+                &mut header,
+                &mut body,
+                usize::from(w),
+                ins.len(),
+            ));
+            d
+        }
         _ => Vec::new(),
     };
     g.set_header(header);
@@ -336,14 +380,27 @@ pub(crate) fn rows_text(
         text.push('\n');
         text.push_str(&wrap(
             &format!(
-                "({} left out to fit the terminal; a wider window, --format markdown or json shows it)",
-                dropped.join(", ")
+                "({} left out to fit the terminal; a wider window, --format markdown, csv or json shows {})",
+                dropped.join(", "),
+                if dropped.len() == 1 { "it" } else { "them" }
             ),
             width(),
             1,
         ));
     }
     Some(text)
+}
+
+/// Whether a default table shows a column of the table inside the answer:
+/// every column, unless the report names the few that decide it and
+/// `--all` (which clears the headline) is not given.
+fn in_row_headline(report: &Report, key: &str) -> bool {
+    !row_headline_applies(report) || report.row_headline.iter().any(|k| k == key)
+}
+
+/// Whether a default table shows only some of the rows' columns.
+fn row_headline_applies(report: &Report) -> bool {
+    !report.row_headline.is_empty() && !report.headline.is_empty()
 }
 
 /// Cells wider than this are long text: a summary, not a figure.
@@ -477,6 +534,7 @@ pub(crate) fn hidden(report: &Report) -> usize {
 
 impl Renderer for Table {
     fn render(&self, report: &Report) -> Vec<u8> {
+        let report = &*super::with_errors(report);
         let mut out = format!("{}\n", title(report));
         // A comparison is one side-by-side table; its shared inputs lead it.
         if let Some(g) = results_grid(report, UTF8_FULL_CONDENSED, false) {
@@ -496,6 +554,8 @@ impl Renderer for Table {
         if h > 0 {
             let table = if table_left_out(report) {
                 " and the table"
+            } else if row_headline_applies(report) {
+                " and the table's other columns"
             } else {
                 ""
             };

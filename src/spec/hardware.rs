@@ -98,6 +98,43 @@ pub struct Hardware {
     /// and memory).
     #[serde(default)]
     pub host: Option<Host>,
+    /// Where a file `roofline calibrate` wrote came from, and its
+    /// held-out error (quoted by every `--achievable` answer on it).
+    #[serde(default)]
+    pub calibration: Option<Calibration>,
+}
+
+/// The provenance and held-out error of a calibrated file.
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Calibration {
+    /// The base part's id.
+    pub base: String,
+    /// The measurement file.
+    pub measurements: String,
+    /// Its SHA-256, hex.
+    pub sha256: String,
+    /// The device the runtime reported.
+    pub device: String,
+    /// Its driver.
+    pub driver: String,
+    /// The framework version.
+    #[serde(default)]
+    pub torch: String,
+    /// When it was measured.
+    pub date: String,
+    /// Which rows were held out.
+    #[serde(default)]
+    pub held_out: String,
+    /// Held-out points predicted.
+    #[serde(default)]
+    pub points: Option<u64>,
+    /// Their median relative error.
+    #[serde(default)]
+    pub median_error: Option<f64>,
+    /// Their worst relative error.
+    #[serde(default)]
+    pub worst_error: Option<f64>,
 }
 
 /// How the package is built.
@@ -670,6 +707,12 @@ pub struct AttentionEfficiency {
     /// The sequence length, in tokens, at which the efficiency is half of
     /// `peak-fraction`.
     pub half_length: Option<NonZeroU64>,
+    /// Queries per tile of the attention kernel when several tokens per
+    /// sequence are new (a chunk, a verify pass): fewer queries than this
+    /// are padded up to it, so q new tokens cost ceil(q / tile) x tile
+    /// queries' compute. One new token (decode) runs a split-KV decode
+    /// kernel and is not padded.
+    pub query_tile: Option<NonZeroU64>,
 }
 
 /// The first dotted kebab-case path (numbers index arrays of tables) that
@@ -968,10 +1011,16 @@ impl Hardware {
     pub fn precision(&self, dtype: Option<&str>) -> Result<&'static Precision> {
         let p = precision::lookup(dtype.unwrap_or(&self.default_dtype))?;
         if self.compute.dense.get(p.compute).is_none() {
+            // int4 and the like are stored narrow and computed wider: the
+            // message names the precision asked for first.
+            let what = if p.name == p.compute {
+                format!("{} peak", p.name)
+            } else {
+                format!("peak for {} (computed at {})", p.name, p.compute)
+            };
             return Err(Error::Unsupported(format!(
-                "{} has no {} peak; it has {}",
+                "{} has no {what}; it has {}",
                 self.id,
-                p.compute,
                 self.compute.dense.keys().join(", ")
             )));
         }

@@ -33,13 +33,20 @@ impl Cfg<'_> {
     fn uint(&self, key: &str) -> Result<Option<u64>> {
         match self.map.get(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(v) => v.as_u64().filter(|&x| x > 0).map(Some).ok_or_else(|| {
-                data(
-                    self.file,
-                    Some(key),
-                    format!("`{key}` is {v}; expected a positive integer"),
-                )
-            }),
+            Some(v) => {
+                let n = v.as_u64().filter(|&x| x > 0).ok_or_else(|| {
+                    data(
+                        self.file,
+                        Some(key),
+                        format!("`{key}` is {v}; expected a positive integer"),
+                    )
+                })?;
+                // The bound every count passes, named by the config's own
+                // key rather than by the model field it becomes.
+                crate::inputs::bounded_count(n)
+                    .map(Some)
+                    .map_err(|m| data(self.file, Some(key), m))
+            }
         }
     }
 

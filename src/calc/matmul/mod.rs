@@ -28,6 +28,8 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+pub mod efficiency;
+
 /// Bytes of one fp32 accumulator element: bf16 inputs, fp32 accumulation.
 pub const ACCUMULATOR_BYTES: f64 = 4.0;
 
@@ -521,6 +523,10 @@ pub struct MatmulInputs {
     /// Precision (default: the hardware's).
     #[serde(default)]
     pub dtype: Option<String>,
+    /// With `--achievable`: how the kernel is launched, `none`, `graph` or
+    /// `eager` (the default: one call from Python).
+    #[serde(default)]
+    pub launch: Option<String>,
 }
 
 impl MatmulInputs {
@@ -540,6 +546,7 @@ impl MatmulInputs {
             mma: None,
             tiles: None,
             dtype: None,
+            launch: None,
         }
     }
 
@@ -988,10 +995,121 @@ pub struct MatmulCost {
     pub time_s: f64,
     /// What bounds the headline time.
     pub bound: Bound,
+    /// The per-shape model's figures (`--achievable`).
+    pub shaped: Option<Shaped>,
     /// B's bytes, b·K·N: the weights of a linear layer.
     pub weight_bytes: f64,
     /// Memory-bound with the weights at least half the traffic.
     pub weight_streaming: bool,
+}
+
+/// A GEMM priced by its shape under measured figures (formulas.md,
+/// "Achievable: GEMM efficiency by shape"): the library's tile and K split,
+/// the compute and memory terms, the kernel's fixed overhead and its launch.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Shaped {
+    /// The shape's time before per-kernel costs.
+    pub gemm: efficiency::GemmTime,
+    /// Launch mode: `none`, `graph` or `eager`.
+    pub launch: &'static str,
+    /// Kernels: the GEMM and, for a split 16-bit GEMM bound by its
+    /// weights, the reduction.
+    pub kernels: f64,
+    /// Kernel overhead and launch (eager: the host's path where longer).
+    pub overhead_s: f64,
+    /// Where the per-kernel figures come from.
+    pub overhead_source: String,
+    /// The time.
+    pub time_s: f64,
+    /// Compute when the compute term exceeds the reads.
+    pub bound: Bound,
+}
+
+/// Prices one GEMM by its shape; `traffic` is the L2-aware HBM traffic,
+/// the output included.
+fn shaped(
+    hw: &Hardware,
+    roof: &Roof,
+    (m, n, k): (u64, u64, u64),
+    b: f64,
+    traffic: f64,
+    inputs: &MatmulInputs,
+) -> Result<Shaped> {
+    let a = hw.achievable.as_ref();
+    let launch = match inputs.launch.as_deref().map(str::trim) {
+        None => "eager",
+        Some(l) if l.eq_ignore_ascii_case("none") => "none",
+        Some(l) if l.eq_ignore_ascii_case("graph") => "graph",
+        Some(l) if l.eq_ignore_ascii_case("eager") => "eager",
+        Some(l) => {
+            return Err(Error::field(
+                "launch",
+                format!("`{l}`: expected none, graph or eager"),
+            ));
+        }
+    };
+    let model = efficiency::GemmModel::of(hw);
+    // The output is written once in the epilogue; the rest is read.
+    let output = 2.0_f64.max(b) * m as f64 * n as f64;
+    let read =
+        (traffic - b * m as f64 * n as f64).max(b * (m as f64 * k as f64 + k as f64 * n as f64));
+    let g = model.time((m, n, k), 1.0, roof.peak, roof.bandwidth, read, output);
+    let kernels = if crate::calc::step::price::reduces(&g, b) {
+        2.0
+    } else {
+        1.0
+    };
+    let overhead = a.and_then(|a| a.kernel_overhead).map_or(0.0, |s| s.get());
+    let fields = |f: &str| -> Result<f64> {
+        let v = match f {
+            "achievable.launch.graph" => a.and_then(|a| a.launch.as_ref()).and_then(|l| l.graph),
+            _ => a.and_then(|a| a.call.as_ref()).and_then(|c| c.matmul_eager),
+        };
+        v.map(|s| s.get()).ok_or_else(|| {
+            hw.missing(
+                f,
+                if f.ends_with("graph") {
+                    "the CUDA-graph launch cost of one kernel (matmul --achievable --launch graph)"
+                } else {
+                    "the host path of one matmul called eagerly (matmul --achievable, whose default is --launch eager; --launch none or graph does without)"
+                },
+                Some(if f.ends_with("graph") { "1 us" } else { "20 us" }),
+            )
+        })
+    };
+    let gpu = g.time_s + kernels * overhead;
+    let (time_s, field) = match launch {
+        "none" => (gpu, None),
+        "graph" => {
+            let l = fields("achievable.launch.graph")?;
+            (gpu + kernels * l, Some("achievable.launch.graph"))
+        }
+        _ => {
+            let h = fields("achievable.call.matmul-eager")?;
+            (gpu.max(kernels * h), Some("achievable.call.matmul-eager"))
+        }
+    };
+    let src = |f: &str| {
+        hw.source(f)
+            .map_or_else(|| f.to_string(), |s| format!("{f}: {s}"))
+    };
+    let mut overhead_source = src("achievable.kernel-overhead");
+    if let Some(f) = field {
+        overhead_source = format!("{overhead_source}; {}", src(f));
+    }
+    Ok(Shaped {
+        overhead_s: time_s - g.time_s,
+        bound: if g.compute_s > g.read_s {
+            Bound::Compute
+        } else {
+            Bound::Memory
+        },
+        gemm: g,
+        launch,
+        kernels,
+        overhead_source,
+        time_s,
+    })
 }
 
 /// A count input with its default, at least 1.
@@ -1133,10 +1251,17 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
     let time = effective_roof.time(f, tr.bytes);
     let output_bytes = b * m as f64 * n as f64;
     let epilogue_time_s = (mode == Mode::Achievable).then(|| output_bytes / roof.bandwidth);
-    let (time_s, bound) = match epilogue_time_s {
-        Some(e) if time.compute_s + e >= time.memory_s => (time.compute_s + e, Bound::Compute),
-        Some(_) => (time.memory_s, Bound::Memory),
-        None => (time.time_s, time.bound),
+    let shaped = match mode {
+        Mode::SpeedOfLight => None,
+        Mode::Achievable => Some(shaped(hw, &roof, (m, n, k), b, tr.bytes, inputs)?),
+    };
+    let (time_s, bound) = match (&shaped, epilogue_time_s) {
+        (Some(sh), _) => (sh.time_s, sh.bound),
+        (None, Some(e)) if time.compute_s + e >= time.memory_s => {
+            (time.compute_s + e, Bound::Compute)
+        }
+        (None, Some(_)) => (time.memory_s, Bound::Memory),
+        (None, None) => (time.time_s, time.bound),
     };
     let weight_bytes = b * k as f64 * n as f64;
     Ok(MatmulCost {
@@ -1194,6 +1319,7 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
         epilogue_time_s,
         time_s,
         bound,
+        shaped,
         weight_bytes,
         weight_streaming: bound == Bound::Memory && weight_bytes >= 0.5 * tr.bytes,
     })
@@ -1268,6 +1394,65 @@ impl MatmulCost {
 
     /// The L2 level, the headline time and what bounds it
     /// (formulas.md, "Matmul through the L2").
+    /// The per-shape figures and the headline time they give.
+    fn report_shaped(&self, r: &mut Report, sh: &Shaped) {
+        let e = sh.gemm.efficiency;
+        let peak = self.roof.peak_text();
+        r.input("launch", sh.launch);
+        r.result("gemm_efficiency", e.efficiency, || {
+            Quantity::new("share of the rate this shape reaches", Unit::Fraction)
+                .formula("padding x waves, for the library's best tile and K split")
+                .derive(format!(
+                    "{} x {} (tile {}x{}, split K {})",
+                    units::sig(e.padding, 4),
+                    units::sig(e.waves, 4),
+                    e.tile.0,
+                    e.tile.1,
+                    e.split_k
+                ))
+        });
+        r.result("gemm_tile", format!("{}x{}", e.tile.0, e.tile.1), || {
+            Quantity::new("library tile (rows x columns)", Unit::None)
+        });
+        r.result("split_k", e.split_k as f64, || {
+            Quantity::new("K splits", Unit::Count)
+                .formula("split only when the tiles leave SMs idle")
+        });
+        r.result("shaped_compute_time_s", sh.gemm.compute_s, || {
+            Quantity::new("compute at the shape's efficiency", Unit::Seconds)
+                .formula("FLOPs / (rate x efficiency)")
+                .derive(format!(
+                    "{} / ({} x {})",
+                    self.roof.unit(Unit::Flop).format(self.flops),
+                    peak,
+                    units::sig(e.efficiency, 4)
+                ))
+        });
+        r.result("launch_time_s", sh.overhead_s, || {
+            Quantity::new(
+                format!("kernel overhead and launch ({})", sh.launch),
+                Unit::Seconds,
+            )
+            .source(Some(sh.overhead_source.as_str()))
+            .formula(if sh.launch == "eager" {
+                "the longer of the GPU's time and the host's path per call, less the GEMM's time"
+            } else {
+                "kernels x (kernel overhead + launch)"
+            })
+        });
+        r.result("time_s", self.time_s, || {
+            Quantity::new("time (achievable: by shape)", Unit::Seconds)
+                .formula("max(compute, reads / bandwidth) + output / bandwidth + per-kernel costs")
+                .derive(format!(
+                    "max({}, {}) + {} + {}",
+                    seconds(sh.gemm.compute_s),
+                    seconds(sh.gemm.read_s),
+                    seconds(sh.gemm.write_s),
+                    seconds(sh.overhead_s)
+                ))
+        });
+    }
+
     fn report_l2(&self, r: &mut Report) {
         let (m, n, k) = (self.m, self.n, self.k);
         let t = &self.tile;
@@ -1418,16 +1603,19 @@ impl MatmulCost {
                         si(bw, "B/s")
                     ))
             });
-            r.result("time_s", self.time_s, || {
-                Quantity::new("time (measured figures)", Unit::Seconds)
-                    .formula("max(FLOPs / peak + epilogue, traffic bytes / bandwidth)")
-                    .derive(format!(
-                        "max({} + {}, {})",
-                        seconds(time.compute_s),
-                        seconds(e),
-                        seconds(time.memory_s)
-                    ))
-            });
+            match &self.shaped {
+                Some(sh) => self.report_shaped(r, sh),
+                None => r.result("time_s", self.time_s, || {
+                    Quantity::new("time (measured figures)", Unit::Seconds)
+                        .formula("max(FLOPs / peak + epilogue, traffic bytes / bandwidth)")
+                        .derive(format!(
+                            "max({} + {}, {})",
+                            seconds(time.compute_s),
+                            seconds(e),
+                            seconds(time.memory_s)
+                        ))
+                }),
+            }
         } else {
             r.result("time_s", self.time_s, || {
                 Quantity::new("time (lower bound)", Unit::Seconds)

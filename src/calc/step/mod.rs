@@ -4,7 +4,15 @@
 //! (a projection as a matmul, attention over the cache, the MoE experts the
 //! batch touches, the LM head, the embedding gather) carries its FLOPs and
 //! the bytes it moves, split by kind; the step sums them and a
-//! [`Roof`](super::roof::Roof) times the sum. Nothing here reads a report.
+//! [`Roof`](super::roof::Roof) times the sum: the speed of light. Each op
+//! also carries its GEMM shapes, its repetitions and the kernels it
+//! launches, and the step the elementwise kernels between the matmuls, so
+//! that [`price`] can time it operation by operation (`--achievable`).
+//! Nothing here reads a report.
+
+pub mod elementwise;
+pub mod price;
+pub mod report;
 
 use super::matmul;
 use super::model::{self, Params};
@@ -20,6 +28,24 @@ pub enum OpKind {
     Attention,
     /// A table lookup: one embedding row per token.
     Gather,
+    /// An elementwise or reduction kernel between the matmuls (a norm,
+    /// rotary embedding, an activation, a residual add, a cast): memory
+    /// traffic only, priced by `--achievable` alone.
+    Elementwise,
+}
+
+/// One GEMM of an op's repetition: `groups` independent GEMMs of m x n x k
+/// (MoE experts run as groups; a dense projection is one group).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gemm {
+    /// Rows of the activations (tokens).
+    pub m: u64,
+    /// Output columns.
+    pub n: u64,
+    /// The reduction dimension.
+    pub k: u64,
+    /// Independent GEMMs of this shape.
+    pub groups: f64,
 }
 
 /// One operation of a forward pass, repeated `count` times (once per
@@ -40,6 +66,13 @@ pub struct Op {
     pub kv_write_bytes: f64,
     /// Activation bytes read and written (inputs and outputs of the op).
     pub activation_bytes: f64,
+    /// Repetitions (layers) the figures above add up.
+    pub count: f64,
+    /// Kernels one repetition launches (the per-operation model's count).
+    pub kernels: f64,
+    /// The GEMMs of one repetition, in order (a feed-forward has gate/up
+    /// then down); none for attention and lookups.
+    pub gemms: [Option<Gemm>; 2],
 }
 
 impl Op {
@@ -62,6 +95,33 @@ impl Op {
             kv_read_bytes: 0.0,
             kv_write_bytes: 0.0,
             activation_bytes: (tokens as f64) * (k + n) as f64 * p.activation * count,
+            count,
+            kernels: 1.0,
+            gemms: [
+                Some(Gemm {
+                    m: tokens,
+                    n,
+                    k,
+                    groups: 1.0,
+                }),
+                None,
+            ],
+        }
+    }
+
+    /// An op with no GEMM: memory traffic (and attention's FLOPs).
+    pub fn plain(name: &'static str, kind: OpKind, count: f64, kernels: f64) -> Op {
+        Op {
+            name,
+            kind,
+            flops: 0.0,
+            weight_bytes: 0.0,
+            kv_read_bytes: 0.0,
+            kv_write_bytes: 0.0,
+            activation_bytes: 0.0,
+            count,
+            kernels,
+            gemms: [None, None],
         }
     }
 
@@ -110,6 +170,12 @@ pub struct Step {
     pub kv_bytes_per_token: f64,
     /// Tokens of cache each sequence reads (a sliding window caps it).
     pub cached_tokens: u64,
+    /// The elementwise kernels between the matmuls (norms, rotary, the
+    /// activation, residual adds, casts): left out of the speed of light,
+    /// which takes them as fused away; `--achievable` prices them.
+    pub extra: Vec<Op>,
+    /// The shape the step was built for.
+    pub shape: Shape,
 }
 
 /// Each op's weight bytes, for a derivation: `embedding 16.4 KB + qkv ...`.
@@ -147,6 +213,15 @@ impl Step {
     pub fn activation_bytes(&self) -> f64 {
         self.ops.iter().map(|o| o.activation_bytes).sum()
     }
+    /// Kernels the per-operation model counts: every op's and every
+    /// elementwise kernel's, over their repetitions.
+    pub fn achievable_kernels(&self) -> f64 {
+        self.ops
+            .iter()
+            .chain(&self.extra)
+            .map(|o| o.kernels * o.count)
+            .sum()
+    }
     /// The FLOPs of the ops of one kind.
     pub fn flops_of(&self, kind: OpKind) -> f64 {
         self.ops
@@ -170,6 +245,38 @@ pub const KERNELS_PER_MOE_LAYER: u64 = 16;
 pub const KERNELS_PER_SHARED_EXPERT: u64 = 3;
 /// Embedding gather, final norm, LM head and sampling.
 pub const KERNELS_OUTSIDE_LAYERS: u64 = 4;
+
+/// Kernels of attention in the per-operation model: the attention kernel
+/// and the two cache writes (keys and values).
+pub const ATTENTION_KERNELS: f64 = 3.0;
+/// Kernels of one MoE layer's routing outside the experts, as a PyTorch
+/// forward runs it: top-k, softmax of the picked logits, the zeroed output
+/// and the residual add.
+pub const MOE_ROUTING_KERNELS: f64 = 4.0;
+/// Kernels per touched expert in a PyTorch forward that loops over the
+/// experts: gather its rows, gate/up, SiLU, times up, down, gather the
+/// routing weights, scale, scatter-add back. A grouped-GEMM engine launches
+/// fewer; `--kernels` overrides the total.
+pub const KERNELS_PER_TOUCHED_EXPERT: f64 = 8.0;
+
+/// A feed-forward's GEMMs: gate and up fused (or up alone when not gated),
+/// then down, over `groups` experts of `rows` rows each.
+fn ffn_gemms(rows: u64, d: u64, ff: u64, mats: u64, groups: f64) -> [Option<Gemm>; 2] {
+    [
+        Some(Gemm {
+            m: rows,
+            n: (mats - 1) * ff,
+            k: d,
+            groups,
+        }),
+        Some(Gemm {
+            m: rows,
+            n: d,
+            k: ff,
+            groups,
+        }),
+    ]
+}
 
 /// Kernels per forward from the layer structure.
 /// Counted in f64: a file's counts (up to 2^53 each) multiply past 64 bits.
@@ -224,13 +331,9 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
 
     // Embedding: one row gathered per token, not the table streamed.
     ops.push(Op {
-        name: "embedding",
-        kind: OpKind::Gather,
-        flops: 0.0,
         weight_bytes: tokens as f64 * d as f64 * p.weight,
-        kv_read_bytes: 0.0,
-        kv_write_bytes: 0.0,
         activation_bytes: tokens as f64 * d as f64 * p.activation,
+        ..Op::plain("embedding", OpKind::Gather, 1.0, 1.0)
     });
 
     // Attention projections as matmuls. MLA's down and up projections are
@@ -271,14 +374,13 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
         causal_pairs(new, past)
     };
     let attn_flops = 2.0 * h as f64 * (qk_dim + v_dim) as f64 * pairs * batch as f64 * lf;
+    // One attention kernel and the two cache writes (keys, values).
     ops.push(Op {
-        name: "attention",
-        kind: OpKind::Attention,
         flops: attn_flops,
-        weight_bytes: 0.0,
         kv_read_bytes: batch as f64 * seen as f64 * kv_token_layer * lf,
         kv_write_bytes: tokens as f64 * kv_token_layer * lf,
         activation_bytes: tokens as f64 * h as f64 * (qk_dim + v_dim) as f64 * p.activation * lf,
+        ..Op::plain("attention", OpKind::Attention, lf, ATTENTION_KERNELS)
     });
 
     // Feed-forward: dense layers, then MoE layers.
@@ -298,10 +400,13 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
             dense_layers as f64,
             p,
         ));
-        // One matmul of mats x ff columns: gate, up and down together.
+        // One matmul of mats x ff columns: gate, up and down together; run
+        // as two GEMMs (gate and up fused, then down).
         if let Some(o) = ops.last_mut() {
             o.activation_bytes =
                 tokens as f64 * (2 * d + mats * ff) as f64 * p.activation * dense_layers as f64;
+            o.gemms = ffn_gemms(tokens, d, ff, mats, 1.0);
+            o.kernels = 2.0;
         }
     }
     if let Some(moe) = moe {
@@ -321,33 +426,39 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
                 moe_layers,
                 p,
             ));
+            if let Some(o) = ops.last_mut() {
+                o.gemms = ffn_gemms(tokens, d, s * ff, mats, 1.0);
+                o.kernels = 2.0;
+            }
         }
         let touched = experts_touched(e, k, tokens);
         experts = Some(touched);
+        // Each touched expert runs its rows (tokens x k spread over the
+        // touched experts) as a GEMM group of its own.
+        let rows = ((tokens as f64 * k as f64) / touched.max(1.0)).ceil() as u64;
         ops.push(Op {
-            name: "routed-experts",
-            kind: OpKind::Matmul,
             flops: 2.0 * tokens as f64 * k as f64 * expert_params * moe_layers,
             weight_bytes: touched * expert_params * p.weight * moe_layers,
-            kv_read_bytes: 0.0,
-            kv_write_bytes: 0.0,
             activation_bytes: tokens as f64
                 * k as f64
                 * (2 * d + mats * ff) as f64
                 * p.activation
                 * moe_layers,
+            gemms: ffn_gemms(rows.max(1), d, ff, mats, touched.max(1.0)),
+            ..Op::plain(
+                "routed-experts",
+                OpKind::Matmul,
+                moe_layers,
+                MOE_ROUTING_KERNELS + KERNELS_PER_TOUCHED_EXPERT * touched,
+            )
         });
     }
 
     // Norms: their weights are read (tiny), their FLOPs negligible.
+    // Their kernels are among the elementwise ones (`extra`).
     ops.push(Op {
-        name: "norms",
-        kind: OpKind::Gather,
-        flops: 0.0,
         weight_bytes: params.norms as f64 * p.weight,
-        kv_read_bytes: 0.0,
-        kv_write_bytes: 0.0,
-        activation_bytes: 0.0,
+        ..Op::plain("norms", OpKind::Gather, 1.0, 0.0)
     });
 
     // LM head: a full matmul over the vocabulary for every token that
@@ -364,12 +475,15 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
         ));
     }
 
+    let extra = elementwise::kernels_between(m, shape, tokens, p);
     Ok(Step {
         ops,
         experts_touched: experts,
         kernels: kernels(m),
         kv_bytes_per_token: kv_token_layer * lf,
         cached_tokens: seen,
+        extra,
+        shape,
     })
 }
 

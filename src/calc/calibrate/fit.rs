@@ -1,0 +1,263 @@
+//! The `[achievable]` figures from measurement rows (formulas.md,
+//! "Calibration: fitting the achievable figures"). Each figure comes from
+//! the rows that measure it directly; none is tuned to another's error.
+
+use super::measurements::{LaunchMode, Operation, Row};
+
+/// What a fit found. A figure the rows do not measure is `None` and the
+/// base file's value stays.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
+pub struct Figures {
+    /// Read-only stream bandwidth, B/s.
+    pub hbm_bandwidth: Option<f64>,
+    /// Best GEMM rate per precision, FLOP/s.
+    pub dense: Vec<(String, f64)>,
+    /// Rate a long loop held, per precision, FLOP/s, with the mean SM clock
+    /// (MHz) and board power (W) over it where sampled.
+    pub sustained: Vec<(String, f64, Option<f64>, Option<f64>)>,
+    /// Per kernel, launched eagerly back to back, s.
+    pub launch_eager: Option<f64>,
+    /// Per kernel, launched and synchronised, s.
+    pub launch_synchronised: Option<f64>,
+    /// Per kernel, replayed from a graph, s.
+    pub launch_graph: Option<f64>,
+    /// Fixed GPU time of a kernel beyond its launch, s.
+    pub kernel_overhead: Option<f64>,
+    /// The bandwidth implied by the slope of that fit, B/s (reported, not
+    /// stored).
+    pub overhead_fit_bandwidth: Option<f64>,
+    /// Memory-bound GEMMs the overhead was fitted on.
+    pub overhead_points: usize,
+    /// Host path of one eager matmul call, s.
+    pub matmul_eager: Option<f64>,
+    /// Flash attention's (peak fraction, half length in tokens).
+    pub attention: Option<(f64, u64)>,
+    /// The GEMM search's (median error, rows): set when `dense` and
+    /// `kernel_overhead` were searched with the model (`refine`).
+    pub gemm_fit: Option<(f64, usize)>,
+    /// The attention search's (median error, rows).
+    pub attention_fit: Option<(f64, usize)>,
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    })
+}
+
+/// Least squares y = a + b x over the points; None for fewer than two
+/// distinct x.
+#[cfg(test)]
+fn line(points: &[(f64, f64)]) -> Option<(f64, f64)> {
+    weighted_line(points, |_| 1.0)
+}
+
+/// Least squares y = a + b x with weight w(y) per point: `1 / y^2` makes
+/// it minimise relative errors, so long and short points count alike.
+fn weighted_line(points: &[(f64, f64)], w: impl Fn(f64) -> f64) -> Option<(f64, f64)> {
+    if points.len() < 2 {
+        return None;
+    }
+    let sw: f64 = points.iter().map(|p| w(p.1)).sum();
+    let mx = points.iter().map(|p| w(p.1) * p.0).sum::<f64>() / sw;
+    let my = points.iter().map(|p| w(p.1) * p.1).sum::<f64>() / sw;
+    let sxx: f64 = points.iter().map(|p| w(p.1) * (p.0 - mx).powi(2)).sum();
+    if sxx <= 0.0 {
+        return None;
+    }
+    let sxy: f64 = points
+        .iter()
+        .map(|p| w(p.1) * (p.0 - mx) * (p.1 - my))
+        .sum();
+    let b = sxy / sxx;
+    Some((my - b * mx, b))
+}
+
+/// Rounds a measured floor down to `step` (launch costs are floors: the
+/// speed of light must stay below every measurement).
+fn floor_to(x: f64, step: f64) -> f64 {
+    (x / step).floor() * step
+}
+
+/// GEMM operand bytes read (weights and activations) for a row: the
+/// script's inputs are `dtype`, its output bf16.
+pub fn gemm_read_write(r: &Row) -> (f64, f64) {
+    let (m, n, k) = (
+        r.m.unwrap_or(0) as f64,
+        r.n.unwrap_or(0) as f64,
+        r.k.unwrap_or(0) as f64,
+    );
+    let eb = element_bytes(&r.dtype);
+    (eb * (m * k + n * k), 2.0 * m * n)
+}
+
+/// Bytes per element of a precision.
+pub fn element_bytes(dtype: &str) -> f64 {
+    match dtype {
+        "fp8" | "int8" => 1.0,
+        "fp32" | "tf32" => 4.0,
+        _ => 2.0,
+    }
+}
+
+/// Fits the figures from `rows` (the fitting set: held-out rows excluded).
+pub fn fit(rows: &[&Row]) -> Figures {
+    let mut f = Figures {
+        hbm_bandwidth: rows
+            .iter()
+            .filter(|r| r.op == Operation::HbmRead)
+            .filter_map(|r| Some(r.bytes? / r.seconds))
+            .max_by(f64::total_cmp),
+        ..Default::default()
+    };
+    if f.hbm_bandwidth.is_none() {
+        f.hbm_bandwidth = rows
+            .iter()
+            .filter(|r| r.op == Operation::HbmCopy)
+            .filter_map(|r| Some(r.bytes? / r.seconds))
+            .max_by(f64::total_cmp);
+    }
+    let gemm_rate = |r: &Row| Some(2.0 * r.m? as f64 * r.n? as f64 * r.k? as f64 / r.seconds);
+    let mut dtypes: Vec<String> = rows
+        .iter()
+        .filter(|r| r.op == Operation::Gemm)
+        .map(|r| r.dtype.clone())
+        .collect();
+    dtypes.sort();
+    dtypes.dedup();
+    for d in &dtypes {
+        let best = rows
+            .iter()
+            .filter(|r| r.op == Operation::Gemm && r.launch == LaunchMode::Graph && &r.dtype == d)
+            .filter_map(|r| gemm_rate(r))
+            .max_by(f64::total_cmp);
+        if let Some(b) = best {
+            f.dense.push((d.clone(), b));
+        }
+    }
+    for r in rows.iter().filter(|r| r.op == Operation::ComputeSustained) {
+        let Some(rate) = r.flops.map(|fl| fl / r.seconds).or_else(|| gemm_rate(r)) else {
+            continue;
+        };
+        // A long loop cannot beat the best burst; where noise says it
+        // does, the burst figure stands.
+        let cap = f
+            .dense
+            .iter()
+            .find(|(d, _)| *d == r.dtype)
+            .map_or(rate, |x| x.1);
+        if !f.sustained.iter().any(|s| s.0 == r.dtype) {
+            f.sustained
+                .push((r.dtype.clone(), rate.min(cap), r.sm_clock_mhz, r.power_w));
+        }
+    }
+    let launch_of = |mode: LaunchMode| {
+        median(
+            rows.iter()
+                .filter(|r| r.op == Operation::Launch && r.launch == mode)
+                .map(|r| r.seconds)
+                .collect(),
+        )
+        .map(|s| floor_to(s, 1e-8))
+    };
+    f.launch_eager = launch_of(LaunchMode::Eager);
+    f.launch_synchronised = launch_of(LaunchMode::Synchronised);
+    f.launch_graph = launch_of(LaunchMode::Graph);
+
+    // Kernel overhead: the intercept of graph time against bytes over the
+    // GEMMs that are clearly memory-bound (intensity under a quarter of the
+    // measured ridge), less the graph launch; relative errors weigh the
+    // small GEMMs, whose time the intercept decides, as much as the large.
+    if let Some(bw) = f.hbm_bandwidth {
+        let pts: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.op == Operation::Gemm && r.launch == LaunchMode::Graph)
+            .filter_map(|r| {
+                let rate = f.dense.iter().find(|(d, _)| *d == r.dtype)?.1;
+                let (rd, wr) = gemm_read_write(r);
+                let flops = 2.0 * r.m? as f64 * r.n? as f64 * r.k? as f64;
+                (flops / (rd + wr) < 0.25 * rate / bw).then_some((rd + wr, r.seconds))
+            })
+            .collect();
+        f.overhead_points = pts.len();
+        if let Some((a, b)) = weighted_line(&pts, |y| 1.0 / (y * y))
+            && b > 0.0
+        {
+            f.overhead_fit_bandwidth = Some(1.0 / b);
+            let launch = f.launch_graph.unwrap_or(0.0);
+            f.kernel_overhead = Some(floor_to((a - launch).max(0.0), 1e-8));
+        }
+    }
+
+    // The host path of one eager matmul: small GEMMs called back to back
+    // from Python are host-bound, so their time per call is the host's path
+    // (the GPU finishes each one sooner: their graph time is well below).
+    let host_bound: Vec<f64> = rows
+        .iter()
+        .filter(|e| e.op == Operation::Gemm && e.launch == LaunchMode::Eager)
+        .filter(|e| {
+            rows.iter().any(|g| {
+                g.op == Operation::Gemm
+                    && g.launch == LaunchMode::Graph
+                    && (g.m, g.n, g.k) == (e.m, e.n, e.k)
+                    && g.dtype == e.dtype
+                    && g.seconds < 0.8 * e.seconds
+            })
+        })
+        .map(|e| e.seconds)
+        .collect();
+    f.matmul_eager = median(host_bound).map(|d| floor_to(d, 1e-7));
+
+    // Flash attention: efficiency(S) = peak x S / (S + half), fitted as the
+    // line 1/eff = 1/peak + (half/peak) / S.
+    let pts: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.op == Operation::AttentionPrefill)
+        .filter_map(|r| {
+            let rate = f.dense.iter().find(|(d, _)| *d == r.dtype)?.1;
+            let eff = r.flops? / r.seconds / rate;
+            Some((1.0 / r.seq? as f64, 1.0 / eff))
+        })
+        .collect();
+    if let Some((a, b)) = weighted_line(&pts, |y| 1.0 / (y * y))
+        && a > 0.0
+        && b >= 0.0
+    {
+        let peak = 1.0 / a;
+        let half = (b / a).round().max(1.0) as u64;
+        if peak <= 1.0 {
+            f.attention = Some((peak, half));
+        }
+    }
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_through_two_points() {
+        let (a, b) = line(&[(1.0, 3.0), (3.0, 7.0)]).unwrap();
+        assert!((a - 1.0).abs() < 1e-12 && (b - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn floors_round_down() {
+        assert!((floor_to(1.0843e-6, 1e-8) - 1.08e-6).abs() < 1e-15);
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median(vec![]), None);
+    }
+}

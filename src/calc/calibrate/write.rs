@@ -1,0 +1,228 @@
+//! The calibrated hardware file: the base file's text with the fitted
+//! `[achievable]` figures put in, each with a `[sources]` entry naming the
+//! measurement file, its hash, the device, driver and date, and a
+//! `[calibration]` table carrying the fit's held-out error. Everything the
+//! measurements did not cover keeps the base file's value and source.
+
+use super::fit::Figures;
+use super::measurements::Provenance;
+use crate::error::{Error, Result};
+use toml_edit::{DocumentMut, Item, Table, value};
+
+/// The held-out error written into `[calibration]`.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct HeldOut {
+    /// Points held out of the fit and predicted.
+    pub points: usize,
+    /// Median relative error over them.
+    pub median_error: f64,
+    /// Worst relative error over them.
+    pub worst_error: f64,
+}
+
+/// What the file says about where it came from.
+pub struct Origin<'a> {
+    /// The base part's id.
+    pub base: &'a str,
+    /// The measurement file as the user named it.
+    pub file: &'a str,
+    /// Its SHA-256, hex.
+    pub sha256: &'a str,
+    /// The rows' device, driver, framework and date.
+    pub provenance: &'a Provenance,
+    /// How the points were split.
+    pub held_out_rule: &'a str,
+}
+
+fn us(s: f64) -> String {
+    format!("{:.2} us", s * 1e6)
+}
+
+/// Writes the calibrated file's text.
+pub fn text(
+    base_text: &str,
+    id: &str,
+    f: &Figures,
+    o: &Origin,
+    held: Option<HeldOut>,
+) -> Result<String> {
+    let mut doc: DocumentMut = base_text.parse().map_err(|e| Error::Data {
+        file: o.base.to_string(),
+        line: None,
+        col: None,
+        field: None,
+        message: format!("the base file could not be read as TOML: {e}"),
+    })?;
+    let name = doc
+        .get("name")
+        .and_then(|n| n.as_str())
+        .unwrap_or(o.base)
+        .to_string();
+    doc["id"] = value(id);
+    doc["name"] = value(format!("{name} (calibrated)"));
+    doc["summary"] = value(format!(
+        "{name}, achievable figures calibrated on {} ({})",
+        o.provenance.device,
+        o.provenance.date.get(..10).unwrap_or(&o.provenance.date)
+    ));
+    let p = o.provenance;
+    let short = o.sha256.get(..16).unwrap_or(o.sha256);
+    let cite = |what: &str| {
+        format!(
+            "measured: roofline calibrate from {} (sha256 {short}), {}, driver {}, torch {}, {}: {what}",
+            o.file, p.device, p.driver, p.torch, p.date
+        )
+    };
+    let mut sources: Vec<(String, String)> = Vec::new();
+    let mut put = |doc: &mut DocumentMut, path: &[&str], v: toml_edit::Value, why: String| {
+        set_in(doc, path, v);
+        sources.push((format!("achievable.{}", path.join(".")), why));
+    };
+    if let Some(b) = f.hbm_bandwidth {
+        put(
+            &mut doc,
+            &["hbm-bandwidth"],
+            format!("{:.1} GB/s", b / 1e9).into(),
+            cite("the fastest hbm_read row, bytes read over time"),
+        );
+    }
+    for (d, r) in &f.dense {
+        let how = match f.gemm_fit {
+            Some((e, n)) => format!(
+                "the rate of a full wave of unpadded tiles in the per-operation GEMM model, searched with achievable.kernel-overhead for the least median error ({:.1}%) of matmul --achievable --launch graph over the {n} fitting gemm rows",
+                100.0 * e
+            ),
+            None => format!("the fastest {d} gemm row replayed from a CUDA graph"),
+        };
+        put(
+            &mut doc,
+            &["dense", d],
+            format!("{:.1} TFLOP/s", r / 1e12).into(),
+            cite(&how),
+        );
+    }
+    for (d, r, clock, power) in &f.sustained {
+        let held = match (clock, power) {
+            (Some(c), Some(w)) => format!(", at {c:.0} MHz and {w:.0} W"),
+            _ => String::new(),
+        };
+        put(
+            &mut doc,
+            &["sustained", d],
+            format!("{:.1} TFLOP/s", r / 1e12).into(),
+            cite(&format!("the compute_sustained {d} loop{held}")),
+        );
+    }
+    for (mode, v) in [
+        ("eager", f.launch_eager),
+        ("synchronised", f.launch_synchronised),
+        ("graph", f.launch_graph),
+    ] {
+        if let Some(v) = v {
+            put(
+                &mut doc,
+                &["launch", mode],
+                us(v).into(),
+                cite(&format!("median launch {mode} row, rounded down")),
+            );
+        }
+    }
+    if let Some(v) = f.kernel_overhead {
+        put(
+            &mut doc,
+            &["kernel-overhead"],
+            us(v).into(),
+            cite(&match f.gemm_fit {
+                Some(_) => "searched with achievable.dense (see there)".to_string(),
+                None => format!(
+                    "intercept of graph time against bytes over {} memory-bound gemm rows, less launch.graph, rounded down",
+                    f.overhead_points
+                ),
+            }),
+        );
+    }
+    if let Some(v) = f.matmul_eager {
+        put(
+            &mut doc,
+            &["call", "matmul-eager"],
+            us(v).into(),
+            cite(
+                "the median time per call of the small gemm rows called back to back from Python (host-bound: their graph time is under 0.8 of it), rounded down",
+            ),
+        );
+    }
+    if let Some((peak, half)) = f.attention {
+        let why = cite(&match f.attention_fit {
+            Some((e, n)) => format!(
+                "the {n} fitting attention_prefill rows: efficiency = peak x S / (S + half) of the dense rate, searched for the least median error ({:.1}%) with kernel overhead and the eager call",
+                100.0 * e
+            ),
+            None => "attention_prefill rows".to_string(),
+        });
+        put(
+            &mut doc,
+            &["attention", "peak-fraction"],
+            ((peak * 1e4).round() / 1e4).into(),
+            why.clone(),
+        );
+        put(
+            &mut doc,
+            &["attention", "half-length"],
+            i64::try_from(half).unwrap_or(i64::MAX).into(),
+            why,
+        );
+    }
+    {
+        let root = doc.as_table_mut();
+        if !root.contains_key("sources") {
+            root.insert("sources", Item::Table(Table::new()));
+        }
+        let s = root["sources"].as_table_mut().expect("sources is a table");
+        for (k, v) in sources {
+            s[&k] = value(v);
+        }
+    }
+    let mut c = Table::new();
+    c["base"] = value(o.base);
+    c["measurements"] = value(o.file);
+    c["sha256"] = value(o.sha256);
+    c["device"] = value(p.device.as_str());
+    c["driver"] = value(p.driver.as_str());
+    c["torch"] = value(p.torch.as_str());
+    c["date"] = value(p.date.as_str());
+    c["held-out"] = value(o.held_out_rule);
+    if let Some(h) = held {
+        c["points"] = value(i64::try_from(h.points).unwrap_or(i64::MAX));
+        c["median-error"] = value((h.median_error * 1e4).round() / 1e4);
+        c["worst-error"] = value((h.worst_error * 1e4).round() / 1e4);
+    }
+    // The calibration table goes before [sources], which stays last.
+    let root = doc.as_table_mut();
+    let src = root.remove("sources");
+    root.insert("calibration", Item::Table(c));
+    if let Some(src) = src {
+        root.insert("sources", src);
+    }
+    Ok(doc.to_string())
+}
+
+/// Sets `achievable.<path>`, making the tables on the way.
+fn set_in(doc: &mut DocumentMut, path: &[&str], v: toml_edit::Value) {
+    let (last, parents) = path.split_last().expect("a non-empty path");
+    let mut t: &mut Table = doc.as_table_mut();
+    for key in std::iter::once(&"achievable").chain(parents.iter()) {
+        let entry = t.entry(key).or_insert_with(|| {
+            let mut n = Table::new();
+            n.set_implicit(true);
+            Item::Table(n)
+        });
+        if entry.as_table().is_none() {
+            // An inline table (`launch = { graph = "1 us" }`) becomes a
+            // plain one so a key can be added to it.
+            let inline = entry.as_inline_table().cloned().unwrap_or_default();
+            *entry = Item::Table(inline.into_table());
+        }
+        t = entry.as_table_mut().expect("made a table");
+    }
+    t[*last] = Item::Value(v);
+}

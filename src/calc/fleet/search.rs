@@ -1,0 +1,579 @@
+//! The search: candidates (part, layout of one replica, batch cap, token
+//! budget), and for each the fewest replicas whose simulated run meets
+//! every target.
+
+use super::{FleetInputs, Objective};
+use crate::calc::plan::{self, Layout, Replica};
+use crate::calc::simulate::arrivals::{self, Arrivals};
+use crate::calc::simulate::cost::{Batch, Forward, StepCost};
+use crate::calc::simulate::dist::Random;
+use crate::calc::simulate::report::Summary;
+use crate::calc::simulate::scheduler::{Abort, Config};
+use crate::calc::simulate::{self, Instance, Workload};
+use crate::error::{Error, Result};
+use crate::spec::hardware::{Hardware, Mode};
+use crate::spec::model::Model;
+use crate::units::{self, si};
+
+/// One configuration searched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// The part.
+    pub hardware: String,
+    /// The replica's layout (dp: the replicas).
+    pub layout: Layout,
+    /// Sequences per iteration.
+    pub max_seqs: u64,
+    /// Token budget per iteration.
+    pub max_tokens: u64,
+    /// What became of it.
+    pub verdict: Verdict,
+}
+
+/// Whether and how a candidate serves the workload.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// It meets every target with `layout.dp` replicas.
+    Meets {
+        /// The run at that many replicas.
+        at: Box<Summary>,
+        /// What fails with one replica fewer (None: one replica suffices).
+        binds: Option<String>,
+    },
+    /// It cannot, and why (the constraint and by how much).
+    Breaks {
+        /// The constraint it breaks.
+        why: String,
+        /// How far from the target (target / value - 1, below zero), where
+        /// a run measured it.
+        margin: Option<f64>,
+    },
+}
+
+impl Candidate {
+    /// Devices in all.
+    pub fn devices(&self) -> u64 {
+        self.layout.devices()
+    }
+}
+
+/// A point of the frontier.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParetoPoint {
+    /// The part.
+    pub hardware: String,
+    /// The replica's layout.
+    pub layout: Layout,
+    /// The batch cap (= the closed loop's users).
+    pub max_seqs: u64,
+    /// Output tokens per second per device.
+    pub per_device: f64,
+    /// Output tokens per second per user (1 / mean TPOT).
+    pub per_user: f64,
+}
+
+/// The search's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FleetCost {
+    /// The model.
+    pub model: String,
+    /// Datasheet or measured.
+    pub mode: Mode,
+    /// What was minimised.
+    pub objective: Objective,
+    /// The workload.
+    pub workload: Workload,
+    /// The device bound.
+    pub max_devices: u64,
+    /// Every candidate, those that meet first (fewest devices first).
+    pub candidates: Vec<Candidate>,
+    /// Simulated runs the search took.
+    pub runs: u64,
+    /// The frontier, when asked.
+    pub pareto: Option<Vec<ParetoPoint>>,
+}
+
+/// One part's fixed figures for a layout: the replica, its step cost and
+/// its cache.
+struct Sized<'a, 'b, 'c> {
+    forward: Forward<'a, 'b, 'c>,
+    kv_tokens: u64,
+    window: u64,
+}
+
+/// Layouts of one replica worth trying: tp over the divisors of the heads
+/// that `plan` accepts, pp over the divisors of the layers up to 16, ep
+/// over the divisors of tp for MoE; at most `max` devices.
+fn layouts(s: &plan::Setup, max: u64) -> Vec<Layout> {
+    let m = s.model;
+    let mut out = Vec::new();
+    for tp in plan::divisors(m.attention.heads.get()) {
+        for pp in plan::divisors(m.layers.get())
+            .into_iter()
+            .filter(|p| *p <= 16)
+        {
+            if tp * pp > max {
+                continue;
+            }
+            let eps = if m.moe.is_some() {
+                plan::divisors(tp)
+            } else {
+                vec![1]
+            };
+            for ep in eps {
+                let l = Layout { tp, pp, dp: 1, ep };
+                if plan::validate(s, l, None).is_ok() {
+                    out.push(l);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The run of one replica at `rate` requests per second.
+#[allow(clippy::too_many_arguments)]
+fn run(
+    sz: &mut Sized,
+    w: &Workload,
+    reqs: &[arrivals::Request],
+    unit_gaps: &[f64],
+    rate: f64,
+    cap: u64,
+    budget: u64,
+    block: u64,
+    full: bool,
+) -> Result<Option<Summary>> {
+    // The same arrivals at every rate: unit-mean gaps scaled by 1 / rate.
+    let mut t = 0.0;
+    let reqs: Vec<arrivals::Request> = reqs
+        .iter()
+        .zip(unit_gaps)
+        .map(|(r, g)| {
+            t += g / rate;
+            arrivals::Request { arrival_s: t, ..*r }
+        })
+        .collect();
+    let cfg = Config {
+        max_tokens: budget,
+        max_seqs: cap,
+        prefix_hit: w.prefix_hit,
+        window: sz.window,
+        replicas: 1,
+    };
+    let wr = Workload {
+        arrivals: Arrivals::Poisson(rate),
+        ..w.clone()
+    };
+    if !full {
+        // The most requests a percentile target lets exceed its time:
+        // nearest rank, n - ceil(p n / 100).
+        let most = |t: Option<crate::calc::simulate::slo::Target>, n: u64| {
+            t.map(|t| {
+                (
+                    t.seconds,
+                    n - ((t.percentile / 100.0) * n as f64).ceil() as u64,
+                )
+            })
+        };
+        let n = reqs.len() as u64;
+        let n2 = reqs.iter().filter(|r| r.output > 1).count() as u64;
+        let abort = Abort {
+            ttft: most(w.slo_ttft, n),
+            tpot: most(w.slo_tpot, n2),
+        };
+        return Ok(simulate::simulate_until_missed(
+            cfg,
+            &mut sz.forward,
+            &wr,
+            reqs,
+            sz.kv_tokens,
+            block,
+            abort,
+        )?
+        .map(|(out, totals)| Summary::of(&out, &totals, 1, 1, &wr)));
+    }
+    let (out, totals) =
+        simulate::simulate(cfg, &mut sz.forward, &wr, reqs, sz.kv_tokens, block, false)?;
+    Ok(Some(Summary::of(&out, &totals, 1, 1, &wr)))
+}
+
+/// The targets a run misses, with the worst margin.
+fn misses(s: &Summary) -> (String, f64) {
+    let mut why = Vec::new();
+    let mut worst = f64::INFINITY;
+    if s.meets() && !s.late_meets {
+        why.push(
+            "the queue still grows at the end of the run (its last quarter misses a target)"
+                .to_string(),
+        );
+        worst = 0.0;
+    }
+    for (k, a) in [("TTFT", s.ttft_slo), ("TPOT", s.tpot_slo)] {
+        if let Some(a) = a
+            && !a.met()
+        {
+            why.push(format!(
+                "{k} p{} {} > {}",
+                units::sig(a.target.percentile, 4),
+                units::seconds(a.value_s),
+                units::seconds(a.target.seconds)
+            ));
+            worst = worst.min(a.margin);
+        }
+    }
+    (why.join(", "), worst)
+}
+
+/// The search over every part in `hws`.
+pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Result<FleetCost> {
+    let w = super::check(i)?;
+    let Arrivals::Poisson(rate) = w.arrivals else {
+        return Err(Error::field("rate", "fleet needs a Poisson rate"));
+    };
+    let max_devices = crate::inputs::at_least_one(
+        "max-devices",
+        i.options
+            .max_devices
+            .map_or(super::DEFAULT_MAX_DEVICES, |c| c.0),
+    )?;
+    let caps = match &i.options.caps {
+        Some(t) => super::counts("caps", t)?,
+        None => super::DEFAULT_CAPS.to_vec(),
+    };
+    let budgets = i
+        .options
+        .budgets
+        .as_deref()
+        .map(|t| super::counts("budgets", t))
+        .transpose()?;
+    let block = simulate::caps(&i.sim)?.block;
+    let objective = i.options.objective.unwrap_or_default();
+    // The same lengths and unit gaps for every candidate and rate.
+    let mut rng = Random::new(w.seed);
+    let base = arrivals::requests(
+        &Arrivals::Poisson(1.0),
+        w.requests,
+        &w.prompt,
+        &w.output,
+        &mut rng,
+    );
+    let mut unit_gaps = Vec::with_capacity(base.len());
+    let mut prev = 0.0;
+    for r in &base {
+        unit_gaps.push(r.arrival_s - prev);
+        prev = r.arrival_s;
+    }
+    let mean_prompt = w.prompt.mean();
+    let mean_output = w.output.mean();
+    let mut candidates = Vec::new();
+    let mut runs = 0u64;
+    let mut pareto_pts = Vec::new();
+    // The K-th fewest devices found so far: a candidate whose bound needs
+    // more is not simulated.
+    const KEEP: usize = 5;
+    let mut found: Vec<u64> = Vec::new();
+    for hw in hws {
+        let inst0 = Instance::new(
+            m,
+            hw,
+            mode,
+            &i.sim,
+            Layout {
+                tp: 1,
+                pp: 1,
+                dp: 1,
+                ep: 1,
+            },
+        )?;
+        for l in layouts(&inst0.setup, max_devices) {
+            let inst = Instance {
+                setup: plan::Setup::new(hw, m, &plan_inputs(&i.sim), mode)?,
+                layout: l,
+            };
+            let mut inst = inst;
+            inst.setup.step = inst0.setup.step.clone();
+            inst.setup.roof = inst0.setup.roof;
+            let replica = Replica::new(&inst.setup, l)?;
+            let mk = |why: String, margin: Option<f64>, cap: u64, tokens: u64| Candidate {
+                hardware: hw.id.clone(),
+                layout: l,
+                max_seqs: cap,
+                max_tokens: tokens,
+                verdict: Verdict::Breaks { why, margin },
+            };
+            let kv = match simulate::kv_tokens(&inst, &replica) {
+                Ok(kv) => kv,
+                Err(_) => {
+                    candidates.push(mk(
+                        format!(
+                            "memory: weights {} per device exceed the {} usable",
+                            si(replica.weight_bytes, "B"),
+                            si(replica.weight_bytes + replica.kv_budget_bytes, "B")
+                        ),
+                        None,
+                        0,
+                        0,
+                    ));
+                    continue;
+                }
+            };
+            if let Err(e) = simulate::check_fit(m, &base, kv, block, i.sim.force) {
+                if matches!(e, Error::NoAnswer(_)) {
+                    candidates.push(mk(format!("memory: {e}"), None, 0, 0));
+                    continue;
+                }
+                return Err(e);
+            }
+            let window = m.sliding_window.map_or(u64::MAX, |x| x.get());
+            let max_cap = *caps.iter().max().unwrap_or(&256);
+            let max_budget = budgets
+                .as_ref()
+                .and_then(|b| b.iter().max().copied())
+                .unwrap_or(simulate::DEFAULT_WHOLE_PROMPT + max_cap);
+            let forward =
+                Forward::new(&replica, m, inst.setup.step.precisions, max_budget, max_cap)?;
+            let mut sz = Sized {
+                forward,
+                kv_tokens: kv,
+                window,
+            };
+            // Light-load limits: one sequence's decode step and one whole
+            // prompt. A target below them is never met by this layout.
+            let ctx = mean_prompt as u64;
+            let mut one = Batch::default();
+            one.add(1, ctx, true, window);
+            let step1 = sz.forward.seconds(&one)?;
+            let mut pre = Batch::default();
+            pre.add(mean_prompt.max(1.0) as u64, 0, true, window);
+            let ttft0 = sz.forward.seconds(&pre)?;
+            if let Some(t) = w.slo_tpot
+                && step1 > t.seconds
+            {
+                candidates.push(mk(
+                    format!(
+                        "TPOT: one sequence's step alone is {} > {}",
+                        units::seconds(step1),
+                        units::seconds(t.seconds)
+                    ),
+                    Some(t.seconds / step1 - 1.0),
+                    1,
+                    0,
+                ));
+                continue;
+            }
+            if let Some(t) = w.slo_ttft
+                && ttft0 > t.seconds
+            {
+                candidates.push(mk(
+                    format!(
+                        "TTFT: the mean prompt's prefill alone is {} > {}",
+                        units::seconds(ttft0),
+                        units::seconds(t.seconds)
+                    ),
+                    Some(t.seconds / ttft0 - 1.0),
+                    0,
+                    0,
+                ));
+                continue;
+            }
+            let size = l.tp * l.pp;
+            for &cap in &caps {
+                let tokens_list = budgets
+                    .clone()
+                    .unwrap_or_else(|| vec![simulate::DEFAULT_WHOLE_PROMPT + cap]);
+                for &tokens in &tokens_list {
+                    let mut c = mk(String::new(), None, cap, tokens);
+                    // Decode-only bound on one replica's rate: cap sequences
+                    // at the mean context give cap tokens a step.
+                    let mut full = Batch::default();
+                    for _ in 0..cap {
+                        full.add(1, ctx + mean_output as u64 / 2, true, window);
+                    }
+                    let per_token = sz.forward.seconds(&full)? / cap as f64;
+                    let bound = (rate * mean_output * per_token).ceil().max(1.0) as u64;
+                    let most = max_devices / size;
+                    if bound > most {
+                        c.verdict = Verdict::Breaks {
+                            why: format!(
+                                "devices: even at full batches it needs at least {} replicas ({} devices) > {}",
+                                units::whole(bound),
+                                units::whole(bound * size),
+                                units::whole(max_devices)
+                            ),
+                            margin: None,
+                        };
+                        candidates.push(c);
+                        continue;
+                    }
+                    if found.len() >= KEEP && bound * size > found[KEEP - 1] {
+                        c.verdict = Verdict::Breaks {
+                            why: format!(
+                                "devices: needs at least {} (a decode-only bound), more than the {} best found",
+                                units::whole(bound * size),
+                                KEEP
+                            ),
+                            margin: None,
+                        };
+                        candidates.push(c);
+                        continue;
+                    }
+                    // Smallest passing replica count: double, then bisect.
+                    // A run stops early once a target is sure to be missed;
+                    // the runs a verdict quotes are run in full.
+                    let mut check =
+                        |r: u64, full: bool, runs: &mut u64| -> Result<Option<Summary>> {
+                            *runs += 1;
+                            run(
+                                &mut sz,
+                                &w,
+                                &base,
+                                &unit_gaps,
+                                rate / r as f64,
+                                cap,
+                                tokens,
+                                block,
+                                full,
+                            )
+                        };
+                    let passes =
+                        |s: &Option<Summary>| s.as_ref().is_some_and(|s| s.meets() && s.late_meets);
+                    let mut lo = bound - 1; // fails (or zero)
+                    let mut hi = bound;
+                    let mut at;
+                    loop {
+                        at = check(hi, false, &mut runs)?;
+                        if passes(&at) {
+                            break;
+                        }
+                        lo = hi;
+                        if hi >= most {
+                            break;
+                        }
+                        hi = (hi * 2).min(most);
+                    }
+                    if !passes(&at) {
+                        let s = check(hi, true, &mut runs)?.unwrap_or_default();
+                        let (why, margin) = misses(&s);
+                        c.verdict = Verdict::Breaks {
+                            why: format!(
+                                "{why} even with {} replicas ({} devices)",
+                                units::whole(hi),
+                                units::whole(hi * size)
+                            ),
+                            margin: Some(margin),
+                        };
+                        c.layout.dp = hi;
+                        candidates.push(c);
+                        continue;
+                    }
+                    while hi - lo > 1 {
+                        let mid = lo + (hi - lo) / 2;
+                        let s = check(mid, false, &mut runs)?;
+                        if passes(&s) {
+                            hi = mid;
+                            at = s;
+                        } else {
+                            lo = mid;
+                        }
+                    }
+                    let binds = if lo >= 1 {
+                        let f = check(lo, true, &mut runs)?.unwrap_or_default();
+                        let (why, _) = misses(&f);
+                        Some(format!("{why} with {} replicas", units::whole(lo)))
+                    } else {
+                        None
+                    };
+                    c.layout.dp = hi;
+                    let mut at = at.unwrap_or_default();
+                    at.devices = hi * size;
+                    at.output_tokens_per_s_per_device = at.output_tokens_per_s / size as f64;
+                    c.verdict = Verdict::Meets {
+                        at: Box::new(at),
+                        binds,
+                    };
+                    found.push(objective.score(hi * size, hw) as u64);
+                    found.sort_unstable();
+                    candidates.push(c);
+                }
+                if i.options.pareto {
+                    // Saturated: a closed loop of cap users on one replica.
+                    let n = (cap * 4).max(200).min(w.requests.max(cap));
+                    let reqs: Vec<arrivals::Request> =
+                        base.iter().take(n as usize).copied().collect();
+                    let cfg = Config {
+                        max_tokens: simulate::DEFAULT_WHOLE_PROMPT + cap,
+                        max_seqs: cap,
+                        prefix_hit: w.prefix_hit,
+                        window,
+                        replicas: 1,
+                    };
+                    let wc = Workload {
+                        arrivals: Arrivals::Closed(cap),
+                        requests: n,
+                        ..w.clone()
+                    };
+                    runs += 1;
+                    let (out, t) =
+                        simulate::simulate(cfg, &mut sz.forward, &wc, reqs, kv, block, false)?;
+                    let s = Summary::of(&out, &t, 1, size, &wc);
+                    if s.tpot.mean > 0.0 {
+                        pareto_pts.push(ParetoPoint {
+                            hardware: hw.id.clone(),
+                            layout: l,
+                            max_seqs: cap,
+                            per_device: s.output_tokens_per_s_per_device,
+                            per_user: 1.0 / s.tpot.mean,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    // Those that meet, fewest devices first (then the largest TTFT margin);
+    // then those that break.
+    let key = |c: &Candidate| match &c.verdict {
+        Verdict::Meets { at, .. } => (0, c.devices(), -at.ttft_slo.map_or(0.0, |a| a.margin)),
+        Verdict::Breaks { margin, .. } => (1, u64::MAX, -margin.unwrap_or(f64::NEG_INFINITY)),
+    };
+    candidates.sort_by(|a, b| {
+        let (x, y) = (key(a), key(b));
+        x.0.cmp(&y.0).then(x.1.cmp(&y.1)).then(x.2.total_cmp(&y.2))
+    });
+    let pareto = i.options.pareto.then(|| frontier(pareto_pts));
+    Ok(FleetCost {
+        model: m.id.clone(),
+        mode,
+        objective,
+        workload: w,
+        max_devices,
+        candidates,
+        runs,
+        pareto,
+    })
+}
+
+/// The points no other beats on both tokens/s per device and per user.
+pub fn frontier(mut pts: Vec<ParetoPoint>) -> Vec<ParetoPoint> {
+    pts.sort_by(|a, b| {
+        b.per_user
+            .total_cmp(&a.per_user)
+            .then(b.per_device.total_cmp(&a.per_device))
+    });
+    let mut out: Vec<ParetoPoint> = Vec::new();
+    for p in pts {
+        if out.last().is_none_or(|q| p.per_device > q.per_device) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn plan_inputs(s: &simulate::SimulateInputs) -> plan::PlanInputs {
+    plan::PlanInputs {
+        dtype: s.dtype.clone(),
+        kv_dtype: s.kv_dtype.clone(),
+        reserve: s.reserve.clone(),
+        ..Default::default()
+    }
+}

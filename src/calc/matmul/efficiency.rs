@@ -1,0 +1,194 @@
+//! A GEMM's achievable time from its shape (formulas.md, "Achievable: GEMM
+//! efficiency by shape"): the vendor library tiles C into CTA tiles, pads M
+//! and N up to whole tiles, runs the tiles in waves over the SMs and, when
+//! the tiles leave SMs idle, splits K. The compute term is FLOPs at the
+//! measured rate over padding x wave utilisation, for the tile and split
+//! that give the shortest time (the library's heuristic aims at the same);
+//! the memory term streams the operands at the measured bandwidth; the
+//! output is written after the main loop (the epilogue does not overlap it).
+//! `matmul --achievable` and every projection of decode, prefill and plan
+//! price through [`GemmModel::time`].
+
+use crate::spec::hardware::Hardware;
+
+/// K below this many elements per split is not split further (a split
+/// must keep a few k-steps of the main loop).
+const MIN_K_PER_SPLIT: u64 = 256;
+
+/// How one device runs GEMMs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GemmModel {
+    /// CTA tiles (rows, columns) the library chooses among; empty: no
+    /// tiling loss is modelled.
+    pub tiles: Vec<(u64, u64)>,
+    /// Most K splits.
+    pub split_k: u64,
+    /// SMs the waves run over.
+    pub sms: u64,
+}
+
+/// The efficiency of one shape under the best tile.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Efficiency {
+    /// The tile chosen, rows x columns (0 x 0 when no tiles are known).
+    pub tile: (u64, u64),
+    /// K splits.
+    pub split_k: u64,
+    /// M N / (padded M x padded N).
+    pub padding: f64,
+    /// tiles x splits / (waves x SMs).
+    pub waves: f64,
+    /// padding x waves: the share of the rate the shape reaches.
+    pub efficiency: f64,
+}
+
+/// One GEMM's achievable time, with its terms.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct GemmTime {
+    /// FLOPs / (rate x efficiency).
+    pub compute_s: f64,
+    /// Operand bytes read / bandwidth.
+    pub read_s: f64,
+    /// Output bytes written / bandwidth, after the main loop.
+    pub write_s: f64,
+    /// max(compute, read) + write.
+    pub time_s: f64,
+    /// The shape's efficiency.
+    pub efficiency: Efficiency,
+}
+
+impl GemmModel {
+    /// The file's `achievable.gemm` figures (no tiles, no split when it has
+    /// none).
+    pub fn of(hw: &Hardware) -> Self {
+        let g = hw.achievable.as_ref().and_then(|a| a.gemm.as_ref());
+        GemmModel {
+            tiles: g.and_then(|g| g.parsed().ok()).unwrap_or_default(),
+            split_k: g.and_then(|g| g.split_k).map_or(1, |s| u64::from(s.get())),
+            sms: hw.execution.as_ref().map_or(1, |e| u64::from(e.sms.get())),
+        }
+    }
+
+    /// The best tile and split for `groups` independent GEMMs of m x n x k
+    /// (a grouped GEMM over MoE experts has `groups` > 1; their tiles share
+    /// the waves).
+    pub fn efficiency(&self, m: u64, n: u64, k: u64, groups: f64) -> Efficiency {
+        let mut best = Efficiency {
+            tile: (0, 0),
+            split_k: 1,
+            padding: 1.0,
+            waves: 1.0,
+            efficiency: 1.0,
+        };
+        if self.tiles.is_empty() || m == 0 || n == 0 {
+            return best;
+        }
+        best.efficiency = 0.0;
+        let sms = self.sms.max(1) as f64;
+        let groups = groups.max(1.0);
+        for &(tm, tn) in &self.tiles {
+            let (rows, cols) = (m.div_ceil(tm) as f64, n.div_ceil(tn) as f64);
+            let padding = (m as f64 * n as f64) / (rows * tm as f64 * cols * tn as f64);
+            let tiles = rows * cols * groups;
+            // The library splits K only when the tiles alone leave SMs idle.
+            let most = if tiles < sms { self.split_k.max(1) } else { 1 };
+            for s in 1..=most {
+                if s > 1 && k / s < MIN_K_PER_SPLIT {
+                    break;
+                }
+                let grid = tiles * s as f64;
+                let waves = grid / ((grid / sms).ceil() * sms);
+                let e = padding * waves;
+                if e > best.efficiency + 1e-12 {
+                    best = Efficiency {
+                        tile: (tm, tn),
+                        split_k: s,
+                        padding,
+                        waves,
+                        efficiency: e,
+                    };
+                }
+            }
+        }
+        best
+    }
+
+    /// The achievable time of `groups` GEMMs of m x n x k each at `rate`
+    /// FLOP/s and `bandwidth` B/s, reading `read_bytes` and writing
+    /// `write_bytes` in all.
+    #[allow(clippy::too_many_arguments)]
+    pub fn time(
+        &self,
+        (m, n, k): (u64, u64, u64),
+        groups: f64,
+        rate: f64,
+        bandwidth: f64,
+        read_bytes: f64,
+        write_bytes: f64,
+    ) -> GemmTime {
+        let e = self.efficiency(m, n, k, groups);
+        let flops = 2.0 * m as f64 * n as f64 * k as f64 * groups.max(1.0);
+        let compute_s = flops / (rate * e.efficiency);
+        let read_s = read_bytes / bandwidth;
+        let write_s = write_bytes / bandwidth;
+        GemmTime {
+            compute_s,
+            read_s,
+            write_s,
+            time_s: compute_s.max(read_s) + write_s,
+            efficiency: e,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h200() -> GemmModel {
+        GemmModel {
+            tiles: vec![(256, 128), (128, 128)],
+            split_k: 4,
+            sms: 132,
+        }
+    }
+
+    #[test]
+    fn a_wave_and_a_bit_loses_the_rest_of_the_second_wave() {
+        // 512 x 14336 at 256 x 128: 2 x 112 = 224 tiles over 132 SMs, two
+        // waves of which the second is 92 of 132 full: 224 / 264.
+        let e = h200().efficiency(512, 14336, 4096, 1.0);
+        assert!((e.efficiency - 224.0 / 264.0).abs() < 1e-9, "{e:?}");
+        assert_eq!(e.padding, 1.0);
+    }
+
+    #[test]
+    fn a_small_m_pads_to_the_tile() {
+        // M = 100 pads to 128: 100/128 of every tile's rows do work.
+        let e = GemmModel {
+            tiles: vec![(128, 128)],
+            split_k: 1,
+            sms: 1,
+        }
+        .efficiency(100, 128, 4096, 1.0);
+        assert!((e.padding - 100.0 / 128.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn split_k_fills_idle_sms() {
+        // 128 x 4096 at 128 x 128: 32 tiles; split 4 ways, 128 of 132.
+        let e = h200().efficiency(128, 4096, 4096, 1.0);
+        assert_eq!(e.split_k, 4);
+        assert!((e.waves - 128.0 / 132.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn no_tiles_no_loss() {
+        let g = GemmModel {
+            tiles: vec![],
+            split_k: 1,
+            sms: 132,
+        };
+        assert_eq!(g.efficiency(7, 7, 7, 1.0).efficiency, 1.0);
+    }
+}

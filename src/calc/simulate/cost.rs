@@ -1,0 +1,238 @@
+//! What one iteration costs (formulas.md, "Simulation: iteration time").
+//! An iteration is one forward of its decode tokens and prefill chunks
+//! over their caches; the engine describes it by a few sums ([`Batch`])
+//! and a [`StepCost`] prices it. The real cost ([`Forward`]) builds the
+//! forward from the same typed operations as `decode` and `prefill`
+//! ([`step::forward`]) and times it through `plan`'s replica pricing
+//! ([`plan::Replica::pass_s`], which on one device is `decode`'s roofline
+//! time plus launch overhead), so a change to the step model reaches the
+//! simulator. The operations that depend only on the token count are built
+//! once per count and kept; attention is linear in its query-key pairs and
+//! cached tokens, so its operation is made from two probes.
+
+use crate::calc::plan::{Comm, Replica};
+use crate::calc::step::{self, Op, OpKind, Precisions, Shape, Step};
+use crate::error::Result;
+use crate::spec::model::Model;
+
+/// The sums an iteration is priced by.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Batch {
+    /// New tokens in all (decodes plus chunk tokens).
+    pub tokens: u64,
+    /// Tokens the LM head runs on (each decode, and each chunk that ends a
+    /// prompt).
+    pub lm_head: u64,
+    /// Causal query-key pairs, all sequences.
+    pub pairs: f64,
+    /// Cached tokens attention reads, all sequences.
+    pub seen: f64,
+    /// Sequences.
+    pub seqs: u64,
+}
+
+impl Batch {
+    /// Adds a sequence of `new` tokens over `past` cached ones; `samples`
+    /// when it ends with a sampled token. The window logic is
+    /// [`step::forward`]'s.
+    pub fn add(&mut self, new: u64, past: u64, samples: bool, window: u64) {
+        let seen = past.min(window);
+        self.tokens += new;
+        self.lm_head += u64::from(samples);
+        self.seen += seen as f64;
+        self.pairs += if seen < past {
+            new as f64 * window as f64
+        } else {
+            step::causal_pairs(new, past)
+        };
+        self.seqs += 1;
+    }
+}
+
+/// Prices iterations.
+pub trait StepCost {
+    /// Seconds the iteration `b` takes.
+    fn seconds(&mut self, b: &Batch) -> Result<f64>;
+}
+
+impl<C: StepCost> StepCost for &mut C {
+    fn seconds(&mut self, b: &Batch) -> Result<f64> {
+        (**self).seconds(b)
+    }
+}
+
+/// A stand-in for tests: a fixed time per iteration plus a time per token
+/// and per cached token read, so expected results follow by hand.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mock {
+    /// Seconds per iteration.
+    pub fixed_s: f64,
+    /// Seconds per new token.
+    pub per_token_s: f64,
+    /// Seconds per cached token read.
+    pub per_seen_s: f64,
+}
+
+impl StepCost for Mock {
+    fn seconds(&mut self, b: &Batch) -> Result<f64> {
+        Ok(self.fixed_s + self.per_token_s * b.tokens as f64 + self.per_seen_s * b.seen)
+    }
+}
+
+/// The operations of `tokens` tokens that do not depend on the cache, and
+/// that pass's communication.
+struct Body {
+    ops: Vec<Op>,
+    comm: Comm,
+}
+
+/// The real cost: the model's forward on a replica of a layout.
+pub struct Forward<'r, 'a, 'b> {
+    replica: &'r Replica<'a, 'b>,
+    model: &'r Model,
+    precisions: Precisions,
+    /// Attention per pair (FLOPs), per cached token (bytes read), per new
+    /// token (bytes written, activations): one probe each.
+    attention: Op,
+    per_pair_flops: f64,
+    per_seen_bytes: f64,
+    /// By token count.
+    bodies: Vec<Option<Body>>,
+    /// The LM head by tokens.
+    heads: Vec<Option<Op>>,
+    kernels: f64,
+    scratch: Step,
+}
+
+impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
+    /// Probes the model's attention and sets up the caches for passes of
+    /// up to `max_tokens` tokens and `max_seqs` sampled tokens.
+    pub fn new(
+        replica: &'r Replica<'a, 'b>,
+        model: &'r Model,
+        precisions: Precisions,
+        max_tokens: u64,
+        max_seqs: u64,
+    ) -> Result<Self> {
+        let probe = |past: u64| -> Result<Op> {
+            let st = step::forward(
+                model,
+                Shape {
+                    batch: 1,
+                    new: 1,
+                    past,
+                    lm_head_tokens: 0,
+                },
+                &precisions,
+            )?;
+            Ok(st
+                .ops
+                .into_iter()
+                .find(|o| o.kind == OpKind::Attention)
+                .expect("every forward has an attention op"))
+        };
+        // One new token over no cache: one pair, nothing read.
+        let a0 = probe(0)?;
+        // Over one cached token: two pairs, one token read (a window is
+        // never shorter than one token).
+        let a1 = probe(1)?;
+        let scratch = step::forward(
+            model,
+            Shape {
+                batch: 1,
+                new: 1,
+                past: 0,
+                lm_head_tokens: 1,
+            },
+            &precisions,
+        )?;
+        Ok(Forward {
+            replica,
+            model,
+            precisions,
+            per_pair_flops: a0.flops,
+            per_seen_bytes: a1.kv_read_bytes,
+            attention: a0,
+            bodies: (0..=max_tokens).map(|_| None).collect(),
+            heads: (0..=max_seqs).map(|_| None).collect(),
+            kernels: scratch.kernels,
+            scratch,
+        })
+    }
+
+    fn body(&mut self, tokens: u64) -> Result<&Body> {
+        let i = tokens as usize;
+        if i >= self.bodies.len() {
+            self.bodies.resize_with(i + 1, || None);
+        }
+        if self.bodies[i].is_none() {
+            let st = step::forward(
+                self.model,
+                Shape {
+                    batch: tokens,
+                    new: 1,
+                    past: 0,
+                    lm_head_tokens: 0,
+                },
+                &self.precisions,
+            )?;
+            let ops = st
+                .ops
+                .into_iter()
+                .filter(|o| o.kind != OpKind::Attention)
+                .collect();
+            let comm = self.replica.comm(tokens as f64)?;
+            self.bodies[i] = Some(Body { ops, comm });
+        }
+        Ok(self.bodies[i].as_ref().expect("just filled"))
+    }
+
+    fn head(&mut self, tokens: u64) -> Result<Option<Op>> {
+        if tokens == 0 {
+            return Ok(None);
+        }
+        let i = tokens as usize;
+        if i >= self.heads.len() {
+            self.heads.resize_with(i + 1, || None);
+        }
+        if self.heads[i].is_none() {
+            let st = step::forward(
+                self.model,
+                Shape {
+                    batch: tokens,
+                    new: 1,
+                    past: 0,
+                    lm_head_tokens: 1,
+                },
+                &self.precisions,
+            )?;
+            self.heads[i] = st.ops.into_iter().find(|o| o.name == "lm-head");
+        }
+        Ok(self.heads[i].clone())
+    }
+}
+
+impl StepCost for Forward<'_, '_, '_> {
+    fn seconds(&mut self, b: &Batch) -> Result<f64> {
+        if b.tokens == 0 {
+            return Ok(0.0);
+        }
+        let head = self.head(b.lm_head)?;
+        let mut attention = self.attention.clone();
+        let t = b.tokens as f64;
+        attention.flops = self.per_pair_flops * b.pairs;
+        attention.kv_read_bytes = self.per_seen_bytes * b.seen;
+        attention.kv_write_bytes *= t;
+        attention.activation_bytes *= t;
+        let mut ops = std::mem::take(&mut self.scratch.ops);
+        ops.clear();
+        let body = self.body(b.tokens)?;
+        ops.extend_from_slice(&body.ops);
+        let comm = body.comm;
+        ops.push(attention);
+        ops.extend(head);
+        self.scratch.ops = ops;
+        self.scratch.kernels = self.kernels;
+        Ok(self.replica.pass_s(&self.scratch, t, &comm))
+    }
+}

@@ -1,0 +1,512 @@
+//! `simulate`: one serving deployment, request by request (formulas.md,
+//! "Simulation"). Requests arrive (Poisson, a closed loop or a trace),
+//! queue, and are served under continuous batching with chunked prefill
+//! and paged KV admission with preemption; every iteration is priced by
+//! the same per-operation step cost as `decode` and `prefill`
+//! ([`cost::Forward`]). The answer is latency percentiles, throughput,
+//! goodput under SLOs and how full the batch and the cache ran.
+//!
+//! Rooms: [`arrivals`] (where requests come from), [`dist`] (lengths and
+//! the seeded random stream), [`events`] (the queue), [`kv`] (blocks),
+//! [`scheduler`] (the engine and the loop), [`cost`] (iteration prices),
+//! [`slo`] (targets), [`report`] (statistics and the report).
+
+pub mod arrivals;
+pub mod cost;
+pub mod dist;
+pub mod events;
+pub mod kv;
+pub mod report;
+pub mod scheduler;
+pub mod slo;
+#[cfg(test)]
+mod tests;
+
+use self::arrivals::{Arrivals, Request};
+use self::dist::{Length, Random};
+use self::report::Summary;
+use self::scheduler::{Config, Outcome, Simulation, Totals};
+use self::slo::Target;
+use crate::calc::decode;
+use crate::calc::plan::{self, Layout, PlanInputs, Replica};
+use crate::error::{Error, Result};
+use crate::inputs::Count;
+use crate::spec::hardware::{Hardware, Mode};
+use crate::spec::model::Model;
+use crate::units::{self, si};
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Sequences one iteration holds by default: vLLM's `max_num_seqs`
+/// default of 256 (vLLM engine arguments).
+pub const DEFAULT_MAX_SEQS: u64 = 256;
+/// Tokens per KV block by default: vLLM's `block_size` default of 16
+/// (vLLM engine arguments).
+pub const DEFAULT_BLOCK: u64 = 16;
+/// The prompt the default token budget holds whole beside a full batch of
+/// decodes (the 2,048).
+pub const DEFAULT_WHOLE_PROMPT: u64 = 2048;
+/// Requests simulated by default.
+pub const DEFAULT_REQUESTS: u64 = 10_000;
+/// The most requests one run takes.
+pub const MAX_REQUESTS: u64 = 100_000_000;
+
+/// Requests per second: `12/s`, `720/min` or a bare number.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Rate(pub f64);
+
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Rate;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("requests per second (12/s, 720/min)")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Rate, E> {
+                arrivals::parse_rate(&v.to_string())
+                    .map(Rate)
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Rate, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Rate, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Rate, E> {
+                arrivals::parse_rate(v).map(Rate).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `simulate`'s inputs (and the workload part of `fleet`'s).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SimulateInputs {
+    /// Poisson arrivals, requests per second.
+    pub rate: Option<Rate>,
+    /// A closed loop of this many users.
+    pub concurrency: Option<Count>,
+    /// A CSV trace of arrivals and lengths.
+    pub trace: Option<String>,
+    /// Prompt tokens: a count or a distribution.
+    pub prompt: Option<Length>,
+    /// Output tokens: a count or a distribution.
+    pub output: Option<Length>,
+    /// Share of each prompt already in the prefix cache.
+    pub prefix_hit: Option<serde_json::Value>,
+    /// Requests to simulate (default 10,000; a trace: all its rows).
+    pub requests: Option<Count>,
+    /// Seed of the random stream (default 0).
+    pub seed: Option<Count>,
+    /// Token budget of one iteration.
+    pub max_batched_tokens: Option<Count>,
+    /// Sequences one iteration may hold (default 256).
+    pub max_seqs: Option<Count>,
+    /// Tokens per KV block (default 16).
+    pub block_size: Option<Count>,
+    /// Time-to-first-token target (a bare time is p99).
+    pub slo_ttft: Option<Target>,
+    /// Time-per-output-token target (a bare time is p99).
+    pub slo_tpot: Option<Target>,
+    /// Tensor parallelism.
+    pub tp: Option<Count>,
+    /// Pipeline stages.
+    pub pp: Option<Count>,
+    /// Expert parallelism.
+    pub ep: Option<Count>,
+    /// Data-parallel replicas (requests routed among them at random).
+    pub dp: Option<Count>,
+    /// Weight precision.
+    pub dtype: Option<String>,
+    /// KV precision.
+    pub kv_dtype: Option<String>,
+    /// Activation precision.
+    pub activations: Option<String>,
+    /// Launch overhead: none, eager or graph.
+    pub launch: Option<String>,
+    /// Share of memory held back.
+    pub reserve: Option<serde_json::Value>,
+    /// Keep one row per request.
+    #[serde(default)]
+    pub per_request: bool,
+    /// Keep the state over time (for a chart).
+    #[serde(default)]
+    pub timeline: bool,
+    /// Allow requests beyond the model's maximum context.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// The workload resolved: where requests come from and how long they are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workload {
+    /// Arrivals.
+    pub arrivals: Arrivals,
+    /// Prompt lengths.
+    pub prompt: Length,
+    /// Output lengths.
+    pub output: Length,
+    /// Share of each prompt cached.
+    pub prefix_hit: f64,
+    /// Requests.
+    pub requests: u64,
+    /// Seed.
+    pub seed: u64,
+    /// The targets.
+    pub slo_ttft: Option<Target>,
+    /// The targets.
+    pub slo_tpot: Option<Target>,
+}
+
+/// Resolves the workload flags (shared with `fleet`).
+pub fn workload(i: &SimulateInputs) -> Result<Workload> {
+    let given = [i.rate.is_some(), i.concurrency.is_some(), i.trace.is_some()];
+    if given.iter().filter(|g| **g).count() != 1 {
+        return Err(Error::missing_input(
+            "rate",
+            "give one of rate (Poisson arrivals, e.g. 12/s), concurrency (a closed loop of N users) or trace (a CSV file)",
+        ));
+    }
+    let arrivals = if let Some(r) = i.rate {
+        Arrivals::Poisson(r.0)
+    } else if let Some(c) = i.concurrency {
+        Arrivals::Closed(
+            crate::inputs::at_least_one("concurrency", c.0).map_err(|_| {
+                Error::field("concurrency", "must be a whole number of users, at least 1")
+            })?,
+        )
+    } else {
+        let path = i.trace.as_deref().unwrap_or_default();
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+            path: path.to_string(),
+            source: e,
+        })?;
+        Arrivals::Trace(arrivals::parse_trace(path, &text)?)
+    };
+    let trace = matches!(arrivals, Arrivals::Trace(_));
+    if trace && (i.prompt.is_some() || i.output.is_some()) {
+        return Err(Error::field(
+            "prompt",
+            "a trace gives each request's lengths; leave out prompt and output",
+        ));
+    }
+    let fixed1 = Length::Fixed { tokens: 1 };
+    let (prompt, output) = if trace {
+        (fixed1, fixed1)
+    } else {
+        (
+            i.prompt.ok_or_else(|| {
+                Error::missing_input(
+                    "prompt",
+                    "give `prompt` (tokens, or a distribution such as lognormal:2048,0.5)",
+                )
+            })?,
+            i.output.ok_or_else(|| {
+                Error::missing_input(
+                    "output",
+                    "give `output` (tokens, or a distribution such as uniform:100..500)",
+                )
+            })?,
+        )
+    };
+    let prefix_hit = match &i.prefix_hit {
+        None => 0.0,
+        Some(v) => crate::calc::kv::parse_share("prefix-hit", v)?,
+    };
+    let requests = match (&arrivals, i.requests) {
+        (Arrivals::Trace(t), Some(n)) => n.0.min(t.len() as u64),
+        (Arrivals::Trace(t), None) => t.len() as u64,
+        (_, n) => n.map_or(DEFAULT_REQUESTS, |c| c.0),
+    };
+    if !(1..=MAX_REQUESTS).contains(&requests) {
+        return Err(Error::field(
+            "requests",
+            format!("must be from 1 to {}", units::whole(MAX_REQUESTS)),
+        ));
+    }
+    Ok(Workload {
+        arrivals,
+        prompt,
+        output,
+        prefix_hit,
+        requests,
+        seed: i.seed.map_or(0, |c| c.0),
+        slo_ttft: i.slo_ttft,
+        slo_tpot: i.slo_tpot,
+    })
+}
+
+/// The engine's caps: budget and sequences.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Caps {
+    /// Token budget per iteration.
+    pub max_tokens: u64,
+    /// Sequences per iteration.
+    pub max_seqs: u64,
+    /// Tokens per block.
+    pub block: u64,
+}
+
+/// Resolves the caps, with their defaults.
+pub fn caps(i: &SimulateInputs) -> Result<Caps> {
+    let max_seqs =
+        crate::inputs::at_least_one("max-seqs", i.max_seqs.map_or(DEFAULT_MAX_SEQS, |c| c.0))?;
+    let max_tokens = crate::inputs::at_least_one(
+        "max-batched-tokens",
+        i.max_batched_tokens
+            .map_or(DEFAULT_WHOLE_PROMPT.saturating_add(max_seqs), |c| c.0),
+    )?;
+    let block =
+        crate::inputs::at_least_one("block-size", i.block_size.map_or(DEFAULT_BLOCK, |c| c.0))?;
+    for (f, v, most) in [
+        ("max-seqs", max_seqs, 1u64 << 20),
+        ("max-batched-tokens", max_tokens, 1u64 << 22),
+        ("block-size", block, 1u64 << 20),
+    ] {
+        if v > most {
+            return Err(Error::field(
+                f,
+                format!("must be at most {}", units::whole(most)),
+            ));
+        }
+    }
+    Ok(Caps {
+        max_tokens,
+        max_seqs,
+        block,
+    })
+}
+
+/// A model on a device in a layout, ready to price iterations.
+pub struct Instance<'a> {
+    /// Plan's setup (precisions, roof, fabric, memory).
+    pub setup: plan::Setup<'a>,
+    /// The layout.
+    pub layout: Layout,
+}
+
+impl<'a> Instance<'a> {
+    /// Resolves the setup and validates the layout.
+    pub fn new(
+        m: &'a Model,
+        hw: &'a Hardware,
+        mode: Mode,
+        i: &SimulateInputs,
+        layout: Layout,
+    ) -> Result<Self> {
+        let pi = PlanInputs {
+            dtype: i.dtype.clone(),
+            kv_dtype: i.kv_dtype.clone(),
+            reserve: i.reserve.clone(),
+            ..Default::default()
+        };
+        let mut setup = plan::Setup::new(hw, m, &pi, mode)?;
+        // decode's and prefill's own choices of launch and activations.
+        setup.step = decode::setup(
+            m,
+            hw,
+            mode,
+            decode::Choices {
+                dtype: i.dtype.as_deref(),
+                activations: i.activations.as_deref(),
+                kv_dtype: i.kv_dtype.as_deref(),
+                launch: i.launch.as_deref(),
+                kernels: None,
+            },
+        )?;
+        setup.roof = setup.step.roof;
+        plan::validate(&setup, layout, None)?;
+        Ok(Instance { setup, layout })
+    }
+}
+
+/// The layout the inputs name (one replica: tp x pp devices; dp replicas).
+pub fn layout(i: &SimulateInputs) -> Result<Layout> {
+    let one = |f: &str, c: Option<Count>| crate::inputs::at_least_one(f, c.map_or(1, |c| c.0));
+    let l = Layout {
+        tp: one("tp", i.tp)?,
+        pp: one("pp", i.pp)?,
+        dp: one("dp", i.dp)?,
+        ep: one("ep", i.ep)?,
+    };
+    crate::inputs::mul("dp", &[l.tp, l.pp, l.dp])?;
+    Ok(l)
+}
+
+/// Everything a run found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimCost {
+    /// The hardware's id.
+    pub hardware: String,
+    /// The model's id.
+    pub model: String,
+    /// Datasheet or measured figures.
+    pub mode: Mode,
+    /// The layout.
+    pub layout: Layout,
+    /// The caps.
+    pub caps: Caps,
+    /// The workload.
+    pub workload: Workload,
+    /// Weight, activation, KV precision and launch, as `decode` names them.
+    pub precisions: [&'static str; 4],
+    /// Tokens of KV cache one replica holds.
+    pub kv_tokens: u64,
+    /// The statistics.
+    pub summary: Summary,
+    /// Each request, when asked.
+    pub outcomes: Option<Vec<Outcome>>,
+    /// The state over time, when asked.
+    pub timeline: Vec<[f64; 5]>,
+}
+
+/// KV room of one replica in tokens, or no answer when the weights leave
+/// none.
+pub fn kv_tokens(inst: &Instance, replica: &Replica) -> Result<u64> {
+    let s = &inst.setup;
+    if replica.kv_budget_bytes <= 0.0 {
+        return Err(Error::NoAnswer(format!(
+            "{} does not fit on {} in tp {} pp {}: its weights per device ({}) exceed the {} usable by {}; use more devices (tp, pp) or a narrower dtype",
+            s.model.id,
+            s.hw.id,
+            inst.layout.tp,
+            inst.layout.pp,
+            si(replica.weight_bytes, "B"),
+            si(replica.weight_bytes + replica.kv_budget_bytes, "B"),
+            si(-replica.kv_budget_bytes, "B")
+        )));
+    }
+    Ok((replica.kv_budget_bytes / replica.kv_bytes_per_token).min(1e15) as u64)
+}
+
+/// Checks every request fits the cache on its own (exit 1 otherwise) and
+/// the model's context (unless forced).
+pub fn check_fit(
+    m: &Model,
+    reqs: &[Request],
+    kv_tokens: u64,
+    block: u64,
+    force: bool,
+) -> Result<()> {
+    let Some(big) = reqs.iter().max_by_key(|r| r.prompt + r.output) else {
+        return Ok(());
+    };
+    // A sequence's cache never holds its last token.
+    let tokens = big.prompt + big.output - 1;
+    crate::calc::kv::check_context(m, big.prompt + big.output, force).map_err(|e| match e {
+        Error::Field { message, .. } => Error::field("prompt", message),
+        e => e,
+    })?;
+    let room = kv_tokens / block * block;
+    if tokens > room {
+        return Err(Error::NoAnswer(format!(
+            "a request of {} prompt and {} output tokens needs {} tokens of KV cache, but one replica holds {}: {} tokens ({:.1}x) too many; use more devices per replica (tp, pp), a narrower kv-dtype, or shorter requests",
+            units::whole(big.prompt),
+            units::whole(big.output),
+            units::whole(tokens),
+            units::whole(room),
+            units::whole(tokens - room),
+            tokens as f64 / room.max(1) as f64
+        )));
+    }
+    Ok(())
+}
+
+/// Runs the workload `w` on instance `inst` with caps `c`; the real step
+/// cost. `keep` keeps outcomes and the timeline.
+pub fn run(
+    inst: &Instance,
+    w: &Workload,
+    c: Caps,
+    keep: (bool, bool),
+    force: bool,
+) -> Result<SimCost> {
+    let replica = Replica::new(&inst.setup, inst.layout)?;
+    let kv = kv_tokens(inst, &replica)?;
+    let m = inst.setup.model;
+    let mut rng = Random::new(w.seed);
+    let mut reqs = arrivals::requests(&w.arrivals, w.requests, &w.prompt, &w.output, &mut rng);
+    reqs.truncate(w.requests as usize);
+    check_fit(m, &reqs, kv, c.block, force)?;
+    let fwd = cost::Forward::new(
+        &replica,
+        m,
+        inst.setup.step.precisions,
+        c.max_tokens,
+        c.max_seqs,
+    )?;
+    let cfg = Config {
+        max_tokens: c.max_tokens,
+        max_seqs: c.max_seqs,
+        prefix_hit: w.prefix_hit,
+        window: m.sliding_window.map_or(u64::MAX, |x| x.get()),
+        replicas: inst.layout.dp,
+    };
+    let (outcomes, totals) = simulate(cfg, fwd, w, reqs, kv, c.block, keep.1)?;
+    let devices = inst.layout.devices();
+    let summary = Summary::of(&outcomes, &totals, cfg.replicas, devices, w);
+    let s = &inst.setup.step;
+    Ok(SimCost {
+        hardware: inst.setup.hw.id.clone(),
+        model: m.id.clone(),
+        mode: inst.setup.mode,
+        layout: inst.layout,
+        caps: c,
+        workload: w.clone(),
+        precisions: [s.weights, s.activations, s.kv.name, s.launch.as_str()],
+        kv_tokens: kv,
+        summary,
+        outcomes: keep.0.then_some(outcomes),
+        timeline: totals.timeline,
+    })
+}
+
+/// Runs a simulation to the end with any step cost.
+pub fn simulate<C: cost::StepCost>(
+    cfg: Config,
+    cost: C,
+    w: &Workload,
+    reqs: Vec<Request>,
+    kv_tokens: u64,
+    block: u64,
+    timeline: bool,
+) -> Result<(Vec<Outcome>, Totals)> {
+    let mut sim = Simulation::new(cfg, cost, &w.arrivals, reqs, kv_tokens, block, w.seed);
+    if timeline {
+        sim.keep_timeline();
+    }
+    sim.step_until_no_events()?;
+    Ok(sim.finish())
+}
+
+/// Runs a simulation until it ends or a target is sure to be missed
+/// (then `None`).
+#[allow(clippy::too_many_arguments)]
+pub fn simulate_until_missed<C: cost::StepCost>(
+    cfg: Config,
+    cost: C,
+    w: &Workload,
+    reqs: Vec<Request>,
+    kv_tokens: u64,
+    block: u64,
+    abort: scheduler::Abort,
+) -> Result<Option<(Vec<Outcome>, Totals)>> {
+    let mut sim = Simulation::new(cfg, cost, &w.arrivals, reqs, kv_tokens, block, w.seed);
+    sim.abort_when(abort);
+    sim.step_until_no_events()?;
+    Ok((!sim.aborted()).then(|| sim.finish()))
+}
+
+/// `simulate`'s cost.
+pub fn cost(m: &Model, hw: &Hardware, i: &SimulateInputs, mode: Mode) -> Result<SimCost> {
+    let w = workload(i)?;
+    let c = caps(i)?;
+    let inst = Instance::new(m, hw, mode, i, layout(i)?)?;
+    run(&inst, &w, c, (i.per_request, i.timeline), i.force)
+}

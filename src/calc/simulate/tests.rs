@@ -1,0 +1,313 @@
+//! The simulator's truth checks: its iteration prices against `decode`,
+//! `prefill` and `plan`; Little's law in its own output; the light-load
+//! limits; M/D/1 (Pollaczek-Khinchine) with one sequence at a time; runs
+//! that repeat; a hand-derived run on the mock cost.
+
+use super::arrivals::{Arrivals, Request};
+use super::cost::{Batch, Forward, Mock, StepCost};
+use super::dist::Length;
+use super::scheduler::Config;
+use super::*;
+use crate::calc::decode::DecodeInputs;
+use crate::calc::prefill::PrefillInputs;
+use crate::catalog::Catalog;
+
+fn model(id: &str) -> Model {
+    Catalog::default().model(id, &[]).unwrap()
+}
+fn hardware(id: &str) -> Hardware {
+    Catalog::default().hardware(id, &[]).unwrap()
+}
+
+fn inputs(rate: &str, prompt: u64, output: u64) -> SimulateInputs {
+    SimulateInputs {
+        rate: Some(Rate(arrivals::parse_rate(rate).unwrap())),
+        prompt: Some(Length::Fixed { tokens: prompt }),
+        output: Some(Length::Fixed { tokens: output }),
+        ..Default::default()
+    }
+}
+
+fn decode_step(m: &Model, hw: &Hardware, batch: u64, context: u64) -> f64 {
+    let i: DecodeInputs = serde_json::from_value(serde_json::json!({
+        "batch": batch, "context": context
+    }))
+    .unwrap();
+    crate::calc::decode::cost(m, hw, &i, Mode::SpeedOfLight)
+        .unwrap()
+        .step_time_s
+}
+
+fn prefill_time(m: &Model, hw: &Hardware, prompt: u64) -> f64 {
+    let i: PrefillInputs = serde_json::from_value(serde_json::json!({ "prompt": prompt })).unwrap();
+    crate::calc::prefill::cost(m, hw, &i, Mode::SpeedOfLight)
+        .unwrap()
+        .time_s
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a / b - 1.0).abs() <= tol
+}
+
+#[test]
+fn an_iteration_costs_what_decode_and_prefill_say() {
+    for id in ["llama-3-8b", "mixtral-8x7b", "mistral-7b"] {
+        let (m, hw) = (model(id), hardware("h200-sxm"));
+        let inst = Instance::new(
+            &m,
+            &hw,
+            Mode::SpeedOfLight,
+            &SimulateInputs::default(),
+            layout(&SimulateInputs::default()).unwrap(),
+        )
+        .unwrap();
+        let rep = plan::Replica::new(&inst.setup, inst.layout).unwrap();
+        let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
+        let w = m.sliding_window.map_or(u64::MAX, |x| x.get());
+        // 32 decodes at context 6,000 (past mistral's 4,096 window).
+        let mut b = Batch::default();
+        for _ in 0..32 {
+            b.add(1, 6000, true, w);
+        }
+        let got = f.seconds(&b).unwrap();
+        let want = decode_step(&m, &hw, 32, 6000);
+        assert!(close(got, want, 1e-9), "{id} decode: {got} vs {want}");
+        // One whole 2,048-token prompt.
+        let mut b = Batch::default();
+        b.add(2048, 0, true, w);
+        let got = f.seconds(&b).unwrap();
+        let want = prefill_time(&m, &hw, 2048);
+        assert!(close(got, want, 1e-9), "{id} prefill: {got} vs {want}");
+    }
+}
+
+#[test]
+fn a_tensor_parallel_iteration_costs_what_plan_says() {
+    let (m, hw) = (model("llama-3.1-70b"), hardware("h200-sxm"));
+    let i = SimulateInputs {
+        tp: Some(Count(4)),
+        ..Default::default()
+    };
+    let inst = Instance::new(&m, &hw, Mode::SpeedOfLight, &i, layout(&i).unwrap()).unwrap();
+    let rep = plan::Replica::new(&inst.setup, inst.layout).unwrap();
+    let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
+    let mut b = Batch::default();
+    for _ in 0..16 {
+        b.add(1, 4096, true, u64::MAX);
+    }
+    let got = f.seconds(&b).unwrap();
+    let p = plan::evaluate(
+        &inst.setup,
+        inst.layout,
+        plan::Workload {
+            batch: 16,
+            context: 4096,
+            prompt: 1024,
+            microbatches: Some(1),
+        },
+    )
+    .unwrap();
+    assert!(
+        close(got, p.decode_step_time_s, 1e-9),
+        "{got} vs plan {}",
+        p.decode_step_time_s
+    );
+}
+
+fn run_default(i: &SimulateInputs) -> SimCost {
+    let (m, hw) = (model("llama-3-8b"), hardware("h200-sxm"));
+    cost(&m, &hw, i, Mode::SpeedOfLight).unwrap()
+}
+
+#[test]
+fn littles_law_holds_in_the_output() {
+    for (rate, prompt) in [("5/s", 1024), ("25/s", 2048)] {
+        let mut i = inputs(rate, prompt, 200);
+        i.requests = Some(Count(3000));
+        i.prompt = Some(dist::parse("lognormal:1024,0.4").unwrap());
+        let s = run_default(&i).summary;
+        let l = s.throughput * s.e2e.mean;
+        assert!(
+            close(s.mean_in_flight, l, 0.01),
+            "{rate}: in flight {} vs throughput x E2E {l}",
+            s.mean_in_flight
+        );
+    }
+}
+
+#[test]
+fn light_load_tends_to_prefill_and_batch_one_decode() {
+    let (m, hw) = (model("llama-3-8b"), hardware("h200-sxm"));
+    let (p, o) = (1024u64, 64u64);
+    let mut i = inputs("0.001/s", p, o);
+    i.requests = Some(Count(200));
+    let s = cost(&m, &hw, &i, Mode::SpeedOfLight).unwrap().summary;
+    let ttft = prefill_time(&m, &hw, p);
+    assert!(close(s.ttft.mean, ttft, 0.001), "{} vs {ttft}", s.ttft.mean);
+    // Decode k (k = 1 .. o-1) runs over a cache of p + k - 1 tokens.
+    let tpot = (1..o)
+        .map(|k| decode_step(&m, &hw, 1, p + k - 1))
+        .sum::<f64>()
+        / (o - 1) as f64;
+    assert!(close(s.tpot.mean, tpot, 0.001), "{} vs {tpot}", s.tpot.mean);
+}
+
+#[test]
+fn one_sequence_at_a_time_is_md1() {
+    let (m, hw) = (model("llama-3-8b"), hardware("h200-sxm"));
+    let prompt = 2048;
+    let service = prefill_time(&m, &hw, prompt);
+    for rho in [0.5, 0.8] {
+        let rate = rho / service;
+        let mut i = inputs(&rate.to_string(), prompt, 1);
+        i.max_seqs = Some(Count(1));
+        i.requests = Some(Count(100_000));
+        i.seed = Some(Count(11));
+        let s = cost(&m, &hw, &i, Mode::SpeedOfLight).unwrap().summary;
+        // Pollaczek-Khinchine for deterministic service: W = rho S / (2 (1 - rho)).
+        let want = service + rho * service / (2.0 * (1.0 - rho));
+        assert!(
+            close(s.ttft.mean, want, 0.02),
+            "rho {rho}: mean TTFT {} vs M/D/1 {want}",
+            s.ttft.mean
+        );
+    }
+}
+
+#[test]
+fn a_seed_repeats_and_another_differs() {
+    let mut i = inputs("20/s", 1024, 128);
+    i.requests = Some(Count(500));
+    i.prompt = Some(dist::parse("uniform:256..2048").unwrap());
+    i.per_request = true;
+    let a = run_default(&i);
+    let b = run_default(&i);
+    assert_eq!(a.outcomes, b.outcomes);
+    i.seed = Some(Count(1));
+    let c = run_default(&i);
+    assert_ne!(a.outcomes, c.outcomes);
+}
+
+#[test]
+fn a_trace_reproduces_the_run_it_records() {
+    let mut i = inputs("30/s", 1024, 64);
+    i.requests = Some(Count(400));
+    i.output = Some(dist::parse("uniform:10..200").unwrap());
+    i.per_request = true;
+    let a = run_default(&i);
+    let out = a.outcomes.as_ref().unwrap();
+    let mut csv = String::from("arrival_s,prompt_tokens,output_tokens\n");
+    for o in out {
+        csv.push_str(&format!("{:?},{},{}\n", o.arrival_s, o.prompt, o.output));
+    }
+    let path = std::env::temp_dir().join(format!("roofline-trace-{}.csv", std::process::id()));
+    std::fs::write(&path, csv).unwrap();
+    let t = SimulateInputs {
+        trace: Some(path.to_string_lossy().into_owned()),
+        per_request: true,
+        ..Default::default()
+    };
+    let b = run_default(&t);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(a.outcomes, b.outcomes);
+}
+
+/// The mock engine at one user: prefill and each decode take one
+/// iteration of 1 s + 1 ms per token.
+#[test]
+fn the_mock_closed_loop_by_hand() {
+    let cfg = Config {
+        max_tokens: 4096,
+        max_seqs: 8,
+        prefix_hit: 0.0,
+        window: u64::MAX,
+        replicas: 1,
+    };
+    let mock = Mock {
+        fixed_s: 1.0,
+        per_token_s: 0.001,
+        per_seen_s: 0.0,
+    };
+    let w = Workload {
+        arrivals: Arrivals::Closed(1),
+        prompt: Length::Fixed { tokens: 100 },
+        output: Length::Fixed { tokens: 5 },
+        prefix_hit: 0.0,
+        requests: 3,
+        seed: 0,
+        slo_ttft: None,
+        slo_tpot: None,
+    };
+    let reqs = vec![
+        Request {
+            arrival_s: 0.0,
+            prompt: 100,
+            output: 5
+        };
+        3
+    ];
+    let (out, t) = simulate(cfg, mock, &w, reqs, 10_000, 16, false).unwrap();
+    // Prefill: 1.1 s; four decodes of 1.001 s each.
+    for (k, o) in out.iter().enumerate() {
+        let start = k as f64 * (1.1 + 4.0 * 1.001);
+        assert!((o.arrival_s - start).abs() < 1e-9, "{k}: {}", o.arrival_s);
+        assert!((o.first_token_s - o.arrival_s - 1.1).abs() < 1e-9);
+        assert!((o.finish_s - o.first_token_s - 4.004).abs() < 1e-9);
+    }
+    assert_eq!(t.iterations, 15);
+}
+
+/// A cache of 40 blocks of 16 tokens (640 tokens) and requests of 300
+/// tokens that grow to 400: two cannot finish side by side, so the later
+/// one is preempted and recomputed, and every request still finishes.
+#[test]
+fn a_full_cache_preempts_and_recomputes() {
+    let cfg = Config {
+        max_tokens: 4096,
+        max_seqs: 8,
+        prefix_hit: 0.0,
+        window: u64::MAX,
+        replicas: 1,
+    };
+    let mock = Mock {
+        fixed_s: 0.01,
+        per_token_s: 0.0,
+        per_seen_s: 0.0,
+    };
+    let w = Workload {
+        arrivals: Arrivals::Trace(Vec::new()),
+        prompt: Length::Fixed { tokens: 1 },
+        output: Length::Fixed { tokens: 1 },
+        prefix_hit: 0.0,
+        requests: 4,
+        seed: 0,
+        slo_ttft: None,
+        slo_tpot: None,
+    };
+    let reqs: Vec<Request> = (0..4)
+        .map(|k| Request {
+            arrival_s: k as f64 * 0.001,
+            prompt: 300,
+            output: 100,
+        })
+        .collect();
+    let (out, t) = simulate(cfg, mock, &w, reqs, 640, 16, false).unwrap();
+    assert!(t.preemptions > 0);
+    assert!(t.kv_peak <= 1.0);
+    for o in &out {
+        assert!(o.finish_s.is_finite() && o.first_token_s <= o.finish_s);
+    }
+}
+
+#[test]
+fn a_request_that_cannot_fit_is_no_answer() {
+    // Llama-3-8B's bf16 KV is 128 KiB a token: an H200 holds under a
+    // million tokens beside the weights.
+    let (m, hw) = (model("llama-3-8b"), hardware("h200-sxm"));
+    let mut i = inputs("1/s", 2_000_000, 10);
+    i.requests = Some(Count(3));
+    i.force = true;
+    let e = cost(&m, &hw, &i, Mode::SpeedOfLight).unwrap_err();
+    assert_eq!(e.exit_code(), 1, "{e}");
+    assert!(e.to_string().contains("too many"), "{e}");
+}

@@ -1,0 +1,112 @@
+//! The kernels between a forward's matmuls (formulas.md, "Achievable: a
+//! forward operation by operation", elementwise kernels): the norms, rotary
+//! embedding, the gated activation, the residual adds a projection does not
+//! fuse, and, with 8-bit activations, the cast of each projection's input.
+//! The speed of light takes them as fused away; the per-operation model
+//! streams their bytes at the measured bandwidth and pays each kernel's
+//! fixed costs. The structure is a PyTorch forward as a serving engine
+//! without custom fused kernels runs it (the validation scripts' forward:
+//! `F.rms_norm`, rotary as one complex multiply in fp32, SiLU times up, the
+//! residual folded into the bf16 projections by `addmm`).
+
+use super::{Op, OpKind, Precisions, Shape};
+use crate::spec::model::Model;
+
+/// Bytes per element of the residual stream and of the tensors the
+/// elementwise kernels pass between them: 16-bit whatever the weights (an
+/// fp8 projection writes bf16).
+const STREAM_BYTES: f64 = 2.0;
+
+/// Bytes per element rotary embedding moves: the 16-bit q and k read and
+/// widened to fp32 (2 + 4), the complex multiply (4 + 4), the narrowing
+/// back (4 + 2).
+const ROTARY_BYTES_PER_ELEMENT: f64 = 20.0;
+
+/// Kernels of rotary embedding in that form: widen, multiply, narrow.
+const ROTARY_KERNELS: f64 = 3.0;
+
+/// The elementwise kernels of the forward of `m` at `shape` over `tokens`
+/// tokens (batch x new), at precisions `p`.
+pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> Vec<Op> {
+    let t = tokens as f64;
+    let d = m.hidden_size.get() as f64;
+    let layers = m.layers.get() as f64;
+    let a = &m.attention;
+    let (h, kv) = (a.heads.get() as f64, m.kv_heads() as f64);
+    let dh = m.head_dim() as f64;
+    let gated = m.ffn.gated();
+    let cast = p.activation < STREAM_BYTES - 1e-9;
+    let (dense_layers, moe_layers) = match &m.moe {
+        None => (layers, 0.0),
+        Some(moe) => (moe.dense_layers as f64, layers - moe.dense_layers as f64),
+    };
+    let ew = |name, count: f64, kernels: f64, bytes: f64| Op {
+        activation_bytes: bytes * count,
+        ..Op::plain(name, OpKind::Elementwise, count, kernels)
+    };
+    let mut out = Vec::with_capacity(6);
+    // Two RMSNorms a layer, each reading and writing the residual stream.
+    out.push(ew(
+        "layer-norms",
+        layers,
+        2.0,
+        2.0 * 2.0 * t * d * STREAM_BYTES,
+    ));
+    out.push(ew(
+        "rotary",
+        layers,
+        ROTARY_KERNELS,
+        t * (h + kv) * dh * ROTARY_BYTES_PER_ELEMENT,
+    ));
+    // The activation of each token's feed-forward (k experts' worth in an
+    // MoE layer, whose kernels the routed experts count).
+    let act = |ff: f64, rows: f64| {
+        if gated {
+            // SiLU(gate) written, then times up: read g, write s; read s and
+            // u, write the product.
+            5.0 * rows * ff * STREAM_BYTES
+        } else {
+            2.0 * rows * ff * STREAM_BYTES
+        }
+    };
+    let act_kernels = if gated { 2.0 } else { 1.0 };
+    if dense_layers > 0.0 {
+        let ff = m.ffn.intermediate_size.get() as f64;
+        out.push(ew("activation", dense_layers, act_kernels, act(ff, t)));
+    }
+    if let Some(moe) = &m.moe
+        && moe_layers > 0.0
+    {
+        let ff = moe.expert_intermediate_size.get() as f64;
+        let k = moe.experts_per_token.get() as f64;
+        let s = moe.shared_experts as f64;
+        let mut bytes = act(ff, t * k);
+        let mut kernels = 0.0;
+        if s > 0.0 {
+            bytes += act(ff * s, t);
+            kernels += act_kernels;
+        }
+        out.push(ew("expert-activation", moe_layers, kernels, bytes));
+    }
+    if cast {
+        // Each projection's input cast from the 16-bit stream to 8 bits
+        // (read 2, write 1 per element): QKV and gate/up read the normed
+        // stream (d), the output projection the attention output (h x dh),
+        // down the activation (ff); and the two residual adds an 8-bit
+        // projection cannot fold in (read two, write one).
+        let ff = m.ffn.intermediate_size.get() as f64;
+        let elems = t * (d + h * dh + d + ff);
+        out.push(ew(
+            "casts",
+            dense_layers,
+            6.0,
+            elems * (STREAM_BYTES + p.activation) + 2.0 * 3.0 * t * d * STREAM_BYTES,
+        ));
+    }
+    // The final norm over the tokens the LM head reads.
+    let head = (shape.batch * shape.lm_head_tokens) as f64;
+    if head > 0.0 {
+        out.push(ew("final-norm", 1.0, 1.0, 2.0 * head * d * STREAM_BYTES));
+    }
+    out
+}

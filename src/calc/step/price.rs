@@ -1,0 +1,262 @@
+//! A forward priced operation by operation (formulas.md, "Achievable: a
+//! forward operation by operation"). Each operation runs on its own
+//! roofline, one after another: a projection's GEMMs by their shape
+//! ([`GemmModel`]), attention at flash attention's efficiency for its
+//! length (prefill) or at memory speed (decode), lookups and elementwise
+//! kernels at memory speed; each kernel adds its fixed GPU overhead and its
+//! launch, and eagerly launched kernels wait for the host when they are
+//! shorter than its path. The step is the sum. Work that is compute-bound
+//! as a whole runs at the sustained (power-limited) rate where the file
+//! has one. A [`Pricer`] is resolved once and prices many steps: a sweep
+//! or a simulator calls [`Pricer::price`] per point.
+
+use super::super::matmul::efficiency::GemmModel;
+use super::{Op, OpKind, Precisions, Shape, Step};
+
+/// How kernels reach the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Launch {
+    /// No launch cost (kernels' own fixed overhead still counts).
+    None,
+    /// Replayed from a CUDA graph: `per_kernel_s` each, serially.
+    Graph,
+    /// Launched eagerly from the host, which spends `per_kernel_s` on each
+    /// kernel and runs ahead of the GPU: the step takes the longer of the
+    /// two.
+    Eager,
+}
+
+/// Everything the per-operation model needs of the device, resolved once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pricer {
+    /// Burst matmul rate at the compute precision, FLOP/s.
+    pub rate: f64,
+    /// Sustained (power-limited) rate at the compute precision, if known.
+    pub sustained: Option<f64>,
+    /// Device-memory bandwidth, B/s.
+    pub bandwidth: f64,
+    /// Launch mode.
+    pub launch: Launch,
+    /// Per kernel: the graph launch, or the host's path per eager call.
+    pub per_kernel_s: f64,
+    /// Fixed GPU time per kernel beyond its launch.
+    pub overhead_s: f64,
+    /// The GEMM library's tiling.
+    pub gemm: GemmModel,
+    /// Flash attention's (peak fraction, half length), if known.
+    pub attention: Option<(f64, f64)>,
+    /// Queries per attention tile (1: no padding modelled).
+    pub query_tile: u64,
+    /// Bytes per element of each tensor kind.
+    pub precisions: Precisions,
+}
+
+/// One operation's achievable time.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct OpTime {
+    /// The op's name.
+    pub name: &'static str,
+    /// Compute terms summed over its kernels and repetitions, seconds.
+    pub compute_s: f64,
+    /// Memory terms summed, seconds.
+    pub memory_s: f64,
+    /// Kernel overhead and launch (or host wait), seconds.
+    pub overhead_s: f64,
+    /// The op's time, seconds.
+    pub time_s: f64,
+    /// Kernels it launches in all.
+    pub kernels: f64,
+    /// Whether its compute term exceeds its memory term.
+    pub compute_bound: bool,
+}
+
+/// A forward's achievable time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Priced {
+    /// Each operation, the step's ops then the elementwise kernels.
+    pub ops: Vec<OpTime>,
+    /// The sum, seconds.
+    pub time_s: f64,
+    /// Of which kernel overhead and launch, seconds.
+    pub overhead_s: f64,
+    /// Kernels launched.
+    pub kernels: f64,
+    /// Whether the sustained rate was used.
+    pub sustained: bool,
+}
+
+impl Priced {
+    /// The time of the ops named `name`.
+    pub fn op(&self, name: &str) -> Option<&OpTime> {
+        self.ops.iter().find(|o| o.name == name)
+    }
+}
+
+impl Pricer {
+    /// Flash attention's share of the rate at `length` keys per query.
+    pub fn attention_efficiency(&self, length: f64) -> f64 {
+        match self.attention {
+            Some((peak, half)) => peak * length / (length + half),
+            None => 1.0,
+        }
+    }
+
+    /// Prices `step`; `kernel_scale` multiplies every op's kernel count (a
+    /// `--kernels` total over the structural one; 1 otherwise).
+    pub fn price(&self, step: &Step, kernel_scale: f64) -> Priced {
+        let burst = self.pass(step, self.rate, kernel_scale, false);
+        match self.sustained {
+            Some(s) if s < self.rate => {
+                // Work that is compute-bound as a whole holds the board at
+                // its power limit when it repeats back to back.
+                let bound: f64 = burst
+                    .ops
+                    .iter()
+                    .filter(|o| o.compute_bound)
+                    .map(|o| o.time_s)
+                    .sum();
+                if bound > 0.5 * burst.time_s {
+                    self.pass(step, s, kernel_scale, true)
+                } else {
+                    burst
+                }
+            }
+            _ => burst,
+        }
+    }
+
+    fn pass(&self, step: &Step, rate: f64, kernel_scale: f64, sustained: bool) -> Priced {
+        let mut ops = Vec::with_capacity(step.ops.len() + step.extra.len());
+        let (mut time_s, mut overhead_s, mut kernels) = (0.0, 0.0, 0.0);
+        for op in step.ops.iter().chain(&step.extra) {
+            let t = self.op(op, step.shape, step.cached_tokens, rate, kernel_scale);
+            time_s += t.time_s;
+            overhead_s += t.overhead_s;
+            kernels += t.kernels;
+            ops.push(t);
+        }
+        if self.launch == Launch::Eager {
+            // The host runs ahead of the GPU, queueing kernels: the step
+            // takes the longer of the GPU's work and the host's path over
+            // every kernel.
+            let host = kernels * self.per_kernel_s;
+            if host > time_s {
+                overhead_s += host - time_s;
+                time_s = host;
+            }
+        }
+        Priced {
+            ops,
+            time_s,
+            overhead_s,
+            kernels,
+            sustained,
+        }
+    }
+
+    /// One op: its GPU time per repetition, plus per-kernel costs, times
+    /// its repetitions.
+    fn op(&self, op: &Op, shape: Shape, cached: u64, rate: f64, kernel_scale: f64) -> OpTime {
+        let n = op.count.max(0.0);
+        let bw = self.bandwidth;
+        let kernels = op.kernels * kernel_scale;
+        let zero = OpTime {
+            name: op.name,
+            compute_s: 0.0,
+            memory_s: 0.0,
+            overhead_s: 0.0,
+            time_s: 0.0,
+            kernels: 0.0,
+            compute_bound: false,
+        };
+        if n == 0.0 {
+            return zero;
+        }
+        let flops = op.flops / n;
+        let bytes = op.bytes() / n;
+        let mut extra_kernels = 0.0;
+        let (compute, memory, gpu) = match op.kind {
+            OpKind::Matmul if op.gemms[0].is_some() => {
+                let shapes: Vec<_> = op.gemms.iter().flatten().collect();
+                let weight_elems: f64 = shapes
+                    .iter()
+                    .map(|g| g.n as f64 * g.k as f64 * g.groups)
+                    .sum();
+                // The op's own weight bytes per element (block scales of a
+                // quantized format included).
+                let wb = if weight_elems > 0.0 {
+                    op.weight_bytes / n / weight_elems
+                } else {
+                    self.precisions.weight
+                };
+                let ab = self.precisions.activation;
+                let (mut c, mut m, mut t) = (0.0, 0.0, 0.0);
+                for g in shapes {
+                    let read =
+                        (g.n as f64 * g.k as f64 * wb + g.m as f64 * g.k as f64 * ab) * g.groups;
+                    let write = g.m as f64 * g.n as f64 * ab * g.groups;
+                    let gt = self
+                        .gemm
+                        .time((g.m, g.n, g.k), g.groups, rate, bw, read, write);
+                    c += gt.compute_s;
+                    m += gt.read_s + gt.write_s;
+                    t += gt.time_s;
+                    if reduces(&gt, wb) {
+                        extra_kernels += 1.0;
+                    }
+                }
+                (c, m, t)
+            }
+            OpKind::Attention => {
+                // Prefill (several new tokens) runs flash attention at its
+                // efficiency for the keys each query sees; decode streams
+                // the cache.
+                let (eff, pad) = if shape.new > 1 {
+                    let q = shape.new;
+                    let tile = self.query_tile.max(1);
+                    (
+                        self.attention_efficiency((cached + q) as f64),
+                        (q.div_ceil(tile) * tile) as f64 / q as f64,
+                    )
+                } else {
+                    (1.0, 1.0)
+                };
+                let c = flops * pad / (rate * eff);
+                let m = bytes / bw;
+                (c, m, c.max(m))
+            }
+            _ => {
+                let c = flops / rate;
+                let m = bytes / bw;
+                (c, m, c.max(m))
+            }
+        };
+        let per_kernel = self.overhead_s;
+        let kernels = kernels + extra_kernels;
+        let rep = match self.launch {
+            // Eager: the host's path is added over the whole step (`pass`).
+            Launch::None | Launch::Eager => gpu + kernels * per_kernel,
+            Launch::Graph => gpu + kernels * (per_kernel + self.per_kernel_s),
+        };
+        OpTime {
+            name: op.name,
+            compute_s: compute * n,
+            memory_s: memory * n,
+            overhead_s: (rep - gpu) * n,
+            time_s: rep * n,
+            kernels: kernels * n,
+            compute_bound: compute > memory,
+        }
+    }
+}
+
+/// Whether a GEMM launches a separate split-K reduction kernel: a 16-bit
+/// GEMM bound by its weights and split over K to spread them over idle SMs
+/// (the profiler counts one `splitKreduce_kernel` per such GEMM; the fp8
+/// kernels at the same shapes did not split, and a compute-bound split
+/// reduces in the kernel). Its fp32 partials, m x n per split, stay in the
+/// L2, so only the kernel's fixed costs are priced.
+pub fn reduces(g: &super::super::matmul::efficiency::GemmTime, weight_bytes: f64) -> bool {
+    g.efficiency.split_k > 1 && g.read_s > g.compute_s && weight_bytes >= 2.0
+}

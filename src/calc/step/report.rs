@@ -1,0 +1,69 @@
+//! What a per-operation price adds to a report (decode, prefill): the
+//! kernel count and overhead it used, whether the sustained rate applied,
+//! each operation's time in the step's derivation, and notes on figures
+//! the file lacked.
+
+use super::price::{Priced, Pricer};
+use crate::report::{Quantity, Report, Unit};
+use crate::units;
+
+/// Records `kernels`, `launch_time_s` and `sustained` from `p`.
+pub fn record(r: &mut Report, p: &Priced, given: bool, launch: &str) {
+    r.result("kernels", p.kernels, || {
+        let q = Quantity::new("kernels per step", Unit::Count);
+        if given {
+            q.formula("given (each operation's count scaled to it)")
+        } else {
+            q.formula("per operation: each projection's GEMMs, attention and its cache writes, the elementwise kernels between them (formulas.md, Achievable)")
+        }
+    });
+    r.result("launch_time_s", p.overhead_s, || {
+        Quantity::new(
+            format!("kernel overhead and launch ({launch})"),
+            Unit::Seconds,
+        )
+        .formula("per operation: kernels x (kernel overhead + launch); eager: the host's wait where it is longer")
+    });
+    r.result("sustained", p.sustained, || {
+        Quantity::new("sustained rate used", Unit::None)
+            .formula("compute-bound operations take more than half the step")
+    });
+}
+
+/// The sum of the operations' times, largest first, for a derivation:
+/// `ffn 2.95 ms + qkv 623 us + ...`.
+pub fn derivation(p: &Priced) -> String {
+    let mut ops: Vec<_> = p.ops.iter().filter(|o| o.time_s > 0.0).collect();
+    ops.sort_by(|a, b| b.time_s.total_cmp(&a.time_s));
+    ops.iter()
+        .map(|o| format!("{} {}", o.name, units::seconds(o.time_s)))
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+/// Notes: the rate used, the figures the model did without.
+pub fn notes(r: &mut Report, p: &Priced, pricer: Option<&Pricer>, missing: &[&str]) {
+    if let Some(pr) = pricer {
+        if p.sustained {
+            if let Some(s) = pr.sustained {
+                r.note_with(|| {
+                    format!(
+                        "compute-bound as a whole: its compute-bound operations run at the sustained {}/s the board holds under its power limit (achievable.sustained), not the burst {}/s",
+                        units::si(s, "FLOP"),
+                        units::si(pr.rate, "FLOP")
+                    )
+                });
+            }
+        } else if pr.sustained.is_some() {
+            r.note("bound by memory and overheads as a whole: the burst matmul rate applies (achievable.dense), not the sustained one");
+        }
+    }
+    if !missing.is_empty() {
+        r.note_with(|| {
+            format!(
+                "the file lacks {}: the per-operation model does without (no per-kernel overhead, no tiling loss, the GEMM rate for attention, the burst rate for long work, as applies), so it errs fast",
+                missing.join(", ")
+            )
+        });
+    }
+}

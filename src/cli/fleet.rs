@@ -1,0 +1,102 @@
+//! `fleet`: the fewest devices that meet the SLOs, and the frontier.
+
+use super::query::{Query, flag_fields};
+use clap::Args;
+use roofline::error::Result;
+use roofline::inputs::Fields;
+use serde::Serialize;
+
+/// `fleet` flags.
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[command(after_help = "Examples:
+  roofline fleet --model llama-3.1-70b --hw h200-sxm,b200 --rate 40/s --prompt 2048 --output 300 --slo-ttft 2s --slo-tpot 50ms
+  roofline fleet --model llama-3-8b --hw h200-sxm --rate 100/s --prompt lognormal:1024,0.5 --output 200 --slo-ttft p50=300ms --slo-tpot 30ms
+  roofline fleet --model llama-3.1-70b --hw h200-sxm --rate 10/s --prompt 2048 --output 300 --slo-tpot 50ms --pareto --chart frontier.svg
+
+Every verdict is simulated (simulate's engine, one replica at the rate / replicas).
+SLOs: a bare time is a p99 target; name the percentile as p50=500ms.")]
+pub struct FleetArgs {
+    /// Model id or path.
+    #[arg(long)]
+    pub model: String,
+    /// Hardware ids or paths, comma-separated: one joint search.
+    #[arg(long)]
+    pub hw: String,
+    /// Poisson arrivals: requests per second (40/s).
+    #[arg(long)]
+    pub rate: Option<String>,
+    /// Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
+    #[arg(long)]
+    pub prompt: Option<String>,
+    /// Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
+    #[arg(long)]
+    pub output: Option<String>,
+    /// Share of each prompt already in the prefix cache.
+    #[arg(long)]
+    pub prefix_hit: Option<String>,
+    /// Time-to-first-token target: 2s (p99) or p50=500ms.
+    #[arg(long)]
+    pub slo_ttft: Option<String>,
+    /// Time-per-output-token target: 50ms (p99) or p90=40ms.
+    #[arg(long)]
+    pub slo_tpot: Option<String>,
+    /// Requests each simulated verdict runs (default 1,000).
+    #[arg(long)]
+    pub requests: Option<String>,
+    /// Seed of the random stream (default 0).
+    #[arg(long)]
+    pub seed: Option<String>,
+    /// The most devices a deployment may take (default 1,024).
+    #[arg(long)]
+    pub max_devices: Option<String>,
+    /// Batch caps searched (default 16,32,64,128,256).
+    #[arg(long)]
+    pub caps: Option<String>,
+    /// Token budgets searched (default 2,048 + the cap).
+    #[arg(long)]
+    pub budgets: Option<String>,
+    /// What to minimise: devices (the default).
+    #[arg(long)]
+    pub objective: Option<String>,
+    /// Print the frontier of tokens/s per device against tokens/s per user
+    /// (draw it with --chart).
+    #[arg(long)]
+    pub pareto: bool,
+    /// Tokens per KV block (default 16).
+    #[arg(long)]
+    pub block_size: Option<String>,
+    /// Weight precision (default: the hardware's default-dtype).
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// KV precision (default bf16).
+    #[arg(long)]
+    pub kv_dtype: Option<String>,
+    /// Activation precision.
+    #[arg(long)]
+    pub activations: Option<String>,
+    /// Launch overhead per kernel: none (default), eager or graph.
+    #[arg(long)]
+    pub launch: Option<String>,
+    /// Memory held back (default 10%).
+    #[arg(long)]
+    pub reserve: Option<String>,
+    /// Allow requests beyond the model's maximum context.
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl Query for FleetArgs {
+    fn command(&self) -> &'static str {
+        "fleet"
+    }
+
+    fn fields(&self) -> Result<Fields> {
+        let mut f = flag_fields(self)?;
+        // One joint search: the list is the search's, not a comparison.
+        if let Some(v) = f.remove("hw") {
+            f.insert("parts".into(), v);
+        }
+        Ok(f)
+    }
+}

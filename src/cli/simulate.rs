@@ -1,0 +1,118 @@
+//! `simulate`: one serving deployment, request by request.
+
+use super::query::{Query, flag_fields};
+use clap::Args;
+use roofline::error::Result;
+use roofline::inputs::Fields;
+use serde::Serialize;
+
+/// `simulate` flags.
+#[derive(Debug, Args, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[command(after_help = "Examples:
+  roofline simulate --model llama-3-8b --hw h200-sxm --rate 12/s --prompt 2048 --output 256
+  roofline simulate --model llama-3-8b --hw h200-sxm --rate 20/s --prompt lognormal:2048,0.5 --output uniform:100..500 --slo-ttft 2s --slo-tpot p50=30ms
+  roofline simulate --model llama-3.1-70b --hw h200-sxm --tp 4 --concurrency 64 --prompt 1024 --output 300 --requests 2000
+  roofline simulate --model llama-3-8b --hw h200-sxm --trace requests.csv --per-request --format csv
+  roofline simulate --model llama-3-8b --hw h200-sxm --rate 30/s --prompt 2048 --output 256 --prefix-hit 50% --chart load.svg
+
+Arrivals: --rate (Poisson), --concurrency (closed loop) or --trace FILE (CSV with a
+header naming arrival_s, prompt_tokens, output_tokens). Lengths: N, lognormal:MEAN,SIGMA
+or uniform:A..B. SLOs: a bare time is a p99 target (2s); name the percentile as p50=500ms.")]
+pub struct SimulateArgs {
+    /// Model id or path to a .toml file.
+    #[arg(long)]
+    pub model: String,
+    /// Hardware id or path.
+    #[arg(long)]
+    pub hw: String,
+    /// Poisson arrivals: requests per second (12/s, 720/min).
+    #[arg(long)]
+    pub rate: Option<String>,
+    /// A closed loop: this many users, each sending its next request when
+    /// the last one finishes.
+    #[arg(long)]
+    pub concurrency: Option<String>,
+    /// A CSV trace: arrival_s, prompt_tokens, output_tokens per row.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<String>,
+    /// Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
+    #[arg(long)]
+    pub prompt: Option<String>,
+    /// Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
+    #[arg(long)]
+    pub output: Option<String>,
+    /// Share of each prompt already in the prefix cache (50% or 0.5).
+    #[arg(long)]
+    pub prefix_hit: Option<String>,
+    /// Requests to simulate (default 10,000; a trace: its rows).
+    #[arg(long)]
+    pub requests: Option<String>,
+    /// Seed of the random stream (default 0).
+    #[arg(long)]
+    pub seed: Option<String>,
+    /// Token budget of one iteration (default 2,048 + max-seqs: a 2,048-token
+    /// prompt whole beside a full batch of decodes).
+    #[arg(long)]
+    pub max_batched_tokens: Option<String>,
+    /// Sequences one iteration holds (default 256, vLLM's max_num_seqs).
+    #[arg(long)]
+    pub max_seqs: Option<String>,
+    /// Tokens per KV block (default 16, vLLM's block_size).
+    #[arg(long)]
+    pub block_size: Option<String>,
+    /// Time-to-first-token target: 2s (p99) or p50=500ms.
+    #[arg(long)]
+    pub slo_ttft: Option<String>,
+    /// Time-per-output-token target: 50ms (p99) or p90=40ms.
+    #[arg(long)]
+    pub slo_tpot: Option<String>,
+    /// Tensor parallelism of a replica (default 1).
+    #[arg(long)]
+    pub tp: Option<String>,
+    /// Pipeline stages of a replica (default 1).
+    #[arg(long)]
+    pub pp: Option<String>,
+    /// Expert parallelism (default 1).
+    #[arg(long)]
+    pub ep: Option<String>,
+    /// Data-parallel replicas, requests routed among them at random
+    /// (default 1).
+    #[arg(long)]
+    pub dp: Option<String>,
+    /// Weight precision (default: the hardware's default-dtype).
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// KV precision (default bf16).
+    #[arg(long)]
+    pub kv_dtype: Option<String>,
+    /// Activation precision (default: the hardware's default-dtype).
+    #[arg(long)]
+    pub activations: Option<String>,
+    /// Launch overhead per kernel: none (default), eager or graph (the
+    /// default with --achievable).
+    #[arg(long)]
+    pub launch: Option<String>,
+    /// Memory held back for activations and the runtime (default 10%).
+    #[arg(long)]
+    pub reserve: Option<String>,
+    /// One row per request (arrival, queue, TTFT, TPOT, E2E).
+    #[arg(long)]
+    pub per_request: bool,
+    /// Allow requests beyond the model's maximum context.
+    #[arg(long)]
+    pub force: bool,
+    /// Set by --chart: keep the state over time.
+    #[arg(skip)]
+    pub timeline: bool,
+}
+
+impl Query for SimulateArgs {
+    fn command(&self) -> &'static str {
+        "simulate"
+    }
+
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
+    }
+}

@@ -1,0 +1,210 @@
+//! The validated-error table (`validation/achievable-error.toml`) against
+//! the raw measurements: every entry is recomputed here, with the current
+//! model, from `validation/h200-serving-fidelity.json`, and must match
+//! within half a point. When the model changes, rewrite the table with
+//!
+//!     ROOFLINE_WRITE_ERRORS=1 cargo test --test achievable_errors
+//!
+//! and review the diff (the notes every `--achievable` answer prints quote
+//! it).
+
+use roofline::calc::accuracy;
+use roofline::calc::calibrate::measurements::{self, LaunchMode, Operation};
+use roofline::calc::decode::{self, DecodeInputs};
+use roofline::calc::matmul::{self, MatmulInputs};
+use roofline::calc::prefill::{self, PrefillInputs};
+use roofline::catalog::Catalog;
+use roofline::spec::hardware::Mode;
+
+const MEASURED: &str = "validation/h200-serving-fidelity.json";
+const GEMMS: &str = "validation/calibrate-h200.csv";
+
+struct Computed {
+    answer: &'static str,
+    what: &'static str,
+    errors: Vec<f64>,
+}
+
+fn stats(mut e: Vec<f64>) -> (u64, f64, f64) {
+    e.sort_by(f64::total_cmp);
+    let n = e.len();
+    let med = if n % 2 == 1 {
+        e[n / 2]
+    } else {
+        0.5 * (e[n / 2 - 1] + e[n / 2])
+    };
+    (n as u64, med, e[n - 1])
+}
+
+fn compute() -> Vec<Computed> {
+    let cat = Catalog::default();
+    let hw = cat.hardware("h200-sxm", &[]).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(MEASURED).unwrap()).unwrap();
+    let mut graph = Vec::new();
+    let mut eager = Vec::new();
+    for d in v["decode"].as_array().unwrap() {
+        let model = cat.model(d["model"].as_str().unwrap(), &[]).unwrap();
+        if d["layers"].as_u64() != Some(model.layers.get()) {
+            continue;
+        }
+        let dtype = d["dtype"].as_str().unwrap();
+        for (launch, key, out) in [
+            ("graph", "graph_s", &mut graph),
+            ("eager", "eager_s", &mut eager),
+        ] {
+            let inputs: DecodeInputs = serde_json::from_value(serde_json::json!({
+                "batch": d["batch"], "context": d["context"], "dtype": dtype,
+                "activations": dtype, "launch": launch,
+            }))
+            .unwrap();
+            let t = decode::cost(&model, &hw, &inputs, Mode::Achievable)
+                .unwrap()
+                .step_time_s;
+            let m = d[key].as_f64().unwrap();
+            out.push((t - m).abs() / m);
+        }
+    }
+    let mut pre = Vec::new();
+    for d in v["prefill"].as_array().unwrap() {
+        let model = cat.model(d["model"].as_str().unwrap(), &[]).unwrap();
+        if d["layers"].as_u64() != Some(model.layers.get()) {
+            continue;
+        }
+        let dtype = d["dtype"].as_str().unwrap();
+        let inputs: PrefillInputs = serde_json::from_value(serde_json::json!({
+            "prompt": d["prompt"], "batch": d["batch"], "dtype": dtype,
+            "activations": dtype, "launch": "eager", "force": true,
+        }))
+        .unwrap();
+        let t = prefill::cost(&model, &hw, &inputs, Mode::Achievable)
+            .unwrap()
+            .time_s;
+        let m = d["time_s"].as_f64().unwrap();
+        pre.push((t - m).abs() / m);
+    }
+    for d in v["chunk"].as_array().unwrap() {
+        let model = cat.model(d["model"].as_str().unwrap(), &[]).unwrap();
+        if d["layers"].as_u64() != Some(model.layers.get()) {
+            continue;
+        }
+        let dtype = d["dtype"].as_str().unwrap();
+        let inputs: PrefillInputs = serde_json::from_value(serde_json::json!({
+            "prompt": d["new_tokens"], "context": d["cached"], "batch": d["batch"],
+            "dtype": dtype, "activations": dtype, "launch": "eager", "force": true,
+        }))
+        .unwrap();
+        let t = prefill::cost(&model, &hw, &inputs, Mode::Achievable)
+            .unwrap()
+            .time_s;
+        let m = d["time_s"].as_f64().unwrap();
+        pre.push((t - m).abs() / m);
+    }
+    // Single GEMMs: calibrate.py's graph rows, one call each.
+    let csv = std::fs::read_to_string(GEMMS).unwrap();
+    let rows = measurements::parse(&csv, GEMMS).unwrap().rows;
+    let mut mm = Vec::new();
+    for r in rows
+        .iter()
+        .filter(|r| r.op == Operation::Gemm && r.launch == LaunchMode::Graph)
+    {
+        let inputs: MatmulInputs = serde_json::from_value(serde_json::json!({
+            "m": r.m, "n": r.n, "k": r.k, "dtype": r.dtype, "launch": "graph",
+        }))
+        .unwrap();
+        let rep = matmul::cost(&hw, &inputs, Mode::Achievable)
+            .unwrap()
+            .report(false);
+        let t = rep.results["time_s"].as_f64().unwrap();
+        mm.push((t - r.seconds).abs() / r.seconds);
+    }
+    vec![
+        Computed {
+            answer: "matmul",
+            what: "measured H200 GEMMs replayed from a CUDA graph (bf16 and fp8; square, skewed and every Llama-3-8B and Llama-3.1-70B projection at M = 1 to 8,192)",
+            errors: mm,
+        },
+        Computed {
+            answer: "decode",
+            what: "measured H200 decode steps by CUDA graph (Llama-3-8B bf16 and fp8, Llama-2-7B, Llama-3.1-70B fp8, Mixtral-8x7B)",
+            errors: graph,
+        },
+        Computed {
+            answer: "decode-eager",
+            what: "measured H200 decode steps launched eagerly from Python (the same models)",
+            errors: eager,
+        },
+        Computed {
+            answer: "prefill",
+            what: "measured H200 prefills and chunks over a cached prefix (batched, long to 16k, fp8; the same models)",
+            errors: pre,
+        },
+    ]
+}
+
+fn render(c: &[Computed], date: &str) -> String {
+    let mut s = String::from(
+        "# The validated error of `--achievable` answers, per kind of answer and part:\n\
+         # each entry is `decode --achievable` (or prefill) against the raw measurements\n\
+         # named, median and worst of |predicted - measured| / measured. Every\n\
+         # --achievable answer quotes its entry (a part or kind without one says\n\
+         # \"not validated on this part\"). tests/achievable_errors.rs recomputes each\n\
+         # entry with the current model; rewrite this file with\n\
+         #   ROOFLINE_WRITE_ERRORS=1 cargo test --test achievable_errors\n",
+    );
+    for x in c {
+        let (n, med, worst) = stats(x.errors.clone());
+        s.push_str(&format!(
+            "\n[[entry]]\npart = \"h200-sxm\"\nanswer = \"{}\"\nwhat = \"{}\"\npoints = {n}\nmedian-error = {:.4}\nworst-error = {:.4}\nmeasurements = \"{}\"\ndate = \"{date}\"\n",
+            x.answer,
+            x.what,
+            med,
+            worst,
+            if x.answer == "matmul" { GEMMS } else { MEASURED }
+        ));
+    }
+    s
+}
+
+#[test]
+fn the_table_matches_the_measurements_under_the_current_model() {
+    let computed = compute();
+    let path = "validation/achievable-error.toml";
+    let writing = std::env::var_os("ROOFLINE_WRITE_ERRORS").is_some();
+    if writing {
+        let date = accuracy::entries()
+            .first()
+            .map_or("2026-12-01".to_string(), |e| e.date.clone());
+        std::fs::write(path, render(&computed, &date)).unwrap();
+    }
+    let text = std::fs::read_to_string(path).unwrap();
+    // The binary quotes the copy it was built with: it must be this file
+    // (a rewrite takes effect at the next build).
+    if !writing {
+        assert_eq!(
+            accuracy::TABLE,
+            text,
+            "the built-in table differs from {path}"
+        );
+    }
+    #[derive(serde::Deserialize)]
+    struct File {
+        entry: Vec<accuracy::Entry>,
+    }
+    let table = toml::from_str::<File>(&text).unwrap().entry;
+    for c in &computed {
+        let (n, med, worst) = stats(c.errors.clone());
+        let e = table
+            .iter()
+            .find(|e| e.part == "h200-sxm" && e.answer == c.answer)
+            .unwrap_or_else(|| panic!("{path} has no h200-sxm {} entry", c.answer));
+        let stale = e.points != n
+            || (e.median_error - med).abs() > 0.005
+            || (e.worst_error - worst).abs() > 0.005;
+        assert!(
+            !stale,
+            "{path}: h200-sxm {} says {} points, median {:.4}, worst {:.4}; the model now gives {n}, {med:.4}, {worst:.4}. Rewrite it: ROOFLINE_WRITE_ERRORS=1 cargo test --test achievable_errors",
+            c.answer, e.points, e.median_error, e.worst_error
+        );
+    }
+}

@@ -1,0 +1,231 @@
+//! `calibrate` on the committed H200 measurement files
+//! (`validation/calibrate-h200.csv` and its second run): the fit predicts
+//! the points it held out, its figures agree with measurements taken in
+//! other sessions, a second run fits the same figures, and the file it
+//! writes answers `decode --achievable` as the shipped H200 file does on
+//! the serving measurements (`validation/h200-serving-fidelity.json`).
+
+use roofline::calc::calibrate::{self, Calibrated, Inputs};
+use roofline::calc::decode::{self, DecodeInputs};
+use roofline::catalog::Catalog;
+use roofline::spec::hardware::{Hardware, Mode};
+use std::rc::Rc;
+
+fn fit(file: &str, base: &str, force: bool) -> roofline::error::Result<Calibrated> {
+    let cat = Catalog::default();
+    let hw = cat.hardware(base, &[]).unwrap();
+    let (text, _) = cat.hardware_text(base).unwrap();
+    let csv = std::fs::read_to_string(file).unwrap();
+    let model = |id: &str| cat.model(id, &[]).map(Rc::new);
+    calibrate::calibrate(&Inputs {
+        base: &hw,
+        base_text: &text,
+        csv: &csv,
+        file,
+        id: "h200-test",
+        force,
+        model: &model,
+    })
+}
+
+/// The committed file's fit, made once for all the tests here.
+fn h200() -> &'static Calibrated {
+    static FIT: std::sync::OnceLock<Calibrated> = std::sync::OnceLock::new();
+    FIT.get_or_init(|| fit("validation/calibrate-h200.csv", "h200-sxm", false).unwrap())
+}
+
+#[test]
+fn the_h200_fit_predicts_the_points_it_held_out() {
+    let c = h200();
+    // A quarter of the 160 graph GEMMs, attention and decode-step rows.
+    assert!(c.held_out.points >= 40, "{}", c.held_out.points);
+    // Issue 17's targets for the per-operation model: median 10%, worst 25%.
+    assert!(c.held_out.median_error <= 0.10, "{:?}", c.held_out);
+    assert!(c.held_out.worst_error <= 0.25, "{:?}", c.held_out);
+    // The file carries the same figures it printed.
+    let cal = c.hardware.calibration.as_ref().unwrap();
+    assert_eq!(cal.points, Some(c.held_out.points as u64));
+    assert_eq!(cal.sha256, c.sha256);
+    assert_eq!(cal.device, "NVIDIA H200");
+}
+
+#[test]
+fn held_out_rows_are_the_third_of_every_four() {
+    let c = h200();
+    let rows = &c.measurements.rows;
+    let mut expected = Vec::new();
+    let mut seen = std::collections::HashMap::new();
+    for r in rows {
+        let eligible = match r.op.name() {
+            "gemm" => format!("{:?}", r.launch) == "Graph",
+            "attention_prefill" | "attention_decode" | "decode_step" => true,
+            _ => false,
+        };
+        if eligible {
+            let i = seen.entry((r.op.name(), r.dtype.clone())).or_insert(0);
+            *i += 1;
+            if *i % 4 == 3 {
+                expected.push(r.line);
+            }
+        }
+    }
+    let got: Vec<usize> = c.checks.iter().map(|k| k.line).collect();
+    assert_eq!(got, expected);
+}
+
+fn achievable(hw: &Hardware) -> &roofline::spec::hardware::Achievable {
+    hw.achievable.as_ref().unwrap()
+}
+
+#[test]
+fn fitted_figures_agree_with_other_sessions_measurements() {
+    let c = h200();
+    let shipped = Catalog::default().hardware("h200-sxm", &[]).unwrap();
+    let (a, s) = (achievable(&c.hardware), achievable(&shipped));
+    let near = |x: f64, y: f64, tol: f64, what: &str| {
+        assert!((x / y - 1.0).abs() <= tol, "{what}: {x} against {y}");
+    };
+    // The stream and the graph launch of the ground measurements
+    // (2026-11-29), which the shipped file cites.
+    near(
+        a.hbm_bandwidth.unwrap().get(),
+        s.hbm_bandwidth.unwrap().get(),
+        0.03,
+        "hbm",
+    );
+    near(
+        a.launch.as_ref().unwrap().graph.unwrap().get(),
+        s.launch.as_ref().unwrap().graph.unwrap().get(),
+        0.25,
+        "graph launch",
+    );
+    // Issue 17's 8-second bf16 loop of an earlier session: 665 TFLOP/s at
+    // 1,467 MHz and 691 W.
+    near(
+        a.sustained.get("bf16").unwrap(),
+        665e12,
+        0.05,
+        "sustained bf16",
+    );
+}
+
+/// The 60 GEMMs another session timed (validation/h200-gemm.json,
+/// 2026-11-30: square, tall, wide, deep, shallow and decode shapes, bf16
+/// and fp8), predicted by `matmul --achievable --launch graph` on `hw`.
+fn other_session_gemm_errors(hw: &Hardware) -> Vec<f64> {
+    use roofline::calc::matmul::{self, MatmulInputs};
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("validation/h200-gemm.json").unwrap())
+            .unwrap();
+    let mut e = Vec::new();
+    for g in v["gemm"].as_array().unwrap() {
+        let Some(t) = g["s"].as_f64() else { continue };
+        let inputs: MatmulInputs = serde_json::from_value(serde_json::json!({
+            "m": g["M"], "n": g["N"], "k": g["K"], "dtype": g["dtype"], "launch": "graph",
+        }))
+        .unwrap();
+        let p = matmul::cost(hw, &inputs, Mode::Achievable).unwrap().time_s;
+        e.push((p - t).abs() / t);
+    }
+    e.sort_by(f64::total_cmp);
+    e
+}
+
+#[test]
+fn the_fit_predicts_another_sessions_gemms() {
+    let e = other_session_gemm_errors(&h200().hardware);
+    assert!(e.len() >= 50, "{}", e.len());
+    // Issue 17's bar for GEMMs: median 8% (there for 100 GFLOP and more;
+    // here every shape, down to 16 x 4096 x 4096).
+    let median = e[e.len() / 2];
+    assert!(median <= 0.08, "median {median}, all {e:?}");
+}
+
+#[test]
+fn a_second_run_fits_the_same_figures() {
+    let (a, b) = (
+        h200(),
+        fit("validation/calibrate-h200-run2.csv", "h200-sxm", false).unwrap(),
+    );
+    let (x, y) = (achievable(&a.hardware), achievable(&b.hardware));
+    let near = |p: f64, q: f64, tol: f64, what: &str| {
+        assert!((p / q - 1.0).abs() <= tol, "{what}: {p} against {q}");
+    };
+    near(
+        x.hbm_bandwidth.unwrap().get(),
+        y.hbm_bandwidth.unwrap().get(),
+        0.02,
+        "hbm",
+    );
+    for d in ["bf16", "fp8"] {
+        near(x.dense.get(d).unwrap(), y.dense.get(d).unwrap(), 0.04, d);
+        near(
+            x.sustained.get(d).unwrap(),
+            y.sustained.get(d).unwrap(),
+            0.03,
+            d,
+        );
+    }
+    near(
+        x.kernel_overhead.unwrap().get(),
+        y.kernel_overhead.unwrap().get(),
+        0.25,
+        "kernel overhead",
+    );
+}
+
+#[test]
+fn another_device_is_refused_unless_forced() {
+    let e = fit("tests/data/calibrate/other-device.csv", "h200-sxm", false).unwrap_err();
+    assert_eq!(e.exit_code(), 65);
+    assert!(e.to_string().contains("NVIDIA H100 80GB HBM3"), "{e}");
+    let c = fit("tests/data/calibrate/other-device.csv", "h200-sxm", true).unwrap();
+    assert!(!c.device_matches);
+}
+
+/// Median relative error of `decode --achievable` (CUDA graph) over the
+/// measured serving decode steps.
+fn decode_median_error(hw: &Hardware) -> f64 {
+    let cat = Catalog::default();
+    let v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("validation/h200-serving-fidelity.json").unwrap(),
+    )
+    .unwrap();
+    let mut errs = Vec::new();
+    for d in v["decode"].as_array().unwrap() {
+        let model = cat.model(d["model"].as_str().unwrap(), &[]).unwrap();
+        if d["layers"].as_u64() != Some(model.layers.get()) {
+            continue;
+        }
+        let dtype = d["dtype"].as_str().unwrap();
+        let inputs: DecodeInputs = serde_json::from_value(serde_json::json!({
+            "batch": d["batch"], "context": d["context"], "dtype": dtype,
+            "activations": dtype, "launch": "graph",
+        }))
+        .unwrap();
+        let t = decode::cost(&model, hw, &inputs, Mode::Achievable)
+            .unwrap()
+            .step_time_s;
+        let m = d["graph_s"].as_f64().unwrap();
+        errs.push((t - m).abs() / m);
+    }
+    errs.sort_by(f64::total_cmp);
+    assert!(errs.len() >= 20, "{}", errs.len());
+    errs[errs.len() / 2]
+}
+
+#[test]
+fn the_calibrated_file_answers_decode_as_the_shipped_one_does() {
+    let dir = std::env::temp_dir().join(format!("roofline-calibrate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("h200-test.toml");
+    std::fs::write(&path, &h200().toml).unwrap();
+    let cat = Catalog::default();
+    let cal = cat.hardware(path.to_str().unwrap(), &[]).unwrap();
+    let shipped = cat.hardware("h200-sxm", &[]).unwrap();
+    let (c, s) = (decode_median_error(&cal), decode_median_error(&shipped));
+    // The issue's bar: the fit from the script's own output reproduces the
+    // shipped figures' error within a point or two.
+    assert!((c - s).abs() <= 0.02, "calibrated {c}, shipped {s}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,600 @@
+"""Measure the figures `roofline calibrate` fits, on the GPU this runs on.
+
+    python3 validation/calibrate.py --out my-gpu.csv          # about 3-4 minutes on an H200
+    python3 validation/calibrate.py --out quick.csv --quick   # fewer shapes, a smoke test
+
+PyTorch only (CUDA; on ROCm the same calls run where PyTorch supports them,
+and the rows a part cannot run, fp8 say, are skipped with a message). The
+output is one CSV file, one row per measurement, in the schema of
+docs/data-schemas.md ("Calibration measurements"):
+
+- hbm_read, hbm_copy: a large read-only reduction and a device-to-device copy
+  (`bytes` counts bytes read, plus written for the copy);
+- launch: a one-element kernel launched eagerly back to back, launched and
+  synchronised each time, and replayed from a CUDA graph (seconds per kernel);
+- gemm: one GEMM call launched eagerly, synchronised, and from a graph; then a
+  grid of shapes per precision (bf16 `torch.matmul`; fp8 e4m3
+  `torch._scaled_mm`, per-tensor scale, bf16 output), the serving shapes
+  (every projection of Llama-3-8B and Llama-3.1-70B at M = 1 ... 8192)
+  included, each timed in a CUDA graph over enough weight copies that no
+  operand stays in L2;
+- attention_prefill, attention_decode: `F.scaled_dot_product_attention`,
+  causal prefill at S = 1k ... 16k, decode over KV caches of several lengths
+  and batches (`flops` counts the causal half only, 2 x 2 x B x H x S^2 x D / 2);
+- compute_short, compute_sustained: back-to-back 8192^3 GEMMs for about 0.3 s
+  and about 8 s, with the SM clock, memory clock, board power and temperature
+  sampled every 100 ms (nvidia-smi) over the loop;
+- decode_step: whole Llama-3-8B-shaped decode steps (random weights; time
+  depends on shapes) replayed from a CUDA graph.
+
+Method: CUDA events, warm-up first, median of the repetitions; random data
+(never zeros); each GEMM and attention result checked for NaN and against a
+float32 reference on a few rows. Clocks and power limits are left as found.
+"""
+
+import argparse
+import csv
+import datetime
+import math
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+import torch
+import torch.nn.functional as F
+
+COLUMNS = ["operation", "model", "layers", "batch", "m", "n", "k", "seq", "context",
+           "heads", "kv_heads", "head_dim", "bytes", "flops", "dtype", "launch",
+           "repeats", "seconds", "sm_clock_mhz", "mem_clock_mhz", "power_w",
+           "temperature_c", "device", "driver", "torch", "date", "note"]
+
+FLUSH = 512 << 20  # weight copies per timed shape fill at least this (L2 is 50-60 MiB on big parts)
+
+# Projections as (name, N, K) of a [M,K] x [K,N] GEMM; weights are [N,K].
+LLAMA3_8B = [("qkv", 6144, 4096), ("o", 4096, 4096), ("gate_up", 28672, 4096),
+             ("down", 4096, 14336), ("lm_head", 128256, 4096)]
+LLAMA31_70B = [("qkv", 10240, 8192), ("o", 8192, 8192), ("gate_up", 57344, 8192),
+               ("down", 8192, 28672), ("lm_head", 128256, 8192)]
+SERVING_M = [1, 8, 32, 128, 512, 2048, 8192]
+SQUARE = [512, 1024, 2048, 4096, 8192, 16384]
+OTHER = [(16384, 1024, 16384), (1024, 16384, 16384), (4096, 4096, 65536),
+         (16384, 16384, 1024)]
+
+T0 = time.time()
+
+
+def log(msg):
+    print(f"[{time.time() - T0:6.1f}s] {msg}", flush=True)
+
+
+class Sampler:
+    """nvidia-smi every 100 ms in the background; each line stamped with the host clock."""
+
+    FIELDS = "power.draw,clocks.sm,clocks.mem,temperature.gpu"
+
+    def __init__(self):
+        self.samples = []  # (host time, power W, sm MHz, mem MHz, temp C)
+        self.proc = None
+        try:
+            self.proc = subprocess.Popen(
+                ["nvidia-smi", f"--query-gpu={self.FIELDS}", "--format=csv,noheader,nounits",
+                 "-lms", "100", "-i", os.environ.get("CALIBRATE_SMI_INDEX", "0")],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        except (OSError, ValueError):
+            return
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            try:
+                vals = [float(x) for x in line.strip().split(",")]
+            except ValueError:
+                continue
+            if len(vals) == 4:
+                self.samples.append((time.time(), *vals))
+
+    def window(self, t0, t1):
+        """Means of (power, sm clock, mem clock, temperature) over [t0, t1]; None if no sample."""
+        s = [x for x in self.samples if t0 <= x[0] <= t1]
+        if not s:
+            return None
+        return tuple(statistics.fmean(x[i] for x in s) for i in range(1, 5))
+
+    def stop(self):
+        if self.proc:
+            self.proc.terminate()
+
+
+class Writer:
+    def __init__(self, path, env):
+        self.env = env
+        self.f = open(path, "w", newline="")
+        self.w = csv.DictWriter(self.f, COLUMNS)
+        self.w.writeheader()
+        self.rows = 0
+
+    def row(self, **kw):
+        r = {c: "" for c in COLUMNS}
+        r.update(self.env)
+        for k, v in kw.items():
+            if k not in r:
+                raise KeyError(k)
+            r[k] = f"{v:.6e}" if isinstance(v, float) else v
+        self.w.writerow(r)
+        self.f.flush()
+        self.rows += 1
+
+
+def events_time(fn, reps):
+    """Median seconds of fn() over reps, by CUDA events, after fn has been warmed."""
+    times = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e) * 1e-3)
+    return statistics.median(times)
+
+
+def graph_of(body):
+    """Capture body() into a CUDA graph after warming it on a side stream."""
+    st = torch.cuda.Stream()
+    st.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(st):
+        for _ in range(2):
+            body()
+    torch.cuda.current_stream().wait_stream(st)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        body()
+    return g
+
+
+def time_cold(make, fn, per_copy_bytes, est_s, reps):
+    """Seconds per call of fn(*inputs), in a graph cycling over cold input copies."""
+    copies = max(1, min(64, math.ceil(FLUSH / max(per_copy_bytes, 1))))
+    inputs = [make(i) for i in range(copies)]
+    calls = max(copies, min(1024, math.ceil(2e-3 / max(est_s, 2e-6))))
+
+    def body():
+        for i in range(calls):
+            fn(*inputs[i % copies])
+
+    g = graph_of(body)
+    for _ in range(2):
+        g.replay()
+    replays = max(3, min(reps, math.ceil(0.15 / (calls * max(est_s, 2e-6)))))
+    t = events_time(g.replay, replays) / calls
+    out0 = fn(*inputs[0])
+    del g
+    return t, out0, inputs[0], replays * calls
+
+
+def rel_err(out, ref):
+    out, ref = out.float(), ref.float()
+    if not torch.isfinite(out).all():
+        return float("inf")
+    return float((out - ref).norm() / ref.norm().clamp_min(1e-30))
+
+
+# ---------------------------------------------------------------- sections
+
+
+def hbm(w, quick):
+    n = (1 << 30) if not quick else (256 << 20)  # bytes per buffer
+    a = torch.randn(n // 4, device="cuda")
+    b = torch.empty_like(a)
+    for _ in range(3):
+        b.copy_(a)
+        a.sum()
+    torch.cuda.synchronize()
+    reps = 10 if quick else 30
+    t = events_time(lambda: b.copy_(a), reps)
+    assert torch.equal(a[:1024], b[:1024])
+    w.row(operation="hbm_copy", bytes=2 * n, dtype="fp32", launch="eager", repeats=reps,
+          seconds=t, note="bytes = read + written")
+    log(f"hbm copy {2 * n / t / 1e9:.0f} GB/s (read+write)")
+    t = events_time(lambda: a.sum(), reps)
+    w.row(operation="hbm_read", bytes=n, dtype="fp32", launch="eager", repeats=reps,
+          seconds=t, note="torch.sum over the buffer")
+    log(f"hbm read {n / t / 1e9:.0f} GB/s")
+    del a, b
+    torch.cuda.empty_cache()
+
+
+def launch(w, quick):
+    x = torch.zeros(1, device="cuda")
+    n = 2000 if not quick else 300
+    for _ in range(100):
+        x.add_(1)
+    torch.cuda.synchronize()
+    # eager: back to back, the host queue in the clock
+    t = events_time(lambda: [x.add_(1) for _ in range(n)], 5) / n
+    w.row(operation="launch", launch="eager", repeats=5 * n, seconds=t, dtype="fp32",
+          note="x.add_(1) on one element, back to back")
+    log(f"launch eager {t * 1e6:.2f} us")
+    # synchronised: launch, wait, host clock
+    ts = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        x.add_(1)
+        torch.cuda.synchronize()
+        ts.append(time.perf_counter() - t0)
+    t = statistics.median(ts)
+    w.row(operation="launch", launch="synchronised", repeats=n, seconds=t, dtype="fp32",
+          note="x.add_(1) then torch.cuda.synchronize(), host clock")
+    log(f"launch synchronised {t * 1e6:.2f} us")
+    g = graph_of(lambda: [x.add_(1) for _ in range(n)])
+    g.replay()
+    t = events_time(g.replay, 10) / n
+    w.row(operation="launch", launch="graph", repeats=10 * n, seconds=t, dtype="fp32",
+          note="x.add_(1) captured n times, graph replay")
+    log(f"launch graph {t * 1e6:.2f} us")
+    del g
+    # One GEMM call per launch mode: eager from Python, synchronised, and in a graph.
+    for m, nn, k in ((1, 4096, 4096), (32, 4096, 4096)):
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        wt = torch.randn(nn, k, device="cuda", dtype=torch.bfloat16)
+        for _ in range(20):
+            a @ wt.t()
+        torch.cuda.synchronize()
+        reps = 200 if not quick else 50
+        t = events_time(lambda: [a @ wt.t() for _ in range(reps)], 5) / reps
+        common = dict(operation="gemm", m=m, n=nn, k=k, dtype="bf16",
+                      flops=2.0 * m * nn * k, bytes=2 * (m * k + nn * k + m * nn))
+        w.row(**common, launch="eager", repeats=5 * reps, seconds=t,
+              note="torch.matmul back to back from Python (warm weights)")
+        ts = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            a @ wt.t()
+            torch.cuda.synchronize()
+            ts.append(time.perf_counter() - t0)
+        ts_med = statistics.median(ts)
+        w.row(**common, launch="synchronised", repeats=reps, seconds=ts_med,
+              note="one torch.matmul then synchronize, host clock (warm weights)")
+        g = graph_of(lambda: [a @ wt.t() for _ in range(reps)])
+        g.replay()
+        tg = events_time(g.replay, 10) / reps
+        w.row(**common, launch="graph", repeats=10 * reps, seconds=tg,
+              note="the same GEMM captured back to back (warm weights)")
+        log(f"gemm {m}x{nn}x{k} eager {t * 1e6:.2f} us, synchronised {ts_med * 1e6:.2f} us, "
+            f"graph {tg * 1e6:.2f} us")
+        del g
+
+
+def fp8_ok():
+    if torch.version.hip:
+        return hasattr(torch, "float8_e4m3fnuz")
+    return torch.cuda.get_device_capability() >= (8, 9)
+
+
+def fp8_dtype():
+    return torch.float8_e4m3fnuz if torch.version.hip else torch.float8_e4m3fn
+
+
+PAD_M = None  # rows _scaled_mm's first operand must be a multiple of (found by probe)
+
+
+def probe_pad():
+    global PAD_M
+    one = torch.ones((), device="cuda")
+    for pad in (1, 16):
+        try:
+            a = torch.randn(pad, 64, device="cuda").to(fp8_dtype())
+            b = torch.randn(64, 64, device="cuda").to(fp8_dtype())
+            torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+            torch.cuda.synchronize()
+            PAD_M = pad
+            return
+        except RuntimeError:
+            continue
+
+
+def gemm_one(w, dtype, m, n, k, label, reps):
+    note = label
+    run_m = m
+    if dtype == "fp8" and PAD_M and m % PAD_M:
+        run_m = m + PAD_M - m % PAD_M
+        note += f"; M padded to {run_m} (torch._scaled_mm needs a multiple of {PAD_M})"
+    eb = 1 if dtype == "fp8" else 2
+    per_copy = eb * (n * k + run_m * k)
+    one = torch.ones((), device="cuda")
+
+    def make(i):
+        g = torch.Generator(device="cuda").manual_seed(100 + i)
+        a = torch.randn(run_m, k, device="cuda", dtype=torch.bfloat16, generator=g)
+        wt = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=g)
+        if dtype == "fp8":
+            a, wt = a.to(fp8_dtype()), wt.to(fp8_dtype())
+        return a, wt
+
+    if dtype == "fp8":
+        fn = lambda a, wt: torch._scaled_mm(a, wt.t(), scale_a=one, scale_b=one,
+                                            out_dtype=torch.bfloat16)
+    else:
+        fn = lambda a, wt: a @ wt.t()
+    flops = 2.0 * m * n * k
+    est = max(2.0 * run_m * n * k / 600e12, per_copy / 3.5e12, 4e-6)
+    t, out, (a, wt), nrep = time_cold(make, fn, per_copy, est, reps)
+    rows, cols = min(4, run_m), min(1024, n)
+    err = rel_err(out[:rows, :cols], a[:rows].float() @ wt[:cols].float().t())
+    bad = not (err < (0.05 if dtype == "fp8" else 0.02))
+    w.row(operation="gemm", m=run_m, n=n, k=k, dtype=dtype, launch="graph", repeats=nrep,
+          seconds=t, flops=2.0 * run_m * n * k, bytes=eb * (n * k + run_m * k) + 2 * run_m * n,
+          note=note + (f"; RESULT CHECK FAILED rel err {err:.2e}" if bad else ""))
+    log(f"gemm {dtype} {label} {run_m}x{n}x{k}: {t * 1e6:9.2f} us "
+        f"{flops / t / 1e12:7.1f} TFLOP/s err {err:.1e}")
+    torch.cuda.empty_cache()
+
+
+def gemms(w, quick):
+    dtypes = ["bf16"] + (["fp8"] if fp8_ok() else [])
+    if "fp8" in dtypes:
+        probe_pad()
+        if PAD_M is None:
+            log("fp8: torch._scaled_mm refused every probe; fp8 rows skipped")
+            dtypes = ["bf16"]
+    else:
+        log("fp8: this part has no fp8 matrix unit PyTorch can use; fp8 rows skipped")
+    ms = SERVING_M if not quick else [1, 128, 2048]
+    reps = 15 if not quick else 5
+    for dtype in dtypes:
+        plan = [(s, s, s, f"square {s}") for s in (SQUARE if not quick else [1024, 8192])]
+        if not quick:
+            plan += [(m, n, k, "other") for m, n, k in OTHER]
+        for model, projs in (("llama-3-8b", LLAMA3_8B), ("llama-3.1-70b", LLAMA31_70B)):
+            for m in ms:
+                for name, n, k in projs:
+                    plan.append((m, n, k, f"{model} {name}"))
+        for m, n, k, label in plan:
+            try:
+                gemm_one(w, dtype, m, n, k, label, reps)
+            except Exception as e:  # noqa: BLE001
+                log(f"gemm {dtype} {m}x{n}x{k} FAILED: {e!r}")
+                torch.cuda.empty_cache()
+
+
+def attention(w, quick):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    h, kv, d = 32, 8, 128
+    seqs = [1024, 2048, 4096, 8192, 16384] if not quick else [1024, 4096]
+    for S in seqs:
+        B = 1
+        q = torch.randn(B, h, S, d, device="cuda", dtype=torch.bfloat16)
+        k = torch.randn(B, kv, S, d, device="cuda", dtype=torch.bfloat16)
+        v = torch.randn_like(k)
+        note = "causal, GQA via enable_gqa, flash backend"
+        backends = [SDPBackend.FLASH_ATTENTION]
+        fn = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        try:
+            with sdpa_kernel(backends):
+                fn()
+        except RuntimeError:
+            kk, vv = k.repeat_interleave(h // kv, 1), v.repeat_interleave(h // kv, 1)
+            note = "causal, K and V repeated to all heads (GQA not taken by flash), default backend"
+            fn = lambda: F.scaled_dot_product_attention(q, kk, vv, is_causal=True)
+            backends = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION,
+                        SDPBackend.CUDNN_ATTENTION, SDPBackend.MATH]
+        with sdpa_kernel(backends):
+            out = fn()
+            for _ in range(2):
+                fn()
+            torch.cuda.synchronize()
+            reps = 10 if not quick else 3
+            t = events_time(fn, reps)
+        # Check a few query rows against a float32 softmax.
+        rows = torch.tensor([0, S // 3, S - 1], device="cuda")
+        qs = q[0, :, rows].float()
+        kr = k[0].float().repeat_interleave(h // kv, 0)
+        vr = v[0].float().repeat_interleave(h // kv, 0)
+        sc = (qs @ kr.transpose(-1, -2)) / math.sqrt(d)
+        mask = torch.arange(S, device="cuda")[None, :] > rows[:, None]
+        sc = sc.masked_fill(mask, float("-inf"))
+        ref = sc.softmax(-1) @ vr
+        err = rel_err(out[0, :, rows], ref)
+        flops = 2.0 * B * h * S * S * d  # 2 GEMMs x 2 FLOP x B H S^2 D, halved for causal
+        bad = not err < 0.02
+        w.row(operation="attention_prefill", batch=B, seq=S, heads=h, kv_heads=kv, head_dim=d,
+              flops=flops, bytes=2 * B * S * d * (2 * h + 2 * kv), dtype="bf16", launch="eager",
+              repeats=reps, seconds=t,
+              note=note + (f"; RESULT CHECK FAILED rel err {err:.2e}" if bad else ""))
+        log(f"attention prefill S={S}: {t * 1e3:.3f} ms {flops / t / 1e12:.0f} TFLOP/s err {err:.1e}")
+        del q, k, v
+        torch.cuda.empty_cache()
+    grid = [(1, 1024), (1, 8192), (8, 4096), (32, 1024), (32, 4096), (32, 16384),
+            (128, 1024), (128, 4096)] if not quick else [(1, 1024), (32, 4096)]
+    for B, T in grid:
+        kvb = 2 * 2 * B * kv * T * d
+
+        def make(i):
+            g = torch.Generator(device="cuda").manual_seed(7 + i)
+            q = torch.randn(B, h, 1, d, device="cuda", dtype=torch.bfloat16, generator=g)
+            k = torch.randn(B, kv, T, d, device="cuda", dtype=torch.bfloat16, generator=g)
+            return q, k, torch.randn(B, kv, T, d, device="cuda", dtype=torch.bfloat16, generator=g)
+
+        fn = lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+        try:
+            t, out, (q, k, v), nrep = time_cold(make, fn, kvb, kvb / 3.5e12, 15)
+        except Exception as e:  # noqa: BLE001
+            log(f"attention decode B={B} T={T} FAILED: {e!r}")
+            torch.cuda.empty_cache()
+            continue
+        ref = (q.float() @ k.float().repeat_interleave(h // kv, 1).transpose(-1, -2) / math.sqrt(d))
+        ref = ref.softmax(-1) @ v.float().repeat_interleave(h // kv, 1)
+        err = rel_err(out, ref)
+        bad = not err < 0.02
+        w.row(operation="attention_decode", batch=B, context=T, heads=h, kv_heads=kv, head_dim=d,
+              flops=4.0 * B * h * T * d, bytes=kvb, dtype="bf16", launch="graph", repeats=nrep,
+              seconds=t, note="one query token over a cold KV cache, enable_gqa"
+              + (f"; RESULT CHECK FAILED rel err {err:.2e}" if bad else ""))
+        log(f"attention decode B={B} T={T}: {t * 1e6:.1f} us {kvb / t / 1e9:.0f} GB/s err {err:.1e}")
+        del q, k, v
+        torch.cuda.empty_cache()
+
+
+def compute_loops(w, sampler, quick):
+    dtypes = ["bf16"] + (["fp8"] if fp8_ok() and PAD_M else [])
+    n = 8192
+    one = torch.ones((), device="cuda")
+    for dtype in dtypes:
+        a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+        if dtype == "fp8":
+            a, b = a.to(fp8_dtype()), b.to(fp8_dtype())
+            fn = lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+        else:
+            fn = lambda: a @ b.t()
+        g = graph_of(lambda: [fn() for _ in range(10)])
+        g.replay()
+        torch.cuda.synchronize()
+        for op, dur in (("compute_short", 0.3), ("compute_sustained", 8.0 if not quick else 2.0)):
+            time.sleep(1.0)  # let the clock recover between loops
+            t0 = time.time()
+            marks = []  # (host time after sync, event, GEMMs issued before it)
+            calls = 0
+            ev = torch.cuda.Event(enable_timing=True)
+            ev.record()
+            marks.append((t0, ev, 0))
+            while time.time() - t0 < dur:
+                g.replay()
+                calls += 10
+                if calls % 50 == 0:
+                    ev = torch.cuda.Event(enable_timing=True)
+                    ev.record()
+                    ev.synchronize()
+                    marks.append((time.time(), ev, calls))
+            t1 = marks[-1][0]
+            # sustained: the last 6 s (the clock has settled); short: the whole burst
+            tw = t1 - 6.0 if op == "compute_sustained" and not quick else t0
+            first = next(m for m in marks if m[0] >= tw)
+            last = marks[-1]
+            calls = last[2] - first[2]
+            per = first[1].elapsed_time(last[1]) * 1e-3 / max(calls, 1)
+            win = sampler.window(first[0], t1)
+            p = dict(power_w="", sm_clock_mhz="", mem_clock_mhz="", temperature_c="")
+            if win:
+                p = dict(power_w=win[0], sm_clock_mhz=win[1], mem_clock_mhz=win[2], temperature_c=win[3])
+            w.row(operation=op, m=n, n=n, k=n, dtype=dtype, launch="graph", repeats=calls,
+                  seconds=per, flops=2.0 * n ** 3, **p,
+                  note=f"{dur:g} s loop of graph-replayed GEMMs; clocks and power: means of "
+                       f"100 ms nvidia-smi samples over {'the last 6 s' if op == 'compute_sustained' and not quick else 'the loop'}")
+            log(f"{op} {dtype}: {2 * n ** 3 / per / 1e12:.0f} TFLOP/s"
+                + (f" at {win[1]:.0f} MHz, {win[0]:.0f} W" if win else " (no nvidia-smi samples)"))
+        del g, a, b
+        torch.cuda.empty_cache()
+
+
+def decode_steps(w, quick):
+    L, d, h, kv, dh, ff, V = 32, 4096, 32, 8, 128, 14336, 128256
+    free, _ = torch.cuda.mem_get_info()
+    per_layer = 2 * (d * (h + 2 * kv) * dh + d * h * dh + 3 * d * ff)
+    grid = [(1, 1024), (8, 1024), (32, 1024), (32, 4096), (128, 1024)] if not quick else [(1, 1024), (32, 1024)]
+    kv_max = max(2 * 2 * B * kv * T * dh for B, T in grid)
+    fit = int((free * 0.8 - 4 * V * d) // (per_layer + kv_max))
+    L = max(1, min(L, fit))
+    bf = dict(device="cuda", dtype=torch.bfloat16)
+    s = 0.02
+    emb = torch.randn(V, d, **bf) * s
+    head = torch.randn(V, d, **bf) * s
+    layers = [dict(qkv=torch.randn((h + 2 * kv) * dh, d, **bf) * s, o=torch.randn(d, h * dh, **bf) * s,
+                   gu=torch.randn(2 * ff, d, **bf) * s, down=torch.randn(d, ff, **bf) * s,
+                   n1=torch.ones(d, **bf), n2=torch.ones(d, **bf)) for _ in range(L)]
+    freqs = torch.polar(torch.ones(dh // 2, device="cuda"), torch.rand(dh // 2, device="cuda"))
+    for B, T in grid:
+        kc = [torch.randn(B, kv, T, dh, **bf) for _ in range(L)]
+        vc = [torch.randn(B, kv, T, dh, **bf) for _ in range(L)]
+        tok = torch.randint(0, V, (B,), device="cuda")
+        pos = torch.tensor([T - 1], device="cuda")
+        out = torch.empty(B, dtype=torch.long, device="cuda")
+
+        def step():
+            x = emb[tok]
+            for i, l in enumerate(layers):
+                y = F.rms_norm(x, (d,), l["n1"], 1e-5)
+                qkv = y @ l["qkv"].t()
+                qk = qkv[:, : (h + kv) * dh].view(B, h + kv, dh // 2, 2).float()
+                qk = torch.view_as_real(torch.view_as_complex(qk) * freqs).flatten(-2).to(x.dtype)
+                q, k = qk.split([h, kv], 1)
+                kc[i].index_copy_(2, pos, k.view(B, kv, 1, dh))
+                vc[i].index_copy_(2, pos, qkv[:, (h + kv) * dh:].reshape(B, kv, 1, dh))
+                a = F.scaled_dot_product_attention(q.reshape(B, h, 1, dh), kc[i], vc[i], enable_gqa=True)
+                x = torch.addmm(x, a.reshape(B, h * dh), l["o"].t())
+                y = F.rms_norm(x, (d,), l["n2"], 1e-5)
+                g, u = (y @ l["gu"].t()).chunk(2, -1)
+                x = torch.addmm(x, F.silu(g) * u, l["down"].t())
+            logits = F.rms_norm(x, (d,), None, 1e-5) @ head.t()
+            out.copy_(logits.argmax(-1))
+            return logits
+
+        logits = step()
+        ok = bool(torch.isfinite(logits).all())
+        g = graph_of(step)
+        for _ in range(3):
+            g.replay()
+        reps = 20 if not quick else 5
+        t = events_time(g.replay, reps)
+        w.row(operation="decode_step", model="llama-3-8b", layers=L, batch=B, context=T,
+              heads=h, kv_heads=kv, head_dim=dh, dtype="bf16", launch="graph", repeats=reps,
+              seconds=t, note="random weights; RMSNorm, fused QKV, rotary, KV write, SDPA, "
+              "fused gate+up, SiLU, LM head, argmax" + ("" if ok else "; NON-FINITE LOGITS"))
+        log(f"decode step llama-3-8b ({L} layers) B={B} T={T}: {t * 1e3:.3f} ms")
+        del g, kc, vc
+        torch.cuda.empty_cache()
+
+
+def environment():
+    name = torch.cuda.get_device_name()
+    driver = ""
+    try:
+        driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader",
+                                 "-i", "0"], capture_output=True, text=True, timeout=20).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    if not driver and torch.version.hip:
+        driver = "hip " + torch.version.hip
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dict(device=name, driver=driver, torch=torch.__version__, date=date)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True, help="CSV file to write")
+    ap.add_argument("--quick", action="store_true", help="fewer shapes and repetitions")
+    ap.add_argument("--only", default="", help="comma list of sections: hbm,launch,gemm,attention,compute,decode")
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("calibrate.py: no CUDA or ROCm device is visible to PyTorch")
+    env = environment()
+    log(f"{env['device']}, driver {env['driver']}, torch {env['torch']}")
+    w = Writer(args.out, env)
+    sampler = Sampler()
+    torch.manual_seed(0)
+    sections = [("hbm", hbm), ("launch", launch), ("gemm", gemms), ("attention", attention),
+                ("compute", lambda w_, q: compute_loops(w_, sampler, q)), ("decode", decode_steps)]
+    only = set(filter(None, args.only.split(",")))
+    if only and "compute" in only and "gemm" not in only and fp8_ok():
+        probe_pad()
+    for name, fn in sections:
+        if only and name not in only:
+            continue
+        log(f"--- {name}")
+        try:
+            fn(w, args.quick)
+        except Exception:  # noqa: BLE001
+            log(f"section {name} FAILED:\n{traceback.format_exc()}")
+            torch.cuda.empty_cache()
+    sampler.stop()
+    log(f"wrote {w.rows} rows to {args.out} in {time.time() - T0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
