@@ -277,10 +277,19 @@ fn speculative_decode() {
     });
 }
 
+/// A bare time-per-token target, read at the default percentile.
+fn tpot(seconds: f64) -> Target {
+    Target {
+        percentile: roofline::calc::simulate::slo::DEFAULT_PERCENTILE,
+        seconds,
+        named: false,
+    }
+}
+
 #[test]
 fn slo_bisection() {
     let mut i = inputs(1, 2048);
-    i.slo_tpot = Some(bare(0.010));
+    i.slo_tpot = Some(tpot(0.010));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let slo = c.slo.as_ref().unwrap();
     assert!(slo.batch > 1);
@@ -298,7 +307,7 @@ fn slo_bisection() {
         assert!(at(slo.batch + 1) > 0.010);
     }
     // A target nothing meets answers batch 0, not an error.
-    i.slo_tpot = Some(bare(1e-4));
+    i.slo_tpot = Some(tpot(1e-4));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     assert_eq!(c.slo.unwrap().batch, 0);
 }
@@ -308,7 +317,7 @@ fn goodput_puts_prefill_in_the_loop() {
     let mut i = inputs(16, 1024);
     i.prompt = Some(Tokens(1024));
     i.output = Some(Tokens(128));
-    i.slo_ttft = Some(bare(1.0));
+    i.slo_ttft = Some(tpot(1.0));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let g = c.goodput.unwrap();
     assert!(g.meets_slo);

@@ -8,6 +8,7 @@ mod common;
 use common::check;
 use roofline::calc::collective::{Fabric, Kind};
 use roofline::calc::plan::{self, Objective, PlanInputs, Setup};
+use roofline::calc::simulate::slo::{DEFAULT_PERCENTILE, Target};
 use roofline::catalog::Catalog;
 use roofline::error::Error;
 use roofline::inputs::{Count, Tokens};
@@ -354,7 +355,11 @@ fn search_ranks_every_valid_layout() {
     // Goodput needs a target, and scores layouts that miss it as zero.
     i.objective = Some(Objective::Goodput);
     assert!(plan::search(&s, 1024, w, &i).is_err());
-    i.slo_tpot = Some(roofline::calc::simulate::slo::parse("15ms").unwrap());
+    i.slo_tpot = Some(Target {
+        percentile: DEFAULT_PERCENTILE,
+        seconds: 0.015,
+        named: false,
+    });
     let good = plan::search(&s, 1024, w, &i).unwrap();
     assert!(good.plans[0].decode_step_time_s <= 0.015);
     assert!(

@@ -192,9 +192,11 @@ fn sweep<'py>(
         };
     let n = rows.len();
     for (i, (ins, outs)) in rows.iter().enumerate() {
-        for (k, v) in ins.iter().chain(outs.iter()) {
+        for (p, (k, v)) in ins.iter().chain(outs.iter()).enumerate() {
             let k: &str = k.as_ref();
-            let c = match index.get(k) {
+            // Rows almost always list the same keys in the same order.
+            let same = keys.get(p).is_some_and(|x| x == k);
+            let c = match if same { Some(&p) } else { index.get(k) } {
                 Some(&c) => c,
                 None => {
                     index.insert(k.to_string(), keys.len());
@@ -213,29 +215,61 @@ fn sweep<'py>(
             }
         }
     }
-    let dict = PyDict::new(py);
-    for (k, mut col) in keys.iter().zip(columns) {
+    for col in &mut columns {
         col.resize(n, &Value::Null);
-        let list = PyList::empty(py);
-        for v in col {
-            list.append(to_py(py, v)?)?;
-        }
-        dict.set_item(k, list)?;
     }
-    match py.import("pandas") {
-        Ok(pd) => pd.getattr("DataFrame")?.call1((dict,)),
-        Err(_) => {
-            let out = PyList::empty(py);
-            for i in 0..n {
-                let row = PyDict::new(py);
-                for (k, col) in dict.iter() {
-                    row.set_item(k, col.get_item(i)?)?;
-                }
-                out.append(row)?;
+    let Ok(pd) = py.import("pandas") else {
+        let out = PyList::empty(py);
+        for i in 0..n {
+            let row = PyDict::new(py);
+            for (k, col) in keys.iter().zip(&columns) {
+                row.set_item(k, to_py(py, col[i])?)?;
             }
-            Ok(out.into_any())
+            out.append(row)?;
         }
+        return Ok(out.into_any());
+    };
+    // Numeric columns go to pandas as numpy arrays filled from one buffer,
+    // not as lists of Python floats: a 10,000-point sweep has hundreds of
+    // thousands of values.
+    let np = py.import("numpy")?;
+    let dict = PyDict::new(py);
+    for (k, col) in keys.iter().zip(&columns) {
+        dict.set_item(k, column(py, &np, col)?)?;
     }
+    pd.getattr("DataFrame")?.call1((dict,))
+}
+
+/// One column: an int64 or float64 numpy array where every value is a
+/// number, else a list.
+fn column<'py>(
+    py: Python<'py>,
+    np: &Bound<'py, PyModule>,
+    col: &[&Value],
+) -> PyResult<Bound<'py, PyAny>> {
+    let array = |bytes: Vec<u8>, dtype: &str| -> PyResult<Bound<'py, PyAny>> {
+        let buf = pyo3::types::PyByteArray::new(py, &bytes);
+        np.getattr("frombuffer")?.call1((buf, dtype))
+    };
+    if col.iter().all(|v| v.is_i64()) {
+        let bytes = col
+            .iter()
+            .flat_map(|v| v.as_i64().unwrap_or_default().to_ne_bytes())
+            .collect();
+        return array(bytes, "int64");
+    }
+    if col.iter().all(|v| v.is_number()) {
+        let bytes = col
+            .iter()
+            .flat_map(|v| v.as_f64().unwrap_or(f64::NAN).to_ne_bytes())
+            .collect();
+        return array(bytes, "float64");
+    }
+    let list = PyList::empty(py);
+    for v in col {
+        list.append(to_py(py, v)?)?;
+    }
+    Ok(list.into_any())
 }
 
 macro_rules! commands {
@@ -664,4 +698,76 @@ commands! {
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     fn plan = "plan" () [model, hw, devices, tp, pp, dp, ep, redundant_experts, batch, context, prompt, microbatches, dtype, kv_dtype, reserve, allow_cross_node, search, objective, slo_ttft, slo_tpot, disaggregate, prefill_devices, decode_devices];
+
+    /// One serving deployment request by request: continuous batching, chunked prefill, paged KV with preemption; latency percentiles, throughput, goodput under SLOs.
+    ///
+    /// Quantities are numbers in base units or text with a unit ("4.8 TB/s").
+    ///
+    /// Args:
+    ///     model: Model id or path to a .toml file.
+    ///     hw: Hardware id or path.
+    ///     rate: Poisson arrivals: requests per second (12/s, 720/min).
+    ///     concurrency: A closed loop: this many users, each sending its next request when the last one finishes.
+    ///     trace: A CSV trace: arrival_s, prompt_tokens, output_tokens per row.
+    ///     prompt: Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
+    ///     output: Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
+    ///     prefix_hit: Share of each prompt already in the prefix cache (50% or 0.5).
+    ///     requests: Requests to simulate (default 10,000; a trace: its rows).
+    ///     seed: Seed of the random stream (default 0).
+    ///     max_batched_tokens: Token budget of one iteration (default 2,048 + max-seqs: a 2,048-token prompt whole beside a full batch of decodes).
+    ///     max_seqs: Sequences one iteration holds (default 256, vLLM's max_num_seqs).
+    ///     block_size: Tokens per KV block (default 16, vLLM's block_size).
+    ///     slo_ttft: Time-to-first-token target: 2s (p99) or p50=500ms.
+    ///     slo_tpot: Time-per-output-token target: 50ms (p99) or p90=40ms.
+    ///     tp: Tensor parallelism of a replica (default 1).
+    ///     pp: Pipeline stages of a replica (default 1).
+    ///     ep: Expert parallelism (default 1).
+    ///     dp: Data-parallel replicas, requests routed among them at random (default 1).
+    ///     dtype: Weight precision (default: the hardware's default-dtype).
+    ///     kv_dtype: KV precision (default bf16).
+    ///     activations: Activation precision (default: the hardware's default-dtype).
+    ///     launch: Launch overhead per kernel: none (default), eager or graph (the default with achievable).
+    ///     reserve: Memory held back for activations and the runtime (default 10%).
+    ///     per_request: One row per request (arrival, queue, TTFT, TPOT, E2E).
+    ///     force: Allow requests beyond the model's maximum context.
+    ///     achievable: Use the hardware's measured figures instead of the datasheet's.
+    ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
+    ///
+    /// Returns:
+    ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
+    fn simulate = "simulate" () [model, hw, rate, concurrency, trace, prompt, output, prefix_hit, requests, seed, max_batched_tokens, max_seqs, block_size, slo_ttft, slo_tpot, tp, pp, ep, dp, dtype, kv_dtype, activations, launch, reserve, per_request, force];
+
+    /// The fewest devices that serve a request rate within TTFT and TPOT targets: layouts, batch caps and parts searched by simulation; pareto=True traces tokens/s per device against tokens/s per user.
+    ///
+    /// Quantities are numbers in base units or text with a unit ("4.8 TB/s").
+    ///
+    /// Args:
+    ///     model: Model id or path.
+    ///     parts: Hardware ids or paths searched together, as a list or comma-separated: one joint search, not a comparison.
+    ///     rate: Poisson arrivals: requests per second (40/s).
+    ///     prompt: Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
+    ///     output: Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
+    ///     prefix_hit: Share of each prompt already in the prefix cache.
+    ///     slo_ttft: Time-to-first-token target: 2s (p99) or p50=500ms.
+    ///     slo_tpot: Time-per-output-token target: 50ms (p99) or p90=40ms.
+    ///     requests: Requests each simulated verdict runs (default 1,000).
+    ///     seed: Seed of the random stream (default 0).
+    ///     max_devices: The most devices a deployment may take (default 1,024).
+    ///     caps: Batch caps searched (default 16,32,64,128,256).
+    ///     budgets: Token budgets searched (default 2,048 + the cap).
+    ///     objective: What to minimise: devices (the default).
+    ///     pareto: Print the frontier of tokens/s per device against tokens/s per user (draw it with chart).
+    ///     block_size: Tokens per KV block (default 16).
+    ///     dtype: Weight precision (default: the hardware's default-dtype).
+    ///     kv_dtype: KV precision (default bf16).
+    ///     activations: Activation precision.
+    ///     launch: Launch overhead per kernel: none (default), eager or graph.
+    ///     reserve: Memory held back (default 10%).
+    ///     force: Allow requests beyond the model's maximum context.
+    ///     achievable: Use the hardware's measured figures instead of the datasheet's.
+    ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
+    ///
+    /// Returns:
+    ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
+    fn fleet = "fleet" () [model, parts, rate, prompt, output, prefix_hit, slo_ttft, slo_tpot, requests, seed, max_devices, caps, budgets, objective, pareto, block_size, dtype, kv_dtype, activations, launch, reserve, force];
 }

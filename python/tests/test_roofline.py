@@ -60,6 +60,9 @@ CASES = [
      ["speculative", "--acceptance", "0.8", "--draft-tokens", "4", "--draft-cost", "0.05"]),
     ("collective", dict(kind="all-reduce", hw="h200-sxm", devices=8, bytes="1GiB"),
      ["collective", "all-reduce", "--hw", "h200-sxm", "--devices", "8", "--bytes", "1GiB"]),
+    ("simulate", dict(model="llama-3-8b", hw="h200-sxm", rate="12/s", prompt=2048, output=256, requests=200),
+     ["simulate", "--model", "llama-3-8b", "--hw", "h200-sxm", "--rate", "12/s", "--prompt", "2048",
+      "--output", "256", "--requests", "200"]),
     ("plan", dict(model="llama-3.1-70b", hw="h200-sxm", devices=8, tp=8, batch=32),
      ["plan", "--model", "llama-3.1-70b", "--hw", "h200-sxm", "--devices", "8", "--tp", "8", "--batch", "32"]),
     ("plan", dict(model="llama-3.1-70b", hw="h200-sxm", search=True, devices=16, objective="throughput",
@@ -98,7 +101,7 @@ class TestSameAsCli:
         commands = {
             "hw_show", "hw_list", "model_show", "model_list", "point", "occupancy", "coalesce",
             "littles_law", "matmul", "fusion_softmax", "fusion_chain", "fusion_epilogue", "launch",
-            "kv", "decode", "prefill", "speculative", "collective", "plan",
+            "kv", "decode", "prefill", "speculative", "collective", "plan", "simulate",
         }
         assert commands <= covered
 

@@ -5,7 +5,7 @@
 use clap::Args;
 use roofline::calc::calibrate::{self, Inputs};
 use roofline::error::{Error, Result};
-use roofline::query::Context as Ctx;
+use roofline::query::Context;
 use roofline::report::Report;
 use std::path::{Path, PathBuf};
 
@@ -45,7 +45,7 @@ pub struct CalibrateArgs {
 }
 
 /// Runs `calibrate`.
-pub fn run(a: &CalibrateArgs, ctx: &Ctx) -> Result<Vec<Report>> {
+pub fn run(a: &CalibrateArgs, ctx: &Context) -> Result<Vec<Report>> {
     if ctx.mode == roofline::spec::hardware::Mode::Achievable {
         return Err(Error::usage(
             "--achievable",

@@ -337,7 +337,8 @@ fn relaxed(mut c: clap::Command) -> clap::Command {
 const DEFAULT_HW: &str = roofline::query::DEFAULT_HW;
 
 /// The library's context for a command line: the catalog with the
-/// user's folders, the `--set`s and the mode.
+/// user's folders, the `--set`s and the mode; errors shown inside a
+/// report name flags.
 pub fn context(g: &Global) -> Result<Context> {
     let catalog = Catalog {
         hw_dirs: g.hw_dir.iter().cloned().collect(),
@@ -350,7 +351,9 @@ pub fn context(g: &Global) -> Result<Context> {
     } else {
         Mode::SpeedOfLight
     };
-    Ok(Context::new(catalog, Context::parse_sets(&g.set)?, mode).with_namer(query::as_flags))
+    let mut ctx = Context::new(catalog, Context::parse_sets(&g.set)?, mode);
+    ctx.rename = query::as_flags;
+    Ok(ctx)
 }
 
 /// Names each user folder by where it came from: the environment variable
@@ -461,12 +464,9 @@ fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
             sink.as_deref_mut()
                 .map(|s| -> &mut dyn roofline::report::RowSink { s }),
             g.chart.is_some(),
-        )?;
-        let mut reports = if roofline::query::is_list(q.command()) {
-            reports
-        } else {
-            ctx.finish(reports).map_err(query::as_flags)?
-        };
+        )
+        .map_err(query::as_flags)?;
+        let mut reports = reports;
         // What the chart left out is said beside the chart, not in the data.
         let thinned: Vec<String> = reports
             .first_mut()
@@ -585,11 +585,11 @@ fn run_command(cli: &Cli, ctx: &Context) -> Result<Vec<Report>> {
         Command::Decode(a) => query::run(a, ctx, &[], false),
         Command::Prefill(a) => query::run(a, ctx, &[], false),
         Command::Speculative(a) => query::run(a, ctx, &[], false),
+        Command::Simulate(a) => query::run(a, ctx, &[], false),
+        Command::Fleet(a) => query::run(a, ctx, &[], false),
         Command::Occupancy(a) => query::run(a, ctx, &[], false),
         Command::Coalesce(a) => query::run(a, ctx, &[], false),
         Command::LittlesLaw(a) => query::run(a, ctx, &[], false),
-        Command::Simulate(a) => query::run(a, ctx, &[], false),
-        Command::Fleet(a) => query::run(a, ctx, &[], false),
         Command::Calibrate(a) => calibrate::run(a, ctx),
         // main draws a chart itself; a scenario's chart query gets here,
         // writes its file and reports nothing.

@@ -49,16 +49,12 @@ pub fn put(f: &mut Fields, name: &str, v: Option<impl Into<Value>>) {
 /// Runs a query through the library: one report, or with `explain` one
 /// full report per point. Errors are named as flags.
 pub fn run(q: &dyn Query, ctx: &Context, sweeps: &[String], explain: bool) -> Result<Vec<Report>> {
-    let (reports, _) = run_into(q, ctx, sweeps, explain, None, false)?;
-    if roofline::query::is_list(q.command()) {
-        return Ok(reports);
-    }
-    ctx.finish(reports).map_err(as_flags)
+    run_into(q, ctx, sweeps, explain, None, false).map(|(r, _)| r)
 }
 
-/// [`run`] before the library's closing checks ([`Context::finish`]);
-/// with a `sink`, a sweep's rows go to it as they are worked and the
-/// second value says so ([`roofline::query::evaluate_into`]).
+/// [`run`]; with a `sink`, a sweep's rows go to it as they are worked
+/// ([`roofline::query::evaluate_into`]): the report returned then has no
+/// rows, and the second value says so.
 pub fn run_into(
     q: &dyn Query,
     ctx: &Context,

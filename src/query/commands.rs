@@ -125,7 +125,28 @@ pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -
             let hw = ctx.point_hardware(fields, None)?;
             calc::simulate::cost(&m, &hw, &inputs(fields)?, mode)?.report(lean)
         }
-        "fleet" => fleet(ctx, fields, lean)?,
+        "fleet" => {
+            // One joint search over the parts listed in `parts` (the
+            // command line's --hw), not a comparison.
+            let m = ctx.point_model(fields)?;
+            let list = match fields.get("parts") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(","),
+                _ => String::new(),
+            };
+            let hws = ctx.hardware(&list)?;
+            let f: Fields = fields
+                .iter()
+                .filter(|(k, _)| is_calc_field(k) && k.as_str() != "parts")
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let inputs = calc::fleet::FleetInputs::from_fields(&f)?;
+            calc::fleet::search::search(&m, &hws, &inputs, mode)?.report(lean)?
+        }
         other => return Err(super::unknown_command(other)),
     })
 }
@@ -222,9 +243,8 @@ fn plan(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
     ))
 }
 
-/// Notes the workload a plan assumed where the query left it out (batch 1,
-/// 4,096 tokens of context, a 1,024-token prompt), since every figure of
-/// the plan depends on it.
+/// A plan's figures all hang on the batch, context and prompt: those not
+/// given are named in a note with the values assumed.
 fn assumed(mut r: Report, fields: &Fields) -> Report {
     let left_out: Vec<String> = ["batch", "context", "prompt"]
         .iter()
@@ -241,27 +261,6 @@ fn assumed(mut r: Report, fields: &Fields) -> Report {
         ));
     }
     r
-}
-
-/// `fleet`: one joint search over every part named (`parts`, or `hw`),
-/// not a comparison of them.
-fn fleet(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
-    use calc::fleet::{self, FleetInputs};
-    let m = ctx.point_model(fields)?;
-    let list = fields
-        .get("parts")
-        .or_else(|| fields.get("hw"))
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let hws = ctx.hardware(&list)?;
-    let f: Fields = fields
-        .iter()
-        .filter(|(k, _)| is_calc_field(k) && k.as_str() != "parts")
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let inputs = FleetInputs::from_fields(&f)?;
-    fleet::search::search(&m, &hws, &inputs, ctx.mode)?.report(lean)
 }
 
 /// The parts of `speculative = "A,G[,C]"`, decode's one-field form of

@@ -27,6 +27,10 @@ pub struct Context {
     /// Whether a hardware file, and a model file, were read: a `--set`
     /// for a kind of file the command never reads is an error, not a no-op.
     read: Cell<(bool, bool)>,
+    /// How a shell names an error shown inside a report (a comparison's
+    /// failed item): the command line says `--batch` where the library
+    /// says `batch`. The identity by default.
+    pub rename: fn(Error) -> Error,
     hw_cache: RefCell<HashMap<String, Rc<Hardware>>>,
     model_cache: RefCell<HashMap<String, Rc<Model>>>,
     /// How a shell names a point's error in a sweep's error column (the
@@ -49,6 +53,7 @@ impl Context {
             sets,
             mode,
             read: Cell::new((false, false)),
+            rename: |e| e,
             hw_cache: Default::default(),
             model_cache: Default::default(),
             namer: |e| e,
@@ -80,7 +85,7 @@ impl Context {
     }
 
     /// Whether a hardware file, and a model file, have been read.
-    pub fn was_read(&self) -> (bool, bool) {
+    pub fn read_flags(&self) -> (bool, bool) {
         self.read.get()
     }
 
@@ -300,7 +305,7 @@ impl Context {
         Ok(reports)
     }
 
-    /// Every `--achievable` answer says how good it is: the validated error
+    /// Every achievable answer says how good it is: the validated error
     /// of its kind on its part, a calibrated file's held-out error, or that
     /// nothing was measured (`calc::accuracy`).
     fn quote_errors(&self, reports: &mut [Report]) {

@@ -90,25 +90,13 @@ pub fn evaluate(
     sweeps: &[Axis],
     each_point: bool,
 ) -> Result<Vec<Report>> {
-    let (reports, _) = evaluate_into(ctx, command, fields, sweeps, each_point, None, false)?;
-    if is_list(command) {
-        // A list states where its `--set`s applied itself.
-        return Ok(reports);
-    }
-    ctx.finish(reports)
+    evaluate_into(ctx, command, fields, sweeps, each_point, None, false).map(|(r, _)| r)
 }
 
-/// Whether `command` lists the catalog (`hw list`, `model list`).
-pub fn is_list(command: &str) -> bool {
-    matches!(command, "hw list" | "model list")
-}
-
-/// [`evaluate`] without [`Context::finish`], and with a `sink`: a sweep's
-/// rows go to it as they are worked, in bounded memory (a comparison and
-/// `each_point` still collect). The report returned then has no rows, and
-/// the second value says so. With `chart`, a streamed report keeps the
-/// rows a chart draws ([`sweep::chart_strides`]). The caller finishes the
-/// reports ([`Context::finish`]) and then the sink.
+/// [`evaluate`]; with a `sink`, a sweep's rows go to it as they are worked
+/// (a comparison and `each_point` still collect): the report returned then
+/// has no rows, and the second value says so. With `chart`, a streamed
+/// report keeps the rows a chart draws ([`sweep::chart_strides`]).
 pub fn evaluate_into(
     ctx: &Context,
     command: &str,
@@ -145,7 +133,8 @@ pub fn evaluate_into(
     if !COMMANDS.contains(&command) {
         return Err(unknown_command(command));
     }
-    grid(ctx, command, fields, sweeps, each_point, sink, chart)
+    let (reports, streamed) = grid(ctx, command, fields, sweeps, each_point, sink, chart)?;
+    Ok((ctx.finish(reports)?, streamed))
 }
 
 /// Evaluates one point of `command` (every field has one value), without
@@ -250,7 +239,7 @@ fn grid(
     // whole sweep's.
     let mut checked = false;
     let mut point_eval = |f: &Fields, lean: bool| -> Result<Report> {
-        let r = point(ctx, command, f, lean).map_err(|e| ctx.name_error(unknown_sweep(e, &swept)))?;
+        let r = point(ctx, command, f, lean).map_err(|e| (ctx.rename)(unknown_sweep(e, &swept)))?;
         if !checked {
             check_axes_read(ctx, &axes)?;
             checked = true;
@@ -317,7 +306,7 @@ fn compare(ctx: &Context, command: &str, axes: &[Axis], mut f: Fields) -> Result
         // about the whole command (bad usage, I/O) stops here.
         let r = point(ctx, command, &f, false)
             .and_then(|r| Context::check_finite(std::slice::from_ref(&r)).map(|()| r))
-            .map_err(|e| ctx.name_error(e));
+            .map_err(ctx.rename);
         match r {
             Err(e) if matches!(e.exit_code(), 2 | 74) => return Err(e),
             r => answers.push(r),
@@ -343,7 +332,7 @@ fn compare(ctx: &Context, command: &str, axes: &[Axis], mut f: Fields) -> Result
 /// The report of a comparison's item that has no answer: the error, short
 /// in its cell (`does not fit: needs 141.1 GB ..., has 135.1 GB`) and in
 /// full in a note, where the remedy is.
-fn unanswered(template: &Report, p: &[(&str, &Value)], given: &Fields, e: &Error) -> Report {
+fn unanswered(template: &Report, point: &[(&str, &Value)], given: &Fields, e: &Error) -> Report {
     let mut r = template.clone();
     // The inputs given are this item's too; those the item would have
     // chosen itself (a part's default precision) are not known.
@@ -351,7 +340,7 @@ fn unanswered(template: &Report, p: &[(&str, &Value)], given: &Fields, e: &Error
         .retain(|k, _| given.contains_key(k.replace('_', "-").as_str()));
     r.results.clear();
     r.notes.clear();
-    for (k, v) in p {
+    for (k, v) in point {
         let id = v.as_str().map(str::to_string);
         match *k {
             "hw" => r.hardware = id,
@@ -379,15 +368,15 @@ fn unanswered(template: &Report, p: &[(&str, &Value)], given: &Fields, e: &Error
 /// command never read would print identical rows under an invented
 /// column: refused, as a sweep of a name the command does not take is.
 fn check_axes_read(ctx: &Context, axes: &[Axis]) -> Result<()> {
-    let (hw, model) = ctx.was_read();
+    let (hw, model) = ctx.read_flags();
     for a in axes {
         let for_model = a.name == "model"
             || (a.name.contains('.') && crate::spec::overrides::is_model_path(&a.name));
         let for_hw = a.name == "hw" || (a.name.contains('.') && !for_model);
         let what = if for_model && !model {
-            "model"
+            "a model"
         } else if for_hw && !hw {
-            "hardware file"
+            "a hardware file"
         } else {
             continue;
         };

@@ -25,6 +25,7 @@ from ._roofline import (
     decode,
     fusion_chain,
     fusion_epilogue,
+    fleet,
     fusion_softmax,
     hardware,
     hardware_ids,
@@ -43,6 +44,7 @@ from ._roofline import (
     point,
     prefill,
     roofline_chart,
+    simulate,
     speculative,
     sweep,
 )
@@ -63,6 +65,7 @@ __all__ = [
     "decode",
     "fusion_chain",
     "fusion_epilogue",
+    "fleet",
     "fusion_softmax",
     "hardware",
     "hardware_ids",
@@ -81,6 +84,7 @@ __all__ = [
     "point",
     "prefill",
     "roofline_chart",
+    "simulate",
     "speculative",
     "sweep",
 ]

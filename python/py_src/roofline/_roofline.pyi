@@ -315,6 +315,42 @@ def decode(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = No
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
+def fleet(*, model: Optional[ModelLike] = None, parts: Optional[Field] = None, rate: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, requests: Optional[Field] = None, seed: Optional[Field] = None, max_devices: Optional[Field] = None, caps: Optional[Field] = None, budgets: Optional[Field] = None, objective: Optional[Field] = None, pareto: Optional[Field] = None, block_size: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, force: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+    """
+    The fewest devices that serve a request rate within TTFT and TPOT targets: layouts, batch caps and parts searched by simulation; pareto=True traces tokens/s per device against tokens/s per user.
+
+    Quantities are numbers in base units or text with a unit ("4.8 TB/s").
+
+    Args:
+        model: Model id or path.
+        parts: Hardware ids or paths searched together, as a list or comma-separated: one joint search, not a comparison.
+        rate: Poisson arrivals: requests per second (40/s).
+        prompt: Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
+        output: Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
+        prefix_hit: Share of each prompt already in the prefix cache.
+        slo_ttft: Time-to-first-token target: 2s (p99) or p50=500ms.
+        slo_tpot: Time-per-output-token target: 50ms (p99) or p90=40ms.
+        requests: Requests each simulated verdict runs (default 1,000).
+        seed: Seed of the random stream (default 0).
+        max_devices: The most devices a deployment may take (default 1,024).
+        caps: Batch caps searched (default 16,32,64,128,256).
+        budgets: Token budgets searched (default 2,048 + the cap).
+        objective: What to minimise: devices (the default).
+        pareto: Print the frontier of tokens/s per device against tokens/s per user (draw it with chart).
+        block_size: Tokens per KV block (default 16).
+        dtype: Weight precision (default: the hardware's default-dtype).
+        kv_dtype: KV precision (default bf16).
+        activations: Activation precision.
+        launch: Launch overhead per kernel: none (default), eager or graph.
+        reserve: Memory held back (default 10%).
+        force: Allow requests beyond the model's maximum context.
+        achievable: Use the hardware's measured figures instead of the datasheet's.
+        set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
+
+    Returns:
+        Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
+    """
+
 def fusion_chain(*, ops: Optional[Field] = None, elements: Optional[Field] = None, inputs: Optional[Field] = None, flops_per_op: Optional[Field] = None, hw: Optional[HardwareLike] = None, dtype: Optional[Union[str, Sequence[str]]] = None, overhead: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     A chain of elementwise kernels against one fused kernel.
@@ -714,6 +750,46 @@ def roofline_chart(hw: Optional[HardwareLike], *, dtype: Optional[Union[str, Seq
 
     Returns:
         Chart: shown as SVG in a notebook; `.save(path)` writes .svg or .png.
+    """
+
+def simulate(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, rate: Optional[Field] = None, concurrency: Optional[Field] = None, trace: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, requests: Optional[Field] = None, seed: Optional[Field] = None, max_batched_tokens: Optional[Field] = None, max_seqs: Optional[Field] = None, block_size: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, tp: Optional[Field] = None, pp: Optional[Field] = None, ep: Optional[Field] = None, dp: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, per_request: Optional[Field] = None, force: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+    """
+    One serving deployment request by request: continuous batching, chunked prefill, paged KV with preemption; latency percentiles, throughput, goodput under SLOs.
+
+    Quantities are numbers in base units or text with a unit ("4.8 TB/s").
+
+    Args:
+        model: Model id or path to a .toml file.
+        hw: Hardware id or path.
+        rate: Poisson arrivals: requests per second (12/s, 720/min).
+        concurrency: A closed loop: this many users, each sending its next request when the last one finishes.
+        trace: A CSV trace: arrival_s, prompt_tokens, output_tokens per row.
+        prompt: Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
+        output: Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
+        prefix_hit: Share of each prompt already in the prefix cache (50% or 0.5).
+        requests: Requests to simulate (default 10,000; a trace: its rows).
+        seed: Seed of the random stream (default 0).
+        max_batched_tokens: Token budget of one iteration (default 2,048 + max-seqs: a 2,048-token prompt whole beside a full batch of decodes).
+        max_seqs: Sequences one iteration holds (default 256, vLLM's max_num_seqs).
+        block_size: Tokens per KV block (default 16, vLLM's block_size).
+        slo_ttft: Time-to-first-token target: 2s (p99) or p50=500ms.
+        slo_tpot: Time-per-output-token target: 50ms (p99) or p90=40ms.
+        tp: Tensor parallelism of a replica (default 1).
+        pp: Pipeline stages of a replica (default 1).
+        ep: Expert parallelism (default 1).
+        dp: Data-parallel replicas, requests routed among them at random (default 1).
+        dtype: Weight precision (default: the hardware's default-dtype).
+        kv_dtype: KV precision (default bf16).
+        activations: Activation precision (default: the hardware's default-dtype).
+        launch: Launch overhead per kernel: none (default), eager or graph (the default with achievable).
+        reserve: Memory held back for activations and the runtime (default 10%).
+        per_request: One row per request (arrival, queue, TTFT, TPOT, E2E).
+        force: Allow requests beyond the model's maximum context.
+        achievable: Use the hardware's measured figures instead of the datasheet's.
+        set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
+
+    Returns:
+        Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
 def speculative(*, acceptance: Optional[Field] = None, draft_tokens: Optional[Field] = None, draft_cost: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:

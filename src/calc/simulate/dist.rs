@@ -245,6 +245,6 @@ mod tests {
         let mut r = Random::new(3);
         let d = Length::Uniform { lo: 1, hi: 3 };
         let v: Vec<u64> = (0..1000).map(|_| d.sample(&mut r)).collect();
-        assert!(v.contains(&1) && v.contains(&3) && !v.iter().any(|x| !(1..=3).contains(x)));
+        assert!(v.contains(&1) && v.contains(&3) && !v.iter().any(|&x| !(1..=3).contains(&x)));
     }
 }
