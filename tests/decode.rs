@@ -545,12 +545,3 @@ fn without_a_batch_the_slo_search_answers_and_says_what_binds() {
         Err(Error::MissingInput { .. })
     ));
 }
-
-/// A bare-time target (the step's own time in `decode`).
-fn bare(seconds: f64) -> Target {
-    Target {
-        percentile: roofline::calc::simulate::slo::DEFAULT_PERCENTILE,
-        seconds,
-        named: false,
-    }
-}
