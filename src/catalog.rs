@@ -18,6 +18,7 @@ mod builtin {
 #[derive(Debug, Clone)]
 enum Source {
     Builtin(&'static str),
+    Text(std::sync::Arc<str>),
     File(PathBuf),
 }
 
@@ -34,6 +35,7 @@ impl Entry {
     pub fn origin_name(&self, kind: &str) -> String {
         match &self.source {
             Source::Builtin(_) => format!("built-in {kind}/{}.toml", self.id),
+            Source::Text(_) => format!("{kind}/{} (given as text)", self.id),
             Source::File(p) => p.display().to_string(),
         }
     }
@@ -41,6 +43,7 @@ impl Entry {
     fn text(&self) -> Result<String> {
         match &self.source {
             Source::Builtin(s) => Ok((*s).to_string()),
+            Source::Text(s) => Ok(s.to_string()),
             Source::File(p) => read(p),
         }
     }
@@ -86,6 +89,13 @@ pub struct Catalog {
     /// it came from (`--hw-dir`, `ROOFLINE_HW_DIR`). A folder not listed
     /// is named by its path alone.
     pub dir_names: Vec<(PathBuf, String)>,
+    /// Hardware files given as text rather than read from disk (pasted
+    /// into the web page, edited from Python), as (id, TOML text); they
+    /// override built-ins with the same id, and folders override them.
+    pub hw_texts: Vec<(String, String)>,
+    /// Model files given as text, as (id, text): TOML, or a Hugging Face
+    /// `config.json` when the id ends in `.json`.
+    pub model_texts: Vec<(String, String)>,
 }
 
 /// The id among `ids` a mistyped `wanted` most likely means. Ids are
@@ -120,6 +130,7 @@ pub fn suggest<'a>(wanted: &str, ids: impl IntoIterator<Item = &'a str> + Clone)
 
 fn entries(
     builtin: &'static [(&'static str, &'static str)],
+    texts: &[(String, String)],
     dirs: &[PathBuf],
     names: &[(PathBuf, String)],
 ) -> Result<Vec<Entry>> {
@@ -130,6 +141,13 @@ fn entries(
             source: Source::Builtin(text),
         })
         .collect();
+    for (id, text) in texts {
+        out.retain(|e| e.id != *id);
+        out.push(Entry {
+            id: id.clone(),
+            source: Source::Text(text.as_str().into()),
+        });
+    }
     for dir in dirs {
         let rd = std::fs::read_dir(dir).map_err(|source| {
             let from = names
@@ -166,12 +184,22 @@ pub fn is_path(s: &str) -> bool {
 impl Catalog {
     /// Hardware entries: built-in, then the user's folders.
     pub fn hardware_entries(&self) -> Result<Vec<Entry>> {
-        entries(builtin::HARDWARE, &self.hw_dirs, &self.dir_names)
+        entries(
+            builtin::HARDWARE,
+            &self.hw_texts,
+            &self.hw_dirs,
+            &self.dir_names,
+        )
     }
 
     /// Model entries: built-in, then the user's folders.
     pub fn model_entries(&self) -> Result<Vec<Entry>> {
-        entries(builtin::MODELS, &self.model_dirs, &self.dir_names)
+        entries(
+            builtin::MODELS,
+            &self.model_texts,
+            &self.model_dirs,
+            &self.dir_names,
+        )
     }
 
     fn find(&self, kind: &'static str, list: Vec<Entry>, id: &str) -> Result<Entry> {
@@ -194,6 +222,16 @@ impl Catalog {
     }
 
     fn text(&self, kind: &'static str, what: &str) -> Result<(String, String)> {
+        // A text given by id (`my-gpu`, `config.json`) is found before a
+        // path of the same name would be read.
+        let texts = if kind == "hardware" {
+            &self.hw_texts
+        } else {
+            &self.model_texts
+        };
+        if let Some((id, text)) = texts.iter().find(|(id, _)| id == what) {
+            return Ok((text.clone(), format!("{kind}/{id} (given as text)")));
+        }
         if is_path(what) {
             let p = Path::new(what);
             return Ok((read(p)?, p.display().to_string()));

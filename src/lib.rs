@@ -50,6 +50,7 @@ pub mod chart;
 pub mod error;
 pub mod inputs;
 pub mod precision;
+pub mod query;
 pub mod render;
 pub mod report;
 pub mod spec;

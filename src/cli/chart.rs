@@ -3,7 +3,7 @@
 //! bytes, and the binary writes them (to standard output for `--out -`).
 
 use super::query::{as_flags, put};
-use super::{Ctx, Global};
+use super::{Global, context};
 use clap::{Args, Subcommand};
 use roofline::calc::decode::DecodeInputs;
 use roofline::calc::matmul::MatmulInputs;
@@ -13,6 +13,7 @@ use roofline::chart::{
 };
 use roofline::error::{Error, Result};
 use roofline::inputs::{Fields, from_fields};
+use roofline::query::Context;
 use roofline::report::Report;
 use std::path::{Path, PathBuf};
 
@@ -185,7 +186,7 @@ pub fn draw(cmd: &ChartCommand, g: &Global) -> Result<ChartOut> {
             "a chart draws its own ranges; sweep a command and add --chart FILE to draw the sweep",
         ));
     }
-    let ctx = Ctx::new(g)?;
+    let ctx = context(g)?;
     let (chart, out) = match cmd {
         ChartCommand::Roofline(a) => {
             let format = ChartFormat::from_path(&a.out, "out")?;
@@ -297,7 +298,7 @@ pub fn draw(cmd: &ChartCommand, g: &Global) -> Result<ChartOut> {
 }
 
 /// One accelerator: a list is refused (these charts are of one part).
-fn single(ctx: &Ctx, list: &str) -> Result<roofline::spec::hardware::Hardware> {
+fn single(ctx: &Context, list: &str) -> Result<roofline::spec::hardware::Hardware> {
     let mut hw = ctx.hardware(list)?;
     if hw.len() > 1 {
         return Err(Error::input(

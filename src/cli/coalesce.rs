@@ -1,12 +1,9 @@
 //! `coalesce`: bytes moved for bytes used by one warp's strided load.
 
-use super::Ctx;
-use super::query::{Query, calc_fields, flag_fields};
+use super::query::{Query, flag_fields};
 use clap::Args;
-use roofline::calc::coalesce::{self, CoalesceInputs};
 use roofline::error::Result;
-use roofline::inputs::{Fields, from_fields};
-use roofline::report::Report;
+use roofline::inputs::Fields;
 use serde::Serialize;
 
 /// `coalesce` flags.
@@ -43,13 +40,11 @@ pub struct CoalesceArgs {
 }
 
 impl Query for CoalesceArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
+    fn command(&self) -> &'static str {
+        "coalesce"
     }
 
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let hw = ctx.point_hardware(fields, None)?;
-        let inputs: CoalesceInputs = from_fields(&calc_fields(fields))?;
-        Ok(coalesce::cost(&hw, &inputs, ctx.mode)?.report(lean))
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
     }
 }

@@ -1,12 +1,9 @@
 //! `collective KIND`: one collective's time on the hardware's fabric tiers.
 
-use super::Ctx;
-use super::query::{Query, calc_fields, flag_fields};
+use super::query::{Query, flag_fields};
 use clap::Args;
-use roofline::calc::collective::{self, CollectiveInputs};
 use roofline::error::Result;
-use roofline::inputs::{Fields, from_fields};
-use roofline::report::Report;
+use roofline::inputs::Fields;
 use serde::Serialize;
 
 /// `collective` flags.
@@ -43,13 +40,11 @@ pub struct CollectiveArgs {
 }
 
 impl Query for CollectiveArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
+    fn command(&self) -> &'static str {
+        "collective"
     }
 
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let hw = ctx.point_hardware(fields, None)?;
-        let inputs: CollectiveInputs = from_fields(&calc_fields(fields))?;
-        Ok(collective::cost(&hw, &inputs, ctx.mode)?.report(lean))
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
     }
 }

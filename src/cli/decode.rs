@@ -1,12 +1,9 @@
 //! `decode`: one decode step of a model on a device.
 
-use super::query::{Query, calc_fields, flag_fields, put};
-use super::{Ctx, fields_as_flags};
+use super::query::{Query, flag_fields};
 use clap::Args;
-use roofline::calc::decode::{self, DecodeInputs};
-use roofline::error::{Error, Result};
-use roofline::inputs::{Fields, from_fields};
-use roofline::report::Report;
+use roofline::error::Result;
+use roofline::inputs::Fields;
 use serde::Serialize;
 
 /// `decode` flags.
@@ -55,7 +52,6 @@ pub struct DecodeArgs {
     /// Speculative decoding in one flag: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]
     /// (e.g. 0.8,4,0.05), the same as the three flags below.
     #[arg(long, value_name = "A,G[,C]", conflicts_with_all = ["acceptance", "draft_tokens", "draft_cost"])]
-    #[serde(skip)]
     pub speculative: Option<String>,
     /// Speculative decoding: probability a drafted token is accepted.
     #[arg(long)]
@@ -87,48 +83,11 @@ pub struct DecodeArgs {
 }
 
 impl Query for DecodeArgs {
-    fn fields(&self) -> Result<Fields> {
-        let mut f = flag_fields(self)?;
-        if let Some(spec) = &self.speculative {
-            let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
-            if !(2..=3).contains(&parts.len()) || parts.iter().any(|p| p.is_empty()) {
-                return Err(Error::usage(
-                    "--speculative",
-                    format!(
-                        "`{spec}`: expected ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST], e.g. 0.8,4,0.05"
-                    ),
-                ));
-            }
-            for (k, v) in ["acceptance", "draft-tokens", "draft-cost"]
-                .iter()
-                .zip(&parts)
-            {
-                put(&mut f, k, Some(*v));
-            }
-        }
-        Ok(f)
+    fn command(&self) -> &'static str {
+        "decode"
     }
 
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let m = ctx.point_model(fields)?;
-        let hw = ctx.point_hardware(fields, None)?;
-        // An error in a part of --speculative names the flag typed.
-        let typed = |e: Error| match e {
-            Error::Field { field, message }
-                if self.speculative.is_some()
-                    && matches!(field.as_str(), "acceptance" | "draft-tokens" | "draft-cost") =>
-            {
-                Error::field(
-                    "speculative",
-                    format!("its {} {message}", field.replace('-', " ")),
-                )
-            }
-            e => e,
-        };
-        let inputs: DecodeInputs = from_fields(&calc_fields(fields)).map_err(typed)?;
-        Ok(decode::cost(&m, &hw, &inputs, ctx.mode)
-            .map_err(fields_as_flags)
-            .map_err(typed)?
-            .report(lean))
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
     }
 }

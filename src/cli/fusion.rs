@@ -2,13 +2,10 @@
 //! against the fused kernel. Each pattern is a query over its fields; the
 //! hardware defaults to the lecture's reference part.
 
-use super::Ctx;
-use super::query::{Query, calc_fields, flag_fields};
+use super::query::{Query, flag_fields};
 use clap::{Args, Subcommand};
-use roofline::calc::fusion::{self, DEFAULT_HARDWARE, FusionCost};
 use roofline::error::Result;
-use roofline::inputs::{Fields, from_fields};
-use roofline::report::Report;
+use roofline::inputs::Fields;
 use serde::Serialize;
 
 /// Examples for `fusion --help`.
@@ -127,37 +124,21 @@ impl FusionCommand {
     }
 }
 
-/// One point of a pattern: its hardware (the default where none is
-/// named, noted in the report) and its cost.
-fn eval(
-    ctx: &Ctx,
-    fields: &Fields,
-    lean: bool,
-    cost: impl FnOnce(&roofline::spec::hardware::Hardware, &Fields) -> Result<FusionCost>,
-) -> Result<Report> {
-    let hw = ctx.point_hardware(fields, Some(DEFAULT_HARDWARE))?;
-    let r = cost(&hw, &calc_fields(fields))?.report(lean);
-    let given = fields.get("hw").and_then(|v| v.as_str());
-    Ok(Ctx::noted_default(given, Ok(vec![r]))?.remove(0))
-}
-
-/// Each pattern is a query over its own flags, priced by its own cost.
+/// Each pattern is a query over its own flags.
 macro_rules! pattern_query {
-    ($args:ty, $cost:path) => {
+    ($args:ty, $name:literal) => {
         impl Query for $args {
-            fn fields(&self) -> Result<Fields> {
-                flag_fields(self)
+            fn command(&self) -> &'static str {
+                $name
             }
 
-            fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-                eval(ctx, fields, lean, |hw, f| {
-                    $cost(hw, &from_fields(f)?, ctx.mode)
-                })
+            fn fields(&self) -> Result<Fields> {
+                flag_fields(self)
             }
         }
     };
 }
 
-pattern_query!(SoftmaxArgs, fusion::softmax);
-pattern_query!(ChainArgs, fusion::chain);
-pattern_query!(EpilogueArgs, fusion::epilogue);
+pattern_query!(SoftmaxArgs, "fusion softmax");
+pattern_query!(ChainArgs, "fusion chain");
+pattern_query!(EpilogueArgs, "fusion epilogue");

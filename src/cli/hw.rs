@@ -2,12 +2,11 @@
 //! parts compares them and `--sweep dtype=bf16,fp8` varies an input, both
 //! through the sweep engine.
 
-use super::Ctx;
-use super::query::{Query, calc_inputs, flag_fields};
+use super::query::{Query, flag_fields};
 use clap::{Args, Subcommand};
-use roofline::calc::hw::{self, HwShowInputs};
 use roofline::error::Result;
 use roofline::inputs::Fields;
+use roofline::query::Context;
 use roofline::report::Report;
 use serde::Serialize;
 
@@ -49,7 +48,7 @@ pub struct NewArgs {
 }
 
 /// The template `hw new` or `model new` prints.
-pub fn new(kind: &str, a: &NewArgs, ctx: &Ctx) -> Result<Vec<u8>> {
+pub fn new(kind: &str, a: &NewArgs, ctx: &Context) -> Result<Vec<u8>> {
     Ok(ctx.catalog.template(kind, &a.from)?.into_bytes())
 }
 
@@ -84,34 +83,23 @@ pub struct HwShowArgs {
 }
 
 impl Query for HwShowArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
+    fn command(&self) -> &'static str {
+        "hw show"
     }
 
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let hw = ctx.point_hardware(fields, None)?;
-        let inputs: HwShowInputs = calc_inputs(fields)?;
-        Ok(hw::cost(&hw, &inputs, ctx.mode)?.report(lean))
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
     }
 }
 
 /// Runs an `hw` subcommand; `explain` asks `hw list` for one report per
 /// accelerator.
-pub fn run(c: &HwCommand, ctx: &Ctx, explain: bool) -> Result<Vec<Report>> {
+pub fn run(c: &HwCommand, ctx: &Context, explain: bool) -> Result<Vec<Report>> {
     match c {
         HwCommand::List(_) => {
-            ctx.read.set((true, false));
-            super::list::run(
-                ctx,
-                "hw",
-                explain,
-                ctx.catalog.hardware_entries()?,
-                |id, sets| ctx.catalog.hardware(id, sets),
-                |h| Ok(hw::list_entry(h)),
-                hw::listing,
-            )
+            roofline::query::evaluate(ctx, "hw list", &Fields::new(), &[], explain)
         }
-        HwCommand::Show(a) => super::query::run(a, ctx, &[], false).map_err(super::query::as_flags),
+        HwCommand::Show(a) => super::query::run(a, ctx, &[], false),
         HwCommand::New(_) => Err(roofline::Error::usage(
             "--sweep",
             "`hw new` prints a template and takes no sweep",

@@ -1,13 +1,10 @@
 //! `kv`: the KV cache of a model, and with `--hw` what fits beside the
 //! weights.
 
-use super::query::{Query, calc_fields, flag_fields};
-use super::{Ctx, fields_as_flags};
+use super::query::{Query, flag_fields};
 use clap::Args;
-use roofline::calc::kv::{self, KvInputs};
 use roofline::error::Result;
-use roofline::inputs::{Fields, from_fields};
-use roofline::report::Report;
+use roofline::inputs::Fields;
 use serde::Serialize;
 
 /// `kv` flags.
@@ -55,20 +52,11 @@ pub struct KvArgs {
 }
 
 impl Query for KvArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
+    fn command(&self) -> &'static str {
+        "kv"
     }
 
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let m = ctx.point_model(fields)?;
-        let hw = if fields.contains_key("hw") {
-            Some(ctx.point_hardware(fields, None)?)
-        } else {
-            None
-        };
-        let inputs: KvInputs = from_fields(&calc_fields(fields))?;
-        Ok(kv::cost(&m, hw.as_deref(), &inputs)
-            .map_err(fields_as_flags)?
-            .report(lean))
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
     }
 }

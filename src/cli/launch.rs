@@ -3,13 +3,10 @@
 //! over its fields; where the overheads come from is the library's
 //! business (`calc::launch::overheads`).
 
-use super::Ctx;
-use super::query::{Query, calc_inputs, flag_fields};
+use super::query::{Query, flag_fields};
 use clap::Args;
-use roofline::calc::launch::{self, LaunchInputs};
 use roofline::error::Result;
 use roofline::inputs::Fields;
-use roofline::report::Report;
 use serde::Serialize;
 
 const AFTER: &str = "\
@@ -80,16 +77,11 @@ pub struct LaunchArgs {
 }
 
 impl Query for LaunchArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
+    fn command(&self) -> &'static str {
+        "launch"
     }
 
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let hw = match fields.get("hw") {
-            Some(_) => Some(ctx.point_hardware(fields, None)?),
-            None => None,
-        };
-        let inputs: LaunchInputs = calc_inputs(fields)?;
-        Ok(launch::cost(hw.as_deref(), &inputs, ctx.mode)?.report(lean))
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
     }
 }

@@ -1,12 +1,9 @@
 //! `littles-law`: loads in flight needed to saturate memory.
 
-use super::Ctx;
-use super::query::{Query, calc_fields, flag_fields};
+use super::query::{Query, flag_fields};
 use clap::Args;
-use roofline::calc::littles_law::{self, LittlesLawInputs};
 use roofline::error::Result;
-use roofline::inputs::{Fields, from_fields};
-use roofline::report::Report;
+use roofline::inputs::Fields;
 use serde::Serialize;
 
 /// `littles-law` flags.
@@ -44,13 +41,11 @@ pub struct LittlesLawArgs {
 }
 
 impl Query for LittlesLawArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
+    fn command(&self) -> &'static str {
+        "littles-law"
     }
 
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let hw = ctx.point_hardware(fields, None)?;
-        let inputs: LittlesLawInputs = from_fields(&calc_fields(fields))?;
-        Ok(littles_law::cost(&hw, &inputs, ctx.mode)?.report(lean))
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
     }
 }

@@ -2,13 +2,11 @@
 //! feasibility, waves and tensor-core row utilisation, as a query over
 //! input fields.
 
-use super::query::{Query, calc_inputs, flag_fields};
-use super::{Ctx, DEFAULT_HW};
+use super::query::{Query, flag_fields};
+
 use clap::Args;
-use roofline::calc::matmul::{self, MatmulInputs};
 use roofline::error::Result;
 use roofline::inputs::Fields;
-use roofline::report::Report;
 use serde::Serialize;
 
 const AFTER: &str = "\
@@ -85,16 +83,11 @@ pub struct MatmulArgs {
 }
 
 impl Query for MatmulArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
+    fn command(&self) -> &'static str {
+        "matmul"
     }
 
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let hw = ctx.point_hardware(fields, Some(DEFAULT_HW))?;
-        let inputs: MatmulInputs = calc_inputs(fields)?;
-        let r = matmul::cost(&hw, &inputs, ctx.mode)?.report(lean);
-        // A point without `hw` ran on the default part: say so.
-        let given = fields.get("hw").and_then(|v| v.as_str());
-        Ok(Ctx::noted_default(given, Ok(vec![r]))?.remove(0))
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
     }
 }

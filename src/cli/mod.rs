@@ -27,13 +27,11 @@ mod speculative;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roofline::catalog::Catalog;
 use roofline::error::{Error, Result};
+use roofline::query::Context;
 use roofline::render::Format;
 use roofline::report::Report;
-use roofline::spec::hardware::{Hardware, Mode};
-use roofline::spec::model::Model;
-use roofline::spec::overrides::Set;
+use roofline::spec::hardware::Mode;
 use std::path::PathBuf;
-use std::rc::Rc;
 
 use query::Query;
 
@@ -250,9 +248,9 @@ pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
         let bytes = match &cli.command {
             Command::Run(a) => Some(run::run(a, &cli.global)?),
             Command::Completions(a) => Some(shell::completions(a)),
-            Command::Hw(hw::HwCommand::New(a)) => Some(hw::new("hw", a, &Ctx::new(&cli.global)?)?),
+            Command::Hw(hw::HwCommand::New(a)) => Some(hw::new("hw", a, &context(&cli.global)?)?),
             Command::Model(model::ModelCommand::New(a)) => {
-                Some(hw::new("model", a, &Ctx::new(&cli.global)?)?)
+                Some(hw::new("model", a, &context(&cli.global)?)?)
             }
             Command::Man => Some(shell::man().map_err(|e| Error::Io {
                 path: "the man page".into(),
@@ -281,241 +279,23 @@ pub fn parse(argv: &[String]) -> Result<Cli, clap::Error> {
 }
 
 /// The hardware `matmul` and `fusion` use when `--hw` is not given.
-const DEFAULT_HW: &str = "h100-sxm";
+const DEFAULT_HW: &str = roofline::query::DEFAULT_HW;
 
-/// What every command's glue gets: the catalog, the overrides, the mode.
-pub struct Ctx {
-    /// Built-in files and the user's folders.
-    pub catalog: Catalog,
-    /// `--set` overrides.
-    pub sets: Vec<Set>,
-    /// Datasheet or measured figures.
-    pub mode: Mode,
-    /// Whether the command read a hardware file, and a model file: a `--set`
-    /// for a kind of file the command never reads is an error, not a no-op.
-    read: std::cell::Cell<(bool, bool)>,
-    /// Hardware loaded for sweep points, by id and per-point `--set`s, so a
-    /// sweep parses each file once.
-    hw_cache: std::cell::RefCell<std::collections::HashMap<String, Rc<Hardware>>>,
-    /// Models loaded for sweep points, likewise.
-    model_cache: std::cell::RefCell<std::collections::HashMap<String, Rc<Model>>>,
-}
-
-impl Ctx {
-    fn new(g: &Global) -> Result<Self> {
-        let sets = g
-            .set
-            .iter()
-            .map(|s| s.parse())
-            .collect::<Result<Vec<Set>>>()?;
-        Ok(Ctx {
-            catalog: Catalog {
-                hw_dirs: g.hw_dir.iter().cloned().collect(),
-                model_dirs: g.model_dir.iter().cloned().collect(),
-                dir_names: dir_names(g),
-            },
-            sets,
-            read: std::cell::Cell::new((false, false)),
-            hw_cache: Default::default(),
-            model_cache: Default::default(),
-            mode: if g.achievable {
-                Mode::Achievable
-            } else {
-                Mode::SpeedOfLight
-            },
-        })
-    }
-
-    /// Loads each hardware of a comma-separated list of ids or paths.
-    pub fn hardware(&self, list: &str) -> Result<Vec<Hardware>> {
-        let (_, m) = self.read.get();
-        self.read.set((true, m));
-        let items = split(list)
-            .map(|h| self.catalog.hardware(h, &self.sets))
-            .collect::<Result<Vec<_>>>()?;
-        if items.is_empty() {
-            return Err(roofline::Error::input(
-                "--hw",
-                "no hardware named; give an id or a path",
-            ));
-        }
-        Ok(items)
-    }
-
-    /// Adds a note to each report when `--hw` was not given.
-    pub fn noted_default(list: Option<&str>, reports: Result<Vec<Report>>) -> Result<Vec<Report>> {
-        let mut reports = reports?;
-        if list.is_none() {
-            for r in &mut reports {
-                r.note(format!(
-                    "hardware: {DEFAULT_HW}, the default (the lecture's worked examples use it); choose another with --hw"
-                ));
-            }
-        }
-        Ok(reports)
-    }
-
-    /// The `--set`s of a point: the command line's, then the point's own
-    /// dotted fields (a swept `--set` path), and the cache key they make.
-    fn point_sets(
-        &self,
-        id: &str,
-        fields: &roofline::inputs::Fields,
-    ) -> Result<(Vec<Set>, String)> {
-        let mut sets = self.sets.clone();
-        let mut key = id.to_string();
-        for (k, v) in fields.iter().filter(|(k, _)| k.contains('.')) {
-            let value = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-            sets.push(format!("{k}={value}").parse()?);
-            key.push_str(&format!("\n{k}={value}"));
-        }
-        Ok((sets, key))
-    }
-
-    /// The hardware of one point: its `hw` field, or `default` when the
-    /// command has one; loaded once per id and `--set`.
-    pub fn point_hardware(
-        &self,
-        fields: &roofline::inputs::Fields,
-        default: Option<&str>,
-    ) -> Result<Rc<Hardware>> {
-        let (_, m) = self.read.get();
-        self.read.set((true, m));
-        let id = match fields.get("hw") {
-            Some(serde_json::Value::String(s)) => s.as_str(),
-            _ => default.ok_or_else(|| {
-                Error::usage(
-                    "--hw",
-                    "give the hardware: an id (see `roofline hw list`) or a path",
-                )
-            })?,
-        };
-        self.cached(&self.hw_cache, id, fields, |id, sets| {
-            self.catalog.hardware(id, sets)
-        })
-    }
-
-    /// The model of one point: its `model` field; loaded once per id and
-    /// `--set`.
-    pub fn point_model(&self, fields: &roofline::inputs::Fields) -> Result<Rc<Model>> {
-        let (h, _) = self.read.get();
-        self.read.set((h, true));
-        let Some(serde_json::Value::String(id)) = fields.get("model") else {
-            return Err(Error::usage(
-                "--model",
-                "give the model: an id (see `roofline model list`) or a path",
-            ));
-        };
-        self.cached(&self.model_cache, id, fields, |id, sets| {
-            self.catalog.model(id, sets)
-        })
-    }
-
-    /// A file loaded once per id and per point's `--set`s.
-    fn cached<T>(
-        &self,
-        cache: &std::cell::RefCell<std::collections::HashMap<String, Rc<T>>>,
-        id: &str,
-        fields: &roofline::inputs::Fields,
-        load: impl Fn(&str, &[Set]) -> Result<T>,
-    ) -> Result<Rc<T>> {
-        // Most points add no `--set` of their own: look the id up as it is.
-        if !fields.keys().any(|k| k.contains('.'))
-            && let Some(x) = cache.borrow().get(id)
-        {
-            return Ok(x.clone());
-        }
-        let (sets, key) = self.point_sets(id, fields)?;
-        if let Some(x) = cache.borrow().get(&key) {
-            return Ok(x.clone());
-        }
-        let x = Rc::new(load(id, &sets)?);
-        cache.borrow_mut().insert(key, x.clone());
-        Ok(x)
-    }
-
-    /// Loads each model of a comma-separated list of ids or paths.
-    pub fn models(&self, list: &str) -> Result<Vec<Model>> {
-        let (h, _) = self.read.get();
-        self.read.set((h, true));
-        let items = split(list)
-            .map(|m| self.catalog.model(m, &self.sets))
-            .collect::<Result<Vec<_>>>()?;
-        if items.is_empty() {
-            return Err(roofline::Error::input(
-                "--model",
-                "no model named; give an id or a path",
-            ));
-        }
-        Ok(items)
-    }
-
-    /// Fails on a `--set` aimed at a kind of file the command did not read,
-    /// and on `--achievable` where no hardware file is read.
-    fn check_sets_used(&self) -> Result<()> {
-        let (hw, model) = self.read.get();
-        if self.mode == Mode::Achievable && !hw {
-            return Err(roofline::Error::usage(
-                "--achievable",
-                "this command reads no hardware file, so there are no measured figures to use",
-            ));
-        }
-        for s in &self.sets {
-            let for_model = roofline::spec::overrides::is_model_path(&s.path);
-            if (for_model && !model) || (!for_model && !hw) {
-                let why = if for_model {
-                    "is a model field, and this command reads no model"
-                } else {
-                    "is not a model field, and this command reads no hardware file"
-                };
-                return Err(roofline::Error::input(
-                    "--set",
-                    format!("`{}` {why}", s.path),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// The `--set`s as typed, `path=value, path=value`.
-    fn sets_text(&self) -> String {
-        self.sets
-            .iter()
-            .map(|s| format!("{}={}", s.path, s.value))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// Rejects a result that overflowed to infinity or lost its value.
-    fn check_finite(reports: &[Report]) -> Result<()> {
-        // serde_json turns an infinite or NaN f64 into null. A count may be
-        // null on purpose (no limit), but a time, a size, a rate or a ratio
-        // never is.
-        const MEASURES: &[&str] = &[
-            "_s",
-            "bytes",
-            "flops",
-            "_hz",
-            "fraction",
-            "speedup",
-            "intensity",
-            "flop_per_byte",
-            "efficiency",
-        ];
-        let bad = |k: &str, v: &serde_json::Value| {
-            v.as_f64().is_some_and(|x| !x.is_finite())
-                || (v.is_null() && MEASURES.iter().any(|m| k.ends_with(m)))
-        };
-        for r in reports {
-            let rows = r.rows.iter().flat_map(|row| row.results.iter());
-            if let Some((k, _)) = r.results.iter().chain(rows).find(|(k, v)| bad(k, v)) {
-                return Err(roofline::Error::Unsupported(format!(
-                    "`{k}` overflowed to infinity; the inputs are too large to compute with"
-                )));
-            }
-        }
-        Ok(())
-    }
+/// The library's context for a command line: the catalog with the
+/// user's folders, the `--set`s and the mode.
+pub fn context(g: &Global) -> Result<Context> {
+    let catalog = Catalog {
+        hw_dirs: g.hw_dir.iter().cloned().collect(),
+        model_dirs: g.model_dir.iter().cloned().collect(),
+        dir_names: dir_names(g),
+        ..Catalog::default()
+    };
+    let mode = if g.achievable {
+        Mode::Achievable
+    } else {
+        Mode::SpeedOfLight
+    };
+    Ok(Context::new(catalog, Context::parse_sets(&g.set)?, mode))
 }
 
 /// Names each user folder by where it came from: the environment variable
@@ -532,24 +312,6 @@ fn dir_names(g: &Global) -> Vec<(PathBuf, String)> {
         }
     }
     out
-}
-
-/// A library message naming the `force` or `hw` field names the flag
-/// (`--force`, `--hw`).
-pub fn fields_as_flags(e: Error) -> Error {
-    match e {
-        Error::Field { field, message } => Error::Field {
-            field,
-            message: message
-                .replace("`force`", "--force")
-                .replace("(`hw`)", "(--hw)"),
-        },
-        e => e,
-    }
-}
-
-fn split(list: &str) -> impl Iterator<Item = &str> {
-    list.split(',').map(str::trim).filter(|s| !s.is_empty())
 }
 
 /// Parses `argv` and runs it; returns the shared flags and the reports to
@@ -583,15 +345,13 @@ fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
             )
             .into());
         }
-        let ctx = Ctx::new(&cli.global)?;
+        let ctx = context(&cli.global)?;
         let reports = run_command(&cli, &ctx)?;
         return Ok((cli.global, reports));
     }
     if let Some(q) = cli.command.query() {
-        let ctx = Ctx::new(&cli.global)?;
-        let reports =
-            query::run(q, &ctx, &cli.global.sweep, cli.global.explain).map_err(query::as_flags)?;
-        let reports = ctx.finish(reports)?;
+        let ctx = context(&cli.global)?;
+        let reports = query::run(q, &ctx, &cli.global.sweep, cli.global.explain)?;
         return Ok((cli.global, reports));
     }
     expand::run(argv)
@@ -660,85 +420,40 @@ impl Command {
     }
 }
 
-impl Ctx {
-    /// The checks and notes every command's reports get: `--set`s and
-    /// `--achievable` actually used, no result overflowed, what-ifs noted.
-    fn finish(&self, mut reports: Vec<Report>) -> Result<Vec<Report>> {
-        self.check_sets_used()?;
-        Ctx::check_finite(&reports)?;
-        // What reading a model assumed (a Hugging Face config without
-        // num_key_value_heads read as multi-head attention) changes every
-        // answer about it, not only `model show`'s.
-        let mut assumed: Vec<(String, Vec<String>)> = Vec::new();
-        let mut ids = std::collections::BTreeSet::new();
-        for m in self.model_cache.borrow().values() {
-            ids.insert(m.id.clone());
-            if !m.notes.is_empty() && !assumed.iter().any(|(id, _)| *id == m.id) {
-                assumed.push((m.id.clone(), m.notes.clone()));
-            }
-        }
-        assumed.sort();
-        // Beside other models, the note says which one it is about.
-        let several = ids.len() > 1;
-        for (id, notes) in &assumed {
-            for n in notes {
-                let n = if several {
-                    format!("{id}: {n}")
-                } else {
-                    n.clone()
-                };
-                for r in &mut reports {
-                    if !r.notes.contains(&n) {
-                        r.note(n.clone());
-                    }
-                }
-            }
-        }
-        if !self.sets.is_empty() {
-            let list = self.sets_text();
-            for r in &mut reports {
-                r.note(format!("what-if: --set {list} replaces the file's figures"));
-            }
-        }
-        Ok(reports)
-    }
-}
-
 /// Runs one parsed command line (no sweeps) and returns its reports.
 fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
-    let ctx = Ctx::new(&cli.global)?;
-    if cli.command.is_list() {
-        // A list states where its --set applied itself.
-        return run_command(cli, &ctx);
-    }
-    let reports = run_command(cli, &ctx)?;
-    ctx.finish(reports)
+    let ctx = context(&cli.global)?;
+    run_command(cli, &ctx)
 }
 
-fn run_command(cli: &Cli, ctx: &Ctx) -> Result<Vec<Report>> {
+fn run_command(cli: &Cli, ctx: &Context) -> Result<Vec<Report>> {
     match &cli.command {
         Command::Hw(c) => hw::run(c, ctx, list_explain(&cli.global)),
-        Command::Model(model::ModelCommand::List(_)) => model::list(ctx, list_explain(&cli.global)),
+        Command::Model(model::ModelCommand::List(_)) => roofline::query::evaluate(
+            ctx,
+            "model list",
+            &roofline::inputs::Fields::new(),
+            &[],
+            list_explain(&cli.global),
+        ),
         Command::Model(model::ModelCommand::New(_)) => Err(Error::usage(
             "--sweep",
             "`model new` prints a template and takes no sweep",
         )),
-        Command::Model(model::ModelCommand::Show(a)) => {
-            query::run(a, ctx, &[], false).map_err(query::as_flags)
-        }
-        Command::Matmul(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
-        Command::Fusion(c) => query::run(c.query(), ctx, &[], false).map_err(query::as_flags),
-        Command::Launch(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
-        Command::Point(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
-        Command::Collective(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
-        Command::Plan(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
-        Command::Kv(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
-        Command::Decode(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
-        Command::Prefill(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
-        Command::Speculative(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
-        Command::Occupancy(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
-        Command::Coalesce(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
-        Command::LittlesLaw(a) => query::run(a, ctx, &[], false).map_err(query::as_flags),
+        Command::Model(model::ModelCommand::Show(a)) => query::run(a, ctx, &[], false),
+        Command::Matmul(a) => query::run(a, ctx, &[], false),
+        Command::Fusion(c) => query::run(c.query(), ctx, &[], false),
+        Command::Launch(a) => query::run(a, ctx, &[], false),
+        Command::Point(a) => query::run(a, ctx, &[], false),
+        Command::Collective(a) => query::run(a, ctx, &[], false),
+        Command::Plan(a) => query::run(a, ctx, &[], false),
+        Command::Kv(a) => query::run(a, ctx, &[], false),
+        Command::Decode(a) => query::run(a, ctx, &[], false),
+        Command::Prefill(a) => query::run(a, ctx, &[], false),
+        Command::Speculative(a) => query::run(a, ctx, &[], false),
+        Command::Occupancy(a) => query::run(a, ctx, &[], false),
+        Command::Coalesce(a) => query::run(a, ctx, &[], false),
+        Command::LittlesLaw(a) => query::run(a, ctx, &[], false),
         // main draws a chart itself; a scenario's chart query gets here,
         // writes its file and reports nothing.
         Command::Chart(c) => {

@@ -3,13 +3,10 @@
 //! same as for the other commands; a swept field of the model file
 //! (`--sweep layers=16,32`) is applied as a `--set` at each point.
 
-use super::Ctx;
-use super::query::{Query, calc_inputs, flag_fields};
+use super::query::{Query, flag_fields};
 use clap::{Args, Subcommand};
-use roofline::calc::model::{self, ModelInputs};
 use roofline::error::Result;
 use roofline::inputs::Fields;
-use roofline::report::Report;
 use serde::Serialize;
 
 /// `model show` flags.
@@ -36,21 +33,6 @@ pub struct ShowArgs {
     pub kv_dtype: Option<String>,
 }
 
-/// The model file's top-level fields that `--sweep` varies as a `--set`
-/// (a table's fields are swept by their dotted path, `attention.heads`).
-const MODEL_TOP_LEVEL: &[&str] = &[
-    "layers",
-    "hidden-size",
-    "vocab-size",
-    "tied-embeddings",
-    "max-context",
-    "weight-dtype",
-    "sliding-window",
-    "norm",
-    "position-embedding",
-    "linear-bias",
-];
-
 /// `model` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum ModelCommand {
@@ -72,47 +54,11 @@ pub enum ModelCommand {
 }
 
 impl Query for ShowArgs {
+    fn command(&self) -> &'static str {
+        "model show"
+    }
+
     fn fields(&self) -> Result<Fields> {
         flag_fields(self)
     }
-
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        // A swept top-level field of the model file (`--sweep layers=16,32`)
-        // is a `--set` of that field at each point, as a dotted path is.
-        let file_field = |k: &str| MODEL_TOP_LEVEL.contains(&k);
-        if !fields.keys().any(|k| file_field(k)) {
-            let m = ctx.point_model(fields)?;
-            let inputs: ModelInputs = calc_inputs(fields)?;
-            return Ok(model::cost(&m, &inputs)?.report(lean));
-        }
-        let Some(serde_json::Value::String(id)) = fields.get("model") else {
-            return Err(roofline::Error::usage(
-                "--model",
-                "give the model: an id (see `roofline model list`) or a path",
-            ));
-        };
-        let mut sets = ctx.sets.clone();
-        for (k, v) in fields.iter().filter(|(k, _)| file_field(k)) {
-            let value = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-            sets.push(format!("{k}={value}").parse()?);
-        }
-        let m = ctx.catalog.model(id, &sets)?;
-        let inputs: ModelInputs =
-            roofline::inputs::from_fields_where(fields, |k| matches!(k, "dtype" | "kv-dtype"))?;
-        Ok(model::cost(&m, &inputs)?.report(lean))
-    }
-}
-
-/// Runs `model list`; `explain` asks for one report per model.
-pub fn list(ctx: &Ctx, explain: bool) -> Result<Vec<Report>> {
-    ctx.read.set((false, true));
-    super::list::run(
-        ctx,
-        "model",
-        explain,
-        ctx.catalog.model_entries()?,
-        |id, sets| ctx.catalog.model(id, sets),
-        model::list_entry,
-        model::listing,
-    )
 }

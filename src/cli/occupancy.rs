@@ -1,12 +1,9 @@
 //! `occupancy`: resident blocks per SM and the binding limit.
 
-use super::Ctx;
-use super::query::{Query, calc_fields, flag_fields};
+use super::query::{Query, flag_fields};
 use clap::Args;
-use roofline::calc::occupancy::{self, OccupancyInputs};
 use roofline::error::Result;
-use roofline::inputs::{Fields, from_fields};
-use roofline::report::Report;
+use roofline::inputs::Fields;
 use serde::Serialize;
 
 /// `occupancy` flags.
@@ -60,13 +57,11 @@ pub struct OccupancyArgs {
 }
 
 impl Query for OccupancyArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
+    fn command(&self) -> &'static str {
+        "occupancy"
     }
 
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let hw = ctx.point_hardware(fields, None)?;
-        let inputs: OccupancyInputs = from_fields(&calc_fields(fields))?;
-        Ok(occupancy::cost(&hw, &inputs, ctx.mode)?.report(lean))
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
     }
 }

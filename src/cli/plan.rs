@@ -1,13 +1,10 @@
 //! `plan`: a parallel layout's memory, communication and times; a search
 //! over every valid layout; separate prefill and decode pools.
 
-use super::Ctx;
-use super::query::{Query, calc_fields, flag_fields};
+use super::query::{Query, flag_fields};
 use clap::Args;
-use roofline::calc::plan::{self, PlanInputs, Setup};
-use roofline::error::{Error, Result};
-use roofline::inputs::{Fields, from_fields};
-use roofline::report::Report;
+use roofline::error::Result;
+use roofline::inputs::Fields;
 use serde::Serialize;
 
 /// `plan` flags.
@@ -95,39 +92,11 @@ pub struct PlanArgs {
 }
 
 impl Query for PlanArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
+    fn command(&self) -> &'static str {
+        "plan"
     }
 
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let hw = ctx.point_hardware(fields, None)?;
-        let model = ctx.point_model(fields)?;
-        let inputs: PlanInputs = from_fields(&calc_fields(fields))?;
-        if inputs.disaggregate == Some(true) {
-            let s = Setup::new(&hw, &model, &inputs, ctx.mode)?;
-            let w = plan::workload(&inputs)?;
-            let (a, b) = match (inputs.prefill_devices, inputs.decode_devices) {
-                (Some(a), Some(b)) => (a.0, b.0),
-                _ => {
-                    return Err(Error::missing_input(
-                        "prefill-devices",
-                        "give --prefill-devices and --decode-devices",
-                    ));
-                }
-            };
-            return Ok(plan::disaggregate(&s, a, b, w, &inputs)?.report(lean));
-        }
-        if inputs.search == Some(true) {
-            let s = Setup::new(&hw, &model, &inputs, ctx.mode)?;
-            let w = plan::workload(&inputs)?;
-            let Some(n) = inputs.devices else {
-                return Err(Error::missing_input(
-                    "devices",
-                    "a search needs the number of devices; give `devices`",
-                ));
-            };
-            return Ok(plan::search(&s, n.0, w, &inputs)?.report(lean));
-        }
-        Ok(plan::cost(&hw, &model, &inputs, ctx.mode)?.report(lean))
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
     }
 }

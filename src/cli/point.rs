@@ -1,12 +1,9 @@
 //! `point`: a kernel's place on the roofline.
 
-use super::Ctx;
-use super::query::{Query, calc_inputs, flag_fields};
+use super::query::{Query, flag_fields};
 use clap::Args;
-use roofline::calc::point::{self, PointInputs};
 use roofline::error::Result;
 use roofline::inputs::Fields;
-use roofline::report::Report;
 use serde::Serialize;
 
 /// `point` flags.
@@ -42,22 +39,11 @@ pub struct PointArgs {
 }
 
 impl Query for PointArgs {
-    fn fields(&self) -> Result<Fields> {
-        let mut f = flag_fields(self)?;
-        // "300 FLOP/B" (or, for int8, "300 OP/B") reads as the bare
-        // intensity it names.
-        if let Some(i) = &self.intensity {
-            f.insert(
-                "intensity".into(),
-                roofline::units::bare_intensity(i).into(),
-            );
-        }
-        Ok(f)
+    fn command(&self) -> &'static str {
+        "point"
     }
 
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let hw = ctx.point_hardware(fields, None)?;
-        let inputs: PointInputs = calc_inputs(fields)?;
-        Ok(point::cost(&hw, &inputs, ctx.mode)?.report(lean))
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
     }
 }

@@ -1,12 +1,9 @@
 //! `prefill`: a prompt's FLOPs, bytes and time to first token.
 
-use super::query::{Query, calc_fields, flag_fields};
-use super::{Ctx, fields_as_flags};
+use super::query::{Query, flag_fields};
 use clap::Args;
-use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::error::Result;
-use roofline::inputs::{Fields, from_fields};
-use roofline::report::Report;
+use roofline::inputs::Fields;
 use serde::Serialize;
 
 /// `prefill` flags.
@@ -56,16 +53,11 @@ pub struct PrefillArgs {
 }
 
 impl Query for PrefillArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
+    fn command(&self) -> &'static str {
+        "prefill"
     }
 
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let m = ctx.point_model(fields)?;
-        let hw = ctx.point_hardware(fields, None)?;
-        let inputs: PrefillInputs = from_fields(&calc_fields(fields))?;
-        Ok(prefill::cost(&m, &hw, &inputs, ctx.mode)
-            .map_err(fields_as_flags)?
-            .report(lean))
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
     }
 }

@@ -1,45 +1,23 @@
-//! Commands whose inputs are fields. The flags become a field map once;
-//! `--hw`/`--model` lists and `--sweep`s become the axes of a grid; the
-//! library evaluates the typed calculation at every point
-//! ([`roofline::sweep::evaluate`]). Errors about a field are reported as
+//! Commands whose inputs are fields. The flags become a field map once and
+//! `--sweep`s become axes; the library's dispatch does the rest
+//! ([`roofline::query::evaluate`]). Errors about a field are reported as
 //! the flag of the same name.
 
-use super::Ctx;
 use roofline::error::{Error, Result};
 use roofline::inputs::Fields;
+use roofline::query::Context;
 use roofline::report::Report;
 use roofline::sweep::{self, Axis};
 use serde_json::Value;
 
-/// A command the sweep engine can evaluate point by point.
+/// A command whose flags become fields for the library's dispatch
+/// ([`roofline::query::evaluate`]).
 pub trait Query {
+    /// The command's name, as [`roofline::query::COMMANDS`] lists it.
+    fn command(&self) -> &'static str;
     /// The fields its flags give, kebab-case as typed; `hw` and `model`
     /// hold the ids (a comma-separated list compares several).
     fn fields(&self) -> Result<Fields>;
-    /// One point: every field has one value.
-    fn eval(&self, ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report>;
-}
-
-/// The fields a calculation's inputs are built from: the point's fields
-/// less the hardware, the model and `--set` paths, which the context
-/// resolves.
-pub fn calc_fields(fields: &Fields) -> Fields {
-    fields
-        .iter()
-        .filter(|(k, _)| is_calc_field(k))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
-}
-
-/// Whether a point's field is an input of the calculation (not the
-/// hardware, the model or a swept `--set` path).
-fn is_calc_field(k: &str) -> bool {
-    !matches!(k, "hw" | "model") && !k.contains('.')
-}
-
-/// The calculation's inputs from a point's fields, without copying them.
-pub fn calc_inputs<T: serde::de::DeserializeOwned>(fields: &Fields) -> Result<T> {
-    roofline::inputs::from_fields_where(fields, is_calc_field)
 }
 
 /// The fields a command's flags give, from its argument struct's own
@@ -68,110 +46,15 @@ pub fn put(f: &mut Fields, name: &str, v: Option<impl Into<Value>>) {
     }
 }
 
-/// Runs a query: one report, or with `explain` one full report per point.
-pub fn run(q: &dyn Query, ctx: &Ctx, sweeps: &[String], explain: bool) -> Result<Vec<Report>> {
-    let mut base = q.fields()?;
-    let mut axes: Vec<Axis> = Vec::new();
-    for (key, flag, what) in [("hw", "--hw", "hardware"), ("model", "--model", "model")] {
-        if let Some(Value::String(list)) = base.get(key) {
-            let items: Vec<Value> = list
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(Value::from)
-                .collect();
-            if items.is_empty() {
-                return Err(Error::input(
-                    flag,
-                    format!("no {what} named; give an id or a path"),
-                ));
-            }
-            if items.len() > 1 {
-                base.remove(key);
-                axes.push(Axis {
-                    name: key.into(),
-                    values: items,
-                });
-            } else {
-                base.insert(key.into(), items[0].clone());
-            }
-        }
-    }
-    for s in sweeps {
-        let sw = sweep::parse(s)?;
-        if axes.iter().any(|a| a.name == sw.name) {
-            return Err(Error::input(
-                "--sweep",
-                format!(
-                    "`{}` is swept twice (or is also a list); give all its values in one --sweep",
-                    sw.name
-                ),
-            ));
-        }
-        base.remove(&sw.name);
-        axes.push(sw.into());
-    }
-    let swept: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
-    let named = |e: Error| unknown_sweep(e, &swept);
-    if axes.is_empty() {
-        return Ok(vec![q.eval(ctx, &base, false)?]);
-    }
-    // One map serves every point: each point overwrites the swept fields.
-    let mut f = base;
-    if explain {
-        let n = sweep::grid_size(&axes)?;
-        let mut out = Vec::with_capacity(n);
-        sweep::evaluate(&axes, |point, _| {
-            apply(&mut f, point);
-            out.push(q.eval(ctx, &f, false)?);
-            Ok(Report::new_lean("", true))
-        })
-        .map_err(named)?;
-        return Ok(out);
-    }
-    // A comparison has few items and each may describe its figures in its
-    // own units, so every item is built in full (a sweep builds the first
-    // point of each accelerator or precision in full itself).
-    let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
-    Ok(vec![
-        sweep::evaluate(&axes, |point, lean| {
-            apply(&mut f, point);
-            q.eval(ctx, &f, lean && !comparison)
-        })
-        .map_err(named)?,
-    ])
-}
-
-/// Sets a point's values in the fields, reusing their slots.
-fn apply(f: &mut Fields, point: &[(&str, &Value)]) {
-    for (k, v) in point {
-        match f.get_mut(*k) {
-            Some(slot) => slot.clone_from(v),
-            None => {
-                f.insert((*k).to_string(), (*v).clone());
-            }
-        }
-    }
-}
-
-/// A sweep of a name the command does not take is a usage slip, reported
-/// against `--sweep` with the fields it does take.
-fn unknown_sweep(e: Error, swept: &[String]) -> Error {
-    if let Error::Field { field, message } = e.root()
-        && swept.contains(field)
-        && message.starts_with("unknown field")
-    {
-        let takes = message
-            .split_once("expected")
-            .map_or(String::new(), |(_, t)| format!("; it takes{t}"));
-        return Error::input(
-            "--sweep",
-            format!(
-                "`{field}` is not an input of this command{takes}; a field of a hardware or model file is swept by its --set path (e.g. memory.hbm-bandwidth=3..8:1TB/s)"
-            ),
-        );
-    }
-    e
+/// Runs a query through the library: one report, or with `explain` one
+/// full report per point. Errors are named as flags.
+pub fn run(q: &dyn Query, ctx: &Context, sweeps: &[String], explain: bool) -> Result<Vec<Report>> {
+    let fields = q.fields().map_err(as_flags)?;
+    let axes = sweeps
+        .iter()
+        .map(|s| sweep::parse(s).map(Axis::from))
+        .collect::<Result<Vec<Axis>>>()?;
+    roofline::query::evaluate(ctx, q.command(), &fields, &axes, explain).map_err(as_flags)
 }
 
 /// The error as the command line says it: a field is named as its flag.
@@ -179,7 +62,11 @@ pub fn as_flags(e: Error) -> Error {
     match e {
         Error::Field { field, message } => Error::Input {
             flag: format!("--{field}"),
-            message,
+            // A library message naming the `force` or `hw` field names the
+            // flag (`--force`, `--hw`).
+            message: message
+                .replace("`force`", "--force")
+                .replace("(`hw`)", "(--hw)"),
         },
         Error::MissingInput { field, message } => {
             let bare = message == format!("give `{field}`");

@@ -1,13 +1,10 @@
 //! `speculative`: tokens per target pass and speedup of draft-then-verify
 //! decoding (Leviathan et al. 2023).
 
-use super::Ctx;
-use super::query::{Query, calc_fields, flag_fields};
+use super::query::{Query, flag_fields};
 use clap::Args;
-use roofline::calc::speculative::{self, SpeculativeInputs};
 use roofline::error::Result;
-use roofline::inputs::{Fields, from_fields};
-use roofline::report::Report;
+use roofline::inputs::Fields;
 use serde::Serialize;
 
 /// `speculative` flags.
@@ -31,12 +28,11 @@ pub struct SpeculativeArgs {
 }
 
 impl Query for SpeculativeArgs {
-    fn fields(&self) -> Result<Fields> {
-        flag_fields(self)
+    fn command(&self) -> &'static str {
+        "speculative"
     }
 
-    fn eval(&self, _ctx: &Ctx, fields: &Fields, lean: bool) -> Result<Report> {
-        let inputs: SpeculativeInputs = from_fields(&calc_fields(fields))?;
-        Ok(speculative::cost(&inputs)?.report(lean))
+    fn fields(&self) -> Result<Fields> {
+        flag_fields(self)
     }
 }

@@ -1,0 +1,259 @@
+//! One point of each command: the fields of one point (every field has
+//! one value) -> the hardware and model it names -> the typed inputs ->
+//! the calculation's cost -> its report. Errors name the field; the
+//! command line turns a field into its flag, a scenario into its line.
+
+use super::Context;
+use crate::calc;
+use crate::error::{Error, Result};
+use crate::inputs::{Fields, from_fields_where};
+use crate::report::Report;
+use crate::spec::hardware::Hardware;
+use serde_json::Value;
+
+/// The hardware `matmul` and `fusion` use when none is named: the lecture's
+/// reference part.
+pub const DEFAULT_HW: &str = calc::fusion::DEFAULT_HARDWARE;
+
+/// Whether a point's field is an input of the calculation (not the
+/// hardware, the model or a swept `--set` path).
+fn is_calc_field(k: &str) -> bool {
+    !matches!(k, "hw" | "model") && !k.contains('.')
+}
+
+/// The calculation's inputs from a point's fields, without copying them.
+fn inputs<T: serde::de::DeserializeOwned>(fields: &Fields) -> Result<T> {
+    from_fields_where(fields, is_calc_field)
+}
+
+/// The model file's top-level fields that `model show` varies as a `--set`
+/// when they are fields of the query (a table's fields are given by their
+/// dotted path, `attention.heads`).
+const MODEL_TOP_LEVEL: &[&str] = &[
+    "layers",
+    "hidden-size",
+    "vocab-size",
+    "tied-embeddings",
+    "max-context",
+    "weight-dtype",
+    "sliding-window",
+    "norm",
+    "position-embedding",
+    "linear-bias",
+];
+
+/// Evaluates one point of `command`; `lean` asks for values only.
+pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -> Result<Report> {
+    let mode = ctx.mode;
+    Ok(match command {
+        "hw show" => {
+            let hw = ctx.point_hardware(fields, None)?;
+            calc::hw::cost(&hw, &inputs(fields)?, mode)?.report(lean)
+        }
+        "model show" => model_show(ctx, fields, lean)?,
+        "point" => {
+            let hw = ctx.point_hardware(fields, None)?;
+            // "300 FLOP/B" (or, for int8, "300 OP/B") reads as the bare
+            // intensity it names.
+            let bare = match fields.get("intensity") {
+                Some(Value::String(s)) if crate::units::bare_intensity(s) != s => {
+                    let mut f = fields.clone();
+                    f.insert("intensity".into(), crate::units::bare_intensity(s).into());
+                    Some(f)
+                }
+                _ => None,
+            };
+            let f = bare.as_ref().unwrap_or(fields);
+            calc::point::cost(&hw, &inputs(f)?, mode)?.report(lean)
+        }
+        "occupancy" => {
+            let hw = ctx.point_hardware(fields, None)?;
+            calc::occupancy::cost(&hw, &inputs(fields)?, mode)?.report(lean)
+        }
+        "coalesce" => {
+            let hw = ctx.point_hardware(fields, None)?;
+            calc::coalesce::cost(&hw, &inputs(fields)?, mode)?.report(lean)
+        }
+        "littles-law" => {
+            let hw = ctx.point_hardware(fields, None)?;
+            calc::littles_law::cost(&hw, &inputs(fields)?, mode)?.report(lean)
+        }
+        "matmul" => {
+            let hw = ctx.point_hardware(fields, Some(DEFAULT_HW))?;
+            let r = calc::matmul::cost(&hw, &inputs(fields)?, mode)?.report(lean);
+            noted_default(fields, r)
+        }
+        "fusion softmax" => fusion(ctx, fields, lean, |hw, f| {
+            calc::fusion::softmax(hw, &inputs(f)?, mode)
+        })?,
+        "fusion chain" => fusion(ctx, fields, lean, |hw, f| {
+            calc::fusion::chain(hw, &inputs(f)?, mode)
+        })?,
+        "fusion epilogue" => fusion(ctx, fields, lean, |hw, f| {
+            calc::fusion::epilogue(hw, &inputs(f)?, mode)
+        })?,
+        "launch" => {
+            let hw = match fields.get("hw") {
+                Some(_) => Some(ctx.point_hardware(fields, None)?),
+                None => None,
+            };
+            calc::launch::cost(hw.as_deref(), &inputs(fields)?, mode)?.report(lean)
+        }
+        "collective" => {
+            let hw = ctx.point_hardware(fields, None)?;
+            calc::collective::cost(&hw, &inputs(fields)?, mode)?.report(lean)
+        }
+        "plan" => plan(ctx, fields, lean)?,
+        "kv" => {
+            let m = ctx.point_model(fields)?;
+            let hw = if fields.contains_key("hw") {
+                Some(ctx.point_hardware(fields, None)?)
+            } else {
+                None
+            };
+            calc::kv::cost(&m, hw.as_deref(), &inputs(fields)?)?.report(lean)
+        }
+        "decode" => decode(ctx, fields, lean)?,
+        "prefill" => {
+            let m = ctx.point_model(fields)?;
+            let hw = ctx.point_hardware(fields, None)?;
+            calc::prefill::cost(&m, &hw, &inputs(fields)?, mode)?.report(lean)
+        }
+        "speculative" => calc::speculative::cost(&inputs(fields)?)?.report(lean),
+        other => return Err(super::unknown_command(other)),
+    })
+}
+
+/// Notes the default hardware on a report whose point named none.
+fn noted_default(fields: &Fields, mut r: Report) -> Report {
+    if fields.get("hw").and_then(Value::as_str).is_none() {
+        r.note(format!(
+            "hardware: {DEFAULT_HW}, the default (the lecture's worked examples use it); choose another with --hw"
+        ));
+    }
+    r
+}
+
+/// One point of a fusion pattern: its hardware (the default where none is
+/// named, noted in the report) and its cost.
+fn fusion(
+    ctx: &Context,
+    fields: &Fields,
+    lean: bool,
+    cost: impl FnOnce(&Hardware, &Fields) -> Result<calc::fusion::FusionCost>,
+) -> Result<Report> {
+    let hw = ctx.point_hardware(fields, Some(DEFAULT_HW))?;
+    let r = cost(&hw, fields)?.report(lean);
+    Ok(noted_default(fields, r))
+}
+
+fn model_show(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
+    use calc::model::{self, ModelInputs};
+    // A top-level field of the model file (`layers = 16`) is a `--set` of
+    // that field at this point, as a dotted path is.
+    let file_field = |k: &str| MODEL_TOP_LEVEL.contains(&k);
+    if !fields.keys().any(|k| file_field(k)) {
+        let m = ctx.point_model(fields)?;
+        let inputs: ModelInputs = inputs(fields)?;
+        return Ok(model::cost(&m, &inputs)?.report(lean));
+    }
+    let Some(Value::String(id)) = fields.get("model") else {
+        return Err(Error::usage(
+            "--model",
+            "give the model: an id (see `roofline model list`) or a path",
+        ));
+    };
+    ctx.mark_read(false, true);
+    let mut sets = ctx.sets.clone();
+    for (k, v) in fields.iter().filter(|(k, _)| file_field(k)) {
+        let value = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+        sets.push(format!("{k}={value}").parse()?);
+    }
+    let m = ctx.catalog.model(id, &sets)?;
+    let inputs: ModelInputs = from_fields_where(fields, |k| matches!(k, "dtype" | "kv-dtype"))?;
+    Ok(model::cost(&m, &inputs)?.report(lean))
+}
+
+fn plan(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
+    use calc::plan::{self, PlanInputs, Setup};
+    let hw = ctx.point_hardware(fields, None)?;
+    let model = ctx.point_model(fields)?;
+    let inputs: PlanInputs = inputs(fields)?;
+    if inputs.disaggregate == Some(true) {
+        let s = Setup::new(&hw, &model, &inputs, ctx.mode)?;
+        let w = plan::workload(&inputs)?;
+        let (a, b) = match (inputs.prefill_devices, inputs.decode_devices) {
+            (Some(a), Some(b)) => (a.0, b.0),
+            _ => {
+                return Err(Error::missing_input(
+                    "prefill-devices",
+                    "give --prefill-devices and --decode-devices",
+                ));
+            }
+        };
+        return Ok(plan::disaggregate(&s, a, b, w, &inputs)?.report(lean));
+    }
+    if inputs.search == Some(true) {
+        let s = Setup::new(&hw, &model, &inputs, ctx.mode)?;
+        let w = plan::workload(&inputs)?;
+        let Some(n) = inputs.devices else {
+            return Err(Error::missing_input(
+                "devices",
+                "a search needs the number of devices; give `devices`",
+            ));
+        };
+        return Ok(plan::search(&s, n.0, w, &inputs)?.report(lean));
+    }
+    Ok(plan::cost(&hw, &model, &inputs, ctx.mode)?.report(lean))
+}
+
+/// The parts of `speculative = "A,G[,C]"`, decode's one-field form of
+/// `acceptance`, `draft-tokens` and `draft-cost`.
+const SPECULATIVE_PARTS: [&str; 3] = ["acceptance", "draft-tokens", "draft-cost"];
+
+fn decode(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
+    use calc::decode::{self, DecodeInputs};
+    let m = ctx.point_model(fields)?;
+    let hw = ctx.point_hardware(fields, None)?;
+    let spec = fields
+        .get("speculative")
+        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string));
+    let Some(spec) = spec else {
+        let inputs: DecodeInputs = inputs(fields)?;
+        return Ok(decode::cost(&m, &hw, &inputs, ctx.mode)?.report(lean));
+    };
+    if let Some(k) = SPECULATIVE_PARTS.iter().find(|k| fields.contains_key(**k)) {
+        return Err(Error::usage(
+            "--speculative",
+            format!(
+                "give the three parts in `speculative` or as fields, not both (`{k}` is also given)"
+            ),
+        ));
+    }
+    let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
+    if !(2..=3).contains(&parts.len()) || parts.iter().any(|p| p.is_empty()) {
+        return Err(Error::usage(
+            "--speculative",
+            format!("`{spec}`: expected ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST], e.g. 0.8,4,0.05"),
+        ));
+    }
+    let mut f = fields.clone();
+    f.remove("speculative");
+    for (k, v) in SPECULATIVE_PARTS.iter().zip(&parts) {
+        f.insert((*k).into(), Value::from(*v));
+    }
+    // An error in a part names the one field given.
+    let named = |e: Error| match e {
+        Error::Field { field, message } if SPECULATIVE_PARTS.contains(&field.as_str()) => {
+            Error::field(
+                "speculative",
+                format!("its {} {message}", field.replace('-', " ")),
+            )
+        }
+        e => e,
+    };
+    let inputs: DecodeInputs = inputs(&f).map_err(named)?;
+    Ok(decode::cost(&m, &hw, &inputs, ctx.mode)
+        .map_err(named)?
+        .report(lean))
+}

@@ -1,0 +1,274 @@
+//! What every query is evaluated against: the catalog, the `--set`
+//! overrides, the mode, and the hardware and model files a sweep has
+//! already loaded. The checks every command's reports get (each `--set`
+//! used, no result overflowed, what-ifs noted) live here too.
+
+use crate::catalog::Catalog;
+use crate::error::{Error, Result};
+use crate::inputs::Fields;
+use crate::report::Report;
+use crate::spec::hardware::{Hardware, Mode};
+use crate::spec::model::Model;
+use crate::spec::overrides::Set;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// The catalog, overrides and mode a query runs with; it caches each file
+/// a sweep loads, so a sweep parses a file once per id and `--set`.
+#[derive(Debug)]
+pub struct Context {
+    /// Built-in files, the user's folders and pasted texts.
+    pub catalog: Catalog,
+    /// `--set` overrides, applied to every hardware and model file read.
+    pub sets: Vec<Set>,
+    /// Datasheet or measured figures.
+    pub mode: Mode,
+    /// Whether a hardware file, and a model file, were read: a `--set`
+    /// for a kind of file the command never reads is an error, not a no-op.
+    read: Cell<(bool, bool)>,
+    hw_cache: RefCell<HashMap<String, Rc<Hardware>>>,
+    model_cache: RefCell<HashMap<String, Rc<Model>>>,
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Context::new(Catalog::default(), Vec::new(), Mode::SpeedOfLight)
+    }
+}
+
+impl Context {
+    /// A context over `catalog` with the overrides `sets`.
+    pub fn new(catalog: Catalog, sets: Vec<Set>, mode: Mode) -> Self {
+        Context {
+            catalog,
+            sets,
+            mode,
+            read: Cell::new((false, false)),
+            hw_cache: Default::default(),
+            model_cache: Default::default(),
+        }
+    }
+
+    /// Parses `path=value` overrides (`memory.hbm-bandwidth=4.8 TB/s`).
+    pub fn parse_sets<S: AsRef<str>>(sets: &[S]) -> Result<Vec<Set>> {
+        sets.iter().map(|s| s.as_ref().parse()).collect()
+    }
+
+    /// Records that the command read hardware and/or model files (a list
+    /// reads them itself).
+    pub fn mark_read(&self, hw: bool, model: bool) {
+        let (h, m) = self.read.get();
+        self.read.set((h || hw, m || model));
+    }
+
+    /// Loads each hardware of a comma-separated list of ids or paths.
+    pub fn hardware(&self, list: &str) -> Result<Vec<Hardware>> {
+        self.mark_read(true, false);
+        let items = split(list)
+            .map(|h| self.catalog.hardware(h, &self.sets))
+            .collect::<Result<Vec<_>>>()?;
+        if items.is_empty() {
+            return Err(Error::input(
+                "--hw",
+                "no hardware named; give an id or a path",
+            ));
+        }
+        Ok(items)
+    }
+
+    /// Loads each model of a comma-separated list of ids or paths.
+    pub fn models(&self, list: &str) -> Result<Vec<Model>> {
+        self.mark_read(false, true);
+        let items = split(list)
+            .map(|m| self.catalog.model(m, &self.sets))
+            .collect::<Result<Vec<_>>>()?;
+        if items.is_empty() {
+            return Err(Error::input(
+                "--model",
+                "no model named; give an id or a path",
+            ));
+        }
+        Ok(items)
+    }
+
+    /// The `--set`s of a point: the context's, then the point's own
+    /// dotted fields (a swept `--set` path), and the cache key they make.
+    fn point_sets(&self, id: &str, fields: &Fields) -> Result<(Vec<Set>, String)> {
+        let mut sets = self.sets.clone();
+        let mut key = id.to_string();
+        for (k, v) in fields.iter().filter(|(k, _)| k.contains('.')) {
+            let value = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            sets.push(format!("{k}={value}").parse()?);
+            key.push_str(&format!("\n{k}={value}"));
+        }
+        Ok((sets, key))
+    }
+
+    /// The hardware of one point: its `hw` field, or `default` when the
+    /// command has one; loaded once per id and `--set`.
+    pub fn point_hardware(&self, fields: &Fields, default: Option<&str>) -> Result<Rc<Hardware>> {
+        self.mark_read(true, false);
+        let id = match fields.get("hw") {
+            Some(serde_json::Value::String(s)) => s.as_str(),
+            _ => default.ok_or_else(|| {
+                Error::usage(
+                    "--hw",
+                    "give the hardware: an id (see `roofline hw list`) or a path",
+                )
+            })?,
+        };
+        self.cached(&self.hw_cache, id, fields, |id, sets| {
+            self.catalog.hardware(id, sets)
+        })
+    }
+
+    /// The model of one point: its `model` field; loaded once per id and
+    /// `--set`.
+    pub fn point_model(&self, fields: &Fields) -> Result<Rc<Model>> {
+        self.mark_read(false, true);
+        let Some(serde_json::Value::String(id)) = fields.get("model") else {
+            return Err(Error::usage(
+                "--model",
+                "give the model: an id (see `roofline model list`) or a path",
+            ));
+        };
+        self.cached(&self.model_cache, id, fields, |id, sets| {
+            self.catalog.model(id, sets)
+        })
+    }
+
+    /// A file loaded once per id and per point's `--set`s.
+    fn cached<T>(
+        &self,
+        cache: &RefCell<HashMap<String, Rc<T>>>,
+        id: &str,
+        fields: &Fields,
+        load: impl Fn(&str, &[Set]) -> Result<T>,
+    ) -> Result<Rc<T>> {
+        // Most points add no `--set` of their own: look the id up as it is.
+        if !fields.keys().any(|k| k.contains('.'))
+            && let Some(x) = cache.borrow().get(id)
+        {
+            return Ok(x.clone());
+        }
+        let (sets, key) = self.point_sets(id, fields)?;
+        if let Some(x) = cache.borrow().get(&key) {
+            return Ok(x.clone());
+        }
+        let x = Rc::new(load(id, &sets)?);
+        cache.borrow_mut().insert(key, x.clone());
+        Ok(x)
+    }
+
+    /// Fails on a `--set` aimed at a kind of file the command did not read,
+    /// and on `--achievable` where no hardware file is read.
+    pub fn check_sets_used(&self) -> Result<()> {
+        let (hw, model) = self.read.get();
+        if self.mode == Mode::Achievable && !hw {
+            return Err(Error::usage(
+                "--achievable",
+                "this command reads no hardware file, so there are no measured figures to use",
+            ));
+        }
+        for s in &self.sets {
+            let for_model = crate::spec::overrides::is_model_path(&s.path);
+            if (for_model && !model) || (!for_model && !hw) {
+                let why = if for_model {
+                    "is a model field, and this command reads no model"
+                } else {
+                    "is not a model field, and this command reads no hardware file"
+                };
+                return Err(Error::input("--set", format!("`{}` {why}", s.path)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The `--set`s as typed, `path=value, path=value`.
+    pub fn sets_text(&self) -> String {
+        self.sets
+            .iter()
+            .map(|s| format!("{}={}", s.path, s.value))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Rejects a result that overflowed to infinity or lost its value.
+    fn check_finite(reports: &[Report]) -> Result<()> {
+        // serde_json turns an infinite or NaN f64 into null. A count may be
+        // null on purpose (no limit), but a time, a size, a rate or a ratio
+        // never is.
+        const MEASURES: &[&str] = &[
+            "_s",
+            "bytes",
+            "flops",
+            "_hz",
+            "fraction",
+            "speedup",
+            "intensity",
+            "flop_per_byte",
+            "efficiency",
+        ];
+        let bad = |k: &str, v: &serde_json::Value| {
+            v.as_f64().is_some_and(|x| !x.is_finite())
+                || (v.is_null() && MEASURES.iter().any(|m| k.ends_with(m)))
+        };
+        for r in reports {
+            let rows = r.rows.iter().flat_map(|row| row.results.iter());
+            if let Some((k, _)) = r.results.iter().chain(rows).find(|(k, v)| bad(k, v)) {
+                return Err(Error::Unsupported(format!(
+                    "`{k}` overflowed to infinity; the inputs are too large to compute with"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The checks and notes every command's reports get: `--set`s and
+    /// `--achievable` actually used, no result overflowed, what-ifs noted.
+    pub fn finish(&self, mut reports: Vec<Report>) -> Result<Vec<Report>> {
+        self.check_sets_used()?;
+        Context::check_finite(&reports)?;
+        // What reading a model assumed (a Hugging Face config without
+        // num_key_value_heads read as multi-head attention) changes every
+        // answer about it, not only `model show`'s.
+        let mut assumed: Vec<(String, Vec<String>)> = Vec::new();
+        let mut ids = std::collections::BTreeSet::new();
+        for m in self.model_cache.borrow().values() {
+            ids.insert(m.id.clone());
+            if !m.notes.is_empty() && !assumed.iter().any(|(id, _)| *id == m.id) {
+                assumed.push((m.id.clone(), m.notes.clone()));
+            }
+        }
+        assumed.sort();
+        // Beside other models, the note says which one it is about.
+        let several = ids.len() > 1;
+        for (id, notes) in &assumed {
+            for n in notes {
+                let n = if several {
+                    format!("{id}: {n}")
+                } else {
+                    n.clone()
+                };
+                for r in &mut reports {
+                    if !r.notes.contains(&n) {
+                        r.note(n.clone());
+                    }
+                }
+            }
+        }
+        if !self.sets.is_empty() {
+            let list = self.sets_text();
+            for r in &mut reports {
+                r.note(format!("what-if: --set {list} replaces the file's figures"));
+            }
+        }
+        Ok(reports)
+    }
+}
+
+/// The items of a comma-separated list, trimmed, empty ones dropped.
+pub(crate) fn split(list: &str) -> impl Iterator<Item = &str> {
+    list.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
