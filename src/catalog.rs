@@ -19,6 +19,7 @@ mod builtin {
 enum Source {
     Builtin(&'static str),
     Text(std::sync::Arc<str>),
+    #[cfg(feature = "fs")]
     File(PathBuf),
 }
 
@@ -36,6 +37,7 @@ impl Entry {
         match &self.source {
             Source::Builtin(_) => format!("built-in {kind}/{}.toml", self.id),
             Source::Text(_) => format!("{kind}/{} (given as text)", self.id),
+            #[cfg(feature = "fs")]
             Source::File(p) => p.display().to_string(),
         }
     }
@@ -44,16 +46,35 @@ impl Entry {
         match &self.source {
             Source::Builtin(s) => Ok((*s).to_string()),
             Source::Text(s) => Ok(s.to_string()),
+            #[cfg(feature = "fs")]
             Source::File(p) => read(p),
         }
     }
 }
 
+#[cfg(feature = "fs")]
 fn read(p: &Path) -> Result<String> {
     std::fs::read_to_string(p).map_err(|source| Error::Io {
         path: p.display().to_string(),
         source,
     })
+}
+
+/// Without the `fs` feature (the web build) nothing is read from disk.
+#[cfg(not(feature = "fs"))]
+fn read(p: &Path) -> Result<String> {
+    Err(no_files(p))
+}
+
+#[cfg(not(feature = "fs"))]
+fn no_files(p: &Path) -> Error {
+    Error::Io {
+        path: p.display().to_string(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "this build reads no files; give the file's text instead",
+        ),
+    }
 }
 
 /// A file found by id must carry that id, so `hw list` and `hw show` agree
@@ -148,6 +169,12 @@ fn entries(
             source: Source::Text(text.as_str().into()),
         });
     }
+    #[cfg(not(feature = "fs"))]
+    if let Some(dir) = dirs.first() {
+        let _ = names;
+        return Err(no_files(dir));
+    }
+    #[cfg(feature = "fs")]
     for dir in dirs {
         let rd = std::fs::read_dir(dir).map_err(|source| {
             let from = names

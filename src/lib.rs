@@ -43,6 +43,8 @@
 //! [`sweep::evaluate`]; `docs/library.md` walks through both.
 
 #![deny(missing_docs)]
+// The library never prints: it returns bytes for the shells to write.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod calc;
 pub mod catalog;
