@@ -23,13 +23,14 @@ else
     DEB_CARGO=/usr/bin/cargo
     STD_SRC=/usr/lib/rustlib/src/rust/library/std
     LINKER=wasm-ld-16
-    if ! { [ -x "$DEB_RUSTC" ] && [ -x "$DEB_CARGO" ] && [ -d "$STD_SRC" ] && command -v "$LINKER" >/dev/null; }; then
-        say "no $TARGET target from rustup; installing Debian's rustc-web, cargo-web, rust-web-src and lld-16"
+    if ! { [ -x "$DEB_RUSTC" ] && [ -x "$DEB_CARGO" ] && [ -d "$STD_SRC" ] && command -v "$LINKER" >/dev/null &&
+        command -v wasm-opt >/dev/null; }; then
+        say "no $TARGET target from rustup; installing Debian's rustc-web, cargo-web, rust-web-src, lld-16 and binaryen"
         [ "$(id -u)" = 0 ] || die "installing them needs root (or: rustup target add $TARGET)"
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq || die "apt-get update failed"
-        apt-get install -y -qq --no-install-recommends rustc-web cargo-web rust-web-src lld-16 >/dev/null ||
-            die "apt-get install rustc-web cargo-web rust-web-src lld-16 failed"
+        apt-get install -y -qq --no-install-recommends rustc-web cargo-web rust-web-src lld-16 binaryen >/dev/null ||
+            die "apt-get install rustc-web cargo-web rust-web-src lld-16 binaryen failed"
     fi
     say "building with $("$DEB_RUSTC" --version) and -Zbuild-std"
     # build-std is unstable; RUSTC_BOOTSTRAP lets this stable compiler use it.
@@ -39,10 +40,19 @@ else
 fi
 
 [ -f "$OUT" ] || die "the build wrote no $OUT"
+command -v node >/dev/null || die "node is needed to slim the module (apt-get install nodejs)"
 rm -rf dist
 mkdir -p dist
 cp www/index.html www/app.js www/imports.js www/commands.js www/style.css dist/
 node tools/slim.mjs "$OUT" dist/roofline.wasm
+# The slimmed module still holds the bodies of the functions whose exports
+# were dropped; binaryen removes them (a few seconds) where it is installed.
+if command -v wasm-opt >/dev/null 2>&1; then
+    wasm-opt --all-features --remove-unused-module-elements dist/roofline.wasm -o dist/roofline.wasm ||
+        die "wasm-opt failed"
+else
+    say "no wasm-opt (Debian: binaryen): the module keeps some unused functions"
+fi
 size=$(wc -c <dist/roofline.wasm)
 limit=$((3 * 1024 * 1024))
 [ "$size" -lt "$limit" ] || die "roofline.wasm is $size bytes, over the 3 MiB budget"

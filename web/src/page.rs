@@ -15,7 +15,9 @@
 //! command line names a path; the page has no file system.
 
 use roofline::catalog::Catalog;
-use roofline::chart::{self, Chart, ChartFormat, OccupancyData, RooflineData, roofline::KernelMark};
+use roofline::chart::{
+    self, Chart, ChartFormat, OccupancyData, RooflineData, roofline::KernelMark,
+};
 use roofline::error::{Error, Result};
 use roofline::inputs::Fields;
 use roofline::query::{self, Context};
@@ -91,21 +93,20 @@ fn context(r: &Request) -> Result<Context> {
     Ok(Context::new(catalog, sets, mode))
 }
 
-/// The reports a request's query gives: one, or with `explain` one per
-/// point.
-fn evaluate(r: &Request) -> Result<(Context, Vec<Report>)> {
+/// The report a request's query gives (a comparison's items as its
+/// rows); with `each_point`, one full report per point instead, for the
+/// derivations.
+fn evaluate(r: &Request, each_point: bool) -> Result<Vec<Report>> {
     let ctx = context(r)?;
-    let reports = query::evaluate(&ctx, &r.command, &r.fields, &[], r.explain)?;
-    Ok((ctx, reports))
+    query::evaluate(&ctx, &r.command, &r.fields, &[], each_point)
 }
 
-/// One report from several (the derivations' one per point).
-fn combined(reports: &[Report]) -> Report {
-    if reports.len() == 1 {
-        reports[0].clone()
-    } else {
-        query::combine_points(reports.to_vec())
-    }
+/// The one report of a query.
+fn report(r: &Request) -> Result<Report> {
+    evaluate(r, false)?
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Unsupported(format!("`{}` gave no answer", r.command)))
 }
 
 /// Answers a query: `{"ok": true, "json", "html", "notes", "explain"}`.
@@ -114,16 +115,18 @@ pub fn query(text: &str) -> String {
         Ok(r) => r,
         Err(answer) => return answer,
     };
-    let reports = match evaluate(&r) {
-        Ok((_, reports)) => reports,
+    let mut report = match report(&r) {
+        Ok(report) => report,
         Err(e) => return error_answer(e),
     };
     let explain = if r.explain {
-        String::from_utf8_lossy(&explain_all(&reports, false)).into_owned()
+        match evaluate(&r, true) {
+            Ok(reports) => String::from_utf8_lossy(&explain_all(&reports, false)).into_owned(),
+            Err(e) => return error_answer(e),
+        }
     } else {
         String::new()
     };
-    let mut report = combined(&reports);
     let json = String::from_utf8_lossy(&Json.render(&report)).into_owned();
     if r.all {
         report.headline.clear();
@@ -201,15 +204,16 @@ fn draw(r: &Request) -> Result<Option<(String, String, Vec<String>)>> {
         let [hw] = hardware.as_slice() else {
             return Ok(None);
         };
-        let inputs = roofline::inputs::from_fields_where(&r.fields, |k| k != "hw" && !k.contains('.'));
+        let inputs =
+            roofline::inputs::from_fields_where(&r.fields, |k| k != "hw" && !k.contains('.'));
         match inputs.and_then(|i| OccupancyData::build(hw, &i)) {
             Ok(d) => (Chart::Occupancy(d), format!("occupancy of {}", hw.id)),
             Err(_) => return Ok(None),
         }
     } else {
-        let kernels: Vec<KernelMark> = evaluate(r)
+        let kernels: Vec<KernelMark> = report(r)
             .ok()
-            .and_then(|(_, reports)| mark(&combined(&reports)))
+            .and_then(|report| mark(&report))
             .into_iter()
             .collect();
         let dtypes: Vec<String> = match r.fields.get("dtype") {

@@ -31,7 +31,7 @@ const STATES = [
   { command: "fusion epilogue", tokens: "32768", width: "11008" },
   { command: "launch", kernels: "490", overhead: "5 us", floor: "4.0 ms" },
   { command: "kv", model: "llama-3-8b", context: "8192", batch: "32" },
-  { command: "kv", model: "llama-3-8b", context: "8K", hw: "h100-sxm" },
+  { command: "kv", model: "llama-3-8b", context: "8,192", hw: "h100-sxm" },
   { command: "decode", model: "llama-2-7b", hw: "h100-sxm", batch: "1", context: "1024", launch: "eager" },
   { command: "prefill", model: "llama-3-8b", hw: "h200-sxm", prompt: "8192" },
   { command: "speculative", acceptance: "0.8", "draft-tokens": "4" },
@@ -153,6 +153,17 @@ test("the roofline chart renders with the query marked", async () => {
   const text = await page.$eval("#chart svg", (e) => e.textContent);
   assert.match(text, /h200-sxm|H200/i, "the roof is labelled");
   assert.match(text, /decode/, "the query's kernel is marked");
+  await page.close();
+});
+
+test("the chart is the command line's chart, byte for byte", async () => {
+  const page = await open(b, srv.base, STATES[0]);
+  const svg = await page.evaluate(() => window.rooflineChartSvg);
+  const json = cliJson(argv("decode", fieldsOf(STATES[0])[1]));
+  // The page marks the query's kernel at its intensity, labelled with the command.
+  const r = cli(["chart", "roofline", "--hw", "h200-sxm", "--point", `decode:${json.results.intensity}`, "--out", "-"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(svg, r.stdout);
   await page.close();
 });
 

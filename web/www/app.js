@@ -15,7 +15,7 @@ const OP = { catalog: 0, query: 1, chart: 2 };
 
 let wasm = null;
 let catalog = { hardware: [], models: [] };
-const timings = { load_ms: null, first_answer_ms: null, last_update_ms: null };
+const timings = { load_ms: null, first_answer_ms: null, first_answer_since_navigation_ms: null, last_update_ms: null };
 window.rooflineTimings = timings;
 
 // --- the WebAssembly module -------------------------------------------
@@ -275,6 +275,8 @@ function render(s) {
   if (chart.ok && chart.svg) {
     box.hidden = false;
     $("chart").innerHTML = chart.svg;
+    // The SVG as drawn, before the page's DOM reserialises it (for tests).
+    window.rooflineChartSvg = chart.svg;
     $("chart").setAttribute("aria-label", chart.title || "chart");
     $("chart-notes").replaceChildren(
       ...chart.notes.map((n) => {
@@ -327,12 +329,18 @@ async function start() {
     return;
   }
   timings.load_ms = performance.now() - t0;
-  catalog = call(OP.catalog, {});
-  fillCatalog();
   $("loading").hidden = true;
   render(s);
   timings.first_answer_ms = performance.now() - t0;
+  // performance.now() counts from the start of the navigation.
+  timings.first_answer_since_navigation_ms = performance.now();
   document.body.dataset.ready = "true";
+  // The catalog's names only feed the fields' suggestions: after the
+  // first answer, not before it.
+  setTimeout(() => {
+    catalog = call(OP.catalog, {});
+    fillCatalog();
+  }, 0);
 
   $("query").addEventListener("input", (e) => {
     if (e.target.id !== "command") update();
