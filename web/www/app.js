@@ -318,12 +318,14 @@ function fillCatalog() {
 
 async function start() {
   const t0 = performance.now();
+  // The module compiles while the form is built.
+  const loading = loadWasm();
   const sel = $("command");
   for (const c of Object.keys(COMMANDS)) sel.append(new Option(c, c));
   let s = stateFromUrl();
   buildForm(s);
   try {
-    await loadWasm();
+    await loading;
   } catch (e) {
     $("loading").textContent = `The calculator could not be loaded (${e}). Serve this folder over HTTP, e.g. python3 -m http.server -d web/dist.`;
     return;
