@@ -70,6 +70,25 @@ fn field_in_message(msg: &str) -> Option<String> {
     Some(msg[start..start + len].to_string())
 }
 
+/// The largest count an input may give: 2^53, the last integer an f64
+/// holds exactly. Every result is an f64, so a larger count could not be
+/// answered exactly anyway, and the bound leaves the integer arithmetic
+/// of the calculations (a count times a handful of small factors) far
+/// from 64-bit overflow.
+pub const MAX_COUNT: u64 = 1 << 53;
+
+/// The one check every count from the user passes where it enters (a flag,
+/// a scenario field, a data-file integer): at most [`MAX_COUNT`].
+pub fn bounded_count(v: u64) -> std::result::Result<u64, String> {
+    if v > MAX_COUNT {
+        return Err(format!(
+            "`{v}` is more than {} (2^53), the largest count computed exactly",
+            units::whole(MAX_COUNT)
+        ));
+    }
+    Ok(v)
+}
+
 /// Parses a count: a whole number written plainly (`4096`), with
 /// separators (`1_000_000`, `1,000,000`) or in scientific notation (`1e6`).
 pub fn parse_count(s: &str) -> std::result::Result<u64, String> {
@@ -79,7 +98,13 @@ pub fn parse_count(s: &str) -> std::result::Result<u64, String> {
         .filter(|c| *c != '_' && *c != ',')
         .collect();
     if let Ok(n) = t.parse::<u64>() {
-        return Ok(n);
+        return bounded_count(n);
+    }
+    if t.bytes().all(|b| b.is_ascii_digit()) && !t.is_empty() {
+        return Err(format!(
+            "`{s}` is more than {} (2^53), the largest count computed exactly",
+            units::whole(MAX_COUNT)
+        ));
     }
     let v: f64 = t
         .parse()
@@ -99,9 +124,10 @@ fn count_from_f64(v: f64) -> std::result::Result<u64, &'static str> {
     if v.fract() != 0.0 {
         return Err("is not a whole number");
     }
-    // 2^64 is the first f64 above u64::MAX.
-    if v >= 18_446_744_073_709_551_616.0 {
-        return Err("is too large for a 64-bit count");
+    if v > MAX_COUNT as f64 {
+        return Err(
+            "is more than 9,007,199,254,740,992 (2^53), the largest count computed exactly",
+        );
     }
     Ok(v as u64)
 }
@@ -121,12 +147,13 @@ impl<'de> Deserialize<'de> for Count {
                 f.write_str("a whole number")
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Count, E> {
-                Ok(Count(v))
+                bounded_count(v).map(Count).map_err(E::custom)
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Count, E> {
-                u64::try_from(v)
-                    .map(Count)
-                    .map_err(|_| E::custom(format!("`{v}` is negative; expected a whole number")))
+                let v = u64::try_from(v).map_err(|_| {
+                    E::custom(format!("`{v}` is negative; expected a whole number"))
+                })?;
+                bounded_count(v).map(Count).map_err(E::custom)
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Count, E> {
                 count_from_f64(v)
@@ -135,6 +162,57 @@ impl<'de> Deserialize<'de> for Count {
             }
             fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Count, E> {
                 parse_count(v).map(Count).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Parses a token count: a count as [`parse_count`] reads it, or with the
+/// shorthand model cards use, binary multiples: `8k` or `8K` = 8,192,
+/// `1M` = 1,048,576 ("8K context" is 8,192 tokens).
+pub fn parse_tokens(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let (digits, scale) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 1024.0),
+        Some((i, 'M')) => (&t[..i], 1024.0 * 1024.0),
+        _ => return parse_count(s),
+    };
+    let v: f64 = digits.trim().replace(['_', ','], "").parse().map_err(|_| {
+        format!("`{s}` is not a token count (e.g. 4096, 8k = 8,192, 1M = 1,048,576)")
+    })?;
+    count_from_f64(v * scale).map_err(|e| format!("`{s}` {e}"))
+}
+
+/// A number of tokens (a context, a prompt, a chunk): a [`Count`] that also
+/// reads `8k`, `32K`, `1M` ([`parse_tokens`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Tokens(pub u64);
+
+impl<'de> Deserialize<'de> for Tokens {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Tokens;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number of tokens")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Tokens, E> {
+                Ok(Tokens(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Tokens, E> {
+                u64::try_from(v)
+                    .map(Tokens)
+                    .map_err(|_| E::custom(format!("`{v}` is negative; expected a whole number")))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Tokens, E> {
+                count_from_f64(v)
+                    .map(Tokens)
+                    .map_err(|e| E::custom(format!("`{v}` {e}")))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Tokens, E> {
+                parse_tokens(v).map(Tokens).map_err(E::custom)
             }
         }
         d.deserialize_any(V)
@@ -169,9 +247,13 @@ impl<'de> Deserialize<'de> for Number {
                     .parse()
                     .map_err(|_| E::custom(format!("`{v}` is not a number")))?;
                 // Name the value as typed (`1e400`), not as parsed (`inf`).
-                finite(x)
-                    .map(Number)
-                    .map_err(|_| E::custom(format!("`{v}` is not a finite number")))
+                finite(x).map(Number).map_err(|e| {
+                    E::custom(if x.is_finite() {
+                        e.replacen(&format!("`{x:e}`"), &format!("`{v}`"), 1)
+                    } else {
+                        format!("`{v}` is not a finite number")
+                    })
+                })
             }
         }
         d.deserialize_any(V)
@@ -179,10 +261,14 @@ impl<'de> Deserialize<'de> for Number {
 }
 
 fn finite(v: f64) -> std::result::Result<f64, String> {
-    if v.is_finite() {
-        Ok(v)
-    } else {
+    if !v.is_finite() {
         Err(format!("`{v}` is not a finite number"))
+    } else if !units::usable(v) {
+        Err(format!(
+            "`{v:e}` is too small to compute with (below 2.2e-308, the smallest normal double)"
+        ))
+    } else {
+        Ok(v)
     }
 }
 
@@ -379,12 +465,29 @@ mod tests {
     }
 
     #[test]
+    fn token_counts_read_the_binary_shorthand() {
+        // Model cards' "8K context" is 8,192 tokens.
+        assert_eq!(parse_tokens("8k"), Ok(8_192));
+        assert_eq!(parse_tokens("32K"), Ok(32_768));
+        assert_eq!(parse_tokens("128k"), Ok(131_072));
+        assert_eq!(parse_tokens("1M"), Ok(1_048_576));
+        assert_eq!(parse_tokens("1.5k"), Ok(1_536));
+        assert_eq!(parse_tokens("4096"), Ok(4_096));
+        assert!(parse_tokens("0.3k").is_err(), "307.2 tokens");
+        assert!(parse_tokens("-8k").is_err());
+        assert!(parse_tokens("k").is_err());
+        assert!(parse_tokens("8 kB").is_err());
+        let t: Tokens = serde_json::from_value(json!("8k")).unwrap();
+        assert_eq!(t, Tokens(8_192));
+    }
+
+    #[test]
     fn counts() {
         assert_eq!(parse_count("4096"), Ok(4096));
         assert_eq!(parse_count("1e6"), Ok(1_000_000));
         assert_eq!(parse_count("1,000,000"), Ok(1_000_000));
-        assert_eq!(parse_count("18446744073709551615"), Ok(u64::MAX));
-        for bad in ["1.5", "-5", "1e20", "nan", "abc"] {
+        assert_eq!(parse_count("9007199254740992"), Ok(1 << 53));
+        for bad in ["1.5", "-5", "1e20", "nan", "abc", "18446744073709551615"] {
             assert!(parse_count(bad).is_err(), "{bad}");
         }
     }

@@ -72,14 +72,30 @@ fn write_chart(out: &cli::chart::ChartOut) -> Result<(), ExitCode> {
     cli::chart::write(out).map_err(|e| fail(&e.into()))
 }
 
+/// Whether clap refused a flag's value rather than the command line's
+/// shape: a value that fails to parse (`--m -5`, `--threads 1e99`) or a
+/// choice not in a flag's list (`--format xml`) is bad data (65), as the
+/// library's own value checks are; an unknown command, flag or positional
+/// kind (`collective allreduce`), a missing argument or a flag given twice
+/// stays bad usage (2).
+fn value_error(c: &clap::Error) -> bool {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    match c.kind() {
+        ErrorKind::ValueValidation => true,
+        ErrorKind::InvalidValue => matches!(
+            c.get(ContextKind::InvalidArg),
+            Some(ContextValue::String(a)) if a.starts_with("--")
+        ),
+        _ => false,
+    }
+}
+
 fn fail(e: &anyhow::Error) -> ExitCode {
     if let Some(c) = e.downcast_ref::<clap::Error>() {
         // clap prints --help and --version to stdout with code 0, usage
         // errors to stderr with code 2.
         let _ = c.print();
-        // A value that fails to parse (`--m -5`, `--threads 1e99`) is bad
-        // data, not bad usage.
-        if c.kind() == clap::error::ErrorKind::ValueValidation {
+        if value_error(c) {
             return ExitCode::from(65);
         }
         return ExitCode::from(c.exit_code() as u8);

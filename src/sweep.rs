@@ -33,12 +33,25 @@ fn num(s: &str, spec: &str) -> Result<f64> {
             format!("`{spec}`: `{s}` is not finite"),
         ));
     }
+    if !crate::units::usable(v) {
+        return Err(Error::input(
+            "--sweep",
+            format!(
+                "`{spec}`: `{s}` is too small to compute with (below 2.2e-308, the smallest normal double)"
+            ),
+        ));
+    }
     Ok(v)
 }
 
+/// A point's value as text: whole numbers plainly, very large or small
+/// ones in scientific notation (never a 300-digit decimal), the rest as
+/// the shortest decimal that reads back the same.
 fn show(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
+    } else if v != 0.0 && !(1e-4..1e15).contains(&v.abs()) {
+        format!("{v:e}")
     } else {
         format!("{v}")
     }

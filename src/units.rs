@@ -104,6 +104,22 @@ pub enum UnitError {
         /// What was typed.
         text: String,
     },
+    /// Non-zero but below the smallest normal double: every result worked
+    /// from it would round to zero or overflow to infinity.
+    #[error(
+        "`{text}` is too small to compute with (below 2.2e-308 in base units, the smallest normal double)"
+    )]
+    TooSmall {
+        /// What was typed.
+        text: String,
+    },
+}
+
+/// Whether a value is one the calculations can work with: finite, and
+/// zero or at least the smallest normal double (a subnormal input gives
+/// results of zero or infinity).
+pub fn usable(v: f64) -> bool {
+    v.is_finite() && (v == 0.0 || v.abs() >= f64::MIN_POSITIVE)
 }
 
 /// Splits "3.35 TB/s" or "3350GB/s" into the number and the unit text.
@@ -242,6 +258,9 @@ pub fn parse(text: &str, dim: Dim) -> Result<f64, UnitError> {
     }
     if unit.is_empty() {
         return if dim.bare_ok() {
+            if !usable(value) {
+                return Err(UnitError::TooSmall { text: t.into() });
+            }
             Ok(value)
         } else {
             Err(UnitError::MissingUnit {
@@ -276,6 +295,9 @@ pub fn parse(text: &str, dim: Dim) -> Result<f64, UnitError> {
     };
     if !v.is_finite() {
         return Err(UnitError::NotFinite { text: t.into() });
+    }
+    if !usable(v) {
+        return Err(UnitError::TooSmall { text: t.into() });
     }
     Ok(v)
 }

@@ -10,7 +10,7 @@ use roofline::calc::roof::Roof;
 use roofline::calc::step::{self, Op, Precisions};
 use roofline::catalog::Catalog;
 use roofline::error::Error;
-use roofline::inputs::{Count, Number, Seconds};
+use roofline::inputs::{Count, Number, Seconds, Tokens};
 use roofline::spec::hardware::{Hardware, Mode};
 use roofline::spec::model::Model;
 
@@ -146,7 +146,7 @@ fn moe_reads_the_experts_touched() {
 #[test]
 fn launch_overhead_and_kernels() {
     let m = model("llama-3-8b");
-    assert_eq!(step::kernels(&m), 32 * 12 + 4);
+    assert_eq!(step::kernels(&m), f64::from(32 * 12 + 4));
     let mut i = inputs(1, 1024);
     let none = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     i.launch = Some("eager".into());
@@ -304,8 +304,8 @@ fn slo_bisection() {
 #[test]
 fn goodput_puts_prefill_in_the_loop() {
     let mut i = inputs(16, 1024);
-    i.prompt = Some(Count(1024));
-    i.output = Some(Count(128));
+    i.prompt = Some(Tokens(1024));
+    i.output = Some(Tokens(128));
     i.slo_ttft = Some(Seconds(1.0));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     let g = c.goodput.unwrap();

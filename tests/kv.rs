@@ -5,7 +5,7 @@
 use roofline::calc::kv::{self, KvCost, KvInputs, MemorySource};
 use roofline::catalog::Catalog;
 use roofline::error::Error;
-use roofline::inputs::Count;
+use roofline::inputs::{Count, Tokens};
 use roofline::spec::hardware::Hardware;
 use roofline::spec::model::Model;
 
@@ -21,7 +21,7 @@ fn hw(id: &str) -> Hardware {
 
 fn inputs(context: u64, batch: u64) -> KvInputs {
     KvInputs {
-        context: Count(context),
+        context: Tokens(context),
         batch: Some(Count(batch)),
         kv_dtype: None,
         dtype: None,

@@ -8,7 +8,7 @@ use roofline::calc::collective::{Fabric, Kind};
 use roofline::calc::plan::{self, Objective, PlanInputs, Setup};
 use roofline::catalog::Catalog;
 use roofline::error::Error;
-use roofline::inputs::{Count, Seconds};
+use roofline::inputs::{Count, Seconds, Tokens};
 use roofline::spec::hardware::{Hardware, Mode};
 use roofline::spec::model::Model;
 use roofline::spec::overrides::Set;
@@ -79,7 +79,7 @@ fn deepseek_v3_prefill_unit() {
     let m = model("deepseek-v3");
     let mut i = layout(32, 4, 1, 8, 32);
     i.batch = c(8);
-    i.prompt = c(4096);
+    i.prompt = Some(Tokens(4096));
     let p = plan::cost(&h, &m, &i, Mode::SpeedOfLight).unwrap();
     close("book-5.2-dsv3-prefill-tp", p.layout.tp as f64, 4.0, 0.0);
     close("book-5.2-dsv3-prefill-ep", p.layout.ep as f64, 32.0, 0.0);
@@ -395,7 +395,7 @@ fn disaggregated_pools() {
     let i = PlanInputs {
         disaggregate: Some(true),
         batch: c(16),
-        prompt: c(2048),
+        prompt: Some(Tokens(2048)),
         ..Default::default()
     };
     let s = Setup::new(&h, &m, &i, Mode::SpeedOfLight).unwrap();
@@ -422,8 +422,8 @@ fn one_device_matches_decode_and_prefill() {
     let m = model("llama-3-8b");
     let mut i = layout(1, 1, 1, 1, 1);
     i.batch = c(16);
-    i.context = c(2048);
-    i.prompt = c(512);
+    i.context = Some(Tokens(2048));
+    i.prompt = Some(Tokens(512));
     let p = plan::cost(&h, &m, &i, Mode::SpeedOfLight).unwrap();
     let f: Fields =
         serde_json::from_value(serde_json::json!({"batch": 16, "context": 2048})).unwrap();
@@ -467,8 +467,8 @@ fn tensor_parallel_decode_is_bounded_by_the_measurements() {
     let at = |b: u64, ctx: u64, prompt: u64, mode: Mode| {
         let mut i = layout(2, 2, 1, 1, 1);
         i.batch = c(b);
-        i.context = c(ctx);
-        i.prompt = c(prompt);
+        i.context = Some(Tokens(ctx));
+        i.prompt = Some(Tokens(prompt));
         plan::cost(&h, &model, &i, mode).unwrap()
     };
     let u = |v: &serde_json::Value| v.as_u64().unwrap();

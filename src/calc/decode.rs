@@ -12,7 +12,7 @@ use super::roof::{self, Roof, RoofTime};
 use super::speculative;
 use super::step::{self, Precisions, Shape, Step};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Number, Seconds, at_least_one, positive};
+use crate::inputs::{Count, Number, Seconds, Tokens, at_least_one, positive};
 use crate::precision::{self, Precision};
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::{Hardware, Mode};
@@ -27,7 +27,7 @@ pub struct DecodeInputs {
     /// Sequences decoded together.
     pub batch: Count,
     /// Tokens already in each sequence's KV cache.
-    pub context: Count,
+    pub context: Tokens,
     /// Weight precision (default: the hardware's default-dtype).
     pub dtype: Option<String>,
     /// KV precision (default bf16).
@@ -52,9 +52,9 @@ pub struct DecodeInputs {
     /// Time-to-first-token target, for goodput.
     pub slo_ttft: Option<Seconds>,
     /// Prompt tokens per request, for goodput (prefill in the loop).
-    pub prompt: Option<Count>,
+    pub prompt: Option<Tokens>,
     /// Output tokens per request, for goodput.
-    pub output: Option<Count>,
+    pub output: Option<Tokens>,
     /// Share of memory held back for activations and the runtime.
     pub reserve: Option<serde_json::Value>,
     /// Allow a context beyond the model's maximum.
@@ -261,7 +261,7 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
     ];
     let (kernels, given) = match kernels {
         Some(k) => (k.0 as f64, true),
-        None => (step::kernels(m) as f64, false),
+        None => (step::kernels(m), false),
     };
     Ok(Setup {
         weights: w.name,

@@ -5,7 +5,7 @@
 //! (formulas.md, "Serving: KV cache"; 004 "KV cache"; 000 §4.1, §4.2).
 
 use crate::error::{Error, Result};
-use crate::inputs::{Count, at_least_one, mul};
+use crate::inputs::{Count, Tokens, at_least_one, mul};
 use crate::precision::{self, Precision};
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::Hardware;
@@ -145,7 +145,7 @@ pub fn parse_share(field: &str, v: &serde_json::Value) -> Result<f64> {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct KvInputs {
     /// Tokens per sequence.
-    pub context: Count,
+    pub context: Tokens,
     /// Sequences (default 1).
     pub batch: Option<Count>,
     /// KV precision (default bf16).

@@ -15,7 +15,7 @@ use super::model::{Params, kv_elements_per_token_per_layer, params};
 use super::roof::Roof;
 use super::step::{self, Shape};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Seconds, at_least_one};
+use crate::inputs::{Count, Seconds, Tokens, at_least_one};
 use crate::report::{Quantity, Report, Row, RowsKind, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -43,9 +43,9 @@ pub struct PlanInputs {
     pub batch: Option<Count>,
     /// Tokens of context each sequence holds at the decode step (default
     /// 4096).
-    pub context: Option<Count>,
+    pub context: Option<Tokens>,
     /// Prompt tokens per sequence for prefill (default 1024).
-    pub prompt: Option<Count>,
+    pub prompt: Option<Tokens>,
     /// Pipeline microbatches (default: pp).
     pub microbatches: Option<Count>,
     /// Weight precision (default: the hardware's default-dtype).
@@ -112,9 +112,10 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// tp x pp x dp.
+    /// tp x pp x dp; a product past 64 bits reads as `u64::MAX`, more
+    /// devices than any count the inputs allow ([`crate::inputs::MAX_COUNT`]).
     pub fn devices(&self) -> u64 {
-        self.tp * self.pp * self.dp
+        self.tp.saturating_mul(self.pp).saturating_mul(self.dp)
     }
 }
 
@@ -235,15 +236,23 @@ impl<'a> Setup<'a> {
     }
 }
 
+/// Greatest common divisor.
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// Divisors of `n`, ascending.
 pub fn divisors(n: u64) -> Vec<u64> {
     let mut small = Vec::new();
     let mut large = Vec::new();
     let mut d = 1;
-    while d * d <= n {
+    while d <= n / d {
         if n.is_multiple_of(d) {
             small.push(d);
-            if d * d != n {
+            if d != n / d {
                 large.push(n / d);
             }
         }
@@ -321,15 +330,16 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
     if let Some(n) = devices
         && l.devices() != n
     {
-        let hint = if n % (l.tp * l.pp) == 0 {
+        let tp_pp = l.tp.saturating_mul(l.pp);
+        let hint = if n.is_multiple_of(tp_pp) {
             format!(
                 "for tp {} and pp {} give dp {}",
                 units::whole(l.tp),
                 units::whole(l.pp),
-                units::whole(n / (l.tp * l.pp))
+                units::whole(n / tp_pp)
             )
         } else {
-            let ok: Vec<u64> = divisors(n)
+            let ok: Vec<u64> = divisors(gcd(n, m.attention.heads.get()))
                 .into_iter()
                 .filter(|t| {
                     validate(
@@ -347,7 +357,7 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
                 .collect();
             format!(
                 "tp x pp = {} does not divide {}; tp that divide both the devices and the heads: {}",
-                units::whole(l.tp * l.pp),
+                units::whole(tp_pp),
                 units::whole(n),
                 list(&ok)
             )
@@ -824,7 +834,9 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
             (moe.expert_intermediate_size.get() as f64 * k)
                 .max(m.ffn.intermediate_size.get() as f64)
         });
-    let prefill_tokens = (w.batch.div_ceil(microbatches) * w.prompt) as f64;
+    // In f64: a batch and a prompt of up to 2^53 each overflow a u64
+    // product.
+    let prefill_tokens = w.batch.div_ceil(microbatches) as f64 * w.prompt as f64;
     let live_tokens = prefill_tokens.max(w.batch as f64 / mf);
     let activation_bytes = live_tokens * (4.0 * d + 2.0 * ffn_width / t) * ACT_BYTES;
     let memory = weight_bytes + kv_bytes + activation_bytes;
@@ -878,7 +890,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let pass = |st: &step::Step, tokens: f64, n_dense: f64, n_moe: f64, first: bool, last: bool| {
         shard.time(st, tokens, n_dense, n_moe, first, last)
     };
-    let slots = (microbatches + l.pp - 1) as f64;
+    let slots = microbatches as f64 + l.pp as f64 - 1.0;
     let (mut dec, mut pre) = (Busiest::default(), Busiest::default());
     for (st, &(n_dense, n_moe)) in stage_params.iter().enumerate() {
         let first = st == 0;
@@ -1052,11 +1064,16 @@ pub fn search(s: &Setup, devices: u64, w: Workload, inputs: &PlanInputs) -> Resu
         }
     };
     let fixed = |f: Option<Count>| f.map(|c| c.0);
-    for tp in divisors(n) {
+    // Only layouts that can exist are tried: tp divides the heads and pp
+    // the layers (`validate`), so the work is bounded by the model, not by
+    // the device count.
+    let heads = s.model.attention.heads.get();
+    let layers = s.model.layers.get();
+    for tp in divisors(gcd(n, heads)) {
         if fixed(inputs.tp).is_some_and(|t| t != tp) {
             continue;
         }
-        for pp in divisors(n / tp) {
+        for pp in divisors(gcd(n / tp, layers)) {
             if fixed(inputs.pp).is_some_and(|p| p != pp) {
                 continue;
             }

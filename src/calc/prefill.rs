@@ -12,7 +12,7 @@ use super::kv;
 use super::roof::{Bound, RoofTime};
 use super::step::{OpKind, Shape};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, at_least_one, mul};
+use crate::inputs::{Count, Tokens, at_least_one, mul};
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -24,11 +24,11 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct PrefillInputs {
     /// Prompt tokens per sequence.
-    pub prompt: Count,
+    pub prompt: Tokens,
     /// Sequences (default 1).
     pub batch: Option<Count>,
     /// Tokens per chunk (default: the whole prompt at once).
-    pub chunk: Option<Count>,
+    pub chunk: Option<Tokens>,
     /// Weight precision.
     pub dtype: Option<String>,
     /// KV precision (default bf16).

@@ -172,18 +172,20 @@ pub const KERNELS_PER_SHARED_EXPERT: u64 = 3;
 pub const KERNELS_OUTSIDE_LAYERS: u64 = 4;
 
 /// Kernels per forward from the layer structure.
-pub fn kernels(m: &Model) -> u64 {
-    let layers = m.layers.get();
+/// Counted in f64: a file's counts (up to 2^53 each) multiply past 64 bits.
+pub fn kernels(m: &Model) -> f64 {
+    let layers = m.layers.get() as f64;
     let per_moe = |moe: &crate::spec::model::Moe| {
-        KERNELS_PER_MOE_LAYER + KERNELS_PER_SHARED_EXPERT * moe.shared_experts
+        KERNELS_PER_MOE_LAYER as f64 + KERNELS_PER_SHARED_EXPERT as f64 * moe.shared_experts as f64
     };
     let body = match &m.moe {
-        None => layers * KERNELS_PER_DENSE_LAYER,
+        None => layers * KERNELS_PER_DENSE_LAYER as f64,
         Some(moe) => {
-            moe.dense_layers * KERNELS_PER_DENSE_LAYER + (layers - moe.dense_layers) * per_moe(moe)
+            let dense = moe.dense_layers as f64;
+            dense * KERNELS_PER_DENSE_LAYER as f64 + (layers - dense) * per_moe(moe)
         }
     };
-    body + KERNELS_OUTSIDE_LAYERS
+    body + KERNELS_OUTSIDE_LAYERS as f64
 }
 
 /// Expected distinct experts `tokens` tokens touch when each picks `k` of
@@ -365,7 +367,7 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
     Ok(Step {
         ops,
         experts_touched: experts,
-        kernels: kernels(m) as f64,
+        kernels: kernels(m),
         kv_bytes_per_token: kv_token_layer * lf,
         cached_tokens: seen,
     })

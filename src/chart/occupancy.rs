@@ -9,7 +9,7 @@ use super::draw_error;
 use super::layout::{Placer, around};
 use super::style::{self, Scale};
 use crate::calc::occupancy::{self, OccupancyInputs};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::inputs::{Bytes, Count};
 use crate::report::Unit;
 use crate::spec::hardware::{Hardware, Mode};
@@ -53,6 +53,30 @@ impl OccupancyData {
         let now = occupancy::cost(hw, &kernel, Mode::SpeedOfLight)?;
         let b = &now.budget;
         let (threads, regs, smem) = (now.threads, now.regs, now.smem);
+        // The kernel's own values are marked on axes that end at the
+        // hardware's limits: one beyond them cannot be drawn (nor launched).
+        if regs > b.max_regs_per_thread {
+            return Err(Error::field(
+                "regs",
+                format!(
+                    "{} registers per thread is more than {}'s {}; the chart's axis ends there",
+                    units::whole(regs),
+                    hw.id,
+                    units::whole(b.max_regs_per_thread)
+                ),
+            ));
+        }
+        if smem > b.smem_optin {
+            return Err(Error::field(
+                "smem",
+                format!(
+                    "{} of shared memory per block is more than {}'s {} per block; the chart's axis ends there",
+                    units::iec_bytes(smem as f64),
+                    hw.id,
+                    units::iec_bytes(b.smem_optin as f64)
+                ),
+            ));
+        }
         // A point that cannot launch is zero occupancy.
         let at = |k: OccupancyInputs| {
             occupancy::cost(hw, &k, Mode::SpeedOfLight).map_or(0.0, |c| c.occupancy)

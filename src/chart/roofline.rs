@@ -149,6 +149,9 @@ pub struct RooflineData {
     pub notes: Vec<String>,
 }
 
+/// The most decades an axis of a roofline chart spans.
+const MAX_DECADES: f64 = 18.0;
+
 impl RooflineData {
     /// The roofs of `hardware` at each of `dtypes` (each part's default
     /// precision when empty), with measured roofs beside them when
@@ -252,12 +255,47 @@ impl RooflineData {
             ids.join(", "),
             precisions.join(" and ")
         );
-        Ok(RooflineData {
+        let data = RooflineData {
             title,
             roofs,
             kernels,
             notes,
-        })
+        };
+        data.check_drawable()?;
+        Ok(data)
+    }
+
+    /// Refuses axes a chart cannot draw (hundreds of decades, or ends that
+    /// are not finite and positive), naming the point or roof that
+    /// stretches them, before plotters sees them.
+    pub fn check_drawable(&self) -> Result<()> {
+        let ((x0, x1), (y0, y1)) = self.ranges();
+        let span = |lo: f64, hi: f64| {
+            (lo.is_normal() && hi.is_normal() && lo > 0.0 && hi > lo).then(|| (hi / lo).log10())
+        };
+        let fits = |lo, hi| span(lo, hi).is_some_and(|d| d.is_finite() && d <= MAX_DECADES);
+        if fits(x0, x1) && fits(y0, y1) {
+            return Ok(());
+        }
+        // The kernel furthest from an intensity of 1 is the likely cause.
+        let worst = self.kernels.iter().max_by(|a, b| {
+            a.intensity
+                .log10()
+                .abs()
+                .total_cmp(&b.intensity.log10().abs())
+        });
+        match worst {
+            Some(k) if !(1e-6..=1e9).contains(&k.intensity) => Err(Error::field(
+                "point",
+                format!(
+                    "`{}` has an intensity of {:e} FLOP/B; a roofline chart draws at most {MAX_DECADES} decades, so a point's intensity must lie between 1e-6 and 1e9",
+                    k.label, k.intensity
+                ),
+            )),
+            _ => Err(Error::Unsupported(format!(
+                "the roofs span more than {MAX_DECADES} decades (peaks or bandwidths far apart), which a chart cannot draw; chart fewer accelerators or check their figures"
+            ))),
+        }
     }
 
     /// The units of the throughput and intensity axes: TFLOP/s and FLOP/B,

@@ -232,8 +232,8 @@ fn decode(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
     }
     let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
     if !(2..=3).contains(&parts.len()) || parts.iter().any(|p| p.is_empty()) {
-        return Err(Error::usage(
-            "--speculative",
+        return Err(Error::field(
+            "speculative",
             format!("`{spec}`: expected ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST], e.g. 0.8,4,0.05"),
         ));
     }

@@ -66,7 +66,11 @@ impl Context {
     pub fn hardware(&self, list: &str) -> Result<Vec<Hardware>> {
         self.mark_read(true, false);
         let items = split(list)
-            .map(|h| self.catalog.hardware(h, &self.sets))
+            .map(|h| {
+                self.catalog
+                    .hardware(h, &self.sets)
+                    .map_err(|e| blame_set(e, &self.sets))
+            })
             .collect::<Result<Vec<_>>>()?;
         if items.is_empty() {
             return Err(Error::input(
@@ -81,7 +85,11 @@ impl Context {
     pub fn models(&self, list: &str) -> Result<Vec<Model>> {
         self.mark_read(false, true);
         let items = split(list)
-            .map(|m| self.catalog.model(m, &self.sets))
+            .map(|m| {
+                self.catalog
+                    .model(m, &self.sets)
+                    .map_err(|e| blame_set(e, &self.sets))
+            })
             .collect::<Result<Vec<_>>>()?;
         if items.is_empty() {
             return Err(Error::input(
@@ -156,7 +164,7 @@ impl Context {
         if let Some(x) = cache.borrow().get(&key) {
             return Ok(x.clone());
         }
-        let x = Rc::new(load(id, &sets)?);
+        let x = Rc::new(load(id, &sets).map_err(|e| blame_set(e, &sets))?);
         cache.borrow_mut().insert(key, x.clone());
         Ok(x)
     }
@@ -271,4 +279,59 @@ impl Context {
 /// The items of a comma-separated list, trimmed, empty ones dropped.
 pub(crate) fn split(list: &str) -> impl Iterator<Item = &str> {
     list.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// A `--set` path naming no field of the file is the flag's slip, not the
+/// file's: the error names the `--set` as typed, the table and the nearest
+/// field (`--set memory.hbm-bandwith=...: no field hbm-bandwith in
+/// [memory]; did you mean hbm-bandwidth?`).
+pub(crate) fn blame_set(e: Error, sets: &[Set]) -> Error {
+    match e {
+        Error::At { point, error } => Error::At {
+            point,
+            error: Box::new(blame_set(*error, sets)),
+        },
+        Error::Data {
+            field: Some(field),
+            message,
+            file,
+            line,
+            col,
+        } => {
+            let unknown = message
+                .strip_prefix("unknown field `")
+                .and_then(|m| m.split_once('`'));
+            let set = sets.iter().rev().find(|s| s.path == field);
+            let (Some((name, rest)), Some(set)) = (unknown, set) else {
+                return Error::Data {
+                    field: Some(field),
+                    message,
+                    file,
+                    line,
+                    col,
+                };
+            };
+            // serde lists the fields it expected, each in backticks.
+            let known: Vec<&str> = rest
+                .split_once("expected")
+                .map(|(_, l)| l.split('`').skip(1).step_by(2).collect())
+                .unwrap_or_default();
+            let table = field
+                .rsplit_once('.')
+                .map_or("the top level".to_string(), |(t, _)| format!("[{t}]"));
+            let hint = match crate::error::nearest(name, known.iter().copied()) {
+                Some(n) => format!("; did you mean {n}?"),
+                None if !known.is_empty() => format!("; it has {}", known.join(", ")),
+                None => String::new(),
+            };
+            Error::Data {
+                file: format!("--set {}={}", set.path, set.value),
+                line: None,
+                col: None,
+                field: None,
+                message: format!("no field {name} in {table}{hint}"),
+            }
+        }
+        e => e,
+    }
 }

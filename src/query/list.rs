@@ -109,6 +109,13 @@ fn run<T>(
     if !sets.is_empty() {
         let applied = reports.len() - kept.len();
         if let (0, Some(err)) = (applied, refusal) {
+            // A path no file has is the flag's typo: say so, with the nearest field.
+            let err = match super::context::blame_set(err, sets) {
+                e @ Error::Data { field: None, .. } if e.to_string().starts_with("--set ") => {
+                    return Err(e);
+                }
+                e => e,
+            };
             return Err(Error::input(
                 "--set",
                 format!("`{what_if}` validates for none of the listed files; the first: {err}"),

@@ -247,3 +247,6 @@ fn unknown_sweep(e: Error, swept: &[String]) -> Error {
     }
     e
 }
+
+#[cfg(test)]
+mod tests;

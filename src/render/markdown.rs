@@ -12,7 +12,7 @@ pub struct Markdown;
 impl Renderer for Markdown {
     fn render(&self, report: &Report) -> Vec<u8> {
         let mut out = format!("### {}\n\n", title(report));
-        if let Some(g) = results_grid(report, ASCII_MARKDOWN) {
+        if let Some(g) = results_grid(report, ASCII_MARKDOWN, true) {
             out.push_str(&g.to_string());
             out.push_str("\n\n");
         }

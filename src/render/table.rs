@@ -17,7 +17,86 @@ fn heading(group: &str) -> String {
     format!("[{}]", group.to_uppercase())
 }
 
-pub(crate) fn results_grid(report: &Report, preset: comfy_table::TableStyle) -> Option<Grid> {
+/// Columns a terminal that reports no width (0 under `script`, in some
+/// containers and CI logs) is taken to have: the classic terminal's.
+const FALLBACK_WIDTH: u16 = 80;
+
+/// The width tables and notes are fitted to: `COLUMNS` when it holds a
+/// positive number, else the terminal's, else [`FALLBACK_WIDTH`] for a
+/// terminal that reports none; `None` when the output is not a terminal
+/// (a pipe or a file keeps every column whole).
+pub(crate) fn width() -> Option<u16> {
+    use std::io::IsTerminal;
+    let columns = std::env::var("COLUMNS").ok();
+    choose_width(columns.as_deref(), std::io::stdout().is_terminal(), || {
+        Grid::new().width()
+    })
+}
+
+/// [`width`]'s rule, with the environment and the terminal's report given.
+fn choose_width(
+    columns: Option<&str>,
+    tty: bool,
+    reported: impl FnOnce() -> Option<u16>,
+) -> Option<u16> {
+    if let Some(n) = columns
+        .and_then(|c| c.trim().parse::<u16>().ok())
+        .filter(|&n| n > 0)
+    {
+        return Some(n);
+    }
+    if !tty {
+        return None;
+    }
+    Some(reported().filter(|&w| w > 0).unwrap_or(FALLBACK_WIDTH))
+}
+
+/// An empty grid in a style, fitted to [`width`] (Markdown never wraps: a
+/// cell's lines would become rows of their own).
+fn grid(preset: comfy_table::TableStyle, markdown: bool) -> Grid {
+    let mut g = Grid::new();
+    g.load_style(preset);
+    match width() {
+        Some(w) if !markdown => {
+            g.set_content_arrangement(ContentArrangement::Dynamic)
+                .set_width(w);
+        }
+        _ => {
+            g.set_content_arrangement(ContentArrangement::Disabled);
+        }
+    }
+    g
+}
+
+/// Wraps a line of prose (a note) at `width` columns, later lines indented
+/// by `indent` spaces; a word longer than the line is left whole.
+pub(crate) fn wrap(text: &str, width: Option<u16>, indent: usize) -> String {
+    let Some(width) = width.map(usize::from) else {
+        return text.to_string();
+    };
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut col = 0;
+    for word in text.split(' ') {
+        let w = UnicodeWidthStr::width(word);
+        if col > indent && col + 1 + w > width {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+            col = indent;
+        } else if col > 0 {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(word);
+        col += w;
+    }
+    out
+}
+
+pub(crate) fn results_grid(
+    report: &Report,
+    preset: comfy_table::TableStyle,
+    markdown: bool,
+) -> Option<Grid> {
     let (_, outs) = row_columns(report);
     let (same, _) = folded(report, outs);
     let same: Vec<_> = same
@@ -27,9 +106,7 @@ pub(crate) fn results_grid(report: &Report, preset: comfy_table::TableStyle) -> 
     if report.results.is_empty() && report.inputs.is_empty() && same.is_empty() {
         return None;
     }
-    let mut g = Grid::new();
-    g.load_style(preset)
-        .set_content_arrangement(ContentArrangement::Dynamic);
+    let mut g = grid(preset, markdown);
     g.set_header(vec!["quantity", "value"]);
     for (k, v) in &report.inputs {
         g.add_row(vec![
@@ -70,29 +147,52 @@ const SHORT_CELL: usize = 16;
 
 /// Keeps short cells on one line when a table is narrowed to the
 /// terminal, so `a100-sxm-80gb` and `2.039 TB/s` stay whole and long text
-/// (names, summaries, labels) wraps instead.
+/// (names, summaries, labels) wraps instead, between words: no column is
+/// narrowed below its longest word.
 fn keep_short_cells_whole(g: &mut Grid) {
-    let mut widest: Vec<usize> = Vec::new();
+    let mut least: Vec<usize> = Vec::new();
+    let widths = |cell: &str| {
+        let whole = cell.lines().map(UnicodeWidthStr::width).max().unwrap_or(0);
+        let word = cell
+            .split_whitespace()
+            .map(UnicodeWidthStr::width)
+            .max()
+            .unwrap_or(0);
+        if whole <= SHORT_CELL { whole } else { word }
+    };
+    let header = g.header().map(|h| {
+        h.cell_iter()
+            .map(|c| {
+                c.content()
+                    .split_whitespace()
+                    .map(UnicodeWidthStr::width)
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect::<Vec<_>>()
+    });
     for row in g.row_iter() {
         for (i, cell) in row.cell_iter().enumerate() {
-            let w = cell
-                .content()
-                .lines()
-                .map(UnicodeWidthStr::width)
-                .max()
-                .unwrap_or(0);
-            if widest.len() <= i {
-                widest.resize(i + 1, 0);
+            if least.len() <= i {
+                least.resize(i + 1, 0);
             }
-            widest[i] = widest[i].max(w);
+            least[i] = least[i].max(widths(&cell.content()));
         }
     }
-    for (i, w) in widest.into_iter().enumerate() {
-        if (1..=SHORT_CELL).contains(&w)
+    for (i, w) in header.unwrap_or_default().into_iter().enumerate() {
+        if least.len() <= i {
+            least.resize(i + 1, 0);
+        }
+        least[i] = least[i].max(w);
+    }
+    for (i, w) in least.into_iter().enumerate() {
+        if w > 0
             && let Some(c) = g.column_mut(i)
         {
             // The width counts the cell's padding, one column each side.
-            c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(w as u16 + 2)));
+            c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
+                u16::try_from(w + 2).unwrap_or(u16::MAX),
+            )));
         }
     }
 }
@@ -107,12 +207,10 @@ pub(crate) fn side_by_side(report: &Report) -> bool {
 
 /// A comparison with the items as columns and the quantities as rows; a
 /// quantity an item lacks shows `-`.
-fn comparison_grid(report: &Report, preset: comfy_table::TableStyle) -> Grid {
+fn comparison_grid(report: &Report, preset: comfy_table::TableStyle, markdown: bool) -> Grid {
     let axis = &report.axes[0];
     let (ins, outs) = row_columns(report);
-    let mut g = Grid::new();
-    g.load_style(preset)
-        .set_content_arrangement(ContentArrangement::Dynamic);
+    let mut g = grid(preset, markdown);
     let mut header = vec![String::from("quantity")];
     header.extend(report.rows.iter().map(|r| {
         r.inputs.get(axis.as_str()).map_or("-".into(), |v| {
@@ -185,7 +283,7 @@ pub(crate) fn rows_text(
         return None;
     }
     if side_by_side(report) {
-        return Some(comparison_grid(report, preset).to_string());
+        return Some(comparison_grid(report, preset, markdown).to_string());
     }
     let (ins, outs) = row_columns(report);
     let (_, outs) = folded(report, outs);
@@ -220,9 +318,7 @@ pub(crate) fn rows_text(
         let body: Vec<Vec<String>> = report.rows.iter().map(cells).collect();
         return Some(plain_grid(&header, &body, markdown));
     }
-    let mut g = Grid::new();
-    g.load_style(preset)
-        .set_content_arrangement(ContentArrangement::Dynamic);
+    let mut g = grid(preset, markdown);
     let mut body: Vec<Vec<String>> = report.rows.iter().map(cells).collect();
     // A terminal too narrow for a long-text column (hw list's summaries)
     // gets the table without it rather than a column a few letters wide.
@@ -237,9 +333,14 @@ pub(crate) fn rows_text(
     keep_short_cells_whole(&mut g);
     let mut text = g.to_string();
     if !dropped.is_empty() {
-        text.push_str(&format!(
-            "\n({} left out to fit the terminal; a wider window, --format markdown or json shows it)",
-            dropped.join(", ")
+        text.push('\n');
+        text.push_str(&wrap(
+            &format!(
+                "({} left out to fit the terminal; a wider window, --format markdown or json shows it)",
+                dropped.join(", ")
+            ),
+            width(),
+            1,
         ));
     }
     Some(text)
@@ -378,7 +479,7 @@ impl Renderer for Table {
     fn render(&self, report: &Report) -> Vec<u8> {
         let mut out = format!("{}\n", title(report));
         // A comparison is one side-by-side table; its shared inputs lead it.
-        if let Some(g) = results_grid(report, UTF8_FULL_CONDENSED) {
+        if let Some(g) = results_grid(report, UTF8_FULL_CONDENSED, false) {
             out.push_str(&g.to_string());
             out.push('\n');
         }
@@ -386,8 +487,10 @@ impl Renderer for Table {
             out.push_str(&g);
             out.push('\n');
         }
+        let w = width();
         for n in &report.notes {
-            out.push_str(&format!("note: {n}\n"));
+            out.push_str(&wrap(&format!("note: {n}"), w, 6));
+            out.push('\n');
         }
         let h = hidden(report);
         if h > 0 {
@@ -396,9 +499,14 @@ impl Renderer for Table {
             } else {
                 ""
             };
-            out.push_str(&format!(
-                "({h} more results{table}: --all shows every one, --explain their derivations)\n"
+            out.push_str(&wrap(
+                &format!(
+                    "({h} more results{table}: --all shows every one, --explain their derivations)"
+                ),
+                w,
+                1,
             ));
+            out.push('\n');
         }
         out.into_bytes()
     }
@@ -428,6 +536,61 @@ pub(crate) mod tests {
         r.rows.push(row);
         r.note("memory-bound: 295 x below the ridge");
         r
+    }
+
+    #[test]
+    fn a_terminal_of_width_zero_gets_eighty_columns_and_columns_wins() {
+        // `script` gives a terminal that reports 0 columns.
+        assert_eq!(choose_width(None, true, || Some(0)), Some(80));
+        assert_eq!(choose_width(None, true, || None), Some(80));
+        assert_eq!(choose_width(None, true, || Some(132)), Some(132));
+        assert_eq!(choose_width(Some("100"), true, || Some(0)), Some(100));
+        assert_eq!(choose_width(Some("100"), false, || None), Some(100));
+        // A pipe without COLUMNS keeps every column whole.
+        assert_eq!(choose_width(None, false, || None), None);
+        assert_eq!(choose_width(Some("0"), false, || None), None);
+        assert_eq!(choose_width(Some("wide"), true, || Some(0)), Some(80));
+    }
+
+    #[test]
+    fn notes_wrap_between_words_with_a_hanging_indent() {
+        let note = "note: speed of light: datasheet peak and bandwidth, no launch overhead";
+        let text = wrap(note, Some(30), 6);
+        assert!(text.lines().all(|l| l.chars().count() <= 30), "{text}");
+        assert!(
+            text.lines()
+                .skip(1)
+                .all(|l| l.starts_with("      ") && !l.starts_with("       "))
+        );
+        // Wrapping only moves line breaks: the words are the note's.
+        assert_eq!(
+            text.split_whitespace().collect::<Vec<_>>(),
+            note.split_whitespace().collect::<Vec<_>>()
+        );
+        assert_eq!(wrap(note, None, 6), note);
+    }
+
+    #[test]
+    fn a_narrow_table_breaks_no_word() {
+        let mut g = Grid::new();
+        g.load_style(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_width(40);
+        g.set_header(vec![
+            "rank",
+            "communication per decode step",
+            "time to first token",
+        ]);
+        g.add_row(vec!["1", "326.2 us", "906.6 ms"]);
+        keep_short_cells_whole(&mut g);
+        let text = g.to_string();
+        for word in ["communication", "per", "decode", "step", "first", "token"] {
+            assert!(
+                text.split(|c: char| !c.is_alphanumeric())
+                    .any(|w| w == word),
+                "{word} broken in\n{text}"
+            );
+        }
     }
 
     #[test]
@@ -461,7 +624,8 @@ pub(crate) mod tests {
         let mut g = Grid::new();
         g.load_style(UTF8_FULL_CONDENSED)
             .set_content_arrangement(ContentArrangement::Dynamic)
-            .set_width(40);
+            .set_width(42);
+        // 42 columns leave the summary its longest word, `TFLOP/s`.
         g.set_header(vec!["id", "peak", "summary"]);
         g.add_row(vec![
             "a100-sxm-80gb",
@@ -472,7 +636,7 @@ pub(crate) mod tests {
         let text = g.to_string();
         assert!(text.contains("a100-sxm-80gb"), "{text}");
         assert!(text.contains("312 TFLOP/s"), "{text}");
-        assert!(text.lines().all(|l| l.chars().count() <= 40), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 42), "{text}");
     }
 
     #[test]

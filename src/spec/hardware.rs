@@ -530,6 +530,146 @@ pub struct Achievable {
     /// (`nvlink4`); no more than that link's per-direction figure.
     #[serde(default)]
     pub link_bandwidth: IndexMap<String, BytesPerSec>,
+    /// Fixed GPU time of every kernel beyond its launch, in every launch
+    /// mode: the ramp-up of a grid, its tail, a last wave smaller than the
+    /// SM count. The per-operation model adds `kernel-overhead` once per
+    /// kernel an operation launches (formulas.md, "Achievable: a forward
+    /// operation by operation"); fitted as the intercept of time against
+    /// bytes for memory-bound GEMMs replayed from a CUDA graph, less
+    /// `launch.graph`.
+    pub kernel_overhead: Option<Seconds>,
+    /// Dense matmul rates a long compute-bound loop holds under the
+    /// board's power limit, per precision (the clock drops below its
+    /// boost; the source names the clock and power seen). Compute-bound
+    /// operations of a step that is compute-bound as a whole (prefill,
+    /// large batches: work that repeats back to back) run at this rate
+    /// instead of `dense`; a single matmul or a step bound by memory keeps
+    /// `dense`. No more than `dense` of the same precision.
+    #[serde(default)]
+    pub sustained: Peaks,
+    /// Fixed costs of one call, per launch mode, that are not per kernel.
+    #[serde(default)]
+    pub call: Option<Call>,
+    /// Bus bandwidth each collective reaches on the scale-up link at large
+    /// sizes, as a share of `link-bandwidth`.
+    #[serde(default)]
+    pub bus_efficiency: Option<BusEfficiency>,
+    /// How the vendor GEMM library tiles a matmul.
+    #[serde(default)]
+    pub gemm: Option<GemmTiling>,
+    /// Flash attention's compute efficiency by sequence length.
+    #[serde(default)]
+    pub attention: Option<AttentionEfficiency>,
+}
+
+/// Fixed costs of one call beyond its kernels' work (formulas.md,
+/// "Achievable: per-call costs"). Each is a measured floor: where a
+/// figure is rounded it is rounded down.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Call {
+    /// One matmul called eagerly from Python and timed on its own (CUDA
+    /// events around the call): the host path from the call to the
+    /// kernel's start (dispatch, launch), added once to a `matmul
+    /// --launch eager` answer. Fitted as the eager time less the
+    /// graph-replayed time of the same GEMM.
+    pub matmul_eager: Option<Seconds>,
+    /// One NCCL collective called eagerly from Python and timed on its own:
+    /// its latency term under `collective --launch eager` (host path,
+    /// NCCL's launch and its protocol's handshake together). Fitted as the
+    /// intercept of eager time against bytes.
+    pub collective_eager: Option<Seconds>,
+    /// One NCCL collective captured in a CUDA graph: its latency term under
+    /// `--launch graph` and inside a step or a plan. Fitted as the
+    /// intercept of graph-replayed time against bytes.
+    pub collective_graph: Option<Seconds>,
+}
+
+/// Bus bandwidth per collective as a share (0 to 1] of the link's
+/// measured `link-bandwidth` (formulas.md, "Collectives", calibration).
+/// Fitted at the largest size measured, where the latency term is
+/// negligible: bus bytes / (time - latency) / link-bandwidth.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct BusEfficiency {
+    /// All-reduce.
+    pub all_reduce: Option<f64>,
+    /// All-gather.
+    pub all_gather: Option<f64>,
+    /// Reduce-scatter.
+    pub reduce_scatter: Option<f64>,
+    /// All-to-all.
+    pub all_to_all: Option<f64>,
+    /// Send/recv.
+    pub send_recv: Option<f64>,
+}
+
+impl BusEfficiency {
+    /// The five shares in `collective::Kind` order (all-reduce, all-gather,
+    /// reduce-scatter, all-to-all, send-recv), with the field names.
+    pub fn entries(&self) -> [(&'static str, Option<f64>); 5] {
+        [
+            ("all-reduce", self.all_reduce),
+            ("all-gather", self.all_gather),
+            ("reduce-scatter", self.reduce_scatter),
+            ("all-to-all", self.all_to_all),
+            ("send-recv", self.send_recv),
+        ]
+    }
+}
+
+/// The tiling structure of the vendor GEMM library (formulas.md,
+/// "Achievable: GEMM efficiency by shape"). A matmul's compute time is
+/// FLOPs / (rate x padding x waves), taking the tile and K split that
+/// give the shortest time, as the library's heuristic aims to: padding =
+/// M N / (ceil(M/tm) tm ceil(N/tn) tn), waves = tiles x splits /
+/// (ceil(tiles x splits / SMs) x SMs).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct GemmTiling {
+    /// Output tiles (rows x columns of C per CTA, `"256x128"`) the library
+    /// chooses among, from the profiler's kernel names.
+    #[serde(default)]
+    pub tiles: Vec<String>,
+    /// The most ways the library splits K when the tiles of M x N leave
+    /// SMs idle (1: it never splits).
+    pub split_k: Option<NonZeroU32>,
+}
+
+impl GemmTiling {
+    /// The tiles as (rows, columns); `Err` names the first malformed entry.
+    pub fn parsed(&self) -> std::result::Result<Vec<(u64, u64)>, String> {
+        self.tiles
+            .iter()
+            .map(|t| {
+                let (a, b) = t
+                    .split_once(['x', 'X'])
+                    .ok_or_else(|| format!("`{t}`: expected rows x columns, as `256x128`"))?;
+                let n = |s: &str| s.trim().parse::<u64>().ok().filter(|&v| v > 0);
+                match (n(a), n(b)) {
+                    (Some(a), Some(b)) => Ok((a, b)),
+                    _ => Err(format!(
+                        "`{t}`: expected two positive whole numbers, as `256x128`"
+                    )),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Flash attention's share of the dense rate by sequence length S
+/// (formulas.md, "Achievable: attention"): efficiency(S) = peak-fraction x
+/// S / (S + half-length). Prefill attention runs at dense x
+/// efficiency(S); decode attention, far below the ridge, streams the KV
+/// cache at `hbm-bandwidth` and needs neither figure.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct AttentionEfficiency {
+    /// The share (0 to 1] of the dense rate approached at long sequences.
+    pub peak_fraction: Option<f64>,
+    /// The sequence length, in tokens, at which the efficiency is half of
+    /// `peak-fraction`.
+    pub half_length: Option<NonZeroU64>,
 }
 
 /// The first dotted kebab-case path (numbers index arrays of tables) that
@@ -752,6 +892,55 @@ impl Hardware {
                         ),
                     );
                 }
+            }
+            for key in a.sustained.keys() {
+                let m = a.sustained.get(key).unwrap_or(0.0);
+                let (cap, what) = match a.dense.get(key) {
+                    Some(d) => (Some(d), "measured burst rate (achievable.dense)"),
+                    None => (
+                        self.compute
+                            .dense
+                            .get(key)
+                            .map(|d| d * self.peak_multiplier()),
+                        "datasheet's dense peak",
+                    ),
+                };
+                if let Some(d) = cap
+                    && m > d * (1.0 + 1e-9)
+                {
+                    let rate = crate::report::Unit::FlopPerSec
+                        .ops_if(crate::precision::lookup(key).is_ok_and(|p| p.integer()));
+                    return err(
+                        &format!("achievable.sustained.{key}"),
+                        format!(
+                            "sustained {} exceeds the {what} {}",
+                            rate.format(m),
+                            rate.format(d)
+                        ),
+                    );
+                }
+            }
+            let share = |field: &str, v: Option<f64>| -> Result<()> {
+                match v {
+                    Some(x) if !(x > 0.0 && x <= 1.0) => err(
+                        field,
+                        format!("{x} is not a share: expected a number above 0 and at most 1"),
+                    ),
+                    _ => Ok(()),
+                }
+            };
+            if let Some(b) = &a.bus_efficiency {
+                for (name, v) in b.entries() {
+                    share(&format!("achievable.bus-efficiency.{name}"), v)?;
+                }
+            }
+            if let Some(at) = &a.attention {
+                share("achievable.attention.peak-fraction", at.peak_fraction)?;
+            }
+            if let Some(g) = &a.gemm
+                && let Err(e) = g.parsed()
+            {
+                return err("achievable.gemm.tiles", e);
             }
             for key in a.dense.keys() {
                 if let (Some(m), Some(d)) = (a.dense.get(key), self.compute.dense.get(key))

@@ -245,6 +245,13 @@ impl Model {
         if self.id == super::template::PLACEHOLDER_ID {
             return err("id", super::placeholder_message(&origin.name));
         }
+        // Every count of the file passes the one bound inputs pass, named
+        // by its field, before any arithmetic uses it.
+        for (field, v) in self.counts() {
+            if let Err(msg) = crate::inputs::bounded_count(v) {
+                return err(field, msg);
+            }
+        }
         if let Some(w) = &self.weight_dtype
             && let Err(e) = crate::precision::lookup(w)
         {
@@ -352,6 +359,41 @@ impl Model {
             }
         }
         Ok(())
+    }
+
+    /// Every integer of the file, by its field path.
+    fn counts(&self) -> Vec<(&'static str, u64)> {
+        let a = &self.attention;
+        let opt = |v: Option<NonZeroU64>| v.map_or(0, NonZeroU64::get);
+        let mut out = vec![
+            ("layers", self.layers.get()),
+            ("hidden-size", self.hidden_size.get()),
+            ("vocab-size", self.vocab_size.get()),
+            ("max-context", opt(self.max_context)),
+            ("sliding-window", opt(self.sliding_window)),
+            ("attention.heads", a.heads.get()),
+            ("attention.kv-heads", opt(a.kv_heads)),
+            ("attention.head-dim", opt(a.head_dim)),
+            ("attention.q-lora-rank", opt(a.q_lora_rank)),
+            ("attention.kv-lora-rank", opt(a.kv_lora_rank)),
+            ("attention.qk-rope-head-dim", opt(a.qk_rope_head_dim)),
+            ("attention.qk-nope-head-dim", opt(a.qk_nope_head_dim)),
+            ("attention.v-head-dim", opt(a.v_head_dim)),
+            ("ffn.intermediate-size", self.ffn.intermediate_size.get()),
+        ];
+        if let Some(m) = &self.moe {
+            out.extend([
+                ("moe.routed-experts", m.routed_experts.get()),
+                ("moe.shared-experts", m.shared_experts),
+                ("moe.experts-per-token", m.experts_per_token.get()),
+                (
+                    "moe.expert-intermediate-size",
+                    m.expert_intermediate_size.get(),
+                ),
+                ("moe.dense-layers", m.dense_layers),
+            ]);
+        }
+        out
     }
 
     /// Where a field's number came from, if the file says; a file without a
