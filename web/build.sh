@@ -13,7 +13,7 @@ say() { printf 'web/build.sh: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
 TARGET=wasm32-unknown-unknown
-OUT=target/$TARGET/release/roofline_web.wasm
+OUT=${CARGO_TARGET_DIR:-target}/$TARGET/release/roofline_web.wasm
 
 if command -v rustup >/dev/null 2>&1 && rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
     say "building with rustup's $TARGET target"

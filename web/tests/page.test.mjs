@@ -207,6 +207,31 @@ test("a pasted hardware file is used as --hw FILE would be", async () => {
   await page.close();
 });
 
+test("a pasted Hugging Face config.json is read as model show FILE reads it", async () => {
+  const file = path.join(ROOT, "tests/data/hf/qwen2-7b.json");
+  const text = readFileSync(file, "utf8");
+  const page = await open(b, srv.base, { command: "model show", model: "config.json", "model-text": text });
+  const got = await cells(page);
+  const want = cliJson(["model", "show", file]);
+  assert.ok(got.length >= 3, JSON.stringify(got));
+  // Every figure is the CLI's; the name it is given is not (the CLI names
+  // an import after its file or folder, and a pasted text has neither).
+  const figures = got.filter((c) => c.path.startsWith("results.") && !["name", "id"].includes(c.key));
+  assert.ok(figures.length >= 3, JSON.stringify(figures));
+  for (const c of figures) {
+    assert.ok(same(c.value, at(want, c.path)), `${c.path}: ${c.value} against ${JSON.stringify(at(want, c.path))}`);
+  }
+  await page.close();
+});
+
+test("a bad pasted hardware file shows what is wrong with it", async () => {
+  const page = await open(b, srv.base, { command: "point", hw: "my-hw.toml", intensity: "1", "hw-text": "id = \"my-hw\"\nname = 3\n" });
+  const text = (await page.locator('[role="alert"]').textContent()).trim();
+  assert.match(text, /^error: /);
+  assert.match(text, /my-hw/);
+  await page.close();
+});
+
 test("labelled inputs and keyboard use", async () => {
   const page = await open(b, srv.base, STATES[0]);
   const unlabelled = await page.$$eval("input, select, textarea", (els) =>
