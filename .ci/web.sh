@@ -9,8 +9,10 @@ cd "$(dirname "$0")/.."
 step() { printf '\n== web: %s (%ss)\n' "$*" "$SECONDS"; }
 die() { printf 'web: %s\n' "$*" >&2; exit 1; }
 
-step "formatting of the web crate"
+step "formatting and lints of the web crate"
 cargo fmt --check --manifest-path web/Cargo.toml || die "web/: run cargo fmt --manifest-path web/Cargo.toml"
+cargo clippy --manifest-path web/Cargo.toml --all-targets --locked -- -D warnings ||
+    die "web/: cargo clippy found problems"
 
 BIN=target/debug/roofline
 [ -x "$BIN" ] || cargo build --locked
