@@ -18,7 +18,17 @@ use std::sync::LazyLock;
 
 /// The shipped font: DejaVu Sans (Bitstream Vera licence; see
 /// `assets/fonts/LICENSE-DejaVu.txt`).
+#[cfg(not(target_arch = "wasm32"))]
 static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+
+/// The web page draws only SVG, whose text the browser sets, so it only
+/// measures: it carries a subset of the same font (Latin, Greek,
+/// punctuation, arrows, mathematical operators and geometric shapes, with
+/// their advances and kerning; `assets/fonts/README.md` says how it is
+/// made), a sixth of the size. Text inside the subset measures as with the
+/// whole font.
+#[cfg(target_arch = "wasm32")]
+static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-web.ttf");
 
 static FONT: LazyLock<Option<FontRef<'static>>> =
     LazyLock::new(|| FontRef::try_from_slice(FONT_BYTES).ok());

@@ -28,10 +28,12 @@
 
 mod commands;
 mod context;
+mod flags;
 mod list;
 
 pub use commands::DEFAULT_HW;
 pub use context::Context;
+pub use flags::as_flags;
 
 use crate::error::{Error, Result};
 use crate::inputs::Fields;
