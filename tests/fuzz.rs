@@ -507,7 +507,12 @@ const HF: &str = include_str!("data/hf/llama-3-8b.json");
 /// Runs the binary; `None` when it ran past `limit`.
 fn run_bounded(args: &[String], limit: std::time::Duration) -> Option<std::process::Output> {
     use std::process::{Command, Stdio};
+    // A relative path the generator made (`--out-dir 1..0`) lands in a
+    // scratch folder, never in the repository.
+    let cwd = std::env::temp_dir().join(format!("roofline-fuzz-cwd-{}", std::process::id()));
+    std::fs::create_dir_all(&cwd).ok()?;
     let mut child = Command::new(env!("CARGO_BIN_EXE_roofline"))
+        .current_dir(&cwd)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
