@@ -294,6 +294,11 @@ export const COMMANDS = {
     "name": "tiles",
     "switch": false,
     "help": "Square tiles for the table rows, comma-separated, or `none` (then --format csv prints the results instead of the table) [default: 32,64,128,256]"
+   },
+   {
+    "name": "launch",
+    "switch": false,
+    "help": "With --achievable: the launch, none, graph or eager [default: eager, one call from Python]"
    }
   ],
   "example": {
@@ -650,12 +655,12 @@ export const COMMANDS = {
    {
     "name": "slo-tpot",
     "switch": false,
-    "help": "Time-per-output-token target: the largest batch meeting it"
+    "help": "Time-per-output-token target: the largest batch meeting it (20ms; p99=20ms is accepted as in simulate: a step has one time)"
    },
    {
     "name": "slo-ttft",
     "switch": false,
-    "help": "Time-to-first-token target, for goodput (needs --prompt, --output)"
+    "help": "Time-to-first-token target, for goodput (needs --prompt, --output; a time, or PERCENTILE=TIME as in simulate)"
    },
    {
     "name": "prompt",
@@ -712,6 +717,11 @@ export const COMMANDS = {
     "name": "chunk",
     "switch": false,
     "help": "Tokens per chunk (chunked prefill; default: the whole prompt)"
+   },
+   {
+    "name": "context",
+    "switch": false,
+    "help": "Tokens already cached per sequence before the prompt (a prefix-cache hit, a chunk continuing a long prompt, a speculative verify pass): attention reads them (default 0)"
    },
    {
     "name": "dtype",
@@ -807,7 +817,12 @@ export const COMMANDS = {
    {
     "name": "latency",
     "switch": false,
-    "help": "A fixed latency per phase (e.g. 20us), replacing the default (the file's hop latency at speed of light; NCCL's measured 18.5 us per call with --achievable)"
+    "help": "A fixed latency per phase (e.g. 20us), replacing the default (the file's hop latency at speed of light; with --achievable NCCL's measured per-call latency for the launch mode)"
+   },
+   {
+    "name": "launch",
+    "switch": false,
+    "help": "With --achievable: how the collective is called, none, graph (18.5 us per call on the H200 pair) or eager (44 us) [default: eager]"
    }
   ],
   "example": {
@@ -891,6 +906,16 @@ export const COMMANDS = {
     "help": "KV-cache precision (default: --dtype)"
    },
    {
+    "name": "activations",
+    "switch": false,
+    "help": "Activation precision (default: the hardware's default-dtype); fp8 weights need fp8 activations to run at the fp8 peak"
+   },
+   {
+    "name": "launch",
+    "switch": false,
+    "help": "Launch overhead per kernel: none (default: speed of light), graph (the default with --achievable, collectives captured too) or eager"
+   },
+   {
     "name": "reserve",
     "switch": false,
     "help": "Share of device memory held back for the runtime (default 0.1)"
@@ -913,12 +938,12 @@ export const COMMANDS = {
    {
     "name": "slo-ttft",
     "switch": false,
-    "help": "Time-to-first-token target for goodput (e.g. 500ms)"
+    "help": "Time-to-first-token target for goodput (e.g. 500ms; p99=500ms is accepted as in simulate: a step has one time)"
    },
    {
     "name": "slo-tpot",
     "switch": false,
-    "help": "Time-per-output-token target for goodput (e.g. 50ms)"
+    "help": "Time-per-output-token target for goodput (e.g. 50ms, or p99=50ms)"
    },
    {
     "name": "disaggregate",
