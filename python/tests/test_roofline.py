@@ -75,7 +75,17 @@ CASES = [
 def as_given(report):
     """A swept input the command does not resolve itself (matmul's `tile`)
     keeps its value as given: the CLI's text `"32"`, Python's number 32.
-    Compare such values as numbers."""
+    Compare such values as numbers.
+
+    The CLI streams a sweep's JSON (docs/cli.md): its top-level `inputs`
+    are the first point's and a row's `inputs` add what differs, where a
+    collected report keeps the shared inputs on top. So a sweep compares
+    each row's axis values, results and error, not where inputs sit."""
+    if report.get("rows") and report.get("axes"):
+        axes = [a if isinstance(a, str) else a.get("name") for a in report["axes"]]
+        report.pop("inputs", None)
+        for row in report["rows"]:
+            row["inputs"] = {k: v for k, v in row["inputs"].items() if k in axes}
     for row in report.get("rows", []):
         for k, v in row["inputs"].items():
             if isinstance(v, str):
