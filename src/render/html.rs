@@ -8,7 +8,7 @@
 //! `notes`); a fragment, not a document.
 
 use super::table::{hidden, side_by_side, table_left_out};
-use super::{Renderer, folded, format_input, input_label, row_columns, title};
+use super::{Renderer, comparison_keys, folded, format_input, input_label, row_columns, title};
 use crate::report::{Report, Row};
 use serde_json::Value;
 use std::fmt::Write;
@@ -189,21 +189,7 @@ fn comparison_table(report: &Report, out: &mut String) {
     let group_of = |k: &str| report.quantities.get(k).and_then(|q| q.group.as_deref());
     // As the terminal table: a quantity no item has is left out, and each
     // section gathers its quantities where it first appears.
-    let mut keys: Vec<&String> = outs
-        .iter()
-        .filter(|k| report.in_headline(k))
-        .filter(|k| {
-            report
-                .rows
-                .iter()
-                .any(|r| r.results.get(k.as_str()).is_some_and(|v| !v.is_null()))
-        })
-        .collect();
-    let first_seen = |g: Option<&str>| keys.iter().position(|k| group_of(k) == g);
-    let rank: Vec<_> = keys.iter().map(|k| first_seen(group_of(k))).collect();
-    let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by_key(|&i| rank[i]);
-    keys = order.into_iter().map(|i| keys[i]).collect();
+    let keys = comparison_keys(report, &outs);
     let mut section: Option<&str> = None;
     for k in keys {
         let group = group_of(k);

@@ -73,6 +73,28 @@ impl Format {
     }
 }
 
+/// The result keys a side-by-side comparison shows, in order: headline
+/// keys some item has a figure for (a quantity no item has is left out),
+/// each section gathered where it first appears.
+pub(crate) fn comparison_keys<'a>(report: &Report, outs: &'a [String]) -> Vec<&'a String> {
+    let group_of = |k: &str| report.quantities.get(k).and_then(|q| q.group.as_deref());
+    let keys: Vec<&String> = outs
+        .iter()
+        .filter(|k| report.in_headline(k))
+        .filter(|k| {
+            report
+                .rows
+                .iter()
+                .any(|r| r.results.get(k.as_str()).is_some_and(|v| !v.is_null()))
+        })
+        .collect();
+    let first_seen = |g: Option<&str>| keys.iter().position(|k| group_of(k) == g);
+    let rank: Vec<_> = keys.iter().map(|k| first_seen(group_of(k))).collect();
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|&i| rank[i]);
+    order.into_iter().map(|i| keys[i]).collect()
+}
+
 /// The column keys of a report's rows: inputs first, then results, in the
 /// order they first appear; a result keyed like an input is not repeated.
 pub(crate) fn row_columns(report: &Report) -> (Vec<String>, Vec<String>) {

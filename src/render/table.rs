@@ -1,7 +1,7 @@
 //! Boxed tables for a terminal: results as label/value pairs, rows as a
 //! table with a column per input and result, then the notes.
 
-use super::{Renderer, folded, format_input, input_label, row_columns, title};
+use super::{Renderer, comparison_keys, folded, format_input, input_label, row_columns, title};
 use crate::report::{Report, RowsKind};
 use comfy_table::{
     ColumnConstraint, ContentArrangement, Table as Grid, Width, presets::UTF8_FULL_CONDENSED,
@@ -256,21 +256,7 @@ fn comparison_grid(report: &Report, preset: comfy_table::TableStyle, markdown: b
     // join their own section, not a second one of the same name.
     // A quantity no item has a figure for (an AMD-only limit beside
     // NVIDIA parts given no SGPRs) is a row of dashes: left out.
-    let mut keys: Vec<_> = outs
-        .iter()
-        .filter(|k| report.in_headline(k))
-        .filter(|k| {
-            report
-                .rows
-                .iter()
-                .any(|r| r.results.get(k.as_str()).is_some_and(|v| !v.is_null()))
-        })
-        .collect();
-    let first_seen = |g: Option<&str>| keys.iter().position(|k| group_of(k) == g);
-    let rank: Vec<_> = keys.iter().map(|k| first_seen(group_of(k))).collect();
-    let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by_key(|&i| rank[i]);
-    keys = order.into_iter().map(|i| keys[i]).collect();
+    let keys = comparison_keys(report, &outs);
     let mut section: Option<&str> = None;
     for k in keys {
         let group = group_of(k);
