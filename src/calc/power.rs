@@ -1,0 +1,570 @@
+//! Board power, energy and cost of work on one accelerator (formulas.md,
+//! "Power and energy"). A [`PowerModel`] is resolved once from a hardware
+//! file's measured board power (idle, at sustained full compute, while
+//! streaming memory) and prices any work given its time, FLOPs and bytes:
+//! idle power for as long as it runs, plus a fixed dynamic energy per FLOP
+//! and per byte, with the board limit capping the power (the clock drops
+//! and the work stretches until it fits). [`Energy`] carries one answer's
+//! draw and the tokens it makes into its report; [`Prices`] turns those
+//! into cost per million tokens.
+
+use crate::error::{Error, Result};
+use crate::report::{Quantity, Report, Unit};
+use crate::spec::hardware::{Hardware, Mode};
+use crate::units;
+use serde::{Deserialize, Serialize};
+
+/// A part's power model at one compute precision.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PowerModel {
+    /// Board limit, W (`package.tdp-watts`).
+    pub limit_w: f64,
+    /// Idle board power, W.
+    pub idle_w: f64,
+    /// Board power at sustained full compute, W.
+    pub compute_w: f64,
+    /// Board power while streaming memory, W.
+    pub stream_w: f64,
+    /// The compute rate `compute_w` was measured at, FLOP/s.
+    pub compute_rate: f64,
+    /// The bandwidth `stream_w` was measured at, B/s.
+    pub stream_bandwidth: f64,
+    /// The precision's compute key (`bf16`).
+    pub compute: String,
+}
+
+/// The board-power fields a model needs, in the order they are asked for.
+const FIELDS: [&str; 4] = [
+    "package.tdp-watts",
+    "package.idle-watts",
+    "package.compute-watts",
+    "package.stream-watts",
+];
+
+impl PowerModel {
+    /// The model of `hw` at compute precision `compute`; `Err` names the
+    /// first field the file lacks (a report shows it in a note and leaves
+    /// the energy figures null).
+    pub fn of(hw: &Hardware, compute: &str) -> std::result::Result<Self, String> {
+        let p = hw.package.as_ref();
+        let values = [
+            hw.board_power(),
+            p.and_then(|p| p.idle_watts),
+            p.and_then(|p| p.compute_watts),
+            p.and_then(|p| p.stream_watts),
+        ];
+        if let Some(i) = values.iter().position(Option::is_none) {
+            return Err(FIELDS[i].to_string());
+        }
+        let [limit_w, idle_w, compute_w, stream_w] = values.map(|v| v.unwrap_or(0.0));
+        let a = hw.achievable.as_ref();
+        let compute_rate = a
+            .and_then(|a| a.sustained.get(compute))
+            .ok_or_else(|| format!("achievable.sustained.{compute}"))?;
+        let stream_bandwidth = a
+            .and_then(|a| a.hbm_bandwidth)
+            .map(|b| b.get())
+            .ok_or_else(|| "achievable.hbm-bandwidth".to_string())?;
+        Ok(PowerModel {
+            limit_w,
+            idle_w,
+            compute_w,
+            stream_w,
+            compute_rate,
+            stream_bandwidth,
+            compute: compute.to_string(),
+        })
+    }
+
+    /// Dynamic energy per FLOP, J: (compute - idle) / sustained rate.
+    pub fn joules_per_flop(&self) -> f64 {
+        (self.compute_w - self.idle_w) / self.compute_rate
+    }
+
+    /// Dynamic energy per byte of device memory, J: (stream - idle) /
+    /// bandwidth.
+    pub fn joules_per_byte(&self) -> f64 {
+        (self.stream_w - self.idle_w) / self.stream_bandwidth
+    }
+
+    /// Energy beyond idle of `flops` and `bytes`, J.
+    pub fn dynamic_j(&self, flops: f64, bytes: f64) -> f64 {
+        flops * self.joules_per_flop() + bytes * self.joules_per_byte()
+    }
+
+    /// One operation of `time_s` doing `flops` and `bytes`: power = idle +
+    /// dynamic energy / time, and where that passes the limit the clock
+    /// drops until it fits: time = dynamic / (limit - idle).
+    pub fn draw(&self, time_s: f64, flops: f64, bytes: f64) -> Draw {
+        let dynamic = self.dynamic_j(flops, bytes);
+        let headroom = self.limit_w - self.idle_w;
+        let floor = if headroom > 0.0 {
+            dynamic / headroom
+        } else {
+            f64::INFINITY
+        };
+        let time = time_s.max(floor);
+        let energy = self.idle_w * time + dynamic;
+        Draw {
+            time_s,
+            limited_time_s: time,
+            energy_j: energy,
+            uncapped_w: if time_s > 0.0 {
+                self.idle_w + dynamic / time_s
+            } else {
+                f64::INFINITY
+            },
+            power_w: if time > 0.0 { energy / time } else { self.idle_w },
+            idle_w: self.idle_w,
+            flop_j: flops * self.joules_per_flop(),
+            byte_j: bytes * self.joules_per_byte(),
+        }
+    }
+
+    /// Operations run one after another, each capped on its own.
+    pub fn draw_ops(&self, ops: impl IntoIterator<Item = (f64, f64, f64)>) -> Draw {
+        let mut d = Draw {
+            idle_w: self.idle_w,
+            ..Draw::default()
+        };
+        for (t, f, b) in ops {
+            let o = self.draw(t, f, b);
+            d.time_s += o.time_s;
+            d.limited_time_s += o.limited_time_s;
+            d.energy_j += o.energy_j;
+            d.flop_j += o.flop_j;
+            d.byte_j += o.byte_j;
+            d.uncapped_w = d.uncapped_w.max(o.uncapped_w);
+        }
+        d.power_w = if d.limited_time_s > 0.0 {
+            d.energy_j / d.limited_time_s
+        } else {
+            self.idle_w
+        };
+        d
+    }
+}
+
+/// What some work draws.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Draw {
+    /// The time the work was given, s.
+    pub time_s: f64,
+    /// The time under the board limit (at least `time_s`), s.
+    pub limited_time_s: f64,
+    /// Energy, J.
+    pub energy_j: f64,
+    /// Mean board power over `limited_time_s`, W (at most the limit).
+    pub power_w: f64,
+    /// The highest power any operation would draw without the limit, W.
+    pub uncapped_w: f64,
+    /// Idle power, W.
+    pub idle_w: f64,
+    /// Dynamic energy of the FLOPs, J.
+    pub flop_j: f64,
+    /// Dynamic energy of the bytes, J.
+    pub byte_j: f64,
+}
+
+impl Draw {
+    /// Whether the limit stretched the work.
+    pub fn limited(&self) -> bool {
+        self.limited_time_s > self.time_s * (1.0 + 1e-9)
+    }
+}
+
+/// The draw of a forward step: operation by operation where it was priced
+/// that way (`--achievable`), else the step as one operation.
+pub fn of_timed(pm: &PowerModel, t: &super::decode::Timed) -> Draw {
+    match &t.priced {
+        Some(p) => pm.draw_ops(
+            t.step
+                .ops
+                .iter()
+                .chain(&t.step.extra)
+                .zip(&p.ops)
+                .map(|(op, ot)| (ot.time_s, op.flops, op.bytes())),
+        ),
+        None => pm.draw(t.total_s, t.step.flops(), t.step.bytes()),
+    }
+}
+
+/// What an answer's tokens are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Per {
+    /// No tokens: energy of the work itself (`point`, `matmul`).
+    Work,
+    /// Output (decoded) tokens.
+    Output,
+    /// Prompt tokens (`prefill`).
+    Prompt,
+}
+
+/// One answer's energy: its draw (or the field missing for it), the
+/// devices it runs on and the tokens it makes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Energy {
+    /// Per-device draw, or the power field the file lacks.
+    pub draw: std::result::Result<Draw, String>,
+    /// The answer's own time for the tokens, s (what a device-hour price
+    /// is charged for where no draw is modelled).
+    pub time_s: f64,
+    /// Datasheet or achievable times.
+    pub mode: Mode,
+    /// Devices drawing it.
+    pub devices: f64,
+    /// Tokens made in the draw's time (0 for `Per::Work`).
+    pub tokens: f64,
+    /// What the tokens are.
+    pub per: Per,
+}
+
+impl Energy {
+    /// The energy of `draw` on `devices` devices for `tokens` tokens.
+    pub fn new(
+        draw: std::result::Result<Draw, String>,
+        time_s: f64,
+        mode: Mode,
+        devices: f64,
+        tokens: f64,
+        per: Per,
+    ) -> Self {
+        Energy {
+            draw,
+            time_s,
+            mode,
+            devices,
+            tokens,
+            per,
+        }
+    }
+
+    /// No energy: the figures are null and the note says why.
+    pub fn unmodelled(why: &str, per: Per) -> Self {
+        Energy::new(Err(why.to_string()), 0.0, Mode::SpeedOfLight, 1.0, 0.0, per)
+    }
+
+    /// Energy per token over every device, J.
+    pub fn per_token_j(&self) -> Option<f64> {
+        let d = self.draw.as_ref().ok()?;
+        (self.tokens > 0.0).then(|| d.energy_j * self.devices / self.tokens)
+    }
+
+    /// Device-seconds per token: under the power limit where a draw is
+    /// modelled, else the answer's own time.
+    pub fn device_s_per_token(&self) -> Option<f64> {
+        let t = self.draw.as_ref().map_or(self.time_s, |d| d.limited_time_s);
+        (self.tokens > 0.0 && t > 0.0).then(|| t * self.devices / self.tokens)
+    }
+
+    /// Records `power_w`, `energy_j` (work) or `energy_per_token_j` and
+    /// `tokens_per_kwh` (tokens), with the notes; null where the file
+    /// lacks a power figure.
+    pub fn record(&self, r: &mut Report) {
+        let d = self.draw.as_ref().ok();
+        let bound = match self.mode {
+            Mode::SpeedOfLight => " (lower bound)",
+            Mode::Achievable => "",
+        };
+        r.result("power_w", d.map(|d| d.power_w), || {
+            let q = Quantity::new(
+                if self.devices > 1.0 {
+                    "board power per device"
+                } else {
+                    "board power"
+                },
+                Unit::Watts,
+            )
+            .formula("(idle x time + J/FLOP x FLOPs + J/B x bytes) / time, at most the limit")
+            .group("energy");
+            match d {
+                Some(d) => q.derive(format!(
+                    "({} x {} + {} + {}) / {}{}",
+                    units::si(d.idle_w, "W"),
+                    units::seconds(d.limited_time_s),
+                    joules(d.flop_j),
+                    joules(d.byte_j),
+                    units::seconds(d.limited_time_s),
+                    if d.limited() { " (at the limit)" } else { "" }
+                )),
+                None => q,
+            }
+        });
+        if self.per == Per::Work {
+            r.result("energy_j", d.map(|d| d.energy_j), || {
+                Quantity::new(format!("energy{bound}"), Unit::Joules)
+                    .formula("power x time under the limit")
+                    .group("energy")
+                    .derive(d.map_or_else(String::new, |d| {
+                        format!(
+                            "{} x {}",
+                            units::si(d.power_w, "W"),
+                            units::seconds(d.limited_time_s)
+                        )
+                    }))
+            });
+        } else {
+            let what = if self.per == Per::Prompt {
+                "prompt"
+            } else {
+                "output"
+            };
+            let per = self.per_token_j();
+            r.result("energy_per_token_j", per, || {
+                Quantity::new(format!("energy per {what} token{bound}"), Unit::Joules)
+                    .formula(if self.devices > 1.0 {
+                        "power x devices x time / tokens"
+                    } else {
+                        "power x time / tokens"
+                    })
+                    .group("energy")
+                    .derive(d.map_or_else(String::new, |d| {
+                        let dev = if self.devices > 1.0 {
+                            format!(" x {}", units::number(self.devices))
+                        } else {
+                            String::new()
+                        };
+                        format!(
+                            "{}{dev} x {} / {}",
+                            units::si(d.power_w, "W"),
+                            units::seconds(d.limited_time_s),
+                            units::number(self.tokens)
+                        )
+                    }))
+            });
+            r.result("tokens_per_kwh", per.map(|j| KWH / j), || {
+                Quantity::new(format!("{what} tokens per kWh"), Unit::TokensPerKwh)
+                    .formula("3.6e6 J / energy per token")
+                    .group("energy")
+            });
+        }
+        if r.lean {
+            return;
+        }
+        match &self.draw {
+            Err(field) => r.note(format!(
+                "energy: not modelled, the file has no {field}; set it with --set {field}=... (docs/data-schemas.md, \"[package]\"; a measured figure with its source)"
+            )),
+            Ok(d) => {
+                if d.limited() {
+                    r.note(format!(
+                        "power-limited: the work would draw up to {} uncapped; at the board limit the clock drops and it takes {} rather than {}, at {}",
+                        units::si(d.uncapped_w, "W"),
+                        units::seconds(d.limited_time_s),
+                        units::seconds(d.time_s),
+                        units::si(d.power_w, "W")
+                    ));
+                }
+                if self.mode == Mode::SpeedOfLight {
+                    r.note("energy at the speed of light is a lower bound: the shortest time the roofs allow, at measured joules per FLOP and per byte; --achievable prices the measured times");
+                }
+            }
+        }
+    }
+}
+
+/// Joules per kilowatt-hour.
+pub const KWH: f64 = 3.6e6;
+
+impl Draw {
+    /// Idle energy over the time under the limit, J.
+    pub fn idle_j(&self) -> f64 {
+        self.idle_w * self.limited_time_s
+    }
+}
+
+/// Formats an energy: J, mJ, uJ, nJ, pJ.
+pub fn joules(v: f64) -> String {
+    Unit::Joules.format(v)
+}
+
+/// Prices for cost per token: per device-hour, per kWh and the PUE that
+/// scales the energy. Plain numbers; the currency is the user's.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Prices {
+    /// Price of one device for an hour.
+    pub device_hour: Option<f64>,
+    /// Price of a kilowatt-hour of energy.
+    pub kwh: Option<f64>,
+    /// Power usage effectiveness: facility energy over device energy (>= 1).
+    pub pue: f64,
+}
+
+/// The fields [`Prices::take`] reads.
+pub const PRICE_FIELDS: [&str; 3] = ["price", "energy-price", "pue"];
+
+/// A price as `AMOUNT/UNIT`, the amount above zero and the unit one of
+/// `per` (each with its factor to the base unit).
+fn parse_price(field: &str, v: &serde_json::Value, per: &[(&str, f64)], example: &str) -> Result<f64> {
+    let text = match v {
+        serde_json::Value::String(s) => s.trim().to_string(),
+        other => other.to_string(),
+    };
+    let expected = || {
+        format!(
+            "`{text}`: expected a price per {} as AMOUNT/{}, e.g. {example} (a plain number: the currency is yours)",
+            per[0].0, per[0].0
+        )
+    };
+    let (amount, unit) = text.split_once('/').ok_or_else(|| Error::field(field, expected()))?;
+    let amount: f64 = amount
+        .trim()
+        .parse()
+        .map_err(|_| Error::field(field, expected()))?;
+    let unit = unit.trim();
+    let factor = per
+        .iter()
+        .find(|(u, _)| u.eq_ignore_ascii_case(unit))
+        .map(|(_, f)| *f)
+        .ok_or_else(|| {
+            Error::field(
+                field,
+                format!(
+                    "`{text}`: unknown unit `{unit}`; expected one of {}",
+                    per.iter().map(|(u, _)| format!("/{u}")).collect::<Vec<_>>().join(", ")
+                ),
+            )
+        })?;
+    if !(amount.is_finite() && amount > 0.0) {
+        return Err(Error::field(
+            field,
+            format!("`{text}`: a price must be a finite number above zero"),
+        ));
+    }
+    Ok(amount * factor)
+}
+
+impl Prices {
+    /// Whether any price was given.
+    pub fn any(&self) -> bool {
+        self.device_hour.is_some() || self.kwh.is_some()
+    }
+
+    /// Takes `price` ("2.50/h", per device-hour), `energy-price`
+    /// ("0.10/kWh") and `pue` (default 1) out of a point's fields.
+    pub fn take(fields: &mut crate::inputs::Fields) -> Result<Prices> {
+        let device_hour = match fields.remove("price") {
+            Some(v) => Some(parse_price(
+                "price",
+                &v,
+                &[("h", 1.0), ("hour", 1.0), ("hr", 1.0), ("min", 60.0), ("s", 3600.0)],
+                "2.50/h",
+            )?),
+            None => None,
+        };
+        let kwh = match fields.remove("energy-price") {
+            Some(v) => Some(parse_price(
+                "energy-price",
+                &v,
+                &[("kWh", 1.0), ("MWh", 1e-3), ("Wh", 1e3)],
+                "0.10/kWh",
+            )?),
+            None => None,
+        };
+        let pue = match fields.remove("pue") {
+            None => 1.0,
+            Some(v) => {
+                let x = match &v {
+                    serde_json::Value::Number(n) => n.as_f64(),
+                    serde_json::Value::String(s) => s.trim().parse().ok(),
+                    _ => None,
+                };
+                let x = x.ok_or_else(|| {
+                    Error::field("pue", format!("`{v}`: expected a number of at least 1, e.g. 1.2"))
+                })?;
+                if !(x.is_finite() && x >= 1.0) {
+                    return Err(Error::field(
+                        "pue",
+                        format!("{x} is below 1: power usage effectiveness is facility energy over device energy, at least 1"),
+                    ));
+                }
+                if kwh.is_none() {
+                    return Err(Error::missing_input(
+                        "energy-price",
+                        "pue scales the energy bill; give energy-price as well",
+                    ));
+                }
+                x
+            }
+        };
+        Ok(Prices {
+            device_hour,
+            kwh,
+            pue,
+        })
+    }
+
+    /// Records `cost_per_million_output_tokens` (and
+    /// `cost_per_million_input_tokens` for an energy of prompt tokens) and
+    /// the energy bill's share of each, when a price is given.
+    pub fn record(&self, r: &mut Report, energies: &[&Energy]) {
+        if !self.any() {
+            return;
+        }
+        for e in energies {
+            let (key, share_key, what) = match e.per {
+                Per::Output => (
+                    "cost_per_million_output_tokens",
+                    "energy_cost_share",
+                    "output",
+                ),
+                Per::Prompt => (
+                    "cost_per_million_input_tokens",
+                    "input_energy_cost_share",
+                    "input",
+                ),
+                Per::Work => continue,
+            };
+            let device = match (self.device_hour, e.device_s_per_token()) {
+                (Some(p), Some(s)) => Some(p / 3600.0 * s * 1e6),
+                (Some(_), None) => None,
+                (None, _) => Some(0.0),
+            };
+            let energy = match (self.kwh, e.per_token_j()) {
+                (Some(p), Some(j)) => Some(p * self.pue * j / KWH * 1e6),
+                (Some(_), None) => None,
+                (None, _) => Some(0.0),
+            };
+            let total = device.zip(energy).map(|(a, b)| a + b);
+            r.result(key, total, || {
+                let mut f = Vec::new();
+                if self.device_hour.is_some() {
+                    f.push("price per device-hour / 3600 x device-seconds per token x 1e6".to_string());
+                }
+                if self.kwh.is_some() {
+                    f.push("price per kWh x PUE x J per token / 3.6e6 x 1e6".to_string());
+                }
+                let mut d = Vec::new();
+                if let (Some(p), Some(s)) = (self.device_hour, e.device_s_per_token()) {
+                    d.push(format!("{} / 3600 x {} x 1e6", units::sig(p, 4), units::seconds(s)));
+                }
+                if let (Some(p), Some(j)) = (self.kwh, e.per_token_j()) {
+                    d.push(format!(
+                        "{} x {} x {} / 3.6e6 x 1e6",
+                        units::sig(p, 4),
+                        units::sig(self.pue, 4),
+                        joules(j)
+                    ));
+                }
+                Quantity::new(
+                    format!("cost per million {what} tokens (the price's currency)"),
+                    Unit::None,
+                )
+                .formula(f.join(" + "))
+                .derive(d.join(" + "))
+                .group("cost")
+            });
+            if self.kwh.is_some() {
+                let share = total.zip(energy).map(|(t, e)| if t > 0.0 { e / t } else { 0.0 });
+                r.result(share_key, share, || {
+                    Quantity::new(format!("energy's share of the {what} cost"), Unit::Fraction)
+                        .formula("energy bill / cost")
+                        .group("cost")
+                });
+            }
+        }
+        if self.kwh.is_some() && energies.iter().any(|e| e.draw.is_err()) {
+            r.note("cost: the energy bill needs the board-power figures the note on energy names; the cost is null without them");
+        }
+    }
+}
