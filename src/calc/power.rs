@@ -27,6 +27,8 @@ pub struct PowerModel {
     pub stream_w: f64,
     /// The compute rate `compute_w` was measured at, FLOP/s.
     pub compute_rate: f64,
+    /// The memory traffic of the loop `compute_w` was measured on, B/s.
+    pub compute_traffic: f64,
     /// The bandwidth `stream_w` was measured at, B/s.
     pub stream_bandwidth: f64,
     /// The precision's compute key (`bf16`).
@@ -34,11 +36,12 @@ pub struct PowerModel {
 }
 
 /// The board-power fields a model needs, in the order they are asked for.
-const FIELDS: [&str; 4] = [
+const FIELDS: [&str; 5] = [
     "package.tdp-watts",
     "package.idle-watts",
     "package.compute-watts",
     "package.stream-watts",
+    "package.compute-traffic",
 ];
 
 impl PowerModel {
@@ -52,11 +55,13 @@ impl PowerModel {
             p.and_then(|p| p.idle_watts),
             p.and_then(|p| p.compute_watts),
             p.and_then(|p| p.stream_watts),
+            p.and_then(|p| p.compute_traffic).map(|t| t.get()),
         ];
         if let Some(i) = values.iter().position(Option::is_none) {
             return Err(FIELDS[i].to_string());
         }
-        let [limit_w, idle_w, compute_w, stream_w] = values.map(|v| v.unwrap_or(0.0));
+        let [limit_w, idle_w, compute_w, stream_w, compute_traffic] =
+            values.map(|v| v.unwrap_or(0.0));
         let a = hw.achievable.as_ref();
         let compute_rate = a
             .and_then(|a| a.sustained.get(compute))
@@ -71,14 +76,23 @@ impl PowerModel {
             compute_w,
             stream_w,
             compute_rate,
+            compute_traffic,
             stream_bandwidth,
             compute: compute.to_string(),
         })
     }
 
-    /// Dynamic energy per FLOP, J: (compute - idle) / sustained rate.
+    /// Dynamic power of the compute engine at the sustained rate, W: the
+    /// compute loop's power less idle and less its own memory traffic's
+    /// share.
+    pub fn compute_dynamic_w(&self) -> f64 {
+        self.compute_w - self.idle_w - self.joules_per_byte() * self.compute_traffic
+    }
+
+    /// Dynamic energy per FLOP, J: compute's dynamic power / sustained
+    /// rate.
     pub fn joules_per_flop(&self) -> f64 {
-        (self.compute_w - self.idle_w) / self.compute_rate
+        self.compute_dynamic_w() / self.compute_rate
     }
 
     /// Dynamic energy per byte of device memory, J: (stream - idle) /
@@ -190,10 +204,12 @@ pub fn of_timed(pm: &PowerModel, t: &super::decode::Timed) -> Draw {
 }
 
 /// What an answer's tokens are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Per {
     /// No tokens: energy of the work itself (`point`, `matmul`).
     Work,
+    /// A rate without a size (`point --intensity`): power only.
+    Rate,
     /// Output (decoded) tokens.
     Output,
     /// Prompt tokens (`prefill`).
@@ -202,7 +218,7 @@ pub enum Per {
 
 /// One answer's energy: its draw (or the field missing for it), the
 /// devices it runs on and the tokens it makes.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Energy {
     /// Per-device draw, or the power field the file lacks.
     pub draw: std::result::Result<Draw, String>,
@@ -290,7 +306,8 @@ impl Energy {
                 None => q,
             }
         });
-        if self.per == Per::Work {
+        if matches!(self.per, Per::Work | Per::Rate) {
+            let d = d.filter(|_| self.per == Per::Work);
             r.result("energy_j", d.map(|d| d.energy_j), || {
                 Quantity::new(format!("energy{bound}"), Unit::Joules)
                     .formula("power x time under the limit")
@@ -342,6 +359,8 @@ impl Energy {
             return;
         }
         match &self.draw {
+            // A field name, or a sentence saying why the work is not priced.
+            Err(why) if why.contains(' ') => r.note(format!("energy: not modelled: {why}")),
             Err(field) => r.note(format!(
                 "energy: not modelled, the file has no {field}; set it with --set {field}=... (docs/data-schemas.md, \"[package]\"; a measured figure with its source)"
             )),
@@ -513,7 +532,7 @@ impl Prices {
                     "input_energy_cost_share",
                     "input",
                 ),
-                Per::Work => continue,
+                Per::Work | Per::Rate => continue,
             };
             let device = match (self.device_hour, e.device_s_per_token()) {
                 (Some(p), Some(s)) => Some(p / 3600.0 * s * 1e6),

@@ -160,6 +160,10 @@ pub struct Package {
     /// Measured board power during a long compute-bound matmul loop at the
     /// sustained rate (`achievable.sustained`), watts.
     pub compute_watts: Option<f64>,
+    /// Device-memory traffic of the loop `compute-watts` was measured on
+    /// (bytes read and written per second, by a profiler): the share of
+    /// that power the memory draws is taken out of the compute's.
+    pub compute_traffic: Option<BytesPerSec>,
     /// Measured board power while streaming device memory at the
     /// achievable bandwidth (`achievable.hbm-bandwidth`), watts.
     pub stream_watts: Option<f64>,
@@ -953,6 +957,39 @@ impl Hardware {
                         ),
                     );
                 }
+            }
+        }
+        if let (Some(t), Some(bw)) = (
+            p.compute_traffic,
+            self.achievable.as_ref().and_then(|a| a.hbm_bandwidth),
+        ) && t.get() > bw.get() * (1.0 + 1e-9)
+        {
+            return err(
+                "package.compute-traffic",
+                format!(
+                    "{} is above achievable.hbm-bandwidth ({}); expected the compute loop's own traffic, at most the bandwidth",
+                    crate::units::si(t.get(), "B/s"),
+                    crate::units::si(bw.get(), "B/s")
+                ),
+            );
+        }
+        if let (Some(idle), Some(c), Some(st), Some(t), Some(bw)) = (
+            p.idle_watts,
+            p.compute_watts,
+            p.stream_watts,
+            p.compute_traffic,
+            self.achievable.as_ref().and_then(|a| a.hbm_bandwidth),
+        ) {
+            let memory = (st - idle) * t.get() / bw.get();
+            if c - idle - memory <= 0.0 {
+                return err(
+                    "package.compute-watts",
+                    format!(
+                        "{c} W leaves nothing for compute once idle ({idle} W) and the loop's memory traffic ({:.1} W at package.compute-traffic) are taken out; expected more than {:.1} W",
+                        memory,
+                        idle + memory
+                    ),
+                );
             }
         }
         if let Some(idle) = p.idle_watts {

@@ -983,8 +983,11 @@ impl MatmulCost {
             r.rows.push(row);
         }
         r.rows_kind = Some(RowsKind::Table);
+        self.energy.record(&mut r);
         // The answer and the figures that decide it; --all shows the rest.
         r.headline(&[
+            "power_w",
+            "energy_j",
             "flops",
             "compute_time_s",
             "traffic_bytes",
