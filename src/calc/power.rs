@@ -101,9 +101,18 @@ impl PowerModel {
         (self.stream_w - self.idle_w) / self.stream_bandwidth
     }
 
+    /// The bytes an operation streams: its own, or, where its compute
+    /// keeps the engine busier, the traffic the measured compute loop
+    /// streamed for as long as the FLOPs take at the sustained rate (a
+    /// compute-bound matmul rereads its operand tiles; an operation's
+    /// compulsory bytes leave those out).
+    pub fn streamed_bytes(&self, flops: f64, bytes: f64) -> f64 {
+        bytes.max(self.compute_traffic * flops / self.compute_rate)
+    }
+
     /// Energy beyond idle of `flops` and `bytes`, J.
     pub fn dynamic_j(&self, flops: f64, bytes: f64) -> f64 {
-        flops * self.joules_per_flop() + bytes * self.joules_per_byte()
+        flops * self.joules_per_flop() + self.streamed_bytes(flops, bytes) * self.joules_per_byte()
     }
 
     /// One operation of `time_s` doing `flops` and `bytes`: power = idle +
@@ -131,7 +140,7 @@ impl PowerModel {
             power_w: if time > 0.0 { energy / time } else { self.idle_w },
             idle_w: self.idle_w,
             flop_j: flops * self.joules_per_flop(),
-            byte_j: bytes * self.joules_per_byte(),
+            byte_j: self.streamed_bytes(flops, bytes) * self.joules_per_byte(),
         }
     }
 
@@ -181,6 +190,26 @@ pub struct Draw {
 }
 
 impl Draw {
+    /// Several draws one after another.
+    pub fn sum(draws: impl IntoIterator<Item = Draw>) -> Draw {
+        let mut d = Draw::default();
+        for o in draws {
+            d.idle_w = o.idle_w;
+            d.time_s += o.time_s;
+            d.limited_time_s += o.limited_time_s;
+            d.energy_j += o.energy_j;
+            d.flop_j += o.flop_j;
+            d.byte_j += o.byte_j;
+            d.uncapped_w = d.uncapped_w.max(o.uncapped_w);
+        }
+        d.power_w = if d.limited_time_s > 0.0 {
+            d.energy_j / d.limited_time_s
+        } else {
+            d.idle_w
+        };
+        d
+    }
+
     /// Whether the limit stretched the work.
     pub fn limited(&self) -> bool {
         self.limited_time_s > self.time_s * (1.0 + 1e-9)
@@ -306,6 +335,13 @@ impl Energy {
                 None => q,
             }
         });
+        if self.per != Per::Rate {
+            r.result("power_limited_time_s", d.map(|d| d.limited_time_s), || {
+                Quantity::new("time under the board limit", Unit::Seconds)
+                    .formula("sum over operations of max(time, dynamic energy / (limit - idle))")
+                    .group("energy")
+            });
+        }
         if matches!(self.per, Per::Work | Per::Rate) {
             let d = d.filter(|_| self.per == Per::Work);
             r.result("energy_j", d.map(|d| d.energy_j), || {
@@ -367,7 +403,7 @@ impl Energy {
             Ok(d) => {
                 if d.limited() {
                     r.note(format!(
-                        "power-limited: the work would draw up to {} uncapped; at the board limit the clock drops and it takes {} rather than {}, at {}",
+                        "power-limited: some of the work would draw up to {} uncapped; at the board limit the clock drops there and the whole takes {} rather than {} (mean {})",
                         units::si(d.uncapped_w, "W"),
                         units::seconds(d.limited_time_s),
                         units::seconds(d.time_s),

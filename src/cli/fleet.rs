@@ -84,6 +84,10 @@ pub struct FleetArgs {
     /// Allow requests beyond the model's maximum context.
     #[arg(long)]
     pub force: bool,
+    /// Prices for cost per token.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub prices: super::price::PriceArgs,
 }
 
 impl Query for FleetArgs {
