@@ -132,7 +132,7 @@ fn point_priced(
             let hw = ctx.point_hardware(fields, None)?;
             calc::collective::cost(&hw, &inputs(fields)?, mode)?.report(lean)
         }
-        "plan" => plan(ctx, fields, lean)?,
+        "plan" => plan(ctx, fields, lean, prices)?,
         "kv" => {
             let m = ctx.point_model(fields)?;
             let hw = if fields.contains_key("hw") {
@@ -233,7 +233,12 @@ fn model_show(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
     Ok(model::cost(&m, &inputs)?.report(lean))
 }
 
-fn plan(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
+fn plan(
+    ctx: &Context,
+    fields: &Fields,
+    lean: bool,
+    prices: &calc::power::Prices,
+) -> Result<Report> {
     use calc::plan::{self, PlanInputs, Setup};
     let hw = ctx.point_hardware(fields, None)?;
     let model = ctx.point_model(fields)?;
@@ -264,15 +269,15 @@ fn plan(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
                 "a search needs the number of devices; give `devices`",
             ));
         };
-        return Ok(assumed(
-            plan::search(&s, n.0, w, &inputs)?.report(lean),
-            fields,
-        ));
+        let c = plan::search(&s, n.0, w, &inputs)?;
+        let mut r = c.report(lean);
+        prices.record(&mut r, &[&c.plans[0].energy, &c.plans[0].prefill_energy]);
+        return Ok(assumed(r, fields));
     }
-    Ok(assumed(
-        plan::cost(&hw, &model, &inputs, ctx.mode)?.report(lean),
-        fields,
-    ))
+    let c = plan::cost(&hw, &model, &inputs, ctx.mode)?;
+    let mut r = c.report(lean);
+    prices.record(&mut r, &[&c.energy, &c.prefill_energy]);
+    Ok(assumed(r, fields))
 }
 
 /// A plan's figures all hang on the batch, context and prompt: those not
