@@ -155,7 +155,10 @@ fn point_priced(
         "simulate" => {
             let m = ctx.point_model(fields)?;
             let hw = ctx.point_hardware(fields, None)?;
-            calc::simulate::cost(&m, &hw, &inputs(fields)?, mode)?.report(lean)
+            let c = calc::simulate::cost(&m, &hw, &inputs(fields)?, mode)?;
+            let mut r = c.report(lean);
+            prices.record(&mut r, &[&c.energy]);
+            r
         }
         "fleet" => {
             // One joint search over the parts listed in `parts` (the
