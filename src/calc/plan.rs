@@ -1765,8 +1765,8 @@ impl PlanCost {
         header(&mut r, self);
         r.input("devices", self.layout.devices());
         plan_results(&mut r, self, "", lean, true);
-        self.record_energy(&mut r);
         r.headline(HEADLINE);
+        self.record_energy(&mut r);
         if !lean {
             r.order_groups(&["memory", "communication", "time"]);
         }
@@ -1908,8 +1908,8 @@ impl SearchCost {
             Quantity::new("valid layouts", Unit::Count)
         });
         plan_results(&mut r, best, "", lean, false);
-        best.record_energy(&mut r);
         r.headline(HEADLINE);
+        best.record_energy(&mut r);
         if !lean {
             r.order_groups(&["memory", "communication", "time"]);
             r.rows_kind = Some(RowsKind::Table);

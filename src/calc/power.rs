@@ -335,8 +335,9 @@ impl Energy {
                 None => q,
             }
         });
-        if self.per != Per::Rate {
-            r.result("power_limited_time_s", d.map(|d| d.limited_time_s), || {
+        // Only where modelled: a null time reads as an overflow.
+        if let (true, Some(d)) = (self.per != Per::Rate, d) {
+            r.result("power_limited_time_s", d.limited_time_s, || {
                 Quantity::new("time under the board limit", Unit::Seconds)
                     .formula("sum over operations of max(time, dynamic energy / (limit - idle))")
                     .group("energy")
@@ -393,6 +394,11 @@ impl Energy {
         }
         if r.lean {
             return;
+        }
+        if self.draw.is_err() {
+            // A table need not show a row of dashes; JSON keeps the nulls.
+            r.headline
+                .retain(|k| !matches!(k.as_str(), "power_w" | "energy_j" | "energy_per_token_j" | "tokens_per_kwh"));
         }
         match &self.draw {
             // A field name, or a sentence saying why the work is not priced.
@@ -620,6 +626,206 @@ impl Prices {
         }
         if self.kwh.is_some() && energies.iter().any(|e| e.draw.is_err()) {
             r.note("cost: the energy bill needs the board-power figures the note on energy names; the cost is null without them");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calc::decode::{self, DecodeInputs};
+    use crate::catalog::Catalog;
+
+    fn h200() -> Hardware {
+        Catalog::default().hardware("h200-sxm", &[]).unwrap()
+    }
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol * b.abs()
+    }
+
+    /// formulas.md, "Power and energy": e_B and e_F from the measured
+    /// readings (validation/h200-power-summary.json, h200-gemm-dram.json)
+    /// worked by hand.
+    #[test]
+    fn energies_per_byte_and_flop_by_hand() {
+        let pm = PowerModel::of(&h200(), "bf16").unwrap();
+        let e_b = (677.3 - 80.9) / 4202.7e9;
+        assert!(close(pm.joules_per_byte(), e_b, 1e-9));
+        // 141.9 pJ/B; the loop's traffic takes 115.8 W of the 692.8.
+        let e_f = (692.8 - 80.9 - e_b * 815.8e9) / 651e12;
+        assert!(close(pm.joules_per_flop(), e_f, 1e-9));
+        assert!(close(e_f, 0.762e-12, 1e-3), "{e_f}");
+        let fp8 = PowerModel::of(&h200(), "fp8").unwrap();
+        assert!(close(fp8.joules_per_flop(), 496.1 / 1166e12, 1e-3));
+    }
+
+    /// The 8192^3 bf16 GEMM at its burst rate passes the limit, stretches
+    /// to (e_F F + e_B B') / (L - P0) and costs 1.063 pJ/FLOP, the
+    /// measured loop's 692.8 W / 651 TFLOP/s within 0.2%.
+    #[test]
+    fn capped_gemm_matches_the_measured_loop() {
+        let pm = PowerModel::of(&h200(), "bf16").unwrap();
+        let f = 2.0 * 8192f64.powi(3);
+        let d = pm.draw(f / 764e12, f, 1.28e9);
+        assert!(d.limited());
+        assert!(close(d.power_w, 700.0, 1e-9));
+        let bytes = 815.8e9 * f / 651e12; // the loop's traffic, above 1.28 GB
+        let t = (0.762e-12 * f + 141.9e-12 * bytes) / (700.0 - 80.9);
+        assert!(close(d.limited_time_s, t, 2e-3), "{} {t}", d.limited_time_s);
+        assert!(close(d.energy_j / f, 692.8 / 651e12, 2e-3));
+    }
+
+    /// Below the limit a memory-bound operation draws idle plus its bytes'
+    /// power; a gap with no work draws idle power.
+    #[test]
+    fn below_the_limit_and_idle_gaps() {
+        let pm = PowerModel::of(&h200(), "bf16").unwrap();
+        let d = pm.draw(1e-3, 0.0, 2e9);
+        assert!(close(d.power_w, 80.9 + 141.9e-12 * 2e9 / 1e-3, 1e-3));
+        assert!(!d.limited());
+        let gap = pm.draw(5e-6, 0.0, 0.0);
+        assert!(close(gap.power_w, 80.9, 1e-12));
+        let both = pm.draw_ops([(1e-3, 0.0, 2e9), (1e-3, 0.0, 0.0)]);
+        assert!(close(both.power_w, (d.energy_j + 80.9e-3) / 2e-3, 1e-12));
+    }
+
+    fn decode_at(hw: &Hardware, batch: u64, mode: Mode) -> decode::DecodeCost {
+        let m = Catalog::default().model("llama-3-8b", &[]).unwrap();
+        let mut f = crate::inputs::Fields::new();
+        f.insert("batch".into(), batch.into());
+        f.insert("context".into(), 1024.into());
+        let inputs: DecodeInputs = crate::inputs::from_fields(&f).unwrap();
+        decode::cost(&m, hw, &inputs, mode).unwrap()
+    }
+
+    /// formulas.md's decode derivation at batch 1: idle over the step,
+    /// the bytes streamed, the FLOPs, no operation at the limit.
+    #[test]
+    fn decode_batch_one_by_hand() {
+        let c = decode_at(&h200(), 1, Mode::Achievable);
+        let t = c.step_time_s;
+        let st = &c.timed.step;
+        let by_hand = 80.9 * t + 141.9e-12 * st.bytes() + 0.762e-12 * st.flops();
+        let e = c.energy.per_token_j().unwrap();
+        assert!(close(e, by_hand, 2e-3), "{e} {by_hand}");
+        // About 2.6 J and 479 W; streaming is five sixths of it.
+        assert!(close(e, 2.60, 0.01), "{e}");
+        let d = c.energy.draw.as_ref().unwrap();
+        assert!(!d.limited());
+        assert!(d.byte_j / d.energy_j > 0.8);
+    }
+
+    /// Energy per token falls with batch while memory binds, and the
+    /// board limit holds at every batch.
+    #[test]
+    fn energy_per_token_falls_with_batch_until_compute_binds() {
+        let hw = h200();
+        for mode in [Mode::Achievable, Mode::SpeedOfLight] {
+            let mut last = f64::INFINITY;
+            for b in [1, 2, 4, 8, 16, 32, 64, 128, 256, 512] {
+                let c = decode_at(&hw, b, mode);
+                let e = c.energy.per_token_j().unwrap();
+                let d = c.energy.draw.as_ref().unwrap();
+                assert!(d.power_w <= 700.0 * (1.0 + 1e-9), "{b}: {}", d.power_w);
+                if c.timed.roof.bound == crate::calc::roof::Bound::Memory {
+                    assert!(e < last, "{mode:?} batch {b}: {e} after {last}");
+                }
+                last = e;
+            }
+        }
+    }
+
+    /// A part without the measured figures: null figures naming the field.
+    #[test]
+    fn missing_fields_are_named() {
+        let hw = Catalog::default().hardware("h100-sxm", &[]).unwrap();
+        assert_eq!(
+            PowerModel::of(&hw, "bf16").unwrap_err(),
+            "package.idle-watts"
+        );
+        let c = decode_at(&hw, 1, Mode::SpeedOfLight);
+        let r = c.report(false);
+        assert!(r.results["power_w"].is_null());
+        assert!(r.results["energy_per_token_j"].is_null());
+        assert!(r.notes.iter().any(|n| n.contains("package.idle-watts")));
+    }
+
+    fn prices(p: &[(&str, &str)]) -> Result<Prices> {
+        let mut f = crate::inputs::Fields::new();
+        for (k, v) in p {
+            f.insert((*k).into(), (*v).into());
+        }
+        Prices::take(&mut f)
+    }
+
+    /// Cost per million tokens by hand: 2.50 an hour over 1,000 tokens a
+    /// second is 2.5 / 3.6e6 per token, 0.6944 per million; 0.10 a kWh at
+    /// PUE 1.5 on 0.5 J a token adds 0.1 x 1.5 x 0.5 / 3.6e6 x 1e6.
+    #[test]
+    fn cost_by_hand() {
+        let p = prices(&[
+            ("price", "2.50/h"),
+            ("energy-price", "0.10/kWh"),
+            ("pue", "1.5"),
+        ])
+        .unwrap();
+        let draw = Draw {
+            time_s: 1.0,
+            limited_time_s: 1.0,
+            energy_j: 500.0,
+            power_w: 500.0,
+            ..Draw::default()
+        };
+        let e = Energy::new(Ok(draw), 1.0, Mode::Achievable, 1.0, 1000.0, Per::Output);
+        let mut r = Report::new("decode");
+        p.record(&mut r, &[&e]);
+        let device = 2.5 / 3600.0 / 1000.0 * 1e6;
+        let energy = 0.1 * 1.5 * 0.5 / 3.6e6 * 1e6;
+        let cost = r.number("cost_per_million_output_tokens").unwrap();
+        assert!(close(cost, device + energy, 1e-12), "{cost}");
+        let share = r.number("energy_cost_share").unwrap();
+        assert!(close(share, energy / (device + energy), 1e-12));
+    }
+
+    #[test]
+    fn bad_prices_are_refused() {
+        for (k, v) in [
+            ("price", "0/h"),
+            ("price", "-1/h"),
+            ("price", "2.5"),
+            ("price", "2.5/day"),
+            ("price", "x/h"),
+            ("energy-price", "0.1/kW"),
+            ("energy-price", "inf/kWh"),
+        ] {
+            let e = prices(&[(k, v)]).unwrap_err();
+            assert_eq!(e.exit_code(), 65, "{k}={v}: {e}");
+        }
+        let e = prices(&[("energy-price", "0.1/kWh"), ("pue", "0.9")]).unwrap_err();
+        assert_eq!(e.exit_code(), 65);
+        assert!(prices(&[("pue", "1.2")]).is_err());
+        assert_eq!(
+            prices(&[("energy-price", "100/MWh")]).unwrap().kwh,
+            Some(0.1)
+        );
+    }
+
+    proptest::proptest! {
+        /// No operation, and no sum of them, passes the board limit.
+        #[test]
+        fn never_above_the_limit(
+            ops in proptest::collection::vec((1e-9f64..1.0, 0.0f64..1e15, 0.0f64..1e12), 1..20)
+        ) {
+            let pm = PowerModel::of(&h200(), "bf16").unwrap();
+            let d = pm.draw_ops(ops.iter().copied());
+            proptest::prop_assert!(d.power_w <= pm.limit_w * (1.0 + 1e-9));
+            proptest::prop_assert!(d.power_w >= pm.idle_w * (1.0 - 1e-9));
+            proptest::prop_assert!(d.limited_time_s >= d.time_s * (1.0 - 1e-12));
+            for (t, f, b) in ops {
+                let o = pm.draw(t, f, b);
+                proptest::prop_assert!(o.power_w <= pm.limit_w * (1.0 + 1e-9));
+            }
         }
     }
 }

@@ -983,7 +983,6 @@ impl MatmulCost {
             r.rows.push(row);
         }
         r.rows_kind = Some(RowsKind::Table);
-        self.energy.record(&mut r);
         // The answer and the figures that decide it; --all shows the rest.
         r.headline(&[
             "power_w",
@@ -1005,6 +1004,7 @@ impl MatmulCost {
             "waves",
             "wave_efficiency",
         ]);
+        self.energy.record(&mut r);
         // The lecture's tile table is shown when asked for with --tiles;
         // otherwise it is an intermediate for --all.
         r.rows_beyond_headline = !self.tiles_given;

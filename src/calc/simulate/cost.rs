@@ -180,6 +180,11 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
         self.meter = Some((pm, devices.max(1.0)));
     }
 
+    /// Starts the meter again from zero.
+    pub fn reset_meter(&mut self) {
+        self.drawn = crate::calc::power::Draw::default();
+    }
+
     /// What the iterations drew per device, summed (zero unless metered).
     pub fn drawn(&self) -> crate::calc::power::Draw {
         self.drawn

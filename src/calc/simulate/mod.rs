@@ -468,7 +468,7 @@ pub fn run(
 /// A run's energy: every iteration's draw on each replica's devices, and
 /// idle power on every device for the rest of the span (waiting for
 /// requests). Per output token, prefill included.
-fn run_energy(
+pub fn run_energy(
     pm: std::result::Result<crate::calc::power::PowerModel, String>,
     busy: crate::calc::power::Draw,
     summary: &Summary,
