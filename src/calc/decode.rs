@@ -9,10 +9,10 @@
 
 use super::kv::{self, KvPrecision};
 use super::matmul::efficiency::GemmModel;
+use super::power;
 use super::roof::{self, Roof, RoofTime};
 use super::simulate::slo::Target;
 use super::speculative;
-use super::power;
 use super::step::price::{Launch, Priced, Pricer};
 use super::step::report as step_price;
 use super::step::{self, Precisions, Shape, Step};

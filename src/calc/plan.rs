@@ -12,8 +12,8 @@ use super::collective::{self, CallMode, Fabric, Kind};
 use super::decode;
 use super::kv;
 use super::model::{Params, kv_elements_per_token_per_layer, params};
-use super::roof::Roof;
 use super::power;
+use super::roof::Roof;
 use super::simulate::slo::Target;
 use super::step::{self, Shape};
 use crate::error::{Error, Result};
@@ -1811,7 +1811,10 @@ fn plan_row(p: &PlanCost, rank: usize, score: f64, verdict: &str) -> Row {
         "tokens_per_s_per_device".into(),
         p.tokens_per_s_per_device.into(),
     );
-    res.insert("power_w".into(), p.energy.draw.as_ref().ok().map(|d| d.power_w).into());
+    res.insert(
+        "power_w".into(),
+        p.energy.draw.as_ref().ok().map(|d| d.power_w).into(),
+    );
     res.insert("energy_per_token_j".into(), p.energy.per_token_j().into());
     res.insert(
         "prefill_energy_per_token_j".into(),
@@ -1877,9 +1880,21 @@ fn describe_rows(r: &mut Report) {
             Unit::Count,
         ),
         ("power_w", "power per device", Unit::Watts),
-        ("energy_per_token_j", "energy per output token", Unit::Joules),
-        ("prefill_energy_per_token_j", "energy per prompt token", Unit::Joules),
-        ("tokens_per_kwh", "output tokens per kWh", Unit::TokensPerKwh),
+        (
+            "energy_per_token_j",
+            "energy per output token",
+            Unit::Joules,
+        ),
+        (
+            "prefill_energy_per_token_j",
+            "energy per prompt token",
+            Unit::Joules,
+        ),
+        (
+            "tokens_per_kwh",
+            "output tokens per kWh",
+            Unit::TokensPerKwh,
+        ),
         ("layout", "layout", Unit::None),
         ("binds", "what binds", Unit::None),
         ("fits", "fits", Unit::None),

@@ -137,7 +137,11 @@ impl PowerModel {
             } else {
                 f64::INFINITY
             },
-            power_w: if time > 0.0 { energy / time } else { self.idle_w },
+            power_w: if time > 0.0 {
+                energy / time
+            } else {
+                self.idle_w
+            },
             idle_w: self.idle_w,
             flop_j: flops * self.joules_per_flop(),
             byte_j: self.streamed_bytes(flops, bytes) * self.joules_per_byte(),
@@ -289,6 +293,20 @@ impl Energy {
         Energy::new(Err(why.to_string()), 0.0, Mode::SpeedOfLight, 1.0, 0.0, per)
     }
 
+    /// Leaves the energy figures out of a table's headline when they are
+    /// not modelled: a table need not show a row of dashes (JSON keeps the
+    /// nulls).
+    pub fn trim_headline(&self, r: &mut Report) {
+        if self.draw.is_err() {
+            r.headline.retain(|k| {
+                !matches!(
+                    k.as_str(),
+                    "power_w" | "energy_j" | "energy_per_token_j" | "tokens_per_kwh"
+                )
+            });
+        }
+    }
+
     /// Energy per token over every device, J.
     pub fn per_token_j(&self) -> Option<f64> {
         let d = self.draw.as_ref().ok()?;
@@ -395,11 +413,7 @@ impl Energy {
         if r.lean {
             return;
         }
-        if self.draw.is_err() {
-            // A table need not show a row of dashes; JSON keeps the nulls.
-            r.headline
-                .retain(|k| !matches!(k.as_str(), "power_w" | "energy_j" | "energy_per_token_j" | "tokens_per_kwh"));
-        }
+        self.trim_headline(r);
         match &self.draw {
             // A field name, or a sentence saying why the work is not priced.
             Err(why) if why.contains(' ') => r.note(format!("energy: not modelled: {why}")),
@@ -456,7 +470,12 @@ pub const PRICE_FIELDS: [&str; 3] = ["price", "energy-price", "pue"];
 
 /// A price as `AMOUNT/UNIT`, the amount above zero and the unit one of
 /// `per` (each with its factor to the base unit).
-fn parse_price(field: &str, v: &serde_json::Value, per: &[(&str, f64)], example: &str) -> Result<f64> {
+fn parse_price(
+    field: &str,
+    v: &serde_json::Value,
+    per: &[(&str, f64)],
+    example: &str,
+) -> Result<f64> {
     let text = match v {
         serde_json::Value::String(s) => s.trim().to_string(),
         other => other.to_string(),
@@ -467,7 +486,9 @@ fn parse_price(field: &str, v: &serde_json::Value, per: &[(&str, f64)], example:
             per[0].0, per[0].0
         )
     };
-    let (amount, unit) = text.split_once('/').ok_or_else(|| Error::field(field, expected()))?;
+    let (amount, unit) = text
+        .split_once('/')
+        .ok_or_else(|| Error::field(field, expected()))?;
     let amount: f64 = amount
         .trim()
         .parse()
@@ -482,7 +503,10 @@ fn parse_price(field: &str, v: &serde_json::Value, per: &[(&str, f64)], example:
                 field,
                 format!(
                     "`{text}`: unknown unit `{unit}`; expected one of {}",
-                    per.iter().map(|(u, _)| format!("/{u}")).collect::<Vec<_>>().join(", ")
+                    per.iter()
+                        .map(|(u, _)| format!("/{u}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             )
         })?;
@@ -508,7 +532,13 @@ impl Prices {
             Some(v) => Some(parse_price(
                 "price",
                 &v,
-                &[("h", 1.0), ("hour", 1.0), ("hr", 1.0), ("min", 60.0), ("s", 3600.0)],
+                &[
+                    ("h", 1.0),
+                    ("hour", 1.0),
+                    ("hr", 1.0),
+                    ("min", 60.0),
+                    ("s", 3600.0),
+                ],
                 "2.50/h",
             )?),
             None => None,
@@ -531,12 +561,17 @@ impl Prices {
                     _ => None,
                 };
                 let x = x.ok_or_else(|| {
-                    Error::field("pue", format!("`{v}`: expected a number of at least 1, e.g. 1.2"))
+                    Error::field(
+                        "pue",
+                        format!("`{v}`: expected a number of at least 1, e.g. 1.2"),
+                    )
                 })?;
                 if !(x.is_finite() && x >= 1.0) {
                     return Err(Error::field(
                         "pue",
-                        format!("{x} is below 1: power usage effectiveness is facility energy over device energy, at least 1"),
+                        format!(
+                            "{x} is below 1: power usage effectiveness is facility energy over device energy, at least 1"
+                        ),
                     ));
                 }
                 if kwh.is_none() {
@@ -590,14 +625,20 @@ impl Prices {
             r.result(key, total, || {
                 let mut f = Vec::new();
                 if self.device_hour.is_some() {
-                    f.push("price per device-hour / 3600 x device-seconds per token x 1e6".to_string());
+                    f.push(
+                        "price per device-hour / 3600 x device-seconds per token x 1e6".to_string(),
+                    );
                 }
                 if self.kwh.is_some() {
                     f.push("price per kWh x PUE x J per token / 3.6e6 x 1e6".to_string());
                 }
                 let mut d = Vec::new();
                 if let (Some(p), Some(s)) = (self.device_hour, e.device_s_per_token()) {
-                    d.push(format!("{} / 3600 x {} x 1e6", units::sig(p, 4), units::seconds(s)));
+                    d.push(format!(
+                        "{} / 3600 x {} x 1e6",
+                        units::sig(p, 4),
+                        units::seconds(s)
+                    ));
                 }
                 if let (Some(p), Some(j)) = (self.kwh, e.per_token_j()) {
                     d.push(format!(
@@ -616,7 +657,9 @@ impl Prices {
                 .group("cost")
             });
             if self.kwh.is_some() {
-                let share = total.zip(energy).map(|(t, e)| if t > 0.0 { e / t } else { 0.0 });
+                let share = total
+                    .zip(energy)
+                    .map(|(t, e)| if t > 0.0 { e / t } else { 0.0 });
                 r.result(share_key, share, || {
                     Quantity::new(format!("energy's share of the {what} cost"), Unit::Fraction)
                         .formula("energy bill / cost")

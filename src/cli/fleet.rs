@@ -12,7 +12,7 @@ use serde::Serialize;
 #[command(after_help = "Examples:
   roofline fleet --model llama-3.1-70b --hw h200-sxm,b200 --rate 40/s --prompt 2048 --output 300 --slo-ttft 2s --slo-tpot 50ms
   roofline fleet --model llama-3-8b --hw h200-sxm --rate 100/s --prompt lognormal:1024,0.5 --output 200 --slo-ttft p50=300ms --slo-tpot 30ms
-  roofline fleet --model llama-3-8b --hw h200-sxm --rate 20/s --prompt 1024 --output 200 --slo-tpot 30ms --objective cost --price 3.50/h --energy-price 0.12/kWh
+  roofline fleet --model llama-3-8b --hw h200-sxm --rate 20/s --prompt 1024 --output 200 --slo-ttft 2s --slo-tpot 30ms --objective cost --price 3.50/h --energy-price 0.12/kWh
   roofline fleet --model llama-3.1-70b --hw h200-sxm --rate 10/s --prompt 2048 --output 300 --slo-tpot 50ms --pareto --chart frontier.svg
 
 Every verdict is simulated (simulate's engine, one replica at the rate / replicas).

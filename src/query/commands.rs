@@ -44,7 +44,9 @@ const MODEL_TOP_LEVEL: &[&str] = &[
 
 /// The commands that take prices (`price`, `energy-price`, `pue`) for
 /// cost per token.
-const PRICED: &[&str] = &["point", "matmul", "decode", "prefill", "plan", "simulate", "fleet"];
+const PRICED: &[&str] = &[
+    "point", "matmul", "decode", "prefill", "plan", "simulate", "fleet",
+];
 
 /// Evaluates one point of `command`; `lean` asks for values only.
 pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -> Result<Report> {

@@ -54,7 +54,8 @@ fn row(c: &Candidate, rank: usize) -> Row {
             );
             r.results.insert(
                 "power_w".into(),
-                e.and_then(|e| e.draw.as_ref().ok().map(|d| d.power_w)).into(),
+                e.and_then(|e| e.draw.as_ref().ok().map(|d| d.power_w))
+                    .into(),
             );
             r.results.insert(
                 "binds".into(),
@@ -228,8 +229,11 @@ impl FleetCost {
                 e.record(&mut r);
                 self.prices.record(&mut r, &[e]);
             }
-            None => crate::calc::power::Energy::unmodelled("no run priced", crate::calc::power::Per::Output)
-                .record(&mut r),
+            None => crate::calc::power::Energy::unmodelled(
+                "no run priced",
+                crate::calc::power::Per::Output,
+            )
+            .record(&mut r),
         }
         r.result("candidates", self.candidates.len() as u64, || {
             Quantity::new("configurations considered", Unit::Count)

@@ -508,13 +508,8 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                     // energy per token is the deployment's.
                     let mut one = at.clone();
                     one.devices = size;
-                    let energy = simulate::run_energy(
-                        power.clone(),
-                        at_drawn,
-                        &one,
-                        size as f64,
-                        mode,
-                    );
+                    let energy =
+                        simulate::run_energy(power.clone(), at_drawn, &one, size as f64, mode);
                     let score = objective.score(hi * size, &energy, &i.prices)?;
                     c.energy = Some(energy);
                     c.verdict = Verdict::Meets {
@@ -571,7 +566,12 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         _ => 0.0,
     };
     let key = |c: &Candidate| match &c.verdict {
-        Verdict::Meets { at, .. } => (0, by(c), c.devices(), -at.ttft_slo.map_or(0.0, |a| a.margin)),
+        Verdict::Meets { at, .. } => (
+            0,
+            by(c),
+            c.devices(),
+            -at.ttft_slo.map_or(0.0, |a| a.margin),
+        ),
         Verdict::Breaks { margin, .. } => (1, 0.0, u64::MAX, -margin.unwrap_or(f64::NEG_INFINITY)),
     };
     candidates.sort_by(|a, b| {
