@@ -107,3 +107,65 @@ fn held_out_decode_batches_within_the_issue_bounds() {
     }
     assert_eq!(seen, 5);
 }
+
+/// The second run (`validation/power_h200_heldout.py`, none of it fitted):
+/// a smaller GEMM loop, a decode-shaped weight-streaming GEMM, a
+/// Llama-3-8B prefill of 2,048 tokens and decode at batch 64, context
+/// 4,096. Energy per FLOP or per token within 15%; power within 10%
+/// except the prefill, which the model puts 13% low (its attention and
+/// elementwise kernels are priced below the limit the board sat at; its
+/// time is 10% long, so its energy per token is within 5%): the bound
+/// there is 15%, as measured, not tuned.
+#[test]
+fn second_run_held_out() {
+    let p = format!(
+        "{}/validation/h200-power-heldout-summary.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let s: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    for name in ["gemm_bf16_2048", "gemm_bf16_m64"] {
+        let p = phase(&s, name);
+        let shape = p["shape"].as_array().unwrap();
+        let r = results(
+            "matmul",
+            &[
+                ("m", shape[0].clone()),
+                ("n", shape[1].clone()),
+                ("k", shape[2].clone()),
+            ],
+        );
+        let e = err(n(&r["power_w"]), n(&p["power_mean_w"]));
+        assert!(e.abs() < 0.10, "{name} power {e:+.3}");
+        let flops = 2.0 * shape.iter().map(n).product::<f64>();
+        let measured = n(&p["power_mean_w"]) / n(&p["rate"]);
+        let e = err(n(&r["energy_j"]) / flops, measured);
+        assert!(e.abs() < 0.15, "{name} energy per FLOP {e:+.3}");
+    }
+    let p = phase(&s, "prefill_s2048");
+    let r = results(
+        "prefill",
+        &[
+            ("model", "llama-3-8b".into()),
+            ("prompt", p["prompt"].clone()),
+        ],
+    );
+    let e = err(n(&r["power_w"]), n(&p["power_mean_w"]));
+    assert!(e.abs() < 0.15, "prefill power {e:+.3}");
+    let measured = n(&p["power_mean_w"]) / n(&p["rate"]);
+    let e = err(n(&r["energy_per_token_j"]), measured);
+    assert!(e.abs() < 0.15, "prefill energy per token {e:+.3}");
+    let p = phase(&s, "decode_b64_t4096");
+    let r = results(
+        "decode",
+        &[
+            ("model", "llama-3-8b".into()),
+            ("batch", p["batch"].clone()),
+            ("context", p["context"].clone()),
+        ],
+    );
+    let e = err(n(&r["power_w"]), n(&p["power_mean_w"]));
+    assert!(e.abs() < 0.10, "decode b64 power {e:+.3}");
+    let measured = n(&p["power_mean_w"]) / n(&p["rate"]);
+    let e = err(n(&r["energy_per_token_j"]), measured);
+    assert!(e.abs() < 0.15, "decode b64 energy per token {e:+.3}");
+}

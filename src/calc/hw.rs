@@ -1361,6 +1361,11 @@ pub fn list(items: &[Hardware]) -> Report {
     listing(items.iter().map(list_entry).collect())
 }
 
+/// The compute key of a precision name (`int4` computes at `int8`).
+fn p_compute(name: &str) -> &'static str {
+    precision::lookup(name).map_or("", |p| p.compute)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1453,9 +1458,4 @@ mod tests {
         // A sane --clock over an absurd file clock is judged by the catalog.
         assert_eq!(clock_note(&set, Some(1.8e9)), None);
     }
-}
-
-/// The compute key of a precision name (`int4` computes at `int8`).
-fn p_compute(name: &str) -> &'static str {
-    precision::lookup(name).map_or("", |p| p.compute)
 }
