@@ -474,6 +474,7 @@ fn parse_price(
     field: &str,
     v: &serde_json::Value,
     per: &[(&str, f64)],
+    what: &str,
     example: &str,
 ) -> Result<f64> {
     let text = match v {
@@ -482,8 +483,8 @@ fn parse_price(
     };
     let expected = || {
         format!(
-            "`{text}`: expected a price per {} as AMOUNT/{}, e.g. {example} (a plain number: the currency is yours)",
-            per[0].0, per[0].0
+            "`{text}`: expected a price per {what} as AMOUNT/{}, e.g. {example} (a plain number: the currency is yours)",
+            per[0].0
         )
     };
     let (amount, unit) = text
@@ -539,6 +540,7 @@ impl Prices {
                     ("min", 60.0),
                     ("s", 3600.0),
                 ],
+                "device-hour",
                 "2.50/h",
             )?),
             None => None,
@@ -548,6 +550,7 @@ impl Prices {
                 "energy-price",
                 &v,
                 &[("kWh", 1.0), ("MWh", 1e-3), ("Wh", 1e3)],
+                "kilowatt-hour",
                 "0.10/kWh",
             )?),
             None => None,
