@@ -214,6 +214,19 @@ impl Draw {
         d
     }
 
+    /// The draw of `k` times the work (k of its repetitions, or a share of
+    /// one): times and energies scale, powers stay.
+    pub fn scaled(self, k: f64) -> Draw {
+        Draw {
+            time_s: self.time_s * k,
+            limited_time_s: self.limited_time_s * k,
+            energy_j: self.energy_j * k,
+            flop_j: self.flop_j * k,
+            byte_j: self.byte_j * k,
+            ..self
+        }
+    }
+
     /// Whether the limit stretched the work.
     pub fn limited(&self) -> bool {
         self.limited_time_s > self.time_s * (1.0 + 1e-9)
