@@ -864,6 +864,15 @@ impl<'a> Gather<'a> {
             Some(sink) => {
                 sink.row(&row)?;
                 if self.keep {
+                    // A row kept beside a stream is for a chart, which
+                    // draws numbers: its text results become nulls (the
+                    // key stays, so `--y` on one is still told why).
+                    let mut row = row;
+                    for v in row.results.values_mut() {
+                        if !v.is_number() {
+                            *v = Value::Null;
+                        }
+                    }
                     self.out.rows.push(row);
                 }
                 Ok(())

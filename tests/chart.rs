@@ -222,7 +222,7 @@ fn point_sweep() -> Report {
     let axes = [
         Axis {
             name: "hw".into(),
-            values: vec!["h100-sxm".into(), "b200".into()],
+            values: vec!["h100-sxm".into(), "b200".into()].into(),
         },
         sweep::parse("intensity=1..256").unwrap().into(),
     ];

@@ -36,7 +36,7 @@ fn fields<'py>(
         }
         match c.value {
             Value::Array(values) if key != "hw" && key != "model" => {
-                axes.push(Axis { name: key, values })
+                axes.push(Axis::list(key, values))
             }
             v => {
                 f.insert(key, v);

@@ -181,7 +181,7 @@ fn grid(
             }
             axes.push(Axis {
                 name: key.into(),
-                values,
+                values: values.into(),
             });
             continue;
         }
@@ -197,7 +197,7 @@ fn grid(
                 base.remove(key);
                 axes.push(Axis {
                     name: key.into(),
-                    values: items,
+                    values: items.into(),
                 });
             } else {
                 base.insert(key.into(), items[0].clone());
@@ -216,7 +216,7 @@ fn grid(
         if values.is_empty() {
             return Err(Error::field(k, "an empty list; give at least one value"));
         }
-        axes.push(Axis { name: k, values });
+        axes.push(Axis::list(k, values));
     }
     for sw in sweeps {
         if axes.iter().any(|a| a.name == sw.name) {

@@ -39,7 +39,7 @@ fn a_field_both_listed_and_swept_is_refused() {
     ]);
     let sweep = Axis {
         name: "intensity".into(),
-        values: vec![8.into()],
+        values: vec![8.into()].into(),
     };
     let e = evaluate(&Context::default(), "point", &f, &[sweep], false).unwrap_err();
     assert!(e.to_string().contains("swept twice"), "{e}");
