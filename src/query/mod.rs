@@ -204,9 +204,12 @@ fn grid(
             }
         }
     }
+    // A list of `fleet`'s parts (Python's `hw=[...]`, a scenario's
+    // `hw = [...]`) is the one joint search the comma-separated `--hw` is,
+    // not an axis of one search per part.
     let listed: Vec<String> = base
         .iter()
-        .filter(|(_, v)| v.is_array())
+        .filter(|(k, v)| v.is_array() && !(command == "fleet" && k.as_str() == "parts"))
         .map(|(k, _)| k.clone())
         .collect();
     for k in listed {
