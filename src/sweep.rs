@@ -267,10 +267,7 @@ pub fn parse(text: &str) -> Result<Sweep> {
             }
         }
     } else {
-        let v: Vec<Value> = spec
-            .split(',')
-            .map(|s| Value::from(s.trim()))
-            .collect();
+        let v: Vec<Value> = spec.split(',').map(|s| Value::from(s.trim())).collect();
         if v.iter().any(|s| s.as_str() == Some("")) {
             return Err(Error::input(
                 "--sweep",
@@ -578,7 +575,10 @@ mod tests {
     fn lists() {
         let s = parse("dtype=bf16,fp8,int4").unwrap();
         assert_eq!(s.name, "dtype");
-        assert_eq!(s.values.texts().collect::<Vec<_>>(), ["bf16", "fp8", "int4"]);
+        assert_eq!(
+            s.values.texts().collect::<Vec<_>>(),
+            ["bf16", "fp8", "int4"]
+        );
     }
 
     #[test]
@@ -598,14 +598,8 @@ mod tests {
 
     #[test]
     fn powers_of_two() {
-        assert_eq!(
-            texts("intensity=1..16"),
-            ["1", "2", "4", "8", "16"]
-        );
-        assert_eq!(
-            texts("tile=32..256"),
-            ["32", "64", "128", "256"]
-        );
+        assert_eq!(texts("intensity=1..16"), ["1", "2", "4", "8", "16"]);
+        assert_eq!(texts("tile=32..256"), ["32", "64", "128", "256"]);
         assert_eq!(texts("x=3..20"), ["3", "6", "12"]);
     }
 
@@ -619,10 +613,7 @@ mod tests {
 
     #[test]
     fn linear() {
-        assert_eq!(
-            texts("batch=0..100:25"),
-            ["0", "25", "50", "75", "100"]
-        );
+        assert_eq!(texts("batch=0..100:25"), ["0", "25", "50", "75", "100"]);
         assert_eq!(texts("x=0.5..1.5:0.5"), ["0.5", "1", "1.5"]);
     }
 
@@ -632,23 +623,14 @@ mod tests {
             texts("latency=400..600:100cycles"),
             ["400cycles", "500cycles", "600cycles"]
         );
-        assert_eq!(
-            texts("clock=1..4 GHz"),
-            ["1GHz", "2GHz", "4GHz"]
-        );
-        assert_eq!(
-            texts("clock=1.4GHz,1.8 GHz"),
-            ["1.4GHz", "1.8 GHz"]
-        );
+        assert_eq!(texts("clock=1..4 GHz"), ["1GHz", "2GHz", "4GHz"]);
+        assert_eq!(texts("clock=1.4GHz,1.8 GHz"), ["1.4GHz", "1.8 GHz"]);
         // The same unit on every value of a stepped range reads as one.
         assert_eq!(
             texts("smem=0..96KiB:32KiB"),
             ["0KiB", "32KiB", "64KiB", "96KiB"]
         );
-        assert_eq!(
-            texts("bw=3TB/s..5TB/s:1TB/s"),
-            ["3TB/s", "4TB/s", "5TB/s"]
-        );
+        assert_eq!(texts("bw=3TB/s..5TB/s:1TB/s"), ["3TB/s", "4TB/s", "5TB/s"]);
         let e = parse("bw=3TB/s..5GB/s:1TB/s").unwrap_err().to_string();
         assert!(e.contains("different units (TB/s, GB/s)"), "{e}");
     }

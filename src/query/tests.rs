@@ -109,7 +109,14 @@ fn fleet_parts_as_a_list_are_one_joint_search_like_the_comma_text() {
         false,
     )
     .unwrap();
-    let text = evaluate(&ctx, "fleet", &common("h100-sxm,h200-sxm".into()), &[], false).unwrap();
+    let text = evaluate(
+        &ctx,
+        "fleet",
+        &common("h100-sxm,h200-sxm".into()),
+        &[],
+        false,
+    )
+    .unwrap();
     assert!(listed[0].axes.is_empty(), "{:?}", listed[0].axes);
     assert_eq!(
         serde_json::to_value(&listed[0]).unwrap(),
