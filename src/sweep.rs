@@ -77,8 +77,8 @@ impl Values {
             Values::Linear { lo, step, unit, .. } => (lo + step * i as f64, unit),
             // In two halves, so a tiny start's 2^1100 is not infinite.
             Values::Doubling { lo, unit, .. } => {
-                let a = i32::try_from(i / 2).ok()?;
-                let b = i32::try_from(i - i / 2).ok()?;
+                let a = i32::try_from(i.div_euclid(2)).ok()?;
+                let b = i32::try_from(i.div_ceil(2)).ok()?;
                 (lo * 2f64.powi(a) * 2f64.powi(b), unit)
             }
         };

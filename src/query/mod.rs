@@ -379,9 +379,9 @@ fn check_axes_read(ctx: &Context, axes: &[Axis]) -> Result<()> {
             || (a.name.contains('.') && crate::spec::overrides::is_model_path(&a.name));
         let for_hw = a.name == "hw" || (a.name.contains('.') && !for_model);
         let what = if for_model && !model {
-            "a model"
+            "model"
         } else if for_hw && !hw {
-            "a hardware file"
+            "hardware file"
         } else {
             continue;
         };
