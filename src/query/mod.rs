@@ -291,7 +291,7 @@ fn grid(
             .collect();
         r.note(format!(
             "the chart draws {} of the {} points ({}, and each axis's last), more than it has pixels; the printed rows are all of them",
-            crate::units::number(r.rows.len() as f64),
+            crate::units::number(r.chart_rows.as_ref().map_or(0, |c| c.len()) as f64),
             crate::units::number(n as f64),
             every.join(", ")
         ));
