@@ -123,7 +123,13 @@ pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -
         "simulate" => {
             let m = ctx.point_model(fields)?;
             let hw = ctx.point_hardware(fields, None)?;
-            calc::simulate::cost(&m, &hw, &inputs(fields)?, mode)?.report(lean)
+            // A disaggregated run's prefill pool may be another part.
+            let pre = match fields.get("prefill-hw") {
+                Some(Value::String(id)) => ctx.hardware(id)?.into_iter().next(),
+                _ => None,
+            };
+            let pre = pre.as_ref().unwrap_or(&hw);
+            calc::simulate::cost_with(&m, &hw, pre, &inputs(fields)?, mode)?.report(lean)
         }
         "fleet" => {
             // One joint search over the parts listed in `parts` (the

@@ -28,6 +28,27 @@ pub struct Candidate {
     pub max_tokens: u64,
     /// What became of it.
     pub verdict: Verdict,
+    /// A disaggregated candidate's prefill pool (then `hardware`,
+    /// `layout`, `max_seqs` and `max_tokens` are its decode pool's); None
+    /// for prefill and decode on every replica.
+    pub prefill: Option<PrefillPool>,
+}
+
+/// The prefill pool of a disaggregated candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrefillPool {
+    /// The part.
+    pub hardware: String,
+    /// A prefill replica's layout (dp: the replicas).
+    pub layout: Layout,
+    /// Token budget of a prefill iteration.
+    pub max_tokens: u64,
+    /// The mean prompt's KV transfer to the decode pool, seconds.
+    pub transfer_s: f64,
+    /// The transfer's bandwidth, B/s.
+    pub bandwidth: f64,
+    /// The links it crosses.
+    pub link: String,
 }
 
 /// Whether and how a candidate serves the workload.
@@ -51,9 +72,9 @@ pub enum Verdict {
 }
 
 impl Candidate {
-    /// Devices in all.
+    /// Devices in all (both pools).
     pub fn devices(&self) -> u64 {
-        self.layout.devices()
+        self.layout.devices() + self.prefill.as_ref().map_or(0, |p| p.layout.devices())
     }
 }
 
@@ -91,6 +112,8 @@ pub struct FleetCost {
     pub runs: u64,
     /// The frontier, when asked.
     pub pareto: Option<Vec<ParetoPoint>>,
+    /// What the search left out, and why.
+    pub notes: Vec<String>,
 }
 
 /// One part's fixed figures for a layout: the replica, its step cost and
@@ -104,7 +127,7 @@ struct Sized<'a, 'b, 'c> {
 /// Layouts of one replica worth trying: tp over the divisors of the heads
 /// that `plan` accepts, pp over the divisors of the layers up to 16, ep
 /// over the divisors of tp for MoE; at most `max` devices.
-fn layouts(s: &plan::Setup, max: u64) -> Vec<Layout> {
+pub(super) fn layouts(s: &plan::Setup, max: u64) -> Vec<Layout> {
     let m = s.model;
     let mut out = Vec::new();
     for tp in plan::divisors(m.attention.heads.get()) {
@@ -160,6 +183,7 @@ fn run(
         prefix_hit: w.prefix_hit,
         window: sz.window,
         replicas: 1,
+        prefilled: false,
     };
     let wr = Workload {
         arrivals: Arrivals::Poisson(rate),
@@ -199,7 +223,7 @@ fn run(
 }
 
 /// The targets a run misses, with the worst margin.
-fn misses(s: &Summary) -> (String, f64) {
+pub(super) fn misses(s: &Summary) -> (String, f64) {
     let mut why = Vec::new();
     let mut worst = f64::INFINITY;
     if s.meets() && !s.late_meets {
@@ -298,6 +322,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                 max_seqs: cap,
                 max_tokens: tokens,
                 verdict: Verdict::Breaks { why, margin },
+                prefill: None,
             };
             let kv = match simulate::kv_tokens(&inst, &replica) {
                 Ok(kv) => kv,
@@ -504,6 +529,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                         prefix_hit: w.prefix_hit,
                         window,
                         replicas: 1,
+                        prefilled: false,
                     };
                     let wc = Workload {
                         arrivals: Arrivals::Closed(cap),
@@ -527,15 +553,54 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             }
         }
     }
-    // Those that meet, fewest devices first (then the largest TTFT margin);
-    // then those that break.
+    // Disaggregated prefill and decode pools.
+    let t0 = std::time::Instant::now();
+    let r0 = runs;
+    let mut notes = Vec::new();
+    let shared = super::pools::Shared {
+        m,
+        hws,
+        i,
+        mode,
+        w: &w,
+        rate,
+        base: &base,
+        block,
+        max_devices,
+        caps: &caps,
+        budgets: budgets.as_deref(),
+        objective,
+        keep: KEEP,
+    };
+    candidates.extend(super::pools::search(
+        &shared,
+        &mut found,
+        &mut runs,
+        &mut notes,
+    )?);
+    if std::env::var("FLEET_TIMING").is_ok() { notes.push(format!("TIMING disagg {:?} runs {}", t0.elapsed(), runs - r0)); }
+    // Those that meet, lowest score first (then aggregated before
+    // disaggregated, then the largest TTFT margin); then those that break.
     let key = |c: &Candidate| match &c.verdict {
-        Verdict::Meets { at, .. } => (0, c.devices(), -at.ttft_slo.map_or(0.0, |a| a.margin)),
-        Verdict::Breaks { margin, .. } => (1, u64::MAX, -margin.unwrap_or(f64::NEG_INFINITY)),
+        Verdict::Meets { at, .. } => (
+            0,
+            score_of(objective, hws, c),
+            c.prefill.is_some(),
+            -at.ttft_slo.map_or(0.0, |a| a.margin),
+        ),
+        Verdict::Breaks { margin, .. } => (
+            1,
+            f64::INFINITY,
+            false,
+            -margin.unwrap_or(f64::NEG_INFINITY),
+        ),
     };
     candidates.sort_by(|a, b| {
         let (x, y) = (key(a), key(b));
-        x.0.cmp(&y.0).then(x.1.cmp(&y.1)).then(x.2.total_cmp(&y.2))
+        x.0.cmp(&y.0)
+            .then(x.1.total_cmp(&y.1))
+            .then(x.2.cmp(&y.2))
+            .then(x.3.total_cmp(&y.3))
     });
     let pareto = i.options.pareto.then(|| frontier(pareto_pts));
     Ok(FleetCost {
@@ -547,7 +612,19 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         candidates,
         runs,
         pareto,
+        notes,
     })
+}
+
+/// A candidate's score under the objective: each pool's devices on its
+/// part, summed.
+pub fn score_of(o: Objective, hws: &[Hardware], c: &Candidate) -> f64 {
+    let part = |id: &str| hws.iter().find(|h| h.id == id);
+    let one = |id: &str, devices: u64| part(id).map_or(devices as f64, |h| o.score(devices, h));
+    one(&c.hardware, c.layout.devices())
+        + c.prefill
+            .as_ref()
+            .map_or(0.0, |p| one(&p.hardware, p.layout.devices()))
 }
 
 /// The points no other beats on both tokens/s per device and per user.
@@ -566,7 +643,7 @@ pub fn frontier(mut pts: Vec<ParetoPoint>) -> Vec<ParetoPoint> {
     out
 }
 
-fn plan_inputs(s: &simulate::SimulateInputs) -> plan::PlanInputs {
+pub(super) fn plan_inputs(s: &simulate::SimulateInputs) -> plan::PlanInputs {
     plan::PlanInputs {
         dtype: s.dtype.clone(),
         kv_dtype: s.kv_dtype.clone(),
