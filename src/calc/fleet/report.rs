@@ -158,8 +158,15 @@ impl FleetCost {
                 Verdict::Meets { .. } => (String::new(), None),
             };
             let l = closest.layout;
+            let pre = match &closest.prefill {
+                Some(_) => format!(
+                    "a prefill pool of {} beside a decode pool of ",
+                    prefill_text(closest).as_str().unwrap_or_default()
+                ),
+                None => String::new(),
+            };
             return Err(Error::NoAnswer(format!(
-                "no layout of {} within {} devices meets the targets; the closest, {} tp {} pp {} ep {}{}, misses: {why}{}",
+                "no layout of {} within {} devices meets the targets, aggregated or disaggregated; the closest, {pre}{} tp {} pp {} ep {}{}, misses: {why}{}",
                 self.model,
                 units::whole(self.max_devices),
                 closest.hardware,

@@ -145,7 +145,9 @@ pub(super) fn layouts(s: &plan::Setup, max: u64) -> Vec<Layout> {
             };
             for ep in eps {
                 let l = Layout { tp, pp, dp: 1, ep };
-                if plan::validate(s, l, None).is_ok() {
+                // A layout `plan` accepts may still need a link the part
+                // lacks (a pipeline hand-off past an MI300X board).
+                if plan::validate(s, l, None).is_ok() && Replica::new(s, l).is_ok() {
                     out.push(l);
                 }
             }

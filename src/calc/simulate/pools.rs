@@ -237,3 +237,109 @@ pub fn run_decode<C: StepCost>(
     totals.in_flight_area = outcomes.iter().map(|o| o.finish_s - o.arrival_s).sum();
     Ok(Some(Decoded { outcomes, totals }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calc::simulate::cost::Mock;
+    use crate::catalog::Catalog;
+
+    fn hw(id: &str) -> Hardware {
+        Catalog::default().hardware(id, &[]).unwrap()
+    }
+
+    /// Two requests of 100 prompt and 5 output tokens, at 0 and 0.5 s, on
+    /// the mock cost (1 s an iteration + 1 ms a token) with a transfer of
+    /// 0.5 s + 1 s per 100 tokens. By hand: the prefill replica runs 0 to
+    /// 1.1 s and 1.1 to 2.2 s; the caches land at 2.6 and 3.7 s. The decode
+    /// replica runs the first alone from 2.6 (to 3.601, then 4.602); the
+    /// second waits for the step in flight and joins at 4.602; steps of two
+    /// take 1.002 s (to 5.604, 6.606, where the first ends), then the
+    /// second alone to 7.607 and 8.608.
+    #[test]
+    fn two_requests_through_both_pools_by_hand() {
+        let mock = Mock {
+            fixed_s: 1.0,
+            per_token_s: 0.001,
+            per_seen_s: 0.0,
+        };
+        let cfg = Config {
+            max_tokens: 4096,
+            max_seqs: 8,
+            prefix_hit: 0.0,
+            window: u64::MAX,
+            replicas: 1,
+            prefilled: false,
+        };
+        let reqs = [
+            Request {
+                arrival_s: 0.0,
+                prompt: 100,
+                output: 5,
+            },
+            Request {
+                arrival_s: 0.5,
+                prompt: 100,
+                output: 5,
+            },
+        ];
+        let t = Transfer {
+            bytes_per_token: 1.0,
+            bandwidth: 100.0,
+            latency_s: 0.5,
+            link: "test".into(),
+        };
+        let (pre, _) = run_prefill(cfg, mock, &reqs, 10_000, 16, 0).unwrap();
+        assert!((pre[0].first_token_s - 1.1).abs() < 1e-9);
+        assert!((pre[1].first_token_s - 2.2).abs() < 1e-9);
+        let d = run_decode(cfg, mock, &reqs, &pre, &t, 10_000, 16, 0, None, None, false)
+            .unwrap()
+            .unwrap();
+        let o = &d.outcomes;
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(close(o[0].first_token_s, 2.6), "{}", o[0].first_token_s);
+        assert!(close(o[1].first_token_s, 3.7), "{}", o[1].first_token_s);
+        assert!(close(o[0].finish_s, 6.606), "{}", o[0].finish_s);
+        assert!(close(o[1].finish_s, 8.608), "{}", o[1].finish_s);
+        // TTFT 2.6 and 3.2 s; TPOT 4.006 / 4 and 4.908 / 4.
+        assert!(close(o[1].first_token_s - o[1].arrival_s, 3.2));
+        assert!(close((o[0].finish_s - o[0].first_token_s) / 4.0, 1.0015));
+        // The decode pool ran decode-only steps: 2 + 2 + 2 = 6 (none of a
+        // prompt's chunks).
+        assert_eq!(d.totals.iterations, 6);
+        // Its time in the system integrates to the E2E sum: Little's law.
+        assert!(close(d.totals.in_flight_area, 6.606 + 8.108));
+    }
+
+    /// The move runs at the slower side: a TP 2 H200 replica sends over two
+    /// 50 GB/s NICs, a TP 1 A100 receives over one 25 GB/s NIC (the files'
+    /// scale-out figures): 25 GB/s. Llama-3-8B's cache is 32 layers x 8 KV
+    /// heads x 128 x 2 (K and V) x 2 B = 131,072 B a token.
+    #[test]
+    fn the_transfer_crosses_the_slower_fabric() {
+        let m = Catalog::default().model("llama-3-8b", &[]).unwrap();
+        let one = Layout {
+            tp: 1,
+            pp: 1,
+            dp: 1,
+            ep: 1,
+        };
+        let two = Layout { tp: 2, ..one };
+        let (h, a) = (hw("h200-sxm"), hw("a100-sxm-80gb"));
+        let t = transfer(&m, 2.0, (&h, two), (&a, one), Mode::SpeedOfLight).unwrap();
+        assert_eq!(t.bytes_per_token, 131_072.0);
+        assert!((t.bandwidth - 25e9).abs() < 1.0, "{}", t.bandwidth);
+        assert!((t.seconds(2048) - 2048.0 * 131_072.0 / 25e9).abs() < 1e-12);
+        let same = transfer(&m, 2.0, (&h, two), (&h, two), Mode::SpeedOfLight).unwrap();
+        assert!((same.bandwidth - 100e9).abs() < 1.0);
+        // No scale-out tier, or no measured figure for it: named, not
+        // guessed.
+        let e = link(&hw("mi300x"), Mode::SpeedOfLight).unwrap_err();
+        assert!(e.to_string().contains("scale-out"), "{e}");
+        let e = link(&h, Mode::Achievable).unwrap_err();
+        assert!(
+            e.to_string().contains("achievable.link-bandwidth.nic"),
+            "{e}"
+        );
+    }
+}
