@@ -179,6 +179,16 @@ pub(super) fn search(
             if bound > most {
                 continue;
             }
+            // Bounds before any run: a pool that needs more devices than
+            // this part's best so far, or than the K-th best plan found
+            // beside one decode device, is not simulated.
+            if best.as_ref().is_some_and(|(d, _, _)| bound * size > *d) {
+                continue;
+            }
+            let floor = sh.objective.score(bound * size, hw) + sh.objective.score(1, hw);
+            if found.len() >= sh.keep && floor as u64 > found[sh.keep - 1] {
+                continue;
+            }
             let min_kv = sh
                 .base
                 .iter()
