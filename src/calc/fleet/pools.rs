@@ -158,6 +158,7 @@ pub(super) fn search(
         let s = &setups[k];
         let hw = &sh.hws[k];
         let mut best: Option<(u64, f64, Choice)> = None;
+        let mut pruned = false;
         for l in layouts(s, sh.max_devices) {
             let rep = Replica::new(s, l)?;
             let Some(kv) = room(&rep) else { continue };
@@ -187,6 +188,7 @@ pub(super) fn search(
             }
             let floor = sh.objective.score(bound * size, hw) + sh.objective.score(1, hw);
             if found.len() >= sh.keep && floor as u64 > found[sh.keep - 1] {
+                pruned = true;
                 continue;
             }
             let min_kv = sh
@@ -282,6 +284,10 @@ pub(super) fn search(
         }
         match best {
             Some((_, _, c)) => choices.push(c),
+            None if pruned => notes.push(format!(
+                "disaggregated pools with prefill on {} were not simulated: their bounds already need more devices than the {} best plans found",
+                hw.id, sh.keep
+            )),
             None => notes.push(format!(
                 "no prefill pool on {} within {} devices meets the TTFT target",
                 hw.id,
@@ -527,7 +533,11 @@ pub(super) fn search(
                     let binds = if lo >= 1 {
                         let s = check(lo, true, runs)?.unwrap_or_default();
                         let (why, _) = misses(&s);
-                        Some(format!("{why} with {} decode replicas", units::whole(lo)))
+                        Some(if why.is_empty() {
+                            super::search::cannot_keep_up(lo, per_token, sh.rate * mean_output)
+                        } else {
+                            format!("{why} with {} decode replicas", units::whole(lo))
+                        })
                     } else {
                         None
                     };

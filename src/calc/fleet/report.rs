@@ -69,6 +69,17 @@ fn prefill_text(c: &Candidate) -> Value {
     }
 }
 
+/// What binds when one replica suffices.
+fn nothing_binds(c: &Candidate) -> String {
+    match &c.prefill {
+        None => "nothing: one replica suffices".into(),
+        Some(p) => format!(
+            "nothing: one decode replica suffices (the prefill pool's {} replicas are the fewest meeting TTFT)",
+            p.layout.dp
+        ),
+    }
+}
+
 fn layout_kind(c: &Candidate) -> &'static str {
     if c.prefill.is_some() {
         "disaggregated"
@@ -119,7 +130,7 @@ fn row(c: &Candidate, rank: usize) -> Row {
                 "binds".into(),
                 binds
                     .clone()
-                    .unwrap_or_else(|| "nothing: one replica suffices".into())
+                    .unwrap_or_else(|| nothing_binds(c))
                     .into(),
             );
         }
@@ -151,6 +162,13 @@ impl FleetCost {
                             ..
                         }
                     )
+                })
+                .or_else(|| {
+                    // Nothing ran: the layout whose weights fit but whose
+                    // cache cannot hold the longest request is nearest.
+                    self.candidates.iter().find(|c| {
+                        matches!(&c.verdict, Verdict::Breaks { why, .. } if why.contains("KV cache"))
+                    })
                 })
                 .unwrap_or(best);
             let (why, margin) = match &closest.verdict {
@@ -286,7 +304,7 @@ impl FleetCost {
             "binds",
             binds
                 .clone()
-                .unwrap_or_else(|| "nothing: one replica suffices".into()),
+                .unwrap_or_else(|| nothing_binds(best)),
             || Quantity::new("what one replica fewer breaks", Unit::None),
         );
         r.result(
@@ -384,9 +402,17 @@ impl FleetCost {
                 // The best few, and the first of each kind of break.
                 let mut shown = 0;
                 let mut seen_breaks: Vec<String> = Vec::new();
+                // The best few, and the best of each kind (aggregated,
+                // disaggregated) beyond them.
+                let mut kinds_seen = [false; 2];
                 for (k, c) in self.candidates.iter().enumerate() {
+                    let kind = usize::from(c.prefill.is_some());
                     let show = match &c.verdict {
-                        Verdict::Meets { .. } => shown < 5,
+                        Verdict::Meets { .. } => {
+                            let first_of_kind = !kinds_seen[kind];
+                            kinds_seen[kind] = true;
+                            shown < 5 || first_of_kind
+                        }
                         Verdict::Breaks { why, .. } => {
                             let gist: String = why.split(':').next().unwrap_or("").to_string();
                             let new = !seen_breaks.contains(&gist);

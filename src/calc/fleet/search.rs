@@ -224,6 +224,18 @@ fn run(
     Ok(Some(Summary::of(&out, &totals, 1, 1, &wr)))
 }
 
+/// What binds below the decode-only bound, where a finite run may not
+/// show it yet: `replicas` at full batches emit fewer tokens a second than
+/// arrive.
+pub(super) fn cannot_keep_up(replicas: u64, per_token: f64, need: f64) -> String {
+    format!(
+        "throughput: {} replicas at full batches emit at most {} output tokens/s < the {} that arrive (the queue grows without end)",
+        units::whole(replicas),
+        units::sig(replicas as f64 / per_token, 4),
+        units::sig(need, 4)
+    )
+}
+
 /// The targets a run misses, with the worst margin.
 pub(super) fn misses(s: &Summary) -> (String, f64) {
     let mut why = Vec::new();
@@ -504,7 +516,11 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                     let binds = if lo >= 1 {
                         let f = check(lo, true, &mut runs)?.unwrap_or_default();
                         let (why, _) = misses(&f);
-                        Some(format!("{why} with {} replicas", units::whole(lo)))
+                        Some(if why.is_empty() {
+                            cannot_keep_up(lo, per_token, rate * mean_output)
+                        } else {
+                            format!("{why} with {} replicas", units::whole(lo))
+                        })
                     } else {
                         None
                     };

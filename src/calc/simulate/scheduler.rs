@@ -34,7 +34,7 @@ pub struct Config {
     /// A decode pool of a disaggregated deployment: each request arrives
     /// with its prompt's cache already computed (moved from a prefill
     /// pool) and its first token emitted, so it takes blocks for its prompt
-    /// and decodes from its first iteration (formulas.md, "Fleet:
+    /// and decodes from its first iteration (formulas.md, "Simulation:
     /// disaggregated pools").
     pub prefilled: bool,
 }
