@@ -572,8 +572,6 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         }
     }
     // Disaggregated prefill and decode pools.
-    let t0 = std::time::Instant::now();
-    let r0 = runs;
     let mut notes = Vec::new();
     let shared = super::pools::Shared {
         m,
@@ -596,7 +594,6 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         &mut runs,
         &mut notes,
     )?);
-    if std::env::var("FLEET_TIMING").is_ok() { notes.push(format!("TIMING disagg {:?} runs {}", t0.elapsed(), runs - r0)); }
     // Those that meet, lowest score first (then aggregated before
     // disaggregated, then the largest TTFT margin); then those that break.
     let key = |c: &Candidate| match &c.verdict {
