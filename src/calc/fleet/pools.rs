@@ -11,7 +11,7 @@
 //! of them (decode-only steps).
 
 use super::search::{Candidate, PrefillPool, Verdict, layouts, misses, plan_inputs};
-use super::{FleetInputs, Objective};
+use super::FleetInputs;
 use crate::calc::plan::{self, Layout, Replica};
 use crate::calc::simulate::arrivals::{self, Arrivals, Request};
 use crate::calc::simulate::cost::{Batch, Forward, StepCost};
@@ -46,7 +46,6 @@ pub(super) struct Shared<'x> {
     pub max_devices: u64,
     pub caps: &'x [u64],
     pub budgets: Option<&'x [u64]>,
-    pub objective: Objective,
     pub keep: usize,
 }
 
@@ -186,7 +185,7 @@ pub(super) fn search(
             if best.as_ref().is_some_and(|(d, _, _)| bound * size > *d) {
                 continue;
             }
-            let floor = sh.objective.score(bound * size, hw) + sh.objective.score(1, hw);
+            let floor = (bound * size + 1) as f64;
             if found.len() >= sh.keep && floor as u64 > found[sh.keep - 1] {
                 pruned = true;
                 continue;
@@ -265,7 +264,7 @@ pub(super) fn search(
                 }
                 hi
             };
-            let score = sh.objective.score(reps * size, hw);
+            let score = (reps * size) as f64;
             let better = best
                 .as_ref()
                 .is_none_or(|(d, a, _)| score < *a || (score == *a && reps * size < *d));
@@ -344,6 +343,7 @@ pub(super) fn search(
                     max_seqs: cap,
                     max_tokens: tokens,
                     verdict: Verdict::Breaks { why, margin },
+                    energy: None,
                     prefill: None,
                 };
                 let Some(kv) = room(&rep) else { continue };
@@ -436,8 +436,7 @@ pub(super) fn search(
                         out.push(x);
                         continue;
                     }
-                    let floor = sh.objective.score(pre_devices, ph)
-                        + sh.objective.score(bound * size, hd);
+                    let floor = (pre_devices + bound * size) as f64;
                     if found.len() >= sh.keep && floor as u64 > found[sh.keep - 1] {
                         x.verdict = Verdict::Breaks {
                             why: format!(
@@ -551,8 +550,7 @@ pub(super) fn search(
                         at: Box::new(at),
                         binds,
                     };
-                    let score = sh.objective.score(pre_devices, ph)
-                        + sh.objective.score(hi * size, hd);
+                    let score = (pre_devices + hi * size) as f64;
                     found.push(score as u64);
                     found.sort_unstable();
                     out.push(x);

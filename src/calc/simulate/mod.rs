@@ -381,6 +381,9 @@ pub struct SimCost {
     /// A disaggregated run's prefill pool and transfer (then `hardware`,
     /// `layout`, `caps` and `kv_tokens` are the decode pool's).
     pub pools: Option<PrefillPool>,
+    /// Board power per device over the run and energy per output token,
+    /// prefill included (formulas.md, "Power and energy").
+    pub energy: crate::calc::power::Energy,
 }
 
 /// The prefill pool of a disaggregated run.
@@ -470,13 +473,18 @@ pub fn run(
     let mut reqs = arrivals::requests(&w.arrivals, w.requests, &w.prompt, &w.output, &mut rng);
     reqs.truncate(w.requests as usize);
     check_fit(m, &reqs, kv, c.block, force)?;
-    let fwd = cost::Forward::new(
+    let mut fwd = cost::Forward::new(
         &replica,
         m,
         inst.setup.step.precisions,
         c.max_tokens,
         c.max_seqs,
     )?;
+    let pm = crate::calc::power::PowerModel::of(inst.setup.hw, inst.setup.step.compute);
+    let per_replica = inst.layout.tp.saturating_mul(inst.layout.pp) as f64;
+    if let Ok(pm) = &pm {
+        fwd.meter(pm.clone(), per_replica);
+    }
     let cfg = Config {
         max_tokens: c.max_tokens,
         max_seqs: c.max_seqs,
@@ -485,9 +493,10 @@ pub fn run(
         replicas: inst.layout.dp,
         prefilled: false,
     };
-    let (outcomes, totals) = simulate(cfg, fwd, w, reqs, kv, c.block, keep.1)?;
+    let (outcomes, totals) = simulate(cfg, &mut fwd, w, reqs, kv, c.block, keep.1)?;
     let devices = inst.layout.devices();
     let summary = Summary::of(&outcomes, &totals, cfg.replicas, devices, w);
+    let energy = run_energy(pm, fwd.drawn(), &summary, per_replica, inst.setup.mode);
     let s = &inst.setup.step;
     Ok(SimCost {
         hardware: inst.setup.hw.id.clone(),
@@ -502,7 +511,41 @@ pub fn run(
         outcomes: keep.0.then_some(outcomes),
         timeline: totals.timeline,
         pools: None,
+        energy,
     })
+}
+
+/// A run's energy: every iteration's draw on each replica's devices, and
+/// idle power on every device for the rest of the span (waiting for
+/// requests). Per output token, prefill included.
+pub fn run_energy(
+    pm: std::result::Result<crate::calc::power::PowerModel, String>,
+    busy: crate::calc::power::Draw,
+    summary: &Summary,
+    per_replica: f64,
+    mode: Mode,
+) -> crate::calc::power::Energy {
+    use crate::calc::power::{Draw, Energy, Per};
+    let devices = summary.devices as f64;
+    let span = summary.span_s;
+    let tokens = summary.output_tokens_per_s * span;
+    let draw = pm.map(|pm| {
+        let busy_device_s = busy.limited_time_s * per_replica;
+        let idle_device_s = (devices * span - busy_device_s).max(0.0);
+        let total_j = busy.energy_j * per_replica + pm.idle_w * idle_device_s;
+        let time = span.max(busy_device_s / devices);
+        Draw {
+            time_s: time,
+            limited_time_s: time,
+            energy_j: total_j / devices,
+            power_w: total_j / devices / time,
+            uncapped_w: busy.uncapped_w,
+            idle_w: pm.idle_w,
+            flop_j: busy.flop_j * per_replica / devices,
+            byte_j: busy.byte_j * per_replica / devices,
+        }
+    });
+    Energy::new(draw, span, mode, devices, tokens, Per::Output)
 }
 
 /// Runs a simulation to the end with any step cost.
@@ -662,6 +705,10 @@ fn run_pools(
     summary.iterations += ptot.iterations;
     summary.preemptions = d.outcomes.iter().map(|o| u64::from(o.preemptions)).sum();
     let prefill_busy = ptot.busy_s / (summary.span_s * lp.dp as f64);
+    let (summary_span, summary_tokens) = (
+        summary.span_s,
+        summary.output_tokens_per_s * summary.span_s,
+    );
     Ok(SimCost {
         hardware: hw.id.clone(),
         model: m.id.clone(),
@@ -674,6 +721,15 @@ fn run_pools(
         summary,
         outcomes: i.per_request.then_some(d.outcomes),
         timeline: d.totals.timeline,
+        // Two pools, perhaps of two parts: not metered yet.
+        energy: crate::calc::power::Energy::new(
+            Err("a disaggregated run's two pools are not metered yet".into()),
+            summary_span,
+            mode,
+            devices as f64,
+            summary_tokens,
+            crate::calc::power::Per::Output,
+        ),
         pools: Some(PrefillPool {
             hardware: ph.id.clone(),
             layout: lp,
