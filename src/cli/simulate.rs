@@ -15,7 +15,7 @@ use serde::Serialize;
   roofline simulate --model llama-3.1-70b --hw h200-sxm --tp 4 --concurrency 64 --prompt 1024 --output 300 --requests 2000
   roofline simulate --model llama-3-8b --hw h200-sxm --trace my-requests.csv --per-request --format csv
   roofline simulate --model llama-3-8b --hw h200-sxm --rate 30/s --prompt 2048 --output 256 --prefix-hit 50% --chart load.svg
-  roofline simulate --model llama-3-8b --hw h200-sxm --rate 20/s --prompt 8192 --output 256 --prefill-dp 3 --dp 2 --slo-tpot 20ms
+  roofline simulate --model llama-3-8b --hw h200-sxm --rate 20/s --prompt 6000 --output 256 --prefill-dp 3 --dp 2 --slo-tpot 20ms
 
 Arrivals: --rate (Poisson), --concurrency (closed loop) or --trace FILE (CSV with a
 header naming arrival_s, prompt_tokens, output_tokens). Lengths: N, lognormal:MEAN,SIGMA
