@@ -123,3 +123,30 @@ fn fleet_parts_as_a_list_are_one_joint_search_like_the_comma_text() {
         serde_json::to_value(&text[0]).unwrap()
     );
 }
+
+#[test]
+fn fleet_with_one_target_reports_the_other_as_simulated() {
+    // Only a TPOT target: the winner's TTFT is still a simulated p99 (a
+    // number), and the same run's TPOT is checked against its target.
+    let f = fields(&[
+        ("model", "llama-3-8b".into()),
+        ("hw", "h200-sxm".into()),
+        ("rate", "20/s".into()),
+        ("prompt", 512.into()),
+        ("output", 64.into()),
+        ("slo-tpot", "50ms".into()),
+        ("requests", 100.into()),
+        ("max-devices", 8.into()),
+    ]);
+    let r = evaluate(&Context::default(), "fleet", &f, &[], false).unwrap();
+    let res = &r[0].results;
+    let ttft = res["ttft_s"].as_f64().unwrap();
+    assert!(ttft > 0.0 && ttft.is_finite(), "{ttft}");
+    assert!(res["tpot_s"].as_f64().unwrap() <= 0.050);
+    assert!(res.get("ttft_margin").is_none_or(|m| m.is_null()));
+    for row in &r[0].rows {
+        if row.results["meets"] == true {
+            assert!(row.results["ttft_s"].as_f64().is_some());
+        }
+    }
+}

@@ -106,8 +106,9 @@ fn row(c: &Candidate, rank: usize) -> Row {
         Verdict::Meets { at, binds } => {
             r.results.insert("devices".into(), c.devices().into());
             r.results.insert("meets".into(), true.into());
-            let v = |a: Option<crate::calc::simulate::report::Against>| {
-                a.map_or(Value::Null, |a| a.value_s.into())
+            // Without a target the row still shows the simulated p99.
+            let v = |a: Option<crate::calc::simulate::report::Against>, p99: f64| {
+                a.map_or(Value::from(p99), |a| a.value_s.into())
             };
             let mg = |a: Option<crate::calc::simulate::report::Against>| {
                 a.map_or(Value::Null, |a| {
@@ -118,9 +119,11 @@ fn row(c: &Candidate, rank: usize) -> Row {
                     }
                 })
             };
-            r.results.insert("ttft_s".into(), v(at.ttft_slo));
+            r.results
+                .insert("ttft_s".into(), v(at.ttft_slo, at.ttft.p99));
             r.results.insert("ttft_margin".into(), mg(at.ttft_slo));
-            r.results.insert("tpot_s".into(), v(at.tpot_slo));
+            r.results
+                .insert("tpot_s".into(), v(at.tpot_slo, at.tpot.p99));
             r.results.insert("tpot_margin".into(), mg(at.tpot_slo));
             r.results.insert(
                 "output_tokens_per_s_per_device".into(),
@@ -288,7 +291,16 @@ impl FleetCost {
         r.result("max_batched_tokens", best.max_tokens, || {
             Quantity::new("token budget", Unit::Count)
         });
-        for (k, a) in [("ttft", at.ttft_slo), ("tpot", at.tpot_slo)] {
+        for (k, a, p99) in [
+            ("ttft", at.ttft_slo, at.ttft.p99),
+            ("tpot", at.tpot_slo, at.tpot.p99),
+        ] {
+            if a.is_none() {
+                r.result(format!("{k}_s"), p99, || {
+                    Quantity::new(format!("{} at p99", k.to_uppercase()), Unit::Seconds)
+                        .formula("simulated; no target")
+                });
+            }
             if let Some(a) = a {
                 r.result(format!("{k}_s"), a.value_s, || {
                     Quantity::new(
