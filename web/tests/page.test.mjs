@@ -417,5 +417,16 @@ test("works with no network once loaded", async () => {
   const v = await page.$eval('[data-path="results.step_time_s"]', (e) => e.dataset.value);
   const want = cliJson(["decode", "--model", "llama-3-8b", "--hw", "h200-sxm", "--batch", "16", "--context", "8192"]);
   assert.equal(Number(v), want.results.step_time_s);
+  // A long search stopped by a new question restarts the worker, which
+  // needs no network either.
+  await page.selectOption("#command", "fleet");
+  await page.waitForSelector("#busy:not([hidden])");
+  const m = Number(await page.$eval("body", (e) => e.dataset.updates));
+  await page.selectOption("#command", "decode");
+  await page.waitForFunction((m) => Number(document.body.dataset.updates) > m, m);
+  await page.waitForFunction(() => document.body.dataset.busy === "false");
+  assert.ok((await page.evaluate(() => window.rooflineTimings.cancelled)) >= 1);
+  assert.ok(await page.$('[data-path="results.step_time_s"]'), "decode answered after the restart");
+  assert.equal(await page.$eval("#error", (e) => e.textContent), "");
   await ctx.close();
 });

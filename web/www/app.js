@@ -39,6 +39,7 @@ const CANCEL_AFTER_MS = 100;
 const BUSY_AFTER_MS = 150;
 
 let module = null;
+let workerUrl = null;
 let worker = null;
 let workerReady = null;
 let seq = 0;
@@ -48,10 +49,13 @@ let cancelTimer = null;
 let busyTimer = null;
 const calls = new Map(); // id -> { op, request, resolve } of single calls
 
-// Starts a worker (or takes over the one index.html started, with the
-// messages it has already sent); posts the module once compiled.
-function startWorker(compiled, started = null) {
-  const w = started?.worker ?? new Worker(new URL("worker.js", import.meta.url), { type: "module" });
+// Starts a worker from worker.js's text (or takes over `started`, the one
+// index.html started, with the messages it has already sent); posts it the
+// module.
+function startWorker(started = null) {
+  // worker.js's text as a blob: URL needs no network (the file itself
+  // while that text is still on its way).
+  const w = started?.worker ?? new Worker(workerUrl ?? "worker.js");
   worker = w;
   workerReady = new Promise((ok, fail) => {
     const handle = ({ data: m }) => {
@@ -65,7 +69,7 @@ function startWorker(compiled, started = null) {
     w.onerror = (e) => fail(new Error(e.message || "the worker failed to start"));
     for (const e of started?.early ?? []) handle(e);
   });
-  if (!started) compiled.then((m) => w.postMessage({ type: "init", module: m }));
+  if (!started) w.postMessage({ type: "init", module });
   // Single calls a stopped worker left unanswered go to the new one.
   for (const [id, c] of calls) w.postMessage({ type: "call", id, op: c.op, request: c.request });
 }
@@ -74,7 +78,7 @@ function startWorker(compiled, started = null) {
 function restartWorker() {
   worker.terminate();
   timings.cancelled += 1;
-  startWorker(Promise.resolve(module));
+  startWorker();
 }
 
 // One entry point, answered when the worker gets to it.
@@ -461,22 +465,15 @@ async function start() {
   timings.script_start_ms = performance.now();
   // index.html started compiling the module and the worker.
   const boot = window.rooflineBoot;
-  if (!boot || boot.error) {
-    $("loading").textContent = `The calculator could not be started (${boot?.error ?? "no boot script"}).`;
-    return;
-  }
-  const compiled = boot.compiled.then((m) => {
-    timings.compiled_since_navigation_ms = boot.compiled_since_navigation_ms;
-    module = m;
-    return m;
-  });
-  startWorker(compiled, boot);
   const sel = $("command");
   for (const c of Object.keys(COMMANDS)) sel.append(new Option(c, c));
   let s = stateFromUrl();
   buildForm(s);
   try {
-    await compiled;
+    module = await boot.compiled;
+    timings.compiled_since_navigation_ms = boot.compiled_since_navigation_ms;
+    boot.workerUrl.then((u) => (workerUrl = u), () => {});
+    startWorker({ worker: await boot.worker, early: boot.early });
     await workerReady;
   } catch (e) {
     $("loading").textContent = `The calculator could not be loaded (${e}). Serve this folder over HTTP, e.g. python3 -m http.server -d web/dist.`;
