@@ -233,8 +233,8 @@ fn draw_rows(r: &Request, keys: &[&str]) -> Result<(String, String, Vec<String>)
         "simulate" => "the simulated run over time".to_string(),
         _ => "the frontier of tokens/s per device against tokens/s per user".to_string(),
     };
-    let svg =
-        String::from_utf8_lossy(&chart::render(&Chart::Sweep(data), ChartFormat::Svg)?).into_owned();
+    let svg = String::from_utf8_lossy(&chart::render(&Chart::Sweep(data), ChartFormat::Svg)?)
+        .into_owned();
     Ok((title, svg, Vec::new()))
 }
 
