@@ -73,6 +73,21 @@ pub enum Unit {
     /// Bits.
     #[serde(rename = "bits")]
     Bits,
+    /// Watts of board power.
+    #[serde(rename = "W")]
+    Watts,
+    /// Joules, formatted J, mJ, uJ, nJ, pJ.
+    #[serde(rename = "J")]
+    Joules,
+    /// Joules per floating-point operation, formatted in pJ/FLOP.
+    #[serde(rename = "J/FLOP")]
+    JoulesPerFlop,
+    /// Joules per byte, formatted in pJ/B.
+    #[serde(rename = "J/B")]
+    JoulesPerByte,
+    /// Tokens per kilowatt-hour.
+    #[serde(rename = "tokens/kWh")]
+    TokensPerKwh,
     /// Text, a boolean or a structured value.
     #[serde(rename = "")]
     None,
@@ -117,6 +132,11 @@ impl Unit {
             Unit::Fraction => format!("{}%", units::percent(v)),
             Unit::Ratio => format!("{}x", plain(v)),
             Unit::Bits => format!("{} bits", units::sig(v, 4)),
+            Unit::Watts => units::si(v, "W"),
+            Unit::Joules => units::joules(v),
+            Unit::JoulesPerFlop => format!("{} pJ/FLOP", units::sig(v * 1e12, 4)),
+            Unit::JoulesPerByte => format!("{} pJ/B", units::sig(v * 1e12, 4)),
+            Unit::TokensPerKwh => format!("{} tokens/kWh", units::si(v, "").trim_end()),
             Unit::None => units::sig(v, 4),
         }
     }

@@ -9,6 +9,7 @@
 
 use super::kv::{self, KvPrecision};
 use super::matmul::efficiency::GemmModel;
+use super::power;
 use super::roof::{self, Roof, RoofTime};
 use super::simulate::slo::Target;
 use super::speculative;
@@ -596,6 +597,9 @@ pub struct DecodeCost {
     /// Whether the batch is the time-per-token search's answer (no batch
     /// was given).
     pub batch_searched: bool,
+    /// Board power and energy per output token (formulas.md, "Power and
+    /// energy").
+    pub energy: super::power::Energy,
 }
 
 /// Weights and KV against device memory.
@@ -802,6 +806,21 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         f
     });
     let (t, step_time_s, tokens_per_step, speculation) = at(batch)?;
+    let energy = if speculation.is_some() {
+        power::Energy::unmodelled(
+            "speculative passes mix draft and verify steps, which the power model does not price yet",
+            power::Per::Output,
+        )
+    } else {
+        power::Energy::new(
+            power::PowerModel::of(hw, s.compute).map(|pm| power::of_timed(&pm, &t)),
+            step_time_s,
+            mode,
+            1.0,
+            batch as f64 * tokens_per_step,
+            power::Per::Output,
+        )
+    };
 
     let goodput = match (inputs.output, inputs.prompt) {
         (None, None) => None,
@@ -869,6 +888,7 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         memory,
         beyond_max,
         batch_searched,
+        energy,
     })
 }
 
@@ -931,6 +951,11 @@ impl DecodeCost {
             "slo_tokens_per_s",
             "ttft_s",
             "goodput_requests_per_s",
+            "power_w",
+            "energy_per_token_j",
+            "cost_per_million_output_tokens",
+            "cost_per_million_input_tokens",
+            "energy_cost_share",
         ];
         if s.launch == LaunchMode::None {
             headline.retain(|k| *k != "launch_time_s");
@@ -1188,6 +1213,7 @@ impl DecodeCost {
                 },
             );
         }
+        self.energy.record(&mut r);
         // Notes.
         let d = self.model_weight_bytes - weight_bytes;
         r.note_with(|| {

@@ -85,6 +85,10 @@ pub struct DecodeArgs {
     /// Allow a context beyond the model's maximum.
     #[arg(long)]
     pub force: bool,
+    /// Prices for cost per token.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub prices: super::price::PriceArgs,
 }
 
 impl Query for DecodeArgs {

@@ -84,6 +84,10 @@ pub struct MatmulArgs {
     /// one call from Python].
     #[arg(long)]
     pub launch: Option<String>,
+    /// Prices for cost per token.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub prices: super::price::PriceArgs,
 }
 
 impl Query for MatmulArgs {

@@ -56,6 +56,10 @@ pub struct PrefillArgs {
     /// Allow a prompt beyond the model's maximum context.
     #[arg(long)]
     pub force: bool,
+    /// Prices for cost per token.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub prices: super::price::PriceArgs,
 }
 
 impl Query for PrefillArgs {
