@@ -42,6 +42,9 @@ const STATES = [
   { command: "speculative", acceptance: "0.8", "draft-tokens": "4" },
   { command: "collective", kind: "all-reduce", hw: "h200-sxm", devices: "8", bytes: "1GiB" },
   { command: "plan", model: "llama-3.1-70b", hw: "h200-sxm", devices: "8", tp: "8", batch: "32" },
+  // Energy and cost (the library's power model) on the page as on the CLI.
+  { command: "decode", model: "llama-3-8b", hw: "h200-sxm", batch: "32", context: "8192", price: "2.50/h", "energy-price": "0.10/kWh", pue: "1.2" },
+  { command: "simulate", ...Object.fromEntries(Object.entries(SIMULATE).filter(([k]) => k !== "command")), price: "2.50/h" },
   SIMULATE,
   { command: "simulate", model: "llama-3-8b", hw: "h200-sxm", concurrency: "16", prompt: "lognormal:1024,0.4", output: "uniform:100..300", "slo-ttft": "2s", "slo-tpot": "p50=30ms", requests: "500" },
   FLEET,

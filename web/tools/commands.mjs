@@ -46,7 +46,10 @@ export function parseHelp(text) {
       section = line.slice(0, -1);
       continue;
     }
-    if (section !== "Arguments" && section !== "Options") continue;
+    // The command's own flags: Arguments, Options and the groups clap
+    // heads by name (Cost: --price ...); not the options every command
+    // shares.
+    if (section === null || section === "Common options" || section === "Examples") continue;
     let m;
     if (section === "Arguments" && (m = /^ {2}<([A-Z_]+)>\s*$/.exec(line))) {
       close();

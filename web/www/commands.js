@@ -83,6 +83,21 @@ export const COMMANDS = {
     "name": "sparse",
     "switch": true,
     "help": "Use the 2:4 structured-sparsity peak (an error where the file has none at the precision)"
+   },
+   {
+    "name": "price",
+    "switch": false,
+    "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
+   },
+   {
+    "name": "energy-price",
+    "switch": false,
+    "help": "Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds the energy bill to the cost and reports its share"
+   },
+   {
+    "name": "pue",
+    "switch": false,
+    "help": "Power usage effectiveness, at least 1 (default 1): scales the energy bill only (facility energy over device energy)"
    }
   ],
   "example": {
@@ -299,6 +314,21 @@ export const COMMANDS = {
     "name": "launch",
     "switch": false,
     "help": "With --achievable: the launch, none, graph or eager [default: eager, one call from Python]"
+   },
+   {
+    "name": "price",
+    "switch": false,
+    "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
+   },
+   {
+    "name": "energy-price",
+    "switch": false,
+    "help": "Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds the energy bill to the cost and reports its share"
+   },
+   {
+    "name": "pue",
+    "switch": false,
+    "help": "Power usage effectiveness, at least 1 (default 1): scales the energy bill only (facility energy over device energy)"
    }
   ],
   "example": {
@@ -681,6 +711,21 @@ export const COMMANDS = {
     "name": "force",
     "switch": true,
     "help": "Allow a context beyond the model's maximum"
+   },
+   {
+    "name": "price",
+    "switch": false,
+    "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
+   },
+   {
+    "name": "energy-price",
+    "switch": false,
+    "help": "Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds the energy bill to the cost and reports its share"
+   },
+   {
+    "name": "pue",
+    "switch": false,
+    "help": "Power usage effectiveness, at least 1 (default 1): scales the energy bill only (facility energy over device energy)"
    }
   ],
   "example": {
@@ -752,6 +797,21 @@ export const COMMANDS = {
     "name": "force",
     "switch": true,
     "help": "Allow a prompt beyond the model's maximum context"
+   },
+   {
+    "name": "price",
+    "switch": false,
+    "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
+   },
+   {
+    "name": "energy-price",
+    "switch": false,
+    "help": "Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds the energy bill to the cost and reports its share"
+   },
+   {
+    "name": "pue",
+    "switch": false,
+    "help": "Power usage effectiveness, at least 1 (default 1): scales the energy bill only (facility energy over device energy)"
    }
   ],
   "example": {
@@ -959,6 +1019,21 @@ export const COMMANDS = {
     "name": "decode-devices",
     "switch": false,
     "help": "Devices of the decode pool"
+   },
+   {
+    "name": "price",
+    "switch": false,
+    "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
+   },
+   {
+    "name": "energy-price",
+    "switch": false,
+    "help": "Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds the energy bill to the cost and reports its share"
+   },
+   {
+    "name": "pue",
+    "switch": false,
+    "help": "Power usage effectiveness, at least 1 (default 1): scales the energy bill only (facility energy over device energy)"
    }
   ],
   "example": {
@@ -1096,6 +1171,21 @@ export const COMMANDS = {
     "name": "force",
     "switch": true,
     "help": "Allow requests beyond the model's maximum context"
+   },
+   {
+    "name": "price",
+    "switch": false,
+    "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
+   },
+   {
+    "name": "energy-price",
+    "switch": false,
+    "help": "Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds the energy bill to the cost and reports its share"
+   },
+   {
+    "name": "pue",
+    "switch": false,
+    "help": "Power usage effectiveness, at least 1 (default 1): scales the energy bill only (facility energy over device energy)"
    }
   ],
   "example": {
@@ -1177,7 +1267,7 @@ export const COMMANDS = {
    {
     "name": "objective",
     "switch": false,
-    "help": "What to minimise: devices (the default)"
+    "help": "What to minimise: devices (the default), energy (per output token) or cost (per million output tokens; needs --price and/or --energy-price)"
    },
    {
     "name": "pareto",
@@ -1218,6 +1308,21 @@ export const COMMANDS = {
     "name": "force",
     "switch": true,
     "help": "Allow requests beyond the model's maximum context"
+   },
+   {
+    "name": "price",
+    "switch": false,
+    "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
+   },
+   {
+    "name": "energy-price",
+    "switch": false,
+    "help": "Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds the energy bill to the cost and reports its share"
+   },
+   {
+    "name": "pue",
+    "switch": false,
+    "help": "Power usage effectiveness, at least 1 (default 1): scales the energy bill only (facility energy over device energy)"
    }
   ],
   "example": {
