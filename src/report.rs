@@ -348,6 +348,10 @@ pub struct Report {
     /// Sweep points, comparison items or a table inside the answer.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rows: Vec<Row>,
+    /// A streamed sweep's rows went out as they were made; these are the
+    /// points its chart draws, kept as numbers ([`crate::chart::ChartRows`]).
+    #[serde(skip)]
+    pub chart_rows: Option<crate::chart::ChartRows>,
     /// Verdicts and assumptions.
     pub notes: Vec<String>,
     /// A lean report records values only: no quantities, no notes. A sweep
@@ -884,7 +888,14 @@ impl<'a> Gather<'a> {
             Some(sink) => {
                 sink.row(&row)?;
                 if self.keep {
-                    self.out.rows.push(row);
+                    // A row kept beside a stream is for a chart, which
+                    // draws numbers: it is kept as its axis values and
+                    // one number per result.
+                    let axes = self.axes;
+                    self.out
+                        .chart_rows
+                        .get_or_insert_with(|| crate::chart::ChartRows::new(axes))
+                        .push(&row);
                 }
                 Ok(())
             }
