@@ -806,21 +806,41 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         f
     });
     let (t, step_time_s, tokens_per_step, speculation) = at(batch)?;
-    let energy = if speculation.is_some() {
-        power::Energy::unmodelled(
-            "speculative passes mix draft and verify steps, which the power model does not price yet",
-            power::Per::Output,
-        )
-    } else {
-        power::Energy::new(
-            power::PowerModel::of(hw, s.compute).map(|pm| power::of_timed(&pm, &t)),
-            step_time_s,
-            mode,
-            1.0,
-            batch as f64 * tokens_per_step,
-            power::Per::Output,
-        )
+    // A speculative pass is the verify forward plus g draft steps, each
+    // taken to draw what a plain step of the target draws for c of its
+    // time (the draft model's own figures are not known).
+    let drafts = match &speculation {
+        Some(sp) => Some((
+            timed(
+                m,
+                &s,
+                Shape {
+                    batch,
+                    new: 1,
+                    past: context,
+                    lm_head_tokens: 1,
+                },
+            )?,
+            sp.draft_tokens as f64 * sp.draft_cost,
+        )),
+        None => None,
     };
+    let energy = power::Energy::new(
+        power::PowerModel::of(hw, s.compute).map(|pm| {
+            let pass = power::of_timed(&pm, &t);
+            match &drafts {
+                Some((plain, k)) => {
+                    power::Draw::sum([pass, power::of_timed(&pm, plain).scaled(*k)])
+                }
+                None => pass,
+            }
+        }),
+        step_time_s,
+        mode,
+        1.0,
+        batch as f64 * tokens_per_step,
+        power::Per::Output,
+    );
 
     let goodput = match (inputs.output, inputs.prompt) {
         (None, None) => None,

@@ -2050,7 +2050,22 @@ impl DisaggCost {
             "kv_transfer_bytes",
             "kv_transfer_s",
             "kv_transfer_hides",
+            "power_w",
+            "energy_per_token_j",
+            "prefill_energy_per_token_j",
+            "cost_per_million_output_tokens",
+            "cost_per_million_input_tokens",
         ]);
+        // The decode pool's step per output token; the prefill pool's pass
+        // per prompt token beside it (the KV transfer's energy is not
+        // modelled).
+        self.decode.energy.record(&mut r);
+        let per = self.prefill.prefill_energy.per_token_j();
+        r.result("prefill_energy_per_token_j", per, || {
+            Quantity::new("prefill pool energy per prompt token", Unit::Joules)
+                .formula("power x devices x prefill time / prompt tokens")
+                .group("energy")
+        });
         if !lean {
             r.group_since(mark, "between the pools");
             r.order_groups(&["prefill pool", "decode pool", "between the pools"]);

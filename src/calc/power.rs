@@ -214,6 +214,19 @@ impl Draw {
         d
     }
 
+    /// The draw of `k` times the work (k of its repetitions, or a share of
+    /// one): times and energies scale, powers stay.
+    pub fn scaled(self, k: f64) -> Draw {
+        Draw {
+            time_s: self.time_s * k,
+            limited_time_s: self.limited_time_s * k,
+            energy_j: self.energy_j * k,
+            flop_j: self.flop_j * k,
+            byte_j: self.byte_j * k,
+            ..self
+        }
+    }
+
     /// Whether the limit stretched the work.
     pub fn limited(&self) -> bool {
         self.limited_time_s > self.time_s * (1.0 + 1e-9)
@@ -474,6 +487,7 @@ fn parse_price(
     field: &str,
     v: &serde_json::Value,
     per: &[(&str, f64)],
+    what: &str,
     example: &str,
 ) -> Result<f64> {
     let text = match v {
@@ -482,8 +496,8 @@ fn parse_price(
     };
     let expected = || {
         format!(
-            "`{text}`: expected a price per {} as AMOUNT/{}, e.g. {example} (a plain number: the currency is yours)",
-            per[0].0, per[0].0
+            "`{text}`: expected a price per {what} as AMOUNT/{}, e.g. {example} (a plain number: the currency is yours)",
+            per[0].0
         )
     };
     let (amount, unit) = text
@@ -539,6 +553,7 @@ impl Prices {
                     ("min", 60.0),
                     ("s", 3600.0),
                 ],
+                "device-hour",
                 "2.50/h",
             )?),
             None => None,
@@ -548,6 +563,7 @@ impl Prices {
                 "energy-price",
                 &v,
                 &[("kWh", 1.0), ("MWh", 1e-3), ("Wh", 1e3)],
+                "kilowatt-hour",
                 "0.10/kWh",
             )?),
             None => None,

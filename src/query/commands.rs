@@ -260,10 +260,10 @@ fn plan(
                 ));
             }
         };
-        return Ok(assumed(
-            plan::disaggregate(&s, a, b, w, &inputs)?.report(lean),
-            fields,
-        ));
+        let c = plan::disaggregate(&s, a, b, w, &inputs)?;
+        let mut r = c.report(lean);
+        prices.record(&mut r, &[&c.decode.energy, &c.prefill.prefill_energy]);
+        return Ok(assumed(r, fields));
     }
     if inputs.search == Some(true) {
         let s = Setup::new(&hw, &model, &inputs, ctx.mode)?;
