@@ -54,7 +54,8 @@ impl Kind {
         }
     }
 
-    fn index(self) -> usize {
+    /// Its place in a tier's efficiency figures.
+    pub fn index(self) -> usize {
         self as usize
     }
 }

@@ -14,8 +14,11 @@ use serde::Serialize;
   roofline fleet --model llama-3-8b --hw h200-sxm --rate 100/s --prompt lognormal:1024,0.5 --output 200 --slo-ttft p50=300ms --slo-tpot 30ms
   roofline fleet --model llama-3-8b --hw h200-sxm --rate 20/s --prompt 1024 --output 200 --slo-ttft 2s --slo-tpot 30ms --objective cost --price 3.50/h --energy-price 0.12/kWh
   roofline fleet --model llama-3.1-70b --hw h200-sxm --rate 10/s --prompt 2048 --output 300 --slo-tpot 50ms --pareto --chart frontier.svg
+  roofline fleet --model llama-3.1-70b --hw h200-sxm,b200 --rate 4/s --prompt 8192 --output 256 --slo-ttft 3s --slo-tpot 12ms
 
 Every verdict is simulated (simulate's engine, one replica at the rate / replicas).
+Beside aggregated replicas it searches disaggregated prefill and decode pools (each
+its own part, layout and replicas; the KV cache moved over the scale-out NICs).
 SLOs: a bare time is a p99 target; name the percentile as p50=500ms.")]
 pub struct FleetArgs {
     /// Model id or path.

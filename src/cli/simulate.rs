@@ -15,10 +15,13 @@ use serde::Serialize;
   roofline simulate --model llama-3.1-70b --hw h200-sxm --tp 4 --concurrency 64 --prompt 1024 --output 300 --requests 2000
   roofline simulate --model llama-3-8b --hw h200-sxm --trace my-requests.csv --per-request --format csv
   roofline simulate --model llama-3-8b --hw h200-sxm --rate 30/s --prompt 2048 --output 256 --prefix-hit 50% --chart load.svg
+  roofline simulate --model llama-3-8b --hw h200-sxm --rate 20/s --prompt 8192 --output 256 --prefill-dp 3 --dp 2 --slo-tpot 20ms
 
 Arrivals: --rate (Poisson), --concurrency (closed loop) or --trace FILE (CSV with a
 header naming arrival_s, prompt_tokens, output_tokens). Lengths: N, lognormal:MEAN,SIGMA
-or uniform:A..B. SLOs: a bare time is a p99 target (2s); name the percentile as p50=500ms.")]
+or uniform:A..B. SLOs: a bare time is a p99 target (2s); name the percentile as p50=500ms.
+Disaggregated (any --prefill-* flag): prompts run on a prefill pool, their KV cache
+crosses the scale-out fabric, and a decode pool runs decode-only steps.")]
 pub struct SimulateArgs {
     /// Model id or path to a .toml file.
     #[arg(long)]
@@ -80,6 +83,25 @@ pub struct SimulateArgs {
     /// (default 1).
     #[arg(long)]
     pub dp: Option<String>,
+    /// Disaggregated: replicas of a separate prefill pool; --tp/--pp/--ep/--dp
+    /// and --hw are then the decode pool's.
+    #[arg(long, help_heading = "Disaggregated pools")]
+    pub prefill_dp: Option<String>,
+    /// Tensor parallelism of a prefill replica (default 1).
+    #[arg(long, help_heading = "Disaggregated pools")]
+    pub prefill_tp: Option<String>,
+    /// Pipeline stages of a prefill replica (default 1).
+    #[arg(long, help_heading = "Disaggregated pools")]
+    pub prefill_pp: Option<String>,
+    /// Expert parallelism of a prefill replica (default 1).
+    #[arg(long, help_heading = "Disaggregated pools")]
+    pub prefill_ep: Option<String>,
+    /// The prefill pool's part (default: --hw).
+    #[arg(long, help_heading = "Disaggregated pools")]
+    pub prefill_hw: Option<String>,
+    /// Token budget of a prefill iteration (default 2,048).
+    #[arg(long, help_heading = "Disaggregated pools")]
+    pub prefill_max_batched_tokens: Option<String>,
     /// Weight precision (default: the hardware's default-dtype).
     #[arg(long)]
     pub dtype: Option<String>,

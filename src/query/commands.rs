@@ -157,7 +157,13 @@ fn point_priced(
         "simulate" => {
             let m = ctx.point_model(fields)?;
             let hw = ctx.point_hardware(fields, None)?;
-            let c = calc::simulate::cost(&m, &hw, &inputs(fields)?, mode)?;
+            // A disaggregated run's prefill pool may be another part.
+            let pre = match fields.get("prefill-hw") {
+                Some(Value::String(id)) => ctx.hardware(id)?.into_iter().next(),
+                _ => None,
+            };
+            let pre = pre.as_ref().unwrap_or(&hw);
+            let c = calc::simulate::cost_with(&m, &hw, pre, &inputs(fields)?, mode)?;
             let mut r = c.report(lean);
             prices.record(&mut r, &[&c.energy]);
             r

@@ -11,9 +11,88 @@ use serde_json::Value;
 /// The rows the table shows at most (JSON `plans` keeps every one).
 pub const ROWS: usize = 12;
 
+/// A candidate's pools as JSON: one entry `prefill_and_decode` when
+/// aggregated, else `prefill` then `decode`.
+pub fn pools(c: &Candidate) -> Value {
+    let pool = |role: &str, hw: &str, l: crate::calc::plan::Layout, tokens: u64| {
+        serde_json::json!({
+            "role": role,
+            "hardware": hw,
+            "tp": l.tp,
+            "pp": l.pp,
+            "ep": l.ep,
+            "dp": l.dp,
+            "devices": l.devices(),
+            "max_batched_tokens": tokens,
+        })
+    };
+    let mut v = Vec::new();
+    match &c.prefill {
+        None => v.push(pool(
+            "prefill_and_decode",
+            &c.hardware,
+            c.layout,
+            c.max_tokens,
+        )),
+        Some(p) => {
+            let mut pre = pool("prefill", &p.hardware, p.layout, p.max_tokens);
+            pre["kv_transfer_s"] = p.transfer_s.into();
+            pre["kv_transfer_bandwidth"] = p.bandwidth.into();
+            v.push(pre);
+            v.push(pool("decode", &c.hardware, c.layout, c.max_tokens));
+        }
+    }
+    if let Some(d) = v.last_mut() {
+        d["max_seqs"] = c.max_seqs.into();
+    }
+    Value::Array(v)
+}
+
+/// The prefill pool in words: `h200-sxm tp 1 pp 1 x 3` (`-` when
+/// aggregated).
+fn prefill_text(c: &Candidate) -> Value {
+    match &c.prefill {
+        None => Value::Null,
+        Some(p) => format!(
+            "{} tp {} pp {}{} x {}",
+            p.hardware,
+            p.layout.tp,
+            p.layout.pp,
+            if p.layout.ep > 1 {
+                format!(" ep {}", p.layout.ep)
+            } else {
+                String::new()
+            },
+            p.layout.dp
+        )
+        .into(),
+    }
+}
+
+/// What binds when one replica suffices.
+fn nothing_binds(c: &Candidate) -> String {
+    match &c.prefill {
+        None => "nothing: one replica suffices".into(),
+        Some(p) => format!(
+            "nothing: one decode replica suffices (the prefill pool's {} replicas are the fewest meeting TTFT)",
+            p.layout.dp
+        ),
+    }
+}
+
+fn layout_kind(c: &Candidate) -> &'static str {
+    if c.prefill.is_some() {
+        "disaggregated"
+    } else {
+        "aggregated"
+    }
+}
+
 fn row(c: &Candidate, rank: usize) -> Row {
     let mut r = Row::default();
     r.inputs.insert("rank".into(), (rank as u64).into());
+    r.inputs.insert("layout".into(), layout_kind(c).into());
+    r.inputs.insert("prefill_pool".into(), prefill_text(c));
     r.inputs
         .insert("hardware".into(), c.hardware.clone().into());
     let l = c.layout;
@@ -61,7 +140,7 @@ fn row(c: &Candidate, rank: usize) -> Row {
                 "binds".into(),
                 binds
                     .clone()
-                    .unwrap_or_else(|| "nothing: one replica suffices".into())
+                    .unwrap_or_else(|| nothing_binds(c))
                     .into(),
             );
         }
@@ -96,14 +175,28 @@ impl FleetCost {
                         }
                     )
                 })
+                .or_else(|| {
+                    // Nothing ran: the layout whose weights fit but whose
+                    // cache cannot hold the longest request is nearest.
+                    self.candidates.iter().find(|c| {
+                        matches!(&c.verdict, Verdict::Breaks { why, .. } if why.contains("KV cache"))
+                    })
+                })
                 .unwrap_or(best);
             let (why, margin) = match &closest.verdict {
                 Verdict::Breaks { why, margin } => (why.clone(), *margin),
                 Verdict::Meets { .. } => (String::new(), None),
             };
             let l = closest.layout;
+            let pre = match &closest.prefill {
+                Some(_) => format!(
+                    "a prefill pool of {} beside a decode pool of ",
+                    prefill_text(closest).as_str().unwrap_or_default()
+                ),
+                None => String::new(),
+            };
             return Err(Error::NoAnswer(format!(
-                "no layout of {} within {} devices meets the targets; the closest, {} tp {} pp {} ep {}{}, misses: {why}{}",
+                "no layout of {} within {} devices meets the targets, aggregated or disaggregated; the closest, {pre}{} tp {} pp {} ep {}{}, misses: {why}{}",
                 self.model,
                 units::whole(self.max_devices),
                 closest.hardware,
@@ -142,6 +235,8 @@ impl FleetCost {
         r.input("max_devices", self.max_devices);
         r.headline(&[
             "devices",
+            "layout",
+            "prefill_pool",
             "hardware",
             "tp",
             "pp",
@@ -162,8 +257,24 @@ impl FleetCost {
         r.result("devices", best.devices(), || {
             Quantity::new("devices", Unit::Count).formula("tp x pp x replicas")
         });
+        r.result("layout", layout_kind(best), || {
+            Quantity::new("prefill and decode", Unit::None)
+                .formula("aggregated: both on every replica; disaggregated: separate pools")
+        });
+        if best.prefill.is_some() {
+            r.result("prefill_pool", prefill_text(best), || {
+                Quantity::new("prefill pool", Unit::None).formula("part, tp, pp x replicas")
+            });
+        }
         r.result("hardware", best.hardware.clone(), || {
-            Quantity::new("part", Unit::None)
+            Quantity::new(
+                if best.prefill.is_some() {
+                    "part (decode pool)"
+                } else {
+                    "part"
+                },
+                Unit::None,
+            )
         });
         let l = best.layout;
         for (k, v, lab) in [
@@ -208,7 +319,7 @@ impl FleetCost {
             "binds",
             binds
                 .clone()
-                .unwrap_or_else(|| "nothing: one replica suffices".into()),
+                .unwrap_or_else(|| nothing_binds(best)),
             || Quantity::new("what one replica fewer breaks", Unit::None),
         );
         r.result(
@@ -221,6 +332,27 @@ impl FleetCost {
             at.throughput * l.dp as f64,
             || Quantity::new("throughput, all replicas", Unit::None),
         );
+        if let Some(p) = &best.prefill {
+            r.result("prefill_devices", p.layout.devices(), || {
+                Quantity::new("devices, prefill pool", Unit::Count)
+            });
+            r.result("decode_devices", best.layout.devices(), || {
+                Quantity::new("devices, decode pool", Unit::Count)
+            });
+            r.result("kv_transfer_s", p.transfer_s, || {
+                Quantity::new("KV transfer, mean prompt", Unit::Seconds).formula(format!(
+                    "prompt x KV bytes per token / bandwidth, over {}",
+                    p.link
+                ))
+            });
+            r.result("kv_transfer_bandwidth", p.bandwidth, || {
+                Quantity::new("KV transfer bandwidth", Unit::BytesPerSec)
+                    .formula("min(devices x link) of a prefill and a decode replica")
+            });
+        }
+        r.result("pools", pools(best), || {
+            Quantity::new("pools", Unit::None)
+        });
         r.result("kv_use_peak", at.kv_peak, || {
             Quantity::new("KV blocks held, peak (one replica)", Unit::Fraction)
         });
@@ -251,6 +383,7 @@ impl FleetCost {
                 for (k, v) in row.inputs.into_iter().chain(row.results) {
                     o.insert(k.into_owned(), v);
                 }
+                o.insert("pools".into(), pools(c));
                 Value::Object(o)
             })
             .collect();
@@ -295,9 +428,17 @@ impl FleetCost {
                 // The best few, and the first of each kind of break.
                 let mut shown = 0;
                 let mut seen_breaks: Vec<String> = Vec::new();
+                // The best few, and the best of each kind (aggregated,
+                // disaggregated) beyond them.
+                let mut kinds_seen = [false; 2];
                 for (k, c) in self.candidates.iter().enumerate() {
+                    let kind = usize::from(c.prefill.is_some());
                     let show = match &c.verdict {
-                        Verdict::Meets { .. } => shown < 5,
+                        Verdict::Meets { .. } => {
+                            let first_of_kind = !kinds_seen[kind];
+                            kinds_seen[kind] = true;
+                            shown < 5 || first_of_kind
+                        }
                         Verdict::Breaks { why, .. } => {
                             let gist: String = why.split(':').next().unwrap_or("").to_string();
                             let new = !seen_breaks.contains(&gist);
@@ -331,7 +472,69 @@ impl FleetCost {
             units::whole(w.requests),
             w.seed
         ));
-        r.note("aggregated prefill and decode on each replica; disaggregated pools are not searched yet");
+        r.note(format!(
+            "check it: {}",
+            simulate_line(self, best)
+        ));
+        r.note("disaggregated candidates: each part's prefill pool with the fewest devices meeting TTFT (queue + prefill + KV transfer), then every decode pool beside it, each verdict a coupled run of both pools");
+        for n in &self.notes {
+            r.note(n.clone());
+        }
         Ok(r)
+    }
+}
+
+/// The `simulate` command that runs a candidate's whole deployment.
+pub fn simulate_line(f: &FleetCost, c: &Candidate) -> String {
+    let w = &f.workload;
+    let mut s = format!("roofline simulate --model {} --hw {}", f.model, c.hardware);
+    let l = c.layout;
+    let rate = match w.arrivals {
+        crate::calc::simulate::arrivals::Arrivals::Poisson(x) => x,
+        _ => 0.0,
+    };
+    s += &format!(" --rate {}/s", units::sig(rate, 6));
+    s += &format!(" --prompt {} --output {}", w.prompt.text(), w.output.text());
+    for (k, v) in [("tp", l.tp), ("pp", l.pp), ("ep", l.ep), ("dp", l.dp)] {
+        if v > 1 {
+            s += &format!(" --{k} {v}");
+        }
+    }
+    s += &format!(
+        " --max-seqs {} --max-batched-tokens {}",
+        c.max_seqs, c.max_tokens
+    );
+    if let Some(p) = &c.prefill {
+        if p.hardware != c.hardware {
+            s += &format!(" --prefill-hw {}", p.hardware);
+        }
+        let pl = p.layout;
+        for (k, v) in [("tp", pl.tp), ("pp", pl.pp), ("ep", pl.ep)] {
+            if v > 1 {
+                s += &format!(" --prefill-{k} {v}");
+            }
+        }
+        s += &format!(" --prefill-dp {}", pl.dp);
+    }
+    if let Some(t) = w.slo_ttft {
+        s += &format!(" --slo-ttft {}", slo_text(t));
+    }
+    if let Some(t) = w.slo_tpot {
+        s += &format!(" --slo-tpot {}", slo_text(t));
+    }
+    s += &format!(
+        " --requests {} --seed {}",
+        w.requests * l.dp.max(c.prefill.as_ref().map_or(1, |p| p.layout.dp)),
+        w.seed
+    );
+    s
+}
+
+fn slo_text(t: crate::calc::simulate::slo::Target) -> String {
+    let time = units::seconds(t.seconds).replace(' ', "");
+    if (t.percentile - 99.0).abs() < 1e-9 {
+        time
+    } else {
+        format!("p{}={time}", units::sig(t.percentile, 4))
     }
 }

@@ -31,6 +31,27 @@ pub struct Candidate {
     /// Board power and energy per output token of the run that meets
     /// (formulas.md, "Power and energy"); None for one that breaks.
     pub energy: Option<crate::calc::power::Energy>,
+    /// A disaggregated candidate's prefill pool (then `hardware`,
+    /// `layout`, `max_seqs` and `max_tokens` are its decode pool's); None
+    /// for prefill and decode on every replica.
+    pub prefill: Option<PrefillPool>,
+}
+
+/// The prefill pool of a disaggregated candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrefillPool {
+    /// The part.
+    pub hardware: String,
+    /// A prefill replica's layout (dp: the replicas).
+    pub layout: Layout,
+    /// Token budget of a prefill iteration.
+    pub max_tokens: u64,
+    /// The mean prompt's KV transfer to the decode pool, seconds.
+    pub transfer_s: f64,
+    /// The transfer's bandwidth, B/s.
+    pub bandwidth: f64,
+    /// The links it crosses.
+    pub link: String,
 }
 
 /// Whether and how a candidate serves the workload.
@@ -54,9 +75,9 @@ pub enum Verdict {
 }
 
 impl Candidate {
-    /// Devices in all.
+    /// Devices in all (both pools).
     pub fn devices(&self) -> u64 {
-        self.layout.devices()
+        self.layout.devices() + self.prefill.as_ref().map_or(0, |p| p.layout.devices())
     }
 }
 
@@ -94,6 +115,8 @@ pub struct FleetCost {
     pub runs: u64,
     /// The frontier, when asked.
     pub pareto: Option<Vec<ParetoPoint>>,
+    /// What the search left out, and why.
+    pub notes: Vec<String>,
     /// Prices for cost per token.
     pub prices: crate::calc::power::Prices,
 }
@@ -109,7 +132,7 @@ struct Sized<'a, 'b, 'c> {
 /// Layouts of one replica worth trying: tp over the divisors of the heads
 /// that `plan` accepts, pp over the divisors of the layers up to 16, ep
 /// over the divisors of tp for MoE; at most `max` devices.
-fn layouts(s: &plan::Setup, max: u64) -> Vec<Layout> {
+pub(super) fn layouts(s: &plan::Setup, max: u64) -> Vec<Layout> {
     let m = s.model;
     let mut out = Vec::new();
     for tp in plan::divisors(m.attention.heads.get()) {
@@ -127,7 +150,9 @@ fn layouts(s: &plan::Setup, max: u64) -> Vec<Layout> {
             };
             for ep in eps {
                 let l = Layout { tp, pp, dp: 1, ep };
-                if plan::validate(s, l, None).is_ok() {
+                // A layout `plan` accepts may still need a link the part
+                // lacks (a pipeline hand-off past an MI300X board).
+                if plan::validate(s, l, None).is_ok() && Replica::new(s, l).is_ok() {
                     out.push(l);
                 }
             }
@@ -165,6 +190,7 @@ fn run(
         prefix_hit: w.prefix_hit,
         window: sz.window,
         replicas: 1,
+        prefilled: false,
     };
     let wr = Workload {
         arrivals: Arrivals::Poisson(rate),
@@ -203,8 +229,20 @@ fn run(
     Ok(Some(Summary::of(&out, &totals, 1, 1, &wr)))
 }
 
+/// What binds below the decode-only bound, where a finite run may not
+/// show it yet: `replicas` at full batches emit fewer tokens a second than
+/// arrive.
+pub(super) fn cannot_keep_up(replicas: u64, per_token: f64, need: f64) -> String {
+    format!(
+        "throughput: {} replicas at full batches emit at most {} output tokens/s < the {} that arrive (the queue grows without end)",
+        units::whole(replicas),
+        units::sig(replicas as f64 / per_token, 4),
+        units::sig(need, 4)
+    )
+}
+
 /// The targets a run misses, with the worst margin.
-fn misses(s: &Summary) -> (String, f64) {
+pub(super) fn misses(s: &Summary) -> (String, f64) {
     let mut why = Vec::new();
     let mut worst = f64::INFINITY;
     if s.meets() && !s.late_meets {
@@ -303,6 +341,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                 max_seqs: cap,
                 max_tokens: tokens,
                 verdict: Verdict::Breaks { why, margin },
+                prefill: None,
                 energy: None,
             };
             let kv = match simulate::kv_tokens(&inst, &replica) {
@@ -496,7 +535,11 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                     let binds = if lo >= 1 {
                         let f = check(lo, true, &mut runs)?.unwrap_or_default();
                         let (why, _) = misses(&f);
-                        Some(format!("{why} with {} replicas", units::whole(lo)))
+                        Some(if why.is_empty() {
+                            cannot_keep_up(lo, per_token, rate * mean_output)
+                        } else {
+                            format!("{why} with {} replicas", units::whole(lo))
+                        })
                     } else {
                         None
                     };
@@ -533,6 +576,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                         prefix_hit: w.prefix_hit,
                         window,
                         replicas: 1,
+                        prefilled: false,
                     };
                     let wc = Workload {
                         arrivals: Arrivals::Closed(cap),
@@ -556,9 +600,39 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             }
         }
     }
-    // Those that meet, fewest devices first (then the largest TTFT margin);
+    // Disaggregated prefill and decode pools.
+    let mut notes = Vec::new();
+    let shared = super::pools::Shared {
+        m,
+        hws,
+        i,
+        mode,
+        w: &w,
+        rate,
+        base: &base,
+        block,
+        max_devices,
+        caps: &caps,
+        budgets: budgets.as_deref(),
+        keep: KEEP,
+    };
+    if objective == Objective::Devices {
+        candidates.extend(super::pools::search(
+            &shared,
+            &mut found,
+            &mut runs,
+            &mut notes,
+        )?);
+    } else {
+        notes.push(format!(
+            "disaggregated pools are searched for the fewest devices only; --objective {} ranks aggregated replicas (pools are not metered yet)",
+            objective.as_str()
+        ));
+    }
+    // With --objective energy or cost, those that meet rank by it first
+    // (aggregated replicas only: pools are not metered); then fewest
+    // devices, aggregated before disaggregated, the largest TTFT margin;
     // then those that break.
-    // With --objective energy or cost, those that meet rank by it first.
     let by = |c: &Candidate| match (&c.verdict, &c.energy) {
         (Verdict::Meets { .. }, Some(e)) if objective != Objective::Devices => objective
             .score(c.devices(), e, &i.prices)
@@ -570,16 +644,24 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             0,
             by(c),
             c.devices(),
+            c.prefill.is_some(),
             -at.ttft_slo.map_or(0.0, |a| a.margin),
         ),
-        Verdict::Breaks { margin, .. } => (1, 0.0, u64::MAX, -margin.unwrap_or(f64::NEG_INFINITY)),
+        Verdict::Breaks { margin, .. } => (
+            1,
+            0.0,
+            u64::MAX,
+            false,
+            -margin.unwrap_or(f64::NEG_INFINITY),
+        ),
     };
     candidates.sort_by(|a, b| {
         let (x, y) = (key(a), key(b));
         x.0.cmp(&y.0)
             .then(x.1.total_cmp(&y.1))
             .then(x.2.cmp(&y.2))
-            .then(x.3.total_cmp(&y.3))
+            .then(x.3.cmp(&y.3))
+            .then(x.4.total_cmp(&y.4))
     });
     let pareto = i.options.pareto.then(|| frontier(pareto_pts));
     Ok(FleetCost {
@@ -591,6 +673,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         candidates,
         runs,
         pareto,
+        notes,
         prices: i.prices,
     })
 }
@@ -611,7 +694,7 @@ pub fn frontier(mut pts: Vec<ParetoPoint>) -> Vec<ParetoPoint> {
     out
 }
 
-fn plan_inputs(s: &simulate::SimulateInputs) -> plan::PlanInputs {
+pub(super) fn plan_inputs(s: &simulate::SimulateInputs) -> plan::PlanInputs {
     plan::PlanInputs {
         dtype: s.dtype.clone(),
         kv_dtype: s.kv_dtype.clone(),

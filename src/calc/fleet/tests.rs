@@ -2,7 +2,7 @@
 //! never more, and the winner run on its own by `simulate` meets the
 //! targets.
 
-use super::search::{Verdict, search};
+use super::search::{FleetCost, Verdict, search};
 use super::*;
 use crate::calc::simulate::{self, Rate, SimulateInputs, dist};
 use crate::catalog::Catalog;
@@ -103,6 +103,148 @@ fn no_layout_meeting_the_targets_is_no_answer() {
     let e = f.report(false).unwrap_err();
     assert_eq!(e.exit_code(), 1);
     assert!(e.to_string().contains("short"), "{e}");
+}
+
+/// Llama-3-8B with 8,000-token prompts and 192-token answers at 8 a
+/// second: a 2,048-token chunk mixed into a decode step at least triples
+/// it, so a tight TPOT target favours a separate prefill pool.
+fn long_prompts(rate: f64, tpot: &str) -> FleetInputs {
+    FleetInputs {
+        sim: SimulateInputs {
+            rate: Some(Rate(rate)),
+            prompt: Some(dist::parse("8000").unwrap()),
+            output: Some(dist::parse("192").unwrap()),
+            slo_ttft: Some(simulate::slo::parse("2s").unwrap()),
+            slo_tpot: Some(simulate::slo::parse(tpot).unwrap()),
+            requests: Some(Count(300)),
+            ..Default::default()
+        },
+        options: FleetOptions {
+            max_devices: Some(Count(16)),
+            caps: Some("32".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+fn best_of(i: &FleetInputs, hws: &[&str]) -> FleetCost {
+    let cat = Catalog::default();
+    let m = cat.model("llama-3-8b", &[]).unwrap();
+    let hws: Vec<_> = hws.iter().map(|h| cat.hardware(h, &[]).unwrap()).collect();
+    search(&m, &hws, i, Mode::SpeedOfLight).unwrap()
+}
+
+#[test]
+fn disaggregation_wins_where_mixed_steps_break_tpot() {
+    let i = long_prompts(8.0, "4ms");
+    let f = best_of(&i, &["h200-sxm"]);
+    let best = &f.candidates[0];
+    assert!(matches!(best.verdict, Verdict::Meets { .. }));
+    let p = best.prefill.as_ref().expect("a disaggregated winner");
+    // Every aggregated layout needs more devices, or breaks the target
+    // within the bound.
+    assert!(f.candidates.iter().filter(|c| c.prefill.is_none()).all(|c| {
+        matches!(c.verdict, Verdict::Breaks { .. }) || c.devices() > best.devices()
+    }));
+    // The whole deployment, run by `simulate` with both pools, meets the
+    // targets too.
+    let cat = Catalog::default();
+    let m = cat.model("llama-3-8b", &[]).unwrap();
+    let hw = cat.hardware("h200-sxm", &[]).unwrap();
+    let l = best.layout;
+    let all = SimulateInputs {
+        tp: Some(Count(l.tp)),
+        pp: Some(Count(l.pp)),
+        dp: Some(Count(l.dp)),
+        max_seqs: Some(Count(best.max_seqs)),
+        max_batched_tokens: Some(Count(best.max_tokens)),
+        prefill_tp: Some(Count(p.layout.tp)),
+        prefill_pp: Some(Count(p.layout.pp)),
+        prefill_dp: Some(Count(p.layout.dp)),
+        requests: Some(Count(300 * l.dp.max(p.layout.dp))),
+        ..i.sim.clone()
+    };
+    let s = simulate::cost(&m, &hw, &all, Mode::SpeedOfLight).unwrap();
+    assert!(s.summary.meets(), "{:?} {:?}", s.summary.ttft_slo, s.summary.tpot_slo);
+    assert_eq!(s.summary.devices, best.devices());
+}
+
+#[test]
+fn disaggregation_loses_on_short_prompts() {
+    // 128-token prompts: a prefill pool is a replica's devices that an
+    // aggregated replica spends a sliver of its steps on.
+    let mut i = inputs(20.0, "1s", "30ms");
+    i.sim.prompt = Some(dist::parse("128").unwrap());
+    i.sim.requests = Some(Count(300));
+    let f = best_of(&i, &["h200-sxm"]);
+    let best = &f.candidates[0];
+    assert!(best.prefill.is_none(), "{best:?}");
+    let split = f
+        .candidates
+        .iter()
+        .find(|c| c.prefill.is_some() && matches!(c.verdict, Verdict::Meets { .. }))
+        .expect("a disaggregated plan that meets");
+    assert!(split.devices() > best.devices());
+}
+
+#[test]
+fn with_pools_more_traffic_never_fewer_devices_and_looser_never_more() {
+    let d: Vec<u64> = [2.0, 8.0, 16.0]
+        .iter()
+        .map(|&r| best_of(&long_prompts(r, "4ms"), &["h200-sxm"]).candidates[0].devices())
+        .collect();
+    assert!(d.windows(2).all(|w| w[0] <= w[1]), "{d:?}");
+    let tight = best_of(&long_prompts(8.0, "4ms"), &["h200-sxm"]).candidates[0].devices();
+    let loose = best_of(&long_prompts(8.0, "8ms"), &["h200-sxm"]).candidates[0].devices();
+    assert!(loose <= tight, "{tight} {loose}");
+}
+
+#[test]
+fn mixed_parts_may_split_the_pools_and_missing_fabric_is_noted() {
+    // An H200 prefill pool may feed an A100 decode pool (its 25 GB/s NIC
+    // then bounds the transfer); an MI300X file has no scale-out tier, so
+    // it takes no part in disaggregated pools and a note says why.
+    let i = long_prompts(8.0, "4ms");
+    let f = best_of(&i, &["h200-sxm", "a100-sxm-80gb", "mi300x"]);
+    let mixed = f
+        .candidates
+        .iter()
+        .filter_map(|c| c.prefill.as_ref().map(|p| (c, p)))
+        .find(|(c, p)| c.hardware != p.hardware)
+        .expect("a mixed-part candidate");
+    assert!(mixed.1.link.contains("->"), "{}", mixed.1.link);
+    assert!(
+        f.notes
+            .iter()
+            .any(|n| n.contains("mi300x") && n.contains("scale-out")),
+        "{:?}",
+        f.notes
+    );
+    assert!(
+        f.candidates
+            .iter()
+            .filter_map(|c| c.prefill.as_ref())
+            .all(|p| p.hardware != "mi300x")
+    );
+}
+
+#[test]
+fn a_request_no_part_can_hold_is_no_answer() {
+    // Llama-3.1-70B's weights overfill an H200 at tp 1, and a forced
+    // 1,000,000-token request's cache (320 KiB a token) exceeds what any
+    // two-device layout holds beside the weights.
+    let cat = Catalog::default();
+    let m = cat.model("llama-3.1-70b", &[]).unwrap();
+    let hw = cat.hardware("h200-sxm", &[]).unwrap();
+    let mut i = inputs(1.0, "10s", "1s");
+    i.sim.prompt = Some(dist::parse("1000000").unwrap());
+    i.sim.force = true;
+    i.options.max_devices = Some(Count(2));
+    let f = search(&m, &[hw], &i, Mode::SpeedOfLight).unwrap();
+    let e = f.report(false).unwrap_err();
+    assert_eq!(e.exit_code(), 1, "{e}");
+    assert!(e.to_string().contains("KV cache"), "{e}");
 }
 
 /// `--objective energy` puts first the configuration that meets with the

@@ -16,6 +16,7 @@ pub mod cost;
 pub mod dist;
 pub mod events;
 pub mod kv;
+pub mod pools;
 pub mod report;
 pub mod scheduler;
 pub mod slo;
@@ -140,6 +141,31 @@ pub struct SimulateInputs {
     /// Allow requests beyond the model's maximum context.
     #[serde(default)]
     pub force: bool,
+    /// Disaggregated: replicas of a separate prefill pool (the decode pool
+    /// is tp, pp, ep, dp). Any `prefill-` field makes the run disaggregated.
+    pub prefill_dp: Option<Count>,
+    /// Tensor parallelism of a prefill replica (default 1).
+    pub prefill_tp: Option<Count>,
+    /// Pipeline stages of a prefill replica (default 1).
+    pub prefill_pp: Option<Count>,
+    /// Expert parallelism of a prefill replica (default 1).
+    pub prefill_ep: Option<Count>,
+    /// The prefill pool's part (default: `hw`, the decode pool's).
+    pub prefill_hw: Option<String>,
+    /// Token budget of a prefill iteration (default 2,048).
+    pub prefill_max_batched_tokens: Option<Count>,
+}
+
+impl SimulateInputs {
+    /// Whether any field asks for a separate prefill pool.
+    pub fn disaggregated(&self) -> bool {
+        self.prefill_dp.is_some()
+            || self.prefill_tp.is_some()
+            || self.prefill_pp.is_some()
+            || self.prefill_ep.is_some()
+            || self.prefill_hw.is_some()
+            || self.prefill_max_batched_tokens.is_some()
+    }
 }
 
 /// The workload resolved: where requests come from and how long they are.
@@ -352,9 +378,31 @@ pub struct SimCost {
     pub outcomes: Option<Vec<Outcome>>,
     /// The state over time, when asked.
     pub timeline: Vec<[f64; 5]>,
+    /// A disaggregated run's prefill pool and transfer (then `hardware`,
+    /// `layout`, `caps` and `kv_tokens` are the decode pool's).
+    pub pools: Option<PrefillPool>,
     /// Board power per device over the run and energy per output token,
     /// prefill included (formulas.md, "Power and energy").
     pub energy: crate::calc::power::Energy,
+}
+
+/// The prefill pool of a disaggregated run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrefillPool {
+    /// Its part.
+    pub hardware: String,
+    /// Its layout (dp: its replicas).
+    pub layout: Layout,
+    /// Its token budget per iteration.
+    pub max_tokens: u64,
+    /// KV room of one prefill replica, tokens.
+    pub kv_tokens: u64,
+    /// The move of a prompt's cache to the decode pool.
+    pub transfer: pools::Transfer,
+    /// The mean request's transfer, seconds.
+    pub transfer_mean_s: f64,
+    /// Share of the span the prefill replicas were busy.
+    pub busy: f64,
 }
 
 /// KV room of one replica in tokens, or no answer when the weights leave
@@ -443,6 +491,7 @@ pub fn run(
         prefix_hit: w.prefix_hit,
         window: m.sliding_window.map_or(u64::MAX, |x| x.get()),
         replicas: inst.layout.dp,
+        prefilled: false,
     };
     let (outcomes, totals) = simulate(cfg, &mut fwd, w, reqs, kv, c.block, keep.1)?;
     let devices = inst.layout.devices();
@@ -461,6 +510,7 @@ pub fn run(
         summary,
         outcomes: keep.0.then_some(outcomes),
         timeline: totals.timeline,
+        pools: None,
         energy,
     })
 }
@@ -534,10 +584,161 @@ pub fn simulate_until_missed<C: cost::StepCost>(
     Ok((!sim.aborted()).then(|| sim.finish()))
 }
 
-/// `simulate`'s cost.
+/// `simulate`'s cost (a disaggregated run's prefill pool on `hw` too).
 pub fn cost(m: &Model, hw: &Hardware, i: &SimulateInputs, mode: Mode) -> Result<SimCost> {
+    cost_with(m, hw, hw, i, mode)
+}
+
+/// `simulate`'s cost, a disaggregated run's prefill pool on `prefill_hw`.
+pub fn cost_with(
+    m: &Model,
+    hw: &Hardware,
+    prefill_hw: &Hardware,
+    i: &SimulateInputs,
+    mode: Mode,
+) -> Result<SimCost> {
+    if i.disaggregated() {
+        return run_pools(m, hw, prefill_hw, i, mode);
+    }
     let w = workload(i)?;
     let c = caps(i)?;
     let inst = Instance::new(m, hw, mode, i, layout(i)?)?;
     run(&inst, &w, c, (i.per_request, i.timeline), i.force)
+}
+
+/// A disaggregated run (formulas.md, "Simulation: disaggregated pools"):
+/// the prefill pool on `ph` in the `prefill-` layout, the decode pool on
+/// `hw` in `tp`/`pp`/`ep`/`dp`, coupled by the KV transfer.
+fn run_pools(
+    m: &Model,
+    hw: &Hardware,
+    ph: &Hardware,
+    i: &SimulateInputs,
+    mode: Mode,
+) -> Result<SimCost> {
+    let w = workload(i)?;
+    if matches!(w.arrivals, Arrivals::Closed(_)) {
+        return Err(Error::field(
+            "concurrency",
+            "a disaggregated run takes Poisson (rate) or trace arrivals; a closed loop would feed the prefill pool from the decode pool's finishes",
+        ));
+    }
+    let c = caps(i)?;
+    let one = |f: &str, x: Option<Count>| crate::inputs::at_least_one(f, x.map_or(1, |c| c.0));
+    let lp = Layout {
+        tp: one("prefill-tp", i.prefill_tp)?,
+        pp: one("prefill-pp", i.prefill_pp)?,
+        dp: one("prefill-dp", i.prefill_dp)?,
+        ep: one("prefill-ep", i.prefill_ep)?,
+    };
+    crate::inputs::mul("prefill-dp", &[lp.tp, lp.pp, lp.dp])?;
+    let pre_tokens = crate::inputs::at_least_one(
+        "prefill-max-batched-tokens",
+        i.prefill_max_batched_tokens
+            .map_or(DEFAULT_WHOLE_PROMPT, |c| c.0),
+    )?;
+    if pre_tokens > 1 << 22 {
+        return Err(Error::field(
+            "prefill-max-batched-tokens",
+            format!("must be at most {}", units::whole(1u64 << 22)),
+        ));
+    }
+    let dec = Instance::new(m, hw, mode, i, layout(i)?)?;
+    let pre = Instance::new(m, ph, mode, i, lp)?;
+    let (drep, prep) = (
+        Replica::new(&dec.setup, dec.layout)?,
+        Replica::new(&pre.setup, pre.layout)?,
+    );
+    let (dkv, pkv) = (kv_tokens(&dec, &drep)?, kv_tokens(&pre, &prep)?);
+    let mut rng = Random::new(w.seed);
+    let mut reqs = arrivals::requests(&w.arrivals, w.requests, &w.prompt, &w.output, &mut rng);
+    reqs.truncate(w.requests as usize);
+    check_fit(m, &pools::prefill_requests(&reqs), pkv, c.block, i.force)?;
+    check_fit(m, &reqs, dkv, c.block, i.force)?;
+    let transfer = pools::transfer(
+        m,
+        dec.setup.step.precisions.kv,
+        (ph, lp),
+        (hw, dec.layout),
+        mode,
+    )?;
+    let window = m.sliding_window.map_or(u64::MAX, |x| x.get());
+    let pcfg = Config {
+        max_tokens: pre_tokens,
+        max_seqs: c.max_seqs,
+        prefix_hit: w.prefix_hit,
+        window,
+        replicas: lp.dp,
+        prefilled: false,
+    };
+    let pfwd = cost::Forward::new(
+        &prep,
+        m,
+        pre.setup.step.precisions,
+        pre_tokens,
+        c.max_seqs,
+    )?;
+    let (pout, ptot) = pools::run_prefill(pcfg, pfwd, &reqs, pkv, c.block, w.seed)?;
+    let dcfg = Config {
+        max_tokens: c.max_tokens,
+        max_seqs: c.max_seqs,
+        prefix_hit: 0.0,
+        window,
+        replicas: dec.layout.dp,
+        prefilled: true,
+    };
+    let dfwd = cost::Forward::new(
+        &drep,
+        m,
+        dec.setup.step.precisions,
+        c.max_tokens,
+        c.max_seqs,
+    )?;
+    let d = pools::run_decode(
+        dcfg, dfwd, &reqs, &pout, &transfer, dkv, c.block, w.seed, None, None, i.timeline,
+    )?
+    .expect("a run without an abort finishes");
+    let devices = dec.layout.devices() + lp.devices();
+    let mut summary = Summary::of(&d.outcomes, &d.totals, dec.layout.dp, devices, &w);
+    let mean_prompt = reqs.iter().map(|r| r.prompt as f64).sum::<f64>() / reqs.len().max(1) as f64;
+    let s = &dec.setup.step;
+    summary.iterations += ptot.iterations;
+    summary.preemptions = d.outcomes.iter().map(|o| u64::from(o.preemptions)).sum();
+    let prefill_busy = ptot.busy_s / (summary.span_s * lp.dp as f64);
+    let (summary_span, summary_tokens) = (
+        summary.span_s,
+        summary.output_tokens_per_s * summary.span_s,
+    );
+    Ok(SimCost {
+        hardware: hw.id.clone(),
+        model: m.id.clone(),
+        mode,
+        layout: dec.layout,
+        caps: c,
+        workload: w.clone(),
+        precisions: [s.weights, s.activations, s.kv.name, s.launch.as_str()],
+        kv_tokens: dkv,
+        summary,
+        outcomes: i.per_request.then_some(d.outcomes),
+        timeline: d.totals.timeline,
+        // Two pools, perhaps of two parts: not metered yet.
+        energy: crate::calc::power::Energy::new(
+            Err("a disaggregated run's two pools are not metered yet".into()),
+            summary_span,
+            mode,
+            devices as f64,
+            summary_tokens,
+            crate::calc::power::Per::Output,
+        ),
+        pools: Some(PrefillPool {
+            hardware: ph.id.clone(),
+            layout: lp,
+            max_tokens: pre_tokens,
+            kv_tokens: pkv,
+            transfer_mean_s: transfer.latency_s
+                + mean_prompt * transfer.bytes_per_token / transfer.bandwidth,
+            transfer,
+            busy: prefill_busy,
+        }),
+    })
 }

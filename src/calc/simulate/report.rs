@@ -246,6 +246,19 @@ impl SimCost {
         }
         r.input("max_batched_tokens", self.caps.max_tokens);
         r.input("max_seqs", self.caps.max_seqs);
+        if let Some(p) = &self.pools {
+            r.input("prefill_hw", p.hardware.clone());
+            let l = p.layout;
+            for (k, v) in [
+                ("prefill_tp", l.tp),
+                ("prefill_pp", l.pp),
+                ("prefill_ep", l.ep),
+                ("prefill_dp", l.dp),
+            ] {
+                r.input(k, v);
+            }
+            r.input("prefill_max_batched_tokens", p.max_tokens);
+        }
         r.input("block_size", self.caps.block);
         let [dt, act, kv, launch] = self.precisions;
         r.input("dtype", dt);
@@ -426,6 +439,45 @@ impl SimCost {
         r.result("devices", s.devices, || {
             Quantity::new("devices", Unit::Count)
         });
+        if let Some(p) = &self.pools {
+            let l = p.layout;
+            r.result("prefill_devices", l.devices(), || {
+                Quantity::new("devices, prefill pool", Unit::Count)
+                    .formula("prefill tp x pp x dp")
+            });
+            r.result("decode_devices", self.layout.devices(), || {
+                Quantity::new("devices, decode pool", Unit::Count).formula("tp x pp x dp")
+            });
+            r.result("kv_transfer_mean_s", p.transfer_mean_s, || {
+                Quantity::new("KV transfer, mean request", Unit::Seconds).formula(
+                    "latency + prompt x KV bytes per token (all layers) / bandwidth",
+                )
+            });
+            r.result("kv_transfer_bandwidth", p.transfer.bandwidth, || {
+                Quantity::new("KV transfer bandwidth", Unit::BytesPerSec).formula(format!(
+                    "min(devices of a prefill replica x its link, devices of a decode replica x its link), {}",
+                    p.transfer.link
+                ))
+            });
+            r.result("prefill_kv_capacity_tokens", p.kv_tokens, || {
+                Quantity::new("KV room per prefill replica", Unit::Count)
+            });
+            r.result("prefill_busy_fraction", p.busy, || {
+                Quantity::new("share of the span the prefill pool was busy", Unit::Fraction)
+            });
+            r.note(format!(
+                "disaggregated: {} prefill replica(s) on {} (tp {} pp {}) and {} decode replica(s) on {} (tp {} pp {}); TTFT is the prefill pool's queue and prefill plus the KV transfer over {}; the decode pool runs decode-only steps, and KV use, batches and busy time are its own",
+                l.dp,
+                p.hardware,
+                l.tp,
+                l.pp,
+                self.layout.dp,
+                self.hardware,
+                self.layout.tp,
+                self.layout.pp,
+                p.transfer.link
+            ));
+        }
         if s.preemptions > 0 {
             r.note(format!(
                 "the KV cache filled: {} preemptions, each recomputing its prompt and tokens so far",

@@ -31,6 +31,12 @@ pub struct Config {
     pub window: u64,
     /// Data-parallel replicas, each with its own cache and queue.
     pub replicas: u64,
+    /// A decode pool of a disaggregated deployment: each request arrives
+    /// with its prompt's cache already computed (moved from a prefill
+    /// pool) and its first token emitted, so it takes blocks for its prompt
+    /// and decodes from its first iteration (formulas.md, "Simulation:
+    /// disaggregated pools").
+    pub prefilled: bool,
 }
 
 /// Stops a run as soon as a target is sure to be missed: more requests
@@ -283,8 +289,13 @@ impl<C: StepCost> Simulation<C> {
         }
         let r = self.requests[i];
         // The cached prefix leaves at least the prompt's last token to run,
-        // for its logits.
-        let skip = ((self.cfg.prefix_hit * r.prompt as f64).floor() as u64).min(r.prompt - 1);
+        // for its logits. A prefilled arrival brings its whole prompt's
+        // cache, but a preempted one recomputes all of it (skip 0).
+        let skip = if self.cfg.prefilled {
+            0
+        } else {
+            ((self.cfg.prefix_hit * r.prompt as f64).floor() as u64).min(r.prompt - 1)
+        };
         if self.live.len() <= i {
             self.live.resize(
                 i + 1,
@@ -299,16 +310,21 @@ impl<C: StepCost> Simulation<C> {
                 },
             );
         }
+        let pre = self.cfg.prefilled;
         self.live[i] = Live {
             skip,
-            computed: skip,
+            computed: if pre { r.prompt } else { skip },
             target: r.prompt,
-            generated: 0,
-            prefilling: true,
+            generated: u64::from(pre),
+            prefilling: !pre,
             blocks: 0,
             done: false,
         };
         self.out[i].arrival_s = self.now;
+        if pre {
+            // Its first token came from the prefill pool with its cache.
+            self.out[i].first_token_s = self.now;
+        }
         let e = if self.engines.len() > 1 {
             self.rng.below(self.engines.len() as u64) as usize
         } else {
@@ -377,7 +393,12 @@ impl<C: StepCost> Simulation<C> {
         while !preempted && budget > 0 && (eng.running.len() as u64) < cfg.max_seqs {
             let Some(&w) = eng.waiting.front() else { break };
             let l = live[w as usize];
-            let new = (l.target - l.computed).min(budget);
+            // A prefilled arrival decodes its next token at once.
+            let new = if l.prefilling {
+                (l.target - l.computed).min(budget)
+            } else {
+                1
+            };
             let need = eng.pool.blocks_for(l.computed + new) - l.blocks;
             if eng.pool.free < need {
                 break;
@@ -388,7 +409,12 @@ impl<C: StepCost> Simulation<C> {
             let l = &mut live[w as usize];
             l.blocks += need;
             budget -= new;
-            b.add(new, l.computed, l.computed + new == l.target, cfg.window);
+            b.add(
+                new,
+                l.computed,
+                !l.prefilling || l.computed + new == l.target,
+                cfg.window,
+            );
             eng.batch.push((w, new));
             let o = &mut out[w as usize];
             if o.start_s.is_nan() {

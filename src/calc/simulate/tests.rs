@@ -258,6 +258,7 @@ fn the_mock_closed_loop_by_hand() {
         prefix_hit: 0.0,
         window: u64::MAX,
         replicas: 1,
+        prefilled: false,
     };
     let mock = Mock {
         fixed_s: 1.0,
@@ -304,6 +305,7 @@ fn a_full_cache_preempts_and_recomputes() {
         prefix_hit: 0.0,
         window: u64::MAX,
         replicas: 1,
+        prefilled: false,
     };
     let mock = Mock {
         fixed_s: 0.01,

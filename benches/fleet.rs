@@ -1,0 +1,57 @@
+//! Benchmarks of `fleet`'s search, aggregated and disaggregated pools
+//! together (issue 20's speed targets): Llama-3.1-70B on H200s and B200s
+//! within 64 devices (the issue's example), and DeepSeek-V3 in fp8 on
+//! H200s within 1,024, each search and its report.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use roofline::calc::fleet::{FleetInputs, search};
+use roofline::catalog::Catalog;
+use roofline::spec::hardware::Mode;
+use serde_json::json;
+use std::hint::black_box;
+
+fn inputs(v: serde_json::Value) -> FleetInputs {
+    let f: roofline::inputs::Fields = serde_json::from_value(v).unwrap();
+    FleetInputs::from_fields(&f).unwrap()
+}
+
+fn searches(c: &mut Criterion) {
+    let cat = Catalog::default();
+    let mut g = c.benchmark_group("fleet");
+    g.sample_size(10);
+    let llama = cat.model("llama-3.1-70b", &[]).unwrap();
+    let parts = [
+        cat.hardware("h200-sxm", &[]).unwrap(),
+        cat.hardware("b200", &[]).unwrap(),
+    ];
+    let i = inputs(json!({
+        "rate": "40/s", "prompt": 2048, "output": 300,
+        "slo-ttft": "2s", "slo-tpot": "50ms", "max-devices": 64
+    }));
+    g.bench_function("llama-3.1-70b h200-sxm,b200 64 devices", |b| {
+        b.iter(|| {
+            search::search(black_box(&llama), &parts, &i, Mode::SpeedOfLight)
+                .unwrap()
+                .report(false)
+                .unwrap()
+        })
+    });
+    let ds = cat.model("deepseek-v3", &[]).unwrap();
+    let h200 = [cat.hardware("h200-sxm", &[]).unwrap()];
+    let i = inputs(json!({
+        "rate": "40/s", "prompt": 2048, "output": 300, "dtype": "fp8",
+        "slo-ttft": "2s", "slo-tpot": "50ms", "max-devices": 1024
+    }));
+    g.bench_function("deepseek-v3 fp8 h200-sxm 1024 devices", |b| {
+        b.iter(|| {
+            search::search(black_box(&ds), &h200, &i, Mode::SpeedOfLight)
+                .unwrap()
+                .report(false)
+                .unwrap()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, searches);
+criterion_main!(benches);

@@ -1,0 +1,562 @@
+//! The disaggregated half of the search (formulas.md, "Fleet:
+//! disaggregated pools"): a prefill pool and a decode pool, each with its
+//! own part, layout and replica count, coupled by the KV transfer on the
+//! scale-out fabric. The pools are sized in turn: first each part's
+//! prefill pool with the fewest devices whose TTFT (queue, prefill and
+//! transfer) meets the target, simulated as one prefill replica at the rate
+//! / replicas; then, for every decode part, layout and batch cap, the
+//! fewest decode replicas whose TPOT meets its target, each verdict a
+//! coupled run: the whole prefill pool over the arrivals, its finished
+//! prompts' caches moved, and one decode replica fed a random 1 / R share
+//! of them (decode-only steps).
+
+use super::search::{Candidate, PrefillPool, Verdict, layouts, misses, plan_inputs};
+use super::FleetInputs;
+use crate::calc::plan::{self, Layout, Replica};
+use crate::calc::simulate::arrivals::{self, Arrivals, Request};
+use crate::calc::simulate::cost::{Batch, Forward, StepCost};
+use crate::calc::simulate::dist::Random;
+use crate::calc::simulate::pools::{self as sp, Transfer};
+use crate::calc::simulate::report::Summary;
+use crate::calc::simulate::scheduler::{Abort, Config, Outcome, Simulation};
+use crate::calc::simulate::{self, Workload};
+use crate::error::Result;
+use crate::spec::hardware::{Hardware, Mode};
+use crate::spec::model::Model;
+use crate::units;
+use std::collections::HashMap;
+
+/// The most requests one coupled run sends through the prefill pool.
+const MOST_REQUESTS: usize = 100_000;
+/// Times the coupled run may add a prefill replica when the decode side's
+/// slower fabric pushes TTFT past its target.
+const PREFILL_BUMPS: u64 = 4;
+
+/// What both halves of the search share.
+pub(super) struct Shared<'x> {
+    pub m: &'x Model,
+    pub hws: &'x [Hardware],
+    pub i: &'x FleetInputs,
+    pub mode: Mode,
+    pub w: &'x Workload,
+    pub rate: f64,
+    /// Requests at unit rate (arrival times are unit-mean gaps summed).
+    pub base: &'x [Request],
+    pub block: u64,
+    pub max_devices: u64,
+    pub caps: &'x [u64],
+    pub budgets: Option<&'x [u64]>,
+    pub keep: usize,
+}
+
+/// A part's cheapest prefill pool.
+struct Choice {
+    hw: usize,
+    layout: Layout,
+    replicas: u64,
+    max_tokens: u64,
+}
+
+/// KV room of a replica in tokens, None when its weights leave none.
+fn room(r: &Replica) -> Option<u64> {
+    (r.kv_budget_bytes > 0.0).then(|| (r.kv_budget_bytes / r.kv_bytes_per_token).min(1e15) as u64)
+}
+
+/// Seconds of a prompt of `p` tokens alone, chunked by `budget`.
+fn prefill_alone(f: &mut Forward, p: u64, budget: u64, window: u64) -> Result<f64> {
+    let mut t = 0.0;
+    let mut done = 0;
+    while done < p {
+        let c = (p - done).min(budget);
+        let mut b = Batch::default();
+        b.add(c, done, done + c == p, window);
+        t += f.seconds(&b)?;
+        done += c;
+    }
+    Ok(t)
+}
+
+/// The arrivals at `rate`.
+fn at_rate(base: &[Request], rate: f64) -> Vec<Request> {
+    base.iter()
+        .map(|r| Request {
+            arrival_s: r.arrival_s / rate,
+            ..*r
+        })
+        .collect()
+}
+
+/// Joins prefill outcomes with their transfer as a TTFT-only view: the
+/// first token counts when its cache lands (a request of one output token
+/// ends with its prompt).
+fn landed(reqs: &[Request], pre: &[Outcome], t: &Transfer) -> Vec<Outcome> {
+    reqs.iter()
+        .zip(pre)
+        .map(|(r, o)| {
+            let first = if r.output > 1 {
+                o.first_token_s + t.seconds(r.prompt)
+            } else {
+                o.first_token_s
+            };
+            Outcome {
+                output: r.output,
+                first_token_s: first,
+                finish_s: first,
+                ..*o
+            }
+        })
+        .collect()
+}
+
+/// The disaggregated candidates, or none (with a note) where the fabric
+/// lacks a figure.
+pub(super) fn search(
+    sh: &Shared,
+    found: &mut Vec<u64>,
+    runs: &mut u64,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Candidate>> {
+    let (m, w) = (sh.m, sh.w);
+    let mut out = Vec::new();
+    // Parts whose scale-out link is known.
+    let mut usable = Vec::new();
+    for (k, hw) in sh.hws.iter().enumerate() {
+        match sp::link(hw, sh.mode) {
+            Ok(_) => usable.push(k),
+            Err(e) => notes.push(format!(
+                "disaggregated pools on {} were not searched: {e}",
+                hw.id
+            )),
+        }
+    }
+    if usable.is_empty() {
+        return Ok(out);
+    }
+    let pi = plan_inputs(&sh.i.sim);
+    let setups: Vec<plan::Setup> = sh
+        .hws
+        .iter()
+        .map(|hw| plan::Setup::new(hw, m, &pi, sh.mode))
+        .collect::<Result<_>>()?;
+    let window = m.sliding_window.map_or(u64::MAX, |x| x.get());
+    let mean_prompt = w.prompt.mean();
+    let mean_output = w.output.mean();
+    let pre_budget = simulate::DEFAULT_WHOLE_PROMPT;
+    let pre_seqs = simulate::DEFAULT_MAX_SEQS;
+    let pre_reqs = sp::prefill_requests(sh.base);
+    let kv_bytes = setups[usable[0]].step.precisions.kv;
+    let ttft_only = Workload {
+        slo_tpot: None,
+        ..w.clone()
+    };
+    // 1. Each part's prefill pool: fewest devices, then the widest TTFT
+    // margin, at the sender's own fabric (the coupled run checks the
+    // receiver's).
+    let mut choices: Vec<Choice> = Vec::new();
+    for &k in &usable {
+        let s = &setups[k];
+        let hw = &sh.hws[k];
+        let mut best: Option<(u64, f64, Choice)> = None;
+        let mut pruned = false;
+        for l in layouts(s, sh.max_devices) {
+            let rep = Replica::new(s, l)?;
+            let Some(kv) = room(&rep) else { continue };
+            if simulate::check_fit(m, &pre_reqs, kv, sh.block, sh.i.sim.force).is_err() {
+                continue;
+            }
+            let t = sp::transfer(m, kv_bytes, (hw, l), (hw, l), sh.mode)?;
+            let mut f = Forward::new(&rep, m, s.step.precisions, pre_budget, pre_seqs)?;
+            let alone = prefill_alone(&mut f, mean_prompt.max(1.0) as u64, pre_budget, window)?;
+            if let Some(tt) = w.slo_ttft
+                && alone + t.seconds(mean_prompt as u64) > tt.seconds
+            {
+                continue;
+            }
+            let size = l.tp * l.pp;
+            let most = sh.max_devices / size;
+            // A pool busier than its replicas can be never drains.
+            let bound = ((sh.rate * alone).floor() as u64 + 1).max(1);
+            if bound > most {
+                continue;
+            }
+            // Bounds before any run: a pool that needs more devices than
+            // this part's best so far, or than the K-th best plan found
+            // beside one decode device, is not simulated.
+            if best.as_ref().is_some_and(|(d, _, _)| bound * size > *d) {
+                continue;
+            }
+            let floor = (bound * size + 1) as f64;
+            if found.len() >= sh.keep && floor as u64 > found[sh.keep - 1] {
+                pruned = true;
+                continue;
+            }
+            let min_kv = sh
+                .base
+                .iter()
+                .map(|r| if r.output > 1 { t.seconds(r.prompt) } else { 0.0 })
+                .fold(f64::INFINITY, f64::min);
+            let cfg = Config {
+                max_tokens: pre_budget,
+                max_seqs: pre_seqs,
+                prefix_hit: w.prefix_hit,
+                window,
+                replicas: 1,
+                prefilled: false,
+            };
+            // One replica at rate / r; None when TTFT misses.
+            let mut check = |r: u64, runs: &mut u64| -> Result<Option<Summary>> {
+                *runs += 1;
+                let reqs = at_rate(&pre_reqs, sh.rate / r as f64);
+                let mut sim = Simulation::new(
+                    cfg,
+                    &mut f,
+                    &Arrivals::Trace(Vec::new()),
+                    reqs.clone(),
+                    kv,
+                    sh.block,
+                    w.seed,
+                );
+                if let Some(tt) = w.slo_ttft {
+                    let n = reqs.len() as u64;
+                    sim.abort_when(Abort {
+                        ttft: Some((
+                            tt.seconds - min_kv,
+                            n - ((tt.percentile / 100.0) * n as f64).ceil() as u64,
+                        )),
+                        tpot: None,
+                    });
+                }
+                sim.step_until_no_events()?;
+                if sim.aborted() {
+                    return Ok(None);
+                }
+                let (o, tot) = sim.finish();
+                let full = at_rate(sh.base, sh.rate / r as f64);
+                let s = Summary::of(&landed(&full, &o, &t), &tot, 1, size, &ttft_only);
+                Ok((s.meets() && s.late_meets).then_some(s))
+            };
+            let reps = if w.slo_ttft.is_none() {
+                bound
+            } else {
+                let (mut lo, mut hi) = (bound - 1, bound);
+                let mut ok = false;
+                loop {
+                    if check(hi, runs)?.is_some() {
+                        ok = true;
+                        break;
+                    }
+                    lo = hi;
+                    if hi >= most {
+                        break;
+                    }
+                    hi = (hi * 2).min(most);
+                }
+                if !ok {
+                    continue;
+                }
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    if check(mid, runs)?.is_some() {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                hi
+            };
+            let score = (reps * size) as f64;
+            let better = best
+                .as_ref()
+                .is_none_or(|(d, a, _)| score < *a || (score == *a && reps * size < *d));
+            if better {
+                best = Some((
+                    reps * size,
+                    score,
+                    Choice {
+                        hw: k,
+                        layout: l,
+                        replicas: reps,
+                        max_tokens: pre_budget,
+                    },
+                ));
+            }
+        }
+        match best {
+            Some((_, _, c)) => choices.push(c),
+            None if pruned => notes.push(format!(
+                "disaggregated pools with prefill on {} were not simulated: their bounds already need more devices than the {} best plans found",
+                hw.id, sh.keep
+            )),
+            None => notes.push(format!(
+                "no prefill pool on {} within {} devices meets the TTFT target",
+                hw.id,
+                units::whole(sh.max_devices)
+            )),
+        }
+    }
+    if choices.is_empty() {
+        return Ok(out);
+    }
+    // 2. Every decode pool beside each prefill pool.
+    let mut long: Vec<Request> = sh.base.to_vec();
+    let n = sh.base.len();
+    for c in &choices {
+        let (ph, ps) = (&sh.hws[c.hw], &setups[c.hw]);
+        let prep = Replica::new(ps, c.layout)?;
+        let pkv = room(&prep).unwrap_or(0);
+        let mut pf = Forward::new(&prep, m, ps.step.precisions, c.max_tokens, pre_seqs)?;
+        let pcfg = Config {
+            max_tokens: c.max_tokens,
+            max_seqs: pre_seqs,
+            prefix_hit: w.prefix_hit,
+            window,
+            replicas: 1,
+            prefilled: false,
+        };
+        // The whole prefill pool's outcomes by (replicas, requests).
+        let mut cache: HashMap<(u64, usize), std::rc::Rc<Vec<Outcome>>> = HashMap::new();
+        let mut pre_pool = |rp: u64,
+                            reqs: &[Request],
+                            runs: &mut u64|
+         -> Result<std::rc::Rc<Vec<Outcome>>> {
+            if let Some(o) = cache.get(&(rp, reqs.len())) {
+                return Ok(o.clone());
+            }
+            *runs += 1;
+            let cfg = Config {
+                replicas: rp,
+                ..pcfg
+            };
+            let (o, _) = sp::run_prefill(cfg, &mut pf, reqs, pkv, sh.block, w.seed)?;
+            let o = std::rc::Rc::new(o);
+            cache.insert((rp, reqs.len()), o.clone());
+            Ok(o)
+        };
+        for &k in &usable {
+            let (hd, ds) = (&sh.hws[k], &setups[k]);
+            for l in layouts(ds, sh.max_devices) {
+                let rep = Replica::new(ds, l)?;
+                let size = l.tp * l.pp;
+                let mk = |cap: u64, tokens: u64, why: String, margin: Option<f64>| Candidate {
+                    hardware: hd.id.clone(),
+                    layout: l,
+                    max_seqs: cap,
+                    max_tokens: tokens,
+                    verdict: Verdict::Breaks { why, margin },
+                    energy: None,
+                    prefill: None,
+                };
+                let Some(kv) = room(&rep) else { continue };
+                if simulate::check_fit(m, sh.base, kv, sh.block, sh.i.sim.force).is_err() {
+                    continue;
+                }
+                let t = sp::transfer(m, kv_bytes, (ph, c.layout), (hd, l), sh.mode)?;
+                let pool = |rp: u64| PrefillPool {
+                    hardware: ph.id.clone(),
+                    layout: Layout {
+                        dp: rp,
+                        ..c.layout
+                    },
+                    max_tokens: c.max_tokens,
+                    transfer_s: t.seconds(mean_prompt as u64),
+                    bandwidth: t.bandwidth,
+                    link: t.link.clone(),
+                };
+                let max_cap = *sh.caps.iter().max().unwrap_or(&256);
+                let max_budget = sh
+                    .budgets
+                    .and_then(|b| b.iter().max().copied())
+                    .unwrap_or(simulate::DEFAULT_WHOLE_PROMPT + max_cap);
+                let mut f = Forward::new(&rep, m, ds.step.precisions, max_budget, max_cap)?;
+                let ctx = mean_prompt as u64;
+                let mut one = Batch::default();
+                one.add(1, ctx, true, window);
+                let step1 = f.seconds(&one)?;
+                if let Some(tt) = w.slo_tpot
+                    && step1 > tt.seconds
+                {
+                    let mut x = mk(
+                        0,
+                        0,
+                        format!(
+                            "TPOT: one sequence's step alone is {} > {}",
+                            units::seconds(step1),
+                            units::seconds(tt.seconds)
+                        ),
+                        Some(tt.seconds / step1 - 1.0),
+                    );
+                    x.prefill = Some(pool(c.replicas));
+                    out.push(x);
+                    continue;
+                }
+                // TTFT at this decode side's fabric: add prefill replicas
+                // while the slower receiver pushes it past the target.
+                let mut rp = c.replicas;
+                let first = at_rate(&long[..n], sh.rate);
+                loop {
+                    let o = pre_pool(rp, &first, runs)?;
+                    let s = Summary::of(
+                        &landed(&first, &o, &t),
+                        &Default::default(),
+                        rp,
+                        1,
+                        &ttft_only,
+                    );
+                    if (s.meets() && s.late_meets) || rp >= c.replicas + PREFILL_BUMPS {
+                        break;
+                    }
+                    rp += 1;
+                }
+                let pre_devices = rp * c.layout.devices();
+                for &cap in sh.caps {
+                    let tokens = sh
+                        .budgets
+                        .and_then(|b| b.first().copied())
+                        .unwrap_or(simulate::DEFAULT_WHOLE_PROMPT + cap);
+                    let mut x = mk(cap, tokens, String::new(), None);
+                    x.prefill = Some(pool(rp));
+                    let mut full = Batch::default();
+                    for _ in 0..cap {
+                        full.add(1, ctx + mean_output as u64 / 2, true, window);
+                    }
+                    let per_token = f.seconds(&full)? / cap as f64;
+                    let bound = (sh.rate * mean_output * per_token).ceil().max(1.0) as u64;
+                    let most = sh.max_devices.saturating_sub(pre_devices) / size;
+                    if bound > most {
+                        x.verdict = Verdict::Breaks {
+                            why: format!(
+                                "devices: even at full batches the decode pool needs at least {} replicas ({} devices beside the prefill pool's {}) > {}",
+                                units::whole(bound),
+                                units::whole(bound * size),
+                                units::whole(pre_devices),
+                                units::whole(sh.max_devices)
+                            ),
+                            margin: None,
+                        };
+                        out.push(x);
+                        continue;
+                    }
+                    let floor = (pre_devices + bound * size) as f64;
+                    if found.len() >= sh.keep && floor as u64 > found[sh.keep - 1] {
+                        x.verdict = Verdict::Breaks {
+                            why: format!(
+                                "devices: needs at least {} (the prefill pool and a decode-only bound), more than the {} best found",
+                                units::whole(pre_devices + bound * size),
+                                sh.keep
+                            ),
+                            margin: None,
+                        };
+                        out.push(x);
+                        continue;
+                    }
+                    let dcfg = Config {
+                        max_tokens: tokens,
+                        max_seqs: cap,
+                        prefix_hit: 0.0,
+                        window,
+                        replicas: 1,
+                        prefilled: true,
+                    };
+                    // One decode replica of rd, fed by the whole prefill
+                    // pool; `full` runs to the end (a quoted verdict).
+                    let mut check = |rd: u64, full: bool, runs: &mut u64| -> Result<Option<Summary>> {
+                        let want = (n.saturating_mul(rd as usize)).clamp(n, MOST_REQUESTS.max(n));
+                        if long.len() < want {
+                            let mut rng = Random::new(w.seed);
+                            long = arrivals::requests(
+                                &Arrivals::Poisson(1.0),
+                                want as u64,
+                                &w.prompt,
+                                &w.output,
+                                &mut rng,
+                            );
+                        }
+                        let reqs = at_rate(&long[..want], sh.rate);
+                        let pre = pre_pool(rp, &reqs, runs)?;
+                        *runs += 1;
+                        let d = sp::run_decode(
+                            dcfg,
+                            &mut f,
+                            &reqs,
+                            &pre,
+                            &t,
+                            kv,
+                            sh.block,
+                            w.seed,
+                            Some(rd),
+                            if full { None } else { w.slo_tpot },
+                            false,
+                        )?;
+                        Ok(d.map(|d| Summary::of(&d.outcomes, &d.totals, 1, size, w)))
+                    };
+                    let passes =
+                        |s: &Option<Summary>| s.as_ref().is_some_and(|s| s.meets() && s.late_meets);
+                    let (mut lo, mut hi) = (bound - 1, bound);
+                    let mut at;
+                    loop {
+                        at = check(hi, false, runs)?;
+                        if passes(&at) {
+                            break;
+                        }
+                        lo = hi;
+                        if hi >= most {
+                            break;
+                        }
+                        hi = (hi * 2).min(most);
+                    }
+                    if !passes(&at) {
+                        let s = check(hi, true, runs)?.unwrap_or_default();
+                        let (why, margin) = misses(&s);
+                        x.verdict = Verdict::Breaks {
+                            why: format!(
+                                "{why} even with {} decode replicas ({} devices in all)",
+                                units::whole(hi),
+                                units::whole(hi * size + pre_devices)
+                            ),
+                            margin: Some(margin),
+                        };
+                        x.layout.dp = hi;
+                        out.push(x);
+                        continue;
+                    }
+                    while hi - lo > 1 {
+                        let mid = lo + (hi - lo) / 2;
+                        let s = check(mid, false, runs)?;
+                        if passes(&s) {
+                            hi = mid;
+                            at = s;
+                        } else {
+                            lo = mid;
+                        }
+                    }
+                    let binds = if lo >= 1 {
+                        let s = check(lo, true, runs)?.unwrap_or_default();
+                        let (why, _) = misses(&s);
+                        Some(if why.is_empty() {
+                            super::search::cannot_keep_up(lo, per_token, sh.rate * mean_output)
+                        } else {
+                            format!("{why} with {} decode replicas", units::whole(lo))
+                        })
+                    } else {
+                        None
+                    };
+                    x.layout.dp = hi;
+                    let mut at = at.unwrap_or_default();
+                    let devices = hi * size + pre_devices;
+                    at.devices = devices;
+                    at.output_tokens_per_s_per_device =
+                        at.output_tokens_per_s * hi as f64 / devices as f64;
+                    x.verdict = Verdict::Meets {
+                        at: Box::new(at),
+                        binds,
+                    };
+                    let score = (pre_devices + hi * size) as f64;
+                    found.push(score as u64);
+                    found.sort_unstable();
+                    out.push(x);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
