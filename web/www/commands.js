@@ -1173,6 +1173,36 @@ export const COMMANDS = {
     "help": "Allow requests beyond the model's maximum context"
    },
    {
+    "name": "prefill-dp",
+    "switch": false,
+    "help": "Disaggregated: replicas of a separate prefill pool; --tp/--pp/--ep/--dp and --hw are then the decode pool's"
+   },
+   {
+    "name": "prefill-tp",
+    "switch": false,
+    "help": "Tensor parallelism of a prefill replica (default 1)"
+   },
+   {
+    "name": "prefill-pp",
+    "switch": false,
+    "help": "Pipeline stages of a prefill replica (default 1)"
+   },
+   {
+    "name": "prefill-ep",
+    "switch": false,
+    "help": "Expert parallelism of a prefill replica (default 1)"
+   },
+   {
+    "name": "prefill-hw",
+    "switch": false,
+    "help": "The prefill pool's part (default: --hw)"
+   },
+   {
+    "name": "prefill-max-batched-tokens",
+    "switch": false,
+    "help": "Token budget of a prefill iteration (default 2,048)"
+   },
+   {
     "name": "price",
     "switch": false,
     "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
