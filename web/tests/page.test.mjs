@@ -46,6 +46,8 @@ const STATES = [
   { command: "decode", model: "llama-3-8b", hw: "h200-sxm", batch: "32", context: "8192", price: "2.50/h", "energy-price": "0.10/kWh", pue: "1.2" },
   { command: "simulate", ...Object.fromEntries(Object.entries(SIMULATE).filter(([k]) => k !== "command")), price: "2.50/h" },
   SIMULATE,
+  // A disaggregated run: a prefill pool beside the decode replicas.
+  { command: "simulate", model: "llama-3-8b", hw: "h200-sxm", rate: "12/s", prompt: "2048", output: "256", requests: "500", "prefill-dp": "1" },
   { command: "simulate", model: "llama-3-8b", hw: "h200-sxm", concurrency: "16", prompt: "lognormal:1024,0.4", output: "uniform:100..300", "slo-ttft": "2s", "slo-tpot": "p50=30ms", requests: "500" },
   FLEET,
   { ...FLEET, pareto: "true" },
