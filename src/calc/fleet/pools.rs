@@ -10,8 +10,8 @@
 //! prompts' caches moved, and one decode replica fed a random 1 / R share
 //! of them (decode-only steps).
 
-use super::search::{Candidate, PrefillPool, Verdict, layouts, misses, plan_inputs};
 use super::FleetInputs;
+use super::search::{Candidate, PrefillPool, Verdict, layouts, misses, plan_inputs};
 use crate::calc::plan::{self, Layout, Replica};
 use crate::calc::simulate::arrivals::{self, Arrivals, Request};
 use crate::calc::simulate::cost::{Batch, Forward, StepCost};
@@ -193,7 +193,13 @@ pub(super) fn search(
             let min_kv = sh
                 .base
                 .iter()
-                .map(|r| if r.output > 1 { t.seconds(r.prompt) } else { 0.0 })
+                .map(|r| {
+                    if r.output > 1 {
+                        t.seconds(r.prompt)
+                    } else {
+                        0.0
+                    }
+                })
                 .fold(f64::INFINITY, f64::min);
             let cfg = Config {
                 max_tokens: pre_budget,
@@ -315,23 +321,21 @@ pub(super) fn search(
         };
         // The whole prefill pool's outcomes by (replicas, requests).
         let mut cache: HashMap<(u64, usize), std::rc::Rc<Vec<Outcome>>> = HashMap::new();
-        let mut pre_pool = |rp: u64,
-                            reqs: &[Request],
-                            runs: &mut u64|
-         -> Result<std::rc::Rc<Vec<Outcome>>> {
-            if let Some(o) = cache.get(&(rp, reqs.len())) {
-                return Ok(o.clone());
-            }
-            *runs += 1;
-            let cfg = Config {
-                replicas: rp,
-                ..pcfg
+        let mut pre_pool =
+            |rp: u64, reqs: &[Request], runs: &mut u64| -> Result<std::rc::Rc<Vec<Outcome>>> {
+                if let Some(o) = cache.get(&(rp, reqs.len())) {
+                    return Ok(o.clone());
+                }
+                *runs += 1;
+                let cfg = Config {
+                    replicas: rp,
+                    ..pcfg
+                };
+                let (o, _) = sp::run_prefill(cfg, &mut pf, reqs, pkv, sh.block, w.seed)?;
+                let o = std::rc::Rc::new(o);
+                cache.insert((rp, reqs.len()), o.clone());
+                Ok(o)
             };
-            let (o, _) = sp::run_prefill(cfg, &mut pf, reqs, pkv, sh.block, w.seed)?;
-            let o = std::rc::Rc::new(o);
-            cache.insert((rp, reqs.len()), o.clone());
-            Ok(o)
-        };
         for &k in &usable {
             let (hd, ds) = (&sh.hws[k], &setups[k]);
             for l in layouts(ds, sh.max_devices) {
@@ -353,10 +357,7 @@ pub(super) fn search(
                 let t = sp::transfer(m, kv_bytes, (ph, c.layout), (hd, l), sh.mode)?;
                 let pool = |rp: u64| PrefillPool {
                     hardware: ph.id.clone(),
-                    layout: Layout {
-                        dp: rp,
-                        ..c.layout
-                    },
+                    layout: Layout { dp: rp, ..c.layout },
                     max_tokens: c.max_tokens,
                     transfer_s: t.seconds(mean_prompt as u64),
                     bandwidth: t.bandwidth,
@@ -459,36 +460,38 @@ pub(super) fn search(
                     };
                     // One decode replica of rd, fed by the whole prefill
                     // pool; `full` runs to the end (a quoted verdict).
-                    let mut check = |rd: u64, full: bool, runs: &mut u64| -> Result<Option<Summary>> {
-                        let want = (n.saturating_mul(rd as usize)).clamp(n, MOST_REQUESTS.max(n));
-                        if long.len() < want {
-                            let mut rng = Random::new(w.seed);
-                            long = arrivals::requests(
-                                &Arrivals::Poisson(1.0),
-                                want as u64,
-                                &w.prompt,
-                                &w.output,
-                                &mut rng,
-                            );
-                        }
-                        let reqs = at_rate(&long[..want], sh.rate);
-                        let pre = pre_pool(rp, &reqs, runs)?;
-                        *runs += 1;
-                        let d = sp::run_decode(
-                            dcfg,
-                            &mut f,
-                            &reqs,
-                            &pre,
-                            &t,
-                            kv,
-                            sh.block,
-                            w.seed,
-                            Some(rd),
-                            if full { None } else { w.slo_tpot },
-                            false,
-                        )?;
-                        Ok(d.map(|d| Summary::of(&d.outcomes, &d.totals, 1, size, w)))
-                    };
+                    let mut check =
+                        |rd: u64, full: bool, runs: &mut u64| -> Result<Option<Summary>> {
+                            let want =
+                                (n.saturating_mul(rd as usize)).clamp(n, MOST_REQUESTS.max(n));
+                            if long.len() < want {
+                                let mut rng = Random::new(w.seed);
+                                long = arrivals::requests(
+                                    &Arrivals::Poisson(1.0),
+                                    want as u64,
+                                    &w.prompt,
+                                    &w.output,
+                                    &mut rng,
+                                );
+                            }
+                            let reqs = at_rate(&long[..want], sh.rate);
+                            let pre = pre_pool(rp, &reqs, runs)?;
+                            *runs += 1;
+                            let d = sp::run_decode(
+                                dcfg,
+                                &mut f,
+                                &reqs,
+                                &pre,
+                                &t,
+                                kv,
+                                sh.block,
+                                w.seed,
+                                Some(rd),
+                                if full { None } else { w.slo_tpot },
+                                false,
+                            )?;
+                            Ok(d.map(|d| Summary::of(&d.outcomes, &d.totals, 1, size, w)))
+                        };
                     let passes =
                         |s: &Option<Summary>| s.as_ref().is_some_and(|s| s.meets() && s.late_meets);
                     let (mut lo, mut hi) = (bound - 1, bound);

@@ -138,10 +138,7 @@ fn row(c: &Candidate, rank: usize) -> Row {
             );
             r.results.insert(
                 "binds".into(),
-                binds
-                    .clone()
-                    .unwrap_or_else(|| nothing_binds(c))
-                    .into(),
+                binds.clone().unwrap_or_else(|| nothing_binds(c)).into(),
             );
         }
         Verdict::Breaks { why, .. } => {
@@ -317,9 +314,7 @@ impl FleetCost {
         }
         r.result(
             "binds",
-            binds
-                .clone()
-                .unwrap_or_else(|| nothing_binds(best)),
+            binds.clone().unwrap_or_else(|| nothing_binds(best)),
             || Quantity::new("what one replica fewer breaks", Unit::None),
         );
         r.result(
@@ -350,9 +345,7 @@ impl FleetCost {
                     .formula("min(devices x link) of a prefill and a decode replica")
             });
         }
-        r.result("pools", pools(best), || {
-            Quantity::new("pools", Unit::None)
-        });
+        r.result("pools", pools(best), || Quantity::new("pools", Unit::None));
         r.result("kv_use_peak", at.kv_peak, || {
             Quantity::new("KV blocks held, peak (one replica)", Unit::Fraction)
         });
@@ -472,10 +465,7 @@ impl FleetCost {
             units::whole(w.requests),
             w.seed
         ));
-        r.note(format!(
-            "check it: {}",
-            simulate_line(self, best)
-        ));
+        r.note(format!("check it: {}", simulate_line(self, best)));
         r.note("disaggregated candidates: each part's prefill pool with the fewest devices meeting TTFT (queue + prefill + KV transfer), then every decode pool beside it, each verdict a coupled run of both pools");
         for n in &self.notes {
             r.note(n.clone());

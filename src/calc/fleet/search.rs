@@ -618,10 +618,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
     };
     if objective == Objective::Devices {
         candidates.extend(super::pools::search(
-            &shared,
-            &mut found,
-            &mut runs,
-            &mut notes,
+            &shared, &mut found, &mut runs, &mut notes,
         )?);
     } else {
         notes.push(format!(

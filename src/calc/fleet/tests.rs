@@ -144,9 +144,14 @@ fn disaggregation_wins_where_mixed_steps_break_tpot() {
     let p = best.prefill.as_ref().expect("a disaggregated winner");
     // Every aggregated layout needs more devices, or breaks the target
     // within the bound.
-    assert!(f.candidates.iter().filter(|c| c.prefill.is_none()).all(|c| {
-        matches!(c.verdict, Verdict::Breaks { .. }) || c.devices() > best.devices()
-    }));
+    assert!(
+        f.candidates
+            .iter()
+            .filter(|c| c.prefill.is_none())
+            .all(|c| {
+                matches!(c.verdict, Verdict::Breaks { .. }) || c.devices() > best.devices()
+            })
+    );
     // The whole deployment, run by `simulate` with both pools, meets the
     // targets too.
     let cat = Catalog::default();
@@ -166,7 +171,12 @@ fn disaggregation_wins_where_mixed_steps_break_tpot() {
         ..i.sim.clone()
     };
     let s = simulate::cost(&m, &hw, &all, Mode::SpeedOfLight).unwrap();
-    assert!(s.summary.meets(), "{:?} {:?}", s.summary.ttft_slo, s.summary.tpot_slo);
+    assert!(
+        s.summary.meets(),
+        "{:?} {:?}",
+        s.summary.ttft_slo,
+        s.summary.tpot_slo
+    );
     assert_eq!(s.summary.devices, best.devices());
 }
 

@@ -671,13 +671,7 @@ fn run_pools(
         replicas: lp.dp,
         prefilled: false,
     };
-    let pfwd = cost::Forward::new(
-        &prep,
-        m,
-        pre.setup.step.precisions,
-        pre_tokens,
-        c.max_seqs,
-    )?;
+    let pfwd = cost::Forward::new(&prep, m, pre.setup.step.precisions, pre_tokens, c.max_seqs)?;
     let (pout, ptot) = pools::run_prefill(pcfg, pfwd, &reqs, pkv, c.block, w.seed)?;
     let dcfg = Config {
         max_tokens: c.max_tokens,
@@ -705,10 +699,8 @@ fn run_pools(
     summary.iterations += ptot.iterations;
     summary.preemptions = d.outcomes.iter().map(|o| u64::from(o.preemptions)).sum();
     let prefill_busy = ptot.busy_s / (summary.span_s * lp.dp as f64);
-    let (summary_span, summary_tokens) = (
-        summary.span_s,
-        summary.output_tokens_per_s * summary.span_s,
-    );
+    let (summary_span, summary_tokens) =
+        (summary.span_s, summary.output_tokens_per_s * summary.span_s);
     Ok(SimCost {
         hardware: hw.id.clone(),
         model: m.id.clone(),

@@ -192,7 +192,10 @@ pub fn run_decode<C: StepCost>(
         let n = moving.len() as u64;
         sim.abort_when(Abort {
             ttft: None,
-            tpot: Some((t.seconds, n - ((t.percentile / 100.0) * n as f64).ceil() as u64)),
+            tpot: Some((
+                t.seconds,
+                n - ((t.percentile / 100.0) * n as f64).ceil() as u64,
+            )),
         });
     }
     if timeline {

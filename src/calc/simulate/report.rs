@@ -442,16 +442,14 @@ impl SimCost {
         if let Some(p) = &self.pools {
             let l = p.layout;
             r.result("prefill_devices", l.devices(), || {
-                Quantity::new("devices, prefill pool", Unit::Count)
-                    .formula("prefill tp x pp x dp")
+                Quantity::new("devices, prefill pool", Unit::Count).formula("prefill tp x pp x dp")
             });
             r.result("decode_devices", self.layout.devices(), || {
                 Quantity::new("devices, decode pool", Unit::Count).formula("tp x pp x dp")
             });
             r.result("kv_transfer_mean_s", p.transfer_mean_s, || {
-                Quantity::new("KV transfer, mean request", Unit::Seconds).formula(
-                    "latency + prompt x KV bytes per token (all layers) / bandwidth",
-                )
+                Quantity::new("KV transfer, mean request", Unit::Seconds)
+                    .formula("latency + prompt x KV bytes per token (all layers) / bandwidth")
             });
             r.result("kv_transfer_bandwidth", p.transfer.bandwidth, || {
                 Quantity::new("KV transfer bandwidth", Unit::BytesPerSec).formula(format!(
@@ -463,7 +461,10 @@ impl SimCost {
                 Quantity::new("KV room per prefill replica", Unit::Count)
             });
             r.result("prefill_busy_fraction", p.busy, || {
-                Quantity::new("share of the span the prefill pool was busy", Unit::Fraction)
+                Quantity::new(
+                    "share of the span the prefill pool was busy",
+                    Unit::Fraction,
+                )
             });
             r.note(format!(
                 "disaggregated: {} prefill replica(s) on {} (tp {} pp {}) and {} decode replica(s) on {} (tp {} pp {}); TTFT is the prefill pool's queue and prefill plus the KV transfer over {}; the decode pool runs decode-only steps, and KV use, batches and busy time are its own",
