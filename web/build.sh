@@ -43,7 +43,7 @@ fi
 command -v node >/dev/null || die "node is needed to slim the module (apt-get install nodejs)"
 rm -rf dist
 mkdir -p dist
-cp www/index.html www/app.js www/imports.js www/commands.js www/style.css dist/
+cp www/index.html www/app.js www/worker.js www/commands.js www/style.css dist/
 node tools/slim.mjs "$OUT" dist/roofline.wasm
 # The slimmed module still holds the bodies of the functions whose exports
 # were dropped; binaryen removes them (a few seconds) where it is installed.

@@ -150,6 +150,12 @@ pub fn render(chart: &Chart, format: ChartFormat) -> Result<Vec<u8>> {
             }
             Ok(s.into_bytes())
         }
+        #[cfg(not(feature = "png"))]
+        ChartFormat::Png => Err(Error::Unsupported(
+            "this build draws no PNG charts (the library's `png` feature); give a file ending in .svg"
+                .into(),
+        )),
+        #[cfg(feature = "png")]
         ChartFormat::Png => {
             let mut buf = vec![0u8; w as usize * h as usize * 3];
             {
@@ -164,6 +170,7 @@ pub fn render(chart: &Chart, format: ChartFormat) -> Result<Vec<u8>> {
 }
 
 /// Encodes an RGB buffer as PNG.
+#[cfg(feature = "png")]
 fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     {

@@ -7,8 +7,9 @@
 //!   report as `--format json` writes it, its HTML tables, its notes and,
 //!   on request, its derivations;
 //! - [`chart`]: the same request -> the SVG the chart code draws: the
-//!   roofline of the named hardware with the query's kernel marked, or
-//!   `occupancy`'s three graphs.
+//!   roofline of the named hardware with the query's kernel marked,
+//!   `occupancy`'s three graphs, `simulate`'s run over time or `fleet
+//!   --pareto`'s frontier (the charts `--chart FILE` draws for those two).
 //!
 //! A request also carries pasted files by name (`"my-hw.toml"`,
 //! `"config.json"`), which the hardware and model fields name as the
@@ -16,7 +17,7 @@
 
 use roofline::catalog::Catalog;
 use roofline::chart::{
-    self, Chart, ChartFormat, OccupancyData, RooflineData, roofline::KernelMark,
+    self, Chart, ChartFormat, OccupancyData, RooflineData, SweepData, roofline::KernelMark,
 };
 use roofline::error::{Error, Result};
 use roofline::inputs::Fields;
@@ -193,8 +194,58 @@ pub fn chart(text: &str) -> String {
     }
 }
 
+/// The results `--chart FILE` draws for a command whose chart is of its
+/// own rows, as the command line chooses them: `simulate`'s state over
+/// time, `fleet --pareto`'s frontier; none for the other commands.
+fn own_rows_chart(r: &Request) -> Option<&'static [&'static str]> {
+    match r.command.as_str() {
+        "simulate" => Some(&["running", "kv_use", "latest_ttft_s"]),
+        "fleet" if matches!(r.fields.get("pareto"), Some(Value::Bool(true))) => {
+            Some(&["tokens_per_s_per_device"])
+        }
+        _ => None,
+    }
+}
+
+/// The chart of a command's own rows: `simulate` run again keeping its
+/// state over time (as `--chart` asks of it), or `fleet`'s frontier.
+fn draw_rows(r: &Request, keys: &[&str]) -> Result<(String, String, Vec<String>)> {
+    let mut request = Request {
+        command: r.command.clone(),
+        fields: r.fields.clone(),
+        hardware_texts: r.hardware_texts.clone(),
+        model_texts: r.model_texts.clone(),
+        sets: r.sets.clone(),
+        achievable: r.achievable,
+        all: r.all,
+        explain: false,
+    };
+    if r.command == "simulate" {
+        request.fields.insert("timeline".into(), Value::Bool(true));
+        // A run of one row per request draws no timeline (as on the
+        // command line, where --per-request and --chart do not meet).
+        request.fields.remove("per-request");
+    }
+    let report = report(&request)?;
+    let keys: Vec<String> = keys.iter().map(|k| (*k).to_string()).collect();
+    let data = SweepData::from_report(&report, &keys)?;
+    let title = match r.command.as_str() {
+        "simulate" => "the simulated run over time".to_string(),
+        _ => "the frontier of tokens/s per device against tokens/s per user".to_string(),
+    };
+    let svg = String::from_utf8_lossy(&chart::render(&Chart::Sweep(data), ChartFormat::Svg)?)
+        .into_owned();
+    Ok((title, svg, Vec::new()))
+}
+
 /// The chart's title, SVG and notes.
 fn draw(r: &Request) -> Result<Option<(String, String, Vec<String>)>> {
+    if let Some(keys) = own_rows_chart(r) {
+        return draw_rows(r, keys).map(Some);
+    }
+    if r.command == "simulate" || r.command == "fleet" {
+        return Ok(None);
+    }
     let Some(list) = chart_hardware(r) else {
         return Ok(None);
     };

@@ -2,7 +2,7 @@
 // loopback port, Debian's Chromium driven by playwright-core, and the
 // command-line binary whose JSON the page must match.
 import { createServer } from "node:http";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -36,8 +36,22 @@ export async function serve() {
       return;
     }
     try {
+      // As a static server revalidates: an ETag, and 304 when the browser
+      // has the file already (a repeat visit then reuses the browser's
+      // compiled code for roofline.wasm).
+      const st = await stat(file);
+      const etag = `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
+      const headers = {
+        "content-type": TYPES[path.extname(file)] || "application/octet-stream",
+        "cache-control": "no-cache",
+        etag,
+      };
+      if (req.headers["if-none-match"] === etag) {
+        res.writeHead(304, headers).end();
+        return;
+      }
       const body = await readFile(file);
-      res.writeHead(200, { "content-type": TYPES[path.extname(file)] || "application/octet-stream" });
+      res.writeHead(200, headers);
       res.end(body);
     } catch {
       res.writeHead(404).end("not found");

@@ -5,13 +5,18 @@
 // command line shown, a narrow screen and no network.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { serve, browser, open, cells, argv, cli, cliJson, at, same, BIN, ROOT } from "./harness.mjs";
 import { generate } from "../tools/commands.mjs";
 import { COMMANDS } from "../www/commands.js";
 
 const positional = (command) => COMMANDS[command].fields.filter((f) => f.positional).map((f) => f.name);
+
+// The long-running commands, at sizes the debug CLI answers in a second.
+const SIMULATE = { command: "simulate", model: "llama-3-8b", hw: "h200-sxm", rate: "12/s", prompt: "2048", output: "256", requests: "2000" };
+const FLEET = { command: "fleet", model: "llama-3-8b", hw: "h200-sxm", rate: "20/s", prompt: "512", output: "64", "slo-ttft": "1s", "slo-tpot": "50ms", requests: "200", caps: "32,64" };
 
 // One URL state per command (the first decode is the issue's example),
 // and a few more that exercise lists, switches and pasted-free defaults.
@@ -37,6 +42,15 @@ const STATES = [
   { command: "speculative", acceptance: "0.8", "draft-tokens": "4" },
   { command: "collective", kind: "all-reduce", hw: "h200-sxm", devices: "8", bytes: "1GiB" },
   { command: "plan", model: "llama-3.1-70b", hw: "h200-sxm", devices: "8", tp: "8", batch: "32" },
+  // Energy and cost (the library's power model) on the page as on the CLI.
+  { command: "decode", model: "llama-3-8b", hw: "h200-sxm", batch: "32", context: "8192", price: "2.50/h", "energy-price": "0.10/kWh", pue: "1.2" },
+  { command: "simulate", ...Object.fromEntries(Object.entries(SIMULATE).filter(([k]) => k !== "command")), price: "2.50/h" },
+  SIMULATE,
+  // A disaggregated run: a prefill pool beside the decode replicas.
+  { command: "simulate", model: "llama-3-8b", hw: "h200-sxm", rate: "12/s", prompt: "2048", output: "256", requests: "500", "prefill-dp": "1" },
+  { command: "simulate", model: "llama-3-8b", hw: "h200-sxm", concurrency: "16", prompt: "lognormal:1024,0.4", output: "uniform:100..300", "slo-ttft": "2s", "slo-tpot": "p50=30ms", requests: "500" },
+  FLEET,
+  { ...FLEET, pareto: "true" },
   // A comparison, as --hw a,b.
   { command: "decode", model: "llama-3-8b", hw: "h100-sxm,h200-sxm,mi355x", batch: "8", context: "4096" },
   { command: "hw show", hw: "h100-sxm,b200" },
@@ -167,6 +181,154 @@ test("the chart is the command line's chart, byte for byte", async () => {
   await page.close();
 });
 
+// The SVG `roofline ARGS --chart FILE` writes.
+function cliChart(args) {
+  const dir = mkdtempSync(path.join(tmpdir(), "roofline-web-"));
+  try {
+    const file = path.join(dir, "chart.svg");
+    const r = cli([...args, "--chart", file]);
+    assert.equal(r.code, 0, r.stderr);
+    return readFileSync(file, "utf8");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("simulate's chart is the command line's --chart of its run over time, byte for byte", async () => {
+  const page = await open(b, srv.base, SIMULATE);
+  assert.equal(await page.$eval("#chart-box", (e) => e.hidden), false);
+  const svg = await page.evaluate(() => window.rooflineChartSvg);
+  const [command, fields] = fieldsOf(SIMULATE);
+  assert.equal(svg, cliChart(argv(command, fields)));
+  assert.match(await page.$eval("#chart svg", (e) => e.textContent), /TTFT/);
+  await page.close();
+});
+
+test("fleet --pareto's chart is the command line's frontier chart, byte for byte", async () => {
+  const state = { ...FLEET, pareto: "true" };
+  const page = await open(b, srv.base, state);
+  const svg = await page.evaluate(() => window.rooflineChartSvg);
+  const [command, fields] = fieldsOf(state);
+  assert.equal(svg, cliChart(argv(command, fields)));
+  await page.close();
+});
+
+test("fleet without --pareto has no chart, as on the command line", async () => {
+  const fleet = await open(b, srv.base, FLEET);
+  assert.equal(await fleet.$eval("#chart-box", (e) => e.hidden), true);
+  const [command, fields] = fieldsOf(FLEET);
+  const r = cli([...argv(command, fields), "--chart", path.join(tmpdir(), "roofline-web-none.svg")]);
+  assert.notEqual(r.code, 0, "the CLI draws no chart of it either");
+  await fleet.close();
+});
+
+// A search long enough to be interrupted: the CLI's own fleet example,
+// which the page works in a worker.
+const LONG = { command: "fleet", model: "llama-3.1-70b", hw: "h200-sxm,b200", rate: "40/s", prompt: "2048", output: "300", "slo-ttft": "2s", "slo-tpot": "50ms", requests: "5000" };
+
+// Opens a state whose answer is still being worked.
+async function openBusy(state) {
+  const page = await b.newPage();
+  page.errors = [];
+  page.on("pageerror", (e) => page.errors.push(String(e)));
+  await page.goto(srv.base + "?" + new URLSearchParams(state).toString());
+  await page.waitForSelector("#busy:not([hidden])", { timeout: 15000 });
+  return page;
+}
+
+test("a long search shows a busy line and leaves the page working", async () => {
+  const page = await openBusy(LONG);
+  assert.equal(await page.$eval("body", (e) => e.dataset.busy), "true");
+  // The busy line counts the time while the search runs: the page's own
+  // thread is free.
+  const first = await page.$eval("#busy-text", (e) => e.textContent);
+  await page.waitForFunction((t) => document.getElementById("busy-text").textContent !== t, first);
+  assert.equal(await page.$eval("body", (e) => e.dataset.busy), "true", "still searching");
+  // Typing still works while it searches.
+  await page.fill("#f-seed", "3");
+  assert.equal(await page.inputValue("#f-seed"), "3");
+  // Stop ends it.
+  await page.click("#stop");
+  await page.waitForSelector("#busy", { state: "hidden" });
+  assert.equal(await page.$eval("body", (e) => e.dataset.busy), "false");
+  assert.match(await page.$eval("#timing", (e) => e.textContent), /Stopped/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("a new question cancels a long search, and only its own answer shows", async () => {
+  const page = await openBusy(LONG);
+  await page.selectOption("#command", "decode");
+  // decode keeps the model and takes the first of the hardware.
+  await page.fill("#f-hw", "h200-sxm");
+  await page.waitForSelector("body[data-ready=true]", { timeout: 15000 });
+  await page.waitForFunction(() => document.body.dataset.busy === "false");
+  assert.ok((await page.evaluate(() => window.rooflineTimings.cancelled)) >= 1, "the search was stopped");
+  const state = new URL(page.url()).searchParams;
+  assert.equal(state.get("command"), "decode");
+  const fields = Object.fromEntries([...state].filter(([k]) => k !== "command"));
+  const want = cli([...argv("decode", fields), "--format", "json"]).stdout;
+  assert.equal((await page.$eval("#json", (e) => e.textContent)).trim(), want.trim());
+  // No late answer of the stopped search replaces it.
+  await page.waitForTimeout(500);
+  assert.equal((await page.$eval("#json", (e) => e.textContent)).trim(), want.trim());
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("where the first answer's time goes (a measurement, printed, not asserted)", async (t) => {
+  const runs = [];
+  // Three first visits (a fresh context each: nothing cached), then a
+  // repeat visit in the last one's context (the files revalidated, 304).
+  let ctx = null;
+  for (let i = 0; i < 4; i++) {
+    if (i < 3) {
+      await ctx?.close();
+      ctx = await b.newContext();
+    }
+    const page = await ctx.newPage();
+    await page.goto(srv.base + "?" + new URLSearchParams(STATES[0]).toString());
+    await page.waitForSelector("body[data-ready=true]", { timeout: 15000 });
+    await page.waitForFunction(() => window.rooflineTimings.catalog_ms !== null);
+    runs.push(
+      await page.evaluate((visit) => {
+        const nav = performance.getEntriesByType("navigation")[0];
+        const wasm = performance.getEntriesByName(new URL("roofline.wasm", location.href).href)[0];
+        const r = (x) => (x === null || x === undefined ? null : Math.round(x * 10) / 10);
+        const tm = window.rooflineTimings;
+        return {
+          visit,
+          html_ms: r(nav.responseEnd),
+          wasm_fetched_ms: r(wasm?.responseEnd),
+          wasm_bytes: wasm?.encodedBodySize ?? null,
+          wasm_transferred_bytes: wasm?.transferSize ?? null,
+          compiled_ms: r(tm.compiled_since_navigation_ms),
+          app_js_start_ms: r(tm.script_start_ms),
+          worker_ready_ms: r(tm.worker_ready_since_navigation_ms),
+          instantiate_ms: r(tm.instantiate_ms),
+          first_query_ms: r(tm.first_query_ms),
+          first_answer_ms: r(tm.first_answer_since_navigation_ms),
+          first_chart_ms: r(tm.first_chart_ms),
+          chart_shown_ms: r(tm.first_chart_since_navigation_ms),
+          catalog_parse_ms: r(tm.catalog_ms),
+        };
+      }, i < 3 ? "first" : "repeat"),
+    );
+    await page.close();
+  }
+  await ctx.close();
+  // Times since the navigation's start, except the spans (instantiate,
+  // first query, first chart, catalog parse).
+  console.log("first-answer timings (ms):\n" + runs.map((x) => JSON.stringify(x)).join("\n"));
+  for (const x of runs) {
+    t.diagnostic(JSON.stringify(x));
+    for (const k of ["compiled_ms", "worker_ready_ms", "first_query_ms", "first_answer_ms"]) {
+      assert.equal(typeof x[k], "number", `${k} was recorded`);
+    }
+    assert.ok(x.first_answer_ms >= x.worker_ready_ms, "the answer comes after the worker is ready");
+  }
+});
+
 test("occupancy draws its three graphs", async () => {
   const page = await open(b, srv.base, STATES[6]);
   const n = await page.$$eval("#chart svg", (e) => e.length);
@@ -268,5 +430,16 @@ test("works with no network once loaded", async () => {
   const v = await page.$eval('[data-path="results.step_time_s"]', (e) => e.dataset.value);
   const want = cliJson(["decode", "--model", "llama-3-8b", "--hw", "h200-sxm", "--batch", "16", "--context", "8192"]);
   assert.equal(Number(v), want.results.step_time_s);
+  // A long search stopped by a new question restarts the worker, which
+  // needs no network either.
+  await page.selectOption("#command", "fleet");
+  await page.waitForSelector("#busy:not([hidden])");
+  const m = Number(await page.$eval("body", (e) => e.dataset.updates));
+  await page.selectOption("#command", "decode");
+  await page.waitForFunction((m) => Number(document.body.dataset.updates) > m, m);
+  await page.waitForFunction(() => document.body.dataset.busy === "false");
+  assert.ok((await page.evaluate(() => window.rooflineTimings.cancelled)) >= 1);
+  assert.ok(await page.$('[data-path="results.step_time_s"]'), "decode answered after the restart");
+  assert.equal(await page.$eval("#error", (e) => e.textContent), "");
   await ctx.close();
 });

@@ -1,47 +1,190 @@
 // The page: a form whose state is the URL, the calculator in WebAssembly
-// (roofline.wasm, three entry points that take and return JSON), and the
-// answer it returns drawn as it stands. No framework; nothing leaves the
-// browser.
+// (roofline.wasm, three entry points that take and return JSON, run in a
+// worker), and the answer it returns drawn as it stands. No framework;
+// nothing leaves the browser.
 import { COMMANDS } from "./commands.js";
-import { imports } from "./imports.js";
 
 const $ = (id) => document.getElementById(id);
-const enc = new TextEncoder();
-const dec = new TextDecoder();
 const HW_FILE = "my-hw.toml";
 // Query parameters that are not fields of the command.
 const RESERVED = new Set(["command", "explain", "all", "achievable", "set", "hw-text", "model-text"]);
-const OP = { catalog: 0, query: 1, chart: 2 };
 
-let wasm = null;
 let catalog = { hardware: [], models: [] };
-const timings = { load_ms: null, first_answer_ms: null, first_answer_since_navigation_ms: null, last_update_ms: null };
+// Where the first answer's time goes, in ms (docs/web.md): *_since_navigation_ms
+// count from the navigation's start, the others are spans.
+const timings = {
+  script_start_ms: null, // since navigation: app.js starts
+  compiled_since_navigation_ms: null, // roofline.wasm downloaded and compiled
+  instantiate_ms: null, // in the worker
+  worker_ready_since_navigation_ms: null,
+  first_query_ms: null, // the first answer, in the worker
+  first_answer_ms: null, // app.js's start to the first answer drawn
+  first_answer_since_navigation_ms: null,
+  first_chart_ms: null, // its chart, in the worker
+  first_chart_since_navigation_ms: null,
+  catalog_ms: null, // every catalog file parsed for the suggestions (after)
+  last_update_ms: null, // an input changed -> answer and chart drawn
+  cancelled: 0, // questions stopped for a newer one
+};
 window.rooflineTimings = timings;
 
-// --- the WebAssembly module -------------------------------------------
+// --- the calculator, in a worker ------------------------------------------
 
-async function loadWasm() {
-  const url = new URL("roofline.wasm", import.meta.url);
-  let module;
-  try {
-    module = await WebAssembly.compileStreaming(fetch(url));
-  } catch {
-    // A server that does not send application/wasm.
-    module = await WebAssembly.compile(await (await fetch(url)).arrayBuffer());
-  }
-  let instance = null;
-  instance = await WebAssembly.instantiate(module, imports(module, () => instance.exports.memory));
-  wasm = instance.exports;
+// The module is compiled here, as it downloads, and run in a worker
+// (worker.js), so a long search never freezes the page. A question still
+// being worked when a newer one comes gets CANCEL_AFTER_MS to finish,
+// then its worker is ended and a fresh one starts from the same module.
+const CANCEL_AFTER_MS = 100;
+// Work that takes longer than this shows the busy line.
+const BUSY_AFTER_MS = 150;
+
+let module = null;
+let workerUrl = null;
+let worker = null;
+let workerReady = null;
+let seq = 0;
+let current = null; // the question being worked: { id, s, req, t0, chart }
+let pending = null; // the newest question waiting for the worker
+let cancelTimer = null;
+let busyTimer = null;
+const calls = new Map(); // id -> { op, request, resolve } of single calls
+
+// Starts a worker from worker.js's text (or takes over `started`, the one
+// index.html started, with the messages it has already sent); posts it the
+// module.
+function startWorker(started = null) {
+  // worker.js's text as a blob: URL needs no network (the file itself
+  // while that text is still on its way).
+  const w = started?.worker ?? new Worker(workerUrl ?? "worker.js");
+  worker = w;
+  workerReady = new Promise((ok, fail) => {
+    const handle = ({ data: m }) => {
+      if (m.type === "ready") {
+        timings.instantiate_ms ??= m.instantiate_ms;
+        ok();
+      } else if (m.type === "failed") fail(new Error(m.error));
+      else onMessage(m);
+    };
+    w.onmessage = handle;
+    w.onerror = (e) => fail(new Error(e.message || "the worker failed to start"));
+    for (const e of started?.early ?? []) handle(e);
+  });
+  if (!started) w.postMessage({ type: "init", module });
+  // Single calls a stopped worker left unanswered go to the new one.
+  for (const [id, c] of calls) w.postMessage({ type: "call", id, op: c.op, request: c.request });
 }
 
-// Calls an entry point with a JSON request; returns its JSON answer.
-function call(op, request) {
-  const bytes = enc.encode(JSON.stringify(request));
-  const ptr = wasm.rf_alloc(bytes.length);
-  new Uint8Array(wasm.memory.buffer, ptr, bytes.length).set(bytes);
-  const len = wasm.rf_call(op, ptr, bytes.length);
-  const out = new Uint8Array(wasm.memory.buffer, wasm.rf_out(), len);
-  return JSON.parse(dec.decode(out));
+// Ends the worker and whatever it is working on; starts a fresh one.
+function restartWorker() {
+  worker.terminate();
+  timings.cancelled += 1;
+  startWorker();
+}
+
+// One entry point, answered when the worker gets to it.
+function callWorker(op, request) {
+  const id = ++seq;
+  return new Promise((resolve) => {
+    calls.set(id, { op, request, resolve });
+    worker.postMessage({ type: "call", id, op, request });
+  });
+}
+
+function onMessage(m) {
+  if (m.type === "result") {
+    const c = calls.get(m.id);
+    calls.delete(m.id);
+    c?.resolve({ answer: m.answer, ms: m.ms });
+    return;
+  }
+  // Answers to a question the page has moved on from are dropped.
+  if (!current || m.id !== current.id) return;
+  if (m.type === "answer") {
+    showAnswer(current, m.answer);
+    current.query_ms = m.ms;
+    if (timings.first_answer_ms === null) {
+      timings.first_query_ms = m.ms;
+      timings.first_answer_ms = performance.now() - timings.script_start_ms;
+      timings.first_answer_since_navigation_ms = performance.now();
+    }
+  } else if (m.type === "chart") {
+    showChart(current, m.answer);
+    if (timings.first_chart_ms === null) timings.first_chart_ms = m.ms;
+  } else if (m.type === "done") {
+    finish(current);
+  }
+}
+
+// Asks a question; the newest one wins.
+function ask(s) {
+  pending = s;
+  if (!current) {
+    next();
+    return;
+  }
+  clearTimeout(cancelTimer);
+  const waited = performance.now() - current.t0;
+  cancelTimer = setTimeout(() => {
+    if (current && pending) {
+      current = null;
+      restartWorker();
+      next();
+    }
+  }, Math.max(0, CANCEL_AFTER_MS - waited));
+}
+
+function next() {
+  const s = pending;
+  pending = null;
+  const req = request(s);
+  current = { id: ++seq, s, req, t0: performance.now() };
+  showCli(s, req);
+  setBusy(true);
+  worker.postMessage({ type: "render", id: current.id, request: req, chart: true });
+}
+
+function finish(q) {
+  timings.last_update_ms = performance.now() - q.t0;
+  $("timing").textContent = `Answered in ${timings.last_update_ms.toFixed(1)} ms.`;
+  current = null;
+  clearTimeout(cancelTimer);
+  document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
+  if (!document.body.dataset.ready) {
+    timings.first_chart_since_navigation_ms = performance.now();
+    document.body.dataset.ready = "true";
+  }
+  if (pending) next();
+  else setBusy(false);
+}
+
+// Stops the question being worked (the Stop button).
+function stop() {
+  if (!current) return;
+  current = null;
+  pending = null;
+  clearTimeout(cancelTimer);
+  restartWorker();
+  setBusy(false);
+  $("timing").textContent = "Stopped; change an input to ask again.";
+}
+
+// The busy line: shown once work takes longer than BUSY_AFTER_MS, with
+// the time it has taken so far.
+function setBusy(on) {
+  clearInterval(busyTimer);
+  document.body.dataset.busy = on ? "true" : "false";
+  const box = $("busy");
+  if (!on) {
+    box.hidden = true;
+    return;
+  }
+  const t0 = performance.now();
+  busyTimer = setInterval(() => {
+    const ms = performance.now() - t0;
+    if (ms < BUSY_AFTER_MS) return;
+    box.hidden = false;
+    $("busy-text").textContent = `Working… ${(ms / 1000).toFixed(1)} s (a new input or Stop cancels it)`;
+  }, 100);
 }
 
 // --- state <-> URL ------------------------------------------------------
@@ -234,15 +377,16 @@ function showError(message) {
   box.hidden = !message;
 }
 
-function render(s) {
-  const t0 = performance.now();
-  const req = request(s);
-  const answer = call(OP.query, req);
+function showCli(s, req) {
   $("cli").textContent = cliLine(s);
   const files = [...Object.keys(req.hardware_texts), ...Object.keys(req.model_texts)];
   $("cli-files").textContent = files.length
     ? `Save the pasted text as ${files.join(" and ")} beside where you run it.`
     : "";
+}
+
+function showAnswer(q, answer) {
+  const s = q.s;
   if (answer.ok) {
     showError("");
     $("answer").hidden = false;
@@ -270,11 +414,14 @@ function render(s) {
     $("json").textContent = "";
     $("json-link").hidden = true;
   }
-  const chart = call(OP.chart, req);
+}
+
+function showChart(q, chart) {
   const box = $("chart-box");
   if (chart.ok && chart.svg) {
     box.hidden = false;
     $("chart").innerHTML = chart.svg;
+    $("chart").dataset.command = q.s.command;
     // The SVG as drawn, before the page's DOM reserialises it (for tests).
     window.rooflineChartSvg = chart.svg;
     $("chart").setAttribute("aria-label", chart.title || "chart");
@@ -285,20 +432,18 @@ function render(s) {
         return li;
       }),
     );
-  } else if (chart.ok) {
-    // This command has no chart.
+  } else if (chart.ok || $("chart").dataset.command !== q.s.command) {
+    // This command has no chart (or none yet).
     box.hidden = true;
   }
-  // A chart that cannot be drawn (no hardware yet) keeps the last one.
-  timings.last_update_ms = performance.now() - t0;
-  $("timing").textContent = `Answered in ${timings.last_update_ms.toFixed(1)} ms.`;
-  document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
+  // A chart that cannot be drawn (no hardware yet) keeps the command's
+  // last one.
 }
 
 function update() {
   const s = readForm();
   history.replaceState(null, "", urlFromState(s));
-  render(s);
+  ask(s);
 }
 
 // --- start ------------------------------------------------------------------
@@ -317,32 +462,34 @@ function fillCatalog() {
 }
 
 async function start() {
-  const t0 = performance.now();
-  // The module compiles while the form is built.
-  const loading = loadWasm();
+  timings.script_start_ms = performance.now();
+  // index.html started compiling the module and the worker.
+  const boot = window.rooflineBoot;
   const sel = $("command");
   for (const c of Object.keys(COMMANDS)) sel.append(new Option(c, c));
   let s = stateFromUrl();
   buildForm(s);
   try {
-    await loading;
+    module = await boot.compiled;
+    timings.compiled_since_navigation_ms = boot.compiled_since_navigation_ms;
+    boot.workerUrl.then((u) => (workerUrl = u), () => {});
+    startWorker({ worker: await boot.worker, early: boot.early });
+    await workerReady;
   } catch (e) {
     $("loading").textContent = `The calculator could not be loaded (${e}). Serve this folder over HTTP, e.g. python3 -m http.server -d web/dist.`;
     return;
   }
-  timings.load_ms = performance.now() - t0;
+  timings.worker_ready_since_navigation_ms = performance.now();
   $("loading").hidden = true;
-  render(s);
-  timings.first_answer_ms = performance.now() - t0;
-  // performance.now() counts from the start of the navigation.
-  timings.first_answer_since_navigation_ms = performance.now();
-  document.body.dataset.ready = "true";
+  ask(s);
   // The catalog's names only feed the fields' suggestions: after the
   // first answer, not before it.
-  setTimeout(() => {
-    catalog = call(OP.catalog, {});
+  callWorker("catalog", {}).then(({ answer, ms }) => {
+    timings.catalog_ms = ms;
+    catalog = answer;
     fillCatalog();
-  }, 0);
+  });
+  $("stop").addEventListener("click", stop);
 
   $("query").addEventListener("input", (e) => {
     if (e.target.id !== "command") update();
@@ -351,11 +498,11 @@ async function start() {
     if (e.target.id !== "command") return;
     // A new command starts from its example; the hardware and model stay.
     const old = readForm();
-    const next = { ...old, fields: { ...COMMANDS[sel.value].example } };
+    const fresh = { ...old, fields: { ...COMMANDS[sel.value].example } };
     for (const k of ["hw", "model"]) {
-      if (old.fields[k] && COMMANDS[sel.value].fields.some((f) => f.name === k)) next.fields[k] = old.fields[k];
+      if (old.fields[k] && COMMANDS[sel.value].fields.some((f) => f.name === k)) fresh.fields[k] = old.fields[k];
     }
-    buildForm(next);
+    buildForm(fresh);
     update();
   });
   $("query").addEventListener("submit", (e) => e.preventDefault());
@@ -380,7 +527,7 @@ async function start() {
   window.addEventListener("popstate", () => {
     s = stateFromUrl();
     buildForm(s);
-    render(s);
+    ask(s);
   });
 }
 

@@ -83,6 +83,21 @@ export const COMMANDS = {
     "name": "sparse",
     "switch": true,
     "help": "Use the 2:4 structured-sparsity peak (an error where the file has none at the precision)"
+   },
+   {
+    "name": "price",
+    "switch": false,
+    "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
+   },
+   {
+    "name": "energy-price",
+    "switch": false,
+    "help": "Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds the energy bill to the cost and reports its share"
+   },
+   {
+    "name": "pue",
+    "switch": false,
+    "help": "Power usage effectiveness, at least 1 (default 1): scales the energy bill only (facility energy over device energy)"
    }
   ],
   "example": {
@@ -299,6 +314,21 @@ export const COMMANDS = {
     "name": "launch",
     "switch": false,
     "help": "With --achievable: the launch, none, graph or eager [default: eager, one call from Python]"
+   },
+   {
+    "name": "price",
+    "switch": false,
+    "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
+   },
+   {
+    "name": "energy-price",
+    "switch": false,
+    "help": "Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds the energy bill to the cost and reports its share"
+   },
+   {
+    "name": "pue",
+    "switch": false,
+    "help": "Power usage effectiveness, at least 1 (default 1): scales the energy bill only (facility energy over device energy)"
    }
   ],
   "example": {
@@ -681,6 +711,21 @@ export const COMMANDS = {
     "name": "force",
     "switch": true,
     "help": "Allow a context beyond the model's maximum"
+   },
+   {
+    "name": "price",
+    "switch": false,
+    "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
+   },
+   {
+    "name": "energy-price",
+    "switch": false,
+    "help": "Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds the energy bill to the cost and reports its share"
+   },
+   {
+    "name": "pue",
+    "switch": false,
+    "help": "Power usage effectiveness, at least 1 (default 1): scales the energy bill only (facility energy over device energy)"
    }
   ],
   "example": {
@@ -752,6 +797,21 @@ export const COMMANDS = {
     "name": "force",
     "switch": true,
     "help": "Allow a prompt beyond the model's maximum context"
+   },
+   {
+    "name": "price",
+    "switch": false,
+    "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
+   },
+   {
+    "name": "energy-price",
+    "switch": false,
+    "help": "Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds the energy bill to the cost and reports its share"
+   },
+   {
+    "name": "pue",
+    "switch": false,
+    "help": "Power usage effectiveness, at least 1 (default 1): scales the energy bill only (facility energy over device energy)"
    }
   ],
   "example": {
@@ -959,6 +1019,21 @@ export const COMMANDS = {
     "name": "decode-devices",
     "switch": false,
     "help": "Devices of the decode pool"
+   },
+   {
+    "name": "price",
+    "switch": false,
+    "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
+   },
+   {
+    "name": "energy-price",
+    "switch": false,
+    "help": "Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds the energy bill to the cost and reports its share"
+   },
+   {
+    "name": "pue",
+    "switch": false,
+    "help": "Power usage effectiveness, at least 1 (default 1): scales the energy bill only (facility energy over device energy)"
    }
   ],
   "example": {
@@ -967,6 +1042,327 @@ export const COMMANDS = {
    "devices": "8",
    "tp": "8",
    "batch": "32"
+  }
+ },
+ "simulate": {
+  "summary": "One serving deployment request by request: continuous batching, chunked prefill, paged KV with preemption; latency percentiles, throughput, goodput under SLOs",
+  "fields": [
+   {
+    "name": "model",
+    "switch": false,
+    "help": "Model id or path to a .toml file"
+   },
+   {
+    "name": "hw",
+    "switch": false,
+    "help": "Hardware id or path"
+   },
+   {
+    "name": "rate",
+    "switch": false,
+    "help": "Poisson arrivals: requests per second (12/s, 720/min)"
+   },
+   {
+    "name": "concurrency",
+    "switch": false,
+    "help": "A closed loop: this many users, each sending its next request when the last one finishes"
+   },
+   {
+    "name": "prompt",
+    "switch": false,
+    "help": "Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B"
+   },
+   {
+    "name": "output",
+    "switch": false,
+    "help": "Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B"
+   },
+   {
+    "name": "prefix-hit",
+    "switch": false,
+    "help": "Share of each prompt already in the prefix cache (50% or 0.5)"
+   },
+   {
+    "name": "requests",
+    "switch": false,
+    "help": "Requests to simulate (default 10,000; a trace: its rows)"
+   },
+   {
+    "name": "seed",
+    "switch": false,
+    "help": "Seed of the random stream (default 0)"
+   },
+   {
+    "name": "max-batched-tokens",
+    "switch": false,
+    "help": "Token budget of one iteration (default 2,048 + max-seqs: a 2,048-token prompt whole beside a full batch of decodes)"
+   },
+   {
+    "name": "max-seqs",
+    "switch": false,
+    "help": "Sequences one iteration holds (default 256, vLLM's max_num_seqs)"
+   },
+   {
+    "name": "block-size",
+    "switch": false,
+    "help": "Tokens per KV block (default 16, vLLM's block_size)"
+   },
+   {
+    "name": "slo-ttft",
+    "switch": false,
+    "help": "Time-to-first-token target: 2s (p99) or p50=500ms"
+   },
+   {
+    "name": "slo-tpot",
+    "switch": false,
+    "help": "Time-per-output-token target: 50ms (p99) or p90=40ms"
+   },
+   {
+    "name": "tp",
+    "switch": false,
+    "help": "Tensor parallelism of a replica (default 1)"
+   },
+   {
+    "name": "pp",
+    "switch": false,
+    "help": "Pipeline stages of a replica (default 1)"
+   },
+   {
+    "name": "ep",
+    "switch": false,
+    "help": "Expert parallelism (default 1)"
+   },
+   {
+    "name": "dp",
+    "switch": false,
+    "help": "Data-parallel replicas, requests routed among them at random (default 1)"
+   },
+   {
+    "name": "dtype",
+    "switch": false,
+    "help": "Weight precision (default: the hardware's default-dtype)"
+   },
+   {
+    "name": "kv-dtype",
+    "switch": false,
+    "help": "KV precision (default bf16)"
+   },
+   {
+    "name": "activations",
+    "switch": false,
+    "help": "Activation precision (default: the hardware's default-dtype)"
+   },
+   {
+    "name": "launch",
+    "switch": false,
+    "help": "Launch overhead per kernel: none (default), eager or graph (the default with --achievable)"
+   },
+   {
+    "name": "reserve",
+    "switch": false,
+    "help": "Memory held back for activations and the runtime (default 10%)"
+   },
+   {
+    "name": "per-request",
+    "switch": true,
+    "help": "One row per request (arrival, queue, TTFT, TPOT, E2E)"
+   },
+   {
+    "name": "force",
+    "switch": true,
+    "help": "Allow requests beyond the model's maximum context"
+   },
+   {
+    "name": "prefill-dp",
+    "switch": false,
+    "help": "Disaggregated: replicas of a separate prefill pool; --tp/--pp/--ep/--dp and --hw are then the decode pool's"
+   },
+   {
+    "name": "prefill-tp",
+    "switch": false,
+    "help": "Tensor parallelism of a prefill replica (default 1)"
+   },
+   {
+    "name": "prefill-pp",
+    "switch": false,
+    "help": "Pipeline stages of a prefill replica (default 1)"
+   },
+   {
+    "name": "prefill-ep",
+    "switch": false,
+    "help": "Expert parallelism of a prefill replica (default 1)"
+   },
+   {
+    "name": "prefill-hw",
+    "switch": false,
+    "help": "The prefill pool's part (default: --hw)"
+   },
+   {
+    "name": "prefill-max-batched-tokens",
+    "switch": false,
+    "help": "Token budget of a prefill iteration (default 2,048)"
+   },
+   {
+    "name": "price",
+    "switch": false,
+    "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
+   },
+   {
+    "name": "energy-price",
+    "switch": false,
+    "help": "Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds the energy bill to the cost and reports its share"
+   },
+   {
+    "name": "pue",
+    "switch": false,
+    "help": "Power usage effectiveness, at least 1 (default 1): scales the energy bill only (facility energy over device energy)"
+   }
+  ],
+  "example": {
+   "model": "llama-3-8b",
+   "hw": "h200-sxm",
+   "rate": "12/s",
+   "prompt": "2048",
+   "output": "256"
+  }
+ },
+ "fleet": {
+  "summary": "The fewest devices that serve a request rate within TTFT and TPOT targets: layouts, batch caps and parts searched by simulation; --pareto traces tokens/s per device against tokens/s per user",
+  "fields": [
+   {
+    "name": "model",
+    "switch": false,
+    "help": "Model id or path"
+   },
+   {
+    "name": "hw",
+    "switch": false,
+    "help": "Hardware ids or paths, comma-separated: one joint search"
+   },
+   {
+    "name": "rate",
+    "switch": false,
+    "help": "Poisson arrivals: requests per second (40/s)"
+   },
+   {
+    "name": "prompt",
+    "switch": false,
+    "help": "Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B"
+   },
+   {
+    "name": "output",
+    "switch": false,
+    "help": "Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B"
+   },
+   {
+    "name": "prefix-hit",
+    "switch": false,
+    "help": "Share of each prompt already in the prefix cache"
+   },
+   {
+    "name": "slo-ttft",
+    "switch": false,
+    "help": "Time-to-first-token target: 2s (p99) or p50=500ms"
+   },
+   {
+    "name": "slo-tpot",
+    "switch": false,
+    "help": "Time-per-output-token target: 50ms (p99) or p90=40ms"
+   },
+   {
+    "name": "requests",
+    "switch": false,
+    "help": "Requests each simulated verdict runs (default 1,000)"
+   },
+   {
+    "name": "seed",
+    "switch": false,
+    "help": "Seed of the random stream (default 0)"
+   },
+   {
+    "name": "max-devices",
+    "switch": false,
+    "help": "The most devices a deployment may take (default 1,024)"
+   },
+   {
+    "name": "caps",
+    "switch": false,
+    "help": "Batch caps searched (default 16,32,64,128,256)"
+   },
+   {
+    "name": "budgets",
+    "switch": false,
+    "help": "Token budgets searched (default 2,048 + the cap)"
+   },
+   {
+    "name": "objective",
+    "switch": false,
+    "help": "What to minimise: devices (the default), energy (per output token) or cost (per million output tokens; needs --price and/or --energy-price)"
+   },
+   {
+    "name": "pareto",
+    "switch": true,
+    "help": "Print the frontier of tokens/s per device against tokens/s per user (draw it with --chart)"
+   },
+   {
+    "name": "block-size",
+    "switch": false,
+    "help": "Tokens per KV block (default 16)"
+   },
+   {
+    "name": "dtype",
+    "switch": false,
+    "help": "Weight precision (default: the hardware's default-dtype)"
+   },
+   {
+    "name": "kv-dtype",
+    "switch": false,
+    "help": "KV precision (default bf16)"
+   },
+   {
+    "name": "activations",
+    "switch": false,
+    "help": "Activation precision"
+   },
+   {
+    "name": "launch",
+    "switch": false,
+    "help": "Launch overhead per kernel: none (default), eager or graph"
+   },
+   {
+    "name": "reserve",
+    "switch": false,
+    "help": "Memory held back (default 10%)"
+   },
+   {
+    "name": "force",
+    "switch": true,
+    "help": "Allow requests beyond the model's maximum context"
+   },
+   {
+    "name": "price",
+    "switch": false,
+    "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"
+   },
+   {
+    "name": "energy-price",
+    "switch": false,
+    "help": "Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds the energy bill to the cost and reports its share"
+   },
+   {
+    "name": "pue",
+    "switch": false,
+    "help": "Power usage effectiveness, at least 1 (default 1): scales the energy bill only (facility energy over device energy)"
+   }
+  ],
+  "example": {
+   "model": "llama-3.1-70b",
+   "hw": "h200-sxm,b200",
+   "rate": "40/s",
+   "prompt": "2048",
+   "output": "300",
+   "slo-ttft": "2s",
+   "slo-tpot": "50ms"
   }
  }
 };
