@@ -713,6 +713,20 @@ pub struct AttentionEfficiency {
     /// queries' compute. One new token (decode) runs a split-KV decode
     /// kernel and is not padded.
     pub query_tile: Option<NonZeroU64>,
+    /// The share of the dense rate approached at long spans by the kernel
+    /// that attends several new tokens per sequence over a cached prefix
+    /// (a chunk, a prefix-cache hit, a speculative verify pass); the
+    /// prefill figures apply where the file has none.
+    pub cached_peak_fraction: Option<f64>,
+    /// That kernel's half length: efficiency(S) = cached-peak-fraction x
+    /// S / (S + cached-half-length) for S keys each query sees.
+    pub cached_half_length: Option<NonZeroU64>,
+    /// Queries per tile of that kernel (q new tokens of a sequence and head
+    /// are padded up to it).
+    pub cached_query_tile: Option<NonZeroU64>,
+    /// Queries per tile of that kernel's split-KV variant, which it runs
+    /// when batch x heads x query blocks would leave the SMs idle.
+    pub cached_split_query_tile: Option<NonZeroU64>,
 }
 
 /// The first dotted kebab-case path (numbers index arrays of tables) that
@@ -994,6 +1008,10 @@ impl Hardware {
             }
             if let Some(at) = &a.attention {
                 share("achievable.attention.peak-fraction", at.peak_fraction)?;
+                share(
+                    "achievable.attention.cached-peak-fraction",
+                    at.cached_peak_fraction,
+                )?;
             }
             if let Some(g) = &a.gemm
                 && let Err(e) = g.parsed()
