@@ -169,6 +169,12 @@ def main():
               "--dtype", r["dtype"], "--launch", "graph", "--tiles", "none")
         rows.append((f"{r['dtype']} {r['M']}x{r['N']}x{r['K']}", r["s"], p["time_s"], "no"))
     table("GEMMs on 2026-11-30 (h200-gemm.json)", rows)
+    rows = []
+    for r in probe["gemm_small"]:
+        p = q("matmul", *hw, "--m", str(r["m"]), "--n", str(r["n"]), "--k", str(r["k"]),
+              "--dtype", r["dtype"], "--launch", "graph", "--tiles", "none")
+        rows.append((f"{r['dtype']} {r['m']}x{r['n']}x{r['k']}", r["seconds"], p["time_s"], "no"))
+    table("Small GEMMs, 2026-12-01 (h200-fidelity-probe.json)", rows)
     # The ground measurements sit beside the repository (../shared/ground).
     ground = os.environ.get("GROUND", os.path.join(ROOT, "..", "shared", "ground"))
     nccl = json.load(open(os.path.join(ground, "h200-measured.json")))
