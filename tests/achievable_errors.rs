@@ -106,16 +106,13 @@ fn compute() -> Vec<Computed> {
     let csv = std::fs::read_to_string(GEMMS).unwrap();
     let rows = measurements::parse(&csv, GEMMS).unwrap().rows;
     let mut mm = Vec::new();
-    for r in rows
-        .iter()
-        .filter(|r| {
-            let warm = csv
-                .lines()
-                .nth(r.line.saturating_sub(1))
-                .is_some_and(|l| l.contains("warm weights"));
-            r.op == Operation::Gemm && r.launch == LaunchMode::Graph && !warm
-        })
-    {
+    for r in rows.iter().filter(|r| {
+        let warm = csv
+            .lines()
+            .nth(r.line.saturating_sub(1))
+            .is_some_and(|l| l.contains("warm weights"));
+        r.op == Operation::Gemm && r.launch == LaunchMode::Graph && !warm
+    }) {
         let inputs: MatmulInputs = serde_json::from_value(serde_json::json!({
             "m": r.m, "n": r.n, "k": r.k, "dtype": r.dtype, "launch": "graph",
         }))

@@ -141,12 +141,7 @@ fn steps_of(d: &Value) -> Vec<(&'static str, f64, f64, f64)> {
             sol,
         ));
         if let Some(g) = r["graph_s"].as_f64() {
-            out.push((
-                "chunk-graph",
-                g,
-                chunk_graph_time(r, cached),
-                sol,
-            ));
+            out.push(("chunk-graph", g, chunk_graph_time(r, cached), sol));
         }
     }
     out
@@ -160,7 +155,9 @@ fn chunk_graph_time(r: &Value, cached: u64) -> f64 {
     ))
     .unwrap();
     let m = model(r["model"].as_str().unwrap());
-    prefill::cost(&m, &h200(), &i, Mode::Achievable).unwrap().time_s
+    prefill::cost(&m, &h200(), &i, Mode::Achievable)
+        .unwrap()
+        .time_s
 }
 
 fn steps() -> Vec<(&'static str, f64, f64, f64)> {
@@ -283,9 +280,10 @@ fn eager_fp8_over_bf16_in_one_process() {
     // casts and residual adds, each a kernel with its host path, are what
     // the model prices: the ratio of the two steps within 10% each round.
     let d = file("validation/h200-eager-probe.json");
-    let row = |dtype: &str| json!({"model": "llama-3-8b", "dtype": dtype, "batch": 1, "context": 1024});
-    let ratio =
-        decode_time(&row("fp8"), "eager", Mode::Achievable) / decode_time(&row("bf16"), "eager", Mode::Achievable);
+    let row =
+        |dtype: &str| json!({"model": "llama-3-8b", "dtype": dtype, "batch": 1, "context": 1024});
+    let ratio = decode_time(&row("fp8"), "eager", Mode::Achievable)
+        / decode_time(&row("bf16"), "eager", Mode::Achievable);
     let steps = d["steps"].as_array().unwrap();
     let mut e = Vec::new();
     for round in 0..4 {

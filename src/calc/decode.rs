@@ -369,7 +369,10 @@ pub fn pricer(
         .map_or(1, |t| t.get());
     let cached_attention = a.and_then(|a| a.attention.as_ref()).and_then(|at| {
         Some(CachedAttention {
-            curve: (at.cached_peak_fraction?, at.cached_half_length?.get() as f64),
+            curve: (
+                at.cached_peak_fraction?,
+                at.cached_half_length?.get() as f64,
+            ),
             query_tile: at.cached_query_tile.map_or(query_tile, |t| t.get()),
             split_query_tile: at.cached_split_query_tile.map(|t| t.get()),
         })

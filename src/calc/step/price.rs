@@ -144,9 +144,7 @@ impl Pricer {
     ) -> (Option<(f64, f64)>, u64, f64) {
         match self.cached_attention {
             Some(c) if cached > 0 => match c.split_query_tile {
-                Some(t)
-                    if blocks(t) < SPLIT_BELOW_CTAS_PER_SM * self.gemm.sms.max(1) as f64 =>
-                {
+                Some(t) if blocks(t) < SPLIT_BELOW_CTAS_PER_SM * self.gemm.sms.max(1) as f64 => {
                     (Some(c.curve), t, 1.0)
                 }
                 _ => (Some(c.curve), c.query_tile, 0.0),
@@ -268,7 +266,8 @@ impl Pricer {
                 // the cache.
                 let (eff, pad) = if shape.new > 1 {
                     let q = shape.new;
-                    let grid = |t: u64| shape.batch as f64 * step.heads * q.div_ceil(t.max(1)) as f64;
+                    let grid =
+                        |t: u64| shape.batch as f64 * step.heads * q.div_ceil(t.max(1)) as f64;
                     let (figures, tile, combine) = self.attention_kernel(cached, grid);
                     extra_kernels += combine;
                     let tile = tile.max(1);
