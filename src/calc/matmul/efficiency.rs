@@ -110,6 +110,12 @@ impl GemmModel {
             let feed = self
                 .full_rate_reuse
                 .map_or(1.0, |full| (reuse(tm, tn) / full).min(1.0));
+            // Waves cannot raise a tile above padding x feed: a tile that
+            // cannot beat the best so far is not tried (a sweep prices
+            // every GEMM of every point through here).
+            if padding * feed <= best.efficiency + 1e-12 {
+                continue;
+            }
             // The library splits K only when the tiles alone leave SMs idle.
             let most = if tiles < sms { self.split_k.max(1) } else { 1 };
             for s in 1..=most {
