@@ -32,7 +32,7 @@ fn serving(c: &mut Criterion) {
     let base = fields(json!({"batch": 1, "context": 2048}));
     let axes = [Axis {
         name: "batch".into(),
-        values: (1..=512).map(Value::from).collect(),
+        values: (1..=512).map(Value::from).collect::<Vec<_>>().into(),
     }];
     c.bench_function("decode sweep batch=1..512:1", |b| {
         b.iter(|| {

@@ -16,7 +16,10 @@ use std::hint::black_box;
 fn axis(name: &str, n: usize) -> Axis {
     Axis {
         name: name.into(),
-        values: (1..=n).map(|i| Value::from(i.to_string())).collect(),
+        values: (1..=n)
+            .map(|i| Value::from(i.to_string()))
+            .collect::<Vec<_>>()
+            .into(),
     }
 }
 

@@ -73,6 +73,21 @@ pub enum Unit {
     /// Bits.
     #[serde(rename = "bits")]
     Bits,
+    /// Watts of board power.
+    #[serde(rename = "W")]
+    Watts,
+    /// Joules, formatted J, mJ, uJ, nJ, pJ.
+    #[serde(rename = "J")]
+    Joules,
+    /// Joules per floating-point operation, formatted in pJ/FLOP.
+    #[serde(rename = "J/FLOP")]
+    JoulesPerFlop,
+    /// Joules per byte, formatted in pJ/B.
+    #[serde(rename = "J/B")]
+    JoulesPerByte,
+    /// Tokens per kilowatt-hour.
+    #[serde(rename = "tokens/kWh")]
+    TokensPerKwh,
     /// Text, a boolean or a structured value.
     #[serde(rename = "")]
     None,
@@ -117,6 +132,11 @@ impl Unit {
             Unit::Fraction => format!("{}%", units::percent(v)),
             Unit::Ratio => format!("{}x", plain(v)),
             Unit::Bits => format!("{} bits", units::sig(v, 4)),
+            Unit::Watts => units::si(v, "W"),
+            Unit::Joules => units::joules(v),
+            Unit::JoulesPerFlop => format!("{} pJ/FLOP", units::sig(v * 1e12, 4)),
+            Unit::JoulesPerByte => format!("{} pJ/B", units::sig(v * 1e12, 4)),
+            Unit::TokensPerKwh => format!("{} tokens/kWh", units::si(v, "").trim_end()),
             Unit::None => units::sig(v, 4),
         }
     }
@@ -328,6 +348,10 @@ pub struct Report {
     /// Sweep points, comparison items or a table inside the answer.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rows: Vec<Row>,
+    /// A streamed sweep's rows went out as they were made; these are the
+    /// points its chart draws, kept as numbers ([`crate::chart::ChartRows`]).
+    #[serde(skip)]
+    pub chart_rows: Option<crate::chart::ChartRows>,
     /// Verdicts and assumptions.
     pub notes: Vec<String>,
     /// A lean report records values only: no quantities, no notes. A sweep
@@ -864,7 +888,14 @@ impl<'a> Gather<'a> {
             Some(sink) => {
                 sink.row(&row)?;
                 if self.keep {
-                    self.out.rows.push(row);
+                    // A row kept beside a stream is for a chart, which
+                    // draws numbers: it is kept as its axis values and
+                    // one number per result.
+                    let axes = self.axes;
+                    self.out
+                        .chart_rows
+                        .get_or_insert_with(|| crate::chart::ChartRows::new(axes))
+                        .push(&row);
                 }
                 Ok(())
             }

@@ -18,8 +18,101 @@ pub const MAX_POINTS: usize = 1_000_000;
 pub struct Sweep {
     /// The flag name without dashes (`intensity`, `dtype`).
     pub name: String,
-    /// One value per point.
-    pub values: Vec<String>,
+    /// One value per point; a range is made point by point, not held.
+    pub values: Values,
+}
+
+/// An axis's values. A range (`1..1000000:1`) is kept as its ends and
+/// step and each point is made when it is reached, so a million-point
+/// sweep holds a few numbers rather than a million strings; a list holds
+/// what was given.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    /// The values as given (a comma list, a scenario's array, compared ids).
+    List(Vec<Value>),
+    /// `lo + step * i` for `i` in `0..n`, each followed by `unit`.
+    Linear {
+        /// The first value.
+        lo: f64,
+        /// The step between values.
+        step: f64,
+        /// How many values.
+        n: usize,
+        /// The unit written after every value (may be empty).
+        unit: String,
+    },
+    /// `lo * 2^i` for `i` in `0..n`, each followed by `unit`.
+    Doubling {
+        /// The first value.
+        lo: f64,
+        /// How many values.
+        n: usize,
+        /// The unit written after every value (may be empty).
+        unit: String,
+    },
+}
+
+impl Values {
+    /// How many values.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::List(v) => v.len(),
+            Values::Linear { n, .. } | Values::Doubling { n, .. } => *n,
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `i`th value, as it would be typed (`"64"`, `"16KiB"`); `None`
+    /// past the end.
+    pub fn get(&self, i: usize) -> Option<Value> {
+        if i >= self.len() {
+            return None;
+        }
+        let (v, unit) = match self {
+            Values::List(v) => return v.get(i).cloned(),
+            Values::Linear { lo, step, unit, .. } => (lo + step * i as f64, unit),
+            // In two halves, so a tiny start's 2^1100 is not infinite.
+            Values::Doubling { lo, unit, .. } => {
+                let a = i32::try_from(i.div_euclid(2)).ok()?;
+                let b = i32::try_from(i.div_ceil(2)).ok()?;
+                (lo * 2f64.powi(a) * 2f64.powi(b), unit)
+            }
+        };
+        let mut t = show(v);
+        t.push_str(unit);
+        Some(Value::String(t))
+    }
+
+    /// Every value, in order, each made as it is reached.
+    pub fn iter(&self) -> impl Iterator<Item = Value> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    /// Every value as text (a string as it is, anything else as JSON).
+    pub fn texts(&self) -> impl Iterator<Item = String> + '_ {
+        self.iter().map(|v| match v {
+            Value::String(s) => s,
+            v => v.to_string(),
+        })
+    }
+}
+
+impl From<Vec<Value>> for Values {
+    fn from(v: Vec<Value>) -> Self {
+        Values::List(v)
+    }
+}
+
+impl<'a> IntoIterator for &'a Values {
+    type Item = Value;
+    type IntoIter = Box<dyn Iterator<Item = Value> + 'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
 }
 
 fn num(s: &str, spec: &str) -> Result<f64> {
@@ -125,7 +218,7 @@ pub fn parse(text: &str) -> Result<Sweep> {
                 format!("`{spec}`: the range runs backwards"),
             ));
         }
-        let mut out = Vec::new();
+        let unit = unit.to_string();
         match step {
             Some(step) => {
                 let step = num(step, spec)?;
@@ -147,9 +240,11 @@ pub fn parse(text: &str) -> Result<Sweep> {
                         ),
                     ));
                 }
-                let n = n as usize;
-                for i in 0..n {
-                    out.push(show(lo + step * i as f64));
+                Values::Linear {
+                    lo,
+                    step,
+                    n: n as usize,
+                    unit,
                 }
             }
             None => {
@@ -161,36 +256,25 @@ pub fn parse(text: &str) -> Result<Sweep> {
                         ),
                     ));
                 }
+                // At most 1024 doublings stay finite, far under the cap.
+                let mut n = 0usize;
                 let mut v = lo;
-                while v <= hi * (1.0 + 1e-12) {
-                    out.push(show(v));
+                while v.is_finite() && v <= hi * (1.0 + 1e-12) {
+                    n = n.saturating_add(1);
                     v *= 2.0;
-                    if out.len() >= MAX_POINTS {
-                        return Err(Error::input(
-                            "--sweep",
-                            format!(
-                                "`{spec}`: more than {} points",
-                                crate::units::number(MAX_POINTS as f64)
-                            ),
-                        ));
-                    }
                 }
+                Values::Doubling { lo, n, unit }
             }
         }
-        if unit.is_empty() {
-            out
-        } else {
-            out.into_iter().map(|v| format!("{v}{unit}")).collect()
-        }
     } else {
-        let v: Vec<String> = spec.split(',').map(|s| s.trim().to_string()).collect();
-        if v.iter().any(String::is_empty) {
+        let v: Vec<Value> = spec.split(',').map(|s| Value::from(s.trim())).collect();
+        if v.iter().any(|s| s.as_str() == Some("")) {
             return Err(Error::input(
                 "--sweep",
                 format!("`{spec}`: empty value in the list"),
             ));
         }
-        v
+        Values::List(v)
     };
     Ok(Sweep { name, values })
 }
@@ -210,14 +294,24 @@ pub struct Axis {
     /// comparison, or a dotted `--set` path (`memory.hbm-bandwidth`).
     pub name: String,
     /// One value per point, as typed.
-    pub values: Vec<Value>,
+    pub values: Values,
+}
+
+impl Axis {
+    /// An axis of the values given.
+    pub fn list(name: impl Into<String>, values: Vec<Value>) -> Self {
+        Axis {
+            name: name.into(),
+            values: Values::List(values),
+        }
+    }
 }
 
 impl From<Sweep> for Axis {
     fn from(s: Sweep) -> Self {
         Axis {
             name: s.name,
-            values: s.values.into_iter().map(Value::from).collect(),
+            values: s.values,
         }
     }
 }
@@ -328,7 +422,7 @@ pub fn evaluate_into(
     let mut gather =
         crate::report::Gather::with_sink(&keys, n, sink.map(|s| -> &mut dyn RowSink { s }));
     let mut idx = vec![0usize; axes.len()];
-    let mut point: Vec<(&str, &Value)> = Vec::with_capacity(axes.len());
+    let mut values: Vec<Value> = Vec::with_capacity(axes.len());
     let unit_axes: Vec<usize> = (0..axes.len())
         .filter(|&d| CHANGES_UNITS.contains(&axes[d].name.as_str()))
         .collect();
@@ -350,7 +444,8 @@ pub fn evaluate_into(
         })
     };
     for i in 0..n {
-        fill_point(axes, &idx, &mut point);
+        fill_point(axes, &idx, &mut values);
+        let point = named(axes, &values);
         gather.keep(kept(&idx));
         // A point whose unit class (its precision or accelerator) is new
         // is built in full, so its results' units are known; the rest of
@@ -367,9 +462,10 @@ pub fn evaluate_into(
                     let row = gather.make_row(r, &point, unit_class);
                     gather.start()?;
                     let mut again = vec![0usize; axes.len()];
-                    let mut p: Vec<(&str, &Value)> = Vec::with_capacity(axes.len());
+                    let mut again_values: Vec<Value> = Vec::with_capacity(axes.len());
                     for _ in 0..failed_before {
-                        fill_point(axes, &again, &mut p);
+                        fill_point(axes, &again, &mut again_values);
+                        let p = named(axes, &again_values);
                         gather.keep(kept(&again));
                         let e = match eval(&p, true) {
                             Err(e) => e,
@@ -423,14 +519,20 @@ pub fn evaluate_into(
     Ok(gather.finish())
 }
 
-/// The point at grid index `idx`.
-fn fill_point<'a>(axes: &'a [Axis], idx: &[usize], point: &mut Vec<(&'a str, &'a Value)>) {
-    point.clear();
-    point.extend(
+/// The values of the point at grid index `idx`, made afresh (a range's
+/// values are not held).
+fn fill_point(axes: &[Axis], idx: &[usize], values: &mut Vec<Value>) {
+    values.clear();
+    values.extend(
         axes.iter()
             .zip(idx)
-            .map(|(a, &j)| (a.name.as_str(), &a.values[j])),
+            .map(|(a, &j)| a.values.get(j).unwrap_or(Value::Null)),
     );
+}
+
+/// The point as (name, value) pairs.
+fn named<'a>(axes: &'a [Axis], values: &'a [Value]) -> Vec<(&'a str, &'a Value)> {
+    axes.iter().map(|a| a.name.as_str()).zip(values).collect()
 }
 
 /// The next grid index, the last axis fastest.
@@ -465,24 +567,40 @@ fn at(point: &[(&str, &Value)], e: Error) -> Error {
 mod tests {
     use super::*;
 
+    fn texts(spec: &str) -> Vec<String> {
+        parse(spec).unwrap().values.texts().collect()
+    }
+
     #[test]
     fn lists() {
         let s = parse("dtype=bf16,fp8,int4").unwrap();
         assert_eq!(s.name, "dtype");
-        assert_eq!(s.values, ["bf16", "fp8", "int4"]);
+        assert_eq!(
+            s.values.texts().collect::<Vec<_>>(),
+            ["bf16", "fp8", "int4"]
+        );
+    }
+
+    #[test]
+    fn a_range_is_made_point_by_point_not_held() {
+        let s = parse("batch=1..1000000:1").unwrap();
+        assert!(matches!(s.values, Values::Linear { n: 1_000_000, .. }));
+        assert_eq!(s.values.get(0), Some(Value::from("1")));
+        assert_eq!(s.values.get(999_999), Some(Value::from("1000000")));
+        assert_eq!(s.values.get(1_000_000), None);
+        // A doubling from a tiny start stays finite past 2^1023.
+        let s = parse("x=1e-300..1e300").unwrap();
+        let last = s.values.iter().last().unwrap();
+        let v: f64 = last.as_str().unwrap().parse().unwrap();
+        assert!(v.is_finite() && v <= 1e300 && v > 5e299, "{v}");
+        assert_eq!(s.values.len(), 1994);
     }
 
     #[test]
     fn powers_of_two() {
-        assert_eq!(
-            parse("intensity=1..16").unwrap().values,
-            ["1", "2", "4", "8", "16"]
-        );
-        assert_eq!(
-            parse("tile=32..256").unwrap().values,
-            ["32", "64", "128", "256"]
-        );
-        assert_eq!(parse("x=3..20").unwrap().values, ["3", "6", "12"]);
+        assert_eq!(texts("intensity=1..16"), ["1", "2", "4", "8", "16"]);
+        assert_eq!(texts("tile=32..256"), ["32", "64", "128", "256"]);
+        assert_eq!(texts("x=3..20"), ["3", "6", "12"]);
     }
 
     #[test]
@@ -495,36 +613,24 @@ mod tests {
 
     #[test]
     fn linear() {
-        assert_eq!(
-            parse("batch=0..100:25").unwrap().values,
-            ["0", "25", "50", "75", "100"]
-        );
-        assert_eq!(parse("x=0.5..1.5:0.5").unwrap().values, ["0.5", "1", "1.5"]);
+        assert_eq!(texts("batch=0..100:25"), ["0", "25", "50", "75", "100"]);
+        assert_eq!(texts("x=0.5..1.5:0.5"), ["0.5", "1", "1.5"]);
     }
 
     #[test]
     fn units_carry_over_to_every_point() {
         assert_eq!(
-            parse("latency=400..600:100cycles").unwrap().values,
+            texts("latency=400..600:100cycles"),
             ["400cycles", "500cycles", "600cycles"]
         );
-        assert_eq!(
-            parse("clock=1..4 GHz").unwrap().values,
-            ["1GHz", "2GHz", "4GHz"]
-        );
-        assert_eq!(
-            parse("clock=1.4GHz,1.8 GHz").unwrap().values,
-            ["1.4GHz", "1.8 GHz"]
-        );
+        assert_eq!(texts("clock=1..4 GHz"), ["1GHz", "2GHz", "4GHz"]);
+        assert_eq!(texts("clock=1.4GHz,1.8 GHz"), ["1.4GHz", "1.8 GHz"]);
         // The same unit on every value of a stepped range reads as one.
         assert_eq!(
-            parse("smem=0..96KiB:32KiB").unwrap().values,
+            texts("smem=0..96KiB:32KiB"),
             ["0KiB", "32KiB", "64KiB", "96KiB"]
         );
-        assert_eq!(
-            parse("bw=3TB/s..5TB/s:1TB/s").unwrap().values,
-            ["3TB/s", "4TB/s", "5TB/s"]
-        );
+        assert_eq!(texts("bw=3TB/s..5TB/s:1TB/s"), ["3TB/s", "4TB/s", "5TB/s"]);
         let e = parse("bw=3TB/s..5GB/s:1TB/s").unwrap_err().to_string();
         assert!(e.contains("different units (TB/s, GB/s)"), "{e}");
     }
@@ -559,7 +665,10 @@ mod grid_tests {
     fn axis(name: &str, n: usize) -> Axis {
         Axis {
             name: name.into(),
-            values: (0..n).map(|i| Value::from(i.to_string())).collect(),
+            values: (0..n)
+                .map(|i| Value::from(i.to_string()))
+                .collect::<Vec<_>>()
+                .into(),
         }
     }
 
@@ -582,7 +691,7 @@ mod grid_tests {
         // and lean points carry values only.
         let dtype = Axis {
             name: "dtype".into(),
-            values: vec![Value::from("bf16"), Value::from("int8")],
+            values: vec![Value::from("bf16"), Value::from("int8")].into(),
         };
         let mut full = 0;
         let r = evaluate(&[dtype, axis("x", 4)], |p, lean| {

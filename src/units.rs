@@ -446,6 +446,26 @@ pub fn iec_bytes(value: f64) -> String {
     format!("{} B", sig(value, 4))
 }
 
+/// Formats an energy in the unit that keeps the mantissa readable: kJ,
+/// J, mJ, uJ, nJ, pJ.
+pub fn joules(value: f64) -> String {
+    let a = value.abs();
+    let (scale, u) = if a >= 1e3 {
+        return si(value, "J");
+    } else if a == 0.0 || a >= 1.0 {
+        (1.0, "J")
+    } else if a >= 1e-3 {
+        (1e-3, "mJ")
+    } else if a >= 1e-6 {
+        (1e-6, "uJ")
+    } else if a >= 1e-9 {
+        (1e-9, "nJ")
+    } else {
+        (1e-12, "pJ")
+    };
+    format!("{} {u}", sig(value / scale, 4))
+}
+
 /// Formats a time in the unit that keeps the mantissa readable.
 pub fn seconds(value: f64) -> String {
     let a = value.abs();

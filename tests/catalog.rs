@@ -307,6 +307,16 @@ fn peaks_per_precision() {
     check_si("hw-trn3-mxfp8", dense("trainium3", "fp8"));
     check_si("hw-trn3-bf16", dense("trainium3", "bf16"));
     check_si("hw-trn3-fp32", dense("trainium3", "fp32"));
+    // The book derives the same per-core figures from the PE array
+    // (128 x 128 x 2 x 2.4 GHz, 512 x 128 for MXFP8, a quarter for FP32):
+    // the catalog's per-core peaks must agree at the derivation's rounding.
+    check_si("book-6.2-trn3-bf16-derive", dense("trainium3", "bf16"));
+    check_si("book-6.2-trn3-mxfp8-derive", dense("trainium3", "fp8"));
+    check_si("book-6.2-trn3-fp32-derive", dense("trainium3", "fp32"));
+    // 002 §7.12 and §7.13 derive the TPU v1 and H100 peaks that `hw show`
+    // prints (65,536 MACs x 2 x 0.7 GHz; 132 SMs x 7.5 TFLOP/s).
+    check_show("lec-7.12-tpu-peak", "tpu-v1", "peak_flops_per_s");
+    check_show("lec-7.13-per-sm-times-sms", "h100-sxm", "peak_flops_per_s");
 }
 
 #[test]

@@ -222,7 +222,7 @@ fn point_sweep() -> Report {
     let axes = [
         Axis {
             name: "hw".into(),
-            values: vec!["h100-sxm".into(), "b200".into()],
+            values: vec!["h100-sxm".into(), "b200".into()].into(),
         },
         sweep::parse("intensity=1..256").unwrap().into(),
     ];
@@ -411,4 +411,37 @@ fn the_default_result_changes_along_the_sweep() {
     assert_eq!(d.panels[0].key, "along");
     assert_eq!(d.panels[0].series.len(), 2);
     assert!(d.x_log, "1, 2, 4 is a powers-of-two sweep");
+}
+
+/// A streamed sweep (CSV or JSON) keeps only numbers for its chart; the
+/// chart it draws is the one a collected sweep (a table) draws from whole
+/// rows, byte for byte, when every point is kept.
+#[test]
+fn a_streamed_sweep_draws_the_chart_a_collected_one_does() {
+    let dir = std::env::temp_dir().join(format!("roofline-chart-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for args in [
+        "decode --model llama-3-8b --hw h100-sxm,h200-sxm --context 8192 --sweep batch=1..64:1",
+        "point --hw h100-sxm --sweep dtype=bf16,int8 --sweep intensity=1..1024",
+    ] {
+        let svg = |format: &str, name: &str| {
+            let path = dir.join(name);
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"))
+                .args(args.split(' '))
+                .args(["--format", format, "--chart"])
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{args}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            std::fs::read(&path).unwrap()
+        };
+        let streamed = svg("csv", "streamed.svg");
+        assert!(streamed.starts_with(b"<svg"), "{args}");
+        assert!(streamed == svg("table", "collected.svg"), "{args}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -571,34 +571,14 @@ const SKIPPED: &[(&str, &str)] = &[
         "preliminary whitepaper peaks; the catalog carries the datasheet's",
     ),
     (
-        "lec-7.13-per-sm-times-sms",
-        "132 x 7.5 TFLOP/s: the datasheet peak is a catalog figure",
-    ),
-    (
-        "lec-7.12-tpu-peak",
-        "a peak derived for the hardware catalog (tpu-v1)",
-    ),
-    (
         "book-6.1-mxf4-vs-hopper-fp8",
         "a quoted ratio of peaks from the catalog",
-    ),
-    (
-        "book-6.2-trn3-bf16-derive",
-        "a peak derived for the hardware catalog (trainium3)",
-    ),
-    (
-        "book-6.2-trn3-mxfp8-derive",
-        "a peak derived for the hardware catalog (trainium3)",
     ),
     (
         "book-6.2-trn3-contraction-ratio",
         "a ratio of array widths, not a matmul figure",
     ),
     ("book-6.2-trn3-mx-vs-bf16", "a ratio of catalog peaks"),
-    (
-        "book-6.2-trn3-fp32-derive",
-        "a peak derived for the hardware catalog (trainium3)",
-    ),
     (
         "ch-rmsnorm-prefill-grid",
         "vLLM's launcher: one block per token",

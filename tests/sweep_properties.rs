@@ -40,7 +40,7 @@ proptest! {
     fn the_grid_cap_applies_to_the_product(sizes in prop::collection::vec(1usize..2000, 1..4)) {
         let axes: Vec<Axis> = sizes
             .iter()
-            .map(|&n| Axis { name: "a".into(), values: vec![Value::Null; n] })
+            .map(|&n| Axis { name: "a".into(), values: vec![Value::Null; n].into() })
             .collect();
         let product: u128 = sizes.iter().map(|&n| n as u128).product();
         match sweep::grid_size(&axes) {

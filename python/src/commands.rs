@@ -36,7 +36,7 @@ fn fields<'py>(
         }
         match c.value {
             Value::Array(values) if key != "hw" && key != "model" => {
-                axes.push(Axis { name: key, values })
+                axes.push(Axis::list(key, values))
             }
             v => {
                 f.insert(key, v);
@@ -743,7 +743,7 @@ commands! {
     ///
     /// Args:
     ///     model: Model id or path.
-    ///     parts: Hardware ids or paths searched together, as a list or comma-separated: one joint search, not a comparison.
+    ///     hw: Hardware ids or paths searched together, as a list or comma-separated: one joint search, not a comparison (a scenario's `hw`, the CLI's --hw).
     ///     rate: Poisson arrivals: requests per second (40/s).
     ///     prompt: Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
     ///     output: Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
@@ -769,5 +769,5 @@ commands! {
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn fleet = "fleet" () [model, parts, rate, prompt, output, prefix_hit, slo_ttft, slo_tpot, requests, seed, max_devices, caps, budgets, objective, pareto, block_size, dtype, kv_dtype, activations, launch, reserve, force];
+    fn fleet = "fleet" () [model, hw, rate, prompt, output, prefix_hit, slo_ttft, slo_tpot, requests, seed, max_devices, caps, budgets, objective, pareto, block_size, dtype, kv_dtype, activations, launch, reserve, force];
 }

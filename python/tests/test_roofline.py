@@ -63,6 +63,17 @@ CASES = [
     ("simulate", dict(model="llama-3-8b", hw="h200-sxm", rate="12/s", prompt=2048, output=256, requests=200),
      ["simulate", "--model", "llama-3-8b", "--hw", "h200-sxm", "--rate", "12/s", "--prompt", "2048",
       "--output", "256", "--requests", "200"]),
+    # fleet's parts are one joint search: a Python list is the CLI's
+    # comma-separated --hw, not one search per part.
+    ("fleet", dict(model="llama-3-8b", hw=["h100-sxm", "h200-sxm"], rate="20/s", prompt=512, output=64,
+                   slo_ttft="2s", slo_tpot="50ms", requests=100, max_devices=8),
+     ["fleet", "--model", "llama-3-8b", "--hw", "h100-sxm,h200-sxm", "--rate", "20/s", "--prompt", "512",
+      "--output", "64", "--slo-ttft", "2s", "--slo-tpot", "50ms", "--requests", "100", "--max-devices", "8"]),
+    ("fleet", dict(model="llama-3-8b", hw="h200-sxm", rate="100/s", prompt="lognormal:1024,0.5", output=200,
+                   slo_ttft="p50=300ms", slo_tpot="30ms", requests=200, max_devices=16),
+     ["fleet", "--model", "llama-3-8b", "--hw", "h200-sxm", "--rate", "100/s", "--prompt", "lognormal:1024,0.5",
+      "--output", "200", "--slo-ttft", "p50=300ms", "--slo-tpot", "30ms", "--requests", "200",
+      "--max-devices", "16"]),
     ("plan", dict(model="llama-3.1-70b", hw="h200-sxm", devices=8, tp=8, batch=32),
      ["plan", "--model", "llama-3.1-70b", "--hw", "h200-sxm", "--devices", "8", "--tp", "8", "--batch", "32"]),
     ("plan", dict(model="llama-3.1-70b", hw="h200-sxm", search=True, devices=16, objective="throughput",
@@ -111,7 +122,7 @@ class TestSameAsCli:
         commands = {
             "hw_show", "hw_list", "model_show", "model_list", "point", "occupancy", "coalesce",
             "littles_law", "matmul", "fusion_softmax", "fusion_chain", "fusion_epilogue", "launch",
-            "kv", "decode", "prefill", "speculative", "collective", "plan", "simulate",
+            "kv", "decode", "prefill", "speculative", "collective", "plan", "simulate", "fleet",
         }
         assert commands <= covered
 

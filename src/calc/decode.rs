@@ -9,6 +9,7 @@
 
 use super::kv::{self, KvPrecision};
 use super::matmul::efficiency::GemmModel;
+use super::power;
 use super::roof::{self, Roof, RoofTime};
 use super::simulate::slo::Target;
 use super::speculative;
@@ -626,6 +627,9 @@ pub struct DecodeCost {
     /// Whether the batch is the time-per-token search's answer (no batch
     /// was given).
     pub batch_searched: bool,
+    /// Board power and energy per output token (formulas.md, "Power and
+    /// energy").
+    pub energy: super::power::Energy,
 }
 
 /// Weights and KV against device memory.
@@ -832,6 +836,41 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         f
     });
     let (t, step_time_s, tokens_per_step, speculation) = at(batch)?;
+    // A speculative pass is the verify forward plus g draft steps, each
+    // taken to draw what a plain step of the target draws for c of its
+    // time (the draft model's own figures are not known).
+    let drafts = match &speculation {
+        Some(sp) => Some((
+            timed(
+                m,
+                &s,
+                Shape {
+                    batch,
+                    new: 1,
+                    past: context,
+                    lm_head_tokens: 1,
+                },
+            )?,
+            sp.draft_tokens as f64 * sp.draft_cost,
+        )),
+        None => None,
+    };
+    let energy = power::Energy::new(
+        power::PowerModel::of(hw, s.compute).map(|pm| {
+            let pass = power::of_timed(&pm, &t);
+            match &drafts {
+                Some((plain, k)) => {
+                    power::Draw::sum([pass, power::of_timed(&pm, plain).scaled(*k)])
+                }
+                None => pass,
+            }
+        }),
+        step_time_s,
+        mode,
+        1.0,
+        batch as f64 * tokens_per_step,
+        power::Per::Output,
+    );
 
     let goodput = match (inputs.output, inputs.prompt) {
         (None, None) => None,
@@ -899,6 +938,7 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         memory,
         beyond_max,
         batch_searched,
+        energy,
     })
 }
 
@@ -961,6 +1001,11 @@ impl DecodeCost {
             "slo_tokens_per_s",
             "ttft_s",
             "goodput_requests_per_s",
+            "power_w",
+            "energy_per_token_j",
+            "cost_per_million_output_tokens",
+            "cost_per_million_input_tokens",
+            "energy_cost_share",
         ];
         if s.launch == LaunchMode::None {
             headline.retain(|k| *k != "launch_time_s");
@@ -1218,6 +1263,7 @@ impl DecodeCost {
                 },
             );
         }
+        self.energy.record(&mut r);
         // Notes.
         let d = self.model_weight_bytes - weight_bytes;
         r.note_with(|| {

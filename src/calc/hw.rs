@@ -464,6 +464,64 @@ impl HwCost<'_> {
             });
         }
 
+        // Board energy per FLOP and per byte when the board runs flat out
+        // on one engine (formulas.md, "Power and energy").
+        let pm = super::power::PowerModel::of(hw, p_compute(self.dtype));
+        r.result(
+            "joules_per_flop",
+            pm.as_ref().ok().map(|m| m.compute_w / m.compute_rate),
+            || {
+                let q = Quantity::new(
+                    "board energy per FLOP at the sustained peak",
+                    Unit::JoulesPerFlop,
+                )
+                .formula("package.compute-watts / achievable.sustained")
+                .group("energy");
+                match &pm {
+                    Ok(m) => q.derive(format!(
+                        "{} W / {} (of which {} W idle, {} W the loop's own memory traffic, {} W compute: {} dynamic)",
+                        units::sig(m.compute_w, 4),
+                        rate.format(m.compute_rate),
+                        units::sig(m.idle_w, 4),
+                        units::sig(m.compute_w - m.idle_w - m.compute_dynamic_w(), 4),
+                        units::sig(m.compute_dynamic_w(), 4),
+                        Unit::JoulesPerFlop.format(m.joules_per_flop())
+                    )),
+                    Err(_) => q,
+                }
+            },
+        );
+        let stream = hw.package.as_ref().and_then(|p| p.stream_watts).zip(
+            hw.achievable
+                .as_ref()
+                .and_then(|a| a.hbm_bandwidth)
+                .map(|b| b.get()),
+        );
+        let idle = hw.package.as_ref().and_then(|p| p.idle_watts);
+        r.result("joules_per_hbm_byte", stream.map(|(w, b)| w / b), || {
+            let q = Quantity::new("board energy per HBM byte streamed", Unit::JoulesPerByte)
+                .formula("package.stream-watts / achievable.hbm-bandwidth")
+                .group("energy");
+            match (stream, idle) {
+                (Some((w, b)), Some(i)) => q.derive(format!(
+                    "{} W / {} (of which {} W idle: {} dynamic)",
+                    units::sig(w, 4),
+                    units::si(b, "B/s"),
+                    units::sig(i, 4),
+                    Unit::JoulesPerByte.format((w - i) / b)
+                )),
+                (Some((w, b)), None) => {
+                    q.derive(format!("{} W / {}", units::sig(w, 4), units::si(b, "B/s")))
+                }
+                _ => q,
+            }
+        });
+        if let Err(field) = &pm {
+            r.note(format!(
+                "energy per FLOP and per byte: the file has no {field}; set it with --set {field}=... (docs/data-schemas.md, \"[package]\"; a measured figure with its source)"
+            ));
+        }
+
         let (onchip, terms) = &self.onchip;
         if *onchip > 0.0 {
             r.result("onchip_bytes", *onchip, || {
@@ -545,6 +603,9 @@ impl HwCost<'_> {
         r.describe("ridge_point_flop_per_byte", || {
             Quantity::new("ridge point", Unit::FlopPerByte.ops_if(all_integer))
         });
+        r.describe("joules_per_flop", || {
+            Quantity::new("J per FLOP, sustained", Unit::JoulesPerFlop)
+        });
         {
             for pp in &self.precisions {
                 let mut row = Row::default();
@@ -558,6 +619,13 @@ impl HwCost<'_> {
                     row.results
                         .insert("ridge_point_flop_per_byte".into(), rp.into());
                 }
+                row.results.insert(
+                    "joules_per_flop".into(),
+                    super::power::PowerModel::of(hw, pp.precision)
+                        .ok()
+                        .map(|m| m.compute_w / m.compute_rate)
+                        .into(),
+                );
                 if pp.integer != all_integer {
                     for (k, u) in [
                         ("dense_flops_per_s", Unit::FlopPerSec),
@@ -1291,6 +1359,11 @@ pub fn listing(entries: Vec<Report>) -> Report {
 /// `hw list`: one row per accelerator with its summary.
 pub fn list(items: &[Hardware]) -> Report {
     listing(items.iter().map(list_entry).collect())
+}
+
+/// The compute key of a precision name (`int4` computes at `int8`).
+fn p_compute(name: &str) -> &'static str {
+    precision::lookup(name).map_or("", |p| p.compute)
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ pub mod model;
 pub mod occupancy;
 pub mod plan;
 pub mod point;
+pub mod power;
 pub mod prefill;
 pub mod roof;
 pub mod simulate;

@@ -12,6 +12,7 @@ use super::collective::{self, CallMode, Fabric, Kind};
 use super::decode;
 use super::kv;
 use super::model::{Params, kv_elements_per_token_per_layer, params};
+use super::power;
 use super::roof::Roof;
 use super::simulate::slo::Target;
 use super::step::{self, Shape};
@@ -601,6 +602,12 @@ pub struct PlanCost {
     pub tokens_per_s: f64,
     /// Tokens per second per device.
     pub tokens_per_s_per_device: f64,
+    /// Board power per device and energy per output token of a decode
+    /// step (formulas.md, "Power and energy": a replica's work spread
+    /// evenly over its devices, each idle for the whole step).
+    pub energy: power::Energy,
+    /// The same for the prefill of the batch's prompts, per prompt token.
+    pub prefill_energy: power::Energy,
 }
 
 const ACT_BYTES: f64 = 2.0;
@@ -620,6 +627,11 @@ const HEADLINE: &[&str] = &[
     "decode_step_time_s",
     "bubble_fraction",
     "tokens_per_s_per_device",
+    "power_w",
+    "energy_per_token_j",
+    "prefill_energy_per_token_j",
+    "cost_per_million_output_tokens",
+    "cost_per_million_input_tokens",
 ]; // activations travel and live in bf16
 
 /// Time of a collective of `bytes` per rank over `n` devices, 0 for one.
@@ -1001,6 +1013,36 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let decode_step = slots * dec.slot;
     let prefill = slots * pre.slot;
     let tokens_per_s = w.batch as f64 * l.dp as f64 / decode_step;
+    // One replica's devices share its work; every microbatch runs the
+    // forward once.
+    let replica = (l.tp.saturating_mul(l.pp)) as f64;
+    let passes = microbatches as f64;
+    let pm = power::PowerModel::of(s.hw, s.step.compute);
+    let spread = |t: f64, st: &step::Step| {
+        pm.clone().map(|pm| {
+            pm.draw(
+                t,
+                passes * st.flops() / replica,
+                passes * st.bytes() / replica,
+            )
+        })
+    };
+    let energy = power::Energy::new(
+        spread(decode_step, &decode_step_ops),
+        decode_step,
+        s.mode,
+        replica,
+        w.batch as f64,
+        power::Per::Output,
+    );
+    let prefill_energy = power::Energy::new(
+        spread(prefill, &prefill_step_ops),
+        prefill,
+        s.mode,
+        replica,
+        (w.batch as f64) * (w.prompt as f64),
+        power::Per::Prompt,
+    );
     Ok(PlanCost {
         hardware: s.hw.id.clone(),
         model: m.id.clone(),
@@ -1039,6 +1081,8 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         bubble_fraction: (l.pp - 1) as f64 / slots,
         tokens_per_s,
         tokens_per_s_per_device: tokens_per_s / l.devices() as f64,
+        energy,
+        prefill_energy,
     })
 }
 
@@ -1704,6 +1748,18 @@ fn time_note(r: &mut Report, mode: Mode) {
 }
 
 impl PlanCost {
+    /// Records the decode step's power and energy per output token, and
+    /// the prefill's energy per prompt token beside them.
+    pub fn record_energy(&self, r: &mut Report) {
+        self.energy.record(r);
+        let per = self.prefill_energy.per_token_j();
+        r.result("prefill_energy_per_token_j", per, || {
+            Quantity::new("prefill energy per prompt token", Unit::Joules)
+                .formula("power x devices x prefill time / prompt tokens")
+                .group("energy")
+        });
+    }
+
     /// The report of one layout.
     pub fn report(&self, lean: bool) -> Report {
         let mut r = Report::new_lean("plan", lean);
@@ -1711,6 +1767,7 @@ impl PlanCost {
         r.input("devices", self.layout.devices());
         plan_results(&mut r, self, "", lean, true);
         r.headline(HEADLINE);
+        self.record_energy(&mut r);
         if !lean {
             r.order_groups(&["memory", "communication", "time"]);
         }
@@ -1754,6 +1811,19 @@ fn plan_row(p: &PlanCost, rank: usize, score: f64, verdict: &str) -> Row {
     res.insert(
         "tokens_per_s_per_device".into(),
         p.tokens_per_s_per_device.into(),
+    );
+    res.insert(
+        "power_w".into(),
+        p.energy.draw.as_ref().ok().map(|d| d.power_w).into(),
+    );
+    res.insert("energy_per_token_j".into(), p.energy.per_token_j().into());
+    res.insert(
+        "prefill_energy_per_token_j".into(),
+        p.prefill_energy.per_token_j().into(),
+    );
+    res.insert(
+        "tokens_per_kwh".into(),
+        p.energy.per_token_j().map(|j| power::KWH / j).into(),
     );
     res.insert("layout".into(), layout_text(&l).into());
     res.insert("binds".into(), binds(p).into());
@@ -1810,6 +1880,22 @@ fn describe_rows(r: &mut Report) {
             "tokens/s per device",
             Unit::Count,
         ),
+        ("power_w", "power per device", Unit::Watts),
+        (
+            "energy_per_token_j",
+            "energy per output token",
+            Unit::Joules,
+        ),
+        (
+            "prefill_energy_per_token_j",
+            "energy per prompt token",
+            Unit::Joules,
+        ),
+        (
+            "tokens_per_kwh",
+            "output tokens per kWh",
+            Unit::TokensPerKwh,
+        ),
         ("layout", "layout", Unit::None),
         ("binds", "what binds", Unit::None),
         ("fits", "fits", Unit::None),
@@ -1839,6 +1925,7 @@ impl SearchCost {
         });
         plan_results(&mut r, best, "", lean, false);
         r.headline(HEADLINE);
+        best.record_energy(&mut r);
         if !lean {
             r.order_groups(&["memory", "communication", "time"]);
             r.rows_kind = Some(RowsKind::Table);
@@ -1964,7 +2051,22 @@ impl DisaggCost {
             "kv_transfer_bytes",
             "kv_transfer_s",
             "kv_transfer_hides",
+            "power_w",
+            "energy_per_token_j",
+            "prefill_energy_per_token_j",
+            "cost_per_million_output_tokens",
+            "cost_per_million_input_tokens",
         ]);
+        // The decode pool's step per output token; the prefill pool's pass
+        // per prompt token beside it (the KV transfer's energy is not
+        // modelled).
+        self.decode.energy.record(&mut r);
+        let per = self.prefill.prefill_energy.per_token_j();
+        r.result("prefill_energy_per_token_j", per, || {
+            Quantity::new("prefill pool energy per prompt token", Unit::Joules)
+                .formula("power x devices x prefill time / prompt tokens")
+                .group("energy")
+        });
         if !lean {
             r.group_since(mark, "between the pools");
             r.order_groups(&["prefill pool", "decode pool", "between the pools"]);

@@ -114,6 +114,9 @@ pub struct PointCost {
     pub bound: Bound,
     /// The time, when FLOPs and bytes were given.
     pub time: Option<RoofTime>,
+    /// Board power (and, given FLOPs and bytes, energy) of the work
+    /// (formulas.md, "Power and energy").
+    pub energy: super::power::Energy,
 }
 
 impl Serialize for Work {
@@ -175,6 +178,21 @@ pub fn cost(hw: &Hardware, inputs: &PointInputs, mode: Mode) -> Result<PointCost
         Work::Intensity(_) => None,
         Work::Totals { flops, bytes } => Some(roof.time(flops, bytes)),
     };
+    // An intensity alone has a power (its FLOPs and bytes per second) but
+    // no energy: price one byte's worth and record only the power.
+    let (flops, bytes, per) = match work {
+        Work::Totals { flops, bytes } => (flops, bytes, super::power::Per::Work),
+        Work::Intensity(i) => (i, 1.0, super::power::Per::Rate),
+    };
+    let t = roof.time(flops, bytes).time_s;
+    let energy = super::power::Energy::new(
+        super::power::PowerModel::of(hw, p.compute).map(|pm| pm.draw(t, flops, bytes)),
+        t,
+        mode,
+        1.0,
+        0.0,
+        per,
+    );
     Ok(PointCost {
         hardware: hw.id.clone(),
         dtype: p.name,
@@ -190,6 +208,7 @@ pub fn cost(hw: &Hardware, inputs: &PointInputs, mode: Mode) -> Result<PointCost
         attainable: roof.attainable(intensity),
         bound: roof.bound(intensity),
         time,
+        energy,
     })
 }
 
@@ -276,6 +295,7 @@ impl PointCost {
                     ))
             });
         }
+        self.energy.record(&mut r);
         let intensity = self.intensity;
         let attainable = self.attainable;
         r.note_with(|| {

@@ -110,6 +110,9 @@ pub struct PrefillCost {
     pub materialised_extra_bytes: f64,
     /// The model's maximum when the prompt passes it (forced).
     pub beyond_max: Option<u64>,
+    /// Board power and energy per prompt token (formulas.md, "Power and
+    /// energy").
+    pub energy: super::power::Energy,
 }
 
 /// `prefill`'s cost.
@@ -193,6 +196,16 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
         .iter()
         .find(|l| l.name == "l2")
         .map(|l| l.capacity.get());
+    let energy = super::power::Energy::new(
+        super::power::PowerModel::of(hw, s.compute).map(|pm| {
+            super::power::Draw::sum(chunks.iter().map(|c| super::power::of_timed(&pm, c)))
+        }),
+        time_s,
+        mode,
+        1.0,
+        prompt as f64 * batch as f64,
+        super::power::Per::Prompt,
+    );
     Ok(PrefillCost {
         hardware: hw.id.clone(),
         model: m.id.clone(),
@@ -236,6 +249,7 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
         },
         materialised_extra_bytes: extra,
         beyond_max,
+        energy,
     })
 }
 
@@ -300,6 +314,10 @@ impl PrefillCost {
             "tokens_per_s",
             "scores_bytes_per_head",
             "materialised_time_s",
+            "power_w",
+            "energy_per_token_j",
+            "cost_per_million_input_tokens",
+            "input_energy_cost_share",
         ]);
         let tokens = self.prompt as f64 * self.batch as f64;
         // At an int8 compute precision the work counts operations.
@@ -433,6 +451,7 @@ impl PrefillCost {
                     si(self.materialised_extra_bytes, "B")
                 ))
         });
+        self.energy.record(&mut r);
         match (s.mode, s.launch) {
             (Mode::SpeedOfLight, LaunchMode::None) => r.note(
                 "speed of light: datasheet peak and bandwidth, fused (flash) attention; a lower bound no real prefill beats",

@@ -15,6 +15,7 @@
 //! The library never writes files: [`render`] returns the bytes.
 
 pub mod decode;
+pub mod kept;
 pub mod layout;
 pub mod occupancy;
 pub mod roofline;
@@ -29,6 +30,7 @@ use plotters::prelude::*;
 use std::path::Path;
 
 pub use decode::DecodeData;
+pub use kept::ChartRows;
 pub use occupancy::OccupancyData;
 pub use roofline::RooflineData;
 pub use sweep::SweepData;

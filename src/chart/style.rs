@@ -271,6 +271,31 @@ impl Scale {
             U::Cycles => plain("cycles"),
             U::Ratio => plain("x"),
             U::Bits => plain("bits"),
+            U::Watts => si("W"),
+            U::TokensPerKwh => si("tokens/kWh"),
+            U::Joules => {
+                let (d, u) = if max >= 1.0 {
+                    (1.0, "J")
+                } else if max >= 1e-3 {
+                    (1e-3, "mJ")
+                } else if max >= 1e-6 {
+                    (1e-6, "uJ")
+                } else {
+                    (1e-9, "nJ")
+                };
+                Scale {
+                    divisor: d,
+                    unit: u.into(),
+                }
+            }
+            U::JoulesPerFlop => Scale {
+                divisor: 1e-12,
+                unit: "pJ/FLOP".into(),
+            },
+            U::JoulesPerByte => Scale {
+                divisor: 1e-12,
+                unit: "pJ/B".into(),
+            },
             U::Count | U::None => plain(""),
         }
     }

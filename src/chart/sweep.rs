@@ -5,9 +5,10 @@
 //! sweeps produce them.
 
 use super::draw_error;
+use super::kept::ChartRows;
 use super::style::{self, Scale};
 use crate::error::{Error, Result};
-use crate::report::{Report, Unit};
+use crate::report::{Report, Row, Unit};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{Ranged, ValueFormatter};
 use plotters::prelude::*;
@@ -138,12 +139,85 @@ fn geometric(xs: &[f64]) -> bool {
     r >= 1.5 && v.windows(2).all(|w| ((w[1] / w[0]) / r - 1.0).abs() < 1e-6)
 }
 
+static NULL: Value = Value::Null;
+
+/// The points a chart draws: a report's rows, or, for a streamed sweep,
+/// the numbers it kept ([`ChartRows`]).
+enum Points<'a> {
+    Rows(&'a [Row]),
+    Kept(&'a ChartRows),
+}
+
+impl<'a> Points<'a> {
+    fn of(report: &'a Report) -> Self {
+        match &report.chart_rows {
+            Some(k) if report.rows.is_empty() => Points::Kept(k),
+            _ => Points::Rows(&report.rows),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Points::Rows(r) => r.len(),
+            Points::Kept(k) => k.len(),
+        }
+    }
+
+    /// Point `i`'s value of input `key`.
+    fn input(&self, i: usize, key: &str) -> Option<&'a Value> {
+        match self {
+            Points::Rows(r) => r.get(i)?.inputs.get(key),
+            Points::Kept(k) => k.input(i, key),
+        }
+    }
+
+    /// Point `i`'s result `key`, where it is a number.
+    fn result(&self, i: usize, key: &str) -> Option<f64> {
+        match self {
+            Points::Rows(r) => r
+                .get(i)?
+                .results
+                .get(key)
+                .filter(|v| v.is_number())
+                .and_then(Value::as_f64),
+            Points::Kept(k) => k.result(i, key),
+        }
+    }
+
+    /// The result keys (the first row's).
+    fn keys(&self) -> Vec<&'a str> {
+        match self {
+            Points::Rows(r) => r
+                .first()
+                .map(|row| row.results.keys().map(|k| k.as_ref()).collect())
+                .unwrap_or_default(),
+            Points::Kept(k) => k.keys.iter().map(|k| k.as_ref()).collect(),
+        }
+    }
+
+    /// Whether `key` is a result at all (a number or not).
+    fn has_key(&self, key: &str) -> bool {
+        self.keys().contains(&key)
+    }
+
+    /// The unit point `i` states result `key` in.
+    fn unit(&self, i: usize, key: &str, report: &Report) -> Unit {
+        match self {
+            Points::Rows(r) => r
+                .get(i)
+                .map_or_else(|| report.unit(key), |row| row.unit(key, report)),
+            Points::Kept(k) => k.unit(i, key).unwrap_or_else(|| report.unit(key)),
+        }
+    }
+}
+
 impl SweepData {
     /// The chart of `report`'s rows: `keys` against the swept input (the
     /// innermost axis that is not `hardware` or `model`), or the command's
     /// usual results when `keys` is empty.
     pub fn from_report(report: &Report, keys: &[String]) -> Result<Self> {
-        if !report.rows_are_points() || report.rows.is_empty() {
+        let pts = Points::of(report);
+        if !report.rows_are_points() || pts.len() == 0 {
             return Err(nothing(
                 "this answer is a single point; add --sweep NAME=VALUES to vary an input",
             ));
@@ -156,10 +230,7 @@ impl SweepData {
             .filter(|a| *a != "hardware" && *a != "model")
             .collect();
         let numeric_axis = |a: &&&String| {
-            report
-                .rows
-                .iter()
-                .all(|r| r.inputs.get(a.as_str()).and_then(number).is_some())
+            (0..pts.len()).all(|i| pts.input(i, a.as_str()).and_then(number).is_some())
         };
         let Some(x_key) = swept
             .iter()
@@ -177,10 +248,10 @@ impl SweepData {
         // same axis and makes no series.
         let in_step = |a: &String| {
             let mut seen: Vec<(&Value, &Value)> = Vec::new();
-            report.rows.iter().all(|r| {
+            (0..pts.len()).all(|i| {
                 let (x, v) = (
-                    r.inputs.get(x_key.as_str()).unwrap_or(&Value::Null),
-                    r.inputs.get(a.as_str()).unwrap_or(&Value::Null),
+                    pts.input(i, x_key.as_str()).unwrap_or(&NULL),
+                    pts.input(i, a.as_str()).unwrap_or(&NULL),
                 );
                 match seen.iter().find(|(sx, _)| *sx == x) {
                     Some((_, sv)) => *sv == v,
@@ -199,10 +270,8 @@ impl SweepData {
             .collect();
 
         // The x values: numbers where every row has one, else categories.
-        let xs: Vec<&Value> = report
-            .rows
-            .iter()
-            .map(|r| r.inputs.get(x_key.as_str()).unwrap_or(&Value::Null))
+        let xs: Vec<&Value> = (0..pts.len())
+            .map(|i| pts.input(i, x_key.as_str()).unwrap_or(&NULL))
             .collect();
         let numeric: Option<Vec<f64>> = xs.iter().map(|v| number(v)).collect();
         let mut categories = Vec::new();
@@ -223,16 +292,10 @@ impl SweepData {
         let x_log = numeric.as_ref().is_some_and(|v| geometric(v));
 
         // The results to draw.
-        let numeric_keys: Vec<&str> = report.rows[0]
-            .results
+        let numeric_keys: Vec<&str> = pts
             .keys()
-            .map(|k| k.as_ref())
-            .filter(|k| {
-                report
-                    .rows
-                    .iter()
-                    .any(|r| r.results.get(*k).is_some_and(Value::is_number))
-            })
+            .into_iter()
+            .filter(|k| (0..pts.len()).any(|i| pts.result(i, k).is_some()))
             .collect();
         let keys: Vec<String> = if keys.is_empty() {
             let preferred = DEFAULT_Y
@@ -242,21 +305,19 @@ impl SweepData {
                 .map(|k| k.to_string());
             // A result that changes along the swept input within a series
             // (not one that only differs between accelerators or models).
-            let series_keys: Vec<Vec<String>> = report
-                .rows
-                .iter()
-                .map(|r| {
+            let series_keys: Vec<Vec<String>> = (0..pts.len())
+                .map(|i| {
                     others
                         .iter()
-                        .map(|a| text(r.inputs.get(a.as_str()).unwrap_or(&Value::Null)))
+                        .map(|a| text(pts.input(i, a.as_str()).unwrap_or(&NULL)))
                         .collect()
                 })
                 .collect();
             let varies = |k: &str| {
-                let mut first: std::collections::HashMap<&Vec<String>, Option<&Value>> =
+                let mut first: std::collections::HashMap<&Vec<String>, Option<u64>> =
                     std::collections::HashMap::new();
-                report.rows.iter().zip(&series_keys).any(|(r, sk)| {
-                    let v = r.results.get(k);
+                series_keys.iter().enumerate().any(|(i, sk)| {
+                    let v = pts.result(i, k).map(f64::to_bits);
                     *first.entry(sk).or_insert(v) != v
                 })
             };
@@ -277,7 +338,7 @@ impl SweepData {
             }
         } else {
             for k in keys {
-                if !report.rows[0].results.contains_key(k.as_str()) {
+                if !pts.has_key(k.as_str()) {
                     let list = &numeric_keys;
                     return Err(Error::field(
                         "y",
@@ -299,11 +360,11 @@ impl SweepData {
         };
 
         // Series: one per combination of the other axes, in row order.
-        let series_of = |row: &crate::report::Row| -> String {
+        let series_of = |i: usize| -> String {
             others
                 .iter()
                 .map(|a| {
-                    let v = text(row.inputs.get(a.as_str()).unwrap_or(&Value::Null));
+                    let v = text(pts.input(i, a.as_str()).unwrap_or(&NULL));
                     if *a == "hardware" || *a == "model" {
                         v
                     } else {
@@ -314,12 +375,15 @@ impl SweepData {
                 .join(", ")
         };
         let mut names: Vec<String> = Vec::new();
-        for row in &report.rows {
-            let s = series_of(row);
-            if !names.contains(&s) {
-                names.push(s);
-            }
-        }
+        let row_series: Vec<usize> = (0..pts.len())
+            .map(|i| {
+                let s = series_of(i);
+                names.iter().position(|n| *n == s).unwrap_or_else(|| {
+                    names.push(s);
+                    names.len() - 1
+                })
+            })
+            .collect();
         let mut panels = Vec::new();
         for key in &keys {
             let mut series: Vec<SweepSeries> = names
@@ -333,15 +397,14 @@ impl SweepData {
                     points: Vec::new(),
                 })
                 .collect();
-            for (row, x) in report.rows.iter().zip(&xvals) {
-                let Some(y) = row.results.get(key.as_str()).and_then(Value::as_f64) else {
+            for (i, x) in xvals.iter().enumerate() {
+                let Some(y) = pts.result(i, key.as_str()) else {
                     continue;
                 };
                 if !y.is_finite() {
                     continue;
                 }
-                let i = names.iter().position(|n| *n == series_of(row)).unwrap_or(0);
-                series[i].points.push((*x, y));
+                series[row_series[i]].points.push((*x, y));
             }
             for s in &mut series {
                 s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -364,7 +427,7 @@ impl SweepData {
             // A sweep across precisions mixes FLOP/s rows with int8's OP/s
             // ones: the axis names both.
             let mut others: Vec<Unit> = Vec::new();
-            for u in report.rows.iter().map(|r| r.unit(key, report)) {
+            for u in (0..pts.len()).map(|i| pts.unit(i, key, report)) {
                 if u != unit && !others.contains(&u) {
                     others.push(u);
                 }

@@ -332,10 +332,11 @@ pub fn sweep_chart(g: &Global, reports: &[Report]) -> anyhow::Result<Option<Char
     }
     let inner = || -> Result<ChartOut> {
         let format = ChartFormat::from_path(path, "chart")?;
+        // One report is drawn as it is: a sweep's kept rows are not copied.
         let report = if reports.len() == 1 {
-            reports[0].clone()
+            std::borrow::Cow::Borrowed(&reports[0])
         } else {
-            super::combine_points(reports.to_vec())
+            std::borrow::Cow::Owned(super::combine_points(reports.to_vec()))
         };
         let keys: Vec<String> =
             g.y.as_deref()

@@ -20,7 +20,9 @@ use serde::Serialize;
   roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 2048 --slo-tpot 20ms
   roofline decode --model llama-3-8b --hw h200-sxm --batch 64 --context 2048 --prompt 1024 --output 256 --slo-ttft 200ms
   roofline decode --model deepseek-v3 --hw b200 --batch 1 --context 4096 --dtype fp8 --activations fp8   # exits 1: 671 GB do not fit one B200
-  roofline decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --speculative 0.8,4,0.05")]
+  roofline decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --speculative 0.8,4,0.05
+  roofline decode --model llama-3-8b --hw h200-sxm --batch 64 --context 2048 --achievable --price 2.50/h --energy-price 0.10/kWh --pue 1.3
+  roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 1024 --achievable --sweep batch=1..512 --y energy_per_token_j --chart energy.svg")]
 pub struct DecodeArgs {
     /// Model id or path to a .toml file; a comma-separated list compares.
     #[arg(long)]
@@ -85,6 +87,10 @@ pub struct DecodeArgs {
     /// Allow a context beyond the model's maximum.
     #[arg(long)]
     pub force: bool,
+    /// Prices for cost per token.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub prices: super::price::PriceArgs,
 }
 
 impl Query for DecodeArgs {

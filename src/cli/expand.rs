@@ -79,8 +79,8 @@ fn points(argv: &[String], global: &mut Option<Global>) -> anyhow::Result<Vec<Re
     };
     let sw = sweep::parse(&spec)?;
     let mut out = Vec::new();
-    for value in &sw.values {
-        let next = rewrite(argv, &spec, &sw.name, value);
+    for value in sw.values.texts() {
+        let next = rewrite(argv, &spec, &sw.name, &value);
         out.extend(points(&next, global).with_context(|| format!("at {}={value}", sw.name))?);
     }
     Ok(out)

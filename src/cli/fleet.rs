@@ -12,6 +12,7 @@ use serde::Serialize;
 #[command(after_help = "Examples:
   roofline fleet --model llama-3.1-70b --hw h200-sxm,b200 --rate 40/s --prompt 2048 --output 300 --slo-ttft 2s --slo-tpot 50ms
   roofline fleet --model llama-3-8b --hw h200-sxm --rate 100/s --prompt lognormal:1024,0.5 --output 200 --slo-ttft p50=300ms --slo-tpot 30ms
+  roofline fleet --model llama-3-8b --hw h200-sxm --rate 20/s --prompt 1024 --output 200 --slo-ttft 2s --slo-tpot 30ms --objective cost --price 3.50/h --energy-price 0.12/kWh
   roofline fleet --model llama-3.1-70b --hw h200-sxm --rate 10/s --prompt 2048 --output 300 --slo-tpot 50ms --pareto --chart frontier.svg
 
 Every verdict is simulated (simulate's engine, one replica at the rate / replicas).
@@ -56,7 +57,9 @@ pub struct FleetArgs {
     /// Token budgets searched (default 2,048 + the cap).
     #[arg(long)]
     pub budgets: Option<String>,
-    /// What to minimise: devices (the default).
+    /// What to minimise: devices (the default), energy (per output token)
+    /// or cost (per million output tokens; needs --price and/or
+    /// --energy-price).
     #[arg(long)]
     pub objective: Option<String>,
     /// Print the frontier of tokens/s per device against tokens/s per user
@@ -84,6 +87,10 @@ pub struct FleetArgs {
     /// Allow requests beyond the model's maximum context.
     #[arg(long)]
     pub force: bool,
+    /// Prices for cost per token.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub prices: super::price::PriceArgs,
 }
 
 impl Query for FleetArgs {

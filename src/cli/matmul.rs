@@ -16,6 +16,7 @@ Examples:
   roofline matmul --m 1 --n 4096 --k 4096 --tile 128 --mma m16n8k16   # decode: 6.25% of MMA rows
   roofline matmul --m 4096 --n 4096 --k 4096 --sweep tile=32..256 --format csv
   roofline matmul --m 4096 --n 4096 --k 4096 --tiles none --format csv  # results, no table
+  roofline matmul --hw h200-sxm --m 8192 --n 8192 --k 8192 --achievable --price 2.50/h   # at the 700 W limit
 
 time_s is a lower bound: max(FLOPs / peak, traffic / bandwidth), the traffic
 counting the L2 (resident programs share A and B panels), never below each
@@ -84,6 +85,10 @@ pub struct MatmulArgs {
     /// one call from Python].
     #[arg(long)]
     pub launch: Option<String>,
+    /// Prices for cost per token.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub prices: super::price::PriceArgs,
 }
 
 impl Query for MatmulArgs {

@@ -23,6 +23,7 @@ mod occupancy;
 mod plan;
 mod point;
 mod prefill;
+mod price;
 pub mod run;
 mod shell;
 mod simulate;

@@ -98,6 +98,10 @@ pub struct PlanArgs {
     /// Devices of the decode pool.
     #[arg(long, requires = "disaggregate")]
     pub decode_devices: Option<String>,
+    /// Prices for cost per token.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub prices: super::price::PriceArgs,
 }
 
 impl Query for PlanArgs {

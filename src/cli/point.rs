@@ -36,6 +36,10 @@ pub struct PointArgs {
     /// none at the precision).
     #[arg(long)]
     pub sparse: bool,
+    /// Prices for cost per token.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub prices: super::price::PriceArgs,
 }
 
 impl Query for PointArgs {

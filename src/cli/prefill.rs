@@ -15,7 +15,8 @@ use serde::Serialize;
   roofline prefill --model llama-3-8b --hw h100-sxm --prompt 8192 --explain   # the fp32 scores against L2
   roofline prefill --model llama-3-8b --hw h200-sxm --prompt 2048 --achievable
   roofline prefill --model llama-3-8b --hw h200-sxm --prompt 512 --context 4096 --achievable
-  roofline prefill --model llama-3-8b --hw h200-sxm --prompt 512 --sweep prompt=512..8192")]
+  roofline prefill --model llama-3-8b --hw h200-sxm --prompt 512 --sweep prompt=512..8192
+  roofline prefill --model llama-3-8b --hw h200-sxm --prompt 4096 --achievable --price 2.50/h   # J and cost per prompt token")]
 pub struct PrefillArgs {
     /// Model id or path to a .toml file; a comma-separated list compares.
     #[arg(long)]
@@ -56,6 +57,10 @@ pub struct PrefillArgs {
     /// Allow a prompt beyond the model's maximum context.
     #[arg(long)]
     pub force: bool,
+    /// Prices for cost per token.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub prices: super::price::PriceArgs,
 }
 
 impl Query for PrefillArgs {

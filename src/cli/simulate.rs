@@ -105,6 +105,10 @@ pub struct SimulateArgs {
     /// Set by --chart: keep the state over time.
     #[arg(skip)]
     pub timeline: bool,
+    /// Prices for cost per token.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub prices: super::price::PriceArgs,
 }
 
 impl Query for SimulateArgs {

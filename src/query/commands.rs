@@ -42,8 +42,34 @@ const MODEL_TOP_LEVEL: &[&str] = &[
     "linear-bias",
 ];
 
+/// The commands that take prices (`price`, `energy-price`, `pue`) for
+/// cost per token.
+const PRICED: &[&str] = &[
+    "point", "matmul", "decode", "prefill", "plan", "simulate", "fleet",
+];
+
 /// Evaluates one point of `command`; `lean` asks for values only.
 pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -> Result<Report> {
+    let priced = PRICED.contains(&command)
+        && calc::power::PRICE_FIELDS
+            .iter()
+            .any(|k| fields.contains_key(*k));
+    if !priced || command == "fleet" {
+        return point_priced(ctx, command, fields, lean, &calc::power::Prices::default());
+    }
+    let mut f = fields.clone();
+    let prices = calc::power::Prices::take(&mut f)?;
+    point_priced(ctx, command, &f, lean, &prices)
+}
+
+/// One point with its prices taken out of the fields.
+fn point_priced(
+    ctx: &Context,
+    command: &str,
+    fields: &Fields,
+    lean: bool,
+    prices: &calc::power::Prices,
+) -> Result<Report> {
     let mode = ctx.mode;
     Ok(match command {
         "hw show" => {
@@ -64,7 +90,10 @@ pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -
                 _ => None,
             };
             let f = bare.as_ref().unwrap_or(fields);
-            calc::point::cost(&hw, &inputs(f)?, mode)?.report(lean)
+            let c = calc::point::cost(&hw, &inputs(f)?, mode)?;
+            let mut r = c.report(lean);
+            prices.record(&mut r, &[&c.energy]);
+            r
         }
         "occupancy" => {
             let hw = ctx.point_hardware(fields, None)?;
@@ -80,7 +109,9 @@ pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -
         }
         "matmul" => {
             let hw = ctx.point_hardware(fields, Some(DEFAULT_HW))?;
-            let r = calc::matmul::cost(&hw, &inputs(fields)?, mode)?.report(lean);
+            let c = calc::matmul::cost(&hw, &inputs(fields)?, mode)?;
+            let mut r = c.report(lean);
+            prices.record(&mut r, &[&c.energy]);
             noted_default(fields, r)
         }
         "fusion softmax" => fusion(ctx, fields, lean, |hw, f| {
@@ -103,7 +134,7 @@ pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -
             let hw = ctx.point_hardware(fields, None)?;
             calc::collective::cost(&hw, &inputs(fields)?, mode)?.report(lean)
         }
-        "plan" => plan(ctx, fields, lean)?,
+        "plan" => plan(ctx, fields, lean, prices)?,
         "kv" => {
             let m = ctx.point_model(fields)?;
             let hw = if fields.contains_key("hw") {
@@ -113,17 +144,23 @@ pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -
             };
             calc::kv::cost(&m, hw.as_deref(), &inputs(fields)?)?.report(lean)
         }
-        "decode" => decode(ctx, fields, lean)?,
+        "decode" => decode(ctx, fields, lean, prices)?,
         "prefill" => {
             let m = ctx.point_model(fields)?;
             let hw = ctx.point_hardware(fields, None)?;
-            calc::prefill::cost(&m, &hw, &inputs(fields)?, mode)?.report(lean)
+            let c = calc::prefill::cost(&m, &hw, &inputs(fields)?, mode)?;
+            let mut r = c.report(lean);
+            prices.record(&mut r, &[&c.energy]);
+            r
         }
         "speculative" => calc::speculative::cost(&inputs(fields)?)?.report(lean),
         "simulate" => {
             let m = ctx.point_model(fields)?;
             let hw = ctx.point_hardware(fields, None)?;
-            calc::simulate::cost(&m, &hw, &inputs(fields)?, mode)?.report(lean)
+            let c = calc::simulate::cost(&m, &hw, &inputs(fields)?, mode)?;
+            let mut r = c.report(lean);
+            prices.record(&mut r, &[&c.energy]);
+            r
         }
         "fleet" => {
             // One joint search over the parts listed in `parts` (the
@@ -201,7 +238,12 @@ fn model_show(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
     Ok(model::cost(&m, &inputs)?.report(lean))
 }
 
-fn plan(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
+fn plan(
+    ctx: &Context,
+    fields: &Fields,
+    lean: bool,
+    prices: &calc::power::Prices,
+) -> Result<Report> {
     use calc::plan::{self, PlanInputs, Setup};
     let hw = ctx.point_hardware(fields, None)?;
     let model = ctx.point_model(fields)?;
@@ -218,10 +260,10 @@ fn plan(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
                 ));
             }
         };
-        return Ok(assumed(
-            plan::disaggregate(&s, a, b, w, &inputs)?.report(lean),
-            fields,
-        ));
+        let c = plan::disaggregate(&s, a, b, w, &inputs)?;
+        let mut r = c.report(lean);
+        prices.record(&mut r, &[&c.decode.energy, &c.prefill.prefill_energy]);
+        return Ok(assumed(r, fields));
     }
     if inputs.search == Some(true) {
         let s = Setup::new(&hw, &model, &inputs, ctx.mode)?;
@@ -232,15 +274,15 @@ fn plan(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
                 "a search needs the number of devices; give `devices`",
             ));
         };
-        return Ok(assumed(
-            plan::search(&s, n.0, w, &inputs)?.report(lean),
-            fields,
-        ));
+        let c = plan::search(&s, n.0, w, &inputs)?;
+        let mut r = c.report(lean);
+        prices.record(&mut r, &[&c.plans[0].energy, &c.plans[0].prefill_energy]);
+        return Ok(assumed(r, fields));
     }
-    Ok(assumed(
-        plan::cost(&hw, &model, &inputs, ctx.mode)?.report(lean),
-        fields,
-    ))
+    let c = plan::cost(&hw, &model, &inputs, ctx.mode)?;
+    let mut r = c.report(lean);
+    prices.record(&mut r, &[&c.energy, &c.prefill_energy]);
+    Ok(assumed(r, fields))
 }
 
 /// A plan's figures all hang on the batch, context and prompt: those not
@@ -267,7 +309,12 @@ fn assumed(mut r: Report, fields: &Fields) -> Report {
 /// `acceptance`, `draft-tokens` and `draft-cost`.
 const SPECULATIVE_PARTS: [&str; 3] = ["acceptance", "draft-tokens", "draft-cost"];
 
-fn decode(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
+fn decode(
+    ctx: &Context,
+    fields: &Fields,
+    lean: bool,
+    prices: &calc::power::Prices,
+) -> Result<Report> {
     use calc::decode::{self, DecodeInputs};
     let m = ctx.point_model(fields)?;
     let hw = ctx.point_hardware(fields, None)?;
@@ -276,7 +323,10 @@ fn decode(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
         .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string));
     let Some(spec) = spec else {
         let inputs: DecodeInputs = inputs(fields)?;
-        return Ok(decode::cost(&m, &hw, &inputs, ctx.mode)?.report(lean));
+        let c = decode::cost(&m, &hw, &inputs, ctx.mode)?;
+        let mut r = c.report(lean);
+        prices.record(&mut r, &[&c.energy]);
+        return Ok(r);
     };
     if let Some(k) = SPECULATIVE_PARTS.iter().find(|k| fields.contains_key(**k)) {
         return Err(Error::usage(
@@ -309,7 +359,8 @@ fn decode(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
         e => e,
     };
     let inputs: DecodeInputs = inputs(&f).map_err(named)?;
-    Ok(decode::cost(&m, &hw, &inputs, ctx.mode)
-        .map_err(named)?
-        .report(lean))
+    let c = decode::cost(&m, &hw, &inputs, ctx.mode).map_err(named)?;
+    let mut r = c.report(lean);
+    prices.record(&mut r, &[&c.energy]);
+    Ok(r)
 }

@@ -181,7 +181,7 @@ fn grid(
             }
             axes.push(Axis {
                 name: key.into(),
-                values,
+                values: values.into(),
             });
             continue;
         }
@@ -197,16 +197,19 @@ fn grid(
                 base.remove(key);
                 axes.push(Axis {
                     name: key.into(),
-                    values: items,
+                    values: items.into(),
                 });
             } else {
                 base.insert(key.into(), items[0].clone());
             }
         }
     }
+    // A list of `fleet`'s parts (Python's `hw=[...]`, a scenario's
+    // `hw = [...]`) is the one joint search the comma-separated `--hw` is,
+    // not an axis of one search per part.
     let listed: Vec<String> = base
         .iter()
-        .filter(|(_, v)| v.is_array())
+        .filter(|(k, v)| v.is_array() && !(command == "fleet" && k.as_str() == "parts"))
         .map(|(k, _)| k.clone())
         .collect();
     for k in listed {
@@ -216,7 +219,7 @@ fn grid(
         if values.is_empty() {
             return Err(Error::field(k, "an empty list; give at least one value"));
         }
-        axes.push(Axis { name: k, values });
+        axes.push(Axis::list(k, values));
     }
     for sw in sweeps {
         if axes.iter().any(|a| a.name == sw.name) {
@@ -288,7 +291,7 @@ fn grid(
             .collect();
         r.note(format!(
             "the chart draws {} of the {} points ({}, and each axis's last), more than it has pixels; the printed rows are all of them",
-            crate::units::number(r.rows.len() as f64),
+            crate::units::number(r.chart_rows.as_ref().map_or(0, |c| c.len()) as f64),
             crate::units::number(n as f64),
             every.join(", ")
         ));
@@ -376,9 +379,9 @@ fn check_axes_read(ctx: &Context, axes: &[Axis]) -> Result<()> {
             || (a.name.contains('.') && crate::spec::overrides::is_model_path(&a.name));
         let for_hw = a.name == "hw" || (a.name.contains('.') && !for_model);
         let what = if for_model && !model {
-            "a model"
+            "model"
         } else if for_hw && !hw {
-            "a hardware file"
+            "hardware file"
         } else {
             continue;
         };

@@ -39,7 +39,7 @@ fn a_field_both_listed_and_swept_is_refused() {
     ]);
     let sweep = Axis {
         name: "intensity".into(),
-        values: vec![8.into()],
+        values: vec![8.into()].into(),
     };
     let e = evaluate(&Context::default(), "point", &f, &[sweep], false).unwrap_err();
     assert!(e.to_string().contains("swept twice"), "{e}");
@@ -80,4 +80,46 @@ fn a_set_no_file_takes_is_an_error() {
     let f = fields(&[("hw", "h100-sxm".into()), ("intensity", 1.into())]);
     let e = evaluate(&ctx, "point", &f, &[], false).unwrap_err();
     assert!(e.to_string().contains("reads no model"), "{e}");
+}
+
+#[test]
+fn fleet_parts_as_a_list_are_one_joint_search_like_the_comma_text() {
+    // Python's `hw=[...]` and a scenario's `hw = [...]` reach the library
+    // as a list; the command line's `--hw a,b` as text. Both are one search
+    // over both parts, not one search per part.
+    let common = |hw: Value| {
+        fields(&[
+            ("model", "llama-3-8b".into()),
+            ("hw", hw),
+            ("rate", "20/s".into()),
+            ("prompt", 512.into()),
+            ("output", 64.into()),
+            ("slo-ttft", "2s".into()),
+            ("slo-tpot", "50ms".into()),
+            ("requests", 100.into()),
+            ("max-devices", 8.into()),
+        ])
+    };
+    let ctx = Context::default();
+    let listed = evaluate(
+        &ctx,
+        "fleet",
+        &common(serde_json::json!(["h100-sxm", "h200-sxm"])),
+        &[],
+        false,
+    )
+    .unwrap();
+    let text = evaluate(
+        &ctx,
+        "fleet",
+        &common("h100-sxm,h200-sxm".into()),
+        &[],
+        false,
+    )
+    .unwrap();
+    assert!(listed[0].axes.is_empty(), "{:?}", listed[0].axes);
+    assert_eq!(
+        serde_json::to_value(&listed[0]).unwrap(),
+        serde_json::to_value(&text[0]).unwrap()
+    );
 }

@@ -152,8 +152,21 @@ pub struct Package {
     pub hbm_stacks: Option<NonZeroU32>,
     /// Transistors on the package.
     pub transistors: Option<NonZeroU64>,
-    /// Board power in watts.
+    /// Board power limit in watts (max TDP / TBP): the most the board
+    /// draws; the power model caps every operation at it.
     pub tdp_watts: Option<NonZeroU32>,
+    /// Measured board power with nothing running, watts.
+    pub idle_watts: Option<f64>,
+    /// Measured board power during a long compute-bound matmul loop at the
+    /// sustained rate (`achievable.sustained`), watts.
+    pub compute_watts: Option<f64>,
+    /// Device-memory traffic of the loop `compute-watts` was measured on
+    /// (bytes read and written per second, by a profiler): the share of
+    /// that power the memory draws is taken out of the compute's.
+    pub compute_traffic: Option<BytesPerSec>,
+    /// Measured board power while streaming device memory at the
+    /// achievable bandwidth (`achievable.hbm-bandwidth`), watts.
+    pub stream_watts: Option<f64>,
 }
 
 /// A host (or cloud VM) around a group of devices.
@@ -906,6 +919,7 @@ impl Hardware {
         if !origin.overridden {
             self.check_measured(src, origin)?;
         }
+        self.check_power(src, origin)?;
         for (i, l) in self.memory.levels.iter().enumerate() {
             if l.scope == Scope::Core && l.count.is_none() && self.compute.cores.is_none() {
                 return err(
@@ -921,6 +935,100 @@ impl Hardware {
                 "sources",
                 format!("source given for `{key}`, which is not a field of this file"),
             );
+        }
+        Ok(())
+    }
+
+    /// Rejects board-power figures that contradict each other: a figure
+    /// that is not a positive number, idle power at or above the power
+    /// under load, any figure above the board limit (formulas.md, "Power
+    /// and energy").
+    fn check_power(&self, src: &str, origin: &Origin) -> Result<()> {
+        let err = |field: &str, msg: String| Err(field_error(src, origin, field, msg));
+        let Some(p) = &self.package else {
+            return Ok(());
+        };
+        let figures = [
+            ("package.idle-watts", p.idle_watts),
+            ("package.compute-watts", p.compute_watts),
+            ("package.stream-watts", p.stream_watts),
+        ];
+        for (field, v) in figures {
+            if let Some(w) = v
+                && !(w.is_finite() && w > 0.0)
+            {
+                return err(
+                    field,
+                    format!("{w} W is not a board power: expected a number of watts above 0"),
+                );
+            }
+        }
+        if let Some(limit) = p.tdp_watts.map(|w| f64::from(w.get())) {
+            for (field, v) in figures {
+                // Readings average 100 ms samples, which sit a little
+                // either side of the limit the board enforces over longer
+                // windows: 1% above it is noise, more is a contradiction.
+                let idle = field == "package.idle-watts";
+                if let Some(w) = v
+                    && (w > limit * 1.01 || (idle && w >= limit))
+                {
+                    return err(
+                        field,
+                        format!(
+                            "{w} W is {} the board limit package.tdp-watts ({limit} W); expected {} {limit} W",
+                            if idle { "not below" } else { "above" },
+                            if idle { "less than" } else { "at most" }
+                        ),
+                    );
+                }
+            }
+        }
+        if let (Some(t), Some(bw)) = (
+            p.compute_traffic,
+            self.achievable.as_ref().and_then(|a| a.hbm_bandwidth),
+        ) && t.get() > bw.get() * (1.0 + 1e-9)
+        {
+            return err(
+                "package.compute-traffic",
+                format!(
+                    "{} is above achievable.hbm-bandwidth ({}); expected the compute loop's own traffic, at most the bandwidth",
+                    crate::units::si(t.get(), "B/s"),
+                    crate::units::si(bw.get(), "B/s")
+                ),
+            );
+        }
+        if let (Some(idle), Some(c), Some(st), Some(t), Some(bw)) = (
+            p.idle_watts,
+            p.compute_watts,
+            p.stream_watts,
+            p.compute_traffic,
+            self.achievable.as_ref().and_then(|a| a.hbm_bandwidth),
+        ) {
+            let memory = (st - idle) * t.get() / bw.get();
+            if c - idle - memory <= 0.0 {
+                return err(
+                    "package.compute-watts",
+                    format!(
+                        "{c} W leaves nothing for compute once idle ({idle} W) and the loop's memory traffic ({:.1} W at package.compute-traffic) are taken out; expected more than {:.1} W",
+                        memory,
+                        idle + memory
+                    ),
+                );
+            }
+        }
+        if let Some(idle) = p.idle_watts {
+            for (field, v) in &figures[1..] {
+                if let Some(w) = *v
+                    && w <= idle
+                {
+                    return err(
+                        field,
+                        format!(
+                            "{w} W under load is not above the idle power package.idle-watts ({idle} W); expected more than {idle} W"
+                        ),
+                    );
+                }
+            }
         }
         Ok(())
     }

@@ -30,6 +30,11 @@ pub enum Objective {
     /// Devices in all (the default).
     #[default]
     Devices,
+    /// Cost per million output tokens (needs `price` and/or
+    /// `energy-price`).
+    Cost,
+    /// Energy per output token.
+    Energy,
 }
 
 impl Objective {
@@ -37,15 +42,56 @@ impl Objective {
     pub fn as_str(self) -> &'static str {
         match self {
             Objective::Devices => "devices",
+            Objective::Cost => "cost",
+            Objective::Energy => "energy",
         }
     }
 
-    /// The score of a configuration of `devices` devices of `hw`; lower is
-    /// better. The energy issue adds cost and energy here.
-    pub fn score(self, devices: u64, _hw: &crate::spec::hardware::Hardware) -> f64 {
-        match self {
+    /// The score of a configuration of `devices` devices whose run draws
+    /// `energy`, at `prices`; lower is better. Energy and cost need the
+    /// part's board-power figures (an error naming the field) and cost a
+    /// price.
+    pub fn score(
+        self,
+        devices: u64,
+        energy: &crate::calc::power::Energy,
+        prices: &crate::calc::power::Prices,
+    ) -> Result<f64> {
+        let per_token = || {
+            energy.per_token_j().ok_or_else(|| match &energy.draw {
+                Err(f) => Error::field(
+                    "objective",
+                    format!("ranking by energy needs the part's board power; it has no {f}"),
+                ),
+                Ok(_) => Error::field("objective", "no output tokens to rank by"),
+            })
+        };
+        Ok(match self {
             Objective::Devices => devices as f64,
-        }
+            Objective::Energy => per_token()?,
+            Objective::Cost => {
+                if !prices.any() {
+                    return Err(Error::missing_input(
+                        "price",
+                        "--objective cost ranks by cost per million output tokens; give price (per device-hour) and/or energy-price",
+                    ));
+                }
+                let device = match prices.device_hour {
+                    Some(p) => {
+                        p / 3600.0
+                            * energy.device_s_per_token().ok_or_else(|| {
+                                Error::field("objective", "no output tokens to rank by")
+                            })?
+                    }
+                    None => 0.0,
+                };
+                let bill = match prices.kwh {
+                    Some(p) => p * prices.pue * per_token()? / crate::calc::power::KWH,
+                    None => 0.0,
+                };
+                (device + bill) * 1e6
+            }
+        })
     }
 }
 
@@ -57,6 +103,8 @@ pub struct FleetInputs {
     pub sim: SimulateInputs,
     /// The search's own fields.
     pub options: FleetOptions,
+    /// Prices for cost per token and `--objective cost`.
+    pub prices: crate::calc::power::Prices,
 }
 
 /// The fields `fleet` adds to `simulate`'s.
@@ -65,6 +113,8 @@ pub const OWN_FIELDS: [&str; 5] = ["max-devices", "caps", "budgets", "objective"
 impl FleetInputs {
     /// Splits a field map into `simulate`'s fields and the search's.
     pub fn from_fields(f: &crate::inputs::Fields) -> Result<Self> {
+        let mut f = f.clone();
+        let prices = crate::calc::power::Prices::take(&mut f)?;
         let (own, sim): (crate::inputs::Fields, crate::inputs::Fields) = f
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
@@ -72,6 +122,7 @@ impl FleetInputs {
         Ok(FleetInputs {
             sim: crate::inputs::from_fields(&sim)?,
             options: crate::inputs::from_fields(&own)?,
+            prices,
         })
     }
 }

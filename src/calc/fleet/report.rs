@@ -47,6 +47,16 @@ fn row(c: &Candidate, rank: usize) -> Row {
                 "output_tokens_per_s_per_device".into(),
                 at.output_tokens_per_s_per_device.into(),
             );
+            let e = c.energy.as_ref();
+            r.results.insert(
+                "energy_per_token_j".into(),
+                e.and_then(|e| e.per_token_j()).into(),
+            );
+            r.results.insert(
+                "power_w".into(),
+                e.and_then(|e| e.draw.as_ref().ok().map(|d| d.power_w))
+                    .into(),
+            );
             r.results.insert(
                 "binds".into(),
                 binds
@@ -57,6 +67,8 @@ fn row(c: &Candidate, rank: usize) -> Row {
         }
         Verdict::Breaks { why, .. } => {
             r.results.insert("devices".into(), Value::Null);
+            r.results.insert("energy_per_token_j".into(), Value::Null);
+            r.results.insert("power_w".into(), Value::Null);
             r.results.insert("meets".into(), false.into());
             r.results.insert("binds".into(), why.clone().into());
         }
@@ -143,6 +155,9 @@ impl FleetCost {
             "tpot_margin",
             "binds",
             "output_tokens_per_s_per_device",
+            "power_w",
+            "energy_per_token_j",
+            "cost_per_million_output_tokens",
         ]);
         r.result("devices", best.devices(), || {
             Quantity::new("devices", Unit::Count).formula("tp x pp x replicas")
@@ -209,6 +224,17 @@ impl FleetCost {
         r.result("kv_use_peak", at.kv_peak, || {
             Quantity::new("KV blocks held, peak (one replica)", Unit::Fraction)
         });
+        match &best.energy {
+            Some(e) => {
+                e.record(&mut r);
+                self.prices.record(&mut r, &[e]);
+            }
+            None => crate::calc::power::Energy::unmodelled(
+                "no run priced",
+                crate::calc::power::Per::Output,
+            )
+            .record(&mut r),
+        }
         r.result("candidates", self.candidates.len() as u64, || {
             Quantity::new("configurations considered", Unit::Count)
         });
@@ -295,6 +321,8 @@ impl FleetCost {
             ("meets", "meets", Unit::None),
             ("ttft_s", "TTFT", Unit::Seconds),
             ("tpot_s", "TPOT", Unit::Seconds),
+            ("energy_per_token_j", "J per output token", Unit::Joules),
+            ("power_w", "power per device", Unit::Watts),
         ] {
             r.describe(k, Quantity::new(lab, u));
         }

@@ -28,6 +28,9 @@ pub struct Candidate {
     pub max_tokens: u64,
     /// What became of it.
     pub verdict: Verdict,
+    /// Board power and energy per output token of the run that meets
+    /// (formulas.md, "Power and energy"); None for one that breaks.
+    pub energy: Option<crate::calc::power::Energy>,
 }
 
 /// Whether and how a candidate serves the workload.
@@ -91,6 +94,8 @@ pub struct FleetCost {
     pub runs: u64,
     /// The frontier, when asked.
     pub pareto: Option<Vec<ParetoPoint>>,
+    /// Prices for cost per token.
+    pub prices: crate::calc::power::Prices,
 }
 
 /// One part's fixed figures for a layout: the replica, its step cost and
@@ -298,6 +303,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                 max_seqs: cap,
                 max_tokens: tokens,
                 verdict: Verdict::Breaks { why, margin },
+                energy: None,
             };
             let kv = match simulate::kv_tokens(&inst, &replica) {
                 Ok(kv) => kv,
@@ -328,8 +334,12 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                 .as_ref()
                 .and_then(|b| b.iter().max().copied())
                 .unwrap_or(simulate::DEFAULT_WHOLE_PROMPT + max_cap);
-            let forward =
+            let mut forward =
                 Forward::new(&replica, m, inst.setup.step.precisions, max_budget, max_cap)?;
+            let power = crate::calc::power::PowerModel::of(hw, inst.setup.step.compute);
+            if let Ok(pm) = &power {
+                forward.meter(pm.clone(), (l.tp * l.pp) as f64);
+            }
             let mut sz = Sized {
                 forward,
                 kv_tokens: kv,
@@ -418,10 +428,14 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                     // Smallest passing replica count: double, then bisect.
                     // A run stops early once a target is sure to be missed;
                     // the runs a verdict quotes are run in full.
+                    // Each run's draw is metered afresh: the one that meets
+                    // is priced by its own iterations.
+                    let drawn = std::cell::Cell::new(crate::calc::power::Draw::default());
                     let mut check =
                         |r: u64, full: bool, runs: &mut u64| -> Result<Option<Summary>> {
                             *runs += 1;
-                            run(
+                            sz.forward.reset_meter();
+                            let s = run(
                                 &mut sz,
                                 &w,
                                 &base,
@@ -431,8 +445,11 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                                 tokens,
                                 block,
                                 full,
-                            )
+                            );
+                            drawn.set(sz.forward.drawn());
+                            s
                         };
+                    let mut at_drawn = crate::calc::power::Draw::default();
                     let passes =
                         |s: &Option<Summary>| s.as_ref().is_some_and(|s| s.meets() && s.late_meets);
                     let mut lo = bound - 1; // fails (or zero)
@@ -441,6 +458,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                     loop {
                         at = check(hi, false, &mut runs)?;
                         if passes(&at) {
+                            at_drawn = drawn.get();
                             break;
                         }
                         lo = hi;
@@ -470,6 +488,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                         if passes(&s) {
                             hi = mid;
                             at = s;
+                            at_drawn = drawn.get();
                         } else {
                             lo = mid;
                         }
@@ -485,12 +504,22 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                     let mut at = at.unwrap_or_default();
                     at.devices = hi * size;
                     at.output_tokens_per_s_per_device = at.output_tokens_per_s / size as f64;
+                    // The run is one replica's at rate / replicas: its
+                    // energy per token is the deployment's.
+                    let mut one = at.clone();
+                    one.devices = size;
+                    let energy =
+                        simulate::run_energy(power.clone(), at_drawn, &one, size as f64, mode);
+                    let score = objective.score(hi * size, &energy, &i.prices)?;
+                    c.energy = Some(energy);
                     c.verdict = Verdict::Meets {
                         at: Box::new(at),
                         binds,
                     };
-                    found.push(objective.score(hi * size, hw) as u64);
-                    found.sort_unstable();
+                    if objective == Objective::Devices {
+                        found.push(score as u64);
+                        found.sort_unstable();
+                    }
                     candidates.push(c);
                 }
                 if i.options.pareto {
@@ -529,13 +558,28 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
     }
     // Those that meet, fewest devices first (then the largest TTFT margin);
     // then those that break.
+    // With --objective energy or cost, those that meet rank by it first.
+    let by = |c: &Candidate| match (&c.verdict, &c.energy) {
+        (Verdict::Meets { .. }, Some(e)) if objective != Objective::Devices => objective
+            .score(c.devices(), e, &i.prices)
+            .unwrap_or(f64::INFINITY),
+        _ => 0.0,
+    };
     let key = |c: &Candidate| match &c.verdict {
-        Verdict::Meets { at, .. } => (0, c.devices(), -at.ttft_slo.map_or(0.0, |a| a.margin)),
-        Verdict::Breaks { margin, .. } => (1, u64::MAX, -margin.unwrap_or(f64::NEG_INFINITY)),
+        Verdict::Meets { at, .. } => (
+            0,
+            by(c),
+            c.devices(),
+            -at.ttft_slo.map_or(0.0, |a| a.margin),
+        ),
+        Verdict::Breaks { margin, .. } => (1, 0.0, u64::MAX, -margin.unwrap_or(f64::NEG_INFINITY)),
     };
     candidates.sort_by(|a, b| {
         let (x, y) = (key(a), key(b));
-        x.0.cmp(&y.0).then(x.1.cmp(&y.1)).then(x.2.total_cmp(&y.2))
+        x.0.cmp(&y.0)
+            .then(x.1.total_cmp(&y.1))
+            .then(x.2.cmp(&y.2))
+            .then(x.3.total_cmp(&y.3))
     });
     let pareto = i.options.pareto.then(|| frontier(pareto_pts));
     Ok(FleetCost {
@@ -547,6 +591,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         candidates,
         runs,
         pareto,
+        prices: i.prices,
     })
 }
 

@@ -24,6 +24,7 @@ fn inputs(rate: f64, ttft: &str, tpot: &str) -> FleetInputs {
             caps: Some("32,128".into()),
             ..Default::default()
         },
+        prices: Default::default(),
     }
 }
 
@@ -102,4 +103,35 @@ fn no_layout_meeting_the_targets_is_no_answer() {
     let e = f.report(false).unwrap_err();
     assert_eq!(e.exit_code(), 1);
     assert!(e.to_string().contains("short"), "{e}");
+}
+
+/// `--objective energy` puts first the configuration that meets with the
+/// least energy per output token; `--objective cost` with an energy price
+/// only ranks the same way (the bill is energy x a constant).
+#[test]
+fn objective_energy_ranks_by_energy_per_token() {
+    use super::Objective;
+    let cat = Catalog::default();
+    let m = cat.model("llama-3-8b", &[]).unwrap();
+    let hw = cat.hardware("h200-sxm", &[]).unwrap();
+    let mut i = inputs(20.0, "2s", "50ms");
+    i.options.objective = Some(Objective::Energy);
+    let f = search(&m, std::slice::from_ref(&hw), &i, Mode::SpeedOfLight).unwrap();
+    let meets: Vec<f64> = f
+        .candidates
+        .iter()
+        .filter(|c| matches!(c.verdict, super::Verdict::Meets { .. }))
+        .map(|c| c.energy.as_ref().unwrap().per_token_j().unwrap())
+        .collect();
+    assert!(meets.len() > 1);
+    assert!(meets.iter().all(|e| *e >= meets[0]), "{meets:?}");
+    i.options.objective = Some(Objective::Cost);
+    i.prices = crate::calc::power::Prices {
+        device_hour: None,
+        kwh: Some(0.1),
+        pue: 1.0,
+    };
+    let g = search(&m, &[hw], &i, Mode::SpeedOfLight).unwrap();
+    assert_eq!(g.candidates[0].layout, f.candidates[0].layout);
+    assert_eq!(g.candidates[0].max_seqs, f.candidates[0].max_seqs);
 }

@@ -424,6 +424,9 @@ pub struct MatmulCost {
     pub weight_bytes: f64,
     /// Memory-bound with the weights at least half the traffic.
     pub weight_streaming: bool,
+    /// Board power and energy over the headline time at the traffic
+    /// (formulas.md, "Power and energy").
+    pub energy: super::power::Energy,
 }
 
 /// A count input with its default, at least 1.
@@ -578,6 +581,14 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
         (None, None) => (time.time_s, time.bound),
     };
     let weight_bytes = b * k as f64 * n as f64;
+    let energy = super::power::Energy::new(
+        super::power::PowerModel::of(hw, prec.compute).map(|pm| pm.draw(time_s, f, tr.bytes)),
+        time_s,
+        mode,
+        1.0,
+        0.0,
+        super::power::Per::Work,
+    );
     Ok(MatmulCost {
         hardware: hw.id.clone(),
         dtype: prec.name,
@@ -636,6 +647,7 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
         shaped,
         weight_bytes,
         weight_streaming: bound == Bound::Memory && weight_bytes >= 0.5 * tr.bytes,
+        energy,
     })
 }
 

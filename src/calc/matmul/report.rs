@@ -939,6 +939,7 @@ impl MatmulCost {
             });
         }
 
+        self.energy.record(&mut r);
         // The lecture's table: square tiles 32..256 at this shape. A lean
         // report (an inner sweep point) keeps values only, and no table.
         if self.table.is_empty() || lean {
@@ -985,6 +986,8 @@ impl MatmulCost {
         r.rows_kind = Some(RowsKind::Table);
         // The answer and the figures that decide it; --all shows the rest.
         r.headline(&[
+            "power_w",
+            "energy_j",
             "flops",
             "compute_time_s",
             "traffic_bytes",
@@ -1002,6 +1005,7 @@ impl MatmulCost {
             "waves",
             "wave_efficiency",
         ]);
+        self.energy.trim_headline(&mut r);
         // The lecture's tile table is shown when asked for with --tiles;
         // otherwise it is an intermediate for --all.
         r.rows_beyond_headline = !self.tiles_given;

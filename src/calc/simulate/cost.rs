@@ -110,6 +110,10 @@ pub struct Forward<'r, 'a, 'b> {
     heads: Vec<Option<(Option<Op>, Option<Op>)>>,
     kernels: f64,
     scratch: Step,
+    /// The power model and the devices of a replica, when metered.
+    meter: Option<(crate::calc::power::PowerModel, f64)>,
+    /// Every iteration's draw per device, summed.
+    drawn: crate::calc::power::Draw,
 }
 
 impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
@@ -165,7 +169,25 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
             heads: (0..=max_seqs).map(|_| None).collect(),
             kernels: scratch.kernels,
             scratch,
+            meter: None,
+            drawn: crate::calc::power::Draw::default(),
         })
+    }
+
+    /// Meters every iteration's board power on a replica of `devices`
+    /// devices sharing its work evenly (formulas.md, "Power and energy").
+    pub fn meter(&mut self, pm: crate::calc::power::PowerModel, devices: f64) {
+        self.meter = Some((pm, devices.max(1.0)));
+    }
+
+    /// Starts the meter again from zero.
+    pub fn reset_meter(&mut self) {
+        self.drawn = crate::calc::power::Draw::default();
+    }
+
+    /// What the iterations drew per device, summed (zero unless metered).
+    pub fn drawn(&self) -> crate::calc::power::Draw {
+        self.drawn
     }
 
     fn body(&mut self, tokens: u64) -> Result<&Body> {
@@ -260,6 +282,11 @@ impl StepCost for Forward<'_, '_, '_> {
             lm_head_tokens: 1,
         };
         self.scratch.cached_tokens = seen;
-        Ok(self.replica.pass_s(&self.scratch, t, &comm))
+        let s = self.replica.pass_s(&self.scratch, t, &comm);
+        if let Some((pm, n)) = &self.meter {
+            let d = pm.draw(s, self.scratch.flops() / n, self.scratch.bytes() / n);
+            self.drawn = crate::calc::power::Draw::sum([self.drawn, d]);
+        }
+        Ok(s)
     }
 }

@@ -352,6 +352,9 @@ pub struct SimCost {
     pub outcomes: Option<Vec<Outcome>>,
     /// The state over time, when asked.
     pub timeline: Vec<[f64; 5]>,
+    /// Board power per device over the run and energy per output token,
+    /// prefill included (formulas.md, "Power and energy").
+    pub energy: crate::calc::power::Energy,
 }
 
 /// KV room of one replica in tokens, or no answer when the weights leave
@@ -422,13 +425,18 @@ pub fn run(
     let mut reqs = arrivals::requests(&w.arrivals, w.requests, &w.prompt, &w.output, &mut rng);
     reqs.truncate(w.requests as usize);
     check_fit(m, &reqs, kv, c.block, force)?;
-    let fwd = cost::Forward::new(
+    let mut fwd = cost::Forward::new(
         &replica,
         m,
         inst.setup.step.precisions,
         c.max_tokens,
         c.max_seqs,
     )?;
+    let pm = crate::calc::power::PowerModel::of(inst.setup.hw, inst.setup.step.compute);
+    let per_replica = inst.layout.tp.saturating_mul(inst.layout.pp) as f64;
+    if let Ok(pm) = &pm {
+        fwd.meter(pm.clone(), per_replica);
+    }
     let cfg = Config {
         max_tokens: c.max_tokens,
         max_seqs: c.max_seqs,
@@ -436,9 +444,10 @@ pub fn run(
         window: m.sliding_window.map_or(u64::MAX, |x| x.get()),
         replicas: inst.layout.dp,
     };
-    let (outcomes, totals) = simulate(cfg, fwd, w, reqs, kv, c.block, keep.1)?;
+    let (outcomes, totals) = simulate(cfg, &mut fwd, w, reqs, kv, c.block, keep.1)?;
     let devices = inst.layout.devices();
     let summary = Summary::of(&outcomes, &totals, cfg.replicas, devices, w);
+    let energy = run_energy(pm, fwd.drawn(), &summary, per_replica, inst.setup.mode);
     let s = &inst.setup.step;
     Ok(SimCost {
         hardware: inst.setup.hw.id.clone(),
@@ -452,7 +461,41 @@ pub fn run(
         summary,
         outcomes: keep.0.then_some(outcomes),
         timeline: totals.timeline,
+        energy,
     })
+}
+
+/// A run's energy: every iteration's draw on each replica's devices, and
+/// idle power on every device for the rest of the span (waiting for
+/// requests). Per output token, prefill included.
+pub fn run_energy(
+    pm: std::result::Result<crate::calc::power::PowerModel, String>,
+    busy: crate::calc::power::Draw,
+    summary: &Summary,
+    per_replica: f64,
+    mode: Mode,
+) -> crate::calc::power::Energy {
+    use crate::calc::power::{Draw, Energy, Per};
+    let devices = summary.devices as f64;
+    let span = summary.span_s;
+    let tokens = summary.output_tokens_per_s * span;
+    let draw = pm.map(|pm| {
+        let busy_device_s = busy.limited_time_s * per_replica;
+        let idle_device_s = (devices * span - busy_device_s).max(0.0);
+        let total_j = busy.energy_j * per_replica + pm.idle_w * idle_device_s;
+        let time = span.max(busy_device_s / devices);
+        Draw {
+            time_s: time,
+            limited_time_s: time,
+            energy_j: total_j / devices,
+            power_w: total_j / devices / time,
+            uncapped_w: busy.uncapped_w,
+            idle_w: pm.idle_w,
+            flop_j: busy.flop_j * per_replica / devices,
+            byte_j: busy.byte_j * per_replica / devices,
+        }
+    });
+    Energy::new(draw, span, mode, devices, tokens, Per::Output)
 }
 
 /// Runs a simulation to the end with any step cost.

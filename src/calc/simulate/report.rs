@@ -269,6 +269,9 @@ impl SimCost {
             "kv_use_peak",
             "batch_size_mean",
             "preemptions",
+            "power_w",
+            "energy_per_token_j",
+            "cost_per_million_output_tokens",
         ];
         if s.ttft_slo.is_some() || s.tpot_slo.is_some() {
             head.extend(["goodput_requests_per_s", "slo_met"]);
@@ -472,6 +475,8 @@ impl SimCost {
         if self.outcomes.is_none() && !self.timeline.is_empty() {
             timeline_rows(&mut r, &self.timeline);
         }
+        self.energy.record(&mut r);
+        r.note("energy per output token over the whole run: prefill, decode and idle waits between requests included");
         r
     }
 }
