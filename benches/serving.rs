@@ -52,11 +52,14 @@ fn serving(c: &mut Criterion) {
     let grid = [
         Axis {
             name: "batch".into(),
-            values: (1..=100).map(Value::from).collect(),
+            values: (1..=100).map(Value::from).collect::<Vec<_>>().into(),
         },
         Axis {
             name: "context".into(),
-            values: (1..=100).map(|c| Value::from(64 * c)).collect(),
+            values: (1..=100)
+                .map(|c| Value::from(64 * c))
+                .collect::<Vec<_>>()
+                .into(),
         },
     ];
     let base_a = fields(json!({}));
