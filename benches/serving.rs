@@ -1,6 +1,7 @@
 //! Benchmarks of the serving calculations: one decode step, a 512-point
 //! batch sweep through the sweep engine (as `decode --sweep batch=1..512:1`
-//! runs it), an SLO bisection, a KV fit and a chunked prefill.
+//! runs it), a 10,000-point sweep under `--achievable`, an SLO bisection, a
+//! KV fit and a chunked prefill.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use roofline::calc::{decode, kv, prefill};
@@ -42,6 +43,35 @@ fn serving(c: &mut Criterion) {
                 }
                 let i: decode::DecodeInputs = from_fields(&f)?;
                 Ok(decode::cost(&m, &h, &i, Mode::SpeedOfLight)?.report(lean))
+            })
+            .unwrap()
+        })
+    });
+    // The per-operation model (--achievable) over a 10,000-point grid:
+    // batch 1..100 by context 64..6,400 (SPEC "Speed": under 100 ms).
+    let grid = [
+        Axis {
+            name: "batch".into(),
+            values: (1..=100).map(Value::from).collect::<Vec<_>>().into(),
+        },
+        Axis {
+            name: "context".into(),
+            values: (1..=100)
+                .map(|c| Value::from(64 * c))
+                .collect::<Vec<_>>()
+                .into(),
+        },
+    ];
+    let base_a = fields(json!({}));
+    c.bench_function("decode sweep 10,000 points --achievable", |b| {
+        b.iter(|| {
+            sweep::evaluate(&grid, |point, lean| {
+                let mut f = base_a.clone();
+                for (k, v) in point {
+                    f.insert((*k).to_string(), (*v).clone());
+                }
+                let i: decode::DecodeInputs = from_fields(&f)?;
+                Ok(decode::cost(&m, &h, &i, Mode::Achievable)?.report(lean))
             })
             .unwrap()
         })

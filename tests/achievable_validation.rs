@@ -106,13 +106,13 @@ fn serving() -> Value {
     file("validation/h200-serving-fidelity.json")
 }
 
-/// Every measured step: (family, measured seconds, achievable, speed of
-/// light). Chunks of 8 or fewer new tokens are left out of the families:
-/// the script's masked attention (a lower-right causal mask with GQA)
-/// falls back from flash attention to a path that expands the KV cache to
-/// every query head (docs/validation.md), which the model does not price.
-fn steps() -> Vec<(&'static str, f64, f64, f64)> {
-    let d = serving();
+/// Every measured step of a serving file: (family, measured seconds,
+/// achievable, speed of light). Chunks include the speculative verify
+/// passes (q = 4 or 8 new tokens): their masked attention runs on
+/// FlashAttention-2's kernel, which `achievable.attention.cached-*` price.
+/// A file with graph replays of its chunks (`--clean` runs) adds them as
+/// `chunk-graph`.
+fn steps_of(d: &Value) -> Vec<(&'static str, f64, f64, f64)> {
     let mut out = Vec::new();
     for r in d["decode"].as_array().unwrap() {
         let g = f(&r["graph_s"]);
@@ -133,19 +133,41 @@ fn steps() -> Vec<(&'static str, f64, f64, f64)> {
     }
     for r in d["chunk"].as_array().unwrap() {
         let cached = r["cached"].as_u64().unwrap();
-        let family = if r["new_tokens"].as_u64().unwrap() <= 8 {
-            "verify-masked"
-        } else {
-            "chunk"
-        };
+        let sol = prefill_time(r, &r["new_tokens"], cached, Mode::SpeedOfLight);
         out.push((
-            family,
+            "chunk",
             f(&r["time_s"]),
             prefill_time(r, &r["new_tokens"], cached, Mode::Achievable),
-            prefill_time(r, &r["new_tokens"], cached, Mode::SpeedOfLight),
+            sol,
         ));
+        if let Some(g) = r["graph_s"].as_f64() {
+            out.push(("chunk-graph", g, chunk_graph_time(r, cached), sol));
+        }
     }
     out
+}
+
+/// A chunk replayed from a CUDA graph: its GPU time alone.
+fn chunk_graph_time(r: &Value, cached: u64) -> f64 {
+    let i: PrefillInputs = serde_json::from_value(merge(
+        json!({"prompt": r["new_tokens"], "batch": r["batch"], "context": cached, "launch": "graph", "force": true}),
+        precision(r),
+    ))
+    .unwrap();
+    let m = model(r["model"].as_str().unwrap());
+    prefill::cost(&m, &h200(), &i, Mode::Achievable)
+        .unwrap()
+        .time_s
+}
+
+fn steps() -> Vec<(&'static str, f64, f64, f64)> {
+    steps_of(&serving())
+}
+
+/// The same script run again without the profiler (2026-12-01, `--clean`):
+/// its chunks also replayed from CUDA graphs.
+fn clean() -> Vec<(&'static str, f64, f64, f64)> {
+    steps_of(&file("validation/h200-serving-clean.json"))
 }
 
 fn errors(s: &[(&str, f64, f64, f64)], family: &str) -> Vec<f64> {
@@ -165,27 +187,71 @@ fn serving_steps_within_the_issue_bounds() {
         0.25,
     );
     within("prefill (eager)", &errors(&s, "prefill"), 0.10, 0.25);
-    // One chunk misses the issue's 25%: Mixtral's 512 tokens over 4,096,
-    // whose measured forward loops over the experts from Python (about
-    // 2,600 eager kernels) and runs 39% slower than the model prices it
-    // (docs/validation.md); the bound here is what holds, not the target.
+    // Timed eagerly, a chunk of few tokens is bound by the host's path
+    // through Python, not the GPU: the verify pass of 8 tokens over 2,048
+    // for 8 sequences took 24.7 ms here against 9.4 ms replayed from a
+    // graph, and the host's path per call varies about twofold from run to
+    // run (docs/validation.md). Its 49% is what holds, not the target; the
+    // GPU's time of every chunk is held to the issue's 25% below.
     within(
-        "chunks over a cached prefix",
+        "chunks over a cached prefix (eager)",
         &errors(&s, "chunk"),
         0.10,
-        0.40,
+        0.50,
     );
-    let all: Vec<f64> = s
-        .iter()
-        .filter(|x| x.0 != "verify-masked")
-        .map(|x| x.2 / x.1 - 1.0)
-        .collect();
-    within("all serving steps", &all, 0.10, 0.40);
+    let all: Vec<f64> = s.iter().map(|x| x.2 / x.1 - 1.0).collect();
+    within("all serving steps", &all, 0.10, 0.50);
+}
+
+#[test]
+fn serving_steps_of_a_clean_run_held_out() {
+    // No figure was fitted to this run. Replayed from CUDA graphs (the
+    // GPU's time, no host path): decode steps and every chunk, the verify
+    // passes included, within the issue's bounds.
+    let s = clean();
+    within(
+        "decode by CUDA graph, clean run",
+        &errors(&s, "decode-graph"),
+        0.10,
+        0.25,
+    );
+    within(
+        "chunks over a cached prefix by CUDA graph, clean run",
+        &errors(&s, "chunk-graph"),
+        0.10,
+        0.25,
+    );
+    // Eager prefills: the 512-token one is bound by the host's path, which
+    // ran 21 ms in this run against 15 ms in the first (the same script).
+    within(
+        "prefill (eager), clean run",
+        &errors(&s, "prefill"),
+        0.10,
+        0.30,
+    );
+}
+
+#[test]
+fn verify_passes_replayed_from_graphs_held_out() {
+    // validation/h200-fidelity-probe.json, verify_steps: passes of 2 to 8
+    // new tokens over 1k to 8k cached at shapes not measured before (the
+    // attention figures were fitted on one layer's attention alone).
+    let d = file("validation/h200-fidelity-probe.json");
+    let mut e = Vec::new();
+    for r in d["verify_steps"].as_array().unwrap() {
+        let cached = r["cached"].as_u64().unwrap();
+        let p = chunk_graph_time(r, cached);
+        e.push(p / f(&r["graph_s"]) - 1.0);
+        let sol = prefill_time(r, &r["new_tokens"], cached, Mode::SpeedOfLight);
+        assert!(sol < f(&r["graph_s"]), "{r}: speed of light {sol} s");
+    }
+    assert!(e.len() >= 8, "{} verify passes", e.len());
+    within("verify passes by CUDA graph", &e, 0.10, 0.25);
 }
 
 #[test]
 fn the_speed_of_light_is_below_every_measured_step() {
-    for (family, measured, _, sol) in steps() {
+    for (family, measured, _, sol) in steps().into_iter().chain(clean()) {
         assert!(
             sol < measured,
             "{family}: {sol} s is not below {measured} s"
@@ -203,6 +269,34 @@ fn eager_decode_from_python_within_15_percent() {
         .map(|r| decode_time(r, "eager", Mode::Achievable) / f(&r["eager_s"]) - 1.0)
         .collect();
     within("decode eagerly from Python", &e, 0.15, 0.50);
+}
+
+#[test]
+fn eager_fp8_over_bf16_in_one_process() {
+    // validation/h200-eager-probe.json: eager Llama-3-8B decode steps (B =
+    // 1, T = 1,024) in bf16 and fp8 interleaved four times in one process.
+    // The host's path drifts there (bf16 9.1 to 12.1 ms) and differs about
+    // twofold from run to run, but within a round the fp8 step's extra
+    // casts and residual adds, each a kernel with its host path, are what
+    // the model prices: the ratio of the two steps within 10% each round.
+    let d = file("validation/h200-eager-probe.json");
+    let row =
+        |dtype: &str| json!({"model": "llama-3-8b", "dtype": dtype, "batch": 1, "context": 1024});
+    let ratio = decode_time(&row("fp8"), "eager", Mode::Achievable)
+        / decode_time(&row("bf16"), "eager", Mode::Achievable);
+    let steps = d["steps"].as_array().unwrap();
+    let mut e = Vec::new();
+    for round in 0..4 {
+        let t = |dtype: &str| {
+            steps
+                .iter()
+                .find(|s| s["round"] == round && s["dtype"] == dtype)
+                .map(|s| f(&s["eager_s"]))
+                .unwrap()
+        };
+        e.push(ratio / (t("fp8") / t("bf16")) - 1.0);
+    }
+    within("eager fp8 / bf16, one process", &e, 0.10, 0.10);
 }
 
 #[test]

@@ -37,6 +37,11 @@ values), built straight on the GPU:
 - kernels per step: torch.profiler over one eager step and one graph replay
   (CUDA kernels; memcpy and memset counted apart), with the 12 most frequent
   kernel names.
+- `--clean`: no profiler at all, and each chunk also replayed from a CUDA
+  graph (`graph_s`). A profiler session leaves CUPTI attached for the rest
+  of the process (PyTorch does not tear it down by default: pytorch/pytorch
+  issue 144455), which slows every later eager launch from Python; the
+  eager rows of a run that profiles are taken after its first profile.
 
 Every result is checked finite; a row that is not says so.
 """
@@ -58,6 +63,7 @@ MODELS = {
     "mixtral-8x7b": dict(L=32, d=4096, h=32, kv=8, dh=128, ff=14336, V=32000, E=8, topk=2),
 }
 QUICK = "--quick" in sys.argv
+CLEAN = "--clean" in sys.argv
 FP8 = torch.float8_e4m3fn
 T0 = time.time()
 PAD_M = 1
@@ -334,12 +340,12 @@ def run_decode(M, res, B, T, count=False):
                graph_max_s=graph[2], finite=ok)
     if M.route is not None:
         row["experts_touched_mean"] = M.touched
-    if count:
+    if count and not CLEAN:
         row["profile_eager"] = kernel_count(step)
         row["profile_graph"] = kernel_count(g.replay)
     log(json.dumps({k: v for k, v in row.items() if not k.startswith("profile")})
         + (f" kernels eager {row['profile_eager']['kernels']} graph {row['profile_graph']['kernels']}"
-           if count else ""))
+           if count and not CLEAN else ""))
     res["decode"].append(row)
     del g, kc, vc
     torch.cuda.empty_cache()
@@ -367,6 +373,12 @@ def run_prefill(M, res, B, S, q=None, T=0):
                batch=B, time_s=t[0], min_s=t[1], max_s=t[2], finite=ok)
     if T:
         row.update(new_tokens=q, cached=T, attention=CHUNK_PATH)
+        if CLEAN:
+            g = graph_of(f)
+            for _ in range(2):
+                g.replay()
+            row["graph_s"] = ev_time(g.replay, reps if not QUICK else 2)[0]
+            del g
     else:
         row.update(prompt=S)
     if M.route is not None:
@@ -421,7 +433,7 @@ def main():
     free, total = torch.cuda.mem_get_info()
     res = dict(device=torch.cuda.get_device_name(), torch=torch.__version__,
                cuda=torch.version.cuda, mem_total=total, mem_free_at_start=free,
-               fp8_pad_m=PAD_M, decode=[], prefill=[], chunk=[], failures=[],
+               fp8_pad_m=PAD_M, clean=CLEAN, decode=[], prefill=[], chunk=[], failures=[],
                method=__doc__)
     for name, dtype, layers, dec, pre, chunks in plan():
         try:

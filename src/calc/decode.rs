@@ -13,7 +13,7 @@ use super::power;
 use super::roof::{self, Roof, RoofTime};
 use super::simulate::slo::Target;
 use super::speculative;
-use super::step::price::{Launch, Priced, Pricer};
+use super::step::price::{CachedAttention, Launch, Priced, Pricer};
 use super::step::report as step_price;
 use super::step::{self, Precisions, Shape, Step};
 use crate::error::{Error, Result};
@@ -285,6 +285,7 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
             hw,
             &roof,
             p.compute,
+            kv.name,
             launch,
             per_kernel_s,
             Precisions {
@@ -327,12 +328,28 @@ pub fn pricer(
     hw: &Hardware,
     roof: &Roof,
     compute: &str,
+    kv: &str,
     launch: LaunchMode,
     per_kernel_s: f64,
     precisions: Precisions,
     missing: &mut Vec<&'static str>,
 ) -> Pricer {
     let a = hw.achievable.as_ref();
+    // Attention multiplies queries by the cached keys and values: it runs
+    // at the cache's precision (an 8-bit cache at the 8-bit rate) and at 16
+    // bits otherwise (integer caches dequantize to 16 bits), whatever the
+    // weights and activations of the projections.
+    let attention_dtype = if kv == "fp8" { "fp8" } else { "bf16" };
+    let (attention_rate, attention_sustained) = if attention_dtype == compute {
+        (roof.peak, a.and_then(|a| a.sustained.get(compute)))
+    } else {
+        let p = hw.precision(Some(attention_dtype)).ok();
+        (
+            p.and_then(|p| hw.peak(p, Mode::Achievable).ok())
+                .unwrap_or(roof.peak),
+            a.and_then(|a| a.sustained.get(attention_dtype)),
+        )
+    };
     let overhead = a.and_then(|a| a.kernel_overhead).map(|s| s.get());
     if overhead.is_none() {
         missing.push("achievable.kernel-overhead");
@@ -351,6 +368,16 @@ pub fn pricer(
         .and_then(|a| a.attention.as_ref())
         .and_then(|at| at.query_tile)
         .map_or(1, |t| t.get());
+    let cached_attention = a.and_then(|a| a.attention.as_ref()).and_then(|at| {
+        Some(CachedAttention {
+            curve: (
+                at.cached_peak_fraction?,
+                at.cached_half_length?.get() as f64,
+            ),
+            query_tile: at.cached_query_tile.map_or(query_tile, |t| t.get()),
+            split_query_tile: at.cached_split_query_tile.map(|t| t.get()),
+        })
+    });
     let gemm = GemmModel::of(hw);
     if gemm.tiles.is_empty() {
         missing.push("achievable.gemm");
@@ -381,6 +408,9 @@ pub fn pricer(
         gemm,
         attention,
         query_tile,
+        cached_attention,
+        attention_rate,
+        attention_sustained,
         precisions,
     }
 }

@@ -828,6 +828,7 @@ impl Shard<'_, '_> {
             }
         };
         let mut out = st.clone();
+        out.heads = st.heads / t;
         for op in out.ops.iter_mut().chain(out.extra.iter_mut()) {
             // (share of repetitions, share of work per repetition, share of
             // KV bytes per repetition)

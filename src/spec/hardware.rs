@@ -684,26 +684,36 @@ pub struct GemmTiling {
     /// The most ways the library splits K when the tiles of M x N leave
     /// SMs idle (1: it never splits).
     pub split_k: Option<NonZeroU32>,
+    /// The smallest tile that runs at the full rate (`"128x128"`): a tile
+    /// reusing each operand element less, tm tn / (tm + tn) against this
+    /// tile's, reaches that share of the rate; absent: every tile runs at
+    /// the full rate.
+    pub full_rate_tile: Option<String>,
 }
 
 impl GemmTiling {
     /// The tiles as (rows, columns); `Err` names the first malformed entry.
     pub fn parsed(&self) -> std::result::Result<Vec<(u64, u64)>, String> {
-        self.tiles
-            .iter()
-            .map(|t| {
-                let (a, b) = t
-                    .split_once(['x', 'X'])
-                    .ok_or_else(|| format!("`{t}`: expected rows x columns, as `256x128`"))?;
-                let n = |s: &str| s.trim().parse::<u64>().ok().filter(|&v| v > 0);
-                match (n(a), n(b)) {
-                    (Some(a), Some(b)) => Ok((a, b)),
-                    _ => Err(format!(
-                        "`{t}`: expected two positive whole numbers, as `256x128`"
-                    )),
-                }
-            })
-            .collect()
+        self.tiles.iter().map(|t| tile(t)).collect()
+    }
+
+    /// `full-rate-tile` as (rows, columns), if given.
+    pub fn full_rate(&self) -> std::result::Result<Option<(u64, u64)>, String> {
+        self.full_rate_tile.as_deref().map(tile).transpose()
+    }
+}
+
+/// One `"256x128"` tile as (rows, columns).
+fn tile(t: &str) -> std::result::Result<(u64, u64), String> {
+    let (a, b) = t
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("`{t}`: expected rows x columns, as `256x128`"))?;
+    let n = |s: &str| s.trim().parse::<u64>().ok().filter(|&v| v > 0);
+    match (n(a), n(b)) {
+        (Some(a), Some(b)) => Ok((a, b)),
+        _ => Err(format!(
+            "`{t}`: expected two positive whole numbers, as `256x128`"
+        )),
     }
 }
 
@@ -726,6 +736,20 @@ pub struct AttentionEfficiency {
     /// queries' compute. One new token (decode) runs a split-KV decode
     /// kernel and is not padded.
     pub query_tile: Option<NonZeroU64>,
+    /// The share of the dense rate approached at long spans by the kernel
+    /// that attends several new tokens per sequence over a cached prefix
+    /// (a chunk, a prefix-cache hit, a speculative verify pass); the
+    /// prefill figures apply where the file has none.
+    pub cached_peak_fraction: Option<f64>,
+    /// That kernel's half length: efficiency(S) = cached-peak-fraction x
+    /// S / (S + cached-half-length) for S keys each query sees.
+    pub cached_half_length: Option<NonZeroU64>,
+    /// Queries per tile of that kernel (q new tokens of a sequence and head
+    /// are padded up to it).
+    pub cached_query_tile: Option<NonZeroU64>,
+    /// Queries per tile of that kernel's split-KV variant, which it runs
+    /// when batch x heads x query blocks would leave the SMs idle.
+    pub cached_split_query_tile: Option<NonZeroU64>,
 }
 
 /// The first dotted kebab-case path (numbers index arrays of tables) that
@@ -1102,11 +1126,20 @@ impl Hardware {
             }
             if let Some(at) = &a.attention {
                 share("achievable.attention.peak-fraction", at.peak_fraction)?;
+                share(
+                    "achievable.attention.cached-peak-fraction",
+                    at.cached_peak_fraction,
+                )?;
             }
             if let Some(g) = &a.gemm
                 && let Err(e) = g.parsed()
             {
                 return err("achievable.gemm.tiles", e);
+            }
+            if let Some(g) = &a.gemm
+                && let Err(e) = g.full_rate()
+            {
+                return err("achievable.gemm.full-rate-tile", e);
             }
             for key in a.dense.keys() {
                 if let (Some(m), Some(d)) = (a.dense.get(key), self.compute.dense.get(key))

@@ -25,6 +25,16 @@ pub struct GemmModel {
     pub split_k: u64,
     /// SMs the waves run over.
     pub sms: u64,
+    /// Operand reuse, tm tn / (tm + tn), of the smallest tile that runs at
+    /// the full rate; a tile below it reaches its reuse over this share of
+    /// the rate (none: every tile runs at the full rate).
+    pub full_rate_reuse: Option<f64>,
+}
+
+/// Operand reuse of a tm x tn tile: multiply-adds per operand element it
+/// loads in a k-step, tm tn / (tm + tn).
+fn reuse(tm: u64, tn: u64) -> f64 {
+    (tm * tn) as f64 / (tm + tn) as f64
 }
 
 /// The efficiency of one shape under the best tile.
@@ -38,7 +48,10 @@ pub struct Efficiency {
     pub padding: f64,
     /// tiles x splits / (waves x SMs).
     pub waves: f64,
-    /// padding x waves: the share of the rate the shape reaches.
+    /// The tile's share of the rate from its operand reuse (1 at or above
+    /// the full-rate tile's).
+    pub feed: f64,
+    /// padding x waves x feed: the share of the rate the shape reaches.
     pub efficiency: f64,
 }
 
@@ -66,6 +79,9 @@ impl GemmModel {
             tiles: g.and_then(|g| g.parsed().ok()).unwrap_or_default(),
             split_k: g.and_then(|g| g.split_k).map_or(1, |s| u64::from(s.get())),
             sms: hw.execution.as_ref().map_or(1, |e| u64::from(e.sms.get())),
+            full_rate_reuse: g
+                .and_then(|g| g.full_rate().ok().flatten())
+                .map(|(tm, tn)| reuse(tm, tn)),
         }
     }
 
@@ -78,6 +94,7 @@ impl GemmModel {
             split_k: 1,
             padding: 1.0,
             waves: 1.0,
+            feed: 1.0,
             efficiency: 1.0,
         };
         if self.tiles.is_empty() || m == 0 || n == 0 {
@@ -90,6 +107,15 @@ impl GemmModel {
             let (rows, cols) = (m.div_ceil(tm) as f64, n.div_ceil(tn) as f64);
             let padding = (m as f64 * n as f64) / (rows * tm as f64 * cols * tn as f64);
             let tiles = rows * cols * groups;
+            let feed = self
+                .full_rate_reuse
+                .map_or(1.0, |full| (reuse(tm, tn) / full).min(1.0));
+            // Waves cannot raise a tile above padding x feed: a tile that
+            // cannot beat the best so far is not tried (a sweep prices
+            // every GEMM of every point through here).
+            if padding * feed <= best.efficiency + 1e-12 {
+                continue;
+            }
             // The library splits K only when the tiles alone leave SMs idle.
             let most = if tiles < sms { self.split_k.max(1) } else { 1 };
             for s in 1..=most {
@@ -98,13 +124,14 @@ impl GemmModel {
                 }
                 let grid = tiles * s as f64;
                 let waves = grid / ((grid / sms).ceil() * sms);
-                let e = padding * waves;
+                let e = padding * waves * feed;
                 if e > best.efficiency + 1e-12 {
                     best = Efficiency {
                         tile: (tm, tn),
                         split_k: s,
                         padding,
                         waves,
+                        feed,
                         efficiency: e,
                     };
                 }
@@ -150,6 +177,7 @@ mod tests {
             tiles: vec![(256, 128), (128, 128)],
             split_k: 4,
             sms: 132,
+            full_rate_reuse: None,
         }
     }
 
@@ -169,6 +197,7 @@ mod tests {
             tiles: vec![(128, 128)],
             split_k: 1,
             sms: 1,
+            full_rate_reuse: None,
         }
         .efficiency(100, 128, 4096, 1.0);
         assert!((e.padding - 100.0 / 128.0).abs() < 1e-12);
@@ -183,11 +212,30 @@ mod tests {
     }
 
     #[test]
+    fn a_small_tile_runs_at_its_operand_reuse() {
+        // 256^3 with 128 x 128 (reuse 64) at the full rate and 64 x 32
+        // (reuse 21.3) among the tiles: 128 x 128 gives 4 of 132 SMs, 64 x
+        // 32 gives 32 tiles split 4 ways over K (128 of 132) at 21.3/64 of
+        // the rate, 0.32, the better of the two.
+        let g = GemmModel {
+            tiles: vec![(128, 128), (64, 32)],
+            split_k: 4,
+            sms: 132,
+            full_rate_reuse: Some(reuse(128, 128)),
+        };
+        let e = g.efficiency(256, 256, 4096, 1.0);
+        assert_eq!(e.tile, (64, 32));
+        let want = (2048.0 / 96.0 / 64.0) * 128.0 / 132.0;
+        assert!((e.efficiency - want).abs() < 1e-9, "{e:?}");
+    }
+
+    #[test]
     fn no_tiles_no_loss() {
         let g = GemmModel {
             tiles: vec![],
             split_k: 1,
             sms: 132,
+            full_rate_reuse: None,
         };
         assert_eq!(g.efficiency(7, 7, 7, 1.0).efficiency, 1.0);
     }

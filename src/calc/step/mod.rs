@@ -176,6 +176,10 @@ pub struct Step {
     pub extra: Vec<Op>,
     /// The shape the step was built for.
     pub shape: Shape,
+    /// Query heads the device's attention runs (the model's, divided by
+    /// tensor parallelism): with the batch and the query tiles they make
+    /// the attention kernel's grid.
+    pub heads: f64,
 }
 
 /// Each op's weight bytes, for a derivation: `embedding 16.4 KB + qkv ...`.
@@ -484,6 +488,7 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
         cached_tokens: seen,
         extra,
         shape,
+        heads: h as f64,
     })
 }
 

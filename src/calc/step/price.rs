@@ -14,7 +14,7 @@
 //! `past` cached ones.
 
 use super::super::matmul::efficiency::GemmModel;
-use super::{Op, OpKind, Precisions, Shape, Step};
+use super::{Op, OpKind, Precisions, Step};
 
 /// How kernels reach the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -51,9 +51,37 @@ pub struct Pricer {
     pub attention: Option<(f64, f64)>,
     /// Queries per attention tile (1: no padding modelled).
     pub query_tile: u64,
+    /// The kernel that attends several new tokens over a cached prefix, if
+    /// the file has its figures (the prefill figures otherwise).
+    pub cached_attention: Option<CachedAttention>,
+    /// Burst rate of attention's products, at the KV cache's precision.
+    pub attention_rate: f64,
+    /// Sustained rate at that precision, if known.
+    pub attention_sustained: Option<f64>,
     /// Bytes per element of each tensor kind.
     pub precisions: Precisions,
 }
+
+/// The attention kernel of a pass of several new tokens per sequence over a
+/// cached prefix (formulas.md, "Achievable: a forward operation by
+/// operation", attention over a cache): its efficiency curve, its query
+/// tile, and the split-KV variant it switches to when its grid would leave
+/// the SMs idle.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CachedAttention {
+    /// (peak fraction, half length) of its efficiency curve.
+    pub curve: (f64, f64),
+    /// Queries per tile.
+    pub query_tile: u64,
+    /// Queries per tile of the split-KV variant, if known.
+    pub split_query_tile: Option<u64>,
+}
+
+/// FlashAttention-2 splits the keys of a pass over several CTAs when its
+/// grid (batch x heads x query blocks of the split kernel) is below 80% of
+/// the CTAs the device holds at two per SM (`num_splits_heuristic` in its
+/// `flash_api.cpp`, called with `multiProcessorCount * 2`).
+const SPLIT_BELOW_CTAS_PER_SM: f64 = 2.0 * 0.8;
 
 /// One operation's achievable time.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -99,9 +127,29 @@ impl Priced {
 impl Pricer {
     /// Flash attention's share of the rate at `length` keys per query.
     pub fn attention_efficiency(&self, length: f64) -> f64 {
-        match self.attention {
-            Some((peak, half)) => peak * length / (length + half),
-            None => 1.0,
+        curve(self.attention, length)
+    }
+
+    /// The attention kernel a pass of `new` tokens per sequence over
+    /// `cached` ones runs: its efficiency curve and query tile. Several new
+    /// tokens over a cached prefix take the cached kernel where the file
+    /// has one; a prefill from an empty cache the prefill kernel.
+    /// With `blocks(tile)` the grid a query tile gives, the kernel also
+    /// says how many kernels it launches beyond the one (the split-KV
+    /// variant's combine).
+    fn attention_kernel(
+        &self,
+        cached: u64,
+        blocks: impl Fn(u64) -> f64,
+    ) -> (Option<(f64, f64)>, u64, f64) {
+        match self.cached_attention {
+            Some(c) if cached > 0 => match c.split_query_tile {
+                Some(t) if blocks(t) < SPLIT_BELOW_CTAS_PER_SM * self.gemm.sms.max(1) as f64 => {
+                    (Some(c.curve), t, 1.0)
+                }
+                _ => (Some(c.curve), c.query_tile, 0.0),
+            },
+            _ => (self.attention, self.query_tile, 0.0),
         }
     }
 
@@ -133,7 +181,7 @@ impl Pricer {
         let mut ops = Vec::with_capacity(step.ops.len() + step.extra.len());
         let (mut time_s, mut overhead_s, mut kernels) = (0.0, 0.0, 0.0);
         for op in step.ops.iter().chain(&step.extra) {
-            let t = self.op(op, step.shape, step.cached_tokens, rate, kernel_scale);
+            let t = self.op(op, step, rate, sustained, kernel_scale);
             time_s += t.time_s;
             overhead_s += t.overhead_s;
             kernels += t.kernels;
@@ -160,7 +208,8 @@ impl Pricer {
 
     /// One op: its GPU time per repetition, plus per-kernel costs, times
     /// its repetitions.
-    fn op(&self, op: &Op, shape: Shape, cached: u64, rate: f64, kernel_scale: f64) -> OpTime {
+    fn op(&self, op: &Op, step: &Step, rate: f64, sustained: bool, kernel_scale: f64) -> OpTime {
+        let (shape, cached) = (step.shape, step.cached_tokens);
         let n = op.count.max(0.0);
         let bw = self.bandwidth;
         let kernels = op.kernels * kernel_scale;
@@ -217,13 +266,21 @@ impl Pricer {
                 // the cache.
                 let (eff, pad) = if shape.new > 1 {
                     let q = shape.new;
-                    let tile = self.query_tile.max(1);
+                    let grid =
+                        |t: u64| shape.batch as f64 * step.heads * q.div_ceil(t.max(1)) as f64;
+                    let (figures, tile, combine) = self.attention_kernel(cached, grid);
+                    extra_kernels += combine;
+                    let tile = tile.max(1);
                     (
-                        self.attention_efficiency((cached + q) as f64),
+                        curve(figures, (cached + q) as f64),
                         (q.div_ceil(tile) * tile) as f64 / q as f64,
                     )
                 } else {
                     (1.0, 1.0)
+                };
+                let rate = match self.attention_sustained {
+                    Some(s) if sustained => s.min(self.attention_rate),
+                    _ => self.attention_rate,
                 };
                 let c = flops * pad / (rate * eff);
                 let m = bytes / bw;
@@ -251,6 +308,15 @@ impl Pricer {
             kernels: kernels * n,
             compute_bound: compute > memory,
         }
+    }
+}
+
+/// An attention kernel's share of the rate at `length` keys per query:
+/// peak x length / (length + half), 1 without figures.
+fn curve(figures: Option<(f64, f64)>, length: f64) -> f64 {
+    match figures {
+        Some((peak, half)) => peak * length / (length + half),
+        None => 1.0,
     }
 }
 
