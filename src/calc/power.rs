@@ -358,8 +358,8 @@ impl Energy {
                     "({} x {} + {} + {}) / {}{}",
                     units::si(d.idle_w, "W"),
                     units::seconds(d.limited_time_s),
-                    joules(d.flop_j),
-                    joules(d.byte_j),
+                    crate::units::joules(d.flop_j),
+                    crate::units::joules(d.byte_j),
                     units::seconds(d.limited_time_s),
                     if d.limited() { " (at the limit)" } else { "" }
                 )),
@@ -459,11 +459,6 @@ impl Draw {
     pub fn idle_j(&self) -> f64 {
         self.idle_w * self.limited_time_s
     }
-}
-
-/// Formats an energy: J, mJ, uJ, nJ, pJ.
-pub fn joules(v: f64) -> String {
-    Unit::Joules.format(v)
 }
 
 /// Prices for cost per token: per device-hour, per kWh and the PUE that
@@ -661,7 +656,7 @@ impl Prices {
                         "{} x {} x {} / 3.6e6 x 1e6",
                         units::sig(p, 4),
                         units::sig(self.pue, 4),
-                        joules(j)
+                        crate::units::joules(j)
                     ));
                 }
                 Quantity::new(
