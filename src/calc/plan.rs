@@ -718,6 +718,29 @@ fn per_layer(s: &Setup) -> PerLayer {
     }
 }
 
+/// What some of a forward's ops add to one pipeline stage's time on one
+/// device ([`Replica::add_part`]): sums that add over ops.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StagePart {
+    /// FLOPs on the roofline (speed of light).
+    pub flops: f64,
+    /// Bytes on the roofline.
+    pub bytes: f64,
+    /// Launch overhead, seconds.
+    pub launch_s: f64,
+    /// The per-operation model's sums (`--achievable`).
+    pub priced: step::price::Part,
+}
+
+impl std::ops::AddAssign for StagePart {
+    fn add_assign(&mut self, o: StagePart) {
+        self.flops += o.flops;
+        self.bytes += o.bytes;
+        self.launch_s += o.launch_s;
+        self.priced += o.priced;
+    }
+}
+
 /// Shards a replica's forward pass (serving's typed per-op costs) onto one
 /// device of one stage (formulas.md, "Plans", time).
 struct Shard<'a, 'b> {
@@ -730,9 +753,11 @@ struct Shard<'a, 'b> {
 }
 
 impl Shard<'_, '_> {
-    /// The roofline time plus launch overhead of one stage's share of the
-    /// pass `st` of `tokens` tokens.
-    fn time(
+    /// What the ops of `st` (a pass of `tokens` tokens, or some of its
+    /// ops) add to one stage's time: its FLOPs, bytes and launch overhead
+    /// on the roofline, or under `--achievable` each op priced on its own.
+    /// Parts add; [`Shard::time_of`] of a stage's sum is its time.
+    fn part(
         &self,
         st: &step::Step,
         tokens: f64,
@@ -740,8 +765,14 @@ impl Shard<'_, '_> {
         n_moe: f64,
         first: bool,
         last: bool,
-    ) -> f64 {
+    ) -> StagePart {
         let s = self.s;
+        if let Some(p) = &s.step.pricer {
+            return StagePart {
+                priced: p.part(&self.sharded(st, n_dense, n_moe, first, last)),
+                ..StagePart::default()
+            };
+        }
         let m = s.model;
         let t = self.l.tp as f64;
         let layers = m.layers.get() as f64;
@@ -786,13 +817,35 @@ impl Shard<'_, '_> {
             bytes += (op.weight_bytes + op.activation_bytes) * share
                 + (op.kv_read_bytes + op.kv_write_bytes) * kv;
         }
-        if let Some(p) = &s.step.pricer {
-            return p
-                .price(&self.sharded(st, n_dense, n_moe, first, last), 1.0)
-                .time_s;
+        StagePart {
+            flops,
+            bytes,
+            launch_s: st.kernels * f_layers * s.step.per_kernel_s,
+            ..StagePart::default()
         }
-        let launch = st.kernels * f_layers * s.step.per_kernel_s;
-        s.roof.time(flops, bytes).time_s + launch
+    }
+
+    /// A stage's time from the sum of its parts: the roofline time plus
+    /// launch overhead, or the per-operation model's time.
+    fn time_of(&self, part: &StagePart) -> f64 {
+        match &self.s.step.pricer {
+            Some(p) => p.time_of(&part.priced),
+            None => self.s.roof.time(part.flops, part.bytes).time_s + part.launch_s,
+        }
+    }
+
+    /// The roofline time plus launch overhead of one stage's share of the
+    /// pass `st` of `tokens` tokens.
+    fn time(
+        &self,
+        st: &step::Step,
+        tokens: f64,
+        n_dense: f64,
+        n_moe: f64,
+        first: bool,
+        last: bool,
+    ) -> f64 {
+        self.time_of(&self.part(st, tokens, n_dense, n_moe, first, last))
     }
 
     /// One device's share of `st` as a step of its own, for the
@@ -1149,22 +1202,45 @@ impl<'a, 'b> Replica<'a, 'b> {
         comm(self.shard.s, self.layout, tokens)
     }
 
-    /// One forward `st` of `tokens` tokens through every stage in turn,
-    /// with the communication `c` of a pass of that many tokens, seconds.
-    pub fn pass_s(&self, st: &step::Step, tokens: f64, c: &Comm) -> f64 {
+    /// Pipeline stages.
+    pub fn stages(&self) -> usize {
+        self.stages.len()
+    }
+
+    /// Adds what the ops of `st` (a pass of `tokens` tokens, or some of
+    /// its ops) cost each stage to `into`, one part per stage: a pass's
+    /// parts add, so the ops that depend only on the token count can be
+    /// priced once and kept.
+    pub fn add_part(&self, st: &step::Step, tokens: f64, into: &mut [StagePart]) {
+        let last = self.stages.len() - 1;
+        for (i, (&(n_dense, n_moe), p)) in self.stages.iter().zip(into).enumerate() {
+            *p += self
+                .shard
+                .part(st, tokens, n_dense, n_moe, i == 0, i == last);
+        }
+    }
+
+    /// A pass whose stages cost `parts`, with the communication `c` of a
+    /// pass of its tokens, seconds.
+    pub fn pass_s_of(&self, parts: &[StagePart], c: &Comm) -> f64 {
         let last = self.stages.len() - 1;
         self.stages
             .iter()
+            .zip(parts)
             .enumerate()
-            .map(|(i, &(n_dense, n_moe))| {
+            .map(|(i, (&(n_dense, n_moe), p))| {
                 let send = if i == last { 0.0 } else { c.pp_send_s };
-                self.shard
-                    .time(st, tokens, n_dense, n_moe, i == 0, i == last)
-                    + n_dense * c.dense_layer_s
-                    + n_moe * c.moe_layer_s
-                    + send
+                self.shard.time_of(p) + n_dense * c.dense_layer_s + n_moe * c.moe_layer_s + send
             })
             .sum()
+    }
+
+    /// One forward `st` of `tokens` tokens through every stage in turn,
+    /// with the communication `c` of a pass of that many tokens, seconds.
+    pub fn pass_s(&self, st: &step::Step, tokens: f64, c: &Comm) -> f64 {
+        let mut parts = vec![StagePart::default(); self.stages.len()];
+        self.add_part(st, tokens, &mut parts);
+        self.pass_s_of(&parts, c)
     }
 }
 

@@ -58,7 +58,7 @@ struct Choice {
 }
 
 /// KV room of a replica in tokens, None when its weights leave none.
-fn room(r: &Replica) -> Option<u64> {
+pub(super) fn room(r: &Replica) -> Option<u64> {
     (r.kv_budget_bytes > 0.0).then(|| (r.kv_budget_bytes / r.kv_bytes_per_token).min(1e15) as u64)
 }
 

@@ -121,12 +121,27 @@ pub struct FleetCost {
     pub prices: crate::calc::power::Prices,
 }
 
-/// One part's fixed figures for a layout: the replica, its step cost and
-/// its cache.
+/// One part's fixed figures for a layout: the replica's step cost, its
+/// cache and its power model.
 struct Sized<'a, 'b, 'c> {
+    /// The part's index.
+    hw: usize,
     forward: Forward<'a, 'b, 'c>,
     kv_tokens: u64,
     window: u64,
+    power: std::result::Result<crate::calc::power::PowerModel, String>,
+}
+
+/// A candidate waiting to be simulated.
+struct Pending {
+    /// Its layout's index in the sized layouts.
+    layout: usize,
+    cap: u64,
+    tokens: u64,
+    /// Replicas the decode-only bound needs.
+    bound: u64,
+    /// Seconds per output token at full batches.
+    per_token: f64,
 }
 
 /// Layouts of one replica worth trying: tp over the divisors of the heads
@@ -316,289 +331,338 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
     // more is not simulated.
     const KEEP: usize = 5;
     let mut found: Vec<u64> = Vec::new();
-    for hw in hws {
-        let inst0 = Instance::new(
-            m,
-            hw,
-            mode,
-            &i.sim,
-            Layout {
+    let insts: Vec<Instance> = hws
+        .iter()
+        .map(|hw| {
+            let one = Layout {
                 tp: 1,
                 pp: 1,
                 dp: 1,
                 ep: 1,
-            },
-        )?;
-        for l in layouts(&inst0.setup, max_devices) {
-            let inst = Instance {
-                setup: plan::Setup::new(hw, m, &plan_inputs(&i.sim), mode)?,
-                layout: l,
             };
-            let replica = Replica::new(&inst.setup, l)?;
-            let mk = |why: String, margin: Option<f64>, cap: u64, tokens: u64| Candidate {
-                hardware: hw.id.clone(),
-                layout: l,
-                max_seqs: cap,
-                max_tokens: tokens,
-                verdict: Verdict::Breaks { why, margin },
-                prefill: None,
-                energy: None,
-            };
-            let kv = match simulate::kv_tokens(&inst, &replica) {
-                Ok(kv) => kv,
-                Err(_) => {
+            Instance::new(m, hw, mode, &i.sim, one)
+        })
+        .collect::<Result<_>>()?;
+    let mut replicas = Vec::new();
+    for (k, inst) in insts.iter().enumerate() {
+        for l in layouts(&inst.setup, max_devices) {
+            replicas.push((k, Replica::new(&inst.setup, l)?));
+        }
+    }
+    let window = m.sliding_window.map_or(u64::MAX, |x| x.get());
+    let max_cap = *caps.iter().max().unwrap_or(&256);
+    let max_budget = budgets
+        .as_ref()
+        .and_then(|b| b.iter().max().copied())
+        .unwrap_or(simulate::DEFAULT_WHOLE_PROMPT + max_cap);
+    // Every layout's fixed figures and every (cap, budget)'s decode-only
+    // bound first; then the candidates are simulated fewest bound devices
+    // first, so that the best plans are found early and the rest are
+    // pruned by their bounds.
+    let mut sized = Vec::new();
+    let mut pending = Vec::new();
+    for (k, replica) in &replicas {
+        let (hw, inst) = (&hws[*k], &insts[*k]);
+        let l = replica.layout;
+        let mk = |why: String, margin: Option<f64>, cap: u64, tokens: u64| Candidate {
+            hardware: hw.id.clone(),
+            layout: l,
+            max_seqs: cap,
+            max_tokens: tokens,
+            verdict: Verdict::Breaks { why, margin },
+            prefill: None,
+            energy: None,
+        };
+        let Some(kv) = super::pools::room(replica) else {
+            candidates.push(mk(
+                format!(
+                    "memory: weights {} per device exceed the {} usable",
+                    si(replica.weight_bytes, "B"),
+                    si(replica.weight_bytes + replica.kv_budget_bytes, "B")
+                ),
+                None,
+                0,
+                0,
+            ));
+            continue;
+        };
+        if let Err(e) = simulate::check_fit(m, &base, kv, block, i.sim.force) {
+            if matches!(e, Error::NoAnswer(_)) {
+                candidates.push(mk(format!("memory: {e}"), None, 0, 0));
+                continue;
+            }
+            return Err(e);
+        }
+        let mut forward =
+            Forward::new(replica, m, inst.setup.step.precisions, max_budget, max_cap)?;
+        let power = crate::calc::power::PowerModel::of(hw, inst.setup.step.compute);
+        if let Ok(pm) = &power {
+            forward.meter(pm.clone(), (l.tp * l.pp) as f64);
+        }
+        // Light-load limits: one sequence's decode step and one whole
+        // prompt. A target below them is never met by this layout.
+        let ctx = mean_prompt as u64;
+        let mut one = Batch::default();
+        one.add(1, ctx, true, window);
+        let step1 = forward.seconds(&one)?;
+        let mut pre = Batch::default();
+        pre.add(mean_prompt.max(1.0) as u64, 0, true, window);
+        let ttft0 = forward.seconds(&pre)?;
+        if let Some(t) = w.slo_tpot
+            && step1 > t.seconds
+        {
+            candidates.push(mk(
+                format!(
+                    "TPOT: one sequence's step alone is {} > {}",
+                    units::seconds(step1),
+                    units::seconds(t.seconds)
+                ),
+                Some(t.seconds / step1 - 1.0),
+                0,
+                0,
+            ));
+            continue;
+        }
+        if let Some(t) = w.slo_ttft
+            && ttft0 > t.seconds
+        {
+            candidates.push(mk(
+                format!(
+                    "TTFT: the mean prompt's prefill alone is {} > {}",
+                    units::seconds(ttft0),
+                    units::seconds(t.seconds)
+                ),
+                Some(t.seconds / ttft0 - 1.0),
+                0,
+                0,
+            ));
+            continue;
+        }
+        let size = l.tp * l.pp;
+        for &cap in &caps {
+            let tokens_list = budgets
+                .clone()
+                .unwrap_or_else(|| vec![simulate::DEFAULT_WHOLE_PROMPT + cap]);
+            for &tokens in &tokens_list {
+                // Decode-only bound on one replica's rate: cap sequences at
+                // the mean context give cap tokens a step.
+                let mut full = Batch::default();
+                for _ in 0..cap {
+                    full.add(1, ctx + mean_output as u64 / 2, true, window);
+                }
+                let per_token = forward.seconds(&full)? / cap as f64;
+                let bound = (rate * mean_output * per_token).ceil().max(1.0) as u64;
+                if bound > max_devices / size {
                     candidates.push(mk(
                         format!(
-                            "memory: weights {} per device exceed the {} usable",
-                            si(replica.weight_bytes, "B"),
-                            si(replica.weight_bytes + replica.kv_budget_bytes, "B")
+                            "devices: even at full batches it needs at least {} replicas ({} devices) > {}",
+                            units::whole(bound),
+                            units::whole(bound.saturating_mul(size)),
+                            units::whole(max_devices)
                         ),
                         None,
-                        0,
-                        0,
+                        cap,
+                        tokens,
                     ));
                     continue;
                 }
-            };
-            if let Err(e) = simulate::check_fit(m, &base, kv, block, i.sim.force) {
-                if matches!(e, Error::NoAnswer(_)) {
-                    candidates.push(mk(format!("memory: {e}"), None, 0, 0));
-                    continue;
-                }
-                return Err(e);
+                pending.push(Pending {
+                    layout: sized.len(),
+                    cap,
+                    tokens,
+                    bound,
+                    per_token,
+                });
             }
-            let window = m.sliding_window.map_or(u64::MAX, |x| x.get());
-            let max_cap = *caps.iter().max().unwrap_or(&256);
-            let max_budget = budgets
-                .as_ref()
-                .and_then(|b| b.iter().max().copied())
-                .unwrap_or(simulate::DEFAULT_WHOLE_PROMPT + max_cap);
-            let mut forward =
-                Forward::new(&replica, m, inst.setup.step.precisions, max_budget, max_cap)?;
-            let power = crate::calc::power::PowerModel::of(hw, inst.setup.step.compute);
-            if let Ok(pm) = &power {
-                forward.meter(pm.clone(), (l.tp * l.pp) as f64);
-            }
-            let mut sz = Sized {
-                forward,
-                kv_tokens: kv,
-                window,
-            };
-            // Light-load limits: one sequence's decode step and one whole
-            // prompt. A target below them is never met by this layout.
-            let ctx = mean_prompt as u64;
-            let mut one = Batch::default();
-            one.add(1, ctx, true, window);
-            let step1 = sz.forward.seconds(&one)?;
-            let mut pre = Batch::default();
-            pre.add(mean_prompt.max(1.0) as u64, 0, true, window);
-            let ttft0 = sz.forward.seconds(&pre)?;
-            if let Some(t) = w.slo_tpot
-                && step1 > t.seconds
-            {
-                candidates.push(mk(
-                    format!(
-                        "TPOT: one sequence's step alone is {} > {}",
-                        units::seconds(step1),
-                        units::seconds(t.seconds)
-                    ),
-                    Some(t.seconds / step1 - 1.0),
-                    0,
-                    0,
-                ));
-                continue;
-            }
-            if let Some(t) = w.slo_ttft
-                && ttft0 > t.seconds
-            {
-                candidates.push(mk(
-                    format!(
-                        "TTFT: the mean prompt's prefill alone is {} > {}",
-                        units::seconds(ttft0),
-                        units::seconds(t.seconds)
-                    ),
-                    Some(t.seconds / ttft0 - 1.0),
-                    0,
-                    0,
-                ));
-                continue;
-            }
-            let size = l.tp * l.pp;
-            for &cap in &caps {
-                let tokens_list = budgets
-                    .clone()
-                    .unwrap_or_else(|| vec![simulate::DEFAULT_WHOLE_PROMPT + cap]);
-                for &tokens in &tokens_list {
-                    let mut c = mk(String::new(), None, cap, tokens);
-                    // Decode-only bound on one replica's rate: cap sequences
-                    // at the mean context give cap tokens a step.
-                    let mut full = Batch::default();
-                    for _ in 0..cap {
-                        full.add(1, ctx + mean_output as u64 / 2, true, window);
-                    }
-                    let per_token = sz.forward.seconds(&full)? / cap as f64;
-                    let bound = (rate * mean_output * per_token).ceil().max(1.0) as u64;
-                    let most = max_devices / size;
-                    if bound > most {
-                        c.verdict = Verdict::Breaks {
-                            why: format!(
-                                "devices: even at full batches it needs at least {} replicas ({} devices) > {}",
-                                units::whole(bound),
-                                units::whole(bound * size),
-                                units::whole(max_devices)
-                            ),
-                            margin: None,
-                        };
-                        candidates.push(c);
-                        continue;
-                    }
-                    if found.len() >= KEEP && bound * size > found[KEEP - 1] {
-                        c.verdict = Verdict::Breaks {
-                            why: format!(
-                                "devices: needs at least {} (a decode-only bound), more than the {} best found",
-                                units::whole(bound * size),
-                                KEEP
-                            ),
-                            margin: None,
-                        };
-                        candidates.push(c);
-                        continue;
-                    }
-                    // Smallest passing replica count: double, then bisect.
-                    // A run stops early once a target is sure to be missed;
-                    // the runs a verdict quotes are run in full.
-                    // Each run's draw is metered afresh: the one that meets
-                    // is priced by its own iterations.
-                    let drawn = std::cell::Cell::new(crate::calc::power::Draw::default());
-                    let mut check =
-                        |r: u64, full: bool, runs: &mut u64| -> Result<Option<Summary>> {
-                            *runs += 1;
-                            sz.forward.reset_meter();
-                            let s = run(
-                                &mut sz,
-                                &w,
-                                &base,
-                                &unit_gaps,
-                                rate / r as f64,
-                                cap,
-                                tokens,
-                                block,
-                                full,
-                            );
-                            drawn.set(sz.forward.drawn());
-                            s
-                        };
-                    let mut at_drawn = crate::calc::power::Draw::default();
-                    let passes =
-                        |s: &Option<Summary>| s.as_ref().is_some_and(|s| s.meets() && s.late_meets);
-                    let mut lo = bound - 1; // fails (or zero)
-                    let mut hi = bound;
-                    let mut at;
-                    loop {
-                        at = check(hi, false, &mut runs)?;
-                        if passes(&at) {
-                            at_drawn = drawn.get();
-                            break;
-                        }
-                        lo = hi;
-                        if hi >= most {
-                            break;
-                        }
-                        hi = (hi * 2).min(most);
-                    }
-                    if !passes(&at) {
-                        let s = check(hi, true, &mut runs)?.unwrap_or_default();
-                        let (why, margin) = misses(&s);
-                        c.verdict = Verdict::Breaks {
-                            why: format!(
-                                "{why} even with {} replicas ({} devices)",
-                                units::whole(hi),
-                                units::whole(hi * size)
-                            ),
-                            margin: Some(margin),
-                        };
-                        c.layout.dp = hi;
-                        candidates.push(c);
-                        continue;
-                    }
-                    while hi - lo > 1 {
-                        let mid = lo + (hi - lo) / 2;
-                        let s = check(mid, false, &mut runs)?;
-                        if passes(&s) {
-                            hi = mid;
-                            at = s;
-                            at_drawn = drawn.get();
-                        } else {
-                            lo = mid;
-                        }
-                    }
-                    let binds = if lo >= 1 {
-                        let f = check(lo, true, &mut runs)?.unwrap_or_default();
-                        let (why, _) = misses(&f);
-                        Some(if why.is_empty() {
-                            cannot_keep_up(lo, per_token, rate * mean_output)
-                        } else {
-                            format!("{why} with {} replicas", units::whole(lo))
-                        })
-                    } else {
-                        None
-                    };
-                    c.layout.dp = hi;
-                    let mut at = at.unwrap_or_default();
-                    at.devices = hi * size;
-                    at.output_tokens_per_s_per_device = at.output_tokens_per_s / size as f64;
-                    // The run is one replica's at rate / replicas: its
-                    // energy per token is the deployment's.
-                    let mut one = at.clone();
-                    one.devices = size;
-                    let energy =
-                        simulate::run_energy(power.clone(), at_drawn, &one, size as f64, mode);
-                    let score = objective.score(hi * size, &energy, &i.prices)?;
-                    c.energy = Some(energy);
-                    c.verdict = Verdict::Meets {
-                        at: Box::new(at),
-                        binds,
-                    };
-                    if objective == Objective::Devices {
-                        found.push(score as u64);
-                        found.sort_unstable();
-                    }
-                    candidates.push(c);
-                }
-                if i.options.pareto {
-                    // Saturated: a closed loop of cap users on one replica.
-                    let n = (cap * 4).max(200).min(w.requests.max(cap));
-                    let reqs: Vec<arrivals::Request> =
-                        base.iter().take(n as usize).copied().collect();
-                    let cfg = Config {
-                        max_tokens: simulate::DEFAULT_WHOLE_PROMPT + cap,
+            if i.options.pareto {
+                // Saturated: a closed loop of cap users on one replica.
+                let n = (cap * 4).max(200).min(w.requests.max(cap));
+                let reqs: Vec<arrivals::Request> = base.iter().take(n as usize).copied().collect();
+                let cfg = Config {
+                    max_tokens: simulate::DEFAULT_WHOLE_PROMPT + cap,
+                    max_seqs: cap,
+                    prefix_hit: w.prefix_hit,
+                    window,
+                    replicas: 1,
+                    prefilled: false,
+                };
+                let wc = Workload {
+                    arrivals: Arrivals::Closed(cap),
+                    requests: n,
+                    ..w.clone()
+                };
+                runs += 1;
+                let (out, t) = simulate::simulate(cfg, &mut forward, &wc, reqs, kv, block, false)?;
+                let s = Summary::of(&out, &t, 1, size, &wc);
+                if s.tpot.mean > 0.0 {
+                    pareto_pts.push(ParetoPoint {
+                        hardware: hw.id.clone(),
+                        layout: l,
                         max_seqs: cap,
-                        prefix_hit: w.prefix_hit,
-                        window,
-                        replicas: 1,
-                        prefilled: false,
-                    };
-                    let wc = Workload {
-                        arrivals: Arrivals::Closed(cap),
-                        requests: n,
-                        ..w.clone()
-                    };
-                    runs += 1;
-                    let (out, t) =
-                        simulate::simulate(cfg, &mut sz.forward, &wc, reqs, kv, block, false)?;
-                    let s = Summary::of(&out, &t, 1, size, &wc);
-                    if s.tpot.mean > 0.0 {
-                        pareto_pts.push(ParetoPoint {
-                            hardware: hw.id.clone(),
-                            layout: l,
-                            max_seqs: cap,
-                            per_device: s.output_tokens_per_s_per_device,
-                            per_user: 1.0 / s.tpot.mean,
-                        });
-                    }
+                        per_device: s.output_tokens_per_s_per_device,
+                        per_user: 1.0 / s.tpot.mean,
+                    });
                 }
             }
         }
+        sized.push(Sized {
+            hw: *k,
+            forward,
+            kv_tokens: kv,
+            window,
+            power,
+        });
+    }
+    // Fewest bound devices first; a stable sort keeps the catalog's order
+    // among equals.
+    pending.sort_by_key(|p| {
+        p.bound
+            .saturating_mul(sized[p.layout].forward.layout().devices())
+    });
+    for p in pending {
+        let sz = &mut sized[p.layout];
+        let hw = &hws[sz.hw];
+        let l = sz.forward.layout();
+        let size = l.tp * l.pp;
+        let (cap, tokens, bound) = (p.cap, p.tokens, p.bound);
+        let mut c = Candidate {
+            hardware: hw.id.clone(),
+            layout: l,
+            max_seqs: cap,
+            max_tokens: tokens,
+            verdict: Verdict::Breaks {
+                why: String::new(),
+                margin: None,
+            },
+            prefill: None,
+            energy: None,
+        };
+        // Replicas past the K-th best plan found would not rank: the
+        // search stops there.
+        let ranked = (objective == Objective::Devices && found.len() >= KEEP)
+            .then(|| found[KEEP - 1] / size);
+        if ranked.is_some_and(|r| bound > r) {
+            c.verdict = Verdict::Breaks {
+                why: format!(
+                    "devices: needs at least {} (a decode-only bound), more than the {} best found",
+                    units::whole(bound * size),
+                    KEEP
+                ),
+                margin: None,
+            };
+            candidates.push(c);
+            continue;
+        }
+        let most = ranked.unwrap_or(max_devices / size);
+        // Smallest passing replica count: double, then bisect. A run stops
+        // early once a target is sure to be missed; the runs a verdict
+        // quotes are run in full. Each run's draw is metered afresh: the
+        // one that meets is priced by its own iterations.
+        let drawn = std::cell::Cell::new(crate::calc::power::Draw::default());
+        let mut check = |r: u64, full: bool, runs: &mut u64| -> Result<Option<Summary>> {
+            *runs += 1;
+            sz.forward.reset_meter();
+            let s = run(
+                sz,
+                &w,
+                &base,
+                &unit_gaps,
+                rate / r as f64,
+                cap,
+                tokens,
+                block,
+                full,
+            );
+            drawn.set(sz.forward.drawn());
+            s
+        };
+        let mut at_drawn = crate::calc::power::Draw::default();
+        let passes = |s: &Option<Summary>| s.as_ref().is_some_and(|s| s.meets() && s.late_meets);
+        let mut lo = bound - 1; // fails (or zero)
+        let mut hi = bound;
+        let mut at;
+        loop {
+            at = check(hi, false, &mut runs)?;
+            if passes(&at) {
+                at_drawn = drawn.get();
+                break;
+            }
+            lo = hi;
+            if hi >= most {
+                break;
+            }
+            hi = (hi * 2).min(most);
+        }
+        if !passes(&at) {
+            c.layout.dp = hi;
+            if ranked.is_some() {
+                c.verdict = Verdict::Breaks {
+                    why: format!(
+                        "devices: {} replicas ({} devices, as many as the {}th best plan found) still miss a target",
+                        units::whole(hi),
+                        units::whole(hi * size),
+                        KEEP
+                    ),
+                    margin: None,
+                };
+                candidates.push(c);
+                continue;
+            }
+            let s = check(hi, true, &mut runs)?.unwrap_or_default();
+            let (why, margin) = misses(&s);
+            c.verdict = Verdict::Breaks {
+                why: format!(
+                    "{why} even with {} replicas ({} devices)",
+                    units::whole(hi),
+                    units::whole(hi * size)
+                ),
+                margin: Some(margin),
+            };
+            candidates.push(c);
+            continue;
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            let s = check(mid, false, &mut runs)?;
+            if passes(&s) {
+                hi = mid;
+                at = s;
+                at_drawn = drawn.get();
+            } else {
+                lo = mid;
+            }
+        }
+        let binds = if lo >= 1 {
+            let f = check(lo, true, &mut runs)?.unwrap_or_default();
+            let (why, _) = misses(&f);
+            Some(if why.is_empty() {
+                cannot_keep_up(lo, p.per_token, rate * mean_output)
+            } else {
+                format!("{why} with {} replicas", units::whole(lo))
+            })
+        } else {
+            None
+        };
+        c.layout.dp = hi;
+        let mut at = at.unwrap_or_default();
+        at.devices = hi * size;
+        at.output_tokens_per_s_per_device = at.output_tokens_per_s / size as f64;
+        // The run is one replica's at rate / replicas: its energy per token
+        // is the deployment's.
+        let mut one = at.clone();
+        one.devices = size;
+        let energy = simulate::run_energy(sz.power.clone(), at_drawn, &one, size as f64, mode);
+        let score = objective.score(hi * size, &energy, &i.prices)?;
+        c.energy = Some(energy);
+        c.verdict = Verdict::Meets {
+            at: Box::new(at),
+            binds,
+        };
+        if objective == Objective::Devices {
+            found.push(score as u64);
+            found.sort_unstable();
+        }
+        candidates.push(c);
     }
     // Disaggregated prefill and decode pools.
     let mut notes = Vec::new();

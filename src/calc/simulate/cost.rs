@@ -10,7 +10,7 @@
 //! once per count and kept; attention is linear in its query-key pairs and
 //! cached tokens, so its operation is made from two probes.
 
-use crate::calc::plan::{Comm, Replica};
+use crate::calc::plan::{Comm, Replica, StagePart};
 use crate::calc::step::{self, Op, OpKind, Precisions, Shape, Step};
 use crate::error::Result;
 use crate::spec::model::Model;
@@ -85,12 +85,15 @@ impl StepCost for Mock {
     }
 }
 
-/// The operations of `tokens` tokens that do not depend on the cache, and
-/// that pass's communication.
-struct Body {
-    ops: Vec<Op>,
-    extra: Vec<Op>,
-    comm: Comm,
+/// What the operations of a pass that do not depend on the cache cost each
+/// stage (the body by token count, the LM head by sampled tokens), with
+/// their FLOPs and bytes (for the power meter) and, for a body, the pass's
+/// communication.
+struct Kept {
+    parts: Vec<StagePart>,
+    flops: f64,
+    bytes: f64,
+    comm: Option<Comm>,
 }
 
 /// The real cost: the model's forward on a replica of a layout.
@@ -104,10 +107,12 @@ pub struct Forward<'r, 'a, 'b> {
     per_pair_flops: f64,
     per_seen_bytes: f64,
     /// By token count.
-    bodies: Vec<Option<Body>>,
+    bodies: Vec<Option<Kept>>,
     /// The LM head (and the final norm before it, an elementwise kernel
     /// the per-operation model prices) by tokens.
-    heads: Vec<Option<(Option<Op>, Option<Op>)>>,
+    heads: Vec<Option<Kept>>,
+    /// The pass's stages, summed.
+    parts: Vec<StagePart>,
     kernels: f64,
     scratch: Step,
     /// The power model and the devices of a replica, when metered.
@@ -169,6 +174,7 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
             heads: (0..=max_seqs).map(|_| None).collect(),
             kernels: scratch.kernels,
             scratch,
+            parts: vec![StagePart::default(); replica.stages()],
             meter: None,
             drawn: crate::calc::power::Draw::default(),
         })
@@ -178,6 +184,11 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
     /// devices sharing its work evenly (formulas.md, "Power and energy").
     pub fn meter(&mut self, pm: crate::calc::power::PowerModel, devices: f64) {
         self.meter = Some((pm, devices.max(1.0)));
+    }
+
+    /// The replica's layout.
+    pub fn layout(&self) -> crate::calc::plan::Layout {
+        self.replica.layout
     }
 
     /// Starts the meter again from zero.
@@ -190,7 +201,24 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
         self.drawn
     }
 
-    fn body(&mut self, tokens: u64) -> Result<&Body> {
+    /// The parts of `ops` and `extra` as a step of their own (kernels:
+    /// the structural count, given once per pass by its body).
+    fn kept(&mut self, ops: Vec<Op>, extra: Vec<Op>, kernels: f64, tokens: u64) -> Kept {
+        let st = &mut self.scratch;
+        st.ops = ops;
+        st.extra = extra;
+        st.kernels = kernels;
+        let mut parts = vec![StagePart::default(); self.replica.stages()];
+        self.replica.add_part(st, tokens as f64, &mut parts);
+        Kept {
+            parts,
+            flops: st.flops(),
+            bytes: st.bytes(),
+            comm: None,
+        }
+    }
+
+    fn body(&mut self, tokens: u64) -> Result<&Kept> {
         let i = tokens as usize;
         if i >= self.bodies.len() {
             self.bodies.resize_with(i + 1, || None);
@@ -206,21 +234,21 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
                 },
                 &self.precisions,
             )?;
-            let extra = st.extra;
             let ops = st
                 .ops
                 .into_iter()
                 .filter(|o| o.kind != OpKind::Attention)
                 .collect();
-            let comm = self.replica.comm(tokens as f64)?;
-            self.bodies[i] = Some(Body { ops, extra, comm });
+            let mut k = self.kept(ops, st.extra, self.kernels, tokens);
+            k.comm = Some(self.replica.comm(tokens as f64)?);
+            self.bodies[i] = Some(k);
         }
         Ok(self.bodies[i].as_ref().expect("just filled"))
     }
 
-    fn head(&mut self, tokens: u64) -> Result<(Option<Op>, Option<Op>)> {
+    fn head(&mut self, tokens: u64) -> Result<Option<&Kept>> {
         if tokens == 0 {
-            return Ok((None, None));
+            return Ok(None);
         }
         let i = tokens as usize;
         if i >= self.heads.len() {
@@ -237,11 +265,16 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
                 },
                 &self.precisions,
             )?;
-            let norm = st.extra.into_iter().find(|o| o.name == "final-norm");
-            let head = st.ops.into_iter().find(|o| o.name == "lm-head");
-            self.heads[i] = Some((head, norm));
+            let norm = st
+                .extra
+                .into_iter()
+                .filter(|o| o.name == "final-norm")
+                .collect();
+            let head = st.ops.into_iter().filter(|o| o.name == "lm-head").collect();
+            let k = self.kept(head, norm, 0.0, tokens);
+            self.heads[i] = Some(k);
         }
-        Ok(self.heads[i].clone().unwrap_or((None, None)))
+        Ok(self.heads[i].as_ref())
     }
 }
 
@@ -250,41 +283,50 @@ impl StepCost for Forward<'_, '_, '_> {
         if b.tokens == 0 {
             return Ok(0.0);
         }
-        let (head, norm) = self.head(b.lm_head)?;
         let mut attention = self.attention.clone();
         let t = b.tokens as f64;
         attention.flops = self.per_pair_flops * b.pairs;
         attention.kv_read_bytes = self.per_seen_bytes * b.seen;
         attention.kv_write_bytes *= t;
         attention.activation_bytes *= t;
-        let mut ops = std::mem::take(&mut self.scratch.ops);
-        let mut extra = std::mem::take(&mut self.scratch.extra);
-        ops.clear();
-        extra.clear();
-        let body = self.body(b.tokens)?;
-        ops.extend_from_slice(&body.ops);
-        extra.extend_from_slice(&body.extra);
-        extra.extend(norm);
-        let comm = body.comm;
-        ops.push(attention);
-        ops.extend(head);
-        self.scratch.ops = ops;
-        self.scratch.extra = extra;
-        self.scratch.kernels = self.kernels;
+        let (mut flops, mut bytes) = (attention.flops, attention.bytes());
         // The per-operation model prices attention by the longest
         // sequence's new tokens and the cache it sees (flash attention for
         // a prefill chunk, streaming for decodes).
         let (new, seen) = b.longest;
-        self.scratch.shape = Shape {
+        let st = &mut self.scratch;
+        st.ops.clear();
+        st.extra.clear();
+        st.ops.push(attention);
+        st.kernels = 0.0;
+        st.shape = Shape {
             batch: b.seqs.max(1),
             new: new.max(1),
             past: seen,
             lm_head_tokens: 1,
         };
-        self.scratch.cached_tokens = seen;
-        let s = self.replica.pass_s(&self.scratch, t, &comm);
+        st.cached_tokens = seen;
+        let mut parts = std::mem::take(&mut self.parts);
+        parts.fill(StagePart::default());
+        self.replica.add_part(&self.scratch, t, &mut parts);
+        if let Some(h) = self.head(b.lm_head)? {
+            for (p, q) in parts.iter_mut().zip(&h.parts) {
+                *p += *q;
+            }
+            flops += h.flops;
+            bytes += h.bytes;
+        }
+        let body = self.body(b.tokens)?;
+        for (p, q) in parts.iter_mut().zip(&body.parts) {
+            *p += *q;
+        }
+        flops += body.flops;
+        bytes += body.bytes;
+        let comm = body.comm.expect("a body keeps its communication");
+        let s = self.replica.pass_s_of(&parts, &comm);
+        self.parts = parts;
         if let Some((pm, n)) = &self.meter {
-            let d = pm.draw(s, self.scratch.flops() / n, self.scratch.bytes() / n);
+            let d = pm.draw(s, flops / n, bytes / n);
             self.drawn = crate::calc::power::Draw::sum([self.drawn, d]);
         }
         Ok(s)

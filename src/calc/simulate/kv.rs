@@ -30,6 +30,17 @@ impl Pool {
         tokens.div_ceil(self.block)
     }
 
+    /// Blocks a sequence holding `held` blocks takes to hold `tokens`
+    /// tokens (the common case, room in its last block, without a
+    /// division).
+    pub fn more_for(&self, held: u64, tokens: u64) -> u64 {
+        if tokens <= held.saturating_mul(self.block) {
+            0
+        } else {
+            self.blocks_for(tokens) - held
+        }
+    }
+
     /// Blocks in use.
     pub fn used(&self) -> u64 {
         self.total - self.free
@@ -47,5 +58,8 @@ mod tests {
         assert_eq!(p.blocks_for(1), 1);
         assert_eq!(p.blocks_for(16), 1);
         assert_eq!(p.blocks_for(17), 2);
+        assert_eq!(p.more_for(1, 16), 0);
+        assert_eq!(p.more_for(1, 17), 1);
+        assert_eq!(p.more_for(0, 33), 3);
     }
 }

@@ -357,7 +357,7 @@ impl<C: StepCost> Simulation<C> {
             } else {
                 1
             };
-            let need = eng.pool.blocks_for(l.computed + new) - l.blocks;
+            let need = eng.pool.more_for(l.blocks, l.computed + new);
             let mut self_out = false;
             while eng.pool.free < need {
                 let Some(v) = eng.running.pop() else { break };
@@ -399,7 +399,7 @@ impl<C: StepCost> Simulation<C> {
             } else {
                 1
             };
-            let need = eng.pool.blocks_for(l.computed + new) - l.blocks;
+            let need = eng.pool.more_for(l.blocks, l.computed + new);
             if eng.pool.free < need {
                 break;
             }

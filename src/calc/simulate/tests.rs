@@ -117,6 +117,46 @@ fn under_achievable_a_decode_batch_costs_what_decode_says() {
     assert!(close(got, want, 1e-9), "{got} vs {want}");
 }
 
+/// The kept parts of a pass (formulas.md, "Simulation: iteration time")
+/// change no answer where the per-operation model's whole-step rules bind:
+/// a whole prompt is compute-bound (the sustained rate), and one eager
+/// decode waits on the host's path over every kernel.
+#[test]
+fn under_achievable_kept_parts_price_what_prefill_and_eager_decode_say() {
+    let (m, hw) = (model("llama-3-8b"), hardware("h200-sxm"));
+    for launch in ["graph", "eager"] {
+        let i = SimulateInputs {
+            launch: Some(launch.to_string()),
+            ..Default::default()
+        };
+        let inst = Instance::new(&m, &hw, Mode::Achievable, &i, layout(&i).unwrap()).unwrap();
+        let rep = plan::Replica::new(&inst.setup, inst.layout).unwrap();
+        let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
+        let mut b = Batch::default();
+        b.add(1, 2048, true, u64::MAX);
+        let got = f.seconds(&b).unwrap();
+        let d: DecodeInputs = serde_json::from_value(serde_json::json!({
+            "batch": 1, "context": 2048, "launch": launch
+        }))
+        .unwrap();
+        let want = crate::calc::decode::cost(&m, &hw, &d, Mode::Achievable)
+            .unwrap()
+            .step_time_s;
+        assert!(close(got, want, 1e-9), "{launch} decode: {got} vs {want}");
+        let mut b = Batch::default();
+        b.add(2048, 0, true, u64::MAX);
+        let got = f.seconds(&b).unwrap();
+        let p: PrefillInputs = serde_json::from_value(serde_json::json!({
+            "prompt": 2048, "launch": launch
+        }))
+        .unwrap();
+        let want = crate::calc::prefill::cost(&m, &hw, &p, Mode::Achievable)
+            .unwrap()
+            .time_s;
+        assert!(close(got, want, 1e-9), "{launch} prefill: {got} vs {want}");
+    }
+}
+
 #[test]
 fn a_tensor_parallel_iteration_costs_what_plan_says() {
     let (m, hw) = (model("llama-3.1-70b"), hardware("h200-sxm"));

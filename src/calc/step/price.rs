@@ -117,6 +117,29 @@ pub struct Priced {
     pub sustained: bool,
 }
 
+/// Sums over some of a step's ops that add into the step's time (see
+/// [`Pricer::part`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Part {
+    /// Their time at the burst rate, seconds.
+    pub time_s: f64,
+    /// Of which in compute-bound ops, seconds.
+    pub bound_s: f64,
+    /// Their time at the sustained rate, seconds.
+    pub sustained_s: f64,
+    /// Kernels they launch.
+    pub kernels: f64,
+}
+
+impl std::ops::AddAssign for Part {
+    fn add_assign(&mut self, o: Part) {
+        self.time_s += o.time_s;
+        self.bound_s += o.bound_s;
+        self.sustained_s += o.sustained_s;
+        self.kernels += o.kernels;
+    }
+}
+
 impl Priced {
     /// The time of the ops named `name`.
     pub fn op(&self, name: &str) -> Option<&OpTime> {
@@ -157,23 +180,41 @@ impl Pricer {
     /// `--kernels` total over the structural one; 1 otherwise).
     pub fn price(&self, step: &Step, kernel_scale: f64) -> Priced {
         let burst = self.pass(step, self.rate, kernel_scale, false);
-        match self.sustained {
-            Some(s) if s < self.rate => {
-                // Work that is compute-bound as a whole holds the board at
-                // its power limit when it repeats back to back.
-                let bound: f64 = burst
-                    .ops
-                    .iter()
-                    .filter(|o| o.compute_bound)
-                    .map(|o| o.time_s)
-                    .sum();
-                if bound > 0.5 * burst.time_s {
-                    self.pass(step, s, kernel_scale, true)
-                } else {
-                    burst
-                }
-            }
-            _ => burst,
+        let bound: f64 = burst
+            .ops
+            .iter()
+            .filter(|o| o.compute_bound)
+            .map(|o| o.time_s)
+            .sum();
+        if self.holds_sustained(bound, burst.time_s) {
+            self.pass(
+                step,
+                self.sustained.unwrap_or(self.rate),
+                kernel_scale,
+                true,
+            )
+        } else {
+            burst
+        }
+    }
+
+    /// Whether a step of `time_s` at the burst rate, `bound_s` of it in
+    /// compute-bound ops, runs at the sustained rate: work that is
+    /// compute-bound as a whole holds the board at its power limit when it
+    /// repeats back to back.
+    fn holds_sustained(&self, bound_s: f64, time_s: f64) -> bool {
+        self.sustained.is_some_and(|s| s < self.rate) && bound_s > 0.5 * time_s
+    }
+
+    /// A step's (time, overhead) once eager launch is counted: the host
+    /// runs ahead of the GPU, queueing kernels, so the step takes the
+    /// longer of the GPU's work and the host's path over every kernel.
+    fn with_host(&self, time_s: f64, overhead_s: f64, kernels: f64) -> (f64, f64) {
+        let host = kernels * self.per_kernel_s;
+        if self.launch == Launch::Eager && host > time_s {
+            (host, overhead_s + host - time_s)
+        } else {
+            (time_s, overhead_s)
         }
     }
 
@@ -187,22 +228,44 @@ impl Pricer {
             kernels += t.kernels;
             ops.push(t);
         }
-        if self.launch == Launch::Eager {
-            // The host runs ahead of the GPU, queueing kernels: the step
-            // takes the longer of the GPU's work and the host's path over
-            // every kernel.
-            let host = kernels * self.per_kernel_s;
-            if host > time_s {
-                overhead_s += host - time_s;
-                time_s = host;
-            }
-        }
+        let (time_s, overhead_s) = self.with_host(time_s, overhead_s, kernels);
         Priced {
             ops,
             time_s,
             overhead_s,
             kernels,
             sustained,
+        }
+    }
+
+    /// What the ops of `step` (its `ops` and `extra`) add to a step's time,
+    /// at both rates: a step's [`Part`]s add, and [`Pricer::time_of`] of
+    /// their sum is [`Pricer::price`]'s time of the step they make up. A
+    /// simulator prices the ops that depend only on the token count once.
+    pub fn part(&self, step: &Step) -> Part {
+        let mut part = Part::default();
+        let sustained = self.sustained.filter(|s| *s < self.rate);
+        for op in step.ops.iter().chain(&step.extra) {
+            let b = self.op(op, step, self.rate, false, 1.0);
+            part.time_s += b.time_s;
+            part.kernels += b.kernels;
+            if b.compute_bound {
+                part.bound_s += b.time_s;
+            }
+            if let Some(s) = sustained {
+                part.sustained_s += self.op(op, step, s, true, 1.0).time_s;
+            }
+        }
+        part
+    }
+
+    /// The time of a step made of `part`, seconds (see [`Pricer::part`]).
+    pub fn time_of(&self, part: &Part) -> f64 {
+        let burst = self.with_host(part.time_s, 0.0, part.kernels).0;
+        if self.holds_sustained(part.bound_s, burst) {
+            self.with_host(part.sustained_s, 0.0, part.kernels).0
+        } else {
+            burst
         }
     }
 
