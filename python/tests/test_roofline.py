@@ -9,6 +9,7 @@ import sys
 import pytest
 
 import roofline
+from conftest import ROOT
 
 H100_BANDWIDTH = 3.35e12  # H100 SXM HBM3, the datasheet's 3.35 TB/s
 
@@ -21,6 +22,12 @@ CASES = [
     ("model_show", dict(model="llama-3-8b"), ["model", "show", "llama-3-8b"]),
     ("model_show", dict(model="llama-3-8b", dtype=["bf16", "fp8", "int4"]),
      ["model", "show", "llama-3-8b", "--sweep", "dtype=bf16,fp8,int4"]),
+    # A Hugging Face config.json read as the CLI reads it.
+    ("model_show", dict(model=str(ROOT / "tests/data/hf/mixtral-8x7b.json")),
+     ["model", "show", str(ROOT / "tests/data/hf/mixtral-8x7b.json")]),
+    ("decode", dict(model=str(ROOT / "tests/data/hf/llama-3-8b.json"), hw="h200-sxm", batch=32, context=8192),
+     ["decode", "--model", str(ROOT / "tests/data/hf/llama-3-8b.json"), "--hw", "h200-sxm", "--batch", "32",
+      "--context", "8192"]),
     ("point", dict(hw="h100-sxm", intensity=1), ["point", "--hw", "h100-sxm", "--intensity", "1"]),
     ("point", dict(hw="h100-sxm", flops="137.4GFLOP", bytes="100.7MB"),
      ["point", "--hw", "h100-sxm", "--flops", "137.4GFLOP", "--bytes", "100.7MB"]),
@@ -311,6 +318,22 @@ class TestSweep:
         # TB/s, for the same bytes at batch 1.
         t = df[df.batch == 1].set_index("hardware")["step_time_s"]
         assert t["h100-sxm"] / t["h200-sxm"] == pytest.approx(4.8 / 3.35, rel=1e-3)
+
+    def test_column_types(self):
+        """Switches are a bool column, texts a text column, and a result a
+        part lacks (the B300 file has no board power, so its energy is
+        null in the JSON) is NaN in a float column, as pandas reads a
+        list with gaps."""
+        pd = pytest.importorskip("pandas")
+        df = roofline.sweep("decode", model="llama-3-8b", hw=["h200-sxm", "b300"], batch=[1, 2], context=1024)
+        assert df["fits"].dtype == bool
+        assert list(df["bound"]) == ["memory"] * 4
+        assert df["power_w"].dtype == float
+        b300 = df[df.hardware == "b300"]
+        assert b300["power_w"].isna().all()
+        single = roofline.decode(model="llama-3-8b", hw="b300", batch=1, context=1024)
+        assert single.results["power_w"] is None
+        assert df[df.hardware == "h200-sxm"]["power_w"].tolist() == [700.0, 700.0]  # the H200's 700 W TDP
 
     def test_same_values_as_a_single_call(self):
         rows = roofline.sweep("hw_show", hw=["h100-sxm", "h200-sxm"])
