@@ -672,6 +672,6 @@ const SKIPPED: &[(&str, &str)] = &[
     ),
     (
         "book-4.1-cb-figure-steps",
-        "a figure's step count (11 against 8) for continuous batching, a schedule the tool does not simulate",
+        "a figure's step counts (11 against 8): the four requests' lengths are not in the seeds (only the two totals), and `simulate` has no request-level (static) batching to set against its continuous batching's `iterations`",
     ),
 ];
