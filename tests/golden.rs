@@ -267,10 +267,6 @@ const SKIPPED: &[(&str, &str)] = &[
         "log2 of a shuffle group: warp-shuffle reductions are not modelled",
     ),
     (
-        "ch-kernels-per-layer",
-        "a count of the kernels the text lists; it is the launch command's --kernels-per-layer input",
-    ),
-    (
         "ch-merge-pack-size",
         "vLLM merge-kernel index arithmetic (16 / sizeof); no command models thread indexing",
     ),
