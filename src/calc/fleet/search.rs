@@ -376,9 +376,9 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         .and_then(|b| b.iter().max().copied())
         .unwrap_or(simulate::DEFAULT_WHOLE_PROMPT + max_cap);
     // Every layout's fixed figures and every (cap, budget)'s decode-only
-    // bound first; then the candidates are simulated fewest bound devices
-    // first, so that the best plans are found early and the rest are
-    // pruned by their bounds.
+    // bound first; then the candidates are simulated lowest floor first, so
+    // that the best plans are found early and the rest are pruned by their
+    // floors.
     let mut sized = Vec::new();
     let mut pending = Vec::new();
     for (k, replica) in &replicas {
