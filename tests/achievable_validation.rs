@@ -45,6 +45,12 @@ fn stats(errors: &[f64]) -> (f64, f64) {
 
 fn within(family: &str, errors: &[f64], median: f64, worst: f64) {
     let (m, w) = stats(errors);
+    eprintln!(
+        "{family}: {} points, median {:.1}%, worst {:.1}%",
+        errors.len(),
+        m * 100.0,
+        w * 100.0
+    );
     assert!(
         m <= median && w <= worst,
         "{family}: median {:.1}% (bound {:.0}%), worst {:.1}% (bound {:.0}%) over {} points",

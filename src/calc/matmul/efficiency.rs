@@ -29,6 +29,10 @@ pub struct GemmModel {
     /// the full rate; a tile below it reaches its reuse over this share of
     /// the rate (none: every tile runs at the full rate).
     pub full_rate_reuse: Option<f64>,
+    /// The fixed GPU time of the reduction kernel a split launches, seconds
+    /// (`achievable.kernel-overhead`): a compute-bound shape is split only
+    /// where the split saves more than this.
+    pub split_cost_s: f64,
 }
 
 /// Operand reuse of a tm x tn tile: multiply-adds per operand element it
@@ -82,6 +86,42 @@ impl GemmModel {
             full_rate_reuse: g
                 .and_then(|g| g.full_rate().ok().flatten())
                 .map(|(tm, tn)| reuse(tm, tn)),
+            split_cost_s: hw
+                .achievable
+                .as_ref()
+                .and_then(|a| a.kernel_overhead)
+                .map_or(0.0, |s| s.get()),
+        }
+    }
+
+    /// The candidates the library chooses among: each tile, unsplit, and
+    /// split K ways where its tiles alone leave SMs idle.
+    fn candidates(&self, m: u64, n: u64, k: u64, groups: f64, mut each: impl FnMut(Efficiency)) {
+        let sms = self.sms.max(1) as f64;
+        let groups = groups.max(1.0);
+        for &(tm, tn) in &self.tiles {
+            let (rows, cols) = (m.div_ceil(tm) as f64, n.div_ceil(tn) as f64);
+            let padding = (m as f64 * n as f64) / (rows * tm as f64 * cols * tn as f64);
+            let tiles = rows * cols * groups;
+            let feed = self
+                .full_rate_reuse
+                .map_or(1.0, |full| (reuse(tm, tn) / full).min(1.0));
+            let most = if tiles < sms { self.split_k.max(1) } else { 1 };
+            for s in 1..=most {
+                if s > 1 && k / s < MIN_K_PER_SPLIT {
+                    break;
+                }
+                let grid = tiles * s as f64;
+                let waves = grid / ((grid / sms).ceil() * sms);
+                each(Efficiency {
+                    tile: (tm, tn),
+                    split_k: s,
+                    padding,
+                    waves,
+                    feed,
+                    efficiency: padding * waves * feed,
+                });
+            }
         }
     }
 
@@ -153,11 +193,30 @@ impl GemmModel {
         read_bytes: f64,
         write_bytes: f64,
     ) -> GemmTime {
-        let e = self.efficiency(m, n, k, groups);
+        let mut e = self.efficiency(m, n, k, groups);
         let flops = 2.0 * m as f64 * n as f64 * k as f64 * groups.max(1.0);
-        let compute_s = flops / (rate * e.efficiency);
         let read_s = read_bytes / bandwidth;
         let write_s = write_bytes / bandwidth;
+        // A compute-bound split launches a reduction kernel (the profiler
+        // counts one `splitKreduce_kernel` after each, bf16 and fp8,
+        // validation/h200-gemm-probe2.json): the split is chosen only
+        // where it saves more than that kernel's fixed cost (formulas.md,
+        // "Achievable: GEMM efficiency by shape", split K).
+        if e.split_k > 1 && flops / (rate * e.efficiency) > read_s && self.split_cost_s > 0.0 {
+            let cost = |c: &Efficiency| {
+                (flops / (rate * c.efficiency)).max(read_s)
+                    + if c.split_k > 1 { self.split_cost_s } else { 0.0 }
+            };
+            let mut best = (cost(&e), e);
+            self.candidates(m, n, k, groups, |c| {
+                let t = cost(&c);
+                if t < best.0 - 1e-15 {
+                    best = (t, c);
+                }
+            });
+            e = best.1;
+        }
+        let compute_s = flops / (rate * e.efficiency);
         GemmTime {
             compute_s,
             read_s,
@@ -178,6 +237,7 @@ mod tests {
             split_k: 4,
             sms: 132,
             full_rate_reuse: None,
+            split_cost_s: 0.0,
         }
     }
 
@@ -198,6 +258,7 @@ mod tests {
             split_k: 1,
             sms: 1,
             full_rate_reuse: None,
+            split_cost_s: 0.0,
         }
         .efficiency(100, 128, 4096, 1.0);
         assert!((e.padding - 100.0 / 128.0).abs() < 1e-12);
@@ -222,6 +283,7 @@ mod tests {
             split_k: 4,
             sms: 132,
             full_rate_reuse: Some(reuse(128, 128)),
+            split_cost_s: 0.0,
         };
         let e = g.efficiency(256, 256, 4096, 1.0);
         assert_eq!(e.tile, (64, 32));
@@ -236,6 +298,7 @@ mod tests {
             split_k: 1,
             sms: 132,
             full_rate_reuse: None,
+            split_cost_s: 0.0,
         };
         assert_eq!(g.efficiency(7, 7, 7, 1.0).efficiency, 1.0);
     }

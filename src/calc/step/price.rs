@@ -383,12 +383,14 @@ fn curve(figures: Option<(f64, f64)>, length: f64) -> f64 {
     }
 }
 
-/// Whether a GEMM launches a separate split-K reduction kernel: a 16-bit
-/// GEMM bound by its weights and split over K to spread them over idle SMs
-/// (the profiler counts one `splitKreduce_kernel` per such GEMM; the fp8
-/// kernels at the same shapes did not split, and a compute-bound split
-/// reduces in the kernel). Its fp32 partials, m x n per split, stay in the
-/// L2, so only the kernel's fixed costs are priced.
+/// Whether a GEMM launches a separate split-K reduction kernel: every
+/// compute-bound split (the profiler counts one `splitKreduce_kernel` after
+/// each, bf16 and fp8: validation/h200-gemm-probe2.json; the split is
+/// chosen only where it saves more than that kernel, [`GemmModel::time`]),
+/// and a 16-bit GEMM bound by its weights and split over K to spread them
+/// over idle SMs (the fp8 kernels at the decode shapes did not split). Its
+/// fp32 partials, m x n per split, stay in the L2, so only the kernel's
+/// fixed costs are priced.
 pub fn reduces(g: &super::super::matmul::efficiency::GemmTime, weight_bytes: f64) -> bool {
-    g.efficiency.split_k > 1 && g.read_s > g.compute_s && weight_bytes >= 2.0
+    g.efficiency.split_k > 1 && (g.compute_s > g.read_s || weight_bytes >= 2.0)
 }
