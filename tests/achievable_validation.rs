@@ -489,3 +489,28 @@ fn tensor_parallel_steps_on_two_h200s() {
     }
     within("TP 2 decode and prefill", &e, 0.10, 0.25);
 }
+
+#[test]
+fn small_and_split_k_gemms_held_out() {
+    // validation/h200-fidelity-probe.json (gemm_small, 28 GEMMs of 256 to
+    // 3,072) and validation/h200-gemm-probe2.json (46 GEMMs no figure was
+    // fitted on: squares of 128 to 2,560, skewed shapes, and small M x N
+    // over long K where cuBLAS splits K and adds its reduction kernel),
+    // replayed from CUDA graphs over cold copies. The smallest (128^3 to
+    // 320^3, 2.4 to 3.1 us) sit below the fixed 2.4 us kernel overhead
+    // plus the 0.94 us graph launch fitted on larger GEMMs: the worst
+    // bound is what holds, not the target.
+    let mut e = Vec::new();
+    for (path, key) in [
+        ("validation/h200-fidelity-probe.json", "gemm_small"),
+        ("validation/h200-gemm-probe2.json", "gemm"),
+    ] {
+        for r in file(path)[key].as_array().unwrap() {
+            let u = |k: &str| r[k].as_u64().unwrap();
+            let p = matmul_time(r["dtype"].as_str().unwrap(), u("m"), u("n"), u("k"));
+            e.push(p / f(&r["seconds"]) - 1.0);
+        }
+    }
+    assert_eq!(e.len(), 74);
+    within("small and split-K GEMMs (held out)", &e, 0.10, 0.50);
+}

@@ -293,11 +293,8 @@ impl Pricer {
         let mut extra_kernels = 0.0;
         let (compute, memory, gpu) = match op.kind {
             OpKind::Matmul if op.gemms[0].is_some() => {
-                let shapes: Vec<_> = op.gemms.iter().flatten().collect();
-                let weight_elems: f64 = shapes
-                    .iter()
-                    .map(|g| g.n as f64 * g.k as f64 * g.groups)
-                    .sum();
+                let shapes = || op.gemms.iter().flatten();
+                let weight_elems: f64 = shapes().map(|g| g.n as f64 * g.k as f64 * g.groups).sum();
                 // The op's own weight bytes per element (block scales of a
                 // quantized format included).
                 let wb = if weight_elems > 0.0 {
@@ -307,7 +304,7 @@ impl Pricer {
                 };
                 let ab = self.precisions.activation;
                 let (mut c, mut m, mut t) = (0.0, 0.0, 0.0);
-                for g in shapes {
+                for g in shapes() {
                     let read =
                         (g.n as f64 * g.k as f64 * wb + g.m as f64 * g.k as f64 * ab) * g.groups;
                     let write = g.m as f64 * g.n as f64 * ab * g.groups;
