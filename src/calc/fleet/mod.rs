@@ -20,6 +20,7 @@ mod tests;
 use super::simulate::{self, SimulateInputs};
 use crate::error::{Error, Result};
 use crate::inputs::Count;
+use crate::units;
 use serde::{Deserialize, Serialize};
 
 pub use search::{Candidate, FleetCost, Verdict};
@@ -96,6 +97,47 @@ impl Objective {
     }
 }
 
+impl Objective {
+    /// The lowest score a configuration of `devices` devices can have when
+    /// its run spends at least `device_s` device-seconds and `energy_j`
+    /// joules per output token: the floor a search prunes by (formulas.md,
+    /// "Fleet"). None where the score needs a figure the part lacks (then
+    /// [`Objective::score`] says which).
+    pub fn floor(
+        self,
+        devices: u64,
+        device_s: f64,
+        energy_j: Option<f64>,
+        prices: &crate::calc::power::Prices,
+    ) -> Option<f64> {
+        match self {
+            Objective::Devices => Some(devices as f64),
+            Objective::Energy => energy_j,
+            Objective::Cost => {
+                if !prices.any() {
+                    return None;
+                }
+                let device = prices.device_hour.map_or(0.0, |p| p / 3600.0 * device_s);
+                let bill = match prices.kwh {
+                    Some(p) => p * prices.pue * energy_j? / crate::calc::power::KWH,
+                    None => 0.0,
+                };
+                Some((device + bill) * 1e6)
+            }
+        }
+    }
+
+    /// A score for a person: devices, joules per output token, or cost per
+    /// million output tokens.
+    pub fn show(self, score: f64) -> String {
+        match self {
+            Objective::Devices => units::whole(score as u64),
+            Objective::Energy => format!("{} per output token", units::joules(score)),
+            Objective::Cost => format!("{} per million output tokens", units::sig(score, 4)),
+        }
+    }
+}
+
 /// `fleet`'s inputs: `simulate`'s workload and engine flags, plus the
 /// search's bounds ([`FleetOptions`]).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -145,6 +187,10 @@ pub struct FleetOptions {
     /// user.
     #[serde(default)]
     pub pareto: bool,
+    /// Simulates every candidate, no floor pruning (for tests that check
+    /// the pruning changes no ranked answer; not a user field).
+    #[serde(skip)]
+    pub exhaustive: bool,
 }
 
 /// Default batch caps searched.

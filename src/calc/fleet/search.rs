@@ -142,6 +142,11 @@ struct Pending {
     bound: u64,
     /// Seconds per output token at full batches.
     per_token: f64,
+    /// The lowest score it could have (at its bound), and the floor as a
+    /// line in the replicas (at none, per replica): None where the part
+    /// lacks a figure the score needs.
+    floor: Option<f64>,
+    line: Option<(f64, f64)>,
 }
 
 /// Layouts of one replica worth trying: tp over the divisors of the heads
@@ -327,10 +332,25 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
     let mut candidates = Vec::new();
     let mut runs = 0u64;
     let mut pareto_pts = Vec::new();
-    // The K-th fewest devices found so far: a candidate whose bound needs
-    // more is not simulated.
+    // The K-th best score found so far: a candidate whose floor is worse
+    // is not simulated.
     const KEEP: usize = 5;
-    let mut found: Vec<u64> = Vec::new();
+    let mut found: Vec<f64> = Vec::new();
+    // A run of R replicas spans at least its arrivals, the unit gaps after
+    // the first times R / rate, for all its output tokens: R times this
+    // many seconds per token on each device; and it forwards at least each
+    // prompt's uncached tokens and each output token but the last, this
+    // many per output token (formulas.md, "Fleet").
+    let outputs = base.iter().map(|r| r.output).sum::<u64>().max(1) as f64;
+    let spread = unit_gaps.iter().skip(1).sum::<f64>() / (rate * outputs);
+    let forwarded = base
+        .iter()
+        .map(|r| {
+            let skip = ((w.prefix_hit * r.prompt as f64).floor() as u64).min(r.prompt - 1);
+            (r.prompt - skip + r.output - 1) as f64
+        })
+        .sum::<f64>()
+        / outputs;
     let insts: Vec<Instance> = hws
         .iter()
         .map(|hw| {
@@ -439,6 +459,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             continue;
         }
         let size = l.tp * l.pp;
+        let flops1 = forward.body_flops_per_token()?;
         for &cap in &caps {
             let tokens_list = budgets
                 .clone()
@@ -466,12 +487,23 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                     ));
                     continue;
                 }
+                let floor = |r: u64| {
+                    let dev_s = (size * r) as f64 * spread;
+                    let energy = power
+                        .as_ref()
+                        .ok()
+                        .map(|p| p.idle_w * dev_s + p.dynamic_j(flops1, 0.0) * forwarded);
+                    objective.floor(r * size, dev_s, energy, &i.prices)
+                };
                 pending.push(Pending {
                     layout: sized.len(),
                     cap,
                     tokens,
                     bound,
                     per_token,
+                    floor: floor(bound),
+                    // The floor is affine in the replicas.
+                    line: floor(0).zip(floor(1)).map(|(a, b)| (a, b - a)),
                 });
             }
             if i.options.pareto {
@@ -513,11 +545,11 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             power,
         });
     }
-    // Fewest bound devices first; a stable sort keeps the catalog's order
-    // among equals.
-    pending.sort_by_key(|p| {
-        p.bound
-            .saturating_mul(sized[p.layout].forward.layout().devices())
+    // Lowest floor first; a stable sort keeps the catalog's order among
+    // equals.
+    pending.sort_by(|a, b| {
+        let key = |p: &Pending| p.floor.unwrap_or(f64::INFINITY);
+        key(a).total_cmp(&key(b))
     });
     for p in pending {
         let sz = &mut sized[p.layout];
@@ -537,22 +569,37 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             prefill: None,
             energy: None,
         };
-        // Replicas past the K-th best plan found would not rank: the
-        // search stops there.
-        let ranked = (objective == Objective::Devices && found.len() >= KEEP)
-            .then(|| found[KEEP - 1] / size);
-        if ranked.is_some_and(|r| bound > r) {
+        // Replicas past the K-th best score found would not rank: the
+        // search stops there (the floor grows with the replicas).
+        let kth = (found.len() >= KEEP && !i.options.exhaustive).then(|| found[KEEP - 1]);
+        if let (Some(best), Some(f)) = (kth, p.floor)
+            && f > best
+        {
             c.verdict = Verdict::Breaks {
-                why: format!(
-                    "devices: needs at least {} (a decode-only bound), more than the {} best found",
-                    units::whole(bound * size),
-                    KEEP
-                ),
+                why: match objective {
+                    Objective::Devices => format!(
+                        "devices: needs at least {} (a decode-only bound), more than the {} best found",
+                        units::whole(bound * size),
+                        KEEP
+                    ),
+                    o => format!(
+                        "{}: at least {} (idle power over its fewest replicas' span and the FLOPs of every forwarded token), worse than the {} best found",
+                        o.as_str(),
+                        o.show(f),
+                        KEEP
+                    ),
+                },
                 margin: None,
             };
             candidates.push(c);
             continue;
         }
+        let ranked = match (kth, p.line) {
+            (Some(best), Some((a, b))) if b > 0.0 => {
+                Some(((best - a) / b).floor().clamp(0.0, 1e18) as u64)
+            }
+            _ => None,
+        };
         let most = ranked.unwrap_or(max_devices / size);
         // Smallest passing replica count: double, then bisect. A run stops
         // early once a target is sure to be missed; the runs a verdict
@@ -598,7 +645,8 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             if ranked.is_some() {
                 c.verdict = Verdict::Breaks {
                     why: format!(
-                        "devices: {} replicas ({} devices, as many as the {}th best plan found) still miss a target",
+                        "{}: {} replicas ({} devices) still miss a target, and more would not rank among the {} best found",
+                        objective.as_str(),
                         units::whole(hi),
                         units::whole(hi * size),
                         KEEP
@@ -658,10 +706,8 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             at: Box::new(at),
             binds,
         };
-        if objective == Objective::Devices {
-            found.push(score as u64);
-            found.sort_unstable();
-        }
+        found.push(score);
+        found.sort_by(f64::total_cmp);
         candidates.push(c);
     }
     // Disaggregated prefill and decode pools.
@@ -681,6 +727,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         keep: KEEP,
     };
     if objective == Objective::Devices {
+        let mut found: Vec<u64> = found.iter().map(|f| *f as u64).collect();
         candidates.extend(super::pools::search(
             &shared, &mut found, &mut runs, &mut notes,
         )?);

@@ -287,3 +287,46 @@ fn objective_energy_ranks_by_energy_per_token() {
     assert_eq!(g.candidates[0].layout, f.candidates[0].layout);
     assert_eq!(g.candidates[0].max_seqs, f.candidates[0].max_seqs);
 }
+
+/// Pruning by each objective's floor (formulas.md, "Fleet") ranks the same
+/// five best as simulating every candidate: the floors are lower bounds.
+#[test]
+fn pruning_by_floors_keeps_the_five_best() {
+    let cat = Catalog::default();
+    let m = cat.model("llama-3-8b", &[]).unwrap();
+    let hw = cat.hardware("h200-sxm", &[]).unwrap();
+    let prices = crate::calc::power::Prices {
+        device_hour: Some(2.5),
+        kwh: Some(0.1),
+        pue: 1.2,
+    };
+    for objective in [Objective::Devices, Objective::Energy, Objective::Cost] {
+        let mut i = inputs(40.0, "1s", "20ms");
+        i.options.caps = Some("16,64,256".into());
+        i.options.objective = Some(objective);
+        i.prices = prices;
+        let top = |exhaustive: bool| {
+            let mut i = i.clone();
+            i.options.exhaustive = exhaustive;
+            let f = search(&m, std::slice::from_ref(&hw), &i, Mode::SpeedOfLight).unwrap();
+            let meets: Vec<_> = f
+                .candidates
+                .iter()
+                .filter(|c| matches!(c.verdict, Verdict::Meets { .. }) && c.prefill.is_none())
+                .take(5)
+                .map(|c| {
+                    let score = objective
+                        .score(c.devices(), c.energy.as_ref().unwrap(), &prices)
+                        .unwrap();
+                    (c.layout, c.max_seqs, c.max_tokens, score)
+                })
+                .collect();
+            (meets, f.runs)
+        };
+        let (pruned, few) = top(false);
+        let (all, many) = top(true);
+        assert_eq!(pruned.len(), 5, "{objective:?}: {pruned:?}");
+        assert_eq!(pruned, all, "{objective:?}");
+        assert!(few < many, "{objective:?}: {few} runs pruned vs {many}");
+    }
+}

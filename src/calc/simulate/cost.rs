@@ -186,6 +186,13 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
         self.meter = Some((pm, devices.max(1.0)));
     }
 
+    /// FLOPs of one token's forward beyond attention and the LM head (the
+    /// body, linear in its tokens): the least work any forwarded token
+    /// costs the replica.
+    pub fn body_flops_per_token(&mut self) -> Result<f64> {
+        Ok(self.body(1)?.flops)
+    }
+
     /// The replica's layout.
     pub fn layout(&self) -> crate::calc::plan::Layout {
         self.replica.layout
