@@ -509,6 +509,12 @@ fn small_and_split_k_gemms_held_out() {
             let u = |k: &str| r[k].as_u64().unwrap();
             let p = matmul_time(r["dtype"].as_str().unwrap(), u("m"), u("n"), u("k"));
             e.push(p / f(&r["seconds"]) - 1.0);
+            let mut i = MatmulInputs::new(u("m"), u("n"), u("k"));
+            i.dtype = r["dtype"].as_str().map(Into::into);
+            let sol = matmul::cost(&h200(), &i, Mode::SpeedOfLight)
+                .unwrap()
+                .time_s;
+            assert!(sol < f(&r["seconds"]), "{r}: speed of light {sol} s");
         }
     }
     assert_eq!(e.len(), 74);
