@@ -101,6 +101,9 @@ fn paste(line: &str) -> std::process::Output {
         .env("HOME", &home)
         .env_remove("ROOFLINE_HW_DIR")
         .env_remove("ROOFLINE_MODEL_DIR")
+        // Tables fit the terminal's COLUMNS where it is set; a transcript
+        // shows the width a pipe gets.
+        .env_remove("COLUMNS")
         .stdin(Stdio::null())
         .output()
         .expect("run sh")
@@ -251,6 +254,89 @@ fn readme_and_docs_examples_run() {
         n += run_lines(code_lines(&text), f);
     }
     assert!(n > 30, "only {n} examples found");
+}
+
+/// The transcripts of a text: each `$ roofline ...` line of a code block
+/// with the lines below it up to the next `$ ` line or the block's end.
+fn transcripts(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    let mut cur: Option<(String, Vec<&str>)> = None;
+    let mut flush = |cur: &mut Option<(String, Vec<&str>)>| {
+        if let Some((cmd, shown)) = cur.take() {
+            let shown = shown.join("\n");
+            if !shown.trim().is_empty() {
+                out.push((cmd, shown.trim_end().to_string()));
+            }
+        }
+    };
+    for l in text.lines() {
+        if l.trim_start().starts_with("```") {
+            flush(&mut cur);
+            inside = !inside;
+        } else if !inside {
+        } else if let Some(c) = l.strip_prefix("$ ") {
+            flush(&mut cur);
+            if c.starts_with("roofline ") && !c.ends_with('\\') {
+                cur = Some((c.to_string(), Vec::new()));
+            }
+        } else if let Some((_, shown)) = cur.as_mut() {
+            shown.push(l);
+        }
+    }
+    flush(&mut cur);
+    out
+}
+
+/// A transcript in README.md or docs/*.md prints what it shows: its
+/// standard output, or its standard error where the remark names a
+/// refusal (`# exits 65`). One that abbreviates (`...`) shows a part
+/// and is left out.
+#[test]
+fn transcripts_print_what_they_show() {
+    let mut files = vec![format!("{ROOT}/README.md")];
+    for e in std::fs::read_dir(format!("{ROOT}/docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            files.push(p.display().to_string());
+        }
+    }
+    files.sort();
+    let mut n = 0;
+    let mut wrong = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (cmd, shown) in transcripts(&text) {
+            if shown.contains("...") || placeholder(&cmd) {
+                continue;
+            }
+            n += 1;
+            let out = paste(&cmd);
+            let printed = if expected_status(&cmd) == 0 {
+                out.stdout
+            } else {
+                out.stderr
+            };
+            let printed = String::from_utf8_lossy(&printed);
+            if printed.trim_end() != shown {
+                wrong.push(format!(
+                    "{f}: `{cmd}` shows\n{shown}\nbut prints\n{}",
+                    printed.trim_end()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+    assert!(n >= 5, "only {n} transcripts found");
+}
+
+#[test]
+fn the_transcript_scanner_pairs_commands_with_what_follows() {
+    let text = "```\n$ roofline hw list\na\nb\n$ roofline kv --help\n```\n$ roofline x\n";
+    assert_eq!(
+        transcripts(text),
+        [("roofline hw list".to_string(), "a\nb".to_string())]
+    );
 }
 
 /// The subcommands `roofline [path] --help` lists under "Commands:".

@@ -7,7 +7,7 @@
 //! (`computed`) and are listed in docs/errata.md.
 
 mod common;
-use common::check;
+use common::{check, cli_json, json_num};
 use proptest::prelude::*;
 use roofline::calc::launch::{self, LaunchCost, LaunchInputs, LaunchMode, OverheadSource};
 use roofline::catalog::Catalog;
@@ -203,6 +203,35 @@ fn v100_cuda_graphs_004() {
         "ch-launch-step-sync",
         mode(&c, LaunchMode::Synchronised).launch_time_s * 1e3,
     );
+}
+
+/// `ch-kernels-per-layer`: the chapter's dozen kernels of one unfused
+/// eager decode layer, as the kernels one more layer adds to `decode`'s
+/// step (Llama-3-8B cut to one layer and to two).
+#[test]
+fn decode_kernels_per_layer_004() {
+    let kernels = |layers: &str| {
+        let set = format!("layers={layers}");
+        json_num(
+            &cli_json(&[
+                "decode",
+                "--model",
+                "llama-3-8b",
+                "--hw",
+                "h200-sxm",
+                "--batch",
+                "1",
+                "--context",
+                "1024",
+                "--launch",
+                "eager",
+                "--set",
+                &set,
+            ]),
+            "kernels",
+        )
+    };
+    check("ch-kernels-per-layer", kernels("2") - kernels("1"));
 }
 
 #[test]

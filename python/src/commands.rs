@@ -219,10 +219,15 @@ fn sweep<'py>(
         col.resize(n, &Value::Null);
     }
     let Ok(pd) = py.import("pandas") else {
+        // One key string per column, shared by every row's dict.
+        let names: Vec<_> = keys
+            .iter()
+            .map(|k| pyo3::types::PyString::intern(py, k))
+            .collect();
         let out = PyList::empty(py);
         for i in 0..n {
             let row = PyDict::new(py);
-            for (k, col) in keys.iter().zip(&columns) {
+            for (k, col) in names.iter().zip(&columns) {
                 row.set_item(k, to_py(py, col[i])?)?;
             }
             out.append(row)?;
@@ -240,8 +245,11 @@ fn sweep<'py>(
     pd.getattr("DataFrame")?.call1((dict,))
 }
 
-/// One column: an int64 or float64 numpy array where every value is a
-/// number, else a list.
+/// One column: an int64, float64 or bool numpy array where every value
+/// is of that kind (a number column with gaps is float64, a gap NaN, as
+/// pandas makes it of a list), else a list whose repeated texts are one
+/// Python string each (a `hardware` or `bound` column has a few distinct
+/// values over thousands of rows).
 fn column<'py>(
     py: Python<'py>,
     np: &Bound<'py, PyModule>,
@@ -258,18 +266,36 @@ fn column<'py>(
             .collect();
         return array(bytes, "int64");
     }
-    if col.iter().all(|v| v.is_number()) {
+    if col.iter().all(|v| v.is_number() || v.is_null()) && col.iter().any(|v| v.is_number()) {
         let bytes = col
             .iter()
             .flat_map(|v| v.as_f64().unwrap_or(f64::NAN).to_ne_bytes())
             .collect();
         return array(bytes, "float64");
     }
-    let list = PyList::empty(py);
-    for v in col {
-        list.append(to_py(py, v)?)?;
+    if col.iter().all(|v| v.is_boolean()) {
+        let bytes = col
+            .iter()
+            .map(|v| u8::from(v.as_bool() == Some(true)))
+            .collect();
+        return array(bytes, "bool");
     }
-    Ok(list.into_any())
+    let mut texts: std::collections::HashMap<&str, Bound<'py, PyAny>> = Default::default();
+    let mut items = Vec::with_capacity(col.len());
+    for v in col {
+        items.push(match v {
+            Value::String(s) => match texts.get(s.as_str()) {
+                Some(t) => t.clone(),
+                None => {
+                    let t = to_py(py, v)?;
+                    texts.insert(s.as_str(), t.clone());
+                    t
+                }
+            },
+            v => to_py(py, v)?,
+        });
+    }
+    Ok(PyList::new(py, items)?.into_any())
 }
 
 macro_rules! commands {
@@ -370,12 +396,15 @@ commands! {
     ///     bytes: Bytes moved to and from device memory (e.g. 100MB); needs flops.
     ///     dtype: Precision (default: the hardware's default-dtype).
     ///     sparse: Use the 2:4 structured-sparsity peak (an error where the file has none at the precision).
+    ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
+    ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
+    ///     pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
     ///     achievable: Use the hardware's measured figures instead of the datasheet's.
     ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn point = "point" () [hw, intensity, flops, bytes, dtype, sparse];
+    fn point = "point" () [hw, intensity, flops, bytes, dtype, sparse, price, energy_price, pue];
 
     /// Resident blocks per SM under each limit, the binding one, and occupancy (NVIDIA's occupancy-calculator rules; textbook=True for the lecture's simplified arithmetic).
     ///
@@ -456,12 +485,16 @@ commands! {
     ///     threads: Threads per program, for the register micro-tile [default: 256].
     ///     mma: Tensor-core instruction shape for row utilisation: m16n8k16, m64nNk16 (wgmma), m64n256k16, ...
     ///     tiles: Square tiles for the table rows, comma-separated, or `none` (then format csv prints the results instead of the table) [default: 32,64,128,256].
+    ///     launch: With achievable: the launch, none, graph or eager [default: eager, one call from Python].
+    ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
+    ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
+    ///     pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
     ///     achievable: Use the hardware's measured figures instead of the datasheet's.
     ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn matmul = "matmul" () [hw, m, n, k, tile, tile_m, tile_n, tile_k, stages, dtype, programs_per_sm, threads, mma, tiles];
+    fn matmul = "matmul" () [hw, m, n, k, tile, tile_m, tile_n, tile_k, stages, dtype, programs_per_sm, threads, mma, tiles, launch, price, energy_price, pue];
 
     /// Safe softmax: three kernels (5 traversals) against one fused kernel (2).
     ///
@@ -598,12 +631,15 @@ commands! {
     ///     output: Output tokens per request, for goodput.
     ///     reserve: Memory held back for activations and the runtime (default 10%).
     ///     force: Allow a context beyond the model's maximum.
+    ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
+    ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
+    ///     pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
     ///     achievable: Use the hardware's measured figures instead of the datasheet's.
     ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn decode = "decode" () [model, hw, batch, context, dtype, kv_dtype, activations, launch, kernels, speculative, acceptance, draft_tokens, draft_cost, slo_tpot, slo_ttft, prompt, output, reserve, force];
+    fn decode = "decode" () [model, hw, batch, context, dtype, kv_dtype, activations, launch, kernels, speculative, acceptance, draft_tokens, draft_cost, slo_tpot, slo_ttft, prompt, output, reserve, force, price, energy_price, pue];
 
     /// A prompt's prefill: FLOPs, bytes, bound, time to first token; chunked, and against materialised attention scores.
     ///
@@ -614,6 +650,7 @@ commands! {
     ///     model: Model id, path or roofline.Model; a list compares.
     ///     hw: Hardware id, path or roofline.Hardware; a list compares.
     ///     prompt: Prompt tokens per sequence.
+    ///     context: Tokens already cached per sequence before the prompt (a prefix-cache hit, a chunk continuing a long prompt, a speculative verify pass): attention reads them (default 0).
     ///     batch: Sequences (default 1).
     ///     chunk: Tokens per chunk (chunked prefill; default: the whole prompt).
     ///     dtype: Weight precision (default: the hardware's default-dtype).
@@ -622,12 +659,15 @@ commands! {
     ///     launch: Launch overhead per kernel: none (default: speed of light), eager or graph (the default with achievable).
     ///     kernels: Kernels per forward (default: from the layer structure).
     ///     force: Allow a prompt beyond the model's maximum context.
+    ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
+    ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
+    ///     pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
     ///     achievable: Use the hardware's measured figures instead of the datasheet's.
     ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn prefill = "prefill" () [model, hw, prompt, batch, chunk, dtype, kv_dtype, activations, launch, kernels, force];
+    fn prefill = "prefill" () [model, hw, prompt, context, batch, chunk, dtype, kv_dtype, activations, launch, kernels, force, price, energy_price, pue];
 
     /// Speculative decoding: tokens per target pass and speedup.
     ///
@@ -656,12 +696,13 @@ commands! {
     ///     devices: Devices taking part.
     ///     bytes: Each rank's input buffer as NCCL counts it (e.g. 1GiB): for all-gather the piece each rank contributes, for reduce-scatter the whole vector.
     ///     latency: A fixed latency per phase (e.g. 20us), replacing the default (the file's hop latency at speed of light; NCCL's measured 18.5 us per call with achievable).
+    ///     launch: With achievable: how the collective is called, none, graph (18.5 us per call on the H200 pair) or eager (44 us) [default: eager].
     ///     achievable: Use the hardware's measured figures instead of the datasheet's.
     ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn collective = "collective" (kind) [hw, devices, bytes, latency];
+    fn collective = "collective" (kind) [hw, devices, bytes, latency, launch];
 
     /// A parallel layout (TP, PP, DP, EP) of a model: memory per device, communication, prefill and decode times; search=True ranks every valid layout; disaggregate=True sizes prefill and decode pools.
     ///
@@ -692,12 +733,17 @@ commands! {
     ///     disaggregate: Lay out separate prefill and decode pools.
     ///     prefill_devices: Devices of the prefill pool.
     ///     decode_devices: Devices of the decode pool.
+    ///     activations: Activation precision (default: the hardware's default-dtype); fp8 weights need fp8 activations to run at the fp8 peak.
+    ///     launch: Launch overhead per kernel: none (default: speed of light), graph (the default with achievable, collectives captured too) or eager.
+    ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
+    ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
+    ///     pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
     ///     achievable: Use the hardware's measured figures instead of the datasheet's.
     ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn plan = "plan" () [model, hw, devices, tp, pp, dp, ep, redundant_experts, batch, context, prompt, microbatches, dtype, kv_dtype, reserve, allow_cross_node, search, objective, slo_ttft, slo_tpot, disaggregate, prefill_devices, decode_devices];
+    fn plan = "plan" () [model, hw, devices, tp, pp, dp, ep, redundant_experts, batch, context, prompt, microbatches, dtype, kv_dtype, reserve, allow_cross_node, search, objective, slo_ttft, slo_tpot, disaggregate, prefill_devices, decode_devices, activations, launch, price, energy_price, pue];
 
     /// One serving deployment request by request: continuous batching, chunked prefill, paged KV with preemption; latency percentiles, throughput, goodput under SLOs.
     ///
@@ -730,12 +776,21 @@ commands! {
     ///     reserve: Memory held back for activations and the runtime (default 10%).
     ///     per_request: One row per request (arrival, queue, TTFT, TPOT, E2E).
     ///     force: Allow requests beyond the model's maximum context.
+    ///     prefill_dp: Disaggregated: replicas of a separate prefill pool; tp, pp, ep, dp and hw are then the decode pool's.
+    ///     prefill_tp: Tensor parallelism of a prefill replica (default 1).
+    ///     prefill_pp: Pipeline stages of a prefill replica (default 1).
+    ///     prefill_ep: Expert parallelism of a prefill replica (default 1).
+    ///     prefill_hw: The prefill pool's part: id, path or roofline.Hardware (default: hw).
+    ///     prefill_max_batched_tokens: Token budget of a prefill iteration (default 2,048).
+    ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
+    ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
+    ///     pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
     ///     achievable: Use the hardware's measured figures instead of the datasheet's.
     ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn simulate = "simulate" () [model, hw, rate, concurrency, trace, prompt, output, prefix_hit, requests, seed, max_batched_tokens, max_seqs, block_size, slo_ttft, slo_tpot, tp, pp, ep, dp, dtype, kv_dtype, activations, launch, reserve, per_request, force];
+    fn simulate = "simulate" () [model, hw, rate, concurrency, trace, prompt, output, prefix_hit, requests, seed, max_batched_tokens, max_seqs, block_size, slo_ttft, slo_tpot, tp, pp, ep, dp, dtype, kv_dtype, activations, launch, reserve, per_request, force, prefill_dp, prefill_tp, prefill_pp, prefill_ep, prefill_hw, prefill_max_batched_tokens, price, energy_price, pue];
 
     /// The fewest devices that serve a request rate within TTFT and TPOT targets: layouts, batch caps and parts searched by simulation; pareto=True traces tokens/s per device against tokens/s per user.
     ///
@@ -755,7 +810,7 @@ commands! {
     ///     max_devices: The most devices a deployment may take (default 1,024).
     ///     caps: Batch caps searched (default 16,32,64,128,256).
     ///     budgets: Token budgets searched (default 2,048 + the cap).
-    ///     objective: What to minimise: devices (the default).
+    ///     objective: What to minimise: devices (the default), energy (per output token) or cost (per million output tokens; needs price and/or energy_price).
     ///     pareto: Print the frontier of tokens/s per device against tokens/s per user (draw it with chart).
     ///     block_size: Tokens per KV block (default 16).
     ///     dtype: Weight precision (default: the hardware's default-dtype).
@@ -764,10 +819,13 @@ commands! {
     ///     launch: Launch overhead per kernel: none (default), eager or graph.
     ///     reserve: Memory held back (default 10%).
     ///     force: Allow requests beyond the model's maximum context.
+    ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
+    ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
+    ///     pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
     ///     achievable: Use the hardware's measured figures instead of the datasheet's.
     ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn fleet = "fleet" () [model, hw, rate, prompt, output, prefix_hit, slo_ttft, slo_tpot, requests, seed, max_devices, caps, budgets, objective, pareto, block_size, dtype, kv_dtype, activations, launch, reserve, force];
+    fn fleet = "fleet" () [model, hw, rate, prompt, output, prefix_hit, slo_ttft, slo_tpot, requests, seed, max_devices, caps, budgets, objective, pareto, block_size, dtype, kv_dtype, activations, launch, reserve, force, price, energy_price, pue];
 }

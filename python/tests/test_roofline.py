@@ -9,6 +9,7 @@ import sys
 import pytest
 
 import roofline
+from conftest import ROOT
 
 H100_BANDWIDTH = 3.35e12  # H100 SXM HBM3, the datasheet's 3.35 TB/s
 
@@ -21,6 +22,12 @@ CASES = [
     ("model_show", dict(model="llama-3-8b"), ["model", "show", "llama-3-8b"]),
     ("model_show", dict(model="llama-3-8b", dtype=["bf16", "fp8", "int4"]),
      ["model", "show", "llama-3-8b", "--sweep", "dtype=bf16,fp8,int4"]),
+    # A Hugging Face config.json read as the CLI reads it.
+    ("model_show", dict(model=str(ROOT / "tests/data/hf/mixtral-8x7b.json")),
+     ["model", "show", str(ROOT / "tests/data/hf/mixtral-8x7b.json")]),
+    ("decode", dict(model=str(ROOT / "tests/data/hf/llama-3-8b.json"), hw="h200-sxm", batch=32, context=8192),
+     ["decode", "--model", str(ROOT / "tests/data/hf/llama-3-8b.json"), "--hw", "h200-sxm", "--batch", "32",
+      "--context", "8192"]),
     ("point", dict(hw="h100-sxm", intensity=1), ["point", "--hw", "h100-sxm", "--intensity", "1"]),
     ("point", dict(hw="h100-sxm", flops="137.4GFLOP", bytes="100.7MB"),
      ["point", "--hw", "h100-sxm", "--flops", "137.4GFLOP", "--bytes", "100.7MB"]),
@@ -74,6 +81,36 @@ CASES = [
      ["fleet", "--model", "llama-3-8b", "--hw", "h200-sxm", "--rate", "100/s", "--prompt", "lognormal:1024,0.5",
       "--output", "200", "--slo-ttft", "p50=300ms", "--slo-tpot", "30ms", "--requests", "200",
       "--max-devices", "16"]),
+    # Power, energy and cost: the CLI's --price, --energy-price and --pue.
+    ("decode", dict(model="llama-3-8b", hw="h200-sxm", batch=64, context=2048, achievable=True, price="2.50/h",
+                    energy_price="0.10/kWh", pue=1.3),
+     ["decode", "--model", "llama-3-8b", "--hw", "h200-sxm", "--batch", "64", "--context", "2048", "--achievable",
+      "--price", "2.50/h", "--energy-price", "0.10/kWh", "--pue", "1.3"]),
+    ("point", dict(hw="h200-sxm", intensity=100, achievable=True, price="2.50/h"),
+     ["point", "--hw", "h200-sxm", "--intensity", "100", "--achievable", "--price", "2.50/h"]),
+    ("matmul", dict(hw="h200-sxm", m=8192, n=8192, k=8192, achievable=True, launch="graph", price="2.50/h"),
+     ["matmul", "--hw", "h200-sxm", "--m", "8192", "--n", "8192", "--k", "8192", "--achievable", "--launch", "graph",
+      "--price", "2.50/h"]),
+    ("prefill", dict(model="llama-3-8b", hw="h200-sxm", prompt=512, context=4096, achievable=True,
+                     energy_price="0.10/kWh"),
+     ["prefill", "--model", "llama-3-8b", "--hw", "h200-sxm", "--prompt", "512", "--context", "4096",
+      "--achievable", "--energy-price", "0.10/kWh"]),
+    ("collective", dict(kind="all-reduce", hw="h200-sxm", devices=8, bytes="64MiB", achievable=True, launch="graph"),
+     ["collective", "all-reduce", "--hw", "h200-sxm", "--devices", "8", "--bytes", "64MiB", "--achievable",
+      "--launch", "graph"]),
+    ("plan", dict(model="llama-3.1-70b", hw="h200-sxm", devices=8, tp=8, batch=32, dtype="fp8", activations="fp8",
+                  launch="eager", price="3/h"),
+     ["plan", "--model", "llama-3.1-70b", "--hw", "h200-sxm", "--devices", "8", "--tp", "8", "--batch", "32",
+      "--dtype", "fp8", "--activations", "fp8", "--launch", "eager", "--price", "3/h"]),
+    ("simulate", dict(model="llama-3-8b", hw="h200-sxm", rate="4/s", prompt=6000, output=64, requests=60,
+                      prefill_dp=2, prefill_max_batched_tokens=4096, price="2.50/h"),
+     ["simulate", "--model", "llama-3-8b", "--hw", "h200-sxm", "--rate", "4/s", "--prompt", "6000", "--output",
+      "64", "--requests", "60", "--prefill-dp", "2", "--prefill-max-batched-tokens", "4096", "--price", "2.50/h"]),
+    ("fleet", dict(model="llama-3-8b", hw="h200-sxm", rate="10/s", prompt=512, output=64, slo_tpot="50ms",
+                   requests=100, max_devices=4, objective="cost", price="3.50/h", energy_price="0.12/kWh"),
+     ["fleet", "--model", "llama-3-8b", "--hw", "h200-sxm", "--rate", "10/s", "--prompt", "512", "--output", "64",
+      "--slo-tpot", "50ms", "--requests", "100", "--max-devices", "4", "--objective", "cost", "--price", "3.50/h",
+      "--energy-price", "0.12/kWh"]),
     ("plan", dict(model="llama-3.1-70b", hw="h200-sxm", devices=8, tp=8, batch=32),
      ["plan", "--model", "llama-3.1-70b", "--hw", "h200-sxm", "--devices", "8", "--tp", "8", "--batch", "32"]),
     ("plan", dict(model="llama-3.1-70b", hw="h200-sxm", search=True, devices=16, objective="throughput",
@@ -125,6 +162,25 @@ class TestSameAsCli:
             "kv", "decode", "prefill", "speculative", "collective", "plan", "simulate", "fleet",
         }
         assert commands <= covered
+
+    def test_every_flag_is_an_argument(self, cli):
+        """Each command's flags (its --help, less the common options) are
+        the function's keyword arguments, `-` written `_`: what the CLI
+        takes, Python takes."""
+        import inspect
+        import re
+
+        functions = {c[0] for c in CASES}
+        for fn in sorted(functions):
+            argv = fn.replace("fusion_", "fusion ").replace("littles_law", "littles-law")
+            argv = argv.replace("hw_", "hw ").replace("model_", "model ").split()
+            code, text, err = cli(*argv, "--help", as_json=False)
+            assert code == 0, err
+            own = text.split("Common options:")[0]
+            flags = {f.replace("-", "_") for f in re.findall(r"^\s+(?:-\w, )?--([\w-]+)", own, re.M)}
+            flags -= {"help", "explain"}
+            params = set(inspect.signature(getattr(roofline, fn)).parameters)
+            assert flags <= params, f"{fn} lacks {sorted(flags - params)}"
 
     def test_an_edit_is_the_clis_set(self, cli):
         h = roofline.hardware("h100-sxm").set({"memory.hbm-bandwidth": "4.8 TB/s"})
@@ -262,6 +318,22 @@ class TestSweep:
         # TB/s, for the same bytes at batch 1.
         t = df[df.batch == 1].set_index("hardware")["step_time_s"]
         assert t["h100-sxm"] / t["h200-sxm"] == pytest.approx(4.8 / 3.35, rel=1e-3)
+
+    def test_column_types(self):
+        """Switches are a bool column, texts a text column, and a result a
+        part lacks (the B300 file has no board power, so its energy is
+        null in the JSON) is NaN in a float column, as pandas reads a
+        list with gaps."""
+        pd = pytest.importorskip("pandas")
+        df = roofline.sweep("decode", model="llama-3-8b", hw=["h200-sxm", "b300"], batch=[1, 2], context=1024)
+        assert df["fits"].dtype == bool
+        assert list(df["bound"]) == ["memory"] * 4
+        assert df["power_w"].dtype == float
+        b300 = df[df.hardware == "b300"]
+        assert b300["power_w"].isna().all()
+        single = roofline.decode(model="llama-3-8b", hw="b300", batch=1, context=1024)
+        assert single.results["power_w"] is None
+        assert df[df.hardware == "h200-sxm"]["power_w"].tolist() == [700.0, 700.0]  # the H200's 700 W TDP
 
     def test_same_values_as_a_single_call(self):
         rows = roofline.sweep("hw_show", hw=["h100-sxm", "h200-sxm"])

@@ -301,6 +301,53 @@ impl Energy {
         }
     }
 
+    /// Pools serving the same output tokens (a disaggregated deployment's
+    /// prefill and decode pools, each priced as its own run): their joules
+    /// and device-seconds per token add (formulas.md, "Power and energy",
+    /// pools). The draw is the mean per device over `span_s` of the
+    /// deployment; a pool without a power figure leaves the energy null,
+    /// naming it.
+    pub fn pooled(parts: &[Energy], span_s: f64) -> Energy {
+        let devices: f64 = parts.iter().map(|e| e.devices).sum();
+        let mode = parts.first().map_or(Mode::SpeedOfLight, |e| e.mode);
+        let dst: Option<f64> = parts.iter().map(Energy::device_s_per_token).sum();
+        let Some(dst) = dst.filter(|d| *d > 0.0 && devices > 0.0) else {
+            return Energy::unmodelled("no output tokens", Per::Output);
+        };
+        // Tokens the deployment makes in the span.
+        let span = span_s.max(f64::MIN_POSITIVE);
+        let tokens = span * devices / dst;
+        let draw = parts
+            .iter()
+            .map(|e| match &e.draw {
+                Err(f) => Err(f.clone()),
+                Ok(d) => Ok((e, d, e.per_token_j().unwrap_or(0.0))),
+            })
+            .collect::<std::result::Result<Vec<_>, String>>()
+            .map(|ps| {
+                let per_token: f64 = ps.iter().map(|p| p.2).sum();
+                let share = |f: fn(&Draw) -> f64| -> f64 {
+                    ps.iter()
+                        .map(|(e, d, _)| f(d) * e.devices / e.tokens.max(f64::MIN_POSITIVE))
+                        .sum::<f64>()
+                        * tokens
+                        / devices
+                };
+                let energy_j = per_token * tokens / devices;
+                Draw {
+                    time_s: span,
+                    limited_time_s: span,
+                    energy_j,
+                    power_w: energy_j / span,
+                    uncapped_w: ps.iter().map(|p| p.1.uncapped_w).fold(0.0, f64::max),
+                    idle_w: ps.iter().map(|(e, d, _)| d.idle_w * e.devices).sum::<f64>() / devices,
+                    flop_j: share(|d| d.flop_j),
+                    byte_j: share(|d| d.byte_j),
+                }
+            });
+        Energy::new(draw, span, mode, devices, tokens, Per::Output)
+    }
+
     /// No energy: the figures are null and the note says why.
     pub fn unmodelled(why: &str, per: Per) -> Self {
         Energy::new(Err(why.to_string()), 0.0, Mode::SpeedOfLight, 1.0, 0.0, per)
@@ -816,6 +863,40 @@ mod tests {
     /// Cost per million tokens by hand: 2.50 an hour over 1,000 tokens a
     /// second is 2.5 / 3.6e6 per token, 0.6944 per million; 0.10 a kWh at
     /// PUE 1.5 on 0.5 J a token adds 0.1 x 1.5 x 0.5 / 3.6e6 x 1e6.
+    /// Two pools serving the same 50 tokens over 10 s: 2 devices drawing
+    /// 100 J each and 1 drawing 300 J. By hand: 500 J / 50 tokens = 10 J a
+    /// token, 500 J / (3 devices x 10 s) = 16.67 W a device, and 3 x 10
+    /// device-seconds / 50 = 0.6 a token.
+    #[test]
+    fn pools_add_by_hand() {
+        let pool = |devices: f64, joules: f64| {
+            let d = Draw {
+                time_s: 10.0,
+                limited_time_s: 10.0,
+                energy_j: joules,
+                power_w: joules / 10.0,
+                idle_w: 100.0,
+                ..Draw::default()
+            };
+            Energy::new(Ok(d), 10.0, Mode::Achievable, devices, 50.0, Per::Output)
+        };
+        let e = Energy::pooled(&[pool(2.0, 100.0), pool(1.0, 300.0)], 10.0);
+        assert!((e.per_token_j().unwrap() - 10.0).abs() < 1e-12);
+        assert!((e.draw.as_ref().unwrap().power_w - 500.0 / 30.0).abs() < 1e-9);
+        assert!((e.device_s_per_token().unwrap() - 0.6).abs() < 1e-12);
+        assert_eq!(e.devices, 3.0);
+        let missing = Energy::new(
+            Err("package.idle-watts".into()),
+            10.0,
+            Mode::Achievable,
+            1.0,
+            50.0,
+            Per::Output,
+        );
+        let e = Energy::pooled(&[pool(2.0, 100.0), missing], 10.0);
+        assert_eq!(e.draw.unwrap_err(), "package.idle-watts");
+    }
+
     #[test]
     fn cost_by_hand() {
         let p = prices(&[

@@ -9,6 +9,16 @@ import path from "node:path";
 import { serve, browser, open, ROOT } from "./harness.mjs";
 
 const STATE = { command: "decode", model: "llama-3-8b", hw: "h200-sxm", batch: "32", context: "8192" };
+// The screenshots: a serving simulation with its run-over-time chart, and
+// on a phone-sized screen the fleet search that sizes the deployment.
+const SIMULATE = {
+  command: "simulate", model: "llama-3-8b", hw: "h200-sxm", rate: "12/s", prompt: "2048", output: "256",
+  requests: "2000", "slo-ttft": "2s", "slo-tpot": "50ms",
+};
+const FLEET = {
+  command: "fleet", model: "llama-3-8b", hw: "h200-sxm", rate: "20/s", prompt: "512", output: "64",
+  "slo-ttft": "1s", "slo-tpot": "50ms", requests: "200", caps: "32,64",
+};
 const shots = process.argv.includes("--shots");
 const srv = await serve();
 const b = await browser();
@@ -48,10 +58,14 @@ try {
   const median = updates[Math.floor(updates.length / 2)];
   console.log(JSON.stringify({ loads, update_ms: { median, max: updates.at(-1), min: updates[0] } }, null, 1));
   if (shots) {
-    await page.fill("#f-batch", "32");
-    await page.waitForTimeout(100);
-    await page.screenshot({ path: path.join(ROOT, "docs/web-page.png"), fullPage: true });
-    const narrow = await open(b, srv.base, STATE, { width: 375, height: 812 });
+    // The answer's table and its notes; the page below (the charts, the
+    // command line) is left out to keep the file small.
+    const wide = await open(b, srv.base, SIMULATE, { width: 1280, height: 1200 });
+    await wide.waitForTimeout(200);
+    await wide.screenshot({ path: path.join(ROOT, "docs/web-page.png"), fullPage: false });
+    await wide.close();
+    const narrow = await open(b, srv.base, FLEET, { width: 375, height: 812 });
+    await narrow.$eval("#result", (e) => e.scrollIntoView());
     await narrow.screenshot({ path: path.join(ROOT, "docs/web-page-375.png"), fullPage: false });
     await narrow.close();
   }

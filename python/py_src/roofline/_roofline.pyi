@@ -261,7 +261,7 @@ def coalesce(*, hw: Optional[HardwareLike] = None, dtype: Optional[Union[str, Se
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def collective(kind: Optional[Field] = None, *, hw: Optional[HardwareLike] = None, devices: Optional[Field] = None, bytes: Optional[Field] = None, latency: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def collective(kind: Optional[Field] = None, *, hw: Optional[HardwareLike] = None, devices: Optional[Field] = None, bytes: Optional[Field] = None, latency: Optional[Field] = None, launch: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     One collective over N devices on the fabric tiers: bus bytes, bandwidth and latency terms, time, algorithm.
 
@@ -274,6 +274,7 @@ def collective(kind: Optional[Field] = None, *, hw: Optional[HardwareLike] = Non
         devices: Devices taking part.
         bytes: Each rank's input buffer as NCCL counts it (e.g. 1GiB): for all-gather the piece each rank contributes, for reduce-scatter the whole vector.
         latency: A fixed latency per phase (e.g. 20us), replacing the default (the file's hop latency at speed of light; NCCL's measured 18.5 us per call with achievable).
+        launch: With achievable: how the collective is called, none, graph (18.5 us per call on the H200 pair) or eager (44 us) [default: eager].
         achievable: Use the hardware's measured figures instead of the datasheet's.
         set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
 
@@ -281,7 +282,7 @@ def collective(kind: Optional[Field] = None, *, hw: Optional[HardwareLike] = Non
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def decode(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, batch: Optional[Field] = None, context: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, kernels: Optional[Field] = None, speculative: Optional[Field] = None, acceptance: Optional[Field] = None, draft_tokens: Optional[Field] = None, draft_cost: Optional[Field] = None, slo_tpot: Optional[Field] = None, slo_ttft: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, reserve: Optional[Field] = None, force: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def decode(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, batch: Optional[Field] = None, context: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, kernels: Optional[Field] = None, speculative: Optional[Field] = None, acceptance: Optional[Field] = None, draft_tokens: Optional[Field] = None, draft_cost: Optional[Field] = None, slo_tpot: Optional[Field] = None, slo_ttft: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, reserve: Optional[Field] = None, force: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     One decode step: bytes, FLOPs, bound, step time, tokens per second; MoE, launch overhead, speculative decoding, SLO capacity.
 
@@ -308,6 +309,9 @@ def decode(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = No
         output: Output tokens per request, for goodput.
         reserve: Memory held back for activations and the runtime (default 10%).
         force: Allow a context beyond the model's maximum.
+        price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
+        energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
+        pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
         achievable: Use the hardware's measured figures instead of the datasheet's.
         set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
 
@@ -315,7 +319,7 @@ def decode(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = No
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, rate: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, requests: Optional[Field] = None, seed: Optional[Field] = None, max_devices: Optional[Field] = None, caps: Optional[Field] = None, budgets: Optional[Field] = None, objective: Optional[Field] = None, pareto: Optional[Field] = None, block_size: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, force: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, rate: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, requests: Optional[Field] = None, seed: Optional[Field] = None, max_devices: Optional[Field] = None, caps: Optional[Field] = None, budgets: Optional[Field] = None, objective: Optional[Field] = None, pareto: Optional[Field] = None, block_size: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, force: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     The fewest devices that serve a request rate within TTFT and TPOT targets: layouts, batch caps and parts searched by simulation; pareto=True traces tokens/s per device against tokens/s per user.
 
@@ -335,7 +339,7 @@ def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = Non
         max_devices: The most devices a deployment may take (default 1,024).
         caps: Batch caps searched (default 16,32,64,128,256).
         budgets: Token budgets searched (default 2,048 + the cap).
-        objective: What to minimise: devices (the default).
+        objective: What to minimise: devices (the default), energy (per output token) or cost (per million output tokens; needs price and/or energy_price).
         pareto: Print the frontier of tokens/s per device against tokens/s per user (draw it with chart).
         block_size: Tokens per KV block (default 16).
         dtype: Weight precision (default: the hardware's default-dtype).
@@ -344,6 +348,9 @@ def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = Non
         launch: Launch overhead per kernel: none (default), eager or graph.
         reserve: Memory held back (default 10%).
         force: Allow requests beyond the model's maximum context.
+        price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
+        energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
+        pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
         achievable: Use the hardware's measured figures instead of the datasheet's.
         set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
 
@@ -546,7 +553,7 @@ def littles_law(*, hw: Optional[HardwareLike] = None, latency: Optional[Field] =
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def matmul(*, hw: Optional[HardwareLike] = None, m: Optional[Field] = None, n: Optional[Field] = None, k: Optional[Field] = None, tile: Optional[Field] = None, tile_m: Optional[Field] = None, tile_n: Optional[Field] = None, tile_k: Optional[Field] = None, stages: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, programs_per_sm: Optional[Field] = None, threads: Optional[Field] = None, mma: Optional[Field] = None, tiles: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def matmul(*, hw: Optional[HardwareLike] = None, m: Optional[Field] = None, n: Optional[Field] = None, k: Optional[Field] = None, tile: Optional[Field] = None, tile_m: Optional[Field] = None, tile_n: Optional[Field] = None, tile_k: Optional[Field] = None, stages: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, programs_per_sm: Optional[Field] = None, threads: Optional[Field] = None, mma: Optional[Field] = None, tiles: Optional[Field] = None, launch: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     Naive and tiled matmul: traffic, intensity, time, tile feasibility, waves, tensor-core row utilisation.
 
@@ -568,6 +575,10 @@ def matmul(*, hw: Optional[HardwareLike] = None, m: Optional[Field] = None, n: O
         threads: Threads per program, for the register micro-tile [default: 256].
         mma: Tensor-core instruction shape for row utilisation: m16n8k16, m64nNk16 (wgmma), m64n256k16, ...
         tiles: Square tiles for the table rows, comma-separated, or `none` (then format csv prints the results instead of the table) [default: 32,64,128,256].
+        launch: With achievable: the launch, none, graph or eager [default: eager, one call from Python].
+        price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
+        energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
+        pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
         achievable: Use the hardware's measured figures instead of the datasheet's.
         set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
 
@@ -653,7 +664,7 @@ def occupancy(*, hw: Optional[HardwareLike] = None, threads: Optional[Field] = N
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def plan(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, devices: Optional[Field] = None, tp: Optional[Field] = None, pp: Optional[Field] = None, dp: Optional[Field] = None, ep: Optional[Field] = None, redundant_experts: Optional[Field] = None, batch: Optional[Field] = None, context: Optional[Field] = None, prompt: Optional[Field] = None, microbatches: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, reserve: Optional[Field] = None, allow_cross_node: Optional[Field] = None, search: Optional[Field] = None, objective: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, disaggregate: Optional[Field] = None, prefill_devices: Optional[Field] = None, decode_devices: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def plan(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, devices: Optional[Field] = None, tp: Optional[Field] = None, pp: Optional[Field] = None, dp: Optional[Field] = None, ep: Optional[Field] = None, redundant_experts: Optional[Field] = None, batch: Optional[Field] = None, context: Optional[Field] = None, prompt: Optional[Field] = None, microbatches: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, reserve: Optional[Field] = None, allow_cross_node: Optional[Field] = None, search: Optional[Field] = None, objective: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, disaggregate: Optional[Field] = None, prefill_devices: Optional[Field] = None, decode_devices: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     A parallel layout (TP, PP, DP, EP) of a model: memory per device, communication, prefill and decode times; search=True ranks every valid layout; disaggregate=True sizes prefill and decode pools.
 
@@ -684,6 +695,11 @@ def plan(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None
         disaggregate: Lay out separate prefill and decode pools.
         prefill_devices: Devices of the prefill pool.
         decode_devices: Devices of the decode pool.
+        activations: Activation precision (default: the hardware's default-dtype); fp8 weights need fp8 activations to run at the fp8 peak.
+        launch: Launch overhead per kernel: none (default: speed of light), graph (the default with achievable, collectives captured too) or eager.
+        price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
+        energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
+        pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
         achievable: Use the hardware's measured figures instead of the datasheet's.
         set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
 
@@ -691,7 +707,7 @@ def plan(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def point(*, hw: Optional[HardwareLike] = None, intensity: Optional[Field] = None, flops: Optional[Field] = None, bytes: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, sparse: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def point(*, hw: Optional[HardwareLike] = None, intensity: Optional[Field] = None, flops: Optional[Field] = None, bytes: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, sparse: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     Where a kernel sits on the roofline: ridge point, attainable throughput, bound and time.
 
@@ -705,6 +721,9 @@ def point(*, hw: Optional[HardwareLike] = None, intensity: Optional[Field] = Non
         bytes: Bytes moved to and from device memory (e.g. 100MB); needs flops.
         dtype: Precision (default: the hardware's default-dtype).
         sparse: Use the 2:4 structured-sparsity peak (an error where the file has none at the precision).
+        price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
+        energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
+        pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
         achievable: Use the hardware's measured figures instead of the datasheet's.
         set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
 
@@ -712,7 +731,7 @@ def point(*, hw: Optional[HardwareLike] = None, intensity: Optional[Field] = Non
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def prefill(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, prompt: Optional[Field] = None, batch: Optional[Field] = None, chunk: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, kernels: Optional[Field] = None, force: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def prefill(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, prompt: Optional[Field] = None, context: Optional[Field] = None, batch: Optional[Field] = None, chunk: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, kernels: Optional[Field] = None, force: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     A prompt's prefill: FLOPs, bytes, bound, time to first token; chunked, and against materialised attention scores.
 
@@ -723,6 +742,7 @@ def prefill(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = N
         model: Model id, path or roofline.Model; a list compares.
         hw: Hardware id, path or roofline.Hardware; a list compares.
         prompt: Prompt tokens per sequence.
+        context: Tokens already cached per sequence before the prompt (a prefix-cache hit, a chunk continuing a long prompt, a speculative verify pass): attention reads them (default 0).
         batch: Sequences (default 1).
         chunk: Tokens per chunk (chunked prefill; default: the whole prompt).
         dtype: Weight precision (default: the hardware's default-dtype).
@@ -731,6 +751,9 @@ def prefill(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = N
         launch: Launch overhead per kernel: none (default: speed of light), eager or graph (the default with achievable).
         kernels: Kernels per forward (default: from the layer structure).
         force: Allow a prompt beyond the model's maximum context.
+        price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
+        energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
+        pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
         achievable: Use the hardware's measured figures instead of the datasheet's.
         set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
 
@@ -752,7 +775,7 @@ def roofline_chart(hw: Optional[HardwareLike], *, dtype: Optional[Union[str, Seq
         Chart: shown as SVG in a notebook; `.save(path)` writes .svg or .png.
     """
 
-def simulate(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, rate: Optional[Field] = None, concurrency: Optional[Field] = None, trace: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, requests: Optional[Field] = None, seed: Optional[Field] = None, max_batched_tokens: Optional[Field] = None, max_seqs: Optional[Field] = None, block_size: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, tp: Optional[Field] = None, pp: Optional[Field] = None, ep: Optional[Field] = None, dp: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, per_request: Optional[Field] = None, force: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def simulate(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, rate: Optional[Field] = None, concurrency: Optional[Field] = None, trace: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, requests: Optional[Field] = None, seed: Optional[Field] = None, max_batched_tokens: Optional[Field] = None, max_seqs: Optional[Field] = None, block_size: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, tp: Optional[Field] = None, pp: Optional[Field] = None, ep: Optional[Field] = None, dp: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, per_request: Optional[Field] = None, force: Optional[Field] = None, prefill_dp: Optional[Field] = None, prefill_tp: Optional[Field] = None, prefill_pp: Optional[Field] = None, prefill_ep: Optional[Field] = None, prefill_hw: Optional[Field] = None, prefill_max_batched_tokens: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     One serving deployment request by request: continuous batching, chunked prefill, paged KV with preemption; latency percentiles, throughput, goodput under SLOs.
 
@@ -785,6 +808,15 @@ def simulate(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = 
         reserve: Memory held back for activations and the runtime (default 10%).
         per_request: One row per request (arrival, queue, TTFT, TPOT, E2E).
         force: Allow requests beyond the model's maximum context.
+        prefill_dp: Disaggregated: replicas of a separate prefill pool; tp, pp, ep, dp and hw are then the decode pool's.
+        prefill_tp: Tensor parallelism of a prefill replica (default 1).
+        prefill_pp: Pipeline stages of a prefill replica (default 1).
+        prefill_ep: Expert parallelism of a prefill replica (default 1).
+        prefill_hw: The prefill pool's part: id, path or roofline.Hardware (default: hw).
+        prefill_max_batched_tokens: Token budget of a prefill iteration (default 2,048).
+        price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
+        energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
+        pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
         achievable: Use the hardware's measured figures instead of the datasheet's.
         set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
 

@@ -13,6 +13,7 @@
 use super::FleetInputs;
 use super::search::{Candidate, PrefillPool, Verdict, layouts, misses, plan_inputs};
 use crate::calc::plan::{self, Layout, Replica};
+use crate::calc::power::Energy;
 use crate::calc::simulate::arrivals::{self, Arrivals, Request};
 use crate::calc::simulate::cost::{Batch, Forward, StepCost};
 use crate::calc::simulate::dist::Random;
@@ -108,6 +109,32 @@ fn landed(reqs: &[Request], pre: &[Outcome], t: &Transfer) -> Vec<Outcome> {
         .collect()
 }
 
+/// The prefill pool's energy over its run of `reqs` (outcomes `o`) on
+/// `devices` devices, `per_replica` each: its draw over the span from the
+/// first arrival to the last prompt done, per output token of the requests
+/// it served.
+fn prefill_energy(
+    pm: std::result::Result<crate::calc::power::PowerModel, String>,
+    drawn: crate::calc::power::Draw,
+    reqs: &[Request],
+    o: &[Outcome],
+    devices: u64,
+    per_replica: u64,
+    mode: Mode,
+) -> Energy {
+    let first = o.iter().map(|x| x.arrival_s).fold(f64::INFINITY, f64::min);
+    let end = o.iter().map(|x| x.first_token_s).fold(0.0, f64::max);
+    let span = (end - first).max(f64::MIN_POSITIVE);
+    let tokens: u64 = reqs.iter().map(|r| r.output).sum();
+    let s = Summary {
+        devices,
+        span_s: span,
+        output_tokens_per_s: tokens as f64 / span,
+        ..Summary::default()
+    };
+    simulate::run_energy(pm, drawn, &s, per_replica as f64, mode)
+}
+
 /// The disaggregated candidates, or none (with a note) where the fabric
 /// lacks a figure.
 pub(super) fn search(
@@ -117,6 +144,7 @@ pub(super) fn search(
     notes: &mut Vec<String>,
 ) -> Result<Vec<Candidate>> {
     let (m, w) = (sh.m, sh.w);
+    let objective = sh.i.options.objective.unwrap_or_default();
     let mut out = Vec::new();
     // Parts whose scale-out link is known.
     let mut usable = Vec::new();
@@ -311,6 +339,11 @@ pub(super) fn search(
         let prep = Replica::new(ps, c.layout)?;
         let pkv = room(&prep).unwrap_or(0);
         let mut pf = Forward::new(&prep, m, ps.step.precisions, c.max_tokens, pre_seqs)?;
+        let ppower = crate::calc::power::PowerModel::of(ph, ps.step.compute);
+        let psize = c.layout.tp * c.layout.pp;
+        if let Ok(pm) = &ppower {
+            pf.meter(pm.clone(), psize as f64);
+        }
         let pcfg = Config {
             max_tokens: c.max_tokens,
             max_seqs: pre_seqs,
@@ -319,23 +352,34 @@ pub(super) fn search(
             replicas: 1,
             prefilled: false,
         };
-        // The whole prefill pool's outcomes by (replicas, requests).
-        let mut cache: HashMap<(u64, usize), std::rc::Rc<Vec<Outcome>>> = HashMap::new();
-        let mut pre_pool =
-            |rp: u64, reqs: &[Request], runs: &mut u64| -> Result<std::rc::Rc<Vec<Outcome>>> {
-                if let Some(o) = cache.get(&(rp, reqs.len())) {
-                    return Ok(o.clone());
-                }
-                *runs += 1;
-                let cfg = Config {
-                    replicas: rp,
-                    ..pcfg
-                };
-                let (o, _) = sp::run_prefill(cfg, &mut pf, reqs, pkv, sh.block, w.seed)?;
-                let o = std::rc::Rc::new(o);
-                cache.insert((rp, reqs.len()), o.clone());
-                Ok(o)
+        // The whole prefill pool's outcomes and energy by (replicas,
+        // requests).
+        type Pre = std::rc::Rc<(Vec<Outcome>, Energy)>;
+        let mut cache: HashMap<(u64, usize), Pre> = HashMap::new();
+        let mut pre_pool = |rp: u64, reqs: &[Request], runs: &mut u64| -> Result<Pre> {
+            if let Some(o) = cache.get(&(rp, reqs.len())) {
+                return Ok(o.clone());
+            }
+            *runs += 1;
+            let cfg = Config {
+                replicas: rp,
+                ..pcfg
             };
+            pf.reset_meter();
+            let (o, _) = sp::run_prefill(cfg, &mut pf, reqs, pkv, sh.block, w.seed)?;
+            let e = prefill_energy(
+                ppower.clone(),
+                pf.drawn(),
+                reqs,
+                &o,
+                rp * psize,
+                psize,
+                sh.mode,
+            );
+            let o = std::rc::Rc::new((o, e));
+            cache.insert((rp, reqs.len()), o.clone());
+            Ok(o)
+        };
         for &k in &usable {
             let (hd, ds) = (&sh.hws[k], &setups[k]);
             for l in layouts(ds, sh.max_devices) {
@@ -369,6 +413,10 @@ pub(super) fn search(
                     .and_then(|b| b.iter().max().copied())
                     .unwrap_or(simulate::DEFAULT_WHOLE_PROMPT + max_cap);
                 let mut f = Forward::new(&rep, m, ds.step.precisions, max_budget, max_cap)?;
+                let dpower = crate::calc::power::PowerModel::of(hd, ds.step.compute);
+                if let Ok(pm) = &dpower {
+                    f.meter(pm.clone(), size as f64);
+                }
                 let ctx = mean_prompt as u64;
                 let mut one = Batch::default();
                 one.add(1, ctx, true, window);
@@ -397,7 +445,7 @@ pub(super) fn search(
                 loop {
                     let o = pre_pool(rp, &first, runs)?;
                     let s = Summary::of(
-                        &landed(&first, &o, &t),
+                        &landed(&first, &o.0, &t),
                         &Default::default(),
                         rp,
                         1,
@@ -459,7 +507,11 @@ pub(super) fn search(
                         prefilled: true,
                     };
                     // One decode replica of rd, fed by the whole prefill
-                    // pool; `full` runs to the end (a quoted verdict).
+                    // pool; `full` runs to the end (a quoted verdict). The
+                    // last run's energy: the prefill pool's and the decode
+                    // replica's draw.
+                    let last: std::cell::RefCell<Option<(Energy, crate::calc::power::Draw)>> =
+                        Default::default();
                     let mut check =
                         |rd: u64, full: bool, runs: &mut u64| -> Result<Option<Summary>> {
                             let want =
@@ -477,11 +529,12 @@ pub(super) fn search(
                             let reqs = at_rate(&long[..want], sh.rate);
                             let pre = pre_pool(rp, &reqs, runs)?;
                             *runs += 1;
+                            f.reset_meter();
                             let d = sp::run_decode(
                                 dcfg,
                                 &mut f,
                                 &reqs,
-                                &pre,
+                                &pre.0,
                                 &t,
                                 kv,
                                 sh.block,
@@ -490,15 +543,18 @@ pub(super) fn search(
                                 if full { None } else { w.slo_tpot },
                                 false,
                             )?;
+                            *last.borrow_mut() = Some((pre.1.clone(), f.drawn()));
                             Ok(d.map(|d| Summary::of(&d.outcomes, &d.totals, 1, size, w)))
                         };
                     let passes =
                         |s: &Option<Summary>| s.as_ref().is_some_and(|s| s.meets() && s.late_meets);
                     let (mut lo, mut hi) = (bound - 1, bound);
                     let mut at;
+                    let mut at_energy = None;
                     loop {
                         at = check(hi, false, runs)?;
                         if passes(&at) {
+                            at_energy = last.borrow_mut().take();
                             break;
                         }
                         lo = hi;
@@ -528,6 +584,7 @@ pub(super) fn search(
                         if passes(&s) {
                             hi = mid;
                             at = s;
+                            at_energy = last.borrow_mut().take();
                         } else {
                             lo = mid;
                         }
@@ -549,13 +606,32 @@ pub(super) fn search(
                     at.devices = devices;
                     at.output_tokens_per_s_per_device =
                         at.output_tokens_per_s * hi as f64 / devices as f64;
+                    let (pre_e, drawn) = at_energy.expect("a passing run leaves its energy");
+                    // The decode pool: hi replicas, each its run's draw
+                    // over its span, making hi times its tokens.
+                    let pool = Summary {
+                        devices: hi * size,
+                        output_tokens_per_s: at.output_tokens_per_s * hi as f64,
+                        ..at.clone()
+                    };
+                    let dec_e = simulate::run_energy(
+                        dpower.clone(),
+                        drawn,
+                        &pool,
+                        (hi * size) as f64,
+                        sh.mode,
+                    );
+                    let energy = Energy::pooled(&[pre_e, dec_e], at.span_s);
+                    let score = objective.score(devices, &energy, &sh.i.prices)?;
+                    x.energy = Some(energy);
                     x.verdict = Verdict::Meets {
                         at: Box::new(at),
                         binds,
                     };
-                    let score = (pre_devices + hi * size) as f64;
-                    found.push(score as u64);
-                    found.sort_unstable();
+                    if objective == super::Objective::Devices {
+                        found.push(score as u64);
+                        found.sort_unstable();
+                    }
                     out.push(x);
                 }
             }

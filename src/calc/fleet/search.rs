@@ -726,19 +726,22 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         budgets: budgets.as_deref(),
         keep: KEEP,
     };
-    if objective == Objective::Devices {
-        let mut found: Vec<u64> = found.iter().map(|f| *f as u64).collect();
-        candidates.extend(super::pools::search(
-            &shared, &mut found, &mut runs, &mut notes,
-        )?);
+    // Pools prune by devices only under the devices objective.
+    let mut found: Vec<u64> = if objective == Objective::Devices {
+        found.iter().map(|f| *f as u64).collect()
     } else {
         notes.push(format!(
-            "disaggregated pools are searched for the fewest devices only; --objective {} ranks aggregated replicas (pools are not metered yet)",
+            "disaggregated candidates under --objective {}: each part's prefill pool is the fewest devices meeting TTFT; the decode pools beside it are ranked by {}, both pools metered",
+            objective.as_str(),
             objective.as_str()
         ));
-    }
-    // With --objective energy or cost, those that meet rank by it first
-    // (aggregated replicas only: pools are not metered); then fewest
+        Vec::new()
+    };
+    candidates.extend(super::pools::search(
+        &shared, &mut found, &mut runs, &mut notes,
+    )?);
+    // With --objective energy or cost, those that meet rank by it first;
+    // then fewest
     // devices, aggregated before disaggregated, the largest TTFT margin;
     // then those that break.
     let by = |c: &Candidate| match (&c.verdict, &c.energy) {

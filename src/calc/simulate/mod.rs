@@ -671,8 +671,12 @@ fn run_pools(
         replicas: lp.dp,
         prefilled: false,
     };
-    let pfwd = cost::Forward::new(&prep, m, pre.setup.step.precisions, pre_tokens, c.max_seqs)?;
-    let (pout, ptot) = pools::run_prefill(pcfg, pfwd, &reqs, pkv, c.block, w.seed)?;
+    let mut pfwd = cost::Forward::new(&prep, m, pre.setup.step.precisions, pre_tokens, c.max_seqs)?;
+    let ppower = crate::calc::power::PowerModel::of(ph, pre.setup.step.compute);
+    if let Ok(pm) = &ppower {
+        pfwd.meter(pm.clone(), (lp.tp * lp.pp) as f64);
+    }
+    let (pout, ptot) = pools::run_prefill(pcfg, &mut pfwd, &reqs, pkv, c.block, w.seed)?;
     let dcfg = Config {
         max_tokens: c.max_tokens,
         max_seqs: c.max_seqs,
@@ -681,15 +685,19 @@ fn run_pools(
         replicas: dec.layout.dp,
         prefilled: true,
     };
-    let dfwd = cost::Forward::new(
+    let mut dfwd = cost::Forward::new(
         &drep,
         m,
         dec.setup.step.precisions,
         c.max_tokens,
         c.max_seqs,
     )?;
+    let dpower = crate::calc::power::PowerModel::of(hw, dec.setup.step.compute);
+    if let Ok(pm) = &dpower {
+        dfwd.meter(pm.clone(), (dec.layout.tp * dec.layout.pp) as f64);
+    }
     let d = pools::run_decode(
-        dcfg, dfwd, &reqs, &pout, &transfer, dkv, c.block, w.seed, None, None, i.timeline,
+        dcfg, &mut dfwd, &reqs, &pout, &transfer, dkv, c.block, w.seed, None, None, i.timeline,
     )?
     .expect("a run without an abort finishes");
     let devices = dec.layout.devices() + lp.devices();
@@ -699,8 +707,21 @@ fn run_pools(
     summary.iterations += ptot.iterations;
     summary.preemptions = d.outcomes.iter().map(|o| u64::from(o.preemptions)).sum();
     let prefill_busy = ptot.busy_s / (summary.span_s * lp.dp as f64);
-    let (summary_span, summary_tokens) =
-        (summary.span_s, summary.output_tokens_per_s * summary.span_s);
+    // Each pool over the run's span and its output tokens, summed.
+    let pool_energy = |pm, drawn, l: Layout| {
+        let one = Summary {
+            devices: l.devices(),
+            ..summary.clone()
+        };
+        run_energy(pm, drawn, &one, (l.tp * l.pp) as f64, mode)
+    };
+    let energy = crate::calc::power::Energy::pooled(
+        &[
+            pool_energy(ppower, pfwd.drawn(), lp),
+            pool_energy(dpower, dfwd.drawn(), dec.layout),
+        ],
+        summary.span_s,
+    );
     Ok(SimCost {
         hardware: hw.id.clone(),
         model: m.id.clone(),
@@ -713,15 +734,7 @@ fn run_pools(
         summary,
         outcomes: i.per_request.then_some(d.outcomes),
         timeline: d.totals.timeline,
-        // Two pools, perhaps of two parts: not metered yet.
-        energy: crate::calc::power::Energy::new(
-            Err("a disaggregated run's two pools are not metered yet".into()),
-            summary_span,
-            mode,
-            devices as f64,
-            summary_tokens,
-            crate::calc::power::Per::Output,
-        ),
+        energy,
         pools: Some(PrefillPool {
             hardware: ph.id.clone(),
             layout: lp,
