@@ -45,6 +45,12 @@ fn stats(errors: &[f64]) -> (f64, f64) {
 
 fn within(family: &str, errors: &[f64], median: f64, worst: f64) {
     let (m, w) = stats(errors);
+    eprintln!(
+        "{family}: {} points, median {:.1}%, worst {:.1}%",
+        errors.len(),
+        m * 100.0,
+        w * 100.0
+    );
     assert!(
         m <= median && w <= worst,
         "{family}: median {:.1}% (bound {:.0}%), worst {:.1}% (bound {:.0}%) over {} points",
@@ -482,4 +488,35 @@ fn tensor_parallel_steps_on_two_h200s() {
         e.push(c.prefill_time_s / f(&r["time_s"]) - 1.0);
     }
     within("TP 2 decode and prefill", &e, 0.10, 0.25);
+}
+
+#[test]
+fn small_and_split_k_gemms_held_out() {
+    // validation/h200-fidelity-probe.json (gemm_small, 28 GEMMs of 256 to
+    // 3,072) and validation/h200-gemm-probe2.json (46 GEMMs no figure was
+    // fitted on: squares of 128 to 2,560, skewed shapes, and small M x N
+    // over long K where cuBLAS splits K and adds its reduction kernel),
+    // replayed from CUDA graphs over cold copies. The smallest (128^3 to
+    // 320^3, 2.4 to 3.1 us) sit below the fixed 2.4 us kernel overhead
+    // plus the 0.94 us graph launch fitted on larger GEMMs: the worst
+    // bound is what holds, not the target.
+    let mut e = Vec::new();
+    for (path, key) in [
+        ("validation/h200-fidelity-probe.json", "gemm_small"),
+        ("validation/h200-gemm-probe2.json", "gemm"),
+    ] {
+        for r in file(path)[key].as_array().unwrap() {
+            let u = |k: &str| r[k].as_u64().unwrap();
+            let p = matmul_time(r["dtype"].as_str().unwrap(), u("m"), u("n"), u("k"));
+            e.push(p / f(&r["seconds"]) - 1.0);
+            let mut i = MatmulInputs::new(u("m"), u("n"), u("k"));
+            i.dtype = r["dtype"].as_str().map(Into::into);
+            let sol = matmul::cost(&h200(), &i, Mode::SpeedOfLight)
+                .unwrap()
+                .time_s;
+            assert!(sol < f(&r["seconds"]), "{r}: speed of light {sol} s");
+        }
+    }
+    assert_eq!(e.len(), 74);
+    within("small and split-K GEMMs (held out)", &e, 0.10, 0.50);
 }

@@ -175,6 +175,12 @@ def main():
               "--dtype", r["dtype"], "--launch", "graph", "--tiles", "none")
         rows.append((f"{r['dtype']} {r['m']}x{r['n']}x{r['k']}", r["seconds"], p["time_s"], "no"))
     table("Small GEMMs, 2026-12-01 (h200-fidelity-probe.json)", rows)
+    rows = []
+    for r in json.load(open(os.path.join(ROOT, "validation", "h200-gemm-probe2.json")))["gemm"]:
+        p = q("matmul", *hw, "--m", str(r["m"]), "--n", str(r["n"]), "--k", str(r["k"]),
+              "--dtype", r["dtype"], "--launch", "graph", "--tiles", "none")
+        rows.append((f"{r['dtype']} {r['m']}x{r['n']}x{r['k']}", r["seconds"], p["time_s"], "no"))
+    table("Small and split-K GEMMs, 2026-12-01 (h200-gemm-probe2.json)", rows)
     # The ground measurements sit beside the repository (../shared/ground).
     ground = os.environ.get("GROUND", os.path.join(ROOT, "..", "shared", "ground"))
     nccl = json.load(open(os.path.join(ground, "h200-measured.json")))

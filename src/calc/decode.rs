@@ -244,12 +244,14 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         Mode::SpeedOfLight => "",
         Mode::Achievable => "achievable.",
     };
-    let named = |field: String| {
-        let src = hw
-            .source(&field)
-            .map(|s| format!(": {s}"))
-            .unwrap_or_default();
-        Some(format!("{field}{src}"))
+    // Built with push_str, not format!: every sweep point resolves them.
+    let named = |mut field: String| {
+        if let Some(s) = hw.source(&field) {
+            field.reserve(2 + s.len());
+            field.push_str(": ");
+            field.push_str(s);
+        }
+        Some(field)
     };
     let launch_field = launch_key.map(|k| {
         let measured = format!("achievable.launch.{k}");
@@ -260,10 +262,10 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         }
     });
     let sources = [
-        named(
-            format!("{prefix}compute.dense.{}", p.compute)
-                .replace("achievable.compute.", "achievable."),
-        ),
+        named(match mode {
+            Mode::SpeedOfLight => format!("compute.dense.{}", p.compute),
+            Mode::Achievable => format!("achievable.dense.{}", p.compute),
+        }),
         named(format!(
             "{prefix}{}",
             if prefix.is_empty() {

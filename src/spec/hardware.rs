@@ -689,12 +689,19 @@ pub struct GemmTiling {
     /// tile's, reaches that share of the rate; absent: every tile runs at
     /// the full rate.
     pub full_rate_tile: Option<String>,
+    /// `tiles` parsed, once: every point of an `--achievable` sweep
+    /// resolves the GEMM model (the fields are not changed after loading).
+    #[serde(skip)]
+    parsed: std::sync::OnceLock<std::result::Result<Vec<(u64, u64)>, String>>,
 }
 
 impl GemmTiling {
     /// The tiles as (rows, columns); `Err` names the first malformed entry.
-    pub fn parsed(&self) -> std::result::Result<Vec<(u64, u64)>, String> {
-        self.tiles.iter().map(|t| tile(t)).collect()
+    pub fn parsed(&self) -> std::result::Result<&[(u64, u64)], String> {
+        self.parsed
+            .get_or_init(|| self.tiles.iter().map(|t| tile(t)).collect())
+            .as_deref()
+            .map_err(Clone::clone)
     }
 
     /// `full-rate-tile` as (rows, columns), if given.

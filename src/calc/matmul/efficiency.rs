@@ -15,6 +15,18 @@ use crate::spec::hardware::Hardware;
 /// must keep a few k-steps of the main loop).
 const MIN_K_PER_SPLIT: u64 = 256;
 
+/// Slots of the per-thread memo of [`GemmModel::efficiency`].
+const MEMO_SLOTS: usize = 512;
+
+/// A memo entry's key: the hash, then the shape (a hash collision between
+/// two models on one shape is the one case it would confuse, at 2^-64).
+type MemoKey = (u64, [u64; 4]);
+
+thread_local! {
+    static MEMO: std::cell::RefCell<Vec<Option<(MemoKey, Efficiency)>>> =
+        std::cell::RefCell::new(vec![None; MEMO_SLOTS]);
+}
+
 /// How one device runs GEMMs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GemmModel {
@@ -29,6 +41,10 @@ pub struct GemmModel {
     /// the full rate; a tile below it reaches its reuse over this share of
     /// the rate (none: every tile runs at the full rate).
     pub full_rate_reuse: Option<f64>,
+    /// The fixed GPU time of the reduction kernel a split launches, seconds
+    /// (`achievable.kernel-overhead`): a compute-bound shape is split only
+    /// where the split saves more than this.
+    pub split_cost_s: f64,
 }
 
 /// Operand reuse of a tm x tn tile: multiply-adds per operand element it
@@ -76,12 +92,51 @@ impl GemmModel {
     pub fn of(hw: &Hardware) -> Self {
         let g = hw.achievable.as_ref().and_then(|a| a.gemm.as_ref());
         GemmModel {
-            tiles: g.and_then(|g| g.parsed().ok()).unwrap_or_default(),
+            tiles: g
+                .and_then(|g| g.parsed().ok())
+                .map(<[_]>::to_vec)
+                .unwrap_or_default(),
             split_k: g.and_then(|g| g.split_k).map_or(1, |s| u64::from(s.get())),
             sms: hw.execution.as_ref().map_or(1, |e| u64::from(e.sms.get())),
             full_rate_reuse: g
                 .and_then(|g| g.full_rate().ok().flatten())
                 .map(|(tm, tn)| reuse(tm, tn)),
+            split_cost_s: hw
+                .achievable
+                .as_ref()
+                .and_then(|a| a.kernel_overhead)
+                .map_or(0.0, |s| s.get()),
+        }
+    }
+
+    /// The candidates the library chooses among: each tile, unsplit, and
+    /// split K ways where its tiles alone leave SMs idle.
+    fn candidates(&self, m: u64, n: u64, k: u64, groups: f64, mut each: impl FnMut(Efficiency)) {
+        let sms = self.sms.max(1) as f64;
+        let groups = groups.max(1.0);
+        for &(tm, tn) in &self.tiles {
+            let (rows, cols) = (m.div_ceil(tm) as f64, n.div_ceil(tn) as f64);
+            let padding = (m as f64 * n as f64) / (rows * tm as f64 * cols * tn as f64);
+            let tiles = rows * cols * groups;
+            let feed = self
+                .full_rate_reuse
+                .map_or(1.0, |full| (reuse(tm, tn) / full).min(1.0));
+            let most = if tiles < sms { self.split_k.max(1) } else { 1 };
+            for s in 1..=most {
+                if s > 1 && k / s < MIN_K_PER_SPLIT {
+                    break;
+                }
+                let grid = tiles * s as f64;
+                let waves = grid / ((grid / sms).ceil() * sms);
+                each(Efficiency {
+                    tile: (tm, tn),
+                    split_k: s,
+                    padding,
+                    waves,
+                    feed,
+                    efficiency: padding * waves * feed,
+                });
+            }
         }
     }
 
@@ -89,6 +144,32 @@ impl GemmModel {
     /// (a grouped GEMM over MoE experts has `groups` > 1; their tiles share
     /// the waves).
     pub fn efficiency(&self, m: u64, n: u64, k: u64, groups: f64) -> Efficiency {
+        // A sweep resolves a model per point and asks it for the same few
+        // shapes again and again: the answer, a pure function of the model
+        // and the shape, is remembered per thread.
+        let key = self.key(m, n, k, groups);
+        let slot = (key.0 as usize) % MEMO_SLOTS;
+        if let Some(e) = MEMO.with(|c| c.borrow()[slot].filter(|x| x.0 == key).map(|x| x.1)) {
+            return e;
+        }
+        let e = self.search(m, n, k, groups);
+        MEMO.with(|c| c.borrow_mut()[slot] = Some((key, e)));
+        e
+    }
+
+    /// What [`GemmModel::efficiency`] depends on: a hash of the model and
+    /// the shape, and the shape itself.
+    fn key(&self, m: u64, n: u64, k: u64, groups: f64) -> MemoKey {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        self.tiles.hash(&mut h);
+        (self.split_k, self.sms).hash(&mut h);
+        self.full_rate_reuse.map(f64::to_bits).hash(&mut h);
+        (m, n, k, groups.to_bits()).hash(&mut h);
+        (h.finish(), [m, n, k, groups.to_bits()])
+    }
+
+    fn search(&self, m: u64, n: u64, k: u64, groups: f64) -> Efficiency {
         let mut best = Efficiency {
             tile: (0, 0),
             split_k: 1,
@@ -103,13 +184,21 @@ impl GemmModel {
         best.efficiency = 0.0;
         let sms = self.sms.max(1) as f64;
         let groups = groups.max(1.0);
+        let (mf, nf) = (m as f64, n as f64);
         for &(tm, tn) in &self.tiles {
-            let (rows, cols) = (m.div_ceil(tm) as f64, n.div_ceil(tn) as f64);
-            let padding = (m as f64 * n as f64) / (rows * tm as f64 * cols * tn as f64);
-            let tiles = rows * cols * groups;
             let feed = self
                 .full_rate_reuse
                 .map_or(1.0, |full| (reuse(tm, tn) / full).min(1.0));
+            // Padding cannot raise a tile above its feed.
+            if feed <= best.efficiency + 1e-12 {
+                continue;
+            }
+            // Exact for the sizes a GEMM has (below 2^52): a quotient of
+            // whole numbers that is whole rounds to itself.
+            let (tmf, tnf) = (tm as f64, tn as f64);
+            let (rows, cols) = ((mf / tmf).ceil(), (nf / tnf).ceil());
+            let padding = (mf * nf) / (rows * tmf * cols * tnf);
+            let tiles = rows * cols * groups;
             // Waves cannot raise a tile above padding x feed: a tile that
             // cannot beat the best so far is not tried (a sweep prices
             // every GEMM of every point through here).
@@ -153,11 +242,34 @@ impl GemmModel {
         read_bytes: f64,
         write_bytes: f64,
     ) -> GemmTime {
-        let e = self.efficiency(m, n, k, groups);
+        let mut e = self.efficiency(m, n, k, groups);
         let flops = 2.0 * m as f64 * n as f64 * k as f64 * groups.max(1.0);
-        let compute_s = flops / (rate * e.efficiency);
         let read_s = read_bytes / bandwidth;
         let write_s = write_bytes / bandwidth;
+        // A compute-bound split launches a reduction kernel (the profiler
+        // counts one `splitKreduce_kernel` after each, bf16 and fp8,
+        // validation/h200-gemm-probe2.json): the split is chosen only
+        // where it saves more than that kernel's fixed cost (formulas.md,
+        // "Achievable: GEMM efficiency by shape", split K).
+        if e.split_k > 1 && flops / (rate * e.efficiency) > read_s && self.split_cost_s > 0.0 {
+            let cost = |c: &Efficiency| {
+                (flops / (rate * c.efficiency)).max(read_s)
+                    + if c.split_k > 1 {
+                        self.split_cost_s
+                    } else {
+                        0.0
+                    }
+            };
+            let mut best = (cost(&e), e);
+            self.candidates(m, n, k, groups, |c| {
+                let t = cost(&c);
+                if t < best.0 - 1e-15 {
+                    best = (t, c);
+                }
+            });
+            e = best.1;
+        }
+        let compute_s = flops / (rate * e.efficiency);
         GemmTime {
             compute_s,
             read_s,
@@ -178,6 +290,7 @@ mod tests {
             split_k: 4,
             sms: 132,
             full_rate_reuse: None,
+            split_cost_s: 0.0,
         }
     }
 
@@ -198,6 +311,7 @@ mod tests {
             split_k: 1,
             sms: 1,
             full_rate_reuse: None,
+            split_cost_s: 0.0,
         }
         .efficiency(100, 128, 4096, 1.0);
         assert!((e.padding - 100.0 / 128.0).abs() < 1e-12);
@@ -222,11 +336,34 @@ mod tests {
             split_k: 4,
             sms: 132,
             full_rate_reuse: Some(reuse(128, 128)),
+            split_cost_s: 0.0,
         };
         let e = g.efficiency(256, 256, 4096, 1.0);
         assert_eq!(e.tile, (64, 32));
         let want = (2048.0 / 96.0 / 64.0) * 128.0 / 132.0;
         assert!((e.efficiency - want).abs() < 1e-9, "{e:?}");
+    }
+
+    #[test]
+    fn a_compute_bound_split_must_save_more_than_its_reduction() {
+        // 256 x 256 x 4096 on 64 x 32 tiles: 32 tiles of 132 SMs. At 100
+        // TFLOP/s unsplit takes 2^29 / (1e14 x 32/132) = 22.1 us; split 4
+        // ways 128/132 of the SMs, 5.5 us, plus the reduction's fixed cost.
+        let g = |cost: f64| GemmModel {
+            tiles: vec![(64, 32)],
+            split_k: 4,
+            sms: 132,
+            full_rate_reuse: None,
+            split_cost_s: cost,
+        };
+        let flops = 2.0 * 256.0 * 256.0 * 4096.0;
+        let t = g(2.4e-6).time((256, 256, 4096), 1.0, 1e14, 1e12, 0.0, 0.0);
+        assert_eq!(t.efficiency.split_k, 4);
+        assert!((t.compute_s - flops / (1e14 * 128.0 / 132.0)).abs() < 1e-12);
+        // A reduction costing 20 us saves nothing: unsplit.
+        let t = g(20e-6).time((256, 256, 4096), 1.0, 1e14, 1e12, 0.0, 0.0);
+        assert_eq!(t.efficiency.split_k, 1);
+        assert!((t.compute_s - flops / (1e14 * 32.0 / 132.0)).abs() < 1e-12);
     }
 
     #[test]
@@ -236,6 +373,7 @@ mod tests {
             split_k: 1,
             sms: 132,
             full_rate_reuse: None,
+            split_cost_s: 0.0,
         };
         assert_eq!(g.efficiency(7, 7, 7, 1.0).efficiency, 1.0);
     }

@@ -293,11 +293,8 @@ impl Pricer {
         let mut extra_kernels = 0.0;
         let (compute, memory, gpu) = match op.kind {
             OpKind::Matmul if op.gemms[0].is_some() => {
-                let shapes: Vec<_> = op.gemms.iter().flatten().collect();
-                let weight_elems: f64 = shapes
-                    .iter()
-                    .map(|g| g.n as f64 * g.k as f64 * g.groups)
-                    .sum();
+                let shapes = || op.gemms.iter().flatten();
+                let weight_elems: f64 = shapes().map(|g| g.n as f64 * g.k as f64 * g.groups).sum();
                 // The op's own weight bytes per element (block scales of a
                 // quantized format included).
                 let wb = if weight_elems > 0.0 {
@@ -307,7 +304,7 @@ impl Pricer {
                 };
                 let ab = self.precisions.activation;
                 let (mut c, mut m, mut t) = (0.0, 0.0, 0.0);
-                for g in shapes {
+                for g in shapes() {
                     let read =
                         (g.n as f64 * g.k as f64 * wb + g.m as f64 * g.k as f64 * ab) * g.groups;
                     let write = g.m as f64 * g.n as f64 * ab * g.groups;
@@ -383,12 +380,14 @@ fn curve(figures: Option<(f64, f64)>, length: f64) -> f64 {
     }
 }
 
-/// Whether a GEMM launches a separate split-K reduction kernel: a 16-bit
-/// GEMM bound by its weights and split over K to spread them over idle SMs
-/// (the profiler counts one `splitKreduce_kernel` per such GEMM; the fp8
-/// kernels at the same shapes did not split, and a compute-bound split
-/// reduces in the kernel). Its fp32 partials, m x n per split, stay in the
-/// L2, so only the kernel's fixed costs are priced.
+/// Whether a GEMM launches a separate split-K reduction kernel: every
+/// compute-bound split (the profiler counts one `splitKreduce_kernel` after
+/// each, bf16 and fp8: validation/h200-gemm-probe2.json; the split is
+/// chosen only where it saves more than that kernel, [`GemmModel::time`]),
+/// and a 16-bit GEMM bound by its weights and split over K to spread them
+/// over idle SMs (the fp8 kernels at the decode shapes did not split). Its
+/// fp32 partials, m x n per split, stay in the L2, so only the kernel's
+/// fixed costs are priced.
 pub fn reduces(g: &super::super::matmul::efficiency::GemmTime, weight_bytes: f64) -> bool {
-    g.efficiency.split_k > 1 && g.read_s > g.compute_s && weight_bytes >= 2.0
+    g.efficiency.split_k > 1 && (g.compute_s > g.read_s || weight_bytes >= 2.0)
 }
