@@ -290,6 +290,10 @@ impl StepCost for Forward<'_, '_, '_> {
         if b.tokens == 0 {
             return Ok(0.0);
         }
+        // The kept parts first: filling them reuses the scratch step, and
+        // an error leaves the summed parts in place.
+        self.head(b.lm_head)?;
+        self.body(b.tokens)?;
         let mut attention = self.attention.clone();
         let t = b.tokens as f64;
         attention.flops = self.per_pair_flops * b.pairs;
