@@ -150,24 +150,12 @@ impl PowerModel {
 
     /// Operations run one after another, each capped on its own.
     pub fn draw_ops(&self, ops: impl IntoIterator<Item = (f64, f64, f64)>) -> Draw {
-        let mut d = Draw {
-            idle_w: self.idle_w,
-            ..Draw::default()
-        };
-        for (t, f, b) in ops {
-            let o = self.draw(t, f, b);
-            d.time_s += o.time_s;
-            d.limited_time_s += o.limited_time_s;
-            d.energy_j += o.energy_j;
-            d.flop_j += o.flop_j;
-            d.byte_j += o.byte_j;
-            d.uncapped_w = d.uncapped_w.max(o.uncapped_w);
+        let mut d = Draw::sum(ops.into_iter().map(|(t, f, b)| self.draw(t, f, b)));
+        // With no operations the board idles.
+        d.idle_w = self.idle_w;
+        if d.limited_time_s <= 0.0 {
+            d.power_w = self.idle_w;
         }
-        d.power_w = if d.limited_time_s > 0.0 {
-            d.energy_j / d.limited_time_s
-        } else {
-            self.idle_w
-        };
         d
     }
 }
@@ -581,6 +569,29 @@ impl Prices {
         self.device_hour.is_some() || self.kwh.is_some()
     }
 
+    /// The device-hour share of the cost per million tokens at
+    /// `device_s` device-seconds a token (formulas.md, "Cost per token"):
+    /// 0 without a device price, None when one is given but the time is
+    /// not known.
+    pub fn device_per_million(&self, device_s: Option<f64>) -> Option<f64> {
+        match (self.device_hour, device_s) {
+            (Some(p), Some(s)) => Some(p / 3600.0 * s * 1e6),
+            (Some(_), None) => None,
+            (None, _) => Some(0.0),
+        }
+    }
+
+    /// The energy bill's share of the cost per million tokens at `joules`
+    /// a token: 0 without an energy price, None when one is given but the
+    /// energy is not known.
+    pub fn energy_per_million(&self, joules: Option<f64>) -> Option<f64> {
+        match (self.kwh, joules) {
+            (Some(p), Some(j)) => Some(p * self.pue * j / KWH * 1e6),
+            (Some(_), None) => None,
+            (None, _) => Some(0.0),
+        }
+    }
+
     /// Takes `price` ("2.50/h", per device-hour), `energy-price`
     /// ("0.10/kWh") and `pue` (default 1) out of a point's fields.
     pub fn take(fields: &mut crate::inputs::Fields) -> Result<Prices> {
@@ -669,16 +680,8 @@ impl Prices {
                 ),
                 Per::Work | Per::Rate => continue,
             };
-            let device = match (self.device_hour, e.device_s_per_token()) {
-                (Some(p), Some(s)) => Some(p / 3600.0 * s * 1e6),
-                (Some(_), None) => None,
-                (None, _) => Some(0.0),
-            };
-            let energy = match (self.kwh, e.per_token_j()) {
-                (Some(p), Some(j)) => Some(p * self.pue * j / KWH * 1e6),
-                (Some(_), None) => None,
-                (None, _) => Some(0.0),
-            };
+            let device = self.device_per_million(e.device_s_per_token());
+            let energy = self.energy_per_million(e.per_token_j());
             let total = device.zip(energy).map(|(a, b)| a + b);
             r.result(key, total, || {
                 let mut f = Vec::new();

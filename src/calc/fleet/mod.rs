@@ -78,20 +78,14 @@ impl Objective {
                         "--objective cost ranks by cost per million output tokens; give price (per device-hour) and/or energy-price",
                     ));
                 }
-                let device = match prices.device_hour {
-                    Some(p) => {
-                        p / 3600.0
-                            * energy.device_s_per_token().ok_or_else(|| {
-                                Error::field("objective", "no output tokens to rank by")
-                            })?
-                    }
-                    None => 0.0,
-                };
+                let device = prices
+                    .device_per_million(energy.device_s_per_token())
+                    .ok_or_else(|| Error::field("objective", "no output tokens to rank by"))?;
                 let bill = match prices.kwh {
-                    Some(p) => p * prices.pue * per_token()? / crate::calc::power::KWH,
+                    Some(_) => prices.energy_per_million(Some(per_token()?)).unwrap_or(0.0),
                     None => 0.0,
                 };
-                (device + bill) * 1e6
+                device + bill
             }
         })
     }
@@ -117,12 +111,10 @@ impl Objective {
                 if !prices.any() {
                     return None;
                 }
-                let device = prices.device_hour.map_or(0.0, |p| p / 3600.0 * device_s);
-                let bill = match prices.kwh {
-                    Some(p) => p * prices.pue * energy_j? / crate::calc::power::KWH,
-                    None => 0.0,
-                };
-                Some((device + bill) * 1e6)
+                Some(
+                    prices.device_per_million(Some(device_s))?
+                        + prices.energy_per_million(energy_j)?,
+                )
             }
         }
     }
