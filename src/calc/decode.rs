@@ -13,7 +13,7 @@ use super::power;
 use super::roof::{self, Roof, RoofTime};
 use super::simulate::slo::Target;
 use super::speculative;
-use super::step::price::{CachedAttention, Launch, Priced, Pricer};
+use super::step::price::{CachedAttention, HostPath, Launch, Priced, Pricer};
 use super::step::report as step_price;
 use super::step::{self, Precisions, Shape, Step};
 use crate::error::{Error, Result};
@@ -400,12 +400,28 @@ pub fn pricer(
             },
         ),
     };
+    // Each call's host path by its class; a file without the class figures
+    // prices every call as a GEMM's.
+    let call = a.and_then(|a| a.call.as_ref());
+    let host = HostPath {
+        gemm_s: per_kernel_s,
+        kernel_s: call
+            .and_then(|c| c.kernel_eager)
+            .map_or(per_kernel_s, |s| s.get()),
+        attention_s: call
+            .and_then(|c| c.attention_eager)
+            .map_or(per_kernel_s, |s| s.get()),
+        cached_attention_s: call
+            .and_then(|c| c.cached_attention_eager)
+            .map_or(per_kernel_s * step::ATTENTION_KERNELS, |s| s.get()),
+    };
     Pricer {
         rate: roof.peak,
         sustained,
         bandwidth: roof.bandwidth,
         launch,
         per_kernel_s,
+        host,
         overhead_s: overhead.unwrap_or(0.0),
         gemm,
         attention,

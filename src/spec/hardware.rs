@@ -624,6 +624,25 @@ pub struct Call {
     /// --launch eager` answer. Fitted as the eager time less the
     /// graph-replayed time of the same GEMM.
     pub matmul_eager: Option<Seconds>,
+    /// One elementwise kernel (a norm, rotary embedding's parts, an
+    /// activation, a cast, a residual add, a cache write) called eagerly
+    /// from Python as a forward calls it, among the other calls of a layer:
+    /// its host path, for eager steps. Without it such calls cost
+    /// `matmul-eager`.
+    #[serde(default)]
+    pub kernel_eager: Option<Seconds>,
+    /// One attention call (`scaled_dot_product_attention`) called eagerly
+    /// as a forward calls it: its host path, for eager steps. Without it
+    /// the call costs `matmul-eager`.
+    #[serde(default)]
+    pub attention_eager: Option<Seconds>,
+    /// The attention op of a pass of several new tokens over a cached
+    /// prefix (a chunk, a verify pass) called eagerly as a forward calls
+    /// it: its two writes into the cache's slices and the masked attention
+    /// call, with their views; its host path, for eager steps. Without it
+    /// the op's three calls cost `matmul-eager` each.
+    #[serde(default)]
+    pub cached_attention_eager: Option<Seconds>,
     /// One NCCL collective called eagerly from Python and timed on its own:
     /// its latency term under `collective --launch eager` (host path,
     /// NCCL's launch and its protocol's handshake together). Fitted as the

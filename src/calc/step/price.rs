@@ -41,8 +41,11 @@ pub struct Pricer {
     pub bandwidth: f64,
     /// Launch mode.
     pub launch: Launch,
-    /// Per kernel: the graph launch, or the host's path per eager call.
+    /// Per kernel: the graph launch, or the host's path per eager GEMM call.
     pub per_kernel_s: f64,
+    /// Eagerly: the host's path per call of each class (formulas.md,
+    /// "Achievable: a forward operation by operation", the host's path).
+    pub host: HostPath,
     /// Fixed GPU time per kernel beyond its launch.
     pub overhead_s: f64,
     /// The GEMM library's tiling.
@@ -60,6 +63,24 @@ pub struct Pricer {
     pub attention_sustained: Option<f64>,
     /// Bytes per element of each tensor kind.
     pub precisions: Precisions,
+}
+
+/// The host's path of one call from Python by its class, seconds: a GEMM
+/// (its split-K reduction rides in the same call), one kernel of a norm,
+/// rotary embedding, activation, cast, residual add or cache write, and an
+/// attention call. Without class figures every call costs the GEMM's.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct HostPath {
+    /// One GEMM call.
+    pub gemm_s: f64,
+    /// One elementwise kernel's call.
+    pub kernel_s: f64,
+    /// One attention call.
+    pub attention_s: f64,
+    /// The whole attention op of a pass of several new tokens over a
+    /// cached prefix (its two cache writes into the cache's slices and the
+    /// masked attention call, with their views).
+    pub cached_attention_s: f64,
 }
 
 /// The attention kernel of a pass of several new tokens per sequence over a
@@ -129,6 +150,8 @@ pub struct Part {
     pub sustained_s: f64,
     /// Kernels they launch.
     pub kernels: f64,
+    /// The host's path over their calls when launched eagerly, seconds.
+    pub host_s: f64,
 }
 
 impl std::ops::AddAssign for Part {
@@ -137,6 +160,7 @@ impl std::ops::AddAssign for Part {
         self.bound_s += o.bound_s;
         self.sustained_s += o.sustained_s;
         self.kernels += o.kernels;
+        self.host_s += o.host_s;
     }
 }
 
@@ -208,9 +232,8 @@ impl Pricer {
 
     /// A step's (time, overhead) once eager launch is counted: the host
     /// runs ahead of the GPU, queueing kernels, so the step takes the
-    /// longer of the GPU's work and the host's path over every kernel.
-    fn with_host(&self, time_s: f64, overhead_s: f64, kernels: f64) -> (f64, f64) {
-        let host = kernels * self.per_kernel_s;
+    /// longer of the GPU's work and the host's path over every call.
+    fn with_host(&self, time_s: f64, overhead_s: f64, host: f64) -> (f64, f64) {
         if self.launch == Launch::Eager && host > time_s {
             (host, overhead_s + host - time_s)
         } else {
@@ -220,15 +243,16 @@ impl Pricer {
 
     fn pass(&self, step: &Step, rate: f64, kernel_scale: f64, sustained: bool) -> Priced {
         let mut ops = Vec::with_capacity(step.ops.len() + step.extra.len());
-        let (mut time_s, mut overhead_s, mut kernels) = (0.0, 0.0, 0.0);
+        let (mut time_s, mut overhead_s, mut kernels, mut host) = (0.0, 0.0, 0.0, 0.0);
         for op in step.ops.iter().chain(&step.extra) {
             let t = self.op(op, step, rate, sustained, kernel_scale);
             time_s += t.time_s;
             overhead_s += t.overhead_s;
             kernels += t.kernels;
+            host += self.host_of(op, step) * kernel_scale;
             ops.push(t);
         }
-        let (time_s, overhead_s) = self.with_host(time_s, overhead_s, kernels);
+        let (time_s, overhead_s) = self.with_host(time_s, overhead_s, host);
         Priced {
             ops,
             time_s,
@@ -249,6 +273,7 @@ impl Pricer {
             let b = self.op(op, step, self.rate, false, 1.0);
             part.time_s += b.time_s;
             part.kernels += b.kernels;
+            part.host_s += self.host_of(op, step);
             if b.compute_bound {
                 part.bound_s += b.time_s;
             }
@@ -261,12 +286,37 @@ impl Pricer {
 
     /// The time of a step made of `part`, seconds (see [`Pricer::part`]).
     pub fn time_of(&self, part: &Part) -> f64 {
-        let burst = self.with_host(part.time_s, 0.0, part.kernels).0;
+        let burst = self.with_host(part.time_s, 0.0, part.host_s).0;
         if self.holds_sustained(part.bound_s, burst) {
-            self.with_host(part.sustained_s, 0.0, part.kernels).0
+            self.with_host(part.sustained_s, 0.0, part.host_s).0
         } else {
             burst
         }
+    }
+
+    /// The host's path over one op's calls, all repetitions, when launched
+    /// eagerly (0 otherwise): a call per structural kernel, priced by its
+    /// class. A GEMM's split-K reduction and a split attention's combine
+    /// are launched by the library inside the call, not from Python.
+    fn host_of(&self, op: &Op, step: &Step) -> f64 {
+        if self.launch != Launch::Eager {
+            return 0.0;
+        }
+        let h = &self.host;
+        let calls = op.kernels.max(0.0);
+        let per = match op.kind {
+            OpKind::Matmul => {
+                let gemms: f64 = op.gemms.iter().flatten().map(|g| g.groups).sum();
+                let gemms = gemms.min(calls);
+                gemms * h.gemm_s + (calls - gemms) * h.kernel_s
+            }
+            OpKind::Attention if step.shape.new > 1 && step.cached_tokens > 0 => {
+                h.cached_attention_s * calls / super::ATTENTION_KERNELS
+            }
+            OpKind::Attention if calls > 0.0 => h.attention_s + (calls - 1.0) * h.kernel_s,
+            _ => calls * h.kernel_s,
+        };
+        per * op.count.max(0.0)
     }
 
     /// One op: its GPU time per repetition, plus per-kernel costs, times
