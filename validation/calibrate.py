@@ -25,7 +25,18 @@ docs/data-schemas.md ("Calibration measurements"):
   and about 8 s, with the SM clock, memory clock, board power and temperature
   sampled every 100 ms (nvidia-smi) over the loop;
 - decode_step: whole Llama-3-8B-shaped decode steps (random weights; time
-  depends on shapes) replayed from a CUDA graph.
+  depends on shapes) replayed from a CUDA graph;
+- host_gemm, host_kernel, host_attention, host_cached_attention, host_layer:
+  the host's path of one call from Python as a forward makes it, views
+  included, at shapes whose GPU work is far below it (wall clock over 400
+  calls back to back after a synchronise, median of 5): two GEMM calls
+  (`x @ w.t()`, `torch.addmm`), the elementwise calls (RMSNorm, rotary
+  embedding, SiLU times up, the two cache writes, an fp8 cast, a residual
+  add; `kernels` counts the kernels each launches), a decode attention call,
+  and the attention op of a pass of several new tokens over a cached prefix
+  (its two slice writes and the masked call); then `host_layer`, every one
+  of those calls once in a layer's order, back to back (a call after a
+  different one costs more than after itself).
 
 Method: CUDA events, warm-up first, median of the repetitions; random data
 (never zeros); each GEMM and attention result checked for NaN and against a
@@ -50,7 +61,7 @@ import torch.nn.functional as F
 COLUMNS = ["operation", "model", "layers", "batch", "m", "n", "k", "seq", "context",
            "heads", "kv_heads", "head_dim", "bytes", "flops", "dtype", "launch",
            "repeats", "seconds", "sm_clock_mhz", "mem_clock_mhz", "power_w",
-           "temperature_c", "device", "driver", "torch", "date", "note"]
+           "temperature_c", "kernels", "device", "driver", "torch", "date", "note"]
 
 FLUSH = 512 << 20  # weight copies per timed shape fill at least this (L2 is 50-60 MiB on big parts)
 
@@ -551,6 +562,107 @@ def decode_steps(w, quick):
         torch.cuda.empty_cache()
 
 
+def host_calls(quick):
+    """(operation, name, kernels, fn): the calls of serving_fidelity.py's forward, as it makes
+    them, at a tiny shape (their kernels take 2-4 us, well below the host's path)."""
+    bf = dict(device="cuda", dtype=torch.bfloat16)
+    d, h, kv, dh = 4096, 32, 8, 128
+    x = torch.randn(1, d, **bf)
+    r = torch.randn(1, 256, **bf)
+    w = torch.randn(256, d, **bf)
+    nw = torch.ones(d, **bf)
+    qkv = torch.randn(1, (h + 2 * kv) * dh, **bf)
+    freqs = torch.polar(torch.ones(dh // 2, device="cuda"), torch.rand(dh // 2, device="cuda"))
+    kc = torch.randn(1, kv, 68, dh, **bf)
+    vc = torch.randn(1, kv, 68, dh, **bf)
+    kd = torch.randn(1, kv, 64, dh, **bf)
+    vd = torch.randn(1, kv, 64, dh, **bf)
+    pos = torch.tensor([63], device="cuda")
+    gu = torch.randn(1, 1024, **bf)
+    qkv4 = torch.randn(4, (h + 2 * kv) * dh, **bf)
+    fp8 = fp8_dtype() if fp8_ok() else None
+
+    def rotary():
+        qk = qkv[:, : (h + kv) * dh].reshape(1, h + kv, dh)
+        c = torch.view_as_complex(qk.float().unflatten(-1, (-1, 2)))
+        return torch.view_as_real(c * freqs).flatten(-2).to(torch.bfloat16).split([h, kv], 1)
+
+    def kv_write():
+        k = qkv[:, h * dh:(h + kv) * dh].reshape(1, kv, dh)
+        v = qkv[:, (h + kv) * dh:].reshape(1, kv, dh)
+        kd.index_copy_(2, pos, k.view(1, kv, 1, dh))
+        vd.index_copy_(2, pos, v.view(1, kv, 1, dh))
+
+    def attention():
+        q = qkv[:, : h * dh].reshape(1, h, 1, dh)
+        return F.scaled_dot_product_attention(q, kd, vd, enable_gqa=True).reshape(1, h * dh)
+
+    def activation():
+        g, u = gu.chunk(2, -1)
+        return F.silu(g) * u
+
+    def cached_attention():
+        from torch.nn.attention.bias import causal_lower_right
+        k = qkv4[:, h * dh:(h + kv) * dh].reshape(4, kv, dh).view(1, 4, kv, dh).transpose(1, 2)
+        v = qkv4[:, (h + kv) * dh:].reshape(4, kv, dh).view(1, 4, kv, dh).transpose(1, 2)
+        kc[:, :, 64:68].copy_(k)
+        vc[:, :, 64:68].copy_(v)
+        q = qkv4[:, : h * dh].reshape(4, h, dh).view(1, 4, h, dh).transpose(1, 2)
+        o = F.scaled_dot_product_attention(q, kc, vc, attn_mask=causal_lower_right(4, 68),
+                                           enable_gqa=True)
+        return o.transpose(1, 2).reshape(4, h * dh)
+
+    calls = [("host_kernel", "rms_norm", 1, lambda: F.rms_norm(x, (d,), nw, 1e-5)),
+             ("host_gemm", "matmul", None, lambda: x @ w.t()),
+             ("host_kernel", "rotary", 3, rotary),
+             ("host_kernel", "kv_write", 2, kv_write),
+             ("host_attention", "sdpa_decode", None, attention),
+             ("host_gemm", "addmm", None, lambda: torch.addmm(r, x, w.t())),
+             ("host_kernel", "activation", 2, activation),
+             ("host_kernel", "add", 1, lambda: x + x)]
+    if fp8 is not None:
+        calls.append(("host_kernel", "cast_fp8", 1, lambda: x.to(fp8)))
+    calls.append(("host_cached_attention", "chunk_attention", None, cached_attention))
+    return calls
+
+
+def host(w, quick):
+    n = 400 if not quick else 50
+
+    def per_call(fn):
+        for _ in range(50):
+            fn()
+        torch.cuda.synchronize()
+        out = []
+        for _ in range(5):
+            t = time.perf_counter()
+            for _ in range(n):
+                fn()
+            torch.cuda.synchronize()
+            out.append((time.perf_counter() - t) / n)
+        return statistics.median(out)
+
+    calls = host_calls(quick)
+    alone = 0.0
+    for op, name, kernels, fn in calls:
+        t = per_call(fn)
+        alone += t
+        w.row(operation=op, dtype="bf16", launch="eager", repeats=5 * n, seconds=t,
+              kernels=kernels if kernels else "",
+              note=f"{name}: called back to back from Python as the forward calls it, wall clock")
+        log(f"{op} {name}: {t * 1e6:.2f} us")
+    fns = [fn for _, _, _, fn in calls]
+
+    def layer():
+        for f in fns:
+            f()
+
+    t = per_call(layer)
+    w.row(operation="host_layer", dtype="bf16", launch="eager", repeats=5 * n, seconds=t,
+          note="every host_* call above once, in this order, back to back, wall clock per cycle")
+    log(f"host_layer: {t * 1e6:.1f} us against {alone * 1e6:.1f} us alone ({t / alone:.3f})")
+
+
 def environment():
     name = torch.cuda.get_device_name()
     driver = ""
@@ -569,7 +681,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="CSV file to write")
     ap.add_argument("--quick", action="store_true", help="fewer shapes and repetitions")
-    ap.add_argument("--only", default="", help="comma list of sections: hbm,launch,gemm,attention,compute,decode")
+    ap.add_argument("--only", default="", help="comma list of sections: hbm,launch,gemm,attention,compute,decode,host")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         sys.exit("calibrate.py: no CUDA or ROCm device is visible to PyTorch")
@@ -579,7 +691,8 @@ def main():
     sampler = Sampler()
     torch.manual_seed(0)
     sections = [("hbm", hbm), ("launch", launch), ("gemm", gemms), ("attention", attention),
-                ("compute", lambda w_, q: compute_loops(w_, sampler, q)), ("decode", decode_steps)]
+                ("compute", lambda w_, q: compute_loops(w_, sampler, q)), ("decode", decode_steps),
+                ("host", host)]
     only = set(filter(None, args.only.split(",")))
     if only and "compute" in only and "gemm" not in only and fp8_ok():
         probe_pad()

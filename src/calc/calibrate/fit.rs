@@ -30,6 +30,15 @@ pub struct Figures {
     pub overhead_points: usize,
     /// Host path of one eager matmul call, s.
     pub matmul_eager: Option<f64>,
+    /// Host path per elementwise kernel's call, interleaved, s.
+    pub kernel_eager: Option<f64>,
+    /// Host path of one decode attention call, interleaved, s.
+    pub attention_eager: Option<f64>,
+    /// Host path of the attention op of a pass over a cached prefix,
+    /// interleaved, s.
+    pub cached_attention_eager: Option<f64>,
+    /// The cost of the host calls interleaved over their cost alone.
+    pub interleave: Option<f64>,
     /// Flash attention's (peak fraction, half length in tokens).
     pub attention: Option<(f64, u64)>,
     /// The GEMM search's (median error, rows): set when `dense` and
@@ -215,6 +224,44 @@ pub fn fit(rows: &[&Row]) -> Figures {
         .collect();
     f.matmul_eager = median(host_bound).map(|d| floor_to(d, 1e-7));
 
+    // The host's path by call class (formulas.md, "Achievable: a forward
+    // operation by operation"): each class's single calls, times the cost
+    // of the same calls interleaved (`host_layer`: each once, back to back)
+    // over the sum of their costs alone.
+    let host = |op: Operation| rows.iter().filter(move |r| r.op == op);
+    let alone: f64 = rows
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.op,
+                Operation::HostGemm
+                    | Operation::HostKernel
+                    | Operation::HostAttention
+                    | Operation::HostCachedAttention
+            )
+        })
+        .map(|r| r.seconds)
+        .sum();
+    let layer = median(host(Operation::HostLayer).map(|r| r.seconds).collect());
+    if let Some(layer) = layer
+        && alone > 0.0
+    {
+        let x = layer / alone;
+        f.interleave = Some(x);
+        let (t, k) = host(Operation::HostKernel).fold((0.0, 0.0), |(t, k), r| {
+            (t + r.seconds, k + r.kernels.unwrap_or(1) as f64)
+        });
+        f.kernel_eager = (k > 0.0).then(|| floor_to(x * t / k, 1e-7));
+        f.attention_eager = median(host(Operation::HostAttention).map(|r| r.seconds).collect())
+            .map(|t| floor_to(x * t, 1e-7));
+        f.cached_attention_eager = median(
+            host(Operation::HostCachedAttention)
+                .map(|r| r.seconds)
+                .collect(),
+        )
+        .map(|t| floor_to(x * t, 1e-7));
+    }
+
     // Flash attention: efficiency(S) = peak x S / (S + half), fitted as the
     // line 1/eff = 1/peak + (half/peak) / S.
     let pts: Vec<(f64, f64)> = rows
@@ -252,6 +299,32 @@ mod tests {
     #[test]
     fn floors_round_down() {
         assert!((floor_to(1.0843e-6, 1e-8) - 1.08e-6).abs() < 1e-15);
+    }
+
+    #[test]
+    fn host_paths_by_class_scaled_by_interleaving() {
+        // Alone: 10 + 30 + 20 + 30 + 90 = 180 us; the cycle 216 us: 1.2.
+        // Kernels: 1.2 x (10 + 30) / (1 + 3) = 12 us; attention 1.2 x 30;
+        // a cached pass's attention 1.2 x 90.
+        let text = "operation,kernels,dtype,launch,seconds,device,driver,date\n\
+            host_kernel,1,bf16,eager,10e-6,GPU,1,d\n\
+            host_kernel,3,bf16,eager,30e-6,GPU,1,d\n\
+            host_gemm,,bf16,eager,20e-6,GPU,1,d\n\
+            host_attention,,bf16,eager,30e-6,GPU,1,d\n\
+            host_cached_attention,,bf16,eager,90e-6,GPU,1,d\n\
+            host_layer,,bf16,eager,216e-6,GPU,1,d\n";
+        let m = super::super::measurements::parse(text, "h.csv").unwrap();
+        let rows: Vec<&Row> = m.rows.iter().collect();
+        let f = fit(&rows);
+        let near = |a: Option<f64>, b: f64| (a.unwrap() - b).abs() < 1e-9;
+        assert!(near(f.interleave, 1.2), "{:?}", f.interleave);
+        assert!(near(f.kernel_eager, 12e-6), "{:?}", f.kernel_eager);
+        assert!(near(f.attention_eager, 36e-6), "{:?}", f.attention_eager);
+        assert!(near(f.cached_attention_eager, 108e-6));
+        // A host_kernel row without its kernels is refused.
+        let bad = "operation,kernels,dtype,launch,seconds,device,driver,date\n\
+            host_kernel,,bf16,eager,10e-6,GPU,1,d\n";
+        assert!(super::super::measurements::parse(bad, "h.csv").is_err());
     }
 
     #[test]

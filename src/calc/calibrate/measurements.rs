@@ -25,10 +25,20 @@ pub enum Operation {
     ComputeSustained,
     /// A whole decode step of a catalog model.
     DecodeStep,
+    /// The host's path of one GEMM call from Python.
+    HostGemm,
+    /// The host's path of one elementwise call (`kernels` it launches).
+    HostKernel,
+    /// The host's path of one decode attention call.
+    HostAttention,
+    /// The host's path of the attention op of a pass over a cached prefix.
+    HostCachedAttention,
+    /// Every `host_*` call of the file once, interleaved, per cycle.
+    HostLayer,
 }
 
 /// The names the file uses, in the order the schema lists them.
-pub const OPERATIONS: [(&str, Operation); 9] = [
+pub const OPERATIONS: [(&str, Operation); 14] = [
     ("hbm_read", Operation::HbmRead),
     ("hbm_copy", Operation::HbmCopy),
     ("launch", Operation::Launch),
@@ -38,6 +48,11 @@ pub const OPERATIONS: [(&str, Operation); 9] = [
     ("compute_short", Operation::ComputeShort),
     ("compute_sustained", Operation::ComputeSustained),
     ("decode_step", Operation::DecodeStep),
+    ("host_gemm", Operation::HostGemm),
+    ("host_kernel", Operation::HostKernel),
+    ("host_attention", Operation::HostAttention),
+    ("host_cached_attention", Operation::HostCachedAttention),
+    ("host_layer", Operation::HostLayer),
 ];
 
 impl Operation {
@@ -60,6 +75,11 @@ impl Operation {
             Operation::AttentionDecode => &["batch", "context", "heads", "kv_heads", "head_dim"],
             Operation::ComputeShort | Operation::ComputeSustained => &["m", "n", "k"],
             Operation::DecodeStep => &["layers", "batch", "context"],
+            Operation::HostKernel => &["kernels"],
+            Operation::HostGemm
+            | Operation::HostAttention
+            | Operation::HostCachedAttention
+            | Operation::HostLayer => &[],
         }
     }
 }
@@ -118,6 +138,8 @@ pub struct Row {
     pub sm_clock_mhz: Option<f64>,
     /// Mean board power over the loop, W.
     pub power_w: Option<f64>,
+    /// Kernels one call launches (`host_kernel`).
+    pub kernels: Option<u64>,
 }
 
 /// What every row of a file shares.
@@ -367,6 +389,7 @@ pub fn parse(text: &str, file: &str) -> Result<Measurements> {
             seconds,
             sm_clock_mhz: number("sm_clock_mhz")?,
             power_w: number("power_w")?,
+            kernels: count("kernels")?,
         };
         for (name, v) in [("bytes", row.bytes), ("flops", row.flops)] {
             if v.is_some_and(|v| v <= 0.0) {

@@ -396,6 +396,21 @@ impl Calibrated {
                 f.matmul_eager,
                 "host path of one eager matmul",
             ),
+            (
+                "kernel_eager_s",
+                f.kernel_eager,
+                "host path per eager elementwise kernel",
+            ),
+            (
+                "attention_eager_s",
+                f.attention_eager,
+                "host path of one eager attention call",
+            ),
+            (
+                "cached_attention_eager_s",
+                f.cached_attention_eager,
+                "host path of an eager pass's attention over a cached prefix",
+            ),
         ] {
             if let Some(v) = v {
                 r.result(k, v, q(what, Unit::Seconds));

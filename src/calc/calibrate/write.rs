@@ -151,6 +151,35 @@ pub fn text(
             ),
         );
     }
+    let interleave = f.interleave.unwrap_or(1.0);
+    for (key, v, what) in [
+        (
+            "kernel-eager",
+            f.kernel_eager,
+            "the host_kernel rows' time over their kernels",
+        ),
+        (
+            "attention-eager",
+            f.attention_eager,
+            "the median host_attention row",
+        ),
+        (
+            "cached-attention-eager",
+            f.cached_attention_eager,
+            "the median host_cached_attention row",
+        ),
+    ] {
+        if let Some(v) = v {
+            put(
+                &mut doc,
+                &["call", key],
+                us(v).into(),
+                cite(&format!(
+                    "{what}, times {interleave:.3}, the host_layer cycle over the host rows' sum alone, rounded down"
+                )),
+            );
+        }
+    }
     if let Some((peak, half)) = f.attention {
         let why = cite(&match f.attention_fit {
             Some((e, n)) => format!(
