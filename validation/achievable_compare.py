@@ -118,30 +118,36 @@ def main():
     table("Prefill, eager, clean run (h200-serving-clean.json)", rows)
     # Eager steps in the processes of validation/host_probe.py: the host
     # figures come from process c's single-call microbenchmarks, no step.
-    for kind, title in (("decode", "Decode steps, eagerly from Python"),
-                        ("chunk", "Chunks and verify passes, eagerly from Python")):
-        rows = []
-        for tag in "abc":
-            hp = json.load(open(os.path.join(ROOT, "validation", f"h200-host-probe-{tag}.json")))
-            for r in hp["steps"]:
-                if r["kind"] != kind:
-                    continue
-                if kind == "decode":
-                    p = q("decode", *hw, "--model", r["model"], "--batch", str(r["batch"]),
-                          "--context", str(r["context"]), "--launch", "eager", *prec(r))
-                    t, label = p["step_time_s"], f"B={r['batch']} T={r['context']}"
-                else:
-                    p = q("prefill", *hw, "--model", r["model"], "--batch", str(r["batch"]),
-                          "--prompt", str(r["new_tokens"]), "--context", str(r["cached"]),
-                          "--launch", "eager", "--force", *prec(r))
-                    t = p["time_s"]
-                    label = f"B={r['batch']} q={r['new_tokens']} T={r['cached']}"
-                rows.append((f"{tag}{r['round']} {r['model']} {r['dtype']} {label}", r["eager_s"],
-                             t, "no"))
-        table(f"{title}, host probe (h200-host-probe-a/b/c.json)", rows,
-              "Process and round (a0 = process a, round 0). The host figures "
-              "(`achievable.call.*`) were measured on single calls in process c; "
-              "processes a and b are other processes on the same machine.")
+    for tags, where, note in (
+            ("abc", "host probe, the machine calibrated (h200-host-probe-a/b/c.json)",
+             "Process and round (a0 = process a, round 0). The host figures "
+             "(`achievable.call.*`) were measured on single calls in process c; a and b "
+             "are other processes on the same machine."),
+            ("d", "host probe, another machine (h200-host-probe-d.json)",
+             "A later lease, another machine of the same kind, whose host ran 1.5 to 2.5 "
+             "times slower (its own single calls and cycles measure that: "
+             "h200-host-probe-d-log.txt); the figures are still process c's.")):
+        for kind, title in (("decode", "Decode steps, eagerly from Python"),
+                            ("chunk", "Chunks and verify passes, eagerly from Python")):
+            rows = []
+            for tag in tags:
+                hp = json.load(open(os.path.join(ROOT, "validation", f"h200-host-probe-{tag}.json")))
+                for r in hp["steps"]:
+                    if r["kind"] != kind:
+                        continue
+                    if kind == "decode":
+                        p = q("decode", *hw, "--model", r["model"], "--batch", str(r["batch"]),
+                              "--context", str(r["context"]), "--launch", "eager", *prec(r))
+                        t, label = p["step_time_s"], f"B={r['batch']} T={r['context']}"
+                    else:
+                        p = q("prefill", *hw, "--model", r["model"], "--batch", str(r["batch"]),
+                              "--prompt", str(r["new_tokens"]), "--context", str(r["cached"]),
+                              "--launch", "eager", "--force", *prec(r))
+                        t = p["time_s"]
+                        label = f"B={r['batch']} q={r['new_tokens']} T={r['cached']}"
+                    rows.append((f"{tag}{r['round']} {r['model']} {r['dtype']} {label}",
+                                 r["eager_s"], t, "no"))
+            table(f"{title}, {where}", rows, note)
     probe = json.load(open(os.path.join(ROOT, "validation", "h200-fidelity-probe.json")))
     rows = []
     for r in probe["verify_steps"]:

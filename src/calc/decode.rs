@@ -402,16 +402,18 @@ pub fn pricer(
     };
     // Each call's host path by its class; a file without the class figures
     // prices every call as a GEMM's.
+    // Each measured alone, times the cost of interleaving them.
     let call = a.and_then(|a| a.call.as_ref());
+    let x = call.and_then(|c| c.interleave).unwrap_or(1.0);
     let host = HostPath {
-        gemm_s: per_kernel_s,
-        kernel_s: call
+        gemm_s: x * per_kernel_s,
+        kernel_s: x * call
             .and_then(|c| c.kernel_eager)
             .map_or(per_kernel_s, |s| s.get()),
-        attention_s: call
+        attention_s: x * call
             .and_then(|c| c.attention_eager)
             .map_or(per_kernel_s, |s| s.get()),
-        cached_attention_s: call
+        cached_attention_s: x * call
             .and_then(|c| c.cached_attention_eager)
             .map_or(per_kernel_s * step::ATTENTION_KERNELS, |s| s.get()),
     };

@@ -626,23 +626,24 @@ pub struct Call {
     pub matmul_eager: Option<Seconds>,
     /// One elementwise kernel (a norm, rotary embedding's parts, an
     /// activation, a cast, a residual add, a cache write) called eagerly
-    /// from Python as a forward calls it, among the other calls of a layer:
-    /// its host path, for eager steps. Without it such calls cost
-    /// `matmul-eager`.
-    #[serde(default)]
+    /// from Python as a forward calls it, back to back: its host path per
+    /// kernel, for eager steps. Without it such calls cost `matmul-eager`.
     pub kernel_eager: Option<Seconds>,
     /// One attention call (`scaled_dot_product_attention`) called eagerly
-    /// as a forward calls it: its host path, for eager steps. Without it
-    /// the call costs `matmul-eager`.
-    #[serde(default)]
+    /// as a forward calls it, back to back: its host path, for eager steps.
+    /// Without it the call costs `matmul-eager`.
     pub attention_eager: Option<Seconds>,
     /// The attention op of a pass of several new tokens over a cached
     /// prefix (a chunk, a verify pass) called eagerly as a forward calls
-    /// it: its two writes into the cache's slices and the masked attention
-    /// call, with their views; its host path, for eager steps. Without it
-    /// the op's three calls cost `matmul-eager` each.
-    #[serde(default)]
+    /// it, back to back: its two writes into the cache's slices and the
+    /// masked attention call, with their views; its host path, for eager
+    /// steps. Without it the op's three calls cost `matmul-eager` each.
     pub cached_attention_eager: Option<Seconds>,
+    /// The host path of calls interleaved in a layer's order over the sum
+    /// of their paths called back to back alone (a call after a different
+    /// one costs more than after itself): it multiplies every call's path
+    /// in an eager step (1 without it).
+    pub interleave: Option<f64>,
     /// One NCCL collective called eagerly from Python and timed on its own:
     /// its latency term under `collective --launch eager` (host path,
     /// NCCL's launch and its protocol's handshake together). Fitted as the
@@ -1145,6 +1146,14 @@ impl Hardware {
                     _ => Ok(()),
                 }
             };
+            if let Some(x) = a.call.as_ref().and_then(|c| c.interleave)
+                && !(x.is_finite() && x > 0.0)
+            {
+                return err(
+                    "achievable.call.interleave",
+                    format!("{x} is not a ratio of two times: expected a positive number"),
+                );
+            }
             if let Some(b) = &a.bus_efficiency {
                 for (name, v) in b.entries() {
                     share(&format!("achievable.bus-efficiency.{name}"), v)?;

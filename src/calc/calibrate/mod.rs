@@ -399,17 +399,17 @@ impl Calibrated {
             (
                 "kernel_eager_s",
                 f.kernel_eager,
-                "host path per eager elementwise kernel",
+                "host path per eager elementwise kernel, alone",
             ),
             (
                 "attention_eager_s",
                 f.attention_eager,
-                "host path of one eager attention call",
+                "host path of one eager attention call, alone",
             ),
             (
                 "cached_attention_eager_s",
                 f.cached_attention_eager,
-                "host path of an eager pass's attention over a cached prefix",
+                "host path of an eager pass's attention over a cached prefix, alone",
             ),
         ] {
             if let Some(v) = v {

@@ -151,34 +151,34 @@ pub fn text(
             ),
         );
     }
-    let interleave = f.interleave.unwrap_or(1.0);
     for (key, v, what) in [
         (
             "kernel-eager",
             f.kernel_eager,
-            "the host_kernel rows' time over their kernels",
+            "the host_kernel rows' time over their kernels, rounded down",
         ),
         (
             "attention-eager",
             f.attention_eager,
-            "the median host_attention row",
+            "the median host_attention row, rounded down",
         ),
         (
             "cached-attention-eager",
             f.cached_attention_eager,
-            "the median host_cached_attention row",
+            "the median host_cached_attention row, rounded down",
         ),
     ] {
         if let Some(v) = v {
-            put(
-                &mut doc,
-                &["call", key],
-                us(v).into(),
-                cite(&format!(
-                    "{what}, times {interleave:.3}, the host_layer cycle over the host rows' sum alone, rounded down"
-                )),
-            );
+            put(&mut doc, &["call", key], us(v).into(), cite(what));
         }
+    }
+    if let Some(x) = f.interleave {
+        put(
+            &mut doc,
+            &["call", "interleave"],
+            x.into(),
+            cite("the median host_layer cycle over the sum of the host rows alone, rounded down"),
+        );
     }
     if let Some((peak, half)) = f.attention {
         let why = cite(&match f.attention_fit {
