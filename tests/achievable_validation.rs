@@ -198,16 +198,16 @@ fn serving_steps_within_the_issue_bounds() {
     // for 8 sequences took 24.7 ms here against 9.4 ms replayed from a
     // graph, and the host's path per call varies about twofold from run to
     // run (docs/validation.md): this run's host was slower than the one the
-    // host figures were measured on. Its 63% is what holds, not the target;
+    // host figures were measured on. Its 61% is what holds, not the target;
     // the GPU's time of every chunk is held to the issue's 25% below.
     within(
         "chunks over a cached prefix (eager)",
         &errors(&s, "chunk"),
         0.10,
-        0.65,
+        0.61,
     );
     let all: Vec<f64> = s.iter().map(|x| x.2 / x.1 - 1.0).collect();
-    within("all serving steps", &all, 0.10, 0.65);
+    within("all serving steps", &all, 0.10, 0.61);
 }
 
 #[test]
@@ -266,13 +266,13 @@ fn the_speed_of_light_is_below_every_measured_step() {
     }
 }
 
-/// Every eager step of validation/host_probe.py's three processes (a, b,
-/// c): (kind, measured, achievable). The host figures
-/// (`achievable.call.*-eager`) were measured on single calls in process c;
-/// no step was fitted.
-fn host_probe_steps() -> Vec<(String, f64, f64)> {
+/// Every eager step of validation/host_probe.py's processes `tags` (a, b
+/// and c on one machine, d on another): (kind, measured, achievable). The
+/// host figures (`achievable.call.*`) were measured on single calls in
+/// process c; no step was fitted.
+fn host_probe_steps(tags: &[&str]) -> Vec<(String, f64, f64)> {
     let mut out = Vec::new();
-    for tag in ["a", "b", "c"] {
+    for tag in tags {
         let d = file(&format!("validation/h200-host-probe-{tag}.json"));
         for r in d["steps"].as_array().unwrap() {
             let kind = r["kind"].as_str().unwrap().to_string();
@@ -295,21 +295,21 @@ fn eager_decode_from_python_within_15_percent() {
     // back). The worst are steps caught in a slow spell of the host (the
     // same step at twice its CPU time for a second or two: the probe's
     // `cpu_s` equals its issue time, so the thread was running, slower);
-    // 55% is what holds there, not a target.
-    let s = host_probe_steps();
+    // 53% is what holds there, not a target.
+    let s = host_probe_steps(&["a", "b", "c"]);
     let e: Vec<f64> = s
         .iter()
         .filter(|x| x.0 == "decode")
         .map(|x| x.2 / x.1 - 1.0)
         .collect();
     assert!(e.len() >= 100, "{} eager decode steps", e.len());
-    within("decode eagerly from Python (host probe)", &e, 0.15, 0.60);
+    within("decode eagerly from Python (host probe)", &e, 0.15, 0.53);
     let c: Vec<f64> = s
         .iter()
         .filter(|x| x.0 == "chunk")
         .map(|x| x.2 / x.1 - 1.0)
         .collect();
-    within("chunks eagerly from Python (host probe)", &c, 0.10, 0.60);
+    within("chunks eagerly from Python (host probe)", &c, 0.10, 0.56);
 }
 
 #[test]
@@ -330,8 +330,16 @@ fn eager_decode_of_other_runs_where_the_host_was_slower() {
             .iter()
             .map(|r| decode_time(r, "eager", Mode::Achievable) / f(&r["eager_s"]) - 1.0)
             .collect();
-        within(path, &e, 0.31, 0.70);
+        within(path, &e, 0.30, 0.65);
     }
+    // h200-host-probe-d.json: a later lease on another machine, whose host
+    // ran 1.5 to 2.5 times slower (its own single calls say so).
+    let d: Vec<f64> = host_probe_steps(&["d"])
+        .iter()
+        .filter(|x| x.0 == "decode")
+        .map(|x| x.2 / x.1 - 1.0)
+        .collect();
+    within("decode eagerly, another machine", &d, 0.40, 0.65);
 }
 
 #[test]
@@ -360,9 +368,9 @@ fn eager_fp8_over_bf16_in_one_process() {
         e.push(ratio / (t("fp8") / t("bf16")) - 1.0);
     }
     // The casts and adds are priced at the layer's mean elementwise call
-    // (13.5 us), about 1.5 times their own (cast 8.3, add 6.6 us alone):
-    // 17% median, 18% worst is what holds.
-    within("eager fp8 / bf16, one process", &e, 0.18, 0.20);
+    // (11.8 us alone), about 1.6 times their own (cast 8.3, add 6.6 us
+    // alone): 16% median, 17% worst is what holds.
+    within("eager fp8 / bf16, one process", &e, 0.16, 0.17);
 }
 
 #[test]
