@@ -416,6 +416,16 @@ impl Calibrated {
                 r.result(k, v, q(what, Unit::Seconds));
             }
         }
+        if let Some(x) = f.interleave {
+            r.result(
+                "call_interleave",
+                x,
+                q(
+                    "host path of calls interleaved over their paths alone",
+                    Unit::Ratio,
+                ),
+            );
+        }
         if let Some((p, h)) = f.attention {
             r.result(
                 "attention_peak_fraction",
