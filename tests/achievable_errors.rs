@@ -162,7 +162,7 @@ fn compute() -> Vec<Computed> {
         },
         Computed {
             answer: "decode-eager",
-            what: "measured H200 decode steps launched eagerly from Python (the same models), in three processes on the machine whose host path the figures were measured on; another machine's host ran 1.5 to 2.5 times slower (docs/validation.md): calibrate your own host",
+            what: "measured H200 decode steps launched eagerly from Python (the same models), in three processes on the machine whose host path the figures were measured on; another machine's host ran 1.5 to 2.5 times slower: calibrate your own host",
             errors: eager,
         },
         Computed {

@@ -439,6 +439,16 @@ impl Setup {
     /// The launch overhead in words for an `--achievable` note: measured,
     /// from the file's plain `launch` section, or none.
     pub fn launch_words(&self) -> String {
+        if let (LaunchMode::Eager, Some(p)) = (self.launch, &self.pricer) {
+            let h = &p.host;
+            return format!(
+                "eager: the host's path per call from Python where longer than the GPU's work ({} a GEMM call, {} an elementwise kernel, {} an attention call, {} a cached-prefix attention op, interleaved)",
+                units::seconds(h.gemm_s),
+                units::seconds(h.kernel_s),
+                units::seconds(h.attention_s),
+                units::seconds(h.cached_attention_s)
+            );
+        }
         match self.launch {
             LaunchMode::None => "no launch overhead (--launch none)".into(),
             l if self.launch_measured => format!(
