@@ -439,7 +439,9 @@ impl Setup {
     /// The launch overhead in words for an `--achievable` note: measured,
     /// from the file's plain `launch` section, or none.
     pub fn launch_words(&self) -> String {
-        if let (LaunchMode::Eager, Some(p)) = (self.launch, &self.pricer) {
+        if let (LaunchMode::Eager, Some(p)) = (self.launch, &self.pricer)
+            && !self.missing.contains(&"achievable.call.matmul-eager")
+        {
             let h = &p.host;
             return format!(
                 "eager: the host's path per call from Python where longer than the GPU's work ({} a GEMM call, {} an elementwise kernel, {} an attention call, {} a cached-prefix attention op, interleaved)",
