@@ -545,3 +545,22 @@ fn without_a_batch_the_slo_search_answers_and_says_what_binds() {
         Err(Error::MissingInput { .. })
     ));
 }
+
+#[test]
+fn eager_host_path_by_call_class_by_hand() {
+    // Llama-3-8B bf16 at batch 1 on the H200, eager: bound by the host
+    // (5 ms of GPU work). A layer's calls: four GEMM calls (QKV, output,
+    // gate/up, down; the split-K reductions cuBLAS adds ride inside them),
+    // seven elementwise kernels (two norms, rotary's three, the
+    // activation's two), one attention call and its two cache writes;
+    // outside the layers the embedding gather and the final norm
+    // (elementwise) and the LM head (a GEMM). With the file's 23, 11.8 and
+    // 29.1 us and the interleaving ratio 1.143:
+    // 1.143 x (32 x (4 x 23 + 9 x 11.8 + 29.1) + 2 x 11.8 + 23) us = 8.367 ms.
+    let i: DecodeInputs =
+        serde_json::from_value(serde_json::json!({"batch": 1, "context": 1024, "launch": "eager"}))
+            .unwrap();
+    let t = run("llama-3-8b", "h200-sxm", &i, Mode::Achievable).step_time_s;
+    let hand = 1.143 * (32.0 * (4.0 * 23.0 + 9.0 * 11.8 + 29.1) + 2.0 * 11.8 + 23.0) * 1e-6;
+    assert!((t / hand - 1.0).abs() < 1e-9, "{t} against {hand}");
+}
