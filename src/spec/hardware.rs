@@ -784,6 +784,21 @@ impl Hardware {
         Ok(hw)
     }
 
+    /// The hardware of an already parsed tree with `--set`s applied
+    /// (`origin.overridden`), where it deserializes and validates; `None`
+    /// otherwise, and the caller parses the text, whose spans name the
+    /// error. On success it equals [`Hardware::parse`] of the text: the
+    /// text serves validation only to locate what it rejects.
+    pub(crate) fn from_tree(tree: toml::Table, origin: &Origin) -> Option<Self> {
+        debug_assert!(origin.overridden);
+        let mut hw: Hardware = toml::Value::Table(tree).try_into().ok()?;
+        hw.validate("", origin).ok()?;
+        if hw.sources.is_empty() {
+            hw.cites_file = Some(origin.name.clone());
+        }
+        Some(hw)
+    }
+
     fn validate(&self, src: &str, origin: &Origin) -> Result<()> {
         let err = |field: &str, msg: String| Err(field_error(src, origin, field, msg));
         if self.id == super::template::PLACEHOLDER_ID {
