@@ -5,6 +5,7 @@ use super::{Layout, Setup};
 use crate::calc::collective::{self, Kind};
 use crate::error::Result;
 use serde::Serialize;
+
 /// The communication of one pass (a decode step's microbatch or a prefill
 /// microbatch) through one stage.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]

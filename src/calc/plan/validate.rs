@@ -5,6 +5,7 @@ use super::{Layout, Setup};
 use crate::error::{Error, Result};
 use crate::inputs::at_least_one;
 use crate::units;
+
 /// Greatest common divisor.
 pub(super) fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
@@ -223,6 +224,7 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
     }
     Ok(())
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
