@@ -25,7 +25,7 @@ fn g(v: u64) -> String {
     grouped(v.into())
 }
 
-/// The parameter subtotals of [`params`], each derived from the layer
+/// The parameter subtotals of [`params`](super::params), each derived from the layer
 /// shapes (formulas.md, "Model figures"), in the order a person adds them
 /// up: embedding, head, attention, MLP, experts, norms.
 pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
