@@ -264,10 +264,14 @@ fn unused_flags(cli: &Cli) -> Result<()> {
     }
 }
 
-/// Parses and runs a command line, scenarios included.
-pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
-    if let Ok(cli) = parse(argv) {
-        unused_flags(&cli)?;
+/// Runs a command line, scenarios included, from its parse by [`parse`]
+/// (given, so that `main` parses it once).
+pub fn execute(
+    argv: &[String],
+    parsed: Result<Cli, clap::Error>,
+) -> anyhow::Result<(Global, Output)> {
+    if let Ok(cli) = &parsed {
+        unused_flags(cli)?;
         let bytes = match &cli.command {
             Command::Run(a) => Some(run::run(a, &cli.global)?),
             Command::Completions(a) => Some(shell::completions(a)),
@@ -279,10 +283,10 @@ pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
             _ => None,
         };
         if let Some(bytes) = bytes {
-            return Ok((cli.global, Output::Bytes(bytes)));
+            return Ok((cli.global.clone(), Output::Bytes(bytes)));
         }
     }
-    let (g, reports) = run(argv)?;
+    let (g, reports) = run_parsed(argv, parsed)?;
     Ok((g, Output::Reports(reports)))
 }
 
@@ -389,7 +393,15 @@ impl std::error::Error for Streamed {}
 /// Parses `argv` and runs it; returns the shared flags and the reports to
 /// print (one, or one per point with `--explain`).
 pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
-    let (mut global, reports) = run_reports(argv)?;
+    run_parsed(argv, parse(argv))
+}
+
+/// [`run`] from the command line's parse.
+fn run_parsed(
+    argv: &[String],
+    parsed: Result<Cli, clap::Error>,
+) -> anyhow::Result<(Global, Vec<Report>)> {
+    let (mut global, reports) = run_reports(argv, parsed)?;
     // `simulate --chart` without a sweep draws its run over time.
     if global.chart.is_some()
         && global.sweep.is_empty()
@@ -411,8 +423,11 @@ pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
     Ok((global, reports))
 }
 
-fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
-    let mut cli = match parse(argv) {
+fn run_reports(
+    argv: &[String],
+    parsed: Result<Cli, clap::Error>,
+) -> anyhow::Result<(Global, Vec<Report>)> {
+    let mut cli = match parsed {
         Ok(cli) => cli,
         // Sweeps are expanded into flags only so that a required flag can
         // be swept without being given; any other slip (a flag the
