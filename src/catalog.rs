@@ -315,24 +315,48 @@ impl Catalog {
 
     /// Loads hardware by id or path, applying the hardware `--set`s.
     pub fn hardware(&self, what: &str, sets: &[Set]) -> Result<Hardware> {
-        let (src, name) = self.text("hardware", what)?;
+        self.hardware_from(&self.read_hardware(what)?, what, sets)
+    }
+
+    /// A hardware file by id or path, read and parsed once, for
+    /// [`Catalog::hardware_from`].
+    pub fn read_hardware(&self, what: &str) -> Result<Loaded> {
+        let (text, name) = self.text("hardware", what)?;
+        Ok(Loaded::new(text, name, Vec::new()))
+    }
+
+    /// The hardware of a file [`Catalog::read_hardware`] read, applying the
+    /// hardware `--set`s: to the parsed tree where that can follow the
+    /// text exactly and the result is valid, else to the text, which also
+    /// names any error.
+    pub fn hardware_from(&self, file: &Loaded, what: &str, sets: &[Set]) -> Result<Hardware> {
         let mine: Vec<&Set> = sets
             .iter()
             .filter(|s| !overrides::is_model_path(&s.path))
             .collect();
-        let original = src;
-        let src = overrides::apply(&original, &mine)?;
         let origin = Origin {
-            name: name.clone(),
+            name: file.name.clone(),
             overridden: !mine.is_empty(),
         };
-        let mut hw = Hardware::parse(&src, &origin).map_err(|e| new_table(e, &original, &mine))?;
         // A measured figure given with --set is checked against the
         // datasheet like one in a file (a datasheet what-if alone is not).
-        if mine.iter().any(|s| s.path.starts_with("achievable")) {
-            hw.check_measured(&src, &origin)?;
-        }
-        same_id(&hw.id, what, &name)?;
+        let measured = mine.iter().any(|s| s.path.starts_with("achievable"));
+        let fast = file.tree(&mine).and_then(|tree| {
+            let hw = Hardware::from_tree(tree, &origin)?;
+            (!measured || hw.check_measured("", &origin).is_ok()).then_some(hw)
+        });
+        let mut hw = match fast {
+            Some(hw) => hw,
+            None => {
+                let src = file.applied(&mine)?;
+                let hw = Hardware::parse(&src, &origin).map_err(|e| new_table(e, file, &mine))?;
+                if measured {
+                    hw.check_measured(&src, &origin)?;
+                }
+                hw
+            }
+        };
+        same_id(&hw.id, what, &file.name)?;
         for s in mine {
             hw.sources.insert(s.path.clone(), what_if(s));
         }
@@ -342,48 +366,63 @@ impl Catalog {
     /// Loads a model by id or path (a `.toml` model file, or a Hugging Face
     /// `config.json`), applying the model `--set`s.
     pub fn model(&self, what: &str, sets: &[Set]) -> Result<Model> {
-        let (src, name) = self.text("models", what)?;
+        self.model_from(&self.read_model(what)?, what, sets)
+    }
+
+    /// A model file by id or path, read (a `config.json` imported) and
+    /// parsed once, for [`Catalog::model_from`].
+    pub fn read_model(&self, what: &str) -> Result<Loaded> {
+        let (text, name) = self.text("models", what)?;
+        if what.ends_with(".json") {
+            let i = crate::spec::hf::import(&text, &name)?;
+            Ok(Loaded::new(i.toml, name, i.notes))
+        } else {
+            Ok(Loaded::new(text, name, Vec::new()))
+        }
+    }
+
+    /// The model of a file [`Catalog::read_model`] read, applying the model
+    /// `--set`s as [`Catalog::hardware_from`] does.
+    pub fn model_from(&self, file: &Loaded, what: &str, sets: &[Set]) -> Result<Model> {
         let mine: Vec<&Set> = sets
             .iter()
             .filter(|s| overrides::is_model_path(&s.path))
             .collect();
-        let (src, notes) = if what.ends_with(".json") {
-            let i = crate::spec::hf::import(&src, &name)?;
-            (i.toml, i.notes)
-        } else {
-            (src, Vec::new())
-        };
-        let original = src;
-        let src = overrides::apply(&original, &mine)?;
         let imported = what.ends_with(".json");
-        let m = Model::parse(
-            &src,
-            &Origin {
-                name: name.clone(),
-                overridden: !mine.is_empty(),
-            },
-        )
-        .map_err(|e| new_table(e, &original, &mine))
-        .map_err(|e| match e {
-            // Lines of the TOML made from a config.json mean nothing to the
-            // user: name the model field instead.
-            Error::Data {
-                file,
-                field,
-                message,
-                ..
-            } if imported => Error::Data {
-                file,
-                line: None,
-                col: None,
-                field,
-                message: format!("{message} (in the model imported from this config)"),
-            },
-            other => other,
-        })?;
-        same_id(&m.id, what, &name)?;
-        let mut m = m;
-        m.notes.extend(notes);
+        let origin = Origin {
+            name: file.name.clone(),
+            overridden: !mine.is_empty(),
+        };
+        let fast = file
+            .tree(&mine)
+            .and_then(|tree| Model::from_tree(tree, &origin));
+        let mut m = match fast {
+            Some(m) => m,
+            None => {
+                let src = file.applied(&mine)?;
+                Model::parse(&src, &origin)
+                    .map_err(|e| new_table(e, file, &mine))
+                    .map_err(|e| match e {
+                        // Lines of the TOML made from a config.json mean
+                        // nothing to the user: name the model field instead.
+                        Error::Data {
+                            file,
+                            field,
+                            message,
+                            ..
+                        } if imported => Error::Data {
+                            file,
+                            line: None,
+                            col: None,
+                            field,
+                            message: format!("{message} (in the model imported from this config)"),
+                        },
+                        other => other,
+                    })?
+            }
+        };
+        same_id(&m.id, what, &file.name)?;
+        m.notes.extend(file.notes.iter().cloned());
         for s in mine {
             m.sources.insert(s.path.clone(), what_if(s));
         }
@@ -391,10 +430,79 @@ impl Catalog {
     }
 }
 
+/// A data file read once: its text (for a `config.json`, the TOML made
+/// from it), the name messages give it, what importing it assumed, and its
+/// parsed tree, so each point of a sweep applies its own `--set`s without
+/// reading or parsing the file again.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    text: String,
+    name: String,
+    notes: Vec<String>,
+    /// Parsed at the first load that has `--set`s (a query without any
+    /// parses the text once, as before); `None` where the text does not
+    /// parse: every load then goes through the text, which names the error.
+    tree: std::sync::OnceLock<Option<toml::Table>>,
+    /// The text as a document `--set`s are applied to, parsed at the first
+    /// load that needs it.
+    doc: std::sync::OnceLock<Result<toml_edit::DocumentMut>>,
+}
+
+impl Loaded {
+    fn new(text: String, name: String, notes: Vec<String>) -> Self {
+        Loaded {
+            text,
+            name,
+            notes,
+            tree: std::sync::OnceLock::new(),
+            doc: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The text with `sets` applied (`overrides::apply`), its document
+    /// parsed once.
+    fn applied(&self, sets: &[&Set]) -> Result<String> {
+        if sets.is_empty() {
+            return Ok(self.text.clone());
+        }
+        let doc = self.doc.get_or_init(|| overrides::parse(&self.text));
+        overrides::apply_to_doc(doc.as_ref().map_err(Clone::clone)?.clone(), sets)
+    }
+
+    /// Whether the file itself has the table at a dotted path.
+    fn has_table(&self, path: &str) -> bool {
+        let doc = self.doc.get_or_init(|| overrides::parse(&self.text));
+        doc.as_ref().is_ok_and(|doc| {
+            let mut item = doc.as_item();
+            path.split('.').all(|part| match item.get(part) {
+                Some(next) => {
+                    item = next;
+                    true
+                }
+                None => false,
+            })
+        })
+    }
+
+    /// A copy of the tree with `sets` applied, where they are some and the
+    /// tree can take them as the text would (`overrides::apply_to_tree`).
+    fn tree(&self, sets: &[&Set]) -> Option<toml::Table> {
+        if sets.is_empty() {
+            return None;
+        }
+        let mut tree = self
+            .tree
+            .get_or_init(|| toml::from_str(&self.text).ok())
+            .clone()?;
+        overrides::apply_to_tree(&mut tree, sets)?;
+        Some(tree)
+    }
+}
+
 /// A field missing from a table that only a `--set` made (`--set
 /// execution.sms=10` on a TPU, whose file has no `[execution]`): say so,
 /// rather than blame the field as if the file had left it out.
-fn new_table(e: Error, original: &str, sets: &[&Set]) -> Error {
+fn new_table(e: Error, loaded: &Loaded, sets: &[&Set]) -> Error {
     let Error::Data {
         file,
         line,
@@ -407,20 +515,7 @@ fn new_table(e: Error, original: &str, sets: &[&Set]) -> Error {
     };
     let table = field.rsplit_once('.').map(|(t, _)| t.to_string());
     let made = table.as_deref().filter(|t| {
-        let had = original
-            .parse::<toml_edit::DocumentMut>()
-            .ok()
-            .is_some_and(|doc| {
-                let mut item = doc.as_item();
-                t.split('.').all(|part| match item.get(part) {
-                    Some(next) => {
-                        item = next;
-                        true
-                    }
-                    None => false,
-                })
-            });
-        !had && sets.iter().any(|s| s.path.starts_with(&format!("{t}.")))
+        !loaded.has_table(t) && sets.iter().any(|s| s.path.starts_with(&format!("{t}.")))
     });
     match made {
         // The line would be one of the made table's, not the file's.
@@ -453,6 +548,83 @@ mod tests {
         let msg = e.to_string();
         assert!(msg.contains("did you mean `h100-sxm`"), "{msg}");
         assert_eq!(e.exit_code(), 65);
+    }
+
+    /// The file with its tree set aside, so every load goes through the
+    /// text: the path every load took before trees were kept.
+    fn text_only(mut f: Loaded) -> Loaded {
+        f.tree = std::sync::OnceLock::from(None);
+        f
+    }
+
+    fn outcome<T: std::fmt::Debug>(r: Result<T>) -> String {
+        match r {
+            Ok(x) => format!("{x:?}"),
+            Err(e) => format!("error {}: {e}", e.exit_code()),
+        }
+    }
+
+    #[test]
+    fn sets_applied_to_the_tree_load_what_the_text_loads() {
+        let c = Catalog::default();
+        let hw_sets = [
+            "memory.hbm-bandwidth=4.8 TB/s",
+            "compute.dense.bf16=1 PFLOP/s",
+            "compute.dense.bf16=1e308EB",
+            "compute.dense.bf16=-3 TB/s",
+            "memory.hbm-bandwith=1 TB/s",
+            "execution.sms=10",
+            "execution.sms=0",
+            "execution.sms=18446744073709551615",
+            "power.idle=100 W",
+            "sources.memory.hbm-bandwidth=a what-if",
+            "achievable.hbm-bandwidth=4 TB/s",
+            "achievable.hbm-bandwidth=40 TB/s",
+            "achievable.gemm.tiles=[\"128x64\", \"64x8\"]",
+            "interconnect.0.domain-size=72",
+            "default-dtype=fp8",
+            "launch={ eager = \"5 us\" }",
+            "memory.levels=1",
+        ];
+        let model_sets = [
+            "layers=40",
+            "layers=0",
+            "attention.kv-heads=4",
+            "attention.kv-heads=5",
+            "hidden-size=1e308",
+            "max-context=1_000",
+            "sliding-window=4096",
+            "moe.experts=8",
+            "weight-dtype=fp8",
+            "weight-dtype=fp7",
+        ];
+        let mut took_tree = 0;
+        for e in c.hardware_entries().unwrap() {
+            let f = c.read_hardware(&e.id).unwrap();
+            let slow = text_only(f.clone());
+            for set in hw_sets {
+                let sets = [set.parse::<Set>().unwrap()];
+                let a = outcome(c.hardware_from(&f, &e.id, &sets));
+                let b = outcome(c.hardware_from(&slow, &e.id, &sets));
+                assert_eq!(a, b, "{} with --set {set}", e.id);
+                took_tree += usize::from(f.tree(&[&sets[0]]).is_some());
+            }
+        }
+        for e in c.model_entries().unwrap() {
+            let f = c.read_model(&e.id).unwrap();
+            let slow = text_only(f.clone());
+            for pair in model_sets.windows(2) {
+                let sets: Vec<Set> = pair.iter().map(|s| s.parse().unwrap()).collect();
+                let a = outcome(c.model_from(&f, &e.id, &sets));
+                let b = outcome(c.model_from(&slow, &e.id, &sets));
+                assert_eq!(a, b, "{} with --set {pair:?}", e.id);
+            }
+        }
+        // The comparison means something only if most loads took the tree.
+        assert!(
+            took_tree > 10 * c.hardware_entries().unwrap().len(),
+            "{took_tree}"
+        );
     }
 
     #[test]

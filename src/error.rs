@@ -196,6 +196,70 @@ impl Error {
     }
 }
 
+/// A copy of an error, for a sweep that remembers a file's failed load
+/// rather than parse it again at every point. An I/O error keeps its kind
+/// and message.
+impl Clone for Error {
+    fn clone(&self) -> Self {
+        let io = |e: &std::io::Error| std::io::Error::new(e.kind(), e.to_string());
+        match self {
+            Error::Data {
+                file,
+                line,
+                col,
+                field,
+                message,
+            } => Error::Data {
+                file: file.clone(),
+                line: *line,
+                col: *col,
+                field: field.clone(),
+                message: message.clone(),
+            },
+            Error::UnknownId {
+                kind,
+                id,
+                suggestion,
+                available,
+            } => Error::UnknownId {
+                kind,
+                id: id.clone(),
+                suggestion: suggestion.clone(),
+                available: available.clone(),
+            },
+            Error::MissingField {
+                owner,
+                field,
+                why,
+                example,
+            } => Error::MissingField {
+                owner: owner.clone(),
+                field: field.clone(),
+                why: why.clone(),
+                example: example.clone(),
+            },
+            Error::Unsupported(m) => Error::Unsupported(m.clone()),
+            Error::Input { flag, message } => Error::input(flag.clone(), message),
+            Error::Field { field, message } => Error::field(field.clone(), message),
+            Error::MissingInput { field, message } => Error::missing_input(field.clone(), message),
+            Error::At { point, error } => Error::At {
+                point: point.clone(),
+                error: error.clone(),
+            },
+            Error::Usage { flag, message } => Error::usage(flag.clone(), message),
+            Error::NoAnswer(m) => Error::NoAnswer(m.clone()),
+            Error::Io { path, source } => Error::Io {
+                path: path.clone(),
+                source: io(source),
+            },
+            Error::Write { path, source } => Error::Write {
+                path: path.clone(),
+                source: io(source),
+            },
+        }
+    }
+}
+
 /// Result with the library's error.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

@@ -12,6 +12,13 @@ use serde_json::Value;
 /// have, so a typo cannot run for hours.
 pub const MAX_POINTS: usize = 1_000_000;
 
+/// Most distinct files a grid may load: combinations of its hardware,
+/// model and `--set`-path axes, each parsed and validated once (and
+/// remembered, good or failed, so a point repeating one costs nothing).
+/// A file takes far longer than a point's arithmetic, so this bounds a
+/// grid of what-ifs over file fields as [`MAX_POINTS`] bounds the rest.
+pub const MAX_FILES: usize = 8192;
+
 /// A parsed sweep: the flag it varies and the values, as the flag would
 /// be typed.
 #[derive(Debug, Clone, PartialEq)]
@@ -355,6 +362,43 @@ pub fn grid_size(axes: &[Axis]) -> Result<usize> {
     Ok(n)
 }
 
+/// Refuses a grid whose file axes (its hardware and model axes and the
+/// fields of their files it sets, as the caller knows them) combine to
+/// more than [`MAX_FILES`] files.
+pub fn check_files<'a>(files: impl IntoIterator<Item = &'a Axis>) -> Result<()> {
+    let file_axes: Vec<&Axis> = files.into_iter().collect();
+    let n = file_axes
+        .iter()
+        .fold(1usize, |f, a| f.saturating_mul(a.values.len()));
+    if n <= MAX_FILES {
+        return Ok(());
+    }
+    let names: Vec<String> = file_axes
+        .iter()
+        .map(|a| {
+            format!(
+                "{} ({})",
+                a.name,
+                crate::units::number(a.values.len() as f64)
+            )
+        })
+        .collect();
+    Err(Error::input(
+        "--sweep",
+        format!(
+            "the grid {} loads a file for each of its {} combinations of hardware, model and file fields; at most {} are allowed: narrow a range or take a coarser step",
+            names.join(" x "),
+            count_text(
+                file_axes
+                    .iter()
+                    .map(|a| a.values.len() as f64)
+                    .product::<f64>()
+            ),
+            crate::units::number(MAX_FILES as f64)
+        ),
+    ))
+}
+
 /// Inputs whose value can change the unit a result is stated in: the
 /// accelerator (a capacity in GiB or GB) and the precisions (int8 counts
 /// OP, the rest FLOP).
@@ -682,6 +726,17 @@ mod grid_tests {
         assert!(e.to_string().contains("1,001,000 points"), "{e}");
         let e = grid_size(&[axis("a", 10_000), axis("b", 10_000)]).unwrap_err();
         assert!(e.to_string().contains("100,000,000 points"), "{e}");
+        assert_eq!(e.exit_code(), 65);
+    }
+
+    #[test]
+    fn the_file_cap_applies_to_the_file_axes_product() {
+        // 1,024 x 8 = 8,192 files: allowed; one more value refused.
+        check_files(&[axis("compute.dense.bf16", 1024), axis("hw", 8)]).unwrap();
+        let e = check_files(&[axis("memory.hbm-bandwidth", 1024), axis("layers", 9)]).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("9,216 combinations"), "{msg}");
+        assert!(msg.contains("at most 8,192"), "{msg}");
         assert_eq!(e.exit_code(), 65);
     }
 

@@ -174,7 +174,8 @@ proptest! {
     }
 }
 
-/// The crash corpus of issue 27: each once panicked, hung or blew up.
+/// The crash corpus of issue 27, and lines found since: each once panicked,
+/// hung or blew up.
 const CORPUS: &[&str] = &[
     "plan --model llama-3.1-70b --hw h200-sxm --devices 8 --tp 8 --batch 1e19",
     "plan --model llama-3.1-70b --hw h200-sxm --devices 8 --tp 8 --batch 32 --prompt 12345678901234567890",
@@ -203,6 +204,10 @@ const CORPUS: &[&str] = &[
     "hw show tpu-v1 --dtype int4",
     "hw show h200-sxm --set memory.hbm-bandwidth=1e-320GB/s",
     "chart roofline --hw h100-sxm --out .svg",
+    // Every one of 64 x 1,024 points failing on a file field: once past the
+    // 30 s bound in the debug binary, parsing the file at each point.
+    "decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --sweep dtype=1..12345678901234567890 --sweep compute.dense.bf16=1..1e308EB",
+    "decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --sweep compute.dense.bf16=1..1e308EB --sweep memory.hbm-bandwidth=1..1e30EB",
 ];
 
 /// Working command lines the generator mutates: one or more per command.

@@ -42,6 +42,15 @@ const MODEL_TOP_LEVEL: &[&str] = &[
     "linear-bias",
 ];
 
+/// Whether a swept name picks or changes a file, so each of its values
+/// loads one ([`crate::sweep::check_files`]): `hw`, `model`, a dotted
+/// `--set` path, and for `model show` a top-level field of the model file.
+pub(crate) fn is_file_axis(command: &str, name: &str) -> bool {
+    matches!(name, "hw" | "model")
+        || name.contains('.')
+        || (command == "model show" && MODEL_TOP_LEVEL.contains(&name))
+}
+
 /// The commands that take prices (`price`, `energy-price`, `pue`) for
 /// cost per token.
 const PRICED: &[&str] = &[
@@ -227,19 +236,7 @@ fn model_show(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
         let inputs: ModelInputs = inputs(fields)?;
         return Ok(model::cost(&m, &inputs)?.report(lean));
     }
-    let Some(Value::String(id)) = fields.get("model") else {
-        return Err(Error::usage(
-            "--model",
-            "give the model: an id (see `roofline model list`) or a path",
-        ));
-    };
-    ctx.mark_read(false, true);
-    let mut sets = ctx.sets.clone();
-    for (k, v) in fields.iter().filter(|(k, _)| file_field(k)) {
-        let value = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-        sets.push(format!("{k}={value}").parse()?);
-    }
-    let m = ctx.catalog.model(id, &sets)?;
+    let m = ctx.point_model_where(fields, |k| k.contains('.') || file_field(k))?;
     let inputs: ModelInputs = from_fields_where(fields, |k| matches!(k, "dtype" | "kv-dtype"))?;
     Ok(model::cost(&m, &inputs)?.report(lean))
 }

@@ -3,13 +3,14 @@
 //! already loaded. The checks every command's reports get (each `--set`
 //! used, no result overflowed, what-ifs noted) live here too.
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Loaded};
 use crate::error::{Error, Result};
 use crate::inputs::Fields;
 use crate::report::Report;
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
 use crate::spec::overrides::Set;
+use std::any::TypeId;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -33,6 +34,12 @@ pub struct Context {
     pub rename: fn(Error) -> Error,
     hw_cache: RefCell<HashMap<String, Rc<Hardware>>>,
     model_cache: RefCell<HashMap<String, Rc<Model>>>,
+    /// Each file read, by kind and id, so a point with its own `--set`s
+    /// neither reads nor parses it again.
+    files: RefCell<HashMap<(TypeId, String), Rc<Loaded>>>,
+    /// Loads that failed, by kind (the type loaded) and cache key: a sweep whose points all
+    /// fail the same way pays for the error once.
+    failed: RefCell<HashMap<(TypeId, String), Error>>,
     /// How a shell names a point's error in a sweep's error column (the
     /// command line names a field as its flag); the error as it is by
     /// default.
@@ -56,6 +63,8 @@ impl Context {
             rename: |e| e,
             hw_cache: Default::default(),
             model_cache: Default::default(),
+            files: Default::default(),
+            failed: Default::default(),
             namer: |e| e,
         }
     }
@@ -129,10 +138,15 @@ impl Context {
 
     /// The `--set`s of a point: the context's, then the point's own
     /// dotted fields (a swept `--set` path), and the cache key they make.
-    fn point_sets(&self, id: &str, fields: &Fields) -> Result<(Vec<Set>, String)> {
+    fn point_sets(
+        &self,
+        id: &str,
+        fields: &Fields,
+        file_field: &dyn Fn(&str) -> bool,
+    ) -> Result<(Vec<Set>, String)> {
         let mut sets = self.sets.clone();
         let mut key = id.to_string();
-        for (k, v) in fields.iter().filter(|(k, _)| k.contains('.')) {
+        for (k, v) in fields.iter().filter(|(k, _)| file_field(k)) {
             let value = v.as_str().map_or_else(|| v.to_string(), str::to_string);
             sets.push(format!("{k}={value}").parse()?);
             key.push_str(&format!("\n{k}={value}"));
@@ -153,14 +167,30 @@ impl Context {
                 )
             })?,
         };
-        self.cached(&self.hw_cache, id, fields, |id, sets| {
-            self.catalog.hardware(id, sets)
-        })
+        self.cached(
+            &self.hw_cache,
+            id,
+            fields,
+            &|k| k.contains('.'),
+            |id| self.catalog.read_hardware(id),
+            |file, id, sets| self.catalog.hardware_from(file, id, sets),
+        )
     }
 
     /// The model of one point: its `model` field; loaded once per id and
     /// `--set`.
     pub fn point_model(&self, fields: &Fields) -> Result<Rc<Model>> {
+        self.point_model_where(fields, |k| k.contains('.'))
+    }
+
+    /// [`Context::point_model`], where the point's fields that
+    /// `file_field` picks are `--set`s of the model file (`model show`
+    /// takes its top-level fields, `layers`, so).
+    pub fn point_model_where(
+        &self,
+        fields: &Fields,
+        file_field: impl Fn(&str) -> bool,
+    ) -> Result<Rc<Model>> {
         self.mark_read(false, true);
         let Some(serde_json::Value::String(id)) = fields.get("model") else {
             return Err(Error::usage(
@@ -168,32 +198,71 @@ impl Context {
                 "give the model: an id (see `roofline model list`) or a path",
             ));
         };
-        self.cached(&self.model_cache, id, fields, |id, sets| {
-            self.catalog.model(id, sets)
-        })
+        self.cached(
+            &self.model_cache,
+            id,
+            fields,
+            &file_field,
+            |id| self.catalog.read_model(id),
+            |file, id, sets| self.catalog.model_from(file, id, sets),
+        )
     }
 
-    /// A file loaded once per id and per point's `--set`s.
-    fn cached<T>(
+    /// A file loaded once per id and per point's `--set`s, its text read
+    /// once per id; a failed load is remembered as well as a good one.
+    /// At most [`MAX_LOADS`] loads are kept, so a grid of many distinct
+    /// `--set`s holds no more than that.
+    fn cached<T: 'static>(
         &self,
         cache: &RefCell<HashMap<String, Rc<T>>>,
         id: &str,
         fields: &Fields,
-        load: impl Fn(&str, &[Set]) -> Result<T>,
+        file_field: &dyn Fn(&str) -> bool,
+        read: impl Fn(&str) -> Result<Loaded>,
+        load: impl Fn(&Loaded, &str, &[Set]) -> Result<T>,
     ) -> Result<Rc<T>> {
         // Most points add no `--set` of their own: look the id up as it is.
-        if !fields.keys().any(|k| k.contains('.'))
+        if !fields.keys().any(|k| file_field(k))
             && let Some(x) = cache.borrow().get(id)
         {
             return Ok(x.clone());
         }
-        let (sets, key) = self.point_sets(id, fields)?;
+        let (sets, key) = self.point_sets(id, fields, file_field)?;
         if let Some(x) = cache.borrow().get(&key) {
             return Ok(x.clone());
         }
-        let x = Rc::new(load(id, &sets).map_err(|e| blame_set(e, &sets))?);
-        cache.borrow_mut().insert(key, x.clone());
-        Ok(x)
+        let kind = TypeId::of::<T>();
+        let failed_key = (kind, key);
+        if let Some(e) = self.failed.borrow().get(&failed_key) {
+            return Err(e.clone());
+        }
+        let file_key = (kind, id.to_string());
+        let file = self.files.borrow().get(&file_key).cloned();
+        let file = match file {
+            Some(f) => f,
+            None => {
+                let f = Rc::new(read(id).map_err(|e| blame_set(e, &sets))?);
+                self.files.borrow_mut().insert(file_key, f.clone());
+                f
+            }
+        };
+        let (_, key) = failed_key;
+        match load(&file, id, &sets).map_err(|e| blame_set(e, &sets)) {
+            Ok(x) => {
+                let x = Rc::new(x);
+                if cache.borrow().len() < MAX_LOADS {
+                    cache.borrow_mut().insert(key, x.clone());
+                }
+                Ok(x)
+            }
+            Err(e) => {
+                let mut failed = self.failed.borrow_mut();
+                if failed.len() < MAX_LOADS {
+                    failed.insert((kind, key), e.clone());
+                }
+                Err(e)
+            }
+        }
     }
 
     /// Fails on a `--set` aimed at a kind of file the command did not read,
@@ -337,6 +406,12 @@ impl Context {
     }
 }
 
+/// Most loads of each kind (good, and failed) a context keeps: as many as
+/// a grid may have distinct files (`sweep::MAX_FILES`), so each loads
+/// once; a caller evaluating points one by one past that loads the rest
+/// afresh rather than hold them all.
+const MAX_LOADS: usize = crate::sweep::MAX_FILES;
+
 /// The items of a comma-separated list, trimmed, empty ones dropped.
 pub(crate) fn split(list: &str) -> impl Iterator<Item = &str> {
     list.split(',').map(str::trim).filter(|s| !s.is_empty())
@@ -394,5 +469,32 @@ pub(crate) fn blame_set(e: Error, sets: &[Set]) -> Error {
             }
         }
         e => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_read_once_and_each_failed_load_kept_once() {
+        let ctx = Context::default();
+        let mut fields = Fields::new();
+        fields.insert("model".into(), "llama-3-8b".into());
+        // Two bad values, each met four times; one good value twice.
+        for v in ["1EB", "2EB", "1EB", "2EB", "1EB", "2EB", "1EB", "2EB"] {
+            fields.insert("compute.dense.bf16".into(), v.into());
+            let e = ctx.point_hardware(&fields, Some("h200-sxm")).unwrap_err();
+            assert!(e.to_string().contains(&format!("`{v}`")), "{e}");
+            assert!(e.to_string().contains("h200-sxm.toml:"), "{e}");
+        }
+        for _ in 0..2 {
+            fields.insert("compute.dense.bf16".into(), "1 PFLOP/s".into());
+            let hw = ctx.point_hardware(&fields, Some("h200-sxm")).unwrap();
+            assert_eq!(hw.compute.dense.bf16.map(|r| r.get()), Some(1e15));
+        }
+        assert_eq!(ctx.failed.borrow().len(), 2);
+        assert_eq!(ctx.hw_cache.borrow().len(), 1);
+        assert_eq!(ctx.files.borrow().len(), 1);
     }
 }

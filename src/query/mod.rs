@@ -239,6 +239,10 @@ fn grid(
     if axes.is_empty() {
         return Ok((vec![point(ctx, command, &base, false)?], false));
     }
+    sweep::check_files(
+        axes.iter()
+            .filter(|a| commands::is_file_axis(command, &a.name)),
+    )?;
     // One point's answer: a result that overflowed or lost its value is
     // that point's error; a swept name the command never read is the
     // whole sweep's.

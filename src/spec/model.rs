@@ -225,18 +225,41 @@ impl Model {
         // named by its own field, not by whichever field validation could
         // no longer locate.
         let doc = toml_edit::Document::parse(src).map_err(|e| document_error(src, origin, &e))?;
-        m.validate(&doc, src, origin)?;
+        m.validate(Some(&doc), src, origin)?;
         if m.sources.is_empty() {
             m.cites_file = Some(origin.name.clone());
         }
         Ok(m)
     }
 
-    fn validate(&self, doc: &toml_edit::Document<&str>, src: &str, origin: &Origin) -> Result<()> {
+    /// The model of an already parsed tree with `--set`s applied
+    /// (`origin.overridden`), where it deserializes and validates; `None`
+    /// otherwise, and the caller parses the text, whose spans name the
+    /// error. On success it equals [`Model::parse`] of the text.
+    pub(crate) fn from_tree(tree: toml::Table, origin: &Origin) -> Option<Self> {
+        debug_assert!(origin.overridden);
+        let mut m: Model = toml::Value::Table(tree).try_into().ok()?;
+        m.validate(None, "", origin).ok()?;
+        if m.sources.is_empty() {
+            m.cites_file = Some(origin.name.clone());
+        }
+        Some(m)
+    }
+
+    /// `doc` locates a field validation rejects; without it (a tree) the
+    /// error has no line.
+    fn validate(
+        &self,
+        doc: Option<&toml_edit::Document<&str>>,
+        src: &str,
+        origin: &Origin,
+    ) -> Result<()> {
         let err = |field: &str, msg: String| {
             Err(Error::Data {
                 file: origin.name.clone(),
-                line: locate_in(doc, field).map(|o| line_col(src, o).0),
+                line: doc
+                    .and_then(|d| locate_in(d, field))
+                    .map(|o| line_col(src, o).0),
                 col: None,
                 field: Some(field.to_string()),
                 message: msg,
@@ -351,7 +374,7 @@ impl Model {
             );
         }
         for key in self.sources.keys() {
-            if locate_in(doc, key).is_none() && !origin.overridden {
+            if !origin.overridden && doc.is_some_and(|d| locate_in(d, key).is_none()) {
                 return err(
                     "sources",
                     format!("source given for `{key}`, which is not a field of this file"),

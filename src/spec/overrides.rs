@@ -85,13 +85,23 @@ pub fn apply(src: &str, sets: &[&Set]) -> Result<String> {
     if sets.is_empty() {
         return Ok(src.to_string());
     }
-    let mut doc = toml_edit::DocumentMut::from_str(src).map_err(|e| Error::Data {
+    apply_to_doc(parse(src)?, sets)
+}
+
+/// The text as a document the assignments can be applied to.
+pub fn parse(src: &str) -> Result<toml_edit::DocumentMut> {
+    toml_edit::DocumentMut::from_str(src).map_err(|e| Error::Data {
         file: "--set".into(),
         line: None,
         col: None,
         field: None,
         message: format!("the file could not be parsed to apply overrides: {e}"),
-    })?;
+    })
+}
+
+/// Applies the assignments to a parsed document ([`parse`]) and returns
+/// the new text.
+pub fn apply_to_doc(mut doc: toml_edit::DocumentMut, sets: &[&Set]) -> Result<String> {
     for set in sets {
         let parts: Vec<&str> = set.path.split('.').collect();
         let mut item: &mut toml_edit::Item = doc.as_item_mut();
@@ -151,6 +161,47 @@ pub fn apply(src: &str, sets: &[&Set]) -> Result<String> {
         }
     }
     Ok(doc.to_string())
+}
+
+/// Applies the assignments to a file's already parsed tree, as [`apply`]
+/// does to its text, so a sweep that sets another value at each point
+/// parses the file once. `None` where the tree cannot follow the text
+/// exactly: a list index (the tree does not tell `[[x]]` from `x = [..]`),
+/// a path through a value, a datetime or inline table as the value. The
+/// caller then applies to the text, which also names any error.
+pub fn apply_to_tree(tree: &mut toml::Table, sets: &[&Set]) -> Option<()> {
+    for set in sets {
+        let mut parts = set.path.split('.').peekable();
+        let mut table = &mut *tree;
+        while let Some(part) = parts.next() {
+            if part.parse::<usize>().is_ok() {
+                return None;
+            }
+            if parts.peek().is_none() {
+                table.insert(part.to_string(), tree_value(to_value(&set.value))?);
+                break;
+            }
+            table = table
+                .entry(part)
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                .as_table_mut()?;
+        }
+    }
+    Some(())
+}
+
+/// A `--set` value as the tree holds it; `None` for the kinds [`apply`]
+/// alone handles.
+fn tree_value(v: toml_edit::Value) -> Option<toml::Value> {
+    use toml_edit::Value as V;
+    Some(match v {
+        V::String(s) => toml::Value::String(s.into_value()),
+        V::Integer(i) => toml::Value::Integer(i.into_value()),
+        V::Float(f) => toml::Value::Float(f.into_value()),
+        V::Boolean(b) => toml::Value::Boolean(b.into_value()),
+        V::Array(a) => toml::Value::Array(a.into_iter().map(tree_value).collect::<Option<_>>()?),
+        V::Datetime(_) | V::InlineTable(_) => return None,
+    })
 }
 
 fn set_in_table(t: &mut toml_edit::Table, rest: &str, value: &str, full: &str) -> Result<()> {

@@ -1,0 +1,226 @@
+//! `model show` and `model list`: parameter counts, weight bytes and KV
+//! bytes per token, derived from the architecture (formulas.md, "Model
+//! figures").
+//!
+//! Counts are 64-bit and checked: a size that makes a count overflow is an
+//! error naming the model field that dominates the product, never a
+//! wrapped number.
+//!
+//! The rooms: this file holds `model show`'s inputs, its typed cost and
+//! [`cost`]; `count` the checked parameter and KV counts, `breakdown` the
+//! subtotals with the layer shapes they come from, `report` the report made
+//! from the cost, `list` `model list`.
+
+use crate::error::{Error, Result};
+use crate::precision::{self, Precision};
+use crate::spec::model::{AttentionKind, Model};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+mod breakdown;
+mod count;
+mod list;
+mod report;
+
+use count::{Counter, head_dim, sizes};
+
+pub use breakdown::{Part, breakdown};
+pub use count::{Params, kv_elements_per_token_per_layer, params};
+pub use list::{list, list_entry, listing};
+
+/// `model show`'s inputs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ModelInputs {
+    /// Weight precision (default: the model's `weight-dtype`, else bf16).
+    pub dtype: Option<String>,
+    /// KV-cache precision (default bf16).
+    pub kv_dtype: Option<String>,
+}
+
+/// The precision named by `field`, or bf16.
+fn precision_of(field: &str, name: Option<&str>) -> Result<&'static Precision> {
+    precision::lookup(name.unwrap_or("bf16")).map_err(|e| match e {
+        Error::Input { message, .. } => Error::field(field, message),
+        e => e,
+    })
+}
+
+/// The MoE shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MoeShape {
+    /// Routed experts per MoE layer.
+    pub routed_experts: u64,
+    /// Shared experts per MoE layer.
+    pub shared_experts: u64,
+    /// Routed experts each token runs (top-k).
+    pub experts_per_token: u64,
+    /// Dense layers before the MoE ones.
+    pub dense_layers: u64,
+}
+
+/// The architecture numbers a person checks a model by (004 "KV cache":
+/// L, d, h, h_kv, d_h), and the MoE shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Architecture {
+    /// Attention variant.
+    pub attention: AttentionKind,
+    /// Layers (L).
+    pub layers: u64,
+    /// Hidden size (d).
+    pub hidden_size: u64,
+    /// Vocabulary.
+    pub vocab_size: u64,
+    /// Query heads (h).
+    pub heads: u64,
+    /// KV heads (h_kv).
+    pub kv_heads: u64,
+    /// Head dimension (d_h), except for MLA.
+    pub head_dim: Option<u64>,
+    /// Whether the file gives the head dimension (else hidden / heads).
+    pub head_dim_given: bool,
+    /// heads x head dim, except for MLA.
+    pub heads_x_head_dim: Option<u64>,
+    /// MLA latent rank.
+    pub kv_lora_rank: Option<u64>,
+    /// MLA decoupled rotary key dimension.
+    pub qk_rope_head_dim: Option<u64>,
+    /// Dense FFN width (d_ff).
+    pub intermediate_size: u64,
+    /// Sliding window, in tokens.
+    pub sliding_window: Option<u64>,
+    /// The MoE shape, if any.
+    pub moe: Option<MoeShape>,
+    /// Longest context.
+    pub max_context: Option<u64>,
+}
+
+/// A model's derived figures: every number `model show` reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelCost {
+    /// The model's id.
+    pub model: String,
+    /// Its published name.
+    pub name: String,
+    /// Weight precision.
+    pub dtype: &'static str,
+    /// Bits per weight.
+    pub weight_bits: f64,
+    /// KV-cache precision.
+    pub kv_dtype: &'static str,
+    /// Bytes per KV element.
+    pub kv_element_bytes: f64,
+    /// Parameter counts.
+    pub params: Params,
+    /// The parameter subtotals with their derivations.
+    pub parts: Vec<Part>,
+    /// params x bits / 8.
+    pub weight_bytes: f64,
+    /// active params x bits / 8.
+    pub active_weight_bytes: f64,
+    /// KV elements per token per layer.
+    pub kv_elements_per_token_per_layer: u64,
+    /// KV bytes per token per layer.
+    pub kv_bytes_per_token_per_layer: f64,
+    /// KV bytes per token, all layers.
+    pub kv_bytes_per_token: f64,
+    /// active params / params, for MoE models.
+    pub active_fraction: Option<f64>,
+    /// The architecture.
+    pub architecture: Architecture,
+    /// Field path -> where its number came from.
+    pub sources: IndexMap<String, String>,
+    /// What a value without a source cites: the model file, when it has no
+    /// `[sources]` table.
+    pub cites_file: Option<String>,
+    /// Assumptions made in reading the model (stated as report notes).
+    pub notes: Vec<String>,
+}
+
+/// `model show`'s cost: counts, weight bytes at `dtype`, KV bytes at
+/// `kv-dtype`.
+pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
+    // The weights' own precision (a quantized checkpoint's) unless --dtype
+    // says otherwise.
+    let dtype = precision_of("dtype", i.dtype.as_deref().or(m.weight_dtype.as_deref()))?;
+    // The KV cache's own layouts (int8/int4/int2 carry KIVI's scale and
+    // zero point), as `kv` and `decode` count them: one figure per model.
+    let kv_dtype = crate::calc::kv::kv_precision(i.kv_dtype.as_deref().unwrap_or("bf16"))?;
+    let p = params(m)?;
+    let kv_elements = kv_elements_per_token_per_layer(m)?;
+    let a = &m.attention;
+    let mla = a.kind == AttentionKind::Mla;
+    let heads_x_head_dim = if mla {
+        None
+    } else {
+        let c = Counter { model: m };
+        Some(c.mul(sizes(m).h, head_dim(m))?.v)
+    };
+    let mut notes = m.notes.clone();
+    if kv_dtype.group.is_some() {
+        notes.push(format!(
+            "KV in {}: {} ({} bits an element), as `kv` and `decode` count it",
+            kv_dtype.name,
+            kv_dtype.layout,
+            crate::units::sig(kv_dtype.bits(), 4)
+        ));
+    }
+    if let Some(w) = &m.weight_dtype {
+        let from = m
+            .source("weight-dtype")
+            .map_or(String::new(), |s| format!(" ({s})"));
+        if i.dtype.is_none() {
+            notes.push(format!(
+                "weights at {} ({}): the model's weight-dtype{from}; --dtype overrides. Every parameter is counted at {}, including any the checkpoint keeps at 16 bits (often the embedding and output head)",
+                dtype.name, dtype.layout, dtype.name
+            ));
+        } else if precision_of("weight-dtype", Some(w))?.name != dtype.name {
+            notes.push(format!(
+                "weights at {} as --dtype asks, not the checkpoint's own {w}{from}",
+                dtype.name
+            ));
+        }
+    }
+    let per_layer = kv_elements as f64 * kv_dtype.bytes();
+    Ok(ModelCost {
+        model: m.id.clone(),
+        name: m.name.clone(),
+        dtype: dtype.name,
+        weight_bits: dtype.bits,
+        kv_dtype: kv_dtype.name,
+        kv_element_bytes: kv_dtype.bytes(),
+        params: p,
+        parts: breakdown(m, &p),
+        weight_bytes: p.total as f64 * dtype.bytes(),
+        active_weight_bytes: p.active as f64 * dtype.bytes(),
+        kv_elements_per_token_per_layer: kv_elements,
+        kv_bytes_per_token_per_layer: per_layer,
+        kv_bytes_per_token: per_layer * m.layers.get() as f64,
+        active_fraction: m.moe.as_ref().map(|_| p.active as f64 / p.total as f64),
+        architecture: Architecture {
+            attention: a.kind,
+            layers: m.layers.get(),
+            hidden_size: m.hidden_size.get(),
+            vocab_size: m.vocab_size.get(),
+            heads: a.heads.get(),
+            kv_heads: m.kv_heads(),
+            head_dim: (!mla).then(|| m.head_dim()),
+            head_dim_given: a.head_dim.is_some(),
+            heads_x_head_dim,
+            kv_lora_rank: a.kv_lora_rank.map(|x| x.get()),
+            qk_rope_head_dim: a.qk_rope_head_dim.map(|x| x.get()),
+            intermediate_size: m.ffn.intermediate_size.get(),
+            sliding_window: m.sliding_window.map(|x| x.get()),
+            moe: m.moe.as_ref().map(|x| MoeShape {
+                routed_experts: x.routed_experts.get(),
+                shared_experts: x.shared_experts,
+                experts_per_token: x.experts_per_token.get(),
+                dense_layers: x.dense_layers,
+            }),
+            max_context: m.max_context.map(|x| x.get()),
+        },
+        sources: m.sources.clone(),
+        cites_file: m.cites_file.clone(),
+        notes,
+    })
+}

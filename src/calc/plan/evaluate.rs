@@ -1,0 +1,347 @@
+//! The costs of one layout at one workload: weights, KV and activations
+//! per device against usable memory, communication, prefill and decode
+//! times, throughput and energy.
+
+use super::comm::{ACT_BYTES, Comm, comm};
+use super::stage::{Shard, per_layer};
+use super::{Layout, Setup, Workload};
+use crate::calc::model::kv_elements_per_token_per_layer;
+use crate::calc::power;
+use crate::calc::step::{self, Shape};
+use crate::error::Result;
+use crate::spec::hardware::Mode;
+use crate::units::{self, si};
+use serde::Serialize;
+
+/// The busiest pipeline stage for one kind of pass: the stage whose
+/// compute plus communication is longest sets every slot of the pipeline.
+#[derive(Debug, Clone, Copy, Default)]
+struct Busiest {
+    /// Compute plus communication of that stage, seconds.
+    slot: f64,
+    /// Its communication, seconds.
+    comm: f64,
+    /// Its compute-or-memory time, seconds.
+    compute: f64,
+}
+
+impl Busiest {
+    /// Keeps the stage if it is busier than the busiest so far.
+    fn offer(&mut self, compute: f64, comm: f64) {
+        if compute + comm > self.slot {
+            *self = Busiest {
+                slot: compute + comm,
+                comm,
+                compute,
+            };
+        }
+    }
+}
+
+/// A layout's costs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanCost {
+    /// The hardware's id.
+    pub hardware: String,
+    /// The model's id.
+    pub model: String,
+    /// Datasheet or measured figures.
+    pub mode: Mode,
+    /// Weight precision.
+    pub dtype: &'static str,
+    /// KV precision.
+    pub kv_dtype: &'static str,
+    /// The layout.
+    pub layout: Layout,
+    /// Redundant experts.
+    pub redundant_experts: u64,
+    /// The workload.
+    pub work: Workload,
+    /// Microbatches used.
+    pub microbatches: u64,
+    /// Layers per stage.
+    pub layers_per_stage: u64,
+    /// Experts each device holds per MoE layer.
+    pub experts_per_device: f64,
+    /// Weights on the heaviest stage's devices, bytes.
+    pub weight_bytes: f64,
+    /// KV cache per device, bytes.
+    pub kv_bytes: f64,
+    /// Share of the KV a device holds (1/tp, or more where tp exceeds the
+    /// KV heads or the latent is shared by all heads).
+    pub kv_share: f64,
+    /// Live activations per device, bytes.
+    pub activation_bytes: f64,
+    /// weights + KV + activations.
+    pub memory_bytes_per_device: f64,
+    /// Device memory.
+    pub capacity_bytes: f64,
+    /// Held back for the runtime.
+    pub reserve_bytes: f64,
+    /// capacity - reserve.
+    pub usable_bytes: f64,
+    /// Whether it fits.
+    pub fits: bool,
+    /// Why not, when it does not.
+    pub why_not: Option<String>,
+    /// Decode communication.
+    pub decode_comm: Comm,
+    /// Prefill communication.
+    pub prefill_comm: Comm,
+    /// Communication in one decode step, seconds.
+    pub comm_time_s: f64,
+    /// Communication in one prefill, seconds.
+    pub prefill_comm_time_s: f64,
+    /// Compute-or-memory time of one stage pass at decode, seconds.
+    pub decode_stage_compute_s: f64,
+    /// Compute-or-memory time of one stage pass at prefill, seconds.
+    pub prefill_stage_compute_s: f64,
+    /// Parameters on a device of the heaviest stage.
+    pub weight_params: f64,
+    /// KV bytes per token per layer (whole, before the TP share).
+    pub kv_bytes_per_token_layer: f64,
+    /// Tokens of one decode pass (sequences per microbatch).
+    pub decode_tokens: f64,
+    /// Tokens of one prefill pass.
+    pub prefill_tokens: f64,
+    /// The model's hidden size.
+    pub hidden: u64,
+    /// One decode step, seconds.
+    pub decode_step_time_s: f64,
+    /// Time to first token for the batch's prompts, seconds.
+    pub prefill_time_s: f64,
+    /// (P-1)/(M+P-1).
+    pub bubble_fraction: f64,
+    /// Tokens per second of the whole deployment at decode.
+    pub tokens_per_s: f64,
+    /// Tokens per second per device.
+    pub tokens_per_s_per_device: f64,
+    /// Board power per device and energy per output token of a decode
+    /// step (formulas.md, "Power and energy": a replica's work spread
+    /// evenly over its devices, each idle for the whole step).
+    pub energy: power::Energy,
+    /// The same for the prefill of the batch's prompts, per prompt token.
+    pub prefill_energy: power::Energy,
+}
+
+/// The costs of layout `l` at workload `w`.
+pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
+    let m = s.model;
+    let t = l.tp as f64;
+    let layers = m.layers.get();
+    let per_stage = layers / l.pp;
+    let pl = per_layer(s);
+    let bytes = s.step.precisions.weight;
+    let microbatches = w.microbatches.unwrap_or(l.pp).max(1);
+    let mf = microbatches as f64;
+    let (k, routed) = m.moe.as_ref().map_or((0.0, 1.0), |moe| {
+        (
+            moe.experts_per_token.get() as f64,
+            moe.routed_experts.get() as f64,
+        )
+    });
+    let experts_per_device = if m.moe.is_none() {
+        0.0
+    } else if l.ep > 1 {
+        s.expert_slots() as f64 / l.ep as f64
+    } else {
+        routed / t
+    };
+    let first_moe = m.moe.as_ref().map_or(layers, |moe| moe.dense_layers);
+    // Weights of each stage's devices; the heaviest decides.
+    let mut weight_bytes: f64 = 0.0;
+    let mut weight_params: f64 = 0.0;
+    let mut stage_params = Vec::with_capacity(l.pp as usize);
+    for st in 0..l.pp {
+        let (a, b) = (st * per_stage, (st + 1) * per_stage);
+        let n_moe = b.saturating_sub(a.max(first_moe)) as f64;
+        let n_dense = per_stage as f64 - n_moe;
+        let mut p = (pl.attention / t + pl.norms) * per_stage as f64
+            + n_dense * pl.dense_ffn / t
+            + n_moe * (pl.expert * experts_per_device + pl.shared / t);
+        if st == 0 {
+            p += s.params.embedding as f64 / t;
+        }
+        if st == l.pp - 1 {
+            p += s.params.lm_head as f64 / t;
+        }
+        stage_params.push((n_dense, n_moe));
+        if p * bytes > weight_bytes {
+            weight_bytes = p * bytes;
+            weight_params = p;
+        }
+    }
+    // KV: the tokens of this replica's sequences, this stage's layers, the
+    // heads this rank holds.
+    let kv_heads = m.kv_heads();
+    let kv_share = if m.attention.kind == crate::spec::model::AttentionKind::Mla {
+        1.0
+    } else {
+        kv_heads.div_ceil(l.tp) as f64 / kv_heads as f64
+    };
+    let kv_per_token_layer = kv_elements_per_token_per_layer(m)? as f64 * s.step.precisions.kv;
+    let context = w.context as f64;
+    let kv_bytes = w.batch as f64 * context * kv_per_token_layer * per_stage as f64 * kv_share;
+    // Live activations of one layer for the largest pass (a prefill
+    // microbatch): residual, normed copy, attention output and the MLP's
+    // gate and up projections on this rank.
+    let d = m.hidden_size.get() as f64;
+    let ffn_width = m
+        .moe
+        .as_ref()
+        .map_or(m.ffn.intermediate_size.get() as f64, |moe| {
+            (moe.expert_intermediate_size.get() as f64 * k)
+                .max(m.ffn.intermediate_size.get() as f64)
+        });
+    // In f64: a batch and a prompt of up to 2^53 each overflow a u64
+    // product.
+    let prefill_tokens = w.batch.div_ceil(microbatches) as f64 * w.prompt as f64;
+    let live_tokens = prefill_tokens.max(w.batch as f64 / mf);
+    let activation_bytes = live_tokens * (4.0 * d + 2.0 * ffn_width / t) * ACT_BYTES;
+    let memory = weight_bytes + kv_bytes + activation_bytes;
+    let reserve_bytes = s.capacity * s.reserve;
+    let usable = s.capacity - reserve_bytes;
+    let fits = memory <= usable;
+    let why_not = (!fits).then(|| {
+        format!(
+            "needs {} per device (weights {}, KV {}, activations {}) but {} has {} usable ({} less a {}% reserve)",
+            si(memory, "B"),
+            si(weight_bytes, "B"),
+            si(kv_bytes, "B"),
+            si(activation_bytes, "B"),
+            s.hw.id,
+            si(usable, "B"),
+            si(s.capacity, "B"),
+            units::percent(s.reserve)
+        )
+    });
+    // Communication of one pass per stage.
+    let decode_tokens = w.batch.div_ceil(microbatches) as f64;
+    let decode_comm = comm(s, l, decode_tokens)?;
+    let prefill_comm = comm(s, l, prefill_tokens)?;
+    let stage_comm = |c: &Comm, n_dense: f64, n_moe: f64| {
+        n_dense * c.dense_layer_s + n_moe * c.moe_layer_s + c.pp_send_s
+    };
+    // Compute and memory of one pass through each stage: serving's typed
+    // forward pass of one replica's microbatch, sharded per device.
+    let mb = w.batch.div_ceil(microbatches);
+    let forward = |new: u64, past: u64| {
+        step::forward(
+            m,
+            Shape {
+                batch: mb,
+                new,
+                past,
+                lm_head_tokens: 1,
+            },
+            &s.step.precisions,
+        )
+    };
+    let decode_step_ops = forward(1, w.context)?;
+    let prefill_step_ops = forward(w.prompt, 0)?;
+    let shard = Shard {
+        s,
+        l,
+        kv_share,
+        experts_per_device,
+        expert_bytes: pl.expert * bytes,
+    };
+    let pass = |st: &step::Step, tokens: f64, n_dense: f64, n_moe: f64, first: bool, last: bool| {
+        shard.time(st, tokens, n_dense, n_moe, first, last)
+    };
+    let slots = microbatches as f64 + l.pp as f64 - 1.0;
+    let (mut dec, mut pre) = (Busiest::default(), Busiest::default());
+    for (st, &(n_dense, n_moe)) in stage_params.iter().enumerate() {
+        let first = st == 0;
+        let last = st as u64 == l.pp - 1;
+        dec.offer(
+            pass(&decode_step_ops, mb as f64, n_dense, n_moe, first, last),
+            stage_comm(&decode_comm, n_dense, n_moe),
+        );
+        pre.offer(
+            pass(
+                &prefill_step_ops,
+                (mb * w.prompt) as f64,
+                n_dense,
+                n_moe,
+                first,
+                last,
+            ),
+            stage_comm(&prefill_comm, n_dense, n_moe),
+        );
+    }
+    let decode_step = slots * dec.slot;
+    let prefill = slots * pre.slot;
+    let tokens_per_s = w.batch as f64 * l.dp as f64 / decode_step;
+    // One replica's devices share its work; every microbatch runs the
+    // forward once.
+    let replica = (l.tp.saturating_mul(l.pp)) as f64;
+    let passes = microbatches as f64;
+    let pm = power::PowerModel::of(s.hw, s.step.compute);
+    let spread = |t: f64, st: &step::Step| {
+        pm.clone().map(|pm| {
+            pm.draw(
+                t,
+                passes * st.flops() / replica,
+                passes * st.bytes() / replica,
+            )
+        })
+    };
+    let energy = power::Energy::new(
+        spread(decode_step, &decode_step_ops),
+        decode_step,
+        s.mode,
+        replica,
+        w.batch as f64,
+        power::Per::Output,
+    );
+    let prefill_energy = power::Energy::new(
+        spread(prefill, &prefill_step_ops),
+        prefill,
+        s.mode,
+        replica,
+        (w.batch as f64) * (w.prompt as f64),
+        power::Per::Prompt,
+    );
+    Ok(PlanCost {
+        hardware: s.hw.id.clone(),
+        model: m.id.clone(),
+        mode: s.mode,
+        dtype: s.step.weights,
+        kv_dtype: s.step.kv.name,
+        layout: l,
+        redundant_experts: s.redundant,
+        work: w,
+        microbatches,
+        layers_per_stage: per_stage,
+        experts_per_device,
+        weight_bytes,
+        kv_bytes,
+        kv_share,
+        activation_bytes,
+        memory_bytes_per_device: memory,
+        capacity_bytes: s.capacity,
+        reserve_bytes,
+        usable_bytes: usable,
+        fits,
+        why_not,
+        decode_comm,
+        prefill_comm,
+        comm_time_s: slots * dec.comm,
+        prefill_comm_time_s: slots * pre.comm,
+        decode_stage_compute_s: dec.compute,
+        prefill_stage_compute_s: pre.compute,
+        weight_params,
+        kv_bytes_per_token_layer: kv_per_token_layer,
+        decode_tokens,
+        prefill_tokens,
+        hidden: m.hidden_size.get(),
+        decode_step_time_s: decode_step,
+        prefill_time_s: prefill,
+        bubble_fraction: (l.pp - 1) as f64 / slots,
+        tokens_per_s,
+        tokens_per_s_per_device: tokens_per_s / l.devices() as f64,
+        energy,
+        prefill_energy,
+    })
+}

@@ -1,0 +1,325 @@
+//! `plan`: a parallel layout of a model on N devices (tensor, pipeline,
+//! data and expert parallelism), what it costs in memory per device and in
+//! communication per layer and per step, its prefill and decode times, and
+//! a search over every valid layout (formulas.md, "Plans"; 000 §5.1-§5.3).
+//!
+//! Devices are numbered TP innermost, then DP, then PP: a TP group is
+//! contiguous (inside one scale-up domain when TP fits in it), a pipeline
+//! stage is the T x D devices of one slice, and the E devices of an expert
+//! group are contiguous within a stage.
+//!
+//! The rooms: this file holds the inputs and the layout-independent setup;
+//! [`validate`](validate()) the constraints a layout must meet, `comm` its
+//! collectives, `stage` the sharding of a forward pass onto one stage's
+//! device, [`evaluate`](evaluate()) a layout's memory fit and times,
+//! [`Replica`] the simulator's per-pass price, [`search`](search()) the
+//! ranking of every layout, `disagg` separate prefill and decode pools, and
+//! `report` / `search_report` the reports made from those costs.
+
+use super::collective::{CallMode, Fabric};
+use super::decode;
+use super::kv;
+use super::model::{Params, params};
+use super::roof::Roof;
+use super::simulate::slo::Target;
+use crate::error::{Error, Result};
+use crate::inputs::{Count, Tokens, at_least_one};
+use crate::spec::hardware::{Hardware, Mode};
+use crate::spec::model::Model;
+use serde::{Deserialize, Serialize};
+
+mod comm;
+mod disagg;
+mod evaluate;
+mod replica;
+mod report;
+mod search;
+mod search_report;
+mod stage;
+mod validate;
+
+pub use comm::Comm;
+pub use disagg::{DisaggCost, disaggregate};
+pub use evaluate::{PlanCost, evaluate};
+pub use replica::Replica;
+pub use search::{SearchCost, search};
+pub use stage::StagePart;
+pub use validate::{divisors, validate};
+
+/// `plan`'s inputs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PlanInputs {
+    /// Devices in all (must equal tp x pp x dp when those are given).
+    pub devices: Option<Count>,
+    /// Tensor-parallel degree (default 1).
+    pub tp: Option<Count>,
+    /// Pipeline stages (default 1).
+    pub pp: Option<Count>,
+    /// Data-parallel replicas (default: devices / (tp x pp)).
+    pub dp: Option<Count>,
+    /// Expert-parallel degree of the MoE layers (default 1).
+    pub ep: Option<Count>,
+    /// Redundant copies of hot experts spread over the expert group
+    /// (default 0).
+    pub redundant_experts: Option<Count>,
+    /// Sequences in flight per data-parallel replica (default 1).
+    pub batch: Option<Count>,
+    /// Tokens of context each sequence holds at the decode step (default
+    /// 4096).
+    pub context: Option<Tokens>,
+    /// Prompt tokens per sequence for prefill (default 1024).
+    pub prompt: Option<Tokens>,
+    /// Pipeline microbatches (default: pp).
+    pub microbatches: Option<Count>,
+    /// Weight precision (default: the hardware's default-dtype).
+    pub dtype: Option<String>,
+    /// KV-cache precision (default bf16, as `decode` and `kv` take it).
+    pub kv_dtype: Option<String>,
+    /// Activation precision (default: the hardware's default-dtype); the
+    /// matmuls run at the peak of the wider of weights and activations, so
+    /// fp8 weights need fp8 activations to run at the fp8 peak.
+    #[serde(default)]
+    pub activations: Option<String>,
+    /// Launch overhead: `none` (the default at speed of light), `graph`
+    /// (the default with --achievable; collectives captured too) or `eager`.
+    #[serde(default)]
+    pub launch: Option<String>,
+    /// Share of device memory held back for the runtime, fragmentation
+    /// and CUDA graphs: `10%` or `0.1` (default 10%).
+    pub reserve: Option<serde_json::Value>,
+    /// Let tensor parallelism cross the scale-up domain.
+    pub allow_cross_node: Option<bool>,
+    /// Enumerate every valid layout of `devices` and rank them.
+    pub search: Option<bool>,
+    /// What the search ranks by (default: throughput).
+    pub objective: Option<Objective>,
+    /// Time-to-first-token target for goodput.
+    pub slo_ttft: Option<Target>,
+    /// Time-per-output-token target for goodput.
+    pub slo_tpot: Option<Target>,
+    /// Lay out separate prefill and decode pools.
+    pub disaggregate: Option<bool>,
+    /// Devices of the prefill pool (with `disaggregate`).
+    pub prefill_devices: Option<Count>,
+    /// Devices of the decode pool (with `disaggregate`).
+    pub decode_devices: Option<Count>,
+}
+
+/// What a search ranks by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Objective {
+    /// The shortest decode step.
+    Latency,
+    /// The most tokens per second per device.
+    #[default]
+    Throughput,
+    /// The most tokens per second per device from layouts that meet the
+    /// TTFT and TPOT targets.
+    Goodput,
+}
+
+impl Objective {
+    /// The name users type.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Objective::Latency => "latency",
+            Objective::Throughput => "throughput",
+            Objective::Goodput => "goodput",
+        }
+    }
+}
+
+/// A parallel layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Layout {
+    /// Tensor parallelism.
+    pub tp: u64,
+    /// Pipeline stages.
+    pub pp: u64,
+    /// Data-parallel replicas.
+    pub dp: u64,
+    /// Expert parallelism.
+    pub ep: u64,
+}
+
+impl Layout {
+    /// tp x pp x dp; a product past 64 bits reads as `u64::MAX`, more
+    /// devices than any count the inputs allow ([`crate::inputs::MAX_COUNT`]).
+    pub fn devices(&self) -> u64 {
+        self.tp.saturating_mul(self.pp).saturating_mul(self.dp)
+    }
+}
+
+/// The workload a plan is costed at.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Workload {
+    /// Sequences per data-parallel replica.
+    pub batch: u64,
+    /// Context tokens per sequence at the decode step.
+    pub context: u64,
+    /// Prompt tokens per sequence.
+    pub prompt: u64,
+    /// Pipeline microbatches (`None`: the number of stages).
+    pub microbatches: Option<u64>,
+}
+
+/// Everything about a model on a device that does not depend on the
+/// layout, resolved once for a search.
+pub struct Setup<'a> {
+    /// The hardware.
+    pub hw: &'a Hardware,
+    /// The model.
+    pub model: &'a Model,
+    /// Datasheet or measured figures.
+    pub mode: Mode,
+    /// The fabric tiers.
+    pub fabric: Fabric,
+    /// Compute peak and memory bandwidth.
+    pub roof: Roof,
+    /// Precisions, roof and launch overhead of a forward pass, as
+    /// `decode` and `prefill` resolve them.
+    pub step: decode::Setup,
+    /// Device memory, bytes (measured usable memory where the file has
+    /// it, else the datasheet capacity).
+    pub capacity: f64,
+    /// Whether `capacity` is the measured usable figure.
+    pub capacity_source: kv::MemorySource,
+    /// Share held back.
+    pub reserve: f64,
+    /// Redundant experts.
+    pub redundant: u64,
+    /// Whether TP may cross the scale-up domain.
+    pub allow_cross_node: bool,
+    params: Params,
+}
+
+impl<'a> Setup<'a> {
+    /// Resolves the model's parameter groups and the device's figures.
+    pub fn new(
+        hw: &'a Hardware,
+        model: &'a Model,
+        inputs: &PlanInputs,
+        mode: Mode,
+    ) -> Result<Self> {
+        let step = decode::setup(
+            model,
+            hw,
+            mode,
+            decode::Choices {
+                dtype: inputs.dtype.as_deref(),
+                kv_dtype: inputs.kv_dtype.as_deref(),
+                activations: inputs.activations.as_deref(),
+                // decode's defaults: none at speed of light, graph with
+                // --achievable
+                launch: inputs.launch.as_deref(),
+                ..Default::default()
+            },
+        )?;
+        let call = match step.launch {
+            decode::LaunchMode::Eager => CallMode::Eager,
+            decode::LaunchMode::Graph => CallMode::Graph,
+            decode::LaunchMode::None => CallMode::None,
+        };
+        let (capacity, capacity_source) = kv::device_memory(hw)?;
+        let reserve = match &inputs.reserve {
+            None => kv::DEFAULT_RESERVE,
+            Some(v) => kv::parse_share("reserve", v)?,
+        };
+        let redundant = inputs.redundant_experts.map_or(0, |c| c.0);
+        if redundant > 0 && model.moe.is_none() {
+            return Err(Error::field(
+                "redundant-experts",
+                format!(
+                    "{} is dense: it has no experts to copy; leave it out",
+                    model.id
+                ),
+            ));
+        }
+        Ok(Setup {
+            hw,
+            model,
+            mode,
+            fabric: Fabric::called(hw, mode, call),
+            roof: step.roof,
+            step,
+            capacity,
+            capacity_source,
+            reserve,
+            redundant,
+            allow_cross_node: inputs.allow_cross_node.unwrap_or(false),
+            params: params(model)?,
+        })
+    }
+
+    fn moe_layers(&self) -> u64 {
+        self.model
+            .moe
+            .as_ref()
+            .map_or(0, |m| self.model.layers.get() - m.dense_layers)
+    }
+
+    fn dense_layers(&self) -> u64 {
+        self.model.layers.get() - self.moe_layers()
+    }
+
+    /// Routed experts plus redundant copies.
+    pub fn expert_slots(&self) -> u64 {
+        self.model
+            .moe
+            .as_ref()
+            .map_or(0, |m| m.routed_experts.get() + self.redundant)
+    }
+}
+
+/// The layout the inputs name, with defaults: tp 1, pp 1, ep 1, dp the
+/// rest of the devices.
+pub fn layout(inputs: &PlanInputs) -> Result<(Layout, Option<u64>)> {
+    let tp = inputs.tp.map_or(1, |c| c.0);
+    let pp = inputs.pp.map_or(1, |c| c.0);
+    let ep = inputs.ep.map_or(1, |c| c.0);
+    at_least_one("tp", tp)?;
+    at_least_one("pp", pp)?;
+    let devices = inputs
+        .devices
+        .map(|c| at_least_one("devices", c.0))
+        .transpose()?;
+    let dp = match (inputs.dp, devices) {
+        (Some(d), _) => d.0,
+        (None, Some(n)) => {
+            let tpp = crate::inputs::mul("pp", &[tp, pp])?;
+            // An uneven split is reported by `validate`, after the
+            // constraints on tp and pp themselves.
+            (n / tpp).max(1)
+        }
+        (None, None) => 1,
+    };
+    crate::inputs::mul("dp", &[tp, pp, dp])?;
+    Ok((Layout { tp, pp, dp, ep }, devices))
+}
+
+/// The workload the inputs give, with defaults.
+pub fn workload(inputs: &PlanInputs) -> Result<Workload> {
+    let batch = at_least_one("batch", inputs.batch.map_or(1, |c| c.0))?;
+    let context = at_least_one("context", inputs.context.map_or(4096, |c| c.0))?;
+    let prompt = at_least_one("prompt", inputs.prompt.map_or(1024, |c| c.0))?;
+    let microbatches = inputs
+        .microbatches
+        .map(|c| at_least_one("microbatches", c.0))
+        .transpose()?;
+    Ok(Workload {
+        batch,
+        context,
+        prompt,
+        microbatches,
+    })
+}
+
+/// One explicit layout: validated, then costed.
+pub fn cost(hw: &Hardware, model: &Model, inputs: &PlanInputs, mode: Mode) -> Result<PlanCost> {
+    let s = Setup::new(hw, model, inputs, mode)?;
+    let (l, devices) = layout(inputs)?;
+    validate(&s, l, devices)?;
+    evaluate(&s, l, workload(inputs)?)
+}

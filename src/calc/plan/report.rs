@@ -1,0 +1,319 @@
+//! A plan's report: its figures as inputs and results, the headline, and
+//! the notes on what the times assume.
+
+use super::evaluate::PlanCost;
+use crate::report::{Quantity, Report, Unit};
+use crate::spec::hardware::Mode;
+use crate::units::{self, si};
+
+/// The results a plan's table shows by default.
+pub(super) const HEADLINE: &[&str] = &[
+    "plans_considered",
+    "tp",
+    "pp",
+    "ep",
+    "dp",
+    "memory_bytes_per_device",
+    "usable_bytes",
+    "fits",
+    "comm_time_s",
+    "prefill_time_s",
+    "decode_step_time_s",
+    "bubble_fraction",
+    "tokens_per_s_per_device",
+    "power_w",
+    "energy_per_token_j",
+    "prefill_energy_per_token_j",
+    "cost_per_million_output_tokens",
+    "cost_per_million_input_tokens",
+];
+
+/// Records a plan's figures; its layout as inputs (a layout the user gave)
+/// or as results (one a search or a pool chose).
+pub(super) fn plan_results(
+    r: &mut Report,
+    p: &PlanCost,
+    prefix: &str,
+    lean: bool,
+    layout_given: bool,
+) {
+    let key = |k: &'static str| -> crate::report::Key {
+        if prefix.is_empty() {
+            k.into()
+        } else {
+            format!("{prefix}{k}").into()
+        }
+    };
+    let l = p.layout;
+    for (k, v, label) in [
+        ("tp", l.tp, "tensor parallel"),
+        ("pp", l.pp, "pipeline stages"),
+        ("ep", l.ep, "expert parallel"),
+        ("dp", l.dp, "data parallel"),
+    ] {
+        if layout_given {
+            r.input(key(k), v);
+        } else {
+            r.result(key(k), v, || Quantity::new(label, Unit::Count));
+        }
+    }
+    let mark = r.results.len();
+    r.result(key("weight_bytes_per_device"), p.weight_bytes, || {
+        Quantity::new("weights per device", Unit::Bytes).formula(
+            "params of the heaviest stage: attention, dense FFN and shared experts / tp, (routed + redundant) / ep experts, embedding / tp on the first stage, lm_head / tp on the last; x bytes per weight",
+        )
+        .derive(format!("{} params x {} B", units::number(p.weight_params), units::sig(p.weight_bytes / p.weight_params.max(1.0), 4)))
+    });
+    if p.experts_per_device > 0.0 {
+        r.result(key("experts_per_device"), p.experts_per_device, || {
+            Quantity::new("experts per device per MoE layer", Unit::Count).formula(
+                "(routed + redundant) / ep; with ep 1, routed / tp (experts split like the MLP)",
+            )
+        });
+    }
+    r.result(key("kv_bytes_per_device"), p.kv_bytes, || {
+        Quantity::new("KV cache per device", Unit::Bytes)
+            .formula("batch x context x KV per token per layer x layers per stage x share")
+            .derive(format!(
+                "{} x {} x {} x {} x {}",
+                p.work.batch,
+                p.work.context,
+                si(p.kv_bytes_per_token_layer, "B"),
+                p.layers_per_stage,
+                units::sig(p.kv_share, 4)
+            ))
+    });
+    r.result(key("kv_share"), p.kv_share, || {
+        Quantity::new("share of the KV heads per device", Unit::Fraction).formula(
+            "ceil(kv_heads / tp) / kv_heads (1 for MLA: the latent is shared by every head)",
+        )
+    });
+    r.result(
+        key("activation_bytes_per_device"),
+        p.activation_bytes,
+        || {
+            Quantity::new("live activations per device", Unit::Bytes)
+                .formula("prefill tokens per microbatch x (4 x hidden + 2 x MLP width / tp) x 2 B")
+        },
+    );
+    r.result(
+        key("memory_bytes_per_device"),
+        p.memory_bytes_per_device,
+        || {
+            Quantity::new("memory per device", Unit::Bytes)
+                .formula("weights + KV + activations")
+                .derive(format!(
+                    "{} + {} + {}",
+                    si(p.weight_bytes, "B"),
+                    si(p.kv_bytes, "B"),
+                    si(p.activation_bytes, "B")
+                ))
+        },
+    );
+    r.result(key("usable_bytes"), p.usable_bytes, || {
+        Quantity::new("usable memory", Unit::Bytes)
+            .formula("capacity x (1 - reserve)")
+            .derive(format!(
+                "{} - {}",
+                si(p.capacity_bytes, "B"),
+                si(p.reserve_bytes, "B")
+            ))
+    });
+    r.result(key("fits"), p.fits, || {
+        Quantity::new("fits", Unit::None).formula("memory per device <= usable memory")
+    });
+    if !lean {
+        r.group_since(mark, "memory");
+    }
+    let mark = r.results.len();
+    let c = &p.decode_comm;
+    if l.tp > 1 {
+        r.result(key("tp_allreduce_bytes"), c.tp_allreduce_bytes, || {
+            Quantity::new("TP all-reduce per rank (decode)", Unit::Bytes)
+                .formula("batch / microbatches x hidden x 2 B")
+                .derive(format!(
+                    "{} x {} x 2 B",
+                    units::number(p.decode_tokens),
+                    p.hidden
+                ))
+        });
+        r.result(key("tp_allreduce_s"), c.tp_allreduce_s, || {
+            Quantity::new("one TP all-reduce (decode)", Unit::Seconds).formula(
+                "collective all-reduce of that size over tp devices (formulas.md, Collectives)",
+            )
+        });
+    }
+    if l.ep > 1 {
+        r.result(key("ep_alltoall_bytes"), c.ep_alltoall_bytes, || {
+            Quantity::new(
+                "EP dispatch per rank (decode; combine the same)",
+                Unit::Bytes,
+            )
+            .formula("tokens / tp x experts per token x hidden x 2 B")
+        });
+        r.result(key("ep_alltoall_s"), c.ep_alltoall_s, || {
+            Quantity::new("one EP all-to-all (decode)", Unit::Seconds).formula(
+                "collective all-to-all of that size over ep devices (formulas.md, Collectives)",
+            )
+        });
+    }
+    if l.pp > 1 {
+        r.result(key("pp_send_bytes"), c.pp_send_bytes, || {
+            Quantity::new("activations per stage boundary (decode)", Unit::Bytes)
+        });
+        r.result(key("pp_send_s"), c.pp_send_s, || {
+            Quantity::new("one stage send (decode)", Unit::Seconds)
+        });
+    }
+    r.result(key("comm_per_dense_layer_s"), c.dense_layer_s, || {
+        Quantity::new("communication per dense layer (decode)", Unit::Seconds)
+            .formula("all-reduces per layer x one all-reduce")
+    });
+    if p.experts_per_device > 0.0 {
+        r.result(key("comm_per_moe_layer_s"), c.moe_layer_s, || {
+            Quantity::new("communication per MoE layer (decode)", Unit::Seconds)
+                .formula("attention all-reduce + dispatch + combine (or two all-reduces with ep 1)")
+        });
+    }
+    r.result(key("comm_time_s"), p.comm_time_s, || {
+        Quantity::new("communication per decode step", Unit::Seconds).formula(
+            "(microbatches + pp - 1) x (the busiest stage's layers' communication + its send)",
+        )
+    });
+    r.result(key("prefill_comm_time_s"), p.prefill_comm_time_s, || {
+        Quantity::new("communication per prefill", Unit::Seconds)
+    });
+    if !lean {
+        r.group_since(mark, "communication");
+    }
+    let mark = r.results.len();
+    // Prefill and decode share one pipeline formula; only the stage's
+    // compute time and communication differ.
+    let slots = p.microbatches + l.pp - 1;
+    let pipelined = |label: &'static str, stage_compute_s: f64, comm_s: f64| {
+        move || {
+            Quantity::new(label, Unit::Seconds)
+                .formula(
+                    "(microbatches + pp - 1) x (max(FLOPs / peak, bytes / bandwidth) + communication) of the busiest stage",
+                )
+                .derive(format!(
+                    "({} + {} - 1) x ({} + {})",
+                    p.microbatches,
+                    l.pp,
+                    units::seconds(stage_compute_s),
+                    units::seconds(comm_s / slots as f64)
+                ))
+        }
+    };
+    r.result(
+        key("prefill_time_s"),
+        p.prefill_time_s,
+        pipelined(
+            "time to first token (prefill)",
+            p.prefill_stage_compute_s,
+            p.prefill_comm_time_s,
+        ),
+    );
+    r.result(
+        key("decode_step_time_s"),
+        p.decode_step_time_s,
+        pipelined("decode step", p.decode_stage_compute_s, p.comm_time_s),
+    );
+    r.result(key("bubble_fraction"), p.bubble_fraction, || {
+        Quantity::new("pipeline bubble", Unit::Fraction)
+            .formula("(pp - 1) / (microbatches + pp - 1)")
+            .derive(format!(
+                "({} - 1) / ({} + {} - 1)",
+                l.pp, p.microbatches, l.pp
+            ))
+    });
+    r.result(key("tokens_per_s"), p.tokens_per_s, || {
+        Quantity::new("decode tokens per second (all replicas)", Unit::Count)
+            .formula("batch x dp / decode step")
+            .derive(format!(
+                "{} x {} / {}",
+                p.work.batch,
+                l.dp,
+                units::seconds(p.decode_step_time_s)
+            ))
+    });
+    r.result(
+        key("tokens_per_s_per_device"),
+        p.tokens_per_s_per_device,
+        || Quantity::new("decode tokens per second per device", Unit::Count),
+    );
+    if !lean {
+        r.group_since(mark, "time");
+    }
+}
+
+pub(super) fn header(r: &mut Report, p: &PlanCost) {
+    r.hardware = Some(p.hardware.clone());
+    r.model = Some(p.model.clone());
+    r.input("dtype", p.dtype);
+    if p.kv_dtype != p.dtype {
+        r.input("kv_dtype", p.kv_dtype);
+    }
+    r.input("batch", p.work.batch);
+    r.input("context", p.work.context);
+    r.input("prompt", p.work.prompt);
+    r.input("microbatches", p.microbatches);
+    if p.redundant_experts > 0 {
+        r.input("redundant_experts", p.redundant_experts);
+    }
+    if p.mode == Mode::Achievable {
+        r.input("achievable", true);
+    }
+}
+
+pub(super) fn time_note(r: &mut Report, mode: Mode) {
+    r.note(match mode {
+        Mode::SpeedOfLight => "speed of light: datasheet peaks, memory and link bandwidths, no collective latency and no overlap of communication with compute; a lower bound on a real run",
+        Mode::Achievable => "achievable: measured peaks, memory bandwidth, link bandwidth and NCCL latency; communication is not overlapped with compute",
+    });
+    r.note("decode and prefill times per device: the forward pass `decode` and `prefill` cost (their typed per-op FLOPs and bytes) sharded to one device of the busiest stage, timed as max(FLOPs / peak, bytes / bandwidth) plus launch overhead; collectives carry bf16 activations");
+}
+
+impl PlanCost {
+    /// Records the decode step's power and energy per output token, and
+    /// the prefill's energy per prompt token beside them.
+    pub fn record_energy(&self, r: &mut Report) {
+        self.energy.record(r);
+        let per = self.prefill_energy.per_token_j();
+        r.result("prefill_energy_per_token_j", per, || {
+            Quantity::new("prefill energy per prompt token", Unit::Joules)
+                .formula("power x devices x prefill time / prompt tokens")
+                .group("energy")
+        });
+    }
+
+    /// The report of one layout.
+    pub fn report(&self, lean: bool) -> Report {
+        let mut r = Report::new_lean("plan", lean);
+        header(&mut r, self);
+        r.input("devices", self.layout.devices());
+        plan_results(&mut r, self, "", lean, true);
+        r.headline(HEADLINE);
+        self.record_energy(&mut r);
+        if !lean {
+            r.order_groups(&["memory", "communication", "time"]);
+        }
+        if let Some(w) = &self.why_not {
+            r.note(format!("does not fit: {w}"));
+        }
+        if self.experts_per_device > 0.0 && self.layout.ep > 1 {
+            r.note_with(|| {
+                format!(
+                    "MoE layers: {} experts per device over an expert group of {}; shared experts are split by tp on every device",
+                    units::sig_grouped(self.experts_per_device, 4),
+                    units::whole(self.layout.ep)
+                )
+            });
+        }
+        if self.kv_share >= 1.0 && self.layout.tp > 1 {
+            r.note("the KV latent is shared by every head, so each TP rank holds all of it: data-parallel attention saves the memory that tensor parallelism cannot");
+        }
+        time_note(&mut r, self.mode);
+        r
+    }
+}

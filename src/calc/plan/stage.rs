@@ -1,0 +1,244 @@
+//! A replica's forward pass (serving's typed per-op costs) sharded onto
+//! one device of one pipeline stage, and the parameters of a layer's groups.
+
+use super::{Layout, Setup};
+use crate::calc::step;
+
+/// Parameters of one layer's groups.
+pub(super) struct PerLayer {
+    pub(super) attention: f64,
+    pub(super) dense_ffn: f64,
+    pub(super) expert: f64,
+    pub(super) shared: f64,
+    pub(super) norms: f64,
+}
+
+pub(super) fn per_layer(s: &Setup) -> PerLayer {
+    let p = &s.params;
+    let layers = s.model.layers.get() as f64;
+    let moe_layers = s.moe_layers() as f64;
+    let dense = s.dense_layers() as f64;
+    let routed = s
+        .model
+        .moe
+        .as_ref()
+        .map_or(1.0, |m| m.routed_experts.get() as f64);
+    PerLayer {
+        attention: p.attention as f64 / layers,
+        dense_ffn: if dense > 0.0 {
+            p.dense_ffn as f64 / dense
+        } else {
+            0.0
+        },
+        expert: if moe_layers > 0.0 {
+            p.routed_experts as f64 / moe_layers / routed
+        } else {
+            0.0
+        },
+        shared: if moe_layers > 0.0 {
+            p.shared_experts as f64 / moe_layers
+        } else {
+            0.0
+        },
+        norms: p.norms as f64 / layers,
+    }
+}
+
+/// What some of a forward's ops add to one pipeline stage's time on one
+/// device ([`Replica::add_part`](super::Replica::add_part)): sums that add over ops.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StagePart {
+    /// FLOPs on the roofline (speed of light).
+    pub flops: f64,
+    /// Bytes on the roofline.
+    pub bytes: f64,
+    /// Launch overhead, seconds.
+    pub launch_s: f64,
+    /// The per-operation model's sums (`--achievable`).
+    pub priced: step::price::Part,
+}
+
+impl std::ops::AddAssign for StagePart {
+    fn add_assign(&mut self, o: StagePart) {
+        self.flops += o.flops;
+        self.bytes += o.bytes;
+        self.launch_s += o.launch_s;
+        self.priced += o.priced;
+    }
+}
+
+/// Shards a replica's forward pass (serving's typed per-op costs) onto one
+/// device of one stage (formulas.md, "Plans", time).
+pub(super) struct Shard<'a, 'b> {
+    pub(super) s: &'a Setup<'b>,
+    pub(super) l: Layout,
+    pub(super) kv_share: f64,
+    pub(super) experts_per_device: f64,
+    /// One routed expert's weights, bytes.
+    pub(super) expert_bytes: f64,
+}
+
+impl Shard<'_, '_> {
+    /// What the ops of `st` (a pass of `tokens` tokens, or some of its
+    /// ops) add to one stage's time: its FLOPs, bytes and launch overhead
+    /// on the roofline, or under `--achievable` each op priced on its own.
+    /// Parts add; [`Shard::time_of`] of a stage's sum is its time.
+    pub(super) fn part(
+        &self,
+        st: &step::Step,
+        tokens: f64,
+        n_dense: f64,
+        n_moe: f64,
+        first: bool,
+        last: bool,
+    ) -> StagePart {
+        let s = self.s;
+        if let Some(p) = &s.step.pricer {
+            return StagePart {
+                priced: p.part(&self.sharded(st, n_dense, n_moe, first, last)),
+                ..StagePart::default()
+            };
+        }
+        let m = s.model;
+        let t = self.l.tp as f64;
+        let layers = m.layers.get() as f64;
+        let of = |n: f64, total: u64| if total == 0 { 0.0 } else { n / total as f64 };
+        let f_layers = (n_dense + n_moe) / layers;
+        let f_dense = of(n_dense, s.dense_layers());
+        let f_moe = of(n_moe, s.moe_layers());
+        let (mut flops, mut bytes) = (0.0, 0.0);
+        for op in &st.ops {
+            // (share of FLOPs and weight/activation bytes, share of KV bytes)
+            let (share, kv) = match op.name {
+                "embedding" => (if first { 1.0 / t } else { 0.0 }, 0.0),
+                "attention" => (f_layers / t, f_layers * self.kv_share),
+                "ffn" => (f_dense / t, 0.0),
+                "router" => (f_moe, 0.0),
+                "shared-experts" => (f_moe / t, 0.0),
+                "norms" => (f_layers, 0.0),
+                "lm-head" => (if last { 1.0 / t } else { 0.0 }, 0.0),
+                "routed-experts" => {
+                    // A device does k/tp of its replica's tokens' expert work
+                    // and reads the experts it holds that any token of its
+                    // expert group routes to.
+                    flops += op.flops * f_moe / t;
+                    bytes += op.activation_bytes * f_moe / t;
+                    if let Some(moe) = &m.moe {
+                        let e = moe.routed_experts.get();
+                        let group = tokens * (self.l.ep.max(self.l.tp) as f64 / t);
+                        let hit = step::experts_touched(
+                            e,
+                            moe.experts_per_token.get(),
+                            group.ceil() as u64,
+                        ) / e as f64;
+                        bytes += n_moe * self.experts_per_device * self.expert_bytes * hit;
+                    }
+                    continue;
+                }
+                // Attention projections and anything else per layer: split
+                // by tp.
+                _ => (f_layers / t, 0.0),
+            };
+            flops += op.flops * share;
+            bytes += (op.weight_bytes + op.activation_bytes) * share
+                + (op.kv_read_bytes + op.kv_write_bytes) * kv;
+        }
+        StagePart {
+            flops,
+            bytes,
+            launch_s: st.kernels * f_layers * s.step.per_kernel_s,
+            ..StagePart::default()
+        }
+    }
+
+    /// A stage's time from the sum of its parts: the roofline time plus
+    /// launch overhead, or the per-operation model's time.
+    pub(super) fn time_of(&self, part: &StagePart) -> f64 {
+        match &self.s.step.pricer {
+            Some(p) => p.time_of(&part.priced),
+            None => self.s.roof.time(part.flops, part.bytes).time_s + part.launch_s,
+        }
+    }
+
+    /// The roofline time plus launch overhead of one stage's share of the
+    /// pass `st` of `tokens` tokens.
+    pub(super) fn time(
+        &self,
+        st: &step::Step,
+        tokens: f64,
+        n_dense: f64,
+        n_moe: f64,
+        first: bool,
+        last: bool,
+    ) -> f64 {
+        self.time_of(&self.part(st, tokens, n_dense, n_moe, first, last))
+    }
+
+    /// One device's share of `st` as a step of its own, for the
+    /// per-operation model: each op's repetitions cut to this stage's
+    /// layers, its work and bytes to this rank's share, and its GEMMs split
+    /// as tensor parallelism splits them (column-parallel QKV, gate/up and
+    /// LM head divide N; row-parallel output and down projections divide
+    /// K).
+    fn sharded(
+        &self,
+        st: &step::Step,
+        n_dense: f64,
+        n_moe: f64,
+        first: bool,
+        last: bool,
+    ) -> step::Step {
+        let s = self.s;
+        let m = s.model;
+        let tp = self.l.tp;
+        let t = tp as f64;
+        let layers = m.layers.get() as f64;
+        let of = |n: f64, total: u64| if total == 0 { 0.0 } else { n / total as f64 };
+        let f_layers = (n_dense + n_moe) / layers;
+        let f_dense = of(n_dense, s.dense_layers());
+        let f_moe = of(n_moe, s.moe_layers());
+        let split = |g: &mut Option<step::Gemm>, by_n: bool| {
+            if let Some(g) = g {
+                if by_n {
+                    g.n = g.n.div_ceil(tp).max(1);
+                } else {
+                    g.k = g.k.div_ceil(tp).max(1);
+                }
+            }
+        };
+        let mut out = st.clone();
+        out.heads = st.heads / t;
+        for op in out.ops.iter_mut().chain(out.extra.iter_mut()) {
+            // (share of repetitions, share of work per repetition, share of
+            // KV bytes per repetition)
+            let (reps, work, kv) = match op.name {
+                "embedding" => (if first { 1.0 } else { 0.0 }, 1.0 / t, 0.0),
+                "lm-head" | "final-norm" => (if last { 1.0 } else { 0.0 }, 1.0 / t, 0.0),
+                "attention" => (f_layers, 1.0 / t, self.kv_share),
+                "ffn" | "activation" | "casts" => (f_dense, 1.0 / t, 0.0),
+                "router" => (f_moe, 1.0, 0.0),
+                "shared-experts" | "routed-experts" | "expert-activation" => (f_moe, 1.0 / t, 0.0),
+                "norms" | "layer-norms" => (f_layers, 1.0, 0.0),
+                _ => (f_layers, 1.0 / t, 0.0),
+            };
+            let whole = reps * work;
+            op.flops *= whole;
+            op.weight_bytes *= whole;
+            op.activation_bytes *= whole;
+            op.kv_read_bytes *= reps * kv;
+            op.kv_write_bytes *= reps * kv;
+            op.count *= reps;
+            if tp > 1 && work < 1.0 {
+                match op.name {
+                    "o" => split(&mut op.gemms[0], false),
+                    "ffn" | "shared-experts" | "routed-experts" => {
+                        split(&mut op.gemms[0], true);
+                        split(&mut op.gemms[1], false);
+                    }
+                    _ => split(&mut op.gemms[0], true),
+                }
+            }
+        }
+        out
+    }
+}

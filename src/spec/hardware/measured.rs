@@ -1,0 +1,210 @@
+//! The `achievable` section: measured figures beside the datasheet ones
+//! (bandwidth, peaks, per-call costs, bus efficiency, GEMM tiling,
+//! attention efficiency).
+
+use super::{Launch, Peaks};
+use crate::spec::{BytesPerSec, Seconds};
+use indexmap::IndexMap;
+use serde::Deserialize;
+use std::num::{NonZeroU32, NonZeroU64};
+
+/// Measured figures beside the datasheet ones.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Achievable {
+    /// Sustained device-memory bandwidth (stream).
+    pub hbm_bandwidth: Option<BytesPerSec>,
+    /// Best measured matmul rates per precision.
+    #[serde(default)]
+    pub dense: Peaks,
+    /// Measured launch costs.
+    #[serde(default)]
+    pub launch: Option<Launch>,
+    /// Measured pointer-chase latencies.
+    pub l1_latency: Option<Seconds>,
+    /// Measured L2 latency.
+    pub l2_latency: Option<Seconds>,
+    /// Measured device-memory latency.
+    pub dram_latency: Option<Seconds>,
+    /// Measured fabric bandwidth one way, keyed by the `interconnect` name
+    /// (`nvlink4`); no more than that link's per-direction figure.
+    #[serde(default)]
+    pub link_bandwidth: IndexMap<String, BytesPerSec>,
+    /// Fixed GPU time of every kernel beyond its launch, in every launch
+    /// mode: the ramp-up of a grid, its tail, a last wave smaller than the
+    /// SM count. The per-operation model adds `kernel-overhead` once per
+    /// kernel an operation launches (formulas.md, "Achievable: a forward
+    /// operation by operation"); fitted as the intercept of time against
+    /// bytes for memory-bound GEMMs replayed from a CUDA graph, less
+    /// `launch.graph`.
+    pub kernel_overhead: Option<Seconds>,
+    /// Dense matmul rates a long compute-bound loop holds under the
+    /// board's power limit, per precision (the clock drops below its
+    /// boost; the source names the clock and power seen). Compute-bound
+    /// operations of a step that is compute-bound as a whole (prefill,
+    /// large batches: work that repeats back to back) run at this rate
+    /// instead of `dense`; a single matmul or a step bound by memory keeps
+    /// `dense`. No more than `dense` of the same precision.
+    #[serde(default)]
+    pub sustained: Peaks,
+    /// Fixed costs of one call, per launch mode, that are not per kernel.
+    #[serde(default)]
+    pub call: Option<Call>,
+    /// Bus bandwidth each collective reaches on the scale-up link at large
+    /// sizes, as a share of `link-bandwidth`.
+    #[serde(default)]
+    pub bus_efficiency: Option<BusEfficiency>,
+    /// How the vendor GEMM library tiles a matmul.
+    #[serde(default)]
+    pub gemm: Option<GemmTiling>,
+    /// Flash attention's compute efficiency by sequence length.
+    #[serde(default)]
+    pub attention: Option<AttentionEfficiency>,
+}
+
+/// Fixed costs of one call beyond its kernels' work (formulas.md,
+/// "Achievable: per-call costs"). Each is a measured floor: where a
+/// figure is rounded it is rounded down.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Call {
+    /// One matmul called eagerly from Python and timed on its own (CUDA
+    /// events around the call): the host path from the call to the
+    /// kernel's start (dispatch, launch), added once to a `matmul
+    /// --launch eager` answer. Fitted as the eager time less the
+    /// graph-replayed time of the same GEMM.
+    pub matmul_eager: Option<Seconds>,
+    /// One NCCL collective called eagerly from Python and timed on its own:
+    /// its latency term under `collective --launch eager` (host path,
+    /// NCCL's launch and its protocol's handshake together). Fitted as the
+    /// intercept of eager time against bytes.
+    pub collective_eager: Option<Seconds>,
+    /// One NCCL collective captured in a CUDA graph: its latency term under
+    /// `--launch graph` and inside a step or a plan. Fitted as the
+    /// intercept of graph-replayed time against bytes.
+    pub collective_graph: Option<Seconds>,
+}
+
+/// Bus bandwidth per collective as a share (0 to 1] of the link's
+/// measured `link-bandwidth` (formulas.md, "Collectives", calibration).
+/// Fitted at the largest size measured, where the latency term is
+/// negligible: bus bytes / (time - latency) / link-bandwidth.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct BusEfficiency {
+    /// All-reduce.
+    pub all_reduce: Option<f64>,
+    /// All-gather.
+    pub all_gather: Option<f64>,
+    /// Reduce-scatter.
+    pub reduce_scatter: Option<f64>,
+    /// All-to-all.
+    pub all_to_all: Option<f64>,
+    /// Send/recv.
+    pub send_recv: Option<f64>,
+}
+
+impl BusEfficiency {
+    /// The five shares in `collective::Kind` order (all-reduce, all-gather,
+    /// reduce-scatter, all-to-all, send-recv), with the field names.
+    pub fn entries(&self) -> [(&'static str, Option<f64>); 5] {
+        [
+            ("all-reduce", self.all_reduce),
+            ("all-gather", self.all_gather),
+            ("reduce-scatter", self.reduce_scatter),
+            ("all-to-all", self.all_to_all),
+            ("send-recv", self.send_recv),
+        ]
+    }
+}
+
+/// The tiling structure of the vendor GEMM library (formulas.md,
+/// "Achievable: GEMM efficiency by shape"). A matmul's compute time is
+/// FLOPs / (rate x padding x waves), taking the tile and K split that
+/// give the shortest time, as the library's heuristic aims to: padding =
+/// M N / (ceil(M/tm) tm ceil(N/tn) tn), waves = tiles x splits /
+/// (ceil(tiles x splits / SMs) x SMs).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct GemmTiling {
+    /// Output tiles (rows x columns of C per CTA, `"256x128"`) the library
+    /// chooses among, from the profiler's kernel names.
+    #[serde(default)]
+    pub tiles: Vec<String>,
+    /// The most ways the library splits K when the tiles of M x N leave
+    /// SMs idle (1: it never splits).
+    pub split_k: Option<NonZeroU32>,
+    /// The smallest tile that runs at the full rate (`"128x128"`): a tile
+    /// reusing each operand element less, tm tn / (tm + tn) against this
+    /// tile's, reaches that share of the rate; absent: every tile runs at
+    /// the full rate.
+    pub full_rate_tile: Option<String>,
+    /// `tiles` parsed, once: every point of an `--achievable` sweep
+    /// resolves the GEMM model (the fields are not changed after loading).
+    #[serde(skip)]
+    parsed: std::sync::OnceLock<std::result::Result<Vec<(u64, u64)>, String>>,
+}
+
+impl GemmTiling {
+    /// The tiles as (rows, columns); `Err` names the first malformed entry.
+    pub fn parsed(&self) -> std::result::Result<&[(u64, u64)], String> {
+        self.parsed
+            .get_or_init(|| self.tiles.iter().map(|t| tile(t)).collect())
+            .as_deref()
+            .map_err(Clone::clone)
+    }
+
+    /// `full-rate-tile` as (rows, columns), if given.
+    pub fn full_rate(&self) -> std::result::Result<Option<(u64, u64)>, String> {
+        self.full_rate_tile.as_deref().map(tile).transpose()
+    }
+}
+
+/// One `"256x128"` tile as (rows, columns).
+fn tile(t: &str) -> std::result::Result<(u64, u64), String> {
+    let (a, b) = t
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("`{t}`: expected rows x columns, as `256x128`"))?;
+    let n = |s: &str| s.trim().parse::<u64>().ok().filter(|&v| v > 0);
+    match (n(a), n(b)) {
+        (Some(a), Some(b)) => Ok((a, b)),
+        _ => Err(format!(
+            "`{t}`: expected two positive whole numbers, as `256x128`"
+        )),
+    }
+}
+
+/// Flash attention's share of the dense rate by sequence length S
+/// (formulas.md, "Achievable: attention"): efficiency(S) = peak-fraction x
+/// S / (S + half-length). Prefill attention runs at dense x
+/// efficiency(S); decode attention, far below the ridge, streams the KV
+/// cache at `hbm-bandwidth` and needs neither figure.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct AttentionEfficiency {
+    /// The share (0 to 1] of the dense rate approached at long sequences.
+    pub peak_fraction: Option<f64>,
+    /// The sequence length, in tokens, at which the efficiency is half of
+    /// `peak-fraction`.
+    pub half_length: Option<NonZeroU64>,
+    /// Queries per tile of the attention kernel when several tokens per
+    /// sequence are new (a chunk, a verify pass): fewer queries than this
+    /// are padded up to it, so q new tokens cost ceil(q / tile) x tile
+    /// queries' compute. One new token (decode) runs a split-KV decode
+    /// kernel and is not padded.
+    pub query_tile: Option<NonZeroU64>,
+    /// The share of the dense rate approached at long spans by the kernel
+    /// that attends several new tokens per sequence over a cached prefix
+    /// (a chunk, a prefix-cache hit, a speculative verify pass); the
+    /// prefill figures apply where the file has none.
+    pub cached_peak_fraction: Option<f64>,
+    /// That kernel's half length: efficiency(S) = cached-peak-fraction x
+    /// S / (S + cached-half-length) for S keys each query sees.
+    pub cached_half_length: Option<NonZeroU64>,
+    /// Queries per tile of that kernel (q new tokens of a sequence and head
+    /// are padded up to it).
+    pub cached_query_tile: Option<NonZeroU64>,
+    /// Queries per tile of that kernel's split-KV variant, which it runs
+    /// when batch x heads x query blocks would leave the SMs idle.
+    pub cached_split_query_tile: Option<NonZeroU64>,
+}
