@@ -10,13 +10,18 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
-    if let Some(chart) = cli::chart::run_chart(&argv) {
+    // The command line is parsed once: building clap's command tree is
+    // most of a query's start-up.
+    let parsed = cli::parse(&argv);
+    if let Ok(c) = &parsed
+        && let Some(chart) = cli::chart::run_chart(c)
+    {
         return match chart {
             Ok(out) => write_chart(&out).err().unwrap_or(ExitCode::SUCCESS),
             Err(e) => fail(&e),
         };
     }
-    let (global, output) = match cli::execute(&argv) {
+    let (global, output) = match cli::execute(&argv, parsed) {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };

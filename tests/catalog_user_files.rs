@@ -210,3 +210,36 @@ fn parameter_subtotals_add_up() {
         }
     }
 }
+
+#[test]
+fn a_source_must_name_a_field_of_the_file() {
+    let base = "id = \"x\"\nname = \"x\"\nvendor = \"x\"\nkind = \"gpu\"\ndefault-dtype = \"bf16\"\n\n[compute.dense]\nbf16 = \"1 TFLOP/s\"\n\n[memory]\nhbm-bandwidth = \"1 TB/s\"\n\n[[memory.levels]]\nname = \"l2\"\ncapacity = \"50 MB\"\nscope = \"chip\"\n\n[sources]\n";
+    let with = |key: &str| format!("{base}\"{key}\" = \"a datasheet\"\n");
+    // Tables, dotted keys and an array of tables by index all name fields.
+    for key in [
+        "compute.dense.bf16",
+        "compute.dense",
+        "memory.hbm-bandwidth",
+        "memory.levels.0.capacity",
+        "memory.levels.0",
+    ] {
+        let h =
+            Hardware::parse(&with(key), &origin("x.toml")).unwrap_or_else(|e| panic!("{key}: {e}"));
+        assert_eq!(h.source(key), Some("a datasheet"), "{key}");
+    }
+    for key in [
+        "compute.dense.fp8",
+        "memory.levels.1.capacity",
+        "memory.levels.x.capacity",
+        "memory.hbm-bandwidth.peak",
+        "nothing",
+    ] {
+        let msg = Hardware::parse(&with(key), &origin("x.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains(&format!("source given for `{key}`, which is not a field")),
+            "{key}: {msg}"
+        );
+    }
+}

@@ -162,11 +162,10 @@ pub struct ChartOut {
     pub notes: Vec<String>,
 }
 
-/// Runs `chart KIND`, or returns `None` when the command line is not one
-/// (or does not parse: the usual path reports why).
-pub fn run_chart(argv: &[String]) -> Option<anyhow::Result<ChartOut>> {
-    let cli = super::parse(argv).ok()?;
-    let super::Command::Chart(cmd) = &cli.command else {
+/// Runs `chart KIND`, or returns `None` when the parsed command line is
+/// not one.
+pub fn run_chart(cli: &super::Cli) -> Option<anyhow::Result<ChartOut>> {
+    let super::Command::Chart(super::OnDemand(cmd)) = &cli.command else {
         return None;
     };
     Some(draw(cmd, &cli.global).map_err(|e| as_flags(e).into()))

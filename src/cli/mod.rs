@@ -28,6 +28,7 @@ pub mod run;
 mod shell;
 mod simulate;
 mod speculative;
+mod tree;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roofline::catalog::Catalog;
@@ -39,6 +40,7 @@ use roofline::spec::hardware::Mode;
 use std::path::PathBuf;
 
 use query::Query;
+use tree::OnDemand;
 
 const ABOUT: &str =
     "An analytical performance-model calculator for accelerator kernels and LLM inference.";
@@ -131,78 +133,79 @@ pub struct Global {
     pub y: Option<String>,
 }
 
-/// The commands.
+/// The commands. Each one's flags are built only when the command line
+/// names it or needs the whole tree ([`tree`]).
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// The hardware catalog: list accelerators or show one's numbers.
     #[command(subcommand)]
-    Hw(hw::HwCommand),
+    Hw(OnDemand<hw::HwCommand>),
     /// The model catalog: list models or show one's parameters and KV size.
     #[command(subcommand)]
-    Model(model::ModelCommand),
+    Model(OnDemand<model::ModelCommand>),
     /// Where a kernel sits on the roofline: ridge point, attainable
     /// throughput, bound and time.
-    Point(point::PointArgs),
+    Point(OnDemand<point::PointArgs>),
     /// Resident blocks per SM under each limit, the binding one, occupancy
     /// (NVIDIA's occupancy-calculator rules; --textbook for the lecture's
     /// simplified arithmetic).
-    Occupancy(occupancy::OccupancyArgs),
+    Occupancy(OnDemand<occupancy::OccupancyArgs>),
     /// Bytes moved for bytes used by one warp's strided load, at a segment,
     /// sector or DRAM-fetch granularity.
-    Coalesce(coalesce::CoalesceArgs),
+    Coalesce(OnDemand<coalesce::CoalesceArgs>),
     /// Little's law: bytes and loads in flight to saturate memory, per SM
     /// against the warp budget; the pointer-chase corollary.
-    LittlesLaw(littles_law::LittlesLawArgs),
+    LittlesLaw(OnDemand<littles_law::LittlesLawArgs>),
     /// Naive and tiled matmul: traffic, intensity, time, tile feasibility,
     /// waves, tensor-core row utilisation.
-    Matmul(matmul::MatmulArgs),
+    Matmul(OnDemand<matmul::MatmulArgs>),
     /// Traffic and time of an unfused chain against the fused kernel.
     #[command(subcommand, after_help = fusion::AFTER)]
-    Fusion(fusion::FusionCommand),
+    Fusion(OnDemand<fusion::FusionCommand>),
     /// Launch overhead per step, eager against CUDA graphs, and what fusing
     /// to fewer kernels saves.
-    Launch(launch::LaunchArgs),
+    Launch(OnDemand<launch::LaunchArgs>),
     /// One collective (all-reduce, all-gather, reduce-scatter, all-to-all,
     /// send-recv) over N devices on the fabric tiers: bus bytes, bandwidth
     /// and latency terms, time, algorithm.
-    Collective(collective::CollectiveArgs),
+    Collective(OnDemand<collective::CollectiveArgs>),
     /// A parallel layout (TP, PP, DP, EP) of a model: memory per device,
     /// communication, prefill and decode times; --search ranks every valid
     /// layout; --disaggregate sizes prefill and decode pools.
-    Plan(plan::PlanArgs),
+    Plan(OnDemand<plan::PlanArgs>),
     /// KV-cache bytes per token, layer, sequence and batch; with --hw the
     /// batch and context that fit beside the weights.
-    Kv(kv::KvArgs),
+    Kv(OnDemand<kv::KvArgs>),
     /// One decode step: bytes, FLOPs, bound, step time, tokens per second;
     /// MoE, launch overhead, speculative decoding, SLO capacity.
-    Decode(decode::DecodeArgs),
+    Decode(OnDemand<decode::DecodeArgs>),
     /// A prompt's prefill: FLOPs, bytes, bound, time to first token;
     /// chunked, and against materialised attention scores.
-    Prefill(prefill::PrefillArgs),
+    Prefill(OnDemand<prefill::PrefillArgs>),
     /// Speculative decoding: tokens per target pass and speedup.
-    Speculative(speculative::SpeculativeArgs),
+    Speculative(OnDemand<speculative::SpeculativeArgs>),
     /// Fit a part's achievable figures from a calibrate.py measurement file
     /// and write a hardware file with them; prints the error on held-out
     /// points.
-    Calibrate(calibrate::CalibrateArgs),
+    Calibrate(OnDemand<calibrate::CalibrateArgs>),
     /// One serving deployment request by request: continuous batching,
     /// chunked prefill, paged KV with preemption; latency percentiles,
     /// throughput, goodput under SLOs.
-    Simulate(simulate::SimulateArgs),
+    Simulate(OnDemand<simulate::SimulateArgs>),
     /// The fewest devices that serve a request rate within TTFT and TPOT
     /// targets: layouts, batch caps and parts searched by simulation;
     /// --pareto traces tokens/s per device against tokens/s per user.
-    Fleet(fleet::FleetArgs),
+    Fleet(OnDemand<fleet::FleetArgs>),
     /// Draw a chart to an SVG or PNG file: roofline, occupancy, tiles.
     #[command(subcommand)]
-    Chart(chart::ChartCommand),
+    Chart(OnDemand<chart::ChartCommand>),
     /// Run a scenario file: a saved study of queries, sweeps and charts.
-    Run(run::RunArgs),
+    Run(OnDemand<run::RunArgs>),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
-    Completions(shell::CompletionsArgs),
+    Completions(OnDemand<shell::CompletionsArgs>),
     /// Print the man page (roff): `roofline man | man -l -`; --dir DIR
     /// writes one page per command.
-    Man(shell::ManArgs),
+    Man(OnDemand<shell::ManArgs>),
 }
 
 /// What a command line produces: reports to render, or a finished
@@ -220,7 +223,8 @@ pub enum Output {
 fn unused_flags(cli: &Cli) -> Result<()> {
     let g = &cli.global;
     let (what, takes, format_explain_all) = match &cli.command {
-        Command::Hw(hw::HwCommand::New(_)) | Command::Model(model::ModelCommand::New(_)) => (
+        Command::Hw(OnDemand(hw::HwCommand::New(_)))
+        | Command::Model(OnDemand(model::ModelCommand::New(_))) => (
             "`new` prints a template",
             "it takes --from and a folder (--hw-dir, --model-dir); edit the file it prints for a what-if",
             false,
@@ -264,25 +268,31 @@ fn unused_flags(cli: &Cli) -> Result<()> {
     }
 }
 
-/// Parses and runs a command line, scenarios included.
-pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
-    if let Ok(cli) = parse(argv) {
-        unused_flags(&cli)?;
+/// Runs a command line, scenarios included, from its parse by [`parse`]
+/// (given, so that `main` parses it once).
+pub fn execute(
+    argv: &[String],
+    parsed: Result<Cli, clap::Error>,
+) -> anyhow::Result<(Global, Output)> {
+    if let Ok(cli) = &parsed {
+        unused_flags(cli)?;
         let bytes = match &cli.command {
-            Command::Run(a) => Some(run::run(a, &cli.global)?),
-            Command::Completions(a) => Some(shell::completions(a)),
-            Command::Hw(hw::HwCommand::New(a)) => Some(hw::new("hw", a, &context(&cli.global)?)?),
-            Command::Model(model::ModelCommand::New(a)) => {
+            Command::Run(OnDemand(a)) => Some(run::run(a, &cli.global)?),
+            Command::Completions(OnDemand(a)) => Some(shell::completions(a)),
+            Command::Hw(OnDemand(hw::HwCommand::New(a))) => {
+                Some(hw::new("hw", a, &context(&cli.global)?)?)
+            }
+            Command::Model(OnDemand(model::ModelCommand::New(a))) => {
                 Some(hw::new("model", a, &context(&cli.global)?)?)
             }
-            Command::Man(a) => Some(shell::man_command(a)?),
+            Command::Man(OnDemand(a)) => Some(shell::man_command(a)?),
             _ => None,
         };
         if let Some(bytes) = bytes {
-            return Ok((cli.global, Output::Bytes(bytes)));
+            return Ok((cli.global.clone(), Output::Bytes(bytes)));
         }
     }
-    let (g, reports) = run(argv)?;
+    let (g, reports) = run_parsed(argv, parsed)?;
     Ok((g, Output::Reports(reports)))
 }
 
@@ -290,15 +300,15 @@ pub fn execute(argv: &[String]) -> anyhow::Result<(Global, Output)> {
 /// values, so `--intensity -1` is reported as an out-of-range value (exit
 /// 65) rather than as an unknown flag.
 pub fn parse(argv: &[String]) -> Result<Cli, clap::Error> {
-    use clap::{CommandFactory, FromArgMatches};
+    use clap::FromArgMatches;
     fn negatives(c: clap::Command) -> clap::Command {
         c.allow_negative_numbers(true).mut_subcommands(negatives)
     }
-    let matches = match negatives(Cli::command()).try_get_matches_from(argv) {
+    let matches = match negatives(tree::for_argv(argv)).try_get_matches_from(argv) {
         // A swept input need not also be given: the required ones are
         // checked by the calculation, point by point.
         Err(e) if e.kind() == clap::error::ErrorKind::MissingRequiredArgument && sweeps(argv) => {
-            relaxed(negatives(Cli::command())).try_get_matches_from(argv)?
+            relaxed(negatives(tree::for_argv(argv))).try_get_matches_from(argv)?
         }
         m => m?,
     };
@@ -389,7 +399,15 @@ impl std::error::Error for Streamed {}
 /// Parses `argv` and runs it; returns the shared flags and the reports to
 /// print (one, or one per point with `--explain`).
 pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
-    let (mut global, reports) = run_reports(argv)?;
+    run_parsed(argv, parse(argv))
+}
+
+/// [`run`] from the command line's parse.
+fn run_parsed(
+    argv: &[String],
+    parsed: Result<Cli, clap::Error>,
+) -> anyhow::Result<(Global, Vec<Report>)> {
+    let (mut global, reports) = run_reports(argv, parsed)?;
     // `simulate --chart` without a sweep draws its run over time.
     if global.chart.is_some()
         && global.sweep.is_empty()
@@ -411,8 +429,11 @@ pub fn run(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
     Ok((global, reports))
 }
 
-fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
-    let mut cli = match parse(argv) {
+fn run_reports(
+    argv: &[String],
+    parsed: Result<Cli, clap::Error>,
+) -> anyhow::Result<(Global, Vec<Report>)> {
+    let mut cli = match parsed {
         Ok(cli) => cli,
         // Sweeps are expanded into flags only so that a required flag can
         // be swept without being given; any other slip (a flag the
@@ -435,7 +456,7 @@ fn run_reports(argv: &[String]) -> anyhow::Result<(Global, Vec<Report>)> {
         let reports = run_command(&cli, &ctx)?;
         return Ok((cli.global, reports));
     }
-    if let Command::Simulate(a) = &mut cli.command {
+    if let Command::Simulate(OnDemand(a)) = &mut cli.command {
         a.timeline = cli.global.chart.is_some() && cli.global.sweep.is_empty();
     }
     if let Some(q) = cli.command.query() {
@@ -525,7 +546,8 @@ impl Command {
     fn is_list(&self) -> bool {
         matches!(
             self,
-            Command::Hw(hw::HwCommand::List(_)) | Command::Model(model::ModelCommand::List(_))
+            Command::Hw(OnDemand(hw::HwCommand::List(_)))
+                | Command::Model(OnDemand(model::ModelCommand::List(_)))
         )
     }
 
@@ -533,23 +555,23 @@ impl Command {
     /// one.
     fn query(&self) -> Option<&dyn Query> {
         match self {
-            Command::Point(a) => Some(a),
-            Command::Collective(a) => Some(a),
-            Command::Plan(a) => Some(a),
-            Command::Kv(a) => Some(a),
-            Command::Decode(a) => Some(a),
-            Command::Prefill(a) => Some(a),
-            Command::Speculative(a) => Some(a),
-            Command::Simulate(a) => Some(a),
-            Command::Fleet(a) => Some(a),
-            Command::Hw(hw::HwCommand::Show(a)) => Some(a),
-            Command::Matmul(a) => Some(a),
-            Command::Fusion(c) => Some(c.query()),
-            Command::Launch(a) => Some(a),
-            Command::Model(model::ModelCommand::Show(a)) => Some(a),
-            Command::Occupancy(a) => Some(a),
-            Command::Coalesce(a) => Some(a),
-            Command::LittlesLaw(a) => Some(a),
+            Command::Point(OnDemand(a)) => Some(a),
+            Command::Collective(OnDemand(a)) => Some(a),
+            Command::Plan(OnDemand(a)) => Some(a),
+            Command::Kv(OnDemand(a)) => Some(a),
+            Command::Decode(OnDemand(a)) => Some(a),
+            Command::Prefill(OnDemand(a)) => Some(a),
+            Command::Speculative(OnDemand(a)) => Some(a),
+            Command::Simulate(OnDemand(a)) => Some(a),
+            Command::Fleet(OnDemand(a)) => Some(a),
+            Command::Hw(OnDemand(hw::HwCommand::Show(a))) => Some(a),
+            Command::Matmul(OnDemand(a)) => Some(a),
+            Command::Fusion(OnDemand(c)) => Some(c.query()),
+            Command::Launch(OnDemand(a)) => Some(a),
+            Command::Model(OnDemand(model::ModelCommand::Show(a))) => Some(a),
+            Command::Occupancy(OnDemand(a)) => Some(a),
+            Command::Coalesce(OnDemand(a)) => Some(a),
+            Command::LittlesLaw(OnDemand(a)) => Some(a),
             _ => None,
         }
     }
@@ -563,38 +585,38 @@ fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
 
 fn run_command(cli: &Cli, ctx: &Context) -> Result<Vec<Report>> {
     match &cli.command {
-        Command::Hw(c) => hw::run(c, ctx, list_explain(&cli.global)),
-        Command::Model(model::ModelCommand::List(_)) => roofline::query::evaluate(
+        Command::Hw(OnDemand(c)) => hw::run(c, ctx, list_explain(&cli.global)),
+        Command::Model(OnDemand(model::ModelCommand::List(_))) => roofline::query::evaluate(
             ctx,
             "model list",
             &roofline::inputs::Fields::new(),
             &[],
             list_explain(&cli.global),
         ),
-        Command::Model(model::ModelCommand::New(_)) => Err(Error::usage(
+        Command::Model(OnDemand(model::ModelCommand::New(_))) => Err(Error::usage(
             "--sweep",
             "`model new` prints a template and takes no sweep",
         )),
-        Command::Model(model::ModelCommand::Show(a)) => query::run(a, ctx, &[], false),
-        Command::Matmul(a) => query::run(a, ctx, &[], false),
-        Command::Fusion(c) => query::run(c.query(), ctx, &[], false),
-        Command::Launch(a) => query::run(a, ctx, &[], false),
-        Command::Point(a) => query::run(a, ctx, &[], false),
-        Command::Collective(a) => query::run(a, ctx, &[], false),
-        Command::Plan(a) => query::run(a, ctx, &[], false),
-        Command::Kv(a) => query::run(a, ctx, &[], false),
-        Command::Decode(a) => query::run(a, ctx, &[], false),
-        Command::Prefill(a) => query::run(a, ctx, &[], false),
-        Command::Speculative(a) => query::run(a, ctx, &[], false),
-        Command::Simulate(a) => query::run(a, ctx, &[], false),
-        Command::Fleet(a) => query::run(a, ctx, &[], false),
-        Command::Occupancy(a) => query::run(a, ctx, &[], false),
-        Command::Coalesce(a) => query::run(a, ctx, &[], false),
-        Command::LittlesLaw(a) => query::run(a, ctx, &[], false),
-        Command::Calibrate(a) => calibrate::run(a, ctx),
+        Command::Model(OnDemand(model::ModelCommand::Show(a))) => query::run(a, ctx, &[], false),
+        Command::Matmul(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Fusion(OnDemand(c)) => query::run(c.query(), ctx, &[], false),
+        Command::Launch(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Point(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Collective(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Plan(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Kv(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Decode(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Prefill(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Speculative(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Simulate(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Fleet(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Occupancy(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Coalesce(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::LittlesLaw(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Calibrate(OnDemand(a)) => calibrate::run(a, ctx),
         // main draws a chart itself; a scenario's chart query gets here,
         // writes its file and reports nothing.
-        Command::Chart(c) => {
+        Command::Chart(OnDemand(c)) => {
             chart::write(&chart::draw(c, &cli.global)?)?;
             Ok(Vec::new())
         }

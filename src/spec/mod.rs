@@ -169,39 +169,90 @@ pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
 /// Parses TOML text into `T`, turning parse errors into a data error that
 /// names the file, the line, the column and the field.
 pub fn from_toml<T: serde::de::DeserializeOwned>(src: &str, origin: &Origin) -> Result<T, Error> {
-    toml::from_str(src).map_err(|e| {
-        let (mut line, mut col) = e.span().map(|s| line_col(src, s.start)).unzip();
-        let mut field = e.span().and_then(|s| path_at(src, s.start));
-        let mut message = crate::units::in_words(e.message().trim());
-        // A missing field is reported at the table that lacks it: name that
-        // table's path and the field, never whichever key the span starts
-        // at (the file's first, `id`).
-        if let Some(name) = message
-            .strip_prefix("missing field `")
-            .and_then(|m| m.strip_suffix('`'))
-        {
-            let table = e.span().and_then(|s| table_at(src, s.start));
-            field = Some(match &table {
-                Some(t) => format!("{t}.{name}"),
-                None => name.to_string(),
-            });
-            if table.is_none() {
-                line = None;
+    toml::from_str(src).map_err(|e| toml_error(src, origin, &e))
+}
+
+/// [`from_toml`], with a look at the parsed document before it is
+/// deserialized: a check over the text's keys (that each `[sources]` key
+/// names a field) costs no second parse of the text.
+pub fn from_toml_with<T: serde::de::DeserializeOwned, R>(
+    src: &str,
+    origin: &Origin,
+    look: impl FnOnce(&toml::de::DeTable<'_>) -> R,
+) -> Result<(T, R), Error> {
+    let doc = toml::de::DeTable::parse(src).map_err(|e| toml_error(src, origin, &e))?;
+    let seen = look(doc.get_ref());
+    let t = serde::Deserialize::deserialize(toml::de::Deserializer::from(doc))
+        .map_err(|e| toml_error(src, origin, &e))?;
+    Ok((t, seen))
+}
+
+/// Whether a dotted kebab-case key path (numbers index arrays of tables)
+/// names a key of a parsed document.
+pub fn has_path(doc: &toml::de::DeTable<'_>, path: &str) -> bool {
+    let mut table = doc;
+    let mut parts = path.split('.');
+    let mut next = parts.next();
+    while let Some(key) = next {
+        let Some(value) = table.get(key) else {
+            return false;
+        };
+        next = parts.next();
+        let Some(part) = next else {
+            return true;
+        };
+        let value = match value.get_ref() {
+            toml::de::DeValue::Array(items) => {
+                let Some(item) = part.parse::<usize>().ok().and_then(|i| items.get(i)) else {
+                    return false;
+                };
+                next = parts.next();
+                item.get_ref()
             }
-            col = None;
-            message = "missing; the file needs it (docs/data-schemas.md lists every field)".into();
+            v => v,
+        };
+        let toml::de::DeValue::Table(t) = value else {
+            return false;
+        };
+        table = t;
+    }
+    true
+}
+
+/// A TOML parse or deserialization error as a data error that names the
+/// file, the line, the column and the field.
+fn toml_error(src: &str, origin: &Origin, e: &toml::de::Error) -> Error {
+    let (mut line, mut col) = e.span().map(|s| line_col(src, s.start)).unzip();
+    let mut field = e.span().and_then(|s| path_at(src, s.start));
+    let mut message = crate::units::in_words(e.message().trim());
+    // A missing field is reported at the table that lacks it: name that
+    // table's path and the field, never whichever key the span starts
+    // at (the file's first, `id`).
+    if let Some(name) = message
+        .strip_prefix("missing field `")
+        .and_then(|m| m.strip_suffix('`'))
+    {
+        let table = e.span().and_then(|s| table_at(src, s.start));
+        field = Some(match &table {
+            Some(t) => format!("{t}.{name}"),
+            None => name.to_string(),
+        });
+        if table.is_none() {
+            line = None;
         }
-        if origin.overridden {
-            message.push_str(" (after applying --set)");
-        }
-        Error::Data {
-            file: origin.name.clone(),
-            line,
-            col,
-            field,
-            message,
-        }
-    })
+        col = None;
+        message = "missing; the file needs it (docs/data-schemas.md lists every field)".into();
+    }
+    if origin.overridden {
+        message.push_str(" (after applying --set)");
+    }
+    Error::Data {
+        file: origin.name.clone(),
+        line,
+        col,
+        field,
+        message,
+    }
 }
 
 /// The table whose header starts the line at a byte offset (`compute` for

@@ -7,25 +7,26 @@ use crate::error::Result;
 use crate::precision;
 use crate::spec::{BytesPerSec, Origin, field_error};
 
-/// The first dotted kebab-case path (numbers index arrays of tables) that
-/// names no field of the TOML text. The document is parsed once: a file's
-/// `[sources]` table has a hundred keys, and a query should not pay for a
-/// hundred parses.
-pub(in crate::spec) fn first_unknown_path<'a>(
-    src: &str,
-    paths: impl IntoIterator<Item = &'a String>,
-) -> Option<&'a String> {
-    let doc = toml_edit::Document::parse(src).ok()?;
-    paths
-        .into_iter()
-        .find(|p| crate::spec::locate_in(&doc, p).is_none())
+/// The first `[sources]` key that names no field of the parsed document.
+/// It is found on the document the file is deserialized from, so the text
+/// is parsed once (a second parse was half of a query's loading time).
+fn first_unknown_source(doc: &toml::de::DeTable<'_>) -> Option<String> {
+    let toml::de::DeValue::Table(sources) = doc.get("sources")?.get_ref() else {
+        return None;
+    };
+    sources
+        .keys()
+        .map(|k| k.get_ref())
+        .find(|k| !crate::spec::has_path(doc, k))
+        .map(|k| k.to_string())
 }
 
 impl Hardware {
     /// Parses and validates a hardware file's text.
     pub fn parse(src: &str, origin: &Origin) -> Result<Self> {
-        let mut hw: Hardware = crate::spec::from_toml(src, origin)?;
-        hw.validate(src, origin)?;
+        let (mut hw, unknown): (Hardware, _) =
+            crate::spec::from_toml_with(src, origin, first_unknown_source)?;
+        hw.validate(src, origin, unknown.as_deref())?;
         if hw.sources.is_empty() {
             hw.cites_file = Some(origin.name.clone());
         }
@@ -40,14 +41,17 @@ impl Hardware {
     pub(crate) fn from_tree(tree: toml::Table, origin: &Origin) -> Option<Self> {
         debug_assert!(origin.overridden);
         let mut hw: Hardware = toml::Value::Table(tree).try_into().ok()?;
-        hw.validate("", origin).ok()?;
+        // Sources are not checked against the fields of an overridden file.
+        hw.validate("", origin, None).ok()?;
         if hw.sources.is_empty() {
             hw.cites_file = Some(origin.name.clone());
         }
         Some(hw)
     }
 
-    fn validate(&self, src: &str, origin: &Origin) -> Result<()> {
+    /// `unknown_source` is the first `[sources]` key that names no field
+    /// of the file.
+    fn validate(&self, src: &str, origin: &Origin, unknown_source: Option<&str>) -> Result<()> {
         let err = |field: &str, msg: String| Err(field_error(src, origin, field, msg));
         if self.id == crate::spec::template::PLACEHOLDER_ID {
             return err("id", crate::spec::placeholder_message(&origin.name));
@@ -199,7 +203,7 @@ impl Hardware {
             }
         }
         if !origin.overridden
-            && let Some(key) = first_unknown_path(src, self.sources.keys())
+            && let Some(key) = unknown_source
         {
             return err(
                 "sources",

@@ -1,0 +1,75 @@
+//! Whole-process benchmarks: the built `roofline` binary started, run and
+//! reaped, as a user's shell runs it, so start-up (loading the binary,
+//! building the command-line parser, parsing the one catalog file a query
+//! needs) is in the figure. SPEC ("Speed") asks for a single query under
+//! 10 ms on a 2-core machine, about 2 ms as the aim; a process that does
+//! nothing is the floor.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// Runs the binary once with `args`, its output thrown away.
+fn run(bin: &str, args: &[&str]) {
+    let status = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("the binary starts");
+    assert!(status.success(), "{bin} {args:?}: {status}");
+}
+
+fn startup(c: &mut Criterion) {
+    let bin = env!("CARGO_BIN_EXE_roofline");
+    let mut g = c.benchmark_group("whole process");
+    g.sample_size(50);
+    g.measurement_time(Duration::from_secs(3));
+    // The floor: starting a process that does nothing.
+    if cfg!(unix) && std::path::Path::new("/bin/true").exists() {
+        g.bench_function("/bin/true (process start)", |b| {
+            b.iter(|| run("/bin/true", &[]))
+        });
+    }
+    let queries: [(&str, &[&str]); 4] = [
+        ("roofline --version", &["--version"]),
+        (
+            "decode llama-3-8b h200-sxm batch 8 context 2048",
+            &[
+                "decode",
+                "--model",
+                "llama-3-8b",
+                "--hw",
+                "h200-sxm",
+                "--batch",
+                "8",
+                "--context",
+                "2048",
+            ],
+        ),
+        (
+            "decode llama-3-8b h200-sxm batch 8 context 2048 --achievable",
+            &[
+                "decode",
+                "--model",
+                "llama-3-8b",
+                "--hw",
+                "h200-sxm",
+                "--batch",
+                "8",
+                "--context",
+                "2048",
+                "--achievable",
+            ],
+        ),
+        ("hw list (every built-in file)", &["hw", "list"]),
+    ];
+    for (name, args) in queries {
+        g.bench_function(name, |b| b.iter(|| run(bin, args)));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, startup);
+criterion_main!(benches);
