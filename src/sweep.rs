@@ -339,16 +339,7 @@ pub fn grid_size(axes: &[Axis]) -> Result<usize> {
         n = n.saturating_mul(a.values.len());
     }
     if n > MAX_POINTS {
-        let names: Vec<String> = axes
-            .iter()
-            .map(|a| {
-                format!(
-                    "{} ({})",
-                    a.name,
-                    crate::units::number(a.values.len() as f64)
-                )
-            })
-            .collect();
+        let names = axes_text(axes.iter());
         return Err(Error::input(
             "--sweep",
             format!(
@@ -362,6 +353,18 @@ pub fn grid_size(axes: &[Axis]) -> Result<usize> {
     Ok(n)
 }
 
+/// The axes as a refusal names them: `name (count)` each, in order.
+fn axes_text<'a>(axes: impl Iterator<Item = &'a Axis>) -> Vec<String> {
+    axes.map(|a| {
+        format!(
+            "{} ({})",
+            a.name,
+            crate::units::number(a.values.len() as f64)
+        )
+    })
+    .collect()
+}
+
 /// Refuses a grid whose file axes (its hardware and model axes and the
 /// fields of their files it sets, as the caller knows them) combine to
 /// more than [`MAX_FILES`] files.
@@ -373,16 +376,7 @@ pub fn check_files<'a>(files: impl IntoIterator<Item = &'a Axis>) -> Result<()> 
     if n <= MAX_FILES {
         return Ok(());
     }
-    let names: Vec<String> = file_axes
-        .iter()
-        .map(|a| {
-            format!(
-                "{} ({})",
-                a.name,
-                crate::units::number(a.values.len() as f64)
-            )
-        })
-        .collect();
+    let names = axes_text(file_axes.iter().copied());
     Err(Error::input(
         "--sweep",
         format!(
