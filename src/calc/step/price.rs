@@ -14,7 +14,9 @@
 //! `past` cached ones.
 
 use super::super::matmul::efficiency::GemmModel;
-use super::{Op, OpKind, Precisions, Step};
+use super::{KernelClass, Op, OpKind, Precisions, Step};
+use crate::spec::Seconds;
+use crate::spec::hardware::{Achievable, KernelFixed as Figures};
 
 /// How kernels reach the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -46,8 +48,11 @@ pub struct Pricer {
     /// Eagerly: the host's path per call of each class (formulas.md,
     /// "Achievable: a forward operation by operation", the host's path).
     pub host: HostPath,
-    /// Fixed GPU time per kernel beyond its launch.
+    /// Fixed GPU time per GEMM kernel beyond its launch.
     pub overhead_s: f64,
+    /// Fixed GPU time per kernel by class (`overhead_s` for a class the
+    /// file leaves out).
+    pub fixed: KernelFixed,
     /// The GEMM library's tiling.
     pub gemm: GemmModel,
     /// Flash attention's (peak fraction, half length), if known.
@@ -81,6 +86,64 @@ pub struct HostPath {
     /// cached prefix (its two cache writes into the cache's slices and the
     /// masked attention call, with their views).
     pub cached_attention_s: f64,
+}
+
+/// Fixed GPU time of one kernel by class beyond its work, seconds
+/// (formulas.md, "Achievable: a forward operation by operation", kernel
+/// classes): `achievable.kernel-fixed`, with `kernel-overhead` for a class
+/// the file leaves out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KernelFixed {
+    /// A GEMM or its split-K reduction (`kernel-overhead`).
+    pub gemm_s: f64,
+    /// A row-wise norm.
+    pub norm_s: f64,
+    /// A pointwise kernel.
+    pub pointwise_s: f64,
+    /// One cache write.
+    pub kv_write_s: f64,
+    /// The attention kernel.
+    pub attention_s: f64,
+    /// A split attention's combine kernel.
+    pub combine_s: f64,
+    /// A device-to-device copy.
+    pub copy_s: f64,
+    /// Whether the file measured the combine kernel a decode attention
+    /// launches when it splits the keys (then a decode step whose grid
+    /// leaves SMs idle counts it).
+    pub decode_splits: bool,
+}
+
+impl KernelFixed {
+    /// Every class at `s` (a file without class figures).
+    pub fn uniform(s: f64) -> KernelFixed {
+        KernelFixed {
+            gemm_s: s,
+            norm_s: s,
+            pointwise_s: s,
+            kv_write_s: s,
+            attention_s: s,
+            combine_s: s,
+            copy_s: s,
+            decode_splits: false,
+        }
+    }
+
+    /// The file's class figures over `overhead` (`kernel-overhead`).
+    pub fn of(a: Option<&Achievable>, overhead: f64) -> KernelFixed {
+        let k = a.and_then(|a| a.kernel_fixed.as_ref());
+        let get = |f: fn(&Figures) -> Option<Seconds>| k.and_then(f).map_or(overhead, |s| s.get());
+        KernelFixed {
+            gemm_s: overhead,
+            norm_s: get(|k| k.norm),
+            pointwise_s: get(|k| k.pointwise),
+            kv_write_s: get(|k| k.kv_write),
+            attention_s: get(|k| k.attention),
+            combine_s: get(|k| k.combine),
+            copy_s: get(|k| k.copy),
+            decode_splits: k.is_some_and(|k| k.combine.is_some()),
+        }
+    }
 }
 
 /// The attention kernel of a pass of several new tokens per sequence over a
@@ -340,7 +403,9 @@ impl Pricer {
         }
         let flops = op.flops / n;
         let bytes = op.bytes() / n;
-        let mut extra_kernels = 0.0;
+        // Kernels the library launches inside the op's calls: split-K
+        // reductions (a GEMM's fixed time), split attention's combine.
+        let (mut extra_gemm, mut extra_combine) = (0.0, 0.0);
         let (compute, memory, gpu) = match op.kind {
             OpKind::Matmul if op.gemms[0].is_some() => {
                 let shapes = || op.gemms.iter().flatten();
@@ -365,7 +430,7 @@ impl Pricer {
                     m += gt.read_s + gt.write_s;
                     t += gt.time_s;
                     if reduces(&gt, wb) {
-                        extra_kernels += 1.0;
+                        extra_gemm += 1.0;
                     }
                 }
                 (c, m, t)
@@ -379,13 +444,22 @@ impl Pricer {
                     let grid =
                         |t: u64| shape.batch as f64 * step.heads * q.div_ceil(t.max(1)) as f64;
                     let (figures, tile, combine) = self.attention_kernel(cached, grid);
-                    extra_kernels += combine;
+                    extra_combine += combine;
                     let tile = tile.max(1);
                     (
                         curve(figures, (cached + q) as f64),
                         (q.div_ceil(tile) * tile) as f64 / q as f64,
                     )
                 } else {
+                    // A decode kernel over batch x KV heads blocks splits
+                    // the keys when they would leave the SMs idle, and
+                    // combines the parts in a kernel of its own.
+                    let blocks = shape.batch as f64 * step.kv_heads;
+                    if self.fixed.decode_splits
+                        && blocks < SPLIT_BELOW_CTAS_PER_SM * self.gemm.sms.max(1) as f64
+                    {
+                        extra_combine += 1.0;
+                    }
                     (1.0, 1.0)
                 };
                 let rate = match self.attention_sustained {
@@ -402,18 +476,32 @@ impl Pricer {
                 (c, m, c.max(m))
             }
         };
-        let per_kernel = self.overhead_s;
-        let kernels = kernels + extra_kernels;
+        let f = &self.fixed;
+        let own = match op.class {
+            KernelClass::Gemm => kernels * f.gemm_s,
+            KernelClass::Norm => kernels * f.norm_s,
+            KernelClass::Pointwise => kernels * f.pointwise_s,
+            // The attention kernel, then its cache writes.
+            KernelClass::Attention if op.kernels > 0.0 => {
+                kernel_scale * (f.attention_s + (op.kernels - 1.0).max(0.0) * f.kv_write_s)
+            }
+            KernelClass::Attention => 0.0,
+        };
+        let copies = op.copies.max(0.0);
+        let copy_s = copies * op.copy_bytes / bw;
+        let fixed = own + extra_gemm * f.gemm_s + extra_combine * f.combine_s + copies * f.copy_s;
+        let kernels = kernels + extra_gemm + extra_combine;
         let rep = match self.launch {
             // Eager: the host's path is added over the whole step (`pass`).
-            Launch::None | Launch::Eager => gpu + kernels * per_kernel,
-            Launch::Graph => gpu + kernels * (per_kernel + self.per_kernel_s),
+            Launch::None | Launch::Eager => gpu + copy_s + fixed,
+            // A copy in a graph is a node of its own, spaced as a kernel.
+            Launch::Graph => gpu + copy_s + fixed + (kernels + copies) * self.per_kernel_s,
         };
         OpTime {
             name: op.name,
             compute_s: compute * n,
-            memory_s: memory * n,
-            overhead_s: (rep - gpu) * n,
+            memory_s: (memory + copy_s) * n,
+            overhead_s: (rep - gpu - copy_s) * n,
             time_s: rep * n,
             kernels: kernels * n,
             compute_bound: compute > memory,
