@@ -388,6 +388,31 @@ fn older_serving_runs_held_out() {
     within("serving, 2026-11-30 (held out)", &e, 0.10, 0.25);
 }
 
+#[test]
+fn decode_loops_of_the_power_runs_held_out() {
+    // validation/power_h200.py and power_h200_heldout.py: Llama-3-8B bf16
+    // decode steps replayed from a graph back to back for 6 s while the
+    // board's power was read (from batch 128 at its 700 W limit). No
+    // figure was fitted to them. The speed of light stays below each.
+    let mut e = Vec::new();
+    for file_name in [
+        "validation/h200-power-summary.json",
+        "validation/h200-power-heldout-summary.json",
+    ] {
+        for ph in file(file_name)["phases"].as_array().unwrap() {
+            if !ph["phase"].as_str().unwrap().starts_with("decode") {
+                continue;
+            }
+            let measured = f(ph.get("step_s").unwrap_or(&ph["call_s"]));
+            let r = json!({"model": "llama-3-8b", "batch": ph["batch"], "context": ph["context"]});
+            e.push(decode_time(&r, "graph", Mode::Achievable) / measured - 1.0);
+            assert!(decode_time(&r, "graph", Mode::SpeedOfLight) < measured, "{ph}");
+        }
+    }
+    assert_eq!(e.len(), 6);
+    within("decode loops of the power runs", &e, 0.10, 0.25);
+}
+
 /// The calibration file's GEMM rows replayed from CUDA graphs over cold
 /// copies: (note, dtype, m, n, k, flops, seconds).
 fn gemms() -> Vec<(String, String, u64, u64, u64, f64, f64)> {

@@ -157,6 +157,21 @@ def main():
         rows.append((f"{r['model']} {r['dtype']} B={r['batch']} q={r['new_tokens']} "
                      f"T={r['cached']}", r["graph_s"], p["time_s"], "no"))
     table("Verify passes, CUDA graph (h200-fidelity-probe.json)", rows)
+    rows = []
+    for name in ("h200-power-summary.json", "h200-power-heldout-summary.json"):
+        pw = json.load(open(os.path.join(ROOT, "validation", name)))
+        for ph in pw["phases"]:
+            if not ph["phase"].startswith("decode"):
+                continue
+            step = ph.get("step_s", ph.get("call_s"))
+            p = q("decode", *hw, "--model", "llama-3-8b", "--batch", str(ph["batch"]),
+                  "--context", str(ph["context"]), "--launch", "graph")
+            rows.append((f"llama-3-8b bf16 B={ph['batch']} T={ph['context']} ({name[5:-13]})",
+                         step, p["step_time_s"], "no"))
+    table("Decode steps, CUDA graph, 6 s loops of the power runs (h200-power-summary.json, "
+          "h200-power-heldout-summary.json)", rows,
+          "Graph replays back to back for 6 s while the board's power was read; from batch "
+          "128 the board sat at its 700 W limit with the clock pulled down (1,747 and 1,616 MHz).")
     old = json.load(open(os.path.join(ROOT, "validation", "h200-serving.json")))
     rows = []
     for r in old["decode"]:

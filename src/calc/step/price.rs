@@ -491,17 +491,19 @@ impl Pricer {
         let copy_s = copies * op.copy_bytes / bw;
         let fixed = own + extra_gemm * f.gemm_s + extra_combine * f.combine_s + copies * f.copy_s;
         let kernels = kernels + extra_gemm + extra_combine;
-        let rep = match self.launch {
+        let launch = match self.launch {
             // Eager: the host's path is added over the whole step (`pass`).
-            Launch::None | Launch::Eager => gpu + copy_s + fixed,
+            Launch::None | Launch::Eager => 0.0,
             // A copy in a graph is a node of its own, spaced as a kernel.
-            Launch::Graph => gpu + copy_s + fixed + (kernels + copies) * self.per_kernel_s,
+            Launch::Graph => (kernels + copies) * self.per_kernel_s,
         };
+        let overhead = fixed + launch;
+        let rep = gpu + copy_s + overhead;
         OpTime {
             name: op.name,
             compute_s: compute * n,
             memory_s: (memory + copy_s) * n,
-            overhead_s: (rep - gpu - copy_s) * n,
+            overhead_s: overhead * n,
             time_s: rep * n,
             kernels: kernels * n,
             compute_bound: compute > memory,
