@@ -406,7 +406,10 @@ fn decode_loops_of_the_power_runs_held_out() {
             let measured = f(ph.get("step_s").unwrap_or(&ph["call_s"]));
             let r = json!({"model": "llama-3-8b", "batch": ph["batch"], "context": ph["context"]});
             e.push(decode_time(&r, "graph", Mode::Achievable) / measured - 1.0);
-            assert!(decode_time(&r, "graph", Mode::SpeedOfLight) < measured, "{ph}");
+            assert!(
+                decode_time(&r, "graph", Mode::SpeedOfLight) < measured,
+                "{ph}"
+            );
         }
     }
     assert_eq!(e.len(), 6);

@@ -1,6 +1,7 @@
 """A decode step's kernels by class: their fixed time and the spacing between them (issue 17).
 
     python3 validation/kernel_classes.py            # prints the tables; no GPU needed
+    python3 validation/kernel_classes.py --csv validation/calibrate-h200-kernels.csv
 
 Reads the profiler's kernels of four Llama-3-8B decode steps at T = 1,024
 (bf16 and fp8, batch 1 and 32: `steps_profile` of
@@ -20,11 +21,18 @@ The figure of each class is the median over every kernel of the class in
 the four steps (each name entry counted as many times as it ran), rounded
 down to 0.1 us. Durations come from an eager step (the kernels are the
 same the graph launches; eager they start on an idle GPU).
+
+`--csv FILE` writes the same kernels as `validation/calibrate.py` rows
+(`kernel_norm`, `kernel_pointwise`, ... : a kernel name's mean duration in
+`seconds`, how many ran in `kernels`, the bytes one moves in `bytes`), the
+rows `roofline calibrate` fits `[achievable.kernel-fixed]` from.
 """
 
+import csv
 import json
 import os
 import statistics
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BW = 4202.7e9  # achievable.hbm-bandwidth of hardware/h200-sxm.toml
@@ -38,7 +46,7 @@ KINDS = [
     ("splitKreduce", "gemm-reduce", None),
     ("nvjet", "gemm", None),
     ("sdpa", "attention", lambda t: 4 * t * T * KV * DH + 4 * t * H * DH),
-    ("lean_reduction", "combine", lambda t: 0),
+    ("lean_reduction", "combine", lambda t: 4 * t * H * DH),  # reads partials, writes out
     ("Memcpy DtoD", "copy", lambda t: 4 * t * D),
     ("Memset", "memset", None),
     ("direct_copy_kernel_cuda", "pointwise", lambda t: 6 * t * (H + KV) * DH),  # rotary: widen
@@ -65,8 +73,15 @@ def kind(name):
     return "other", None
 
 
+COLUMNS = ["operation", "model", "layers", "batch", "m", "n", "k", "seq", "context",
+           "heads", "kv_heads", "head_dim", "bytes", "flops", "dtype", "launch",
+           "repeats", "seconds", "sm_clock_mhz", "mem_clock_mhz", "power_w",
+           "temperature_c", "kernels", "device", "driver", "torch", "date", "note"]
+
+
 def main():
     d = json.load(open(os.path.join(ROOT, "validation", "h200-fidelity-probe.json")))
+    out = sys.argv[sys.argv.index("--csv") + 1] if "--csv" in sys.argv else None
     fixed = {c: [] for c in FIGURES}
     print("| step | graph | summed durations | kernels and copies | spacing a kernel | "
           "durations + 0.94 us a kernel |")
@@ -83,17 +98,17 @@ def main():
             cls, work = kind(name)
             per = us * 1e-6 / count
             w = work(t) / BW if work else 0.0
-            rows.append((key, cls, name, count, per, w))
+            rows.append((key, cls, name, count, per, w, work(t) if work else 0.0))
             if cls in fixed:
                 fixed[cls] += [per - w] * count
     print("\n| step | class | kernel | count | duration | work | fixed |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    for key, cls, name, count, per, w in rows:
+    for key, cls, name, count, per, w, _ in rows:
         print(f"| {key} | {cls} | `{name[:60]}` | {count} | {per * 1e6:.2f} us | "
               f"{w * 1e6:.2f} us | {(per - w) * 1e6:.2f} us |")
     print("\n| class | kernels | median fixed | range | figure (rounded down) |")
     print("| --- | --- | --- | --- | --- |")
-    out = {}
+    path, out = out, {}
     for c in FIGURES:
         v = fixed[c]
         med = statistics.median(v)
@@ -102,6 +117,23 @@ def main():
         print(f"| {c} | {len(v)} | {med * 1e6:.2f} us | {min(v) * 1e6:.2f} to {max(v) * 1e6:.2f} us | "
               f"{fig} us |")
     print("\n" + json.dumps(out))
+    if path:
+        with open(path, "w", newline="") as f:
+            wr = csv.DictWriter(f, COLUMNS)
+            wr.writeheader()
+            for key, cls, name, count, per, w, nbytes in rows:
+                if cls not in FIGURES:
+                    continue
+                batch = int(key.split("B=")[1].split()[0])
+                wr.writerow(dict(
+                    operation="kernel_" + cls.replace("-", "_"), model="llama-3-8b", layers=32,
+                    batch=batch, context=T, heads=H, kv_heads=KV, head_dim=DH,
+                    bytes=f"{max(nbytes, 1.0):.6e}", dtype=key.split()[1], launch="eager",
+                    seconds=f"{per:.6e}", kernels=count, device=d["device"],
+                    driver="", torch=d["torch"], date="2026-12-01",
+                    note=f"{key}: {name[:80]} (torch.profiler device time over {count} kernels, "
+                         "h200-fidelity-probe.json steps_profile)"))
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

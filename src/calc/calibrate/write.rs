@@ -172,6 +172,17 @@ pub fn text(
             put(&mut doc, &["call", key], us(v).into(), cite(what));
         }
     }
+    for (class, v, n) in &f.kernel_fixed {
+        put(
+            &mut doc,
+            &["kernel-fixed", class.key()],
+            us(*v).into(),
+            cite(&format!(
+                "the kernel_{} rows: each row's time a kernel less its bytes at achievable.hbm-bandwidth, the median over their {n} kernels, rounded down",
+                class.key().replace('-', "_")
+            )),
+        );
+    }
     if let Some(x) = f.interleave {
         put(
             &mut doc,
