@@ -531,3 +531,86 @@ fn curve(figures: Option<(f64, f64)>, length: f64) -> f64 {
 pub fn reduces(g: &super::super::matmul::efficiency::GemmTime, weight_bytes: f64) -> bool {
     g.efficiency.split_k > 1 && (g.compute_s > g.read_s || weight_bytes >= 2.0)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::calc::decode::{self, DecodeInputs};
+    use crate::catalog::Catalog;
+    use crate::spec::hardware::Mode;
+    use crate::spec::overrides::Set;
+
+    /// Llama-3-8B decode at T = 1,024 on the H200 replayed from a graph,
+    /// priced per operation, with `sets` applied to the hardware file.
+    fn priced(batch: u64, sets: &[&str]) -> super::Priced {
+        let cat = Catalog::default();
+        let m = cat.model("llama-3-8b", &[]).unwrap();
+        let sets: Vec<Set> = sets.iter().map(|s| s.parse().unwrap()).collect();
+        let hw = cat.hardware("h200-sxm", &sets).unwrap();
+        let mut f = crate::inputs::Fields::new();
+        f.insert("batch".into(), batch.into());
+        f.insert("context".into(), 1024.into());
+        f.insert("launch".into(), "graph".into());
+        let i: DecodeInputs = crate::inputs::from_fields(&f).unwrap();
+        let c = decode::cost(&m, &hw, &i, Mode::Achievable).unwrap();
+        c.timed.priced.unwrap()
+    }
+
+    const BW: f64 = 4202.7e9; // achievable.hbm-bandwidth
+    const LAUNCH: f64 = 0.94e-6; // achievable.launch.graph
+
+    #[test]
+    fn norms_and_pointwise_kernels_pay_their_class_figures() {
+        // 32 layers of 2 RMSNorms over one token's 4,096 bf16 values (read
+        // and written: 4 x 4,096 x 2 B a layer), each 5.7 us
+        // (kernel-fixed.norm) and the 0.94 us replay.
+        let p = priced(1, &[]);
+        let o = p.op("layer-norms").unwrap();
+        let by_hand = 32.0 * (2.0 * (5.7e-6 + LAUNCH) + 4.0 * 4096.0 * 2.0 / BW);
+        assert!((o.time_s - by_hand).abs() < 1e-12, "{} {by_hand}", o.time_s);
+        // Rotary's three kernels are pointwise (1.3 us each) over 40 heads
+        // of 128 at 20 bytes an element.
+        let r = p.op("rotary").unwrap();
+        let rotary = 32.0 * (3.0 * (1.3e-6 + LAUNCH) + 40.0 * 128.0 * 20.0 / BW);
+        assert!((r.time_s - rotary).abs() < 1e-12, "{} {rotary}", r.time_s);
+    }
+
+    #[test]
+    fn the_output_projection_copies_the_residual_in_bf16() {
+        // addmm copies the residual into its output first: one copy a
+        // layer at kernel-fixed.copy, so 1 us less of it takes 32 us off.
+        let bf = priced(1, &[]).op("o").unwrap().time_s;
+        let less = priced(1, &["achievable.kernel-fixed.copy=0.2us"]);
+        let d = bf - less.op("o").unwrap().time_s;
+        assert!((d - 32.0e-6).abs() < 1e-12, "{d}");
+        // fp8 projections add the residual in a kernel of their own: no copy.
+        let fp8 = |sets: &[&str]| {
+            let cat = Catalog::default();
+            let m = cat.model("llama-3-8b", &[]).unwrap();
+            let sets: Vec<Set> = sets.iter().map(|s| s.parse().unwrap()).collect();
+            let hw = cat.hardware("h200-sxm", &sets).unwrap();
+            let mut f = crate::inputs::Fields::new();
+            f.insert("batch".into(), 1u64.into());
+            f.insert("context".into(), 1024.into());
+            f.insert("launch".into(), "graph".into());
+            f.insert("dtype".into(), "fp8".into());
+            f.insert("activations".into(), "fp8".into());
+            let i: DecodeInputs = crate::inputs::from_fields(&f).unwrap();
+            let c = decode::cost(&m, &hw, &i, Mode::Achievable).unwrap();
+            c.timed.priced.unwrap().op("o").unwrap().time_s
+        };
+        assert_eq!(fp8(&[]), fp8(&["achievable.kernel-fixed.copy=0.2us"]));
+    }
+
+    #[test]
+    fn decode_attention_combines_its_split_keys_below_the_sm_threshold() {
+        // Batch x 8 KV heads against 0.8 x 2 x 132 = 211.2 blocks: batch 26
+        // (208 blocks) splits and runs the combine kernel, batch 27 (216)
+        // does not. Kernels a layer: the attention kernel, two cache
+        // writes, and the combine where it splits.
+        let k = |b| priced(b, &[]).op("attention").unwrap().kernels / 32.0;
+        assert_eq!(k(1), 4.0);
+        assert_eq!(k(26), 4.0);
+        assert_eq!(k(27), 3.0);
+        assert_eq!(k(32), 3.0);
+    }
+}
