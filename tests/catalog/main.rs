@@ -6,6 +6,7 @@
 //! listed in `SKIPPED` with the reason; `every_case_is_covered_or_skipped`
 //! keeps the two lists honest.
 
+#[path = "../common/mod.rs"]
 mod common;
 use common::{check, check_flagged, check_rounded, check_si};
 use roofline::calc::hw::{HwShowInputs, cost};
