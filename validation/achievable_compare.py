@@ -172,6 +172,17 @@ def main():
           "h200-power-heldout-summary.json)", rows,
           "Graph replays back to back for 6 s while the board's power was read; from batch "
           "128 the board sat at its 700 W limit with the clock pulled down (1,747 and 1,616 MHz).")
+    gk = json.load(open(os.path.join(ROOT, "validation", "h200-graph-kernels.json")))
+    rows = []
+    for r in gk["steps"]:
+        p = q("decode", *hw, "--model", r["model"], "--batch", str(r["batch"]),
+              "--context", str(r["context"]), "--launch", "graph", *prec(r))
+        rows.append((f"{r['model']} {r['dtype']} B={r['batch']} T={r['context']}", r["graph_s"],
+                     p["step_time_s"], "no"))
+    table("Decode steps, CUDA graph, a later lease (h200-graph-kernels.json)", rows,
+          "validation/graph_kernels.py, 2026-12-01 22:12 UTC: the serving script's forward, "
+          "20 replays timed by CUDA events before any profiler was attached; no figure was "
+          "fitted on these steps or on this lease.")
     old = json.load(open(os.path.join(ROOT, "validation", "h200-serving.json")))
     rows = []
     for r in old["decode"]:

@@ -2,6 +2,7 @@
 
     python3 validation/kernel_classes.py            # prints the tables; no GPU needed
     python3 validation/kernel_classes.py --csv validation/calibrate-h200-kernels.csv
+    python3 validation/kernel_classes.py --graph validation/h200-graph-kernels.json
 
 Reads the profiler's kernels of four Llama-3-8B decode steps at T = 1,024
 (bf16 and fp8, batch 1 and 32: `steps_profile` of
@@ -26,6 +27,13 @@ same the graph launches; eager they start on an idle GPU).
 (`kernel_norm`, `kernel_pointwise`, ... : a kernel name's mean duration in
 `seconds`, how many ran in `kernels`, the bytes one moves in `bytes`), the
 rows `roofline calibrate` fits `[achievable.kernel-fixed]` from.
+
+`--graph FILE` reads a later run of validation/graph_kernels.py instead
+(every kernel of decode steps replayed from a CUDA graph, under the
+profiler, on another lease): per step, the graph time against the summed
+durations and the first-to-last span, and for Llama-3-8B the same class
+medians, a check of the shipped figures on kernels they were not taken
+from.
 """
 
 import csv
@@ -136,5 +144,40 @@ def main():
         print(f"wrote {path}")
 
 
+def graph(path):
+    d = json.load(open(path))
+    names = d["kernel_names"]
+    print("| step | kernels | graph | summed durations | span | (graph - durations) a kernel | "
+          "gaps in the span a kernel |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    fixed = {c: [] for c in FIGURES}
+    for s in d["steps"]:
+        if "replays" not in s:
+            continue
+        r = s["replays"][0]
+        n = s["kernels_per_replay"]
+        dur = statistics.median(sum(x["dur_ns"]) for x in s["replays"]) * 1e-9
+        span = statistics.median(x["span_ns"] for x in s["replays"]) * 1e-9
+        print(f"| {s['model']} {s['dtype']} B={s['batch']} | {n} | {s['graph_s'] * 1e3:.3f} ms | "
+              f"{dur * 1e3:.3f} ms | {span * 1e3:.3f} ms | {(s['graph_s'] - dur) / n * 1e6:.2f} us | "
+              f"{(span - dur) / n * 1e6:.2f} us |")
+        if s["model"] != "llama-3-8b":
+            continue
+        for k, ns in zip(r["kernel"], r["dur_ns"]):
+            cls, work = kind(names[k])
+            if cls in fixed:
+                fixed[cls].append(ns * 1e-9 - (work(s["batch"]) / BW if work else 0.0))
+    print("\n| class (Llama-3-8B, graph replays) | kernels | median fixed | range |")
+    print("| --- | --- | --- | --- |")
+    for c in FIGURES:
+        v = fixed[c]
+        if v:
+            print(f"| {c} | {len(v)} | {statistics.median(v) * 1e6:.2f} us | "
+                  f"{min(v) * 1e6:.2f} to {max(v) * 1e6:.2f} us |")
+
+
 if __name__ == "__main__":
-    main()
+    if "--graph" in sys.argv:
+        graph(sys.argv[sys.argv.index("--graph") + 1])
+    else:
+        main()
