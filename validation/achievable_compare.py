@@ -126,7 +126,11 @@ def main():
             ("d", "host probe, another machine (h200-host-probe-d.json)",
              "A later lease, another machine of the same kind, whose host ran 1.5 to 2.5 "
              "times slower (its own single calls and cycles measure that: "
-             "h200-host-probe-d-log.txt); the figures are still process c's.")):
+             "h200-host-probe-d-log.txt); the figures are still process c's."),
+            ("e", "host probe, a third lease (h200-host-probe-e.json)",
+             "2026-12-01 22:20 UTC, two rounds: the host's single calls ran 1.1 to 1.35 "
+             "times process c's in round 0 and its cycles interleaved at 1.38 to 1.46 (c: 1.12 to "
+             "1.23; h200-host-probe-e-log.txt); the figures are still process c's.")):
         for kind, title in (("decode", "Decode steps, eagerly from Python"),
                             ("chunk", "Chunks and verify passes, eagerly from Python")):
             rows = []

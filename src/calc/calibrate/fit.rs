@@ -30,6 +30,9 @@ pub struct Figures {
     pub overhead_points: usize,
     /// Host path of one eager matmul call, s.
     pub matmul_eager: Option<f64>,
+    /// Whether `matmul_eager` came from `host_gemm` rows (else from
+    /// host-bound small GEMMs).
+    pub matmul_eager_from_host_rows: bool,
     /// Host path per elementwise kernel's call, alone, s.
     pub kernel_eager: Option<f64>,
     /// Host path of one decode attention call, alone, s.
@@ -259,9 +262,15 @@ pub fn fit(rows: &[&Row]) -> Figures {
         }
     }
 
-    // The host path of one eager matmul: small GEMMs called back to back
-    // from Python are host-bound, so their time per call is the host's path
-    // (the GPU finishes each one sooner: their graph time is well below).
+    // The host path of one eager matmul: the `host_gemm` rows where the
+    // file has them (a GEMM call as the forward makes it), else small GEMMs
+    // called back to back from Python, which are host-bound, so their time
+    // per call is the host's path (their graph time is well below).
+    let host_gemm: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.op == Operation::HostGemm)
+        .map(|r| r.seconds)
+        .collect();
     let host_bound: Vec<f64> = rows
         .iter()
         .filter(|e| e.op == Operation::Gemm && e.launch == LaunchMode::Eager)
@@ -276,7 +285,13 @@ pub fn fit(rows: &[&Row]) -> Figures {
         })
         .map(|e| e.seconds)
         .collect();
-    f.matmul_eager = median(host_bound).map(|d| floor_to(d, 1e-7));
+    f.matmul_eager_from_host_rows = !host_gemm.is_empty();
+    let calls = if host_gemm.is_empty() {
+        host_bound
+    } else {
+        host_gemm
+    };
+    f.matmul_eager = median(calls).map(|d| floor_to(d, 1e-7));
 
     // The host's path by call class (formulas.md, "Achievable: a forward
     // operation by operation"): each class's single calls back to back, and
@@ -374,6 +389,8 @@ mod tests {
         assert!(near(f.kernel_eager, 10e-6), "{:?}", f.kernel_eager);
         assert!(near(f.attention_eager, 30e-6), "{:?}", f.attention_eager);
         assert!(near(f.cached_attention_eager, 90e-6));
+        // The one host_gemm row is the matmul call's path.
+        assert!(near(f.matmul_eager, 20e-6), "{:?}", f.matmul_eager);
         // A host_kernel row without its kernels is refused.
         let bad = "operation,kernels,dtype,launch,seconds,device,driver,date\n\
             host_kernel,,bf16,eager,10e-6,GPU,1,d\n";

@@ -146,9 +146,11 @@ pub fn text(
             &mut doc,
             &["call", "matmul-eager"],
             us(v).into(),
-            cite(
-                "the median time per call of the small gemm rows called back to back from Python (host-bound: their graph time is under 0.8 of it), rounded down",
-            ),
+            cite(if f.matmul_eager_from_host_rows {
+                "the median time per call of the host_gemm rows (a GEMM call as the forward makes it, back to back from Python), rounded down"
+            } else {
+                "the median time per call of the small gemm rows called back to back from Python (host-bound: their graph time is under 0.8 of it), rounded down"
+            }),
         );
     }
     for (key, v, what) in [
