@@ -208,6 +208,9 @@ const CORPUS: &[&str] = &[
     // 30 s bound in the debug binary, parsing the file at each point.
     "decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --sweep dtype=1..12345678901234567890 --sweep compute.dense.bf16=1..1e308EB",
     "decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --sweep compute.dense.bf16=1..1e308EB --sweep memory.hbm-bandwidth=1..1e30EB",
+    // Every one of 64 x 1,024 x 7 points fails (458,752 points: 9 s in the
+    // debug binary on an idle machine, past 30 s under three builds).
+    "decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --sweep dtype=1..12345678901234567890 --sweep compute.dense.bf16=1..1e308EB --sweep context=1..64",
 ];
 
 /// Working command lines the generator mutates: one or more per command.
@@ -509,6 +512,13 @@ fn generate(r: &mut Rng, dir: &std::path::Path, n: usize) -> Vec<String> {
 
 const HF: &str = include_str!("data/hf/llama-3-8b.json");
 
+/// The longest one command line may run before it counts as hung: in the
+/// debug binary this test runs, a grid whose every point fails costs about
+/// 20 us a point (458,752 points in 9 s on an idle machine), about 20 s at
+/// the 1,000,000-point cap, and two or three times that on a loaded 2-core
+/// machine; a hang runs forever.
+const LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// Runs the binary; `None` when it ran past `limit`.
 fn run_bounded(args: &[String], limit: std::time::Duration) -> Option<std::process::Output> {
     use std::process::{Command, Stdio};
@@ -540,7 +550,8 @@ fn run_bounded(args: &[String], limit: std::time::Duration) -> Option<std::proce
 
 /// Whole command lines, the corpus first, then generated ones until the
 /// time budget is spent. Every one ends with a documented exit code and
-/// no panic within 30 s; a failure prints the seed and the command line.
+/// no panic within [`LIMIT`]; a failure prints the seed and the command
+/// line.
 #[test]
 fn fuzz_command_lines() {
     let secs: u64 = std::env::var("ROOFLINE_FUZZ_SECS")
@@ -581,7 +592,7 @@ fn fuzz_command_lines() {
         };
         n += 1;
         let shown = args.join(" ");
-        let o = run_bounded(&args, std::time::Duration::from_secs(30))
+        let o = run_bounded(&args, LIMIT)
             .unwrap_or_else(|| panic!("hung (seed {seed}, case {n}): roofline {shown}"));
         let err = String::from_utf8_lossy(&o.stderr);
         let code = o.status.code();

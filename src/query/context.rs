@@ -137,21 +137,26 @@ impl Context {
     }
 
     /// The `--set`s of a point: the context's, then the point's own
-    /// dotted fields (a swept `--set` path), and the cache key they make.
-    fn point_sets(
-        &self,
-        id: &str,
-        fields: &Fields,
-        file_field: &dyn Fn(&str) -> bool,
-    ) -> Result<(Vec<Set>, String)> {
+    /// dotted fields (a swept `--set` path).
+    fn point_sets(&self, fields: &Fields, file_field: &dyn Fn(&str) -> bool) -> Result<Vec<Set>> {
         let mut sets = self.sets.clone();
+        for (k, v) in fields.iter().filter(|(k, _)| file_field(k)) {
+            sets.push(format!("{k}={}", set_value(v)).parse()?);
+        }
+        Ok(sets)
+    }
+
+    /// The cache key of a point's file: its id and the point's own `--set`s
+    /// as text, made without parsing them (a cached point parses nothing).
+    fn point_key(id: &str, fields: &Fields, file_field: &dyn Fn(&str) -> bool) -> String {
         let mut key = id.to_string();
         for (k, v) in fields.iter().filter(|(k, _)| file_field(k)) {
-            let value = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-            sets.push(format!("{k}={value}").parse()?);
-            key.push_str(&format!("\n{k}={value}"));
+            key.push('\n');
+            key.push_str(k);
+            key.push('=');
+            key.push_str(&set_value(v));
         }
-        Ok((sets, key))
+        key
     }
 
     /// The hardware of one point: its `hw` field, or `default` when the
@@ -227,7 +232,7 @@ impl Context {
         {
             return Ok(x.clone());
         }
-        let (sets, key) = self.point_sets(id, fields, file_field)?;
+        let key = Self::point_key(id, fields, file_field);
         if let Some(x) = cache.borrow().get(&key) {
             return Ok(x.clone());
         }
@@ -236,6 +241,7 @@ impl Context {
         if let Some(e) = self.failed.borrow().get(&failed_key) {
             return Err(e.clone());
         }
+        let sets = self.point_sets(fields, file_field)?;
         let file_key = (kind, id.to_string());
         let file = self.files.borrow().get(&file_key).cloned();
         let file = match file {
@@ -469,6 +475,15 @@ pub(crate) fn blame_set(e: Error, sets: &[Set]) -> Error {
             }
         }
         e => e,
+    }
+}
+
+/// A swept field's value as a `--set` value: a string as it is, any other
+/// JSON value as its text.
+fn set_value(v: &serde_json::Value) -> std::borrow::Cow<'_, str> {
+    match v.as_str() {
+        Some(s) => s.into(),
+        None => v.to_string().into(),
     }
 }
 
