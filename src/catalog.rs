@@ -8,6 +8,7 @@ use crate::spec::Origin;
 use crate::spec::hardware::Hardware;
 use crate::spec::model::Model;
 use crate::spec::overrides::{self, Set};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 mod builtin {
@@ -48,12 +49,13 @@ impl Entry {
         }
     }
 
-    fn text(&self) -> Result<String> {
+    /// The text; a built-in file's is the binary's own, not a copy.
+    fn text(&self) -> Result<Cow<'static, str>> {
         match &self.source {
-            Source::Builtin(s) => Ok((*s).to_string()),
-            Source::Text(s) => Ok(s.to_string()),
+            Source::Builtin(s) => Ok(Cow::Borrowed(s)),
+            Source::Text(s) => Ok(Cow::Owned(s.to_string())),
             #[cfg(feature = "fs")]
-            Source::File(p) => read(p),
+            Source::File(p) => read(p).map(Cow::Owned),
         }
     }
 }
@@ -254,7 +256,7 @@ impl Catalog {
         })
     }
 
-    fn text(&self, kind: &'static str, what: &str) -> Result<(String, String)> {
+    fn text(&self, kind: &'static str, what: &str) -> Result<(Cow<'static, str>, String)> {
         // A text given by id (`my-gpu`, `config.json`) is found before a
         // path of the same name would be read.
         let texts = if kind == "hardware" {
@@ -263,11 +265,14 @@ impl Catalog {
             &self.model_texts
         };
         if let Some((id, text)) = texts.iter().find(|(id, _)| id == what) {
-            return Ok((text.clone(), format!("{kind}/{id} (given as text)")));
+            return Ok((
+                Cow::Owned(text.clone()),
+                format!("{kind}/{id} (given as text)"),
+            ));
         }
         if is_path(what) {
             let p = Path::new(what);
-            return Ok((read(p)?, p.display().to_string()));
+            return Ok((Cow::Owned(read(p)?), p.display().to_string()));
         }
         let list = if kind == "hardware" {
             self.hardware_entries()?
@@ -290,6 +295,7 @@ impl Catalog {
     /// path (`calibrate` writes a new file from its base's text).
     pub fn hardware_text(&self, what: &str) -> Result<(String, String)> {
         self.text("hardware", what)
+            .map(|(text, name)| (text.into_owned(), name))
     }
 
     /// A commented template for a user's own file, made from a catalog
@@ -375,7 +381,7 @@ impl Catalog {
         let (text, name) = self.text("models", what)?;
         if what.ends_with(".json") {
             let i = crate::spec::hf::import(&text, &name)?;
-            Ok(Loaded::new(i.toml, name, i.notes))
+            Ok(Loaded::new(i.toml.into(), name, i.notes))
         } else {
             Ok(Loaded::new(text, name, Vec::new()))
         }
@@ -436,7 +442,7 @@ impl Catalog {
 /// reading or parsing the file again.
 #[derive(Debug, Clone)]
 pub struct Loaded {
-    text: String,
+    text: Cow<'static, str>,
     name: String,
     notes: Vec<String>,
     /// Parsed at the first load that has `--set`s (a query without any
@@ -449,7 +455,7 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    fn new(text: String, name: String, notes: Vec<String>) -> Self {
+    fn new(text: Cow<'static, str>, name: String, notes: Vec<String>) -> Self {
         Loaded {
             text,
             name,
@@ -461,12 +467,12 @@ impl Loaded {
 
     /// The text with `sets` applied (`overrides::apply`), its document
     /// parsed once.
-    fn applied(&self, sets: &[&Set]) -> Result<String> {
+    fn applied(&self, sets: &[&Set]) -> Result<Cow<'_, str>> {
         if sets.is_empty() {
-            return Ok(self.text.clone());
+            return Ok(Cow::Borrowed(&self.text));
         }
         let doc = self.doc.get_or_init(|| overrides::parse(&self.text));
-        overrides::apply_to_doc(doc.as_ref().map_err(Clone::clone)?.clone(), sets)
+        overrides::apply_to_doc(doc.as_ref().map_err(Clone::clone)?.clone(), sets).map(Cow::Owned)
     }
 
     /// Whether the file itself has the table at a dotted path.
