@@ -10,15 +10,31 @@ mod common;
 use common::cases;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The test files' sources, by file name.
+/// The test files' sources, by file name; a test crate that is a folder
+/// (`tests/NAME/main.rs` and its modules) is one source, its files joined,
+/// so a checker defined in one module counts where another calls it.
 fn sources() -> BTreeMap<String, String> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests");
     let mut out = BTreeMap::new();
     for e in std::fs::read_dir(dir).expect("tests/ reads") {
         let p = e.unwrap().path();
+        let name: String = p.file_name().unwrap().to_string_lossy().into();
         if p.extension().is_some_and(|x| x == "rs") {
             let text = std::fs::read_to_string(&p).unwrap();
-            out.insert(p.file_name().unwrap().to_string_lossy().into(), text);
+            out.insert(name, text);
+        } else if p.join("main.rs").is_file() {
+            let mut files: Vec<_> = std::fs::read_dir(&p)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|f| f.extension().is_some_and(|x| x == "rs"))
+                .collect();
+            files.sort();
+            let text = files
+                .iter()
+                .map(|f| std::fs::read_to_string(f).unwrap())
+                .collect::<Vec<_>>()
+                .join("\n");
+            out.insert(format!("{name}/"), text);
         }
     }
     assert!(out.len() > 20, "tests/*.rs not found");

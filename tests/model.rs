@@ -1,7 +1,7 @@
 //! `model show`'s typed cost: counts that would overflow 64 bits are errors
 //! naming the field, the model loader names the field of an integer TOML
 //! cannot hold, and properties of the cost over generated architectures.
-//! (The `model-spec` golden cases are in tests/catalog.rs, beside the
+//! (The `model-spec` golden cases are in tests/catalog/models.rs, beside the
 //! catalog they check.)
 
 use proptest::prelude::*;

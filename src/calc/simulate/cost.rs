@@ -4,7 +4,7 @@
 //! and a [`StepCost`] prices it. The real cost ([`Forward`]) builds the
 //! forward from the same typed operations as `decode` and `prefill`
 //! ([`step::forward`]) and times it through `plan`'s replica pricing
-//! ([`plan::Replica::pass_s`], which on one device is `decode`'s roofline
+//! ([`Replica::pass_s`], which on one device is `decode`'s roofline
 //! time plus launch overhead), so a change to the step model reaches the
 //! simulator. The operations that depend only on the token count are built
 //! once per count and kept; attention is linear in its query-key pairs and

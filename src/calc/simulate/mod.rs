@@ -8,7 +8,7 @@
 //!
 //! Rooms: [`arrivals`] (where requests come from), [`dist`] (lengths and
 //! the seeded random stream), [`events`] (the queue), [`kv`] (blocks),
-//! [`scheduler`] (the engine and the loop), [`cost`] (iteration prices),
+//! [`scheduler`] (the engine and the loop), [`cost`](mod@cost) (iteration prices),
 //! [`slo`] (targets), [`report`] (statistics and the report).
 
 pub mod arrivals;

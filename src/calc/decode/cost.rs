@@ -1,0 +1,453 @@
+//! `decode`'s cost: the step (or speculative pass) at a batch, the memory
+//! that batch needs, the time-per-token search for the largest batch, and
+//! goodput with prefill in the loop, gathered into a [`DecodeCost`].
+
+use super::inputs::DecodeInputs;
+use super::setup::{Choices, Setup, setup};
+use super::timed::{Timed, timed};
+use crate::calc::step::Shape;
+use crate::calc::{kv, power, speculative};
+use crate::error::{Error, Result};
+use crate::inputs::{at_least_one, positive};
+use crate::spec::hardware::{Hardware, Mode};
+use crate::spec::model::Model;
+use serde::Serialize;
+
+/// Speculative decoding applied to the step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Speculation {
+    /// a.
+    pub acceptance: f64,
+    /// g.
+    pub draft_tokens: u64,
+    /// c.
+    pub draft_cost: f64,
+    /// (1 - a^(g+1)) / (1 - a).
+    pub expected_tokens: f64,
+    /// The plain one-token step, total.
+    pub plain_step_s: f64,
+    /// verify pass + g c plain steps.
+    pub pass_s: f64,
+    /// plain step / (pass / expected tokens).
+    pub speedup: f64,
+}
+
+/// What limits the largest batch meeting a time-per-token target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SloBound {
+    /// One more sequence's KV cache does not fit beside the weights.
+    Memory,
+    /// One more sequence makes a token take longer than the target.
+    TimePerToken,
+    /// The search's own upper end (no memory capacity to bound it).
+    SearchLimit,
+}
+
+impl SloBound {
+    /// The words a table shows.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SloBound::Memory => "memory",
+            SloBound::TimePerToken => "time per token",
+            SloBound::SearchLimit => "search limit",
+        }
+    }
+}
+
+/// The largest batch meeting a time-per-output-token target.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Slo {
+    /// The target.
+    pub tpot_s: f64,
+    /// The largest batch meeting it (0: none does).
+    pub batch: u64,
+    /// The upper end searched (memory's max batch, where known).
+    pub searched_to: u64,
+    /// Its time per output token.
+    pub batch_tpot_s: f64,
+    /// What sets the batch: the memory (the next batch's KV does not fit)
+    /// or the time per token (the next batch misses the target).
+    pub bound: SloBound,
+    /// The next batch's time per output token, where it fits.
+    pub next_tpot_s: Option<f64>,
+    /// Device throughput there.
+    pub tokens_per_s: f64,
+}
+
+/// Requests with prefill in the loop.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Goodput {
+    /// Prompt tokens.
+    pub prompt: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Prefill of one prompt (time to first token).
+    pub ttft_s: f64,
+    /// ttft + output x time per output token.
+    pub request_latency_s: f64,
+    /// batch / (output x step + batch x ttft).
+    pub requests_per_s: f64,
+    /// Whether the SLOs given are met.
+    pub meets_slo: bool,
+}
+
+/// Every figure `decode` reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodeCost {
+    /// The hardware's id.
+    pub hardware: String,
+    /// The model's id.
+    pub model: String,
+    /// Sequences.
+    pub batch: u64,
+    /// Tokens cached per sequence.
+    pub context: u64,
+    /// Precisions, roof and launch.
+    pub setup: Setup,
+    /// The step (a speculative pass when speculating).
+    pub timed: Timed,
+    /// Every weight of the model at the weight precision.
+    pub model_weight_bytes: f64,
+    /// Tokens each sequence gains per step.
+    pub tokens_per_step: f64,
+    /// Step time (a pass, drafts included).
+    pub step_time_s: f64,
+    /// Speculative decoding, if asked.
+    pub speculation: Option<Speculation>,
+    /// The SLO search, if asked.
+    pub slo: Option<Slo>,
+    /// Goodput, if asked.
+    pub goodput: Option<Goodput>,
+    /// KV + weights against memory, where the file has a capacity.
+    pub memory: Option<MemoryFit>,
+    /// The model's maximum when the context passes it (forced).
+    pub beyond_max: Option<u64>,
+    /// Whether the batch is the time-per-token search's answer (no batch
+    /// was given).
+    pub batch_searched: bool,
+    /// Board power and energy per output token (formulas.md, "Power and
+    /// energy").
+    pub energy: power::Energy,
+}
+
+/// Weights and KV against device memory.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemoryFit {
+    /// Bytes left for KV after weights and reserve.
+    pub kv_budget_bytes: f64,
+    /// The KV of this batch.
+    pub kv_bytes: f64,
+    /// Whether it fits.
+    pub fits: bool,
+    /// Sequences of this context that fit.
+    pub max_batch: u64,
+    /// Usable or datasheet memory.
+    pub source: kv::MemorySource,
+}
+
+/// `decode`'s cost.
+pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Result<DecodeCost> {
+    let given_batch = match inputs.batch {
+        Some(b) => Some(at_least_one("batch", b.0)?),
+        None if inputs.slo_tpot.is_some() => None,
+        None => {
+            return Err(Error::missing_input(
+                "batch",
+                "give `batch`, or a time-per-token target (`slo-tpot`) to search for the largest batch meeting it",
+            ));
+        }
+    };
+    let context = inputs.context.0;
+    let beyond_max = kv::check_context(m, context, inputs.force)?;
+    let s = setup(
+        m,
+        hw,
+        mode,
+        Choices {
+            dtype: inputs.dtype.as_deref(),
+            activations: inputs.activations.as_deref(),
+            kv_dtype: inputs.kv_dtype.as_deref(),
+            launch: inputs.launch.as_deref(),
+            kernels: inputs.kernels,
+        },
+    )?;
+    let params = crate::calc::model::params(m)?.total as f64;
+    let model_weight_bytes = params * s.precisions.weight;
+
+    // Memory: weights that cannot fit at all are no answer (exit 1).
+    let memory = match kv::device_memory(hw) {
+        Err(_) => None,
+        Ok(_) => {
+            let b = kv::budget(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref())?;
+            let (source, left) = (b.source, b.kv_budget_bytes);
+            let cached = m
+                .sliding_window
+                .map_or(context + 1, |w| (context + 1).min(w.get()));
+            let per_seq = crate::calc::model::kv_elements_per_token_per_layer(m)? as f64
+                * s.precisions.kv
+                * m.layers.get() as f64
+                * cached as f64;
+            // The batch's KV is filled in once the batch is known (it may
+            // be the answer of the time-per-token search).
+            Some((
+                MemoryFit {
+                    kv_budget_bytes: left,
+                    kv_bytes: 0.0,
+                    fits: true,
+                    max_batch: (left / per_seq).floor().min(u64::MAX as f64) as u64,
+                    source,
+                },
+                per_seq,
+            ))
+        }
+    };
+
+    let spec = match inputs.acceptance {
+        None => {
+            if inputs.draft_tokens.is_some() || inputs.draft_cost.is_some() {
+                return Err(Error::missing_input(
+                    "acceptance",
+                    "speculative decoding needs the acceptance rate as well",
+                ));
+            }
+            None
+        }
+        Some(a) => {
+            let a = speculative::acceptance(a.0)?;
+            let g = at_least_one("draft-tokens", inputs.draft_tokens.map_or(4, |g| g.0))?;
+            if g > 1024 {
+                return Err(Error::field(
+                    "draft-tokens",
+                    "at most 1024 drafted tokens per pass",
+                ));
+            }
+            let c =
+                crate::inputs::non_negative("draft-cost", inputs.draft_cost.map_or(0.0, |c| c.0))?;
+            Some((a, g, c))
+        }
+    };
+
+    // One step (or speculative pass) at a batch: the timed forward, the
+    // pass time and tokens per sequence per pass.
+    let at = |b: u64| -> Result<(Timed, f64, f64, Option<Speculation>)> {
+        let plain = timed(
+            m,
+            &s,
+            Shape {
+                batch: b,
+                new: 1,
+                past: context,
+                lm_head_tokens: 1,
+            },
+        )?;
+        match spec {
+            None => {
+                let t = plain.total_s;
+                Ok((plain, t, 1.0, None))
+            }
+            Some((a, g, c)) => {
+                let verify = timed(
+                    m,
+                    &s,
+                    Shape {
+                        batch: b,
+                        new: g + 1,
+                        past: context,
+                        lm_head_tokens: g + 1,
+                    },
+                )?;
+                let e = speculative::expected_tokens(a, g);
+                let pass = verify.total_s + g as f64 * c * plain.total_s;
+                let sp = Speculation {
+                    acceptance: a,
+                    draft_tokens: g,
+                    draft_cost: c,
+                    expected_tokens: e,
+                    plain_step_s: plain.total_s,
+                    pass_s: pass,
+                    speedup: plain.total_s / (pass / e),
+                };
+                Ok((verify, pass, e, Some(sp)))
+            }
+        }
+    };
+    let slo = match inputs.slo_tpot {
+        None => None,
+        Some(target) => {
+            let target = positive("slo-tpot", target.seconds)?;
+            let hi = memory.as_ref().map_or(1 << 20, |(f, _)| f.max_batch.max(1));
+            let tpot = |b: u64| -> Result<f64> {
+                let (_, pass, e, _) = at(b)?;
+                Ok(pass / e)
+            };
+            let (best, best_tpot) = if tpot(1)? > target {
+                (0, tpot(1)?)
+            } else if tpot(hi)? <= target {
+                (hi, tpot(hi)?)
+            } else {
+                // Invariant: lo meets the target, hi does not.
+                let (mut lo, mut hi) = (1u64, hi);
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    if tpot(mid)? <= target {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                (lo, tpot(lo)?)
+            };
+            // What stops the batch growing: at the top of the search, the
+            // memory (or the search's own limit); below it, the next batch's
+            // time per token.
+            let (bound, next_tpot_s) = if best == hi && best > 0 {
+                match memory {
+                    Some(_) => (SloBound::Memory, None),
+                    None => (SloBound::SearchLimit, None),
+                }
+            } else {
+                (SloBound::TimePerToken, Some(tpot(best + 1)?))
+            };
+            Some(Slo {
+                tpot_s: target,
+                batch: best,
+                searched_to: hi,
+                batch_tpot_s: best_tpot,
+                bound,
+                next_tpot_s,
+                tokens_per_s: if best == 0 {
+                    0.0
+                } else {
+                    best as f64 / best_tpot
+                },
+            })
+        }
+    };
+
+    let batch_searched = given_batch.is_none();
+    // Without a batch, the step is worked at the search's answer (batch 1
+    // where none meets the target).
+    let batch = given_batch.unwrap_or_else(|| slo.as_ref().map_or(1, |s| s.batch.max(1)));
+    let memory = memory.map(|(mut f, per_seq)| {
+        f.kv_bytes = per_seq * batch as f64;
+        f.fits = f.kv_bytes <= f.kv_budget_bytes;
+        f
+    });
+    let (t, step_time_s, tokens_per_step, speculation) = at(batch)?;
+    // A speculative pass is the verify forward plus g draft steps, each
+    // taken to draw what a plain step of the target draws for c of its
+    // time (the draft model's own figures are not known).
+    let drafts = match &speculation {
+        Some(sp) => Some((
+            timed(
+                m,
+                &s,
+                Shape {
+                    batch,
+                    new: 1,
+                    past: context,
+                    lm_head_tokens: 1,
+                },
+            )?,
+            sp.draft_tokens as f64 * sp.draft_cost,
+        )),
+        None => None,
+    };
+    let energy = power::Energy::new(
+        power::PowerModel::of(hw, s.compute).map(|pm| {
+            let pass = power::of_timed(&pm, &t);
+            match &drafts {
+                Some((plain, k)) => {
+                    power::Draw::sum([pass, power::of_timed(&pm, plain).scaled(*k)])
+                }
+                None => pass,
+            }
+        }),
+        step_time_s,
+        mode,
+        1.0,
+        batch as f64 * tokens_per_step,
+        power::Per::Output,
+    );
+
+    let goodput = match (inputs.output, inputs.prompt) {
+        (None, None) => None,
+        (Some(_), None) => {
+            return Err(Error::missing_input(
+                "prompt",
+                "goodput needs the prompt length as well as output",
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(Error::missing_input(
+                "output",
+                "goodput needs the output length as well as prompt",
+            ));
+        }
+        (Some(out), Some(prompt)) => {
+            let out = at_least_one("output", out.0)?;
+            let prompt = at_least_one("prompt", prompt.0)?;
+            let pre = timed(
+                m,
+                &s,
+                Shape {
+                    batch: 1,
+                    new: prompt,
+                    past: 0,
+                    lm_head_tokens: 1,
+                },
+            )?;
+            let ttft = pre.total_s;
+            let tpot = step_time_s / tokens_per_step;
+            let b = batch as f64;
+            let steps = out as f64 / tokens_per_step;
+            let ttft_ok = inputs.slo_ttft.is_none_or(|x| ttft <= x.seconds);
+            let tpot_ok = inputs.slo_tpot.is_none_or(|x| tpot <= x.seconds);
+            Some(Goodput {
+                prompt,
+                output: out,
+                ttft_s: ttft,
+                request_latency_s: ttft + out as f64 * tpot,
+                requests_per_s: b / (steps * step_time_s + b * ttft),
+                meets_slo: ttft_ok && tpot_ok,
+            })
+        }
+    };
+    if inputs.slo_ttft.is_some() && goodput.is_none() {
+        return Err(Error::missing_input(
+            "prompt",
+            "slo-ttft needs prompt and output to put prefill in the loop",
+        ));
+    }
+
+    Ok(DecodeCost {
+        hardware: hw.id.clone(),
+        model: m.id.clone(),
+        batch,
+        context,
+        setup: s,
+        timed: t,
+        model_weight_bytes,
+        tokens_per_step,
+        step_time_s,
+        speculation,
+        slo,
+        goodput,
+        memory,
+        beyond_max,
+        batch_searched,
+        energy,
+    })
+}
+
+impl DecodeCost {
+    /// Tokens per second per device.
+    pub fn tokens_per_s(&self) -> f64 {
+        self.batch as f64 * self.tokens_per_step / self.step_time_s
+    }
+    /// Tokens per second each sequence sees.
+    pub fn tokens_per_s_per_user(&self) -> f64 {
+        self.tokens_per_step / self.step_time_s
+    }
+}

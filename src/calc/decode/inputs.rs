@@ -1,0 +1,52 @@
+//! `decode`'s typed inputs: what a TOML case, `--set` or the CLI's flags
+//! give a decode step before anything is resolved against a model and a
+//! device.
+
+use crate::calc::simulate::slo::Target;
+use crate::inputs::{Count, Number, Tokens};
+use serde::{Deserialize, Serialize};
+
+/// `decode`'s inputs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct DecodeInputs {
+    /// Sequences decoded together; without it, with `slo_tpot`, the largest
+    /// batch meeting the target.
+    pub batch: Option<Count>,
+    /// Tokens already in each sequence's KV cache.
+    pub context: Tokens,
+    /// Weight precision (default: the hardware's default-dtype).
+    pub dtype: Option<String>,
+    /// KV precision (default bf16).
+    pub kv_dtype: Option<String>,
+    /// Activation precision (default: the hardware's default-dtype); the
+    /// matmuls run at the peak of the wider of weights and activations.
+    pub activations: Option<String>,
+    /// Launch overhead: `none` (speed of light; the default), `eager` or
+    /// `graph` (the default with --achievable).
+    pub launch: Option<String>,
+    /// Kernels per step (default: from the layer structure).
+    pub kernels: Option<Count>,
+    /// Speculative decoding: the acceptance rate a.
+    pub acceptance: Option<Number>,
+    /// Speculative decoding: tokens drafted per pass g (default 4).
+    pub draft_tokens: Option<Count>,
+    /// Speculative decoding: a drafted token's cost as a share of a
+    /// target step c (default 0).
+    pub draft_cost: Option<Number>,
+    /// Time-per-output-token target: find the largest batch meeting it
+    /// (`20ms`, or `p99=20ms`: a step has one time, so every percentile
+    /// of it is that time).
+    pub slo_tpot: Option<Target>,
+    /// Time-to-first-token target, for goodput (the same syntax).
+    pub slo_ttft: Option<Target>,
+    /// Prompt tokens per request, for goodput (prefill in the loop).
+    pub prompt: Option<Tokens>,
+    /// Output tokens per request, for goodput.
+    pub output: Option<Tokens>,
+    /// Share of memory held back for activations and the runtime.
+    pub reserve: Option<serde_json::Value>,
+    /// Allow a context beyond the model's maximum.
+    #[serde(default)]
+    pub force: bool,
+}

@@ -1,0 +1,23 @@
+//! `decode`: one decode step of a model on a device (formulas.md, "Serving:
+//! decode step"; 002 §7.3-§7.4, 004 "launch overhead"). The step is a
+//! forward of one new token per sequence over a cache of `context` tokens,
+//! built from typed per-op costs ([`super::step`]) and timed on one
+//! [`Roof`](super::roof::Roof): max(FLOPs / peak, bytes / bandwidth), plus launch overhead
+//! when asked. With speculative decoding a pass verifies g+1 tokens per
+//! sequence; with a time-per-output-token target the largest batch that
+//! meets it is found by bisection.
+
+mod cost;
+mod fp8;
+mod inputs;
+mod pricer;
+mod report;
+mod setup;
+mod timed;
+
+pub use cost::{DecodeCost, Goodput, MemoryFit, Slo, SloBound, Speculation, cost};
+pub use fp8::float_max_normal;
+pub use inputs::DecodeInputs;
+pub use pricer::pricer;
+pub use setup::{Choices, LaunchMode, Setup, setup};
+pub use timed::{Timed, time_step, timed};

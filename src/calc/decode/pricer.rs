@@ -1,0 +1,125 @@
+//! The per-operation model a step is priced with under `--achievable`
+//! (formulas.md, "Achievable: a forward operation by operation"): the
+//! hardware file's measured rates and `achievable` figures gathered into a
+//! [`Pricer`], with the figures it lacks named for the notes.
+
+use super::setup::LaunchMode;
+use crate::calc::matmul::efficiency::GemmModel;
+use crate::calc::roof::Roof;
+use crate::calc::step::price::{CachedAttention, HostPath, Launch, Pricer};
+use crate::calc::step::{self, Precisions};
+use crate::spec::hardware::{Hardware, Mode};
+
+/// The per-operation model of `hw` at compute precision `compute` and the
+/// launch mode chosen: the measured rates, the file's `achievable` figures
+/// (formulas.md, "Achievable: a forward operation by operation"). Optional
+/// figures the file lacks are named in `missing`.
+#[allow(clippy::too_many_arguments)]
+pub fn pricer(
+    hw: &Hardware,
+    roof: &Roof,
+    compute: &str,
+    kv: &str,
+    launch: LaunchMode,
+    per_kernel_s: f64,
+    precisions: Precisions,
+    missing: &mut Vec<&'static str>,
+) -> Pricer {
+    let a = hw.achievable.as_ref();
+    // Attention multiplies queries by the cached keys and values: it runs
+    // at the cache's precision (an 8-bit cache at the 8-bit rate) and at 16
+    // bits otherwise (integer caches dequantize to 16 bits), whatever the
+    // weights and activations of the projections.
+    let attention_dtype = if kv == "fp8" { "fp8" } else { "bf16" };
+    let (attention_rate, attention_sustained) = if attention_dtype == compute {
+        (roof.peak, a.and_then(|a| a.sustained.get(compute)))
+    } else {
+        let p = hw.precision(Some(attention_dtype)).ok();
+        (
+            p.and_then(|p| hw.peak(p, Mode::Achievable).ok())
+                .unwrap_or(roof.peak),
+            a.and_then(|a| a.sustained.get(attention_dtype)),
+        )
+    };
+    let overhead = a.and_then(|a| a.kernel_overhead).map(|s| s.get());
+    if overhead.is_none() {
+        missing.push("achievable.kernel-overhead");
+    }
+    let sustained = a.and_then(|a| a.sustained.get(compute));
+    if sustained.is_none() {
+        missing.push("achievable.sustained");
+    }
+    let attention = a
+        .and_then(|a| a.attention.as_ref())
+        .and_then(|at| Some((at.peak_fraction?, at.half_length?.get() as f64)));
+    if attention.is_none() {
+        missing.push("achievable.attention");
+    }
+    let query_tile = a
+        .and_then(|a| a.attention.as_ref())
+        .and_then(|at| at.query_tile)
+        .map_or(1, |t| t.get());
+    let cached_attention = a.and_then(|a| a.attention.as_ref()).and_then(|at| {
+        Some(CachedAttention {
+            curve: (
+                at.cached_peak_fraction?,
+                at.cached_half_length?.get() as f64,
+            ),
+            query_tile: at.cached_query_tile.map_or(query_tile, |t| t.get()),
+            split_query_tile: at.cached_split_query_tile.map(|t| t.get()),
+        })
+    });
+    let gemm = GemmModel::of(hw);
+    if gemm.tiles.is_empty() {
+        missing.push("achievable.gemm");
+    }
+    // An eager step from Python pays each kernel's host path, the measured
+    // cost of one eager call; the bare launch where the file lacks it.
+    let (launch, per_kernel_s) = match launch {
+        LaunchMode::None => (Launch::None, 0.0),
+        LaunchMode::Graph => (Launch::Graph, per_kernel_s),
+        LaunchMode::Eager => (
+            Launch::Eager,
+            match a.and_then(|a| a.call.as_ref()).and_then(|c| c.matmul_eager) {
+                Some(c) => c.get(),
+                None => {
+                    missing.push("achievable.call.matmul-eager");
+                    per_kernel_s
+                }
+            },
+        ),
+    };
+    // Each call's host path by its class; a file without the class figures
+    // prices every call as a GEMM's.
+    // Each measured alone, times the cost of interleaving them.
+    let call = a.and_then(|a| a.call.as_ref());
+    let x = call.and_then(|c| c.interleave).unwrap_or(1.0);
+    let host = HostPath {
+        gemm_s: x * per_kernel_s,
+        kernel_s: x * call
+            .and_then(|c| c.kernel_eager)
+            .map_or(per_kernel_s, |s| s.get()),
+        attention_s: x * call
+            .and_then(|c| c.attention_eager)
+            .map_or(per_kernel_s, |s| s.get()),
+        cached_attention_s: x * call
+            .and_then(|c| c.cached_attention_eager)
+            .map_or(per_kernel_s * step::ATTENTION_KERNELS, |s| s.get()),
+    };
+    Pricer {
+        rate: roof.peak,
+        sustained,
+        bandwidth: roof.bandwidth,
+        launch,
+        per_kernel_s,
+        host,
+        overhead_s: overhead.unwrap_or(0.0),
+        gemm,
+        attention,
+        query_tile,
+        cached_attention,
+        attention_rate,
+        attention_sustained,
+        precisions,
+    }
+}

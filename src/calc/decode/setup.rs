@@ -1,0 +1,318 @@
+//! The set-up a step is priced under: precisions resolved against the model
+//! and the device, the roof at the compute precision, the launch mode and
+//! its overhead per kernel, the sources of each figure, and (with
+//! `--achievable`) the per-operation model from [`pricer()`].
+//! `prefill` and `plan` resolve their steps through it too.
+
+use super::pricer::pricer;
+use crate::calc::kv::{self, KvPrecision};
+use crate::calc::roof::{self, Roof};
+use crate::calc::step::price::Pricer;
+use crate::calc::step::{self, Precisions};
+use crate::error::{Error, Result};
+use crate::inputs::{Count, at_least_one};
+use crate::precision::{self, Precision};
+use crate::report::{Quantity, Report, Unit};
+use crate::spec::hardware::{Hardware, Mode};
+use crate::spec::model::Model;
+use crate::units;
+use serde::Serialize;
+
+/// Launch overhead mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaunchMode {
+    /// No overhead: the speed of light.
+    None,
+    /// Kernels launched eagerly one after another.
+    Eager,
+    /// Kernels replayed from a CUDA graph.
+    Graph,
+}
+
+impl LaunchMode {
+    /// Its name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LaunchMode::None => "none",
+            LaunchMode::Eager => "eager",
+            LaunchMode::Graph => "graph",
+        }
+    }
+}
+
+/// The precisions and roof a step runs on, and its launch overhead.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Setup {
+    /// Weight precision.
+    pub weights: &'static str,
+    /// Activation precision.
+    pub activations: &'static str,
+    /// The compute key the matmuls run at.
+    pub compute: &'static str,
+    /// KV precision.
+    pub kv: KvPrecision,
+    /// Bytes per element of each tensor kind.
+    pub precisions: Precisions,
+    /// The roof at the compute precision.
+    pub roof: Roof,
+    /// Datasheet or measured.
+    pub mode: Mode,
+    /// Launch mode.
+    pub launch: LaunchMode,
+    /// Seconds per kernel.
+    pub per_kernel_s: f64,
+    /// Whether the launch overhead is the file's measured
+    /// `achievable.launch` figure.
+    pub launch_measured: bool,
+    /// Kernels per forward.
+    pub kernels: f64,
+    /// Whether the kernel count was given.
+    pub kernels_given: bool,
+    /// Where the peak, the bandwidth and the launch overhead come from:
+    /// the file's field and its source.
+    pub sources: [Option<String>; 3],
+    /// The per-operation model (`--achievable` only).
+    #[serde(skip)]
+    pub pricer: Option<Pricer>,
+    /// Figures the per-operation model found missing and did without
+    /// (field names), for the notes.
+    #[serde(skip)]
+    pub missing: Vec<&'static str>,
+}
+
+/// The precision, launch and kernel choices a step is set up with (each
+/// `None` takes its default).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Choices<'a> {
+    /// Weight precision.
+    pub dtype: Option<&'a str>,
+    /// Activation precision.
+    pub activations: Option<&'a str>,
+    /// KV precision.
+    pub kv_dtype: Option<&'a str>,
+    /// `none`, `eager` or `graph`.
+    pub launch: Option<&'a str>,
+    /// Kernels per forward.
+    pub kernels: Option<Count>,
+}
+
+/// Resolves precisions, the roof and launch overhead for `m` on `hw`.
+pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> {
+    let Choices {
+        dtype,
+        activations,
+        kv_dtype,
+        launch,
+        kernels,
+    } = c;
+    let named = |field: &str, e: Error| match e {
+        Error::Input { message, .. } => Error::field(field, message),
+        e => e,
+    };
+    // A quantized checkpoint's own weight precision comes before the
+    // hardware's default.
+    let dtype = dtype.or(m.weight_dtype.as_deref());
+    let w = precision::lookup(dtype.unwrap_or(&hw.default_dtype)).map_err(|e| named("dtype", e))?;
+    let a = precision::lookup(activations.unwrap_or(&hw.default_dtype))
+        .map_err(|e| named("activations", e))?;
+    let kv = kv::kv_precision(kv_dtype.unwrap_or("bf16"))?;
+    // A matmul runs at the precision of its wider operand: int4 weights
+    // against bf16 activations run at the bf16 peak (weight-only); fp8
+    // weights against fp8 activations at the fp8 peak.
+    let compute: &'static Precision = if w.bits > a.bits + 0.5 { w } else { a };
+    let compute = precision::lookup(compute.compute)?;
+    let p = hw.precision(Some(compute.name))?;
+    let roof = Roof::of(hw, p, mode)?;
+    // The default launch mode, not one the user asked for, gets a hint on
+    // how to do without it when the file lacks its figure.
+    let defaulted = launch.is_none();
+    let launch = match launch.map(|s| s.trim().to_ascii_lowercase()) {
+        None => match mode {
+            Mode::SpeedOfLight => LaunchMode::None,
+            Mode::Achievable => LaunchMode::Graph,
+        },
+        Some(s) => match s.as_str() {
+            "none" => LaunchMode::None,
+            "eager" => LaunchMode::Eager,
+            "graph" => LaunchMode::Graph,
+            _ => {
+                return Err(Error::field(
+                    "launch",
+                    format!("`{s}`: expected none, eager or graph"),
+                ));
+            }
+        },
+    };
+    let table = match mode {
+        Mode::SpeedOfLight => hw.launch.as_ref(),
+        Mode::Achievable => hw
+            .achievable
+            .as_ref()
+            .and_then(|x| x.launch.as_ref())
+            .or(hw.launch.as_ref()),
+    };
+    let per_kernel_s = match launch {
+        LaunchMode::None => 0.0,
+        LaunchMode::Eager => table
+            .and_then(|l| l.eager)
+            .map(|s| s.get())
+            .ok_or_else(|| hw.missing("launch.eager", "eager launch overhead", Some("7 us")))?,
+        LaunchMode::Graph => table
+            .and_then(|l| l.graph)
+            .map(|s| s.get())
+            .ok_or_else(|| {
+                let why = if defaulted && mode == Mode::Achievable {
+                    "CUDA-graph launch overhead, the default with --achievable; --launch none leaves launch overhead out"
+                } else {
+                    "CUDA-graph launch overhead"
+                };
+                hw.missing("launch.graph", why, Some("1 us"))
+            })?,
+    };
+    // Measured only when it comes from the file's `achievable.launch`; the
+    // plain `launch` section it falls back to may be a course's estimate.
+    let launch_measured = mode == Mode::Achievable
+        && hw
+            .achievable
+            .as_ref()
+            .and_then(|x| x.launch.as_ref())
+            .and_then(|l| match launch {
+                LaunchMode::None => None,
+                LaunchMode::Eager => l.eager,
+                LaunchMode::Graph => l.graph,
+            })
+            .is_some();
+    let launch_key = match launch {
+        LaunchMode::None => None,
+        LaunchMode::Eager => Some("eager"),
+        LaunchMode::Graph => Some("graph"),
+    };
+    let prefix = match mode {
+        Mode::SpeedOfLight => "",
+        Mode::Achievable => "achievable.",
+    };
+    // Built with push_str, not format!: every sweep point resolves them.
+    let named = |mut field: String| {
+        if let Some(s) = hw.source(&field) {
+            field.reserve(2 + s.len());
+            field.push_str(": ");
+            field.push_str(s);
+        }
+        Some(field)
+    };
+    let launch_field = launch_key.map(|k| {
+        let measured = format!("achievable.launch.{k}");
+        if mode == Mode::Achievable && hw.source(&measured).is_some() {
+            measured
+        } else {
+            format!("launch.{k}")
+        }
+    });
+    let sources = [
+        named(match mode {
+            Mode::SpeedOfLight => format!("compute.dense.{}", p.compute),
+            Mode::Achievable => format!("achievable.dense.{}", p.compute),
+        }),
+        named(format!(
+            "{prefix}{}",
+            if prefix.is_empty() {
+                "memory.hbm-bandwidth"
+            } else {
+                "hbm-bandwidth"
+            }
+        )),
+        launch_field.and_then(named),
+    ];
+    let (kernels, given) = match kernels {
+        // A step launches at least one kernel.
+        Some(k) => (at_least_one("kernels", k.0)? as f64, true),
+        None => (step::kernels(m), false),
+    };
+    let mut missing = Vec::new();
+    let pricer = (mode == Mode::Achievable).then(|| {
+        pricer(
+            hw,
+            &roof,
+            p.compute,
+            kv.name,
+            launch,
+            per_kernel_s,
+            Precisions {
+                weight: w.bytes(),
+                activation: a.bytes(),
+                kv: kv.bytes(),
+            },
+            &mut missing,
+        )
+    });
+    Ok(Setup {
+        weights: w.name,
+        activations: a.name,
+        compute: p.name,
+        kv: *kv,
+        precisions: Precisions {
+            weight: w.bytes(),
+            activation: a.bytes(),
+            kv: kv.bytes(),
+        },
+        roof,
+        mode,
+        launch,
+        per_kernel_s,
+        launch_measured,
+        kernels,
+        kernels_given: given,
+        sources,
+        pricer,
+        missing,
+    })
+}
+
+impl Setup {
+    /// The launch overhead in words for an `--achievable` note: measured,
+    /// from the file's plain `launch` section, or none.
+    pub fn launch_words(&self) -> String {
+        if let (LaunchMode::Eager, Some(p)) = (self.launch, &self.pricer)
+            && !self.missing.contains(&"achievable.call.matmul-eager")
+        {
+            let h = &p.host;
+            return format!(
+                "eager: the host's path per call from Python where longer than the GPU's work ({} a GEMM call, {} an elementwise kernel, {} an attention call, {} a cached-prefix attention op, interleaved)",
+                units::seconds(h.gemm_s),
+                units::seconds(h.kernel_s),
+                units::seconds(h.attention_s),
+                units::seconds(h.cached_attention_s)
+            );
+        }
+        match self.launch {
+            LaunchMode::None => "no launch overhead (--launch none)".into(),
+            l if self.launch_measured => format!(
+                "{} per kernel ({} launch)",
+                units::seconds(self.per_kernel_s),
+                l.as_str()
+            ),
+            l => format!(
+                "{} per kernel (launch.{}: the file's figure, not a measurement)",
+                units::seconds(self.per_kernel_s),
+                l.as_str()
+            ),
+        }
+    }
+
+    /// Records the peak, the bandwidth (each with the file field it came
+    /// from) and the ridge point.
+    pub fn record_roof(&self, r: &mut Report) {
+        r.result("peak_flops_per_s", self.roof.peak, || {
+            Quantity::new(
+                format!("peak ({})", self.compute),
+                self.roof.unit(Unit::FlopPerSec),
+            )
+            .source(self.sources[0].as_deref())
+        });
+        r.result("bandwidth_bytes_per_s", self.roof.bandwidth, || {
+            Quantity::new("memory bandwidth", Unit::BytesPerSec).source(self.sources[1].as_deref())
+        });
+        roof::ridge(r, &self.roof);
+    }
+}
