@@ -126,7 +126,11 @@ def main():
             ("d", "host probe, another machine (h200-host-probe-d.json)",
              "A later lease, another machine of the same kind, whose host ran 1.5 to 2.5 "
              "times slower (its own single calls and cycles measure that: "
-             "h200-host-probe-d-log.txt); the figures are still process c's.")):
+             "h200-host-probe-d-log.txt); the figures are still process c's."),
+            ("e", "host probe, a third lease (h200-host-probe-e.json)",
+             "2026-12-01 22:20 UTC, two rounds: the host's single calls ran 1.1 to 1.35 "
+             "times process c's in round 0 and its cycles interleaved at 1.38 to 1.46 (c: 1.12 to "
+             "1.23; h200-host-probe-e-log.txt); the figures are still process c's.")):
         for kind, title in (("decode", "Decode steps, eagerly from Python"),
                             ("chunk", "Chunks and verify passes, eagerly from Python")):
             rows = []
@@ -157,6 +161,32 @@ def main():
         rows.append((f"{r['model']} {r['dtype']} B={r['batch']} q={r['new_tokens']} "
                      f"T={r['cached']}", r["graph_s"], p["time_s"], "no"))
     table("Verify passes, CUDA graph (h200-fidelity-probe.json)", rows)
+    rows = []
+    for name in ("h200-power-summary.json", "h200-power-heldout-summary.json"):
+        pw = json.load(open(os.path.join(ROOT, "validation", name)))
+        for ph in pw["phases"]:
+            if not ph["phase"].startswith("decode"):
+                continue
+            step = ph.get("step_s", ph.get("call_s"))
+            p = q("decode", *hw, "--model", "llama-3-8b", "--batch", str(ph["batch"]),
+                  "--context", str(ph["context"]), "--launch", "graph")
+            rows.append((f"llama-3-8b bf16 B={ph['batch']} T={ph['context']} ({name[5:-13]})",
+                         step, p["step_time_s"], "no"))
+    table("Decode steps, CUDA graph, 6 s loops of the power runs (h200-power-summary.json, "
+          "h200-power-heldout-summary.json)", rows,
+          "Graph replays back to back for 6 s while the board's power was read; from batch "
+          "128 the board sat at its 700 W limit with the clock pulled down (1,747 and 1,616 MHz).")
+    gk = json.load(open(os.path.join(ROOT, "validation", "h200-graph-kernels.json")))
+    rows = []
+    for r in gk["steps"]:
+        p = q("decode", *hw, "--model", r["model"], "--batch", str(r["batch"]),
+              "--context", str(r["context"]), "--launch", "graph", *prec(r))
+        rows.append((f"{r['model']} {r['dtype']} B={r['batch']} T={r['context']}", r["graph_s"],
+                     p["step_time_s"], "no"))
+    table("Decode steps, CUDA graph, a later lease (h200-graph-kernels.json)", rows,
+          "validation/graph_kernels.py, 2026-12-01 22:12 UTC: the serving script's forward, "
+          "20 replays timed by CUDA events before any profiler was attached; no figure was "
+          "fitted on these steps or on this lease.")
     old = json.load(open(os.path.join(ROOT, "validation", "h200-serving.json")))
     rows = []
     for r in old["decode"]:

@@ -36,7 +36,14 @@ docs/data-schemas.md ("Calibration measurements"):
   and the attention op of a pass of several new tokens over a cached prefix
   (its two slice writes and the masked call); then `host_layer`, every one
   of those calls once in a layer's order, back to back (a call after a
-  different one costs more than after itself).
+  different one costs more than after itself);
+- kernel_norm, kernel_pointwise, kernel_kv_write, kernel_attention,
+  kernel_combine, kernel_copy: one eager Llama-3-8B-shaped decode step at
+  batch 1 and 32 under torch.profiler, each kernel name of those classes
+  with its mean device time (`seconds`), its count (`kernels`) and the
+  bytes one moves (`bytes`): `roofline calibrate` takes each class's
+  median time less its bytes at the stream bandwidth (the last section:
+  the profiler stays attached and slows later eager launches).
 
 Method: CUDA events, warm-up first, median of the repetitions; random data
 (never zeros); each GEMM and attention result checked for NaN and against a
@@ -663,6 +670,108 @@ def host(w, quick):
     log(f"host_layer: {t * 1e6:.1f} us against {alone * 1e6:.1f} us alone ({t / alone:.3f})")
 
 
+# A profiled kernel's class by its name (PyTorch's CUDA kernels, cuBLAS, cuDNN), with the
+# bytes one moves at t tokens of a Llama-3-8B-shaped decode step over T cached tokens
+# (validation/kernel_classes.py holds the same table).
+def kernel_kinds(d, h, kv, dh, ff, T):
+    return [
+        ("vectorized_layer_norm_kernel", "norm", lambda t: 4 * t * d),
+        ("index_copy_kernel_impl", "kv_write", lambda t: 4 * t * kv * dh),
+        ("splitKreduce", None, None),
+        ("nvjet", None, None),
+        ("gemm", None, None),
+        ("sdpa", "attention", lambda t: 4 * t * T * kv * dh + 4 * t * h * dh),
+        ("flash", "attention", lambda t: 4 * t * T * kv * dh + 4 * t * h * dh),
+        ("lean_reduction", "combine", lambda t: 4 * t * h * dh),
+        ("Memcpy DtoD", "copy", lambda t: 4 * t * d),
+        ("Memset", None, None),
+        ("direct_copy_kernel_cuda", "pointwise", lambda t: 6 * t * (h + kv) * dh),
+        ("bfloat16_copy_kernel_cuda", "pointwise", lambda t: 6 * t * (h + kv) * dh),
+        ("complex", "pointwise", lambda t: 8 * t * (h + kv) * dh),
+        ("silu", "pointwise", lambda t: 4 * t * ff),
+        ("MulFunctor", "pointwise", lambda t: 6 * t * ff),
+        ("float8_copy_kernel_cuda", "pointwise", lambda t: 3 * t * (2 * d + h * dh + ff) / 4),
+        ("CUDAFunctor_add", "pointwise", lambda t: 6 * t * d),
+        ("index_kernel", "pointwise", lambda t: 4 * t * d),
+        ("gather_kernel", "pointwise", lambda t: 4 * t * d),
+    ]
+
+
+def kernels(w, quick):
+    """Each kernel of one eager Llama-3-8B-shaped decode step (bf16, batch 1 and 32 at T =
+    1,024) under torch.profiler: per kernel name of a class the `kernel-fixed` figures
+    cover, a `kernel_<class>` row of its mean device time, its count and the bytes one
+    moves. Last of the sections: a profiler session leaves CUPTI attached, which slows
+    every later eager launch from Python."""
+    from torch.profiler import ProfilerActivity, profile
+
+    L, d, h, kv, dh, ff, V, T = 32, 4096, 32, 8, 128, 14336, 128256, 1024
+    if quick:
+        L = 4
+    bf = dict(device="cuda", dtype=torch.bfloat16)
+    s = 0.02
+    emb = torch.randn(V, d, **bf) * s
+    head = torch.randn(V, d, **bf) * s
+    layers = [dict(qkv=torch.randn((h + 2 * kv) * dh, d, **bf) * s, o=torch.randn(d, h * dh, **bf) * s,
+                   gu=torch.randn(2 * ff, d, **bf) * s, down=torch.randn(d, ff, **bf) * s,
+                   n1=torch.ones(d, **bf), n2=torch.ones(d, **bf)) for _ in range(L)]
+    freqs = torch.polar(torch.ones(dh // 2, device="cuda"), torch.rand(dh // 2, device="cuda"))
+    kinds = kernel_kinds(d, h, kv, dh, ff, T)
+    for B in (1, 32):
+        kc = [torch.randn(B, kv, T, dh, **bf) for _ in range(L)]
+        vc = [torch.randn(B, kv, T, dh, **bf) for _ in range(L)]
+        tok = torch.randint(0, V, (B,), device="cuda")
+        pos = torch.tensor([T - 1], device="cuda")
+
+        def step():
+            x = emb[tok]
+            for i, l in enumerate(layers):
+                y = F.rms_norm(x, (d,), l["n1"], 1e-5)
+                qkv = y @ l["qkv"].t()
+                qk = qkv[:, : (h + kv) * dh].view(B, h + kv, dh // 2, 2).float()
+                qk = torch.view_as_real(torch.view_as_complex(qk) * freqs).flatten(-2).to(x.dtype)
+                q, k = qk.split([h, kv], 1)
+                kc[i].index_copy_(2, pos, k.view(B, kv, 1, dh))
+                vc[i].index_copy_(2, pos, qkv[:, (h + kv) * dh:].reshape(B, kv, 1, dh))
+                a = F.scaled_dot_product_attention(q.reshape(B, h, 1, dh), kc[i], vc[i], enable_gqa=True)
+                x = torch.addmm(x, a.reshape(B, h * dh), l["o"].t())
+                y = F.rms_norm(x, (d,), l["n2"], 1e-5)
+                g, u = (y @ l["gu"].t()).chunk(2, -1)
+                x = torch.addmm(x, F.silu(g) * u, l["down"].t())
+            return F.rms_norm(x, (d,), None, 1e-5) @ head.t()
+
+        for _ in range(3):
+            step()
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            step()
+            torch.cuda.synchronize()
+        by = {}
+        for e in prof.events():
+            if e.device_type != torch.autograd.DeviceType.CUDA:
+                continue
+            t = getattr(e, "device_time_total", None)
+            if t is None:
+                t = e.cuda_time_total
+            c = by.setdefault(e.name, [0, 0.0])
+            c[0] += 1
+            c[1] += t * 1e-6
+        rows = 0
+        for name, (count, total) in sorted(by.items()):
+            kind = next(((cls, work) for frag, cls, work in kinds if frag in name), (None, None))
+            if kind[0] is None:
+                continue
+            cls, work = kind
+            w.row(operation=f"kernel_{cls}", model="llama-3-8b", layers=L, batch=B, context=T,
+                  heads=h, kv_heads=kv, head_dim=dh, bytes=float(max(work(B), 1)), dtype="bf16",
+                  launch="eager", repeats=1, seconds=total / count, kernels=count,
+                  note=f"{name[:80]}: torch.profiler device time of one eager decode step, mean of its {count} kernels")
+            rows += 1
+        log(f"kernels B={B}: {sum(c for c, _ in by.values())} kernels profiled, {rows} rows")
+        del kc, vc
+        torch.cuda.empty_cache()
+
+
 def environment():
     name = torch.cuda.get_device_name()
     driver = ""
@@ -681,7 +790,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="CSV file to write")
     ap.add_argument("--quick", action="store_true", help="fewer shapes and repetitions")
-    ap.add_argument("--only", default="", help="comma list of sections: hbm,launch,gemm,attention,compute,decode,host")
+    ap.add_argument("--only", default="", help="comma list of sections: hbm,launch,gemm,attention,compute,decode,host,kernels")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         sys.exit("calibrate.py: no CUDA or ROCm device is visible to PyTorch")
@@ -692,7 +801,7 @@ def main():
     torch.manual_seed(0)
     sections = [("hbm", hbm), ("launch", launch), ("gemm", gemms), ("attention", attention),
                 ("compute", lambda w_, q: compute_loops(w_, sampler, q)), ("decode", decode_steps),
-                ("host", host)]
+                ("host", host), ("kernels", kernels)]
     only = set(filter(None, args.only.split(",")))
     if only and "compute" in only and "gemm" not in only and fp8_ok():
         probe_pad()

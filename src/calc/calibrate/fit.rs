@@ -2,7 +2,7 @@
 //! "Calibration: fitting the achievable figures"). Each figure comes from
 //! the rows that measure it directly; none is tuned to another's error.
 
-use super::measurements::{LaunchMode, Operation, Row};
+use super::measurements::{KernelClass, LaunchMode, Operation, Row};
 
 /// What a fit found. A figure the rows do not measure is `None` and the
 /// base file's value stays.
@@ -30,6 +30,9 @@ pub struct Figures {
     pub overhead_points: usize,
     /// Host path of one eager matmul call, s.
     pub matmul_eager: Option<f64>,
+    /// Whether `matmul_eager` came from `host_gemm` rows (else from
+    /// host-bound small GEMMs).
+    pub matmul_eager_from_host_rows: bool,
     /// Host path per elementwise kernel's call, alone, s.
     pub kernel_eager: Option<f64>,
     /// Host path of one decode attention call, alone, s.
@@ -46,6 +49,9 @@ pub struct Figures {
     pub gemm_fit: Option<(f64, usize)>,
     /// The attention search's (median error, rows).
     pub attention_fit: Option<(f64, usize)>,
+    /// Fixed time of a kernel by class (`kernel-fixed`), s, with the kernels
+    /// it is the median over.
+    pub kernel_fixed: Vec<(KernelClass, f64, u64)>,
 }
 
 fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -114,6 +120,57 @@ pub fn element_bytes(dtype: &str) -> f64 {
         "fp32" | "tf32" => 4.0,
         _ => 2.0,
     }
+}
+
+/// The median of `(value, count)` pairs, each value counted `count` times
+/// (the middle two averaged for an even total), without expanding them.
+fn weighted_median(mut v: Vec<(f64, u64)>) -> Option<f64> {
+    v.retain(|(_, n)| *n > 0);
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: u128 = v.iter().map(|(_, n)| u128::from(*n)).sum();
+    if total == 0 {
+        return None;
+    }
+    // The value at 0-based position i of the expanded list.
+    let at = |i: u128| {
+        let mut seen = 0u128;
+        for (x, n) in &v {
+            seen += u128::from(*n);
+            if i < seen {
+                return *x;
+            }
+        }
+        v[v.len() - 1].0
+    };
+    Some(if total % 2 == 1 {
+        at(total / 2)
+    } else {
+        0.5 * (at(total / 2 - 1) + at(total / 2))
+    })
+}
+
+/// Each kernel class's fixed time from its `kernel_*` rows (formulas.md,
+/// "Calibration: fitting the achievable figures"): a row's mean duration
+/// less its bytes at `bandwidth`, the median over the class's kernels
+/// (each row counted as many times as its kernels ran), rounded down to
+/// 0.1 us; none below zero.
+pub fn kernel_fixed(rows: &[&Row], bandwidth: f64) -> Vec<(KernelClass, f64, u64)> {
+    let mut out = Vec::new();
+    for class in KernelClass::ALL {
+        let pts: Vec<(f64, u64)> = rows
+            .iter()
+            .filter(|r| r.op == Operation::Kernel(class))
+            .map(|r| {
+                let work = r.bytes.unwrap_or(0.0) / bandwidth;
+                (r.seconds - work, r.kernels.unwrap_or(1))
+            })
+            .collect();
+        let n = pts.iter().map(|p| p.1).fold(0u64, u64::saturating_add);
+        if let Some(m) = weighted_median(pts) {
+            out.push((class, floor_to(m.max(0.0), 1e-7), n));
+        }
+    }
+    out
 }
 
 /// Fits the figures from `rows` (the fitting set: held-out rows excluded).
@@ -205,9 +262,15 @@ pub fn fit(rows: &[&Row]) -> Figures {
         }
     }
 
-    // The host path of one eager matmul: small GEMMs called back to back
-    // from Python are host-bound, so their time per call is the host's path
-    // (the GPU finishes each one sooner: their graph time is well below).
+    // The host path of one eager matmul: the `host_gemm` rows where the
+    // file has them (a GEMM call as the forward makes it), else small GEMMs
+    // called back to back from Python, which are host-bound, so their time
+    // per call is the host's path (their graph time is well below).
+    let host_gemm: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.op == Operation::HostGemm)
+        .map(|r| r.seconds)
+        .collect();
     let host_bound: Vec<f64> = rows
         .iter()
         .filter(|e| e.op == Operation::Gemm && e.launch == LaunchMode::Eager)
@@ -222,7 +285,13 @@ pub fn fit(rows: &[&Row]) -> Figures {
         })
         .map(|e| e.seconds)
         .collect();
-    f.matmul_eager = median(host_bound).map(|d| floor_to(d, 1e-7));
+    f.matmul_eager_from_host_rows = !host_gemm.is_empty();
+    let calls = if host_gemm.is_empty() {
+        host_bound
+    } else {
+        host_gemm
+    };
+    f.matmul_eager = median(calls).map(|d| floor_to(d, 1e-7));
 
     // The host's path by call class (formulas.md, "Achievable: a forward
     // operation by operation"): each class's single calls back to back, and
@@ -320,10 +389,39 @@ mod tests {
         assert!(near(f.kernel_eager, 10e-6), "{:?}", f.kernel_eager);
         assert!(near(f.attention_eager, 30e-6), "{:?}", f.attention_eager);
         assert!(near(f.cached_attention_eager, 90e-6));
+        // The one host_gemm row is the matmul call's path.
+        assert!(near(f.matmul_eager, 20e-6), "{:?}", f.matmul_eager);
         // A host_kernel row without its kernels is refused.
         let bad = "operation,kernels,dtype,launch,seconds,device,driver,date\n\
             host_kernel,,bf16,eager,10e-6,GPU,1,d\n";
         assert!(super::super::measurements::parse(bad, "h.csv").is_err());
+    }
+
+    #[test]
+    fn kernel_classes_by_their_median_over_kernels() {
+        // Norms: 6 us (2 kernels) and 5 us (1): the median of 6, 6 and 5 us,
+        // less a byte's work, rounded down to 5.9 us.
+        let text = "operation,kernels,bytes,dtype,launch,seconds,device,driver,date\n\
+            kernel_norm,2,1,bf16,eager,6e-6,GPU,1,d\n\
+            kernel_norm,1,1,bf16,eager,5e-6,GPU,1,d\n\
+            kernel_copy,3,4202.7,bf16,eager,2.25e-6,GPU,1,d\n\
+            kernel_copy,3,1,bf16,eager,1e-6,GPU,1,d\n";
+        let m = super::super::measurements::parse(text, "k.csv").unwrap();
+        let rows: Vec<&Row> = m.rows.iter().collect();
+        let k = kernel_fixed(&rows, 4202.7e6);
+        let get = |c| k.iter().find(|x| x.0 == c).map(|x| (x.1, x.2));
+        let (norm, n) = get(KernelClass::Norm).unwrap();
+        assert!((norm - 5.9e-6).abs() < 1e-12 && n == 3, "{norm} {n}");
+        // Copies: 1.25 us and 1 us, three each: the middle two average
+        // 1.125 us, rounded down to 1.1.
+        let (copy, _) = get(KernelClass::Copy).unwrap();
+        assert!((copy - 1.1e-6).abs() < 1e-12, "{copy}");
+        assert!(get(KernelClass::Pointwise).is_none());
+        assert_eq!(weighted_median(vec![(1.0, u64::MAX), (2.0, 1)]), Some(1.0));
+        // A kernel row needs its kernels and its bytes.
+        let bad = "operation,kernels,dtype,launch,seconds,device,driver,date\n\
+            kernel_norm,2,bf16,eager,6e-6,GPU,1,d\n";
+        assert!(super::super::measurements::parse(bad, "k.csv").is_err());
     }
 
     #[test]

@@ -35,10 +35,56 @@ pub enum Operation {
     HostCachedAttention,
     /// Every `host_*` call of the file once, interleaved, per cycle.
     HostLayer,
+    /// Kernels of one class in a profiled step (`kernel-fixed`): their
+    /// mean duration, how many ran (`kernels`) and the bytes each moves.
+    Kernel(KernelClass),
+}
+
+/// The kernel classes whose fixed time `[achievable.kernel-fixed]` carries,
+/// by their key there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KernelClass {
+    /// A row-wise norm.
+    Norm,
+    /// A pointwise kernel.
+    Pointwise,
+    /// A cache write.
+    KvWrite,
+    /// The attention kernel.
+    Attention,
+    /// A split attention's combine kernel.
+    Combine,
+    /// A device-to-device copy.
+    Copy,
+}
+
+impl KernelClass {
+    /// Every class, in the schema's order.
+    pub const ALL: [KernelClass; 6] = [
+        KernelClass::Norm,
+        KernelClass::Pointwise,
+        KernelClass::KvWrite,
+        KernelClass::Attention,
+        KernelClass::Combine,
+        KernelClass::Copy,
+    ];
+
+    /// Its key under `achievable.kernel-fixed`.
+    pub fn key(self) -> &'static str {
+        match self {
+            KernelClass::Norm => "norm",
+            KernelClass::Pointwise => "pointwise",
+            KernelClass::KvWrite => "kv-write",
+            KernelClass::Attention => "attention",
+            KernelClass::Combine => "combine",
+            KernelClass::Copy => "copy",
+        }
+    }
 }
 
 /// The names the file uses, in the order the schema lists them.
-pub const OPERATIONS: [(&str, Operation); 14] = [
+pub const OPERATIONS: [(&str, Operation); 20] = [
     ("hbm_read", Operation::HbmRead),
     ("hbm_copy", Operation::HbmCopy),
     ("launch", Operation::Launch),
@@ -53,6 +99,18 @@ pub const OPERATIONS: [(&str, Operation); 14] = [
     ("host_attention", Operation::HostAttention),
     ("host_cached_attention", Operation::HostCachedAttention),
     ("host_layer", Operation::HostLayer),
+    ("kernel_norm", Operation::Kernel(KernelClass::Norm)),
+    (
+        "kernel_pointwise",
+        Operation::Kernel(KernelClass::Pointwise),
+    ),
+    ("kernel_kv_write", Operation::Kernel(KernelClass::KvWrite)),
+    (
+        "kernel_attention",
+        Operation::Kernel(KernelClass::Attention),
+    ),
+    ("kernel_combine", Operation::Kernel(KernelClass::Combine)),
+    ("kernel_copy", Operation::Kernel(KernelClass::Copy)),
 ];
 
 impl Operation {
@@ -76,6 +134,7 @@ impl Operation {
             Operation::ComputeShort | Operation::ComputeSustained => &["m", "n", "k"],
             Operation::DecodeStep => &["layers", "batch", "context"],
             Operation::HostKernel => &["kernels"],
+            Operation::Kernel(_) => &["kernels", "bytes"],
             Operation::HostGemm
             | Operation::HostAttention
             | Operation::HostCachedAttention

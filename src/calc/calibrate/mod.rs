@@ -211,7 +211,17 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
         .filter(|(_, h)| !**h)
         .map(|(r, _)| r)
         .collect();
-    let figures = fit::fit(&fitting);
+    let mut figures = fit::fit(&fitting);
+    // Each kernel class's work is its bytes at the stream bandwidth: the
+    // file's, else the base file's.
+    if let Some(bw) = figures.hbm_bandwidth.or_else(|| {
+        base.achievable
+            .as_ref()
+            .and_then(|a| a.hbm_bandwidth)
+            .map(|b| b.get())
+    }) {
+        figures.kernel_fixed = fit::kernel_fixed(&fitting, bw);
+    }
     let origin = write::Origin {
         base: &base.id,
         file: inputs.file,
@@ -234,7 +244,6 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
     // The GEMM rate and kernel overhead, and attention's two figures, are
     // the model's parameters: searched for its least error on the fitting
     // rows, then written back.
-    let mut figures = figures;
     if let Some((e, n)) = refine::gemm(&mut hw, &fitting)? {
         let a = hw.achievable.as_ref();
         for (d, r) in figures.dense.iter_mut() {
@@ -415,6 +424,16 @@ impl Calibrated {
             if let Some(v) = v {
                 r.result(k, v, q(what, Unit::Seconds));
             }
+        }
+        for (class, v, _) in &f.kernel_fixed {
+            r.result(
+                format!("kernel_fixed_{}_s", class.key().replace('-', "_")),
+                *v,
+                q(
+                    &format!("fixed time of a {} kernel", class.key()),
+                    Unit::Seconds,
+                ),
+            );
         }
         if let Some(x) = f.interleave {
             r.result(

@@ -146,9 +146,11 @@ pub fn text(
             &mut doc,
             &["call", "matmul-eager"],
             us(v).into(),
-            cite(
-                "the median time per call of the small gemm rows called back to back from Python (host-bound: their graph time is under 0.8 of it), rounded down",
-            ),
+            cite(if f.matmul_eager_from_host_rows {
+                "the median time per call of the host_gemm rows (a GEMM call as the forward makes it, back to back from Python), rounded down"
+            } else {
+                "the median time per call of the small gemm rows called back to back from Python (host-bound: their graph time is under 0.8 of it), rounded down"
+            }),
         );
     }
     for (key, v, what) in [
@@ -171,6 +173,17 @@ pub fn text(
         if let Some(v) = v {
             put(&mut doc, &["call", key], us(v).into(), cite(what));
         }
+    }
+    for (class, v, n) in &f.kernel_fixed {
+        put(
+            &mut doc,
+            &["kernel-fixed", class.key()],
+            us(*v).into(),
+            cite(&format!(
+                "the kernel_{} rows: each row's time a kernel less its bytes at achievable.hbm-bandwidth, the median over their {n} kernels, rounded down",
+                class.key().replace('-', "_")
+            )),
+        );
     }
     if let Some(x) = f.interleave {
         put(

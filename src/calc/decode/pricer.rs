@@ -114,6 +114,7 @@ pub fn pricer(
         per_kernel_s,
         host,
         overhead_s: overhead.unwrap_or(0.0),
+        fixed: step::price::KernelFixed::of(a, overhead.unwrap_or(0.0)),
         gemm,
         attention,
         query_tile,

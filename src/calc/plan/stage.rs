@@ -208,6 +208,7 @@ impl Shard<'_, '_> {
         };
         let mut out = st.clone();
         out.heads = st.heads / t;
+        out.kv_heads = (st.kv_heads / t).max(1.0);
         for op in out.ops.iter_mut().chain(out.extra.iter_mut()) {
             // (share of repetitions, share of work per repetition, share of
             // KV bytes per repetition)
@@ -228,6 +229,12 @@ impl Shard<'_, '_> {
             op.kv_read_bytes *= reps * kv;
             op.kv_write_bytes *= reps * kv;
             op.count *= reps;
+            if tp > 1 {
+                // A row-parallel projection's partial output is summed by
+                // the all-reduce before the residual is added, so it
+                // cannot fold the residual in (`addmm`): no copy.
+                op.copies = 0.0;
+            }
             if tp > 1 && work < 1.0 {
                 match op.name {
                     "o" => split(&mut op.gemms[0], false),

@@ -9,7 +9,7 @@
 //! `F.rms_norm`, rotary as one complex multiply in fp32, SiLU times up, the
 //! residual folded into the bf16 projections by `addmm`).
 
-use super::{Op, OpKind, Precisions, Shape};
+use super::{KernelClass, Op, OpKind, Precisions, Shape};
 use crate::spec::model::Model;
 
 /// Bytes per element of the residual stream and of the tensors the
@@ -46,12 +46,10 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
     };
     let mut out = Vec::with_capacity(6);
     // Two RMSNorms a layer, each reading and writing the residual stream.
-    out.push(ew(
-        "layer-norms",
-        layers,
-        2.0,
-        2.0 * 2.0 * t * d * STREAM_BYTES,
-    ));
+    out.push(Op {
+        class: KernelClass::Norm,
+        ..ew("layer-norms", layers, 2.0, 2.0 * 2.0 * t * d * STREAM_BYTES)
+    });
     out.push(ew(
         "rotary",
         layers,
@@ -106,7 +104,10 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
     // The final norm over the tokens the LM head reads.
     let head = (shape.batch * shape.lm_head_tokens) as f64;
     if head > 0.0 {
-        out.push(ew("final-norm", 1.0, 1.0, 2.0 * head * d * STREAM_BYTES));
+        out.push(Op {
+            class: KernelClass::Norm,
+            ..ew("final-norm", 1.0, 1.0, 2.0 * head * d * STREAM_BYTES)
+        });
     }
     out
 }

@@ -34,6 +34,21 @@ pub enum OpKind {
     Elementwise,
 }
 
+/// What the kernels of an op are, for their fixed time (formulas.md,
+/// "Achievable: a forward operation by operation", kernel classes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelClass {
+    /// GEMMs (and their split-K reductions): `kernel-overhead`.
+    Gemm,
+    /// Row-wise norms.
+    Norm,
+    /// Pointwise kernels (rotary, activation, casts, adds, a gather).
+    Pointwise,
+    /// The attention kernel, then cache writes for the rest of the op's
+    /// kernels.
+    Attention,
+}
+
 /// One GEMM of an op's repetition: `groups` independent GEMMs of m x n x k
 /// (MoE experts run as groups; a dense projection is one group).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -73,6 +88,14 @@ pub struct Op {
     /// The GEMMs of one repetition, in order (a feed-forward has gate/up
     /// then down); none for attention and lookups.
     pub gemms: [Option<Gemm>; 2],
+    /// What its kernels are.
+    pub class: KernelClass,
+    /// Device-to-device copies one repetition makes inside its calls, not
+    /// counted among its kernels: a 16-bit projection that folds the
+    /// residual in (`addmm`) copies the residual into its output first.
+    pub copies: f64,
+    /// Bytes each of those copies reads and writes together.
+    pub copy_bytes: f64,
 }
 
 impl Op {
@@ -106,7 +129,23 @@ impl Op {
                 }),
                 None,
             ],
+            class: KernelClass::Gemm,
+            copies: 0.0,
+            copy_bytes: 0.0,
         }
+    }
+
+    /// The projection with the residual folded into its output (`addmm`):
+    /// with 16-bit activations the call first copies the residual (tokens x
+    /// n) into its output, one device-to-device copy a repetition (the
+    /// profiler counted two a dense layer in bf16, none in fp8, whose
+    /// residual adds are kernels of their own: validation/kernel_classes.py).
+    fn with_residual(mut self, tokens: u64, n: u64, p: &Precisions) -> Op {
+        if p.activation >= 2.0 - 1e-9 {
+            self.copies = 1.0;
+            self.copy_bytes = 2.0 * tokens as f64 * n as f64 * p.activation;
+        }
+        self
     }
 
     /// An op with no GEMM: memory traffic (and attention's FLOPs).
@@ -122,6 +161,13 @@ impl Op {
             count,
             kernels,
             gemms: [None, None],
+            class: match kind {
+                OpKind::Matmul => KernelClass::Gemm,
+                OpKind::Attention => KernelClass::Attention,
+                OpKind::Gather | OpKind::Elementwise => KernelClass::Pointwise,
+            },
+            copies: 0.0,
+            copy_bytes: 0.0,
         }
     }
 
@@ -180,6 +226,9 @@ pub struct Step {
     /// tensor parallelism): with the batch and the query tiles they make
     /// the attention kernel's grid.
     pub heads: f64,
+    /// Key-value heads the device's attention reads (divided likewise): a
+    /// decode attention kernel's grid is batch x these.
+    pub kv_heads: f64,
 }
 
 /// Each op's weight bytes, for a derivation: `embedding 16.4 KB + qkv ...`.
@@ -357,7 +406,7 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
         let dh = m.head_dim();
         let kv = m.kv_heads();
         ops.push(Op::matmul("qkv", tokens, (h + 2 * kv) * dh, d, lf, p));
-        ops.push(Op::matmul("o", tokens, d, h * dh, lf, p));
+        ops.push(Op::matmul("o", tokens, d, h * dh, lf, p).with_residual(tokens, d, p));
     }
 
     // Attention over the cache: scores (QK^T) and values (PV).
@@ -411,6 +460,8 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
                 tokens as f64 * (2 * d + mats * ff) as f64 * p.activation * dense_layers as f64;
             o.gemms = ffn_gemms(tokens, d, ff, mats, 1.0);
             o.kernels = 2.0;
+            // Its down projection folds the residual in.
+            *o = o.clone().with_residual(tokens, d, p);
         }
     }
     if let Some(moe) = moe {
@@ -489,6 +540,7 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
         extra,
         shape,
         heads: h as f64,
+        kv_heads: m.kv_heads() as f64,
     })
 }
 

@@ -14,7 +14,9 @@
 //! `past` cached ones.
 
 use super::super::matmul::efficiency::GemmModel;
-use super::{Op, OpKind, Precisions, Step};
+use super::{KernelClass, Op, OpKind, Precisions, Step};
+use crate::spec::Seconds;
+use crate::spec::hardware::{Achievable, KernelFixed as Figures};
 
 /// How kernels reach the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -46,8 +48,11 @@ pub struct Pricer {
     /// Eagerly: the host's path per call of each class (formulas.md,
     /// "Achievable: a forward operation by operation", the host's path).
     pub host: HostPath,
-    /// Fixed GPU time per kernel beyond its launch.
+    /// Fixed GPU time per GEMM kernel beyond its launch.
     pub overhead_s: f64,
+    /// Fixed GPU time per kernel by class (`overhead_s` for a class the
+    /// file leaves out).
+    pub fixed: KernelFixed,
     /// The GEMM library's tiling.
     pub gemm: GemmModel,
     /// Flash attention's (peak fraction, half length), if known.
@@ -81,6 +86,64 @@ pub struct HostPath {
     /// cached prefix (its two cache writes into the cache's slices and the
     /// masked attention call, with their views).
     pub cached_attention_s: f64,
+}
+
+/// Fixed GPU time of one kernel by class beyond its work, seconds
+/// (formulas.md, "Achievable: a forward operation by operation", kernel
+/// classes): `achievable.kernel-fixed`, with `kernel-overhead` for a class
+/// the file leaves out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KernelFixed {
+    /// A GEMM or its split-K reduction (`kernel-overhead`).
+    pub gemm_s: f64,
+    /// A row-wise norm.
+    pub norm_s: f64,
+    /// A pointwise kernel.
+    pub pointwise_s: f64,
+    /// One cache write.
+    pub kv_write_s: f64,
+    /// The attention kernel.
+    pub attention_s: f64,
+    /// A split attention's combine kernel.
+    pub combine_s: f64,
+    /// A device-to-device copy.
+    pub copy_s: f64,
+    /// Whether the file measured the combine kernel a decode attention
+    /// launches when it splits the keys (then a decode step whose grid
+    /// leaves SMs idle counts it).
+    pub decode_splits: bool,
+}
+
+impl KernelFixed {
+    /// Every class at `s` (a file without class figures).
+    pub fn uniform(s: f64) -> KernelFixed {
+        KernelFixed {
+            gemm_s: s,
+            norm_s: s,
+            pointwise_s: s,
+            kv_write_s: s,
+            attention_s: s,
+            combine_s: s,
+            copy_s: s,
+            decode_splits: false,
+        }
+    }
+
+    /// The file's class figures over `overhead` (`kernel-overhead`).
+    pub fn of(a: Option<&Achievable>, overhead: f64) -> KernelFixed {
+        let k = a.and_then(|a| a.kernel_fixed.as_ref());
+        let get = |f: fn(&Figures) -> Option<Seconds>| k.and_then(f).map_or(overhead, |s| s.get());
+        KernelFixed {
+            gemm_s: overhead,
+            norm_s: get(|k| k.norm),
+            pointwise_s: get(|k| k.pointwise),
+            kv_write_s: get(|k| k.kv_write),
+            attention_s: get(|k| k.attention),
+            combine_s: get(|k| k.combine),
+            copy_s: get(|k| k.copy),
+            decode_splits: k.is_some_and(|k| k.combine.is_some()),
+        }
+    }
 }
 
 /// The attention kernel of a pass of several new tokens per sequence over a
@@ -340,7 +403,9 @@ impl Pricer {
         }
         let flops = op.flops / n;
         let bytes = op.bytes() / n;
-        let mut extra_kernels = 0.0;
+        // Kernels the library launches inside the op's calls: split-K
+        // reductions (a GEMM's fixed time), split attention's combine.
+        let (mut extra_gemm, mut extra_combine) = (0.0, 0.0);
         let (compute, memory, gpu) = match op.kind {
             OpKind::Matmul if op.gemms[0].is_some() => {
                 let shapes = || op.gemms.iter().flatten();
@@ -365,7 +430,7 @@ impl Pricer {
                     m += gt.read_s + gt.write_s;
                     t += gt.time_s;
                     if reduces(&gt, wb) {
-                        extra_kernels += 1.0;
+                        extra_gemm += 1.0;
                     }
                 }
                 (c, m, t)
@@ -379,13 +444,22 @@ impl Pricer {
                     let grid =
                         |t: u64| shape.batch as f64 * step.heads * q.div_ceil(t.max(1)) as f64;
                     let (figures, tile, combine) = self.attention_kernel(cached, grid);
-                    extra_kernels += combine;
+                    extra_combine += combine;
                     let tile = tile.max(1);
                     (
                         curve(figures, (cached + q) as f64),
                         (q.div_ceil(tile) * tile) as f64 / q as f64,
                     )
                 } else {
+                    // A decode kernel over batch x KV heads blocks splits
+                    // the keys when they would leave the SMs idle, and
+                    // combines the parts in a kernel of its own.
+                    let blocks = shape.batch as f64 * step.kv_heads;
+                    if self.fixed.decode_splits
+                        && blocks < SPLIT_BELOW_CTAS_PER_SM * self.gemm.sms.max(1) as f64
+                    {
+                        extra_combine += 1.0;
+                    }
                     (1.0, 1.0)
                 };
                 let rate = match self.attention_sustained {
@@ -402,18 +476,34 @@ impl Pricer {
                 (c, m, c.max(m))
             }
         };
-        let per_kernel = self.overhead_s;
-        let kernels = kernels + extra_kernels;
-        let rep = match self.launch {
-            // Eager: the host's path is added over the whole step (`pass`).
-            Launch::None | Launch::Eager => gpu + kernels * per_kernel,
-            Launch::Graph => gpu + kernels * (per_kernel + self.per_kernel_s),
+        let f = &self.fixed;
+        let own = match op.class {
+            KernelClass::Gemm => kernels * f.gemm_s,
+            KernelClass::Norm => kernels * f.norm_s,
+            KernelClass::Pointwise => kernels * f.pointwise_s,
+            // The attention kernel, then its cache writes.
+            KernelClass::Attention if op.kernels > 0.0 => {
+                kernel_scale * (f.attention_s + (op.kernels - 1.0).max(0.0) * f.kv_write_s)
+            }
+            KernelClass::Attention => 0.0,
         };
+        let copies = op.copies.max(0.0);
+        let copy_s = copies * op.copy_bytes / bw;
+        let fixed = own + extra_gemm * f.gemm_s + extra_combine * f.combine_s + copies * f.copy_s;
+        let kernels = kernels + extra_gemm + extra_combine;
+        let launch = match self.launch {
+            // Eager: the host's path is added over the whole step (`pass`).
+            Launch::None | Launch::Eager => 0.0,
+            // A copy in a graph is a node of its own, spaced as a kernel.
+            Launch::Graph => (kernels + copies) * self.per_kernel_s,
+        };
+        let overhead = fixed + launch;
+        let rep = gpu + copy_s + overhead;
         OpTime {
             name: op.name,
             compute_s: compute * n,
-            memory_s: memory * n,
-            overhead_s: (rep - gpu) * n,
+            memory_s: (memory + copy_s) * n,
+            overhead_s: overhead * n,
             time_s: rep * n,
             kernels: kernels * n,
             compute_bound: compute > memory,
@@ -440,4 +530,87 @@ fn curve(figures: Option<(f64, f64)>, length: f64) -> f64 {
 /// fixed costs are priced.
 pub fn reduces(g: &super::super::matmul::efficiency::GemmTime, weight_bytes: f64) -> bool {
     g.efficiency.split_k > 1 && (g.compute_s > g.read_s || weight_bytes >= 2.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::calc::decode::{self, DecodeInputs};
+    use crate::catalog::Catalog;
+    use crate::spec::hardware::Mode;
+    use crate::spec::overrides::Set;
+
+    /// Llama-3-8B decode at T = 1,024 on the H200 replayed from a graph,
+    /// priced per operation, with `sets` applied to the hardware file.
+    fn priced(batch: u64, sets: &[&str]) -> super::Priced {
+        let cat = Catalog::default();
+        let m = cat.model("llama-3-8b", &[]).unwrap();
+        let sets: Vec<Set> = sets.iter().map(|s| s.parse().unwrap()).collect();
+        let hw = cat.hardware("h200-sxm", &sets).unwrap();
+        let mut f = crate::inputs::Fields::new();
+        f.insert("batch".into(), batch.into());
+        f.insert("context".into(), 1024.into());
+        f.insert("launch".into(), "graph".into());
+        let i: DecodeInputs = crate::inputs::from_fields(&f).unwrap();
+        let c = decode::cost(&m, &hw, &i, Mode::Achievable).unwrap();
+        c.timed.priced.unwrap()
+    }
+
+    const BW: f64 = 4202.7e9; // achievable.hbm-bandwidth
+    const LAUNCH: f64 = 0.94e-6; // achievable.launch.graph
+
+    #[test]
+    fn norms_and_pointwise_kernels_pay_their_class_figures() {
+        // 32 layers of 2 RMSNorms over one token's 4,096 bf16 values (read
+        // and written: 4 x 4,096 x 2 B a layer), each 5.7 us
+        // (kernel-fixed.norm) and the 0.94 us replay.
+        let p = priced(1, &[]);
+        let o = p.op("layer-norms").unwrap();
+        let by_hand = 32.0 * (2.0 * (5.7e-6 + LAUNCH) + 4.0 * 4096.0 * 2.0 / BW);
+        assert!((o.time_s - by_hand).abs() < 1e-12, "{} {by_hand}", o.time_s);
+        // Rotary's three kernels are pointwise (1.3 us each) over 40 heads
+        // of 128 at 20 bytes an element.
+        let r = p.op("rotary").unwrap();
+        let rotary = 32.0 * (3.0 * (1.3e-6 + LAUNCH) + 40.0 * 128.0 * 20.0 / BW);
+        assert!((r.time_s - rotary).abs() < 1e-12, "{} {rotary}", r.time_s);
+    }
+
+    #[test]
+    fn the_output_projection_copies_the_residual_in_bf16() {
+        // addmm copies the residual into its output first: one copy a
+        // layer at kernel-fixed.copy, so 1 us less of it takes 32 us off.
+        let bf = priced(1, &[]).op("o").unwrap().time_s;
+        let less = priced(1, &["achievable.kernel-fixed.copy=0.2us"]);
+        let d = bf - less.op("o").unwrap().time_s;
+        assert!((d - 32.0e-6).abs() < 1e-12, "{d}");
+        // fp8 projections add the residual in a kernel of their own: no copy.
+        let fp8 = |sets: &[&str]| {
+            let cat = Catalog::default();
+            let m = cat.model("llama-3-8b", &[]).unwrap();
+            let sets: Vec<Set> = sets.iter().map(|s| s.parse().unwrap()).collect();
+            let hw = cat.hardware("h200-sxm", &sets).unwrap();
+            let mut f = crate::inputs::Fields::new();
+            f.insert("batch".into(), 1u64.into());
+            f.insert("context".into(), 1024.into());
+            f.insert("launch".into(), "graph".into());
+            f.insert("dtype".into(), "fp8".into());
+            f.insert("activations".into(), "fp8".into());
+            let i: DecodeInputs = crate::inputs::from_fields(&f).unwrap();
+            let c = decode::cost(&m, &hw, &i, Mode::Achievable).unwrap();
+            c.timed.priced.unwrap().op("o").unwrap().time_s
+        };
+        assert_eq!(fp8(&[]), fp8(&["achievable.kernel-fixed.copy=0.2us"]));
+    }
+
+    #[test]
+    fn decode_attention_combines_its_split_keys_below_the_sm_threshold() {
+        // Batch x 8 KV heads against 0.8 x 2 x 132 = 211.2 blocks: batch 26
+        // (208 blocks) splits and runs the combine kernel, batch 27 (216)
+        // does not. Kernels a layer: the attention kernel, two cache
+        // writes, and the combine where it splits.
+        let k = |b| priced(b, &[]).op("attention").unwrap().kernels / 32.0;
+        assert_eq!(k(1), 4.0);
+        assert_eq!(k(26), 4.0);
+        assert_eq!(k(27), 3.0);
+        assert_eq!(k(32), 3.0);
+    }
 }

@@ -38,6 +38,12 @@ pub struct Achievable {
     /// bytes for memory-bound GEMMs replayed from a CUDA graph, less
     /// `launch.graph`.
     pub kernel_overhead: Option<Seconds>,
+    /// Fixed GPU time of one kernel by class, beyond its work, for the
+    /// kernels between a forward's GEMMs (formulas.md, "Achievable: a
+    /// forward operation by operation", kernel classes); a class the file
+    /// leaves out costs `kernel-overhead`.
+    #[serde(default)]
+    pub kernel_fixed: Option<KernelFixed>,
     /// Dense matmul rates a long compute-bound loop holds under the
     /// board's power limit, per precision (the clock drops below its
     /// boost; the source names the clock and power seen). Compute-bound
@@ -60,6 +66,30 @@ pub struct Achievable {
     /// Flash attention's compute efficiency by sequence length.
     #[serde(default)]
     pub attention: Option<AttentionEfficiency>,
+}
+
+/// Fixed GPU time of one kernel by class beyond the bytes it moves at
+/// `hbm-bandwidth` (formulas.md, "Achievable: a forward operation by
+/// operation"): measured as a profiled step's device time per kernel of
+/// the class less its work. GEMMs and their split-K reductions keep
+/// `kernel-overhead`, which their fit holds.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct KernelFixed {
+    /// A row-wise norm (RMSNorm: one block a row reduces it).
+    pub norm: Option<Seconds>,
+    /// A pointwise kernel: rotary embedding's parts, an activation, a
+    /// cast, a residual add, an embedding gather.
+    pub pointwise: Option<Seconds>,
+    /// One write of the new tokens' keys or values into the cache.
+    pub kv_write: Option<Seconds>,
+    /// The attention kernel itself.
+    pub attention: Option<Seconds>,
+    /// The kernel that combines a split-KV attention's partial results.
+    pub combine: Option<Seconds>,
+    /// A device-to-device copy: a 16-bit projection that folds the
+    /// residual in (`addmm`) first copies the residual into its output.
+    pub copy: Option<Seconds>,
 }
 
 /// Fixed costs of one call beyond its kernels' work (formulas.md,
