@@ -32,7 +32,7 @@ fn startup(c: &mut Criterion) {
             b.iter(|| run("/bin/true", &[]))
         });
     }
-    let queries: [(&str, &[&str]); 4] = [
+    let queries: [(&str, &[&str]); 7] = [
         ("roofline --version", &["--version"]),
         (
             "decode llama-3-8b h200-sxm batch 8 context 2048",
@@ -62,6 +62,29 @@ fn startup(c: &mut Criterion) {
                 "2048",
                 "--achievable",
             ],
+        ),
+        (
+            "prefill llama-3-8b h100-sxm prompt 8192",
+            &[
+                "prefill",
+                "--model",
+                "llama-3-8b",
+                "--hw",
+                "h100-sxm",
+                "--prompt",
+                "8192",
+            ],
+        ),
+        (
+            "matmul h200-sxm 8192^3 tile 128",
+            &[
+                "matmul", "--hw", "h200-sxm", "--m", "8192", "--n", "8192", "--k", "8192",
+                "--tile", "128",
+            ],
+        ),
+        (
+            "point h100-sxm intensity 100",
+            &["point", "--hw", "h100-sxm", "--intensity", "100"],
         ),
         ("hw list (every built-in file)", &["hw", "list"]),
     ];

@@ -8,6 +8,7 @@ use crate::spec::Origin;
 use crate::spec::hardware::Hardware;
 use crate::spec::model::Model;
 use crate::spec::overrides::{self, Set};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 mod builtin {
@@ -23,7 +24,9 @@ pub fn builtin_scenarios() -> &'static [(&'static str, &'static str)] {
 /// Where a catalog entry's text lives.
 #[derive(Debug, Clone)]
 enum Source {
-    Builtin(&'static str),
+    /// The TOML text, and the JSON copy build.rs made of it where the TOML
+    /// loader would accept the file as it stands.
+    Builtin(&'static str, Option<&'static str>),
     Text(std::sync::Arc<str>),
     #[cfg(feature = "fs")]
     File(PathBuf),
@@ -41,19 +44,20 @@ impl Entry {
     /// `built-in` or the file's path.
     pub fn origin_name(&self, kind: &str) -> String {
         match &self.source {
-            Source::Builtin(_) => format!("built-in {kind}/{}.toml", self.id),
+            Source::Builtin(..) => format!("built-in {kind}/{}.toml", self.id),
             Source::Text(_) => format!("{kind}/{} (given as text)", self.id),
             #[cfg(feature = "fs")]
             Source::File(p) => p.display().to_string(),
         }
     }
 
-    fn text(&self) -> Result<String> {
+    /// The text; a built-in file's is the binary's own, not a copy.
+    fn text(&self) -> Result<Cow<'static, str>> {
         match &self.source {
-            Source::Builtin(s) => Ok((*s).to_string()),
-            Source::Text(s) => Ok(s.to_string()),
+            Source::Builtin(s, _) => Ok(Cow::Borrowed(s)),
+            Source::Text(s) => Ok(Cow::Owned(s.to_string())),
             #[cfg(feature = "fs")]
-            Source::File(p) => read(p),
+            Source::File(p) => read(p).map(Cow::Owned),
         }
     }
 }
@@ -156,16 +160,16 @@ pub fn suggest<'a>(wanted: &str, ids: impl IntoIterator<Item = &'a str> + Clone)
 }
 
 fn entries(
-    builtin: &'static [(&'static str, &'static str)],
+    builtin: &'static [(&'static str, &'static str, Option<&'static str>)],
     texts: &[(String, String)],
     dirs: &[PathBuf],
     names: &[(PathBuf, String)],
 ) -> Result<Vec<Entry>> {
     let mut out: Vec<Entry> = builtin
         .iter()
-        .map(|(id, text)| Entry {
+        .map(|(id, text, json)| Entry {
             id: (*id).to_string(),
-            source: Source::Builtin(text),
+            source: Source::Builtin(text, *json),
         })
         .collect();
     for (id, text) in texts {
@@ -254,7 +258,13 @@ impl Catalog {
         })
     }
 
-    fn text(&self, kind: &'static str, what: &str) -> Result<(String, String)> {
+    fn text(&self, kind: &'static str, what: &str) -> Result<(Cow<'static, str>, String)> {
+        self.load(kind, what).map(|l| (l.text, l.name))
+    }
+
+    /// A file, unparsed: its text, the name messages give it, and a
+    /// built-in file's JSON copy.
+    fn load(&self, kind: &'static str, what: &str) -> Result<Loaded> {
         // A text given by id (`my-gpu`, `config.json`) is found before a
         // path of the same name would be read.
         let texts = if kind == "hardware" {
@@ -263,11 +273,19 @@ impl Catalog {
             &self.model_texts
         };
         if let Some((id, text)) = texts.iter().find(|(id, _)| id == what) {
-            return Ok((text.clone(), format!("{kind}/{id} (given as text)")));
+            return Ok(Loaded::new(
+                Cow::Owned(text.clone()),
+                format!("{kind}/{id} (given as text)"),
+                Vec::new(),
+            ));
         }
         if is_path(what) {
             let p = Path::new(what);
-            return Ok((read(p)?, p.display().to_string()));
+            return Ok(Loaded::new(
+                Cow::Owned(read(p)?),
+                p.display().to_string(),
+                Vec::new(),
+            ));
         }
         let list = if kind == "hardware" {
             self.hardware_entries()?
@@ -283,13 +301,18 @@ impl Catalog {
             list,
             what,
         )?;
-        Ok((e.text()?, e.origin_name(kind)))
+        let mut loaded = Loaded::new(e.text()?, e.origin_name(kind), Vec::new());
+        if let Source::Builtin(_, json) = e.source {
+            loaded.json = json;
+        }
+        Ok(loaded)
     }
 
     /// A hardware file's text and the name messages give it, by id or
     /// path (`calibrate` writes a new file from its base's text).
     pub fn hardware_text(&self, what: &str) -> Result<(String, String)> {
         self.text("hardware", what)
+            .map(|(text, name)| (text.into_owned(), name))
     }
 
     /// A commented template for a user's own file, made from a catalog
@@ -321,8 +344,7 @@ impl Catalog {
     /// A hardware file by id or path, read and parsed once, for
     /// [`Catalog::hardware_from`].
     pub fn read_hardware(&self, what: &str) -> Result<Loaded> {
-        let (text, name) = self.text("hardware", what)?;
-        Ok(Loaded::new(text, name, Vec::new()))
+        self.load("hardware", what)
     }
 
     /// The hardware of a file [`Catalog::read_hardware`] read, applying the
@@ -341,10 +363,13 @@ impl Catalog {
         // A measured figure given with --set is checked against the
         // datasheet like one in a file (a datasheet what-if alone is not).
         let measured = mine.iter().any(|s| s.path.starts_with("achievable"));
-        let fast = file.tree(&mine).and_then(|tree| {
-            let hw = Hardware::from_tree(tree, &origin)?;
-            (!measured || hw.check_measured("", &origin).is_ok()).then_some(hw)
-        });
+        let fast = file
+            .json(&mine)
+            .and_then(|json| Hardware::from_json(json, &origin))
+            .or_else(|| {
+                let hw = Hardware::from_tree(file.tree(&mine)?, &origin)?;
+                (!measured || hw.check_measured("", &origin).is_ok()).then_some(hw)
+            });
         let mut hw = match fast {
             Some(hw) => hw,
             None => {
@@ -372,12 +397,12 @@ impl Catalog {
     /// A model file by id or path, read (a `config.json` imported) and
     /// parsed once, for [`Catalog::model_from`].
     pub fn read_model(&self, what: &str) -> Result<Loaded> {
-        let (text, name) = self.text("models", what)?;
+        let loaded = self.load("models", what)?;
         if what.ends_with(".json") {
-            let i = crate::spec::hf::import(&text, &name)?;
-            Ok(Loaded::new(i.toml, name, i.notes))
+            let i = crate::spec::hf::import(&loaded.text, &loaded.name)?;
+            Ok(Loaded::new(i.toml.into(), loaded.name, i.notes))
         } else {
-            Ok(Loaded::new(text, name, Vec::new()))
+            Ok(loaded)
         }
     }
 
@@ -394,8 +419,9 @@ impl Catalog {
             overridden: !mine.is_empty(),
         };
         let fast = file
-            .tree(&mine)
-            .and_then(|tree| Model::from_tree(tree, &origin));
+            .json(&mine)
+            .and_then(|json| Model::from_json(json, &origin))
+            .or_else(|| Model::from_tree(file.tree(&mine)?, &origin));
         let mut m = match fast {
             Some(m) => m,
             None => {
@@ -436,9 +462,12 @@ impl Catalog {
 /// reading or parsing the file again.
 #[derive(Debug, Clone)]
 pub struct Loaded {
-    text: String,
+    text: Cow<'static, str>,
     name: String,
     notes: Vec<String>,
+    /// A built-in file's JSON copy (build.rs), read in place of the text
+    /// by a load without `--set`s.
+    json: Option<&'static str>,
     /// Parsed at the first load that has `--set`s (a query without any
     /// parses the text once, as before); `None` where the text does not
     /// parse: every load then goes through the text, which names the error.
@@ -449,24 +478,36 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    fn new(text: String, name: String, notes: Vec<String>) -> Self {
+    fn new(text: Cow<'static, str>, name: String, notes: Vec<String>) -> Self {
         Loaded {
             text,
             name,
             notes,
+            json: None,
             tree: std::sync::OnceLock::new(),
             doc: std::sync::OnceLock::new(),
         }
     }
 
+    /// The JSON copy, for a load without `sets`.
+    fn json(&self, sets: &[&Set]) -> Option<&'static str> {
+        // The web module (which has a size budget) reads the TOML, without
+        // the JSON reader's code for the file types; build.rs makes it no
+        // copies.
+        if cfg!(target_arch = "wasm32") {
+            return None;
+        }
+        self.json.filter(|_| sets.is_empty())
+    }
+
     /// The text with `sets` applied (`overrides::apply`), its document
     /// parsed once.
-    fn applied(&self, sets: &[&Set]) -> Result<String> {
+    fn applied(&self, sets: &[&Set]) -> Result<Cow<'_, str>> {
         if sets.is_empty() {
-            return Ok(self.text.clone());
+            return Ok(Cow::Borrowed(&self.text));
         }
         let doc = self.doc.get_or_init(|| overrides::parse(&self.text));
-        overrides::apply_to_doc(doc.as_ref().map_err(Clone::clone)?.clone(), sets)
+        overrides::apply_to_doc(doc.as_ref().map_err(Clone::clone)?.clone(), sets).map(Cow::Owned)
     }
 
     /// Whether the file itself has the table at a dotted path.
@@ -548,6 +589,49 @@ mod tests {
         let msg = e.to_string();
         assert!(msg.contains("did you mean `h100-sxm`"), "{msg}");
         assert_eq!(e.exit_code(), 65);
+    }
+
+    /// Every built-in hardware and model file has a JSON copy, and loads
+    /// from it to the value its TOML gives, bit for bit (the Debug form
+    /// prints each float's shortest exact digits and each map in order).
+    #[test]
+    fn built_in_files_load_from_their_json_copies_as_from_their_text() {
+        let origin = |kind: &str, id: &str| Origin {
+            name: format!("built-in {kind}/{id}.toml"),
+            overridden: false,
+        };
+        for (id, text, json) in builtin::HARDWARE {
+            let json = json.unwrap_or_else(|| panic!("hardware/{id}.toml has no JSON copy"));
+            let o = origin("hardware", id);
+            let fast = Hardware::from_json(json, &o).expect("loads from JSON");
+            let slow = Hardware::parse(text, &o).expect("loads from TOML");
+            assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "hardware/{id}");
+        }
+        for (id, text, json) in builtin::MODELS {
+            let json = json.unwrap_or_else(|| panic!("models/{id}.toml has no JSON copy"));
+            let o = origin("models", id);
+            let fast = Model::from_json(json, &o).expect("loads from JSON");
+            let slow = Model::parse(text, &o).expect("loads from TOML");
+            assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "models/{id}");
+        }
+        assert!(builtin::HARDWARE.len() > 10 && builtin::MODELS.len() > 5);
+    }
+
+    /// A load through the catalog takes the JSON copy only without
+    /// `--set`s; a `--set` goes through the TOML as before.
+    #[test]
+    fn the_json_copy_serves_loads_without_sets() {
+        let cat = Catalog::default();
+        let file = cat.read_hardware("h200-sxm").unwrap();
+        assert!(file.json(&[]).is_some());
+        let set = Set {
+            path: "memory.hbm-bandwidth".into(),
+            value: "1 TB/s".into(),
+        };
+        assert!(file.json(&[&set]).is_none());
+        let hw = cat.hardware_from(&file, "h200-sxm", &[set]).unwrap();
+        assert_eq!(hw.memory.hbm_bandwidth.map(|b| b.get()), Some(1e12));
+        assert!(cat.read_model("llama-3-8b").unwrap().json(&[]).is_some());
     }
 
     /// The file with its tree set aside, so every load goes through the

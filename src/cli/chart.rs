@@ -165,7 +165,7 @@ pub struct ChartOut {
 /// Runs `chart KIND`, or returns `None` when the parsed command line is
 /// not one.
 pub fn run_chart(cli: &super::Cli) -> Option<anyhow::Result<ChartOut>> {
-    let super::Command::Chart(super::OnDemand(cmd)) = &cli.command else {
+    let super::Command::Chart(super::OnDemand(cmd)) = &*cli.command else {
         return None;
     };
     Some(draw(cmd, &cli.global).map_err(|e| as_flags(e).into()))

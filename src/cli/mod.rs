@@ -63,7 +63,7 @@ pub struct Cli {
     pub global: Global,
     /// The command.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: tree::Root<Command>,
 }
 
 /// Output formats.
@@ -222,7 +222,7 @@ pub enum Output {
 /// leave the user to think it applied.
 fn unused_flags(cli: &Cli) -> Result<()> {
     let g = &cli.global;
-    let (what, takes, format_explain_all) = match &cli.command {
+    let (what, takes, format_explain_all) = match &*cli.command {
         Command::Hw(OnDemand(hw::HwCommand::New(_)))
         | Command::Model(OnDemand(model::ModelCommand::New(_))) => (
             "`new` prints a template",
@@ -276,7 +276,7 @@ pub fn execute(
 ) -> anyhow::Result<(Global, Output)> {
     if let Ok(cli) = &parsed {
         unused_flags(cli)?;
-        let bytes = match &cli.command {
+        let bytes = match &*cli.command {
             Command::Run(OnDemand(a)) => Some(run::run(a, &cli.global)?),
             Command::Completions(OnDemand(a)) => Some(shell::completions(a)),
             Command::Hw(OnDemand(hw::HwCommand::New(a))) => {
@@ -456,7 +456,7 @@ fn run_reports(
         let reports = run_command(&cli, &ctx)?;
         return Ok((cli.global, reports));
     }
-    if let Command::Simulate(OnDemand(a)) = &mut cli.command {
+    if let Command::Simulate(OnDemand(a)) = &mut *cli.command {
         a.timeline = cli.global.chart.is_some() && cli.global.sweep.is_empty();
     }
     if let Some(q) = cli.command.query() {
@@ -584,7 +584,7 @@ fn dispatch(cli: &Cli) -> Result<Vec<Report>> {
 }
 
 fn run_command(cli: &Cli, ctx: &Context) -> Result<Vec<Report>> {
-    match &cli.command {
+    match &*cli.command {
         Command::Hw(OnDemand(c)) => hw::run(c, ctx, list_explain(&cli.global)),
         Command::Model(OnDemand(model::ModelCommand::List(_))) => roofline::query::evaluate(
             ctx,

@@ -1,18 +1,32 @@
 //! clap's command tree, built only as far as a command line needs it.
 //! Building every command's flags (and the shared flags clap copies into
 //! each) was most of a query's start-up; a command line that names its
-//! command (`roofline decode ...`) gets a tree whose other commands are
-//! shells: their names and one-line help, no flags. Whatever else
-//! (`roofline help decode`, a mistyped command or flag, which clap answers
-//! with suggestions drawn from every command) gets the whole tree.
+//! command (`roofline decode ...`) gets a tree of that one command, and
+//! `--version` a tree of none. `--help` (or no command) gets the other
+//! commands as shells: their names and one-line help, no flags. Whatever
+//! else (`roofline help decode`, a mistyped command or flag, which clap
+//! answers with suggestions drawn from every command) gets the whole tree.
 
 use clap::{ArgMatches, Args, Command, CommandFactory, FromArgMatches, Subcommand};
 use std::cell::RefCell;
 
+/// How much of the tree a command line needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Want {
+    /// Every command with its flags, as clap's own `Cli::command()` builds.
+    Whole,
+    /// Every command as a shell (the root's `--help`, or no command).
+    Shells,
+    /// No command (`--version`).
+    Bare,
+    /// This one command, with its flags, and no other: the root's shared
+    /// flags are then copied into one command rather than into each.
+    One(String),
+}
+
 thread_local! {
-    /// The one command whose flags are built (`""`: none); `None` builds
-    /// every command's, as clap's own `Cli::command()` does.
-    static ONLY: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// What [`for_argv`] is building.
+    static ONLY: RefCell<Want> = const { RefCell::new(Want::Whole) };
 }
 
 /// A command's flags (or its subcommands), added to its shell only when the
@@ -34,7 +48,11 @@ impl<T> std::ops::DerefMut for OnDemand<T> {
 }
 
 fn wanted(cmd: &Command) -> bool {
-    ONLY.with_borrow(|only| only.as_deref().is_none_or(|name| name == cmd.get_name()))
+    ONLY.with_borrow(|only| match only {
+        Want::Whole => true,
+        Want::One(name) => name == cmd.get_name(),
+        Want::Shells | Want::Bare => false,
+    })
 }
 
 impl<T: Args> Args for OnDemand<T> {
@@ -92,28 +110,90 @@ impl<T: FromArgMatches> FromArgMatches for OnDemand<T> {
     }
 }
 
-/// The command tree `argv` needs: the command it names built, the others
-/// shells; every command built where that is not certain.
+/// The root's commands: all of them, or (for a command line that names
+/// one) only that one, so that clap copies the shared flags into one
+/// command rather than into every shell. It parses, and derefs, as `T`.
+#[derive(Debug)]
+pub struct Root<T>(pub T);
+
+impl<T> std::ops::Deref for Root<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Root<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
+impl<T: Subcommand> Subcommand for Root<T> {
+    fn augment_subcommands(cmd: Command) -> Command {
+        match ONLY.with_borrow(Clone::clone) {
+            Want::Whole | Want::Shells => T::augment_subcommands(cmd),
+            Want::Bare => cmd,
+            Want::One(name) => {
+                let mut all = T::augment_subcommands(Command::new(""));
+                match all.get_subcommands_mut().find(|c| c.get_name() == name) {
+                    Some(one) => cmd.subcommand(std::mem::replace(one, Command::new(""))),
+                    None => T::augment_subcommands(cmd),
+                }
+            }
+        }
+    }
+    fn augment_subcommands_for_update(cmd: Command) -> Command {
+        T::augment_subcommands_for_update(cmd)
+    }
+    fn has_subcommand(name: &str) -> bool {
+        T::has_subcommand(name)
+    }
+}
+
+impl<T: FromArgMatches> FromArgMatches for Root<T> {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches(m).map(Self)
+    }
+    fn from_arg_matches_mut(m: &mut ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches_mut(m).map(Self)
+    }
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(m)
+    }
+    fn update_from_arg_matches_mut(&mut self, m: &mut ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches_mut(m)
+    }
+}
+
+/// The command tree `argv` needs: the command it names alone, built; every
+/// command built where that is not certain.
 pub fn for_argv(argv: &[String]) -> Command {
-    let only = named(argv);
-    ONLY.set(only);
+    ONLY.set(named(argv));
     let cmd = super::Cli::command();
-    ONLY.set(None);
+    ONLY.set(Want::Whole);
     cmd
 }
 
 /// The command `argv` runs, if clap will surely find it: the first word
 /// that is neither a shared flag nor a shared flag's value, when it is a
-/// command's name. `Some("")`: a root-level `--help` or `--version` (or no
-/// command at all), which needs no command's flags. `None`: anything
-/// else (a flag or word clap may answer with a suggestion from any
-/// command's flags, `help`, `--`).
-fn named(argv: &[String]) -> Option<String> {
+/// command's name. A root-level `--help` (or no command at all) needs the
+/// commands' names only, `--version` none. Anything else (a flag or word
+/// clap may answer with a suggestion from any command's flags, `help`,
+/// `--`) needs the whole tree.
+fn named(argv: &[String]) -> Want {
+    want(argv).unwrap_or(Want::Whole)
+}
+
+fn want(argv: &[String]) -> Option<Want> {
     let global = super::Global::augment_args(Command::new("global"));
     let mut args = argv.iter().skip(1);
     while let Some(a) = args.next() {
-        if matches!(a.as_str(), "-h" | "--help" | "-V" | "--version") {
-            return Some(String::new());
+        if matches!(a.as_str(), "-h" | "--help") {
+            return Some(Want::Shells);
+        }
+        if matches!(a.as_str(), "-V" | "--version") {
+            return Some(Want::Bare);
         }
         if let Some(long) = a.strip_prefix("--") {
             let (name, inline) = match long.split_once('=') {
@@ -131,9 +211,9 @@ fn named(argv: &[String]) -> Option<String> {
         if a.starts_with('-') {
             return None;
         }
-        return super::Command::has_subcommand(a).then(|| a.clone());
+        return super::Command::has_subcommand(a).then(|| Want::One(a.clone()));
     }
-    Some(String::new())
+    Some(Want::Shells)
 }
 
 #[cfg(test)]
@@ -149,23 +229,26 @@ mod tests {
 
     #[test]
     fn the_named_command_is_found_past_shared_flags_and_their_values() {
+        let one = |name: &str| Want::One(name.into());
         for (line, want) in [
-            ("decode --batch 8", Some("decode")),
-            ("--format json decode --batch 8", Some("decode")),
-            ("--format=json --achievable hw list", Some("hw")),
-            ("--set a=1 --set b=2 plan", Some("plan")),
-            ("--y decode plan", Some("plan")),
-            ("--version", Some("")),
-            ("--format json --help", Some("")),
-            ("", Some("")),
-            ("help decode", None),
-            ("decod --batch 8", None),
-            ("--batch 8 decode", None),
-            ("-x decode", None),
-            ("-- decode", None),
-            ("--format", None),
+            ("decode --batch 8", one("decode")),
+            ("--format json decode --batch 8", one("decode")),
+            ("--format=json --achievable hw list", one("hw")),
+            ("--set a=1 --set b=2 plan", one("plan")),
+            ("--y decode plan", one("plan")),
+            ("--version", Want::Bare),
+            ("--format json -V", Want::Bare),
+            ("--format json --help", Want::Shells),
+            ("-h --version", Want::Shells),
+            ("", Want::Shells),
+            ("help decode", Want::Whole),
+            ("decod --batch 8", Want::Whole),
+            ("--batch 8 decode", Want::Whole),
+            ("-x decode", Want::Whole),
+            ("-- decode", Want::Whole),
+            ("--format", Want::Whole),
         ] {
-            assert_eq!(named(&argv(line)).as_deref(), want, "{line}");
+            assert_eq!(named(&argv(line)), want, "{line}");
         }
     }
 
@@ -179,8 +262,8 @@ mod tests {
 
     /// Each command (and each of its subcommands) built alone answers its
     /// help, a bad flag and a missing value as it does in the whole tree,
-    /// and so do the root's help and version; the other commands stay
-    /// shells.
+    /// and so do the root's help and version; no other command is built
+    /// beside it, and the root's help has every command as a shell.
     #[test]
     fn a_command_built_alone_answers_as_in_the_whole_tree() {
         let whole = super::super::Cli::command();
@@ -203,10 +286,17 @@ mod tests {
                 );
             }
             let alone = for_argv(&argv(&line));
-            let first = line.split_whitespace().next().unwrap_or("");
-            for other in alone.get_subcommands().filter(|c| c.get_name() != first) {
-                assert_eq!(other.get_arguments().count(), 0, "{}", other.get_name());
-                assert_eq!(other.get_subcommands().count(), 0, "{}", other.get_name());
+            let names: Vec<&str> = alone.get_subcommands().map(|c| c.get_name()).collect();
+            match line.split_whitespace().next() {
+                Some("--help") | None => {
+                    assert_eq!(names.len(), whole.get_subcommands().count(), "{line}");
+                    for shell in alone.get_subcommands() {
+                        assert_eq!(shell.get_arguments().count(), 0, "{}", shell.get_name());
+                        assert_eq!(shell.get_subcommands().count(), 0, "{}", shell.get_name());
+                    }
+                }
+                Some("-V") => assert!(names.is_empty(), "{names:?}"),
+                Some(first) => assert_eq!(names, [first], "{line}"),
             }
         }
     }

@@ -246,6 +246,20 @@ impl Model {
         Some(m)
     }
 
+    /// A built-in file's model from the JSON copy build.rs made of its text
+    /// (having checked its `[sources]` keys); `None` where it does not
+    /// deserialize or validate, and the caller parses the text, which
+    /// names the error. On success it equals [`Model::parse`] of the text
+    /// (`catalog::tests`).
+    pub(crate) fn from_json(json: &str, origin: &Origin) -> Option<Self> {
+        let mut m: Model = serde_json::from_str(json).ok()?;
+        m.validate(None, "", origin).ok()?;
+        if m.sources.is_empty() {
+            m.cites_file = Some(origin.name.clone());
+        }
+        Some(m)
+    }
+
     /// `doc` locates a field validation rejects; without it (a tree) the
     /// error has no line.
     fn validate(

@@ -49,6 +49,20 @@ impl Hardware {
         Some(hw)
     }
 
+    /// A built-in file's hardware from the JSON copy build.rs made of its
+    /// text (having checked its `[sources]` keys as [`Hardware::parse`]
+    /// does); `None` where it does not deserialize or validate, and the
+    /// caller parses the text, which names the error. On success it equals
+    /// [`Hardware::parse`] of the text (`catalog::tests`).
+    pub(crate) fn from_json(json: &str, origin: &Origin) -> Option<Self> {
+        let mut hw: Hardware = serde_json::from_str(json).ok()?;
+        hw.validate("", origin, None).ok()?;
+        if hw.sources.is_empty() {
+            hw.cites_file = Some(origin.name.clone());
+        }
+        Some(hw)
+    }
+
     /// `unknown_source` is the first `[sources]` key that names no field
     /// of the file.
     fn validate(&self, src: &str, origin: &Origin, unknown_source: Option<&str>) -> Result<()> {
