@@ -34,6 +34,30 @@ thread_local! {
 #[derive(Debug, Clone)]
 pub struct OnDemand<T>(pub T);
 
+/// `FromArgMatches` for a newtype over a subcommand enum: the matches are
+/// the enum's.
+macro_rules! from_arg_matches_of_newtype {
+    ($t:ident) => {
+        impl<T: FromArgMatches> FromArgMatches for $t<T> {
+            fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+                T::from_arg_matches(m).map(Self)
+            }
+            fn from_arg_matches_mut(m: &mut ArgMatches) -> Result<Self, clap::Error> {
+                T::from_arg_matches_mut(m).map(Self)
+            }
+            fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+                self.0.update_from_arg_matches(m)
+            }
+            fn update_from_arg_matches_mut(
+                &mut self,
+                m: &mut ArgMatches,
+            ) -> Result<(), clap::Error> {
+                self.0.update_from_arg_matches_mut(m)
+            }
+        }
+    };
+}
+
 impl<T> std::ops::Deref for OnDemand<T> {
     type Target = T;
     fn deref(&self) -> &T {
@@ -95,20 +119,7 @@ impl<T: Subcommand> Subcommand for OnDemand<T> {
     }
 }
 
-impl<T: FromArgMatches> FromArgMatches for OnDemand<T> {
-    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
-        T::from_arg_matches(m).map(Self)
-    }
-    fn from_arg_matches_mut(m: &mut ArgMatches) -> Result<Self, clap::Error> {
-        T::from_arg_matches_mut(m).map(Self)
-    }
-    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
-        self.0.update_from_arg_matches(m)
-    }
-    fn update_from_arg_matches_mut(&mut self, m: &mut ArgMatches) -> Result<(), clap::Error> {
-        self.0.update_from_arg_matches_mut(m)
-    }
-}
+from_arg_matches_of_newtype!(OnDemand);
 
 /// The root's commands: all of them, or (for a command line that names
 /// one) only that one, so that clap copies the shared flags into one
@@ -151,20 +162,7 @@ impl<T: Subcommand> Subcommand for Root<T> {
     }
 }
 
-impl<T: FromArgMatches> FromArgMatches for Root<T> {
-    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
-        T::from_arg_matches(m).map(Self)
-    }
-    fn from_arg_matches_mut(m: &mut ArgMatches) -> Result<Self, clap::Error> {
-        T::from_arg_matches_mut(m).map(Self)
-    }
-    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
-        self.0.update_from_arg_matches(m)
-    }
-    fn update_from_arg_matches_mut(&mut self, m: &mut ArgMatches) -> Result<(), clap::Error> {
-        self.0.update_from_arg_matches_mut(m)
-    }
-}
+from_arg_matches_of_newtype!(Root);
 
 /// The command tree `argv` needs: the command it names alone, built; every
 /// command built where that is not certain.
