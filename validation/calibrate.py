@@ -511,6 +511,41 @@ def compute_loops(w, sampler, quick):
         torch.cuda.empty_cache()
 
 
+def llama_weights(L, d, h, kv, dh, ff, V):
+    """Random bf16 weights of a Llama-3-shaped decoder of L layers: (embedding, LM head,
+    layers, rotary frequencies)."""
+    bf = dict(device="cuda", dtype=torch.bfloat16)
+    s = 0.02
+    emb = torch.randn(V, d, **bf) * s
+    head = torch.randn(V, d, **bf) * s
+    layers = [dict(qkv=torch.randn((h + 2 * kv) * dh, d, **bf) * s, o=torch.randn(d, h * dh, **bf) * s,
+                   gu=torch.randn(2 * ff, d, **bf) * s, down=torch.randn(d, ff, **bf) * s,
+                   n1=torch.ones(d, **bf), n2=torch.ones(d, **bf)) for _ in range(L)]
+    freqs = torch.polar(torch.ones(dh // 2, device="cuda"), torch.rand(dh // 2, device="cuda"))
+    return emb, head, layers, freqs
+
+
+def llama_step(net, kc, vc, tok, pos, B, d, h, kv, dh):
+    """One decode step of B tokens at cache position `pos` (RMSNorm, fused QKV, rotary,
+    KV write, SDPA, fused gate+up, SiLU): the logits."""
+    emb, head, layers, freqs = net
+    x = emb[tok]
+    for i, l in enumerate(layers):
+        y = F.rms_norm(x, (d,), l["n1"], 1e-5)
+        qkv = y @ l["qkv"].t()
+        qk = qkv[:, : (h + kv) * dh].view(B, h + kv, dh // 2, 2).float()
+        qk = torch.view_as_real(torch.view_as_complex(qk) * freqs).flatten(-2).to(x.dtype)
+        q, k = qk.split([h, kv], 1)
+        kc[i].index_copy_(2, pos, k.view(B, kv, 1, dh))
+        vc[i].index_copy_(2, pos, qkv[:, (h + kv) * dh:].reshape(B, kv, 1, dh))
+        a = F.scaled_dot_product_attention(q.reshape(B, h, 1, dh), kc[i], vc[i], enable_gqa=True)
+        x = torch.addmm(x, a.reshape(B, h * dh), l["o"].t())
+        y = F.rms_norm(x, (d,), l["n2"], 1e-5)
+        g, u = (y @ l["gu"].t()).chunk(2, -1)
+        x = torch.addmm(x, F.silu(g) * u, l["down"].t())
+    return F.rms_norm(x, (d,), None, 1e-5) @ head.t()
+
+
 def decode_steps(w, quick):
     L, d, h, kv, dh, ff, V = 32, 4096, 32, 8, 128, 14336, 128256
     free, _ = torch.cuda.mem_get_info()
@@ -520,13 +555,7 @@ def decode_steps(w, quick):
     fit = int((free * 0.8 - 4 * V * d) // (per_layer + kv_max))
     L = max(1, min(L, fit))
     bf = dict(device="cuda", dtype=torch.bfloat16)
-    s = 0.02
-    emb = torch.randn(V, d, **bf) * s
-    head = torch.randn(V, d, **bf) * s
-    layers = [dict(qkv=torch.randn((h + 2 * kv) * dh, d, **bf) * s, o=torch.randn(d, h * dh, **bf) * s,
-                   gu=torch.randn(2 * ff, d, **bf) * s, down=torch.randn(d, ff, **bf) * s,
-                   n1=torch.ones(d, **bf), n2=torch.ones(d, **bf)) for _ in range(L)]
-    freqs = torch.polar(torch.ones(dh // 2, device="cuda"), torch.rand(dh // 2, device="cuda"))
+    net = llama_weights(L, d, h, kv, dh, ff, V)
     for B, T in grid:
         kc = [torch.randn(B, kv, T, dh, **bf) for _ in range(L)]
         vc = [torch.randn(B, kv, T, dh, **bf) for _ in range(L)]
@@ -535,21 +564,7 @@ def decode_steps(w, quick):
         out = torch.empty(B, dtype=torch.long, device="cuda")
 
         def step():
-            x = emb[tok]
-            for i, l in enumerate(layers):
-                y = F.rms_norm(x, (d,), l["n1"], 1e-5)
-                qkv = y @ l["qkv"].t()
-                qk = qkv[:, : (h + kv) * dh].view(B, h + kv, dh // 2, 2).float()
-                qk = torch.view_as_real(torch.view_as_complex(qk) * freqs).flatten(-2).to(x.dtype)
-                q, k = qk.split([h, kv], 1)
-                kc[i].index_copy_(2, pos, k.view(B, kv, 1, dh))
-                vc[i].index_copy_(2, pos, qkv[:, (h + kv) * dh:].reshape(B, kv, 1, dh))
-                a = F.scaled_dot_product_attention(q.reshape(B, h, 1, dh), kc[i], vc[i], enable_gqa=True)
-                x = torch.addmm(x, a.reshape(B, h * dh), l["o"].t())
-                y = F.rms_norm(x, (d,), l["n2"], 1e-5)
-                g, u = (y @ l["gu"].t()).chunk(2, -1)
-                x = torch.addmm(x, F.silu(g) * u, l["down"].t())
-            logits = F.rms_norm(x, (d,), None, 1e-5) @ head.t()
+            logits = llama_step(net, kc, vc, tok, pos, B, d, h, kv, dh)
             out.copy_(logits.argmax(-1))
             return logits
 
@@ -709,13 +724,7 @@ def kernels(w, quick):
     if quick:
         L = 4
     bf = dict(device="cuda", dtype=torch.bfloat16)
-    s = 0.02
-    emb = torch.randn(V, d, **bf) * s
-    head = torch.randn(V, d, **bf) * s
-    layers = [dict(qkv=torch.randn((h + 2 * kv) * dh, d, **bf) * s, o=torch.randn(d, h * dh, **bf) * s,
-                   gu=torch.randn(2 * ff, d, **bf) * s, down=torch.randn(d, ff, **bf) * s,
-                   n1=torch.ones(d, **bf), n2=torch.ones(d, **bf)) for _ in range(L)]
-    freqs = torch.polar(torch.ones(dh // 2, device="cuda"), torch.rand(dh // 2, device="cuda"))
+    net = llama_weights(L, d, h, kv, dh, ff, V)
     kinds = kernel_kinds(d, h, kv, dh, ff, T)
     for B in (1, 32):
         kc = [torch.randn(B, kv, T, dh, **bf) for _ in range(L)]
@@ -724,21 +733,7 @@ def kernels(w, quick):
         pos = torch.tensor([T - 1], device="cuda")
 
         def step():
-            x = emb[tok]
-            for i, l in enumerate(layers):
-                y = F.rms_norm(x, (d,), l["n1"], 1e-5)
-                qkv = y @ l["qkv"].t()
-                qk = qkv[:, : (h + kv) * dh].view(B, h + kv, dh // 2, 2).float()
-                qk = torch.view_as_real(torch.view_as_complex(qk) * freqs).flatten(-2).to(x.dtype)
-                q, k = qk.split([h, kv], 1)
-                kc[i].index_copy_(2, pos, k.view(B, kv, 1, dh))
-                vc[i].index_copy_(2, pos, qkv[:, (h + kv) * dh:].reshape(B, kv, 1, dh))
-                a = F.scaled_dot_product_attention(q.reshape(B, h, 1, dh), kc[i], vc[i], enable_gqa=True)
-                x = torch.addmm(x, a.reshape(B, h * dh), l["o"].t())
-                y = F.rms_norm(x, (d,), l["n2"], 1e-5)
-                g, u = (y @ l["gu"].t()).chunk(2, -1)
-                x = torch.addmm(x, F.silu(g) * u, l["down"].t())
-            return F.rms_norm(x, (d,), None, 1e-5) @ head.t()
+            return llama_step(net, kc, vc, tok, pos, B, d, h, kv, dh)
 
         for _ in range(3):
             step()
