@@ -133,25 +133,44 @@ pub const ALL: &[Precision] = &[
     },
 ];
 
+/// `name` trimmed, or the registry name it is an alias of (`aliases`:
+/// alias, name), in any case and without allocating: a sweep resolves its
+/// precisions at every point. Registry names are lowercase ASCII, so the
+/// caller compares with `eq_ignore_ascii_case`.
+pub(crate) fn canonical<'a>(name: &'a str, aliases: &[(&str, &'static str)]) -> &'a str {
+    let n = name.trim();
+    aliases
+        .iter()
+        .find(|(a, _)| a.eq_ignore_ascii_case(n))
+        .map_or(n, |(_, c)| c)
+}
+
 /// Looks a precision up by name (`e4m3`/`e5m2` are fp8).
 pub fn lookup(name: &str) -> Result<&'static Precision> {
-    let n = name.trim().to_ascii_lowercase();
-    let n = match n.as_str() {
-        "e4m3" | "e5m2" | "fp8-e4m3" | "fp8-e5m2" => "fp8",
-        "float32" => "fp32",
-        "float16" | "half" => "fp16",
-        "bfloat16" => "bf16",
-        other => other,
-    };
-    ALL.iter().find(|p| p.name == n).ok_or_else(|| {
-        Error::input(
-            "--dtype",
-            format!(
-                "unknown precision `{name}`; known: {}",
-                ALL.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
-            ),
-        )
-    })
+    let n = canonical(
+        name,
+        &[
+            ("e4m3", "fp8"),
+            ("e5m2", "fp8"),
+            ("fp8-e4m3", "fp8"),
+            ("fp8-e5m2", "fp8"),
+            ("float32", "fp32"),
+            ("float16", "fp16"),
+            ("half", "fp16"),
+            ("bfloat16", "bf16"),
+        ],
+    );
+    ALL.iter()
+        .find(|p| p.name.eq_ignore_ascii_case(n))
+        .ok_or_else(|| {
+            Error::input(
+                "--dtype",
+                format!(
+                    "unknown precision `{name}`; known: {}",
+                    ALL.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+                ),
+            )
+        })
 }
 
 #[cfg(test)]

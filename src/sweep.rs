@@ -496,7 +496,7 @@ pub fn evaluate_into(
         match eval(&point, lean) {
             Ok(r) => {
                 if !gather.seen() {
-                    crate::report::set_results_hint(r.results.len());
+                    crate::report::set_size_hint(r.inputs.len(), r.results.len());
                     let row = gather.make_row(r, &point, unit_class);
                     gather.start()?;
                     let mut again = vec![0usize; axes.len()];
@@ -550,7 +550,7 @@ pub fn evaluate_into(
         }
         advance(axes, &mut idx);
     }
-    crate::report::set_results_hint(0);
+    crate::report::set_size_hint(0, 0);
     if !gather.seen() {
         return Err(first_error.unwrap_or_else(|| Error::NoAnswer("no point answered".into())));
     }

@@ -92,23 +92,31 @@ impl KvPrecision {
 /// Looks a KV precision up; an error names the field and lists the ones
 /// modelled.
 pub fn kv_precision(name: &str) -> Result<&'static KvPrecision> {
-    let n = name.trim().to_ascii_lowercase();
-    let n = match n.as_str() {
-        "e4m3" | "e5m2" | "fp8-e4m3" | "fp8-e5m2" => "fp8",
-        "bfloat16" => "bf16",
-        "float16" | "half" => "fp16",
-        other => other,
-    };
-    KV_PRECISIONS.iter().find(|p| p.name == n).ok_or_else(|| {
-        let known: Vec<&str> = KV_PRECISIONS.iter().map(|p| p.name).collect();
-        Error::field(
-            "kv-dtype",
-            format!(
-                "the KV cache cannot be modelled in `{name}`; it takes {}",
-                known.join(", ")
-            ),
-        )
-    })
+    let n = crate::precision::canonical(
+        name,
+        &[
+            ("e4m3", "fp8"),
+            ("e5m2", "fp8"),
+            ("fp8-e4m3", "fp8"),
+            ("fp8-e5m2", "fp8"),
+            ("bfloat16", "bf16"),
+            ("float16", "fp16"),
+            ("half", "fp16"),
+        ],
+    );
+    KV_PRECISIONS
+        .iter()
+        .find(|p| p.name.eq_ignore_ascii_case(n))
+        .ok_or_else(|| {
+            let known: Vec<&str> = KV_PRECISIONS.iter().map(|p| p.name).collect();
+            Error::field(
+                "kv-dtype",
+                format!(
+                    "the KV cache cannot be modelled in `{name}`; it takes {}",
+                    known.join(", ")
+                ),
+            )
+        })
 }
 
 /// A share given as `10%` or `0.1`.

@@ -128,7 +128,7 @@ impl<'a> Gather<'a> {
             command,
             hardware,
             model,
-            inputs,
+            mut inputs,
             mut results,
             quantities,
             notes,
@@ -136,8 +136,14 @@ impl<'a> Gather<'a> {
             lean,
             ..
         } = r;
-        let mut row = Row::default();
+        let mut row = Row {
+            inputs: Map::with_capacity_and_hasher(self.axes.len(), Default::default()),
+            ..Row::default()
+        };
         for (j, a) in self.axes.iter().enumerate() {
+            // The point's own key is moved into the row where it has one
+            // (a literal: no copy of the axis name at every point).
+            let mut key = None;
             let v = match a.as_str() {
                 "hardware" => hardware.clone().map(Value::from),
                 "model" => model.clone().map(Value::from),
@@ -146,12 +152,20 @@ impl<'a> Gather<'a> {
                     // `layers`, decode's `kernels`) is one column, the
                     // input's, at the value the point was worked at.
                     let result = results.shift_remove(a.as_str());
-                    inputs.get(a.as_str()).cloned().or(result)
+                    match inputs.shift_remove_entry(a.as_str()) {
+                        Some((k, v)) => {
+                            key = Some(k);
+                            Some(v)
+                        }
+                        None => result,
+                    }
                 }
             };
             let v = v.or_else(|| point.get(j).map(|(_, v)| (*v).clone()));
-            row.inputs
-                .insert(a.clone().into(), v.unwrap_or(Value::Null));
+            row.inputs.insert(
+                key.unwrap_or_else(|| a.clone().into()),
+                v.unwrap_or(Value::Null),
+            );
         }
         if !self.seen {
             self.seen = true;

@@ -93,14 +93,15 @@ pub type Key = std::borrow::Cow<'static, str>;
 pub type Map<V> = IndexMap<Key, V, rustc_hash::FxBuildHasher>;
 
 thread_local! {
-    /// How many results the points of the sweep under way have, so each
-    /// lean point's map is made the right size at once.
-    static RESULTS_HINT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// How many inputs and results the points of the sweep under way have,
+    /// so each lean point's maps are made the right size at once.
+    static SIZE_HINT: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
 }
 
-/// Sets the size lean reports start their results at (0: no hint).
-pub(crate) fn set_results_hint(n: usize) {
-    RESULTS_HINT.with(|h| h.set(n));
+/// Sets the sizes lean reports start their inputs and results at (0: no
+/// hint).
+pub(crate) fn set_size_hint(inputs: usize, results: usize) {
+    SIZE_HINT.with(|h| h.set((inputs, results)));
 }
 
 /// Something that describes a result: a [`Quantity`], or a closure that
@@ -236,15 +237,16 @@ impl Report {
 
     /// An empty report; a lean one records values only.
     pub fn new_lean(command: impl Into<String>, lean: bool) -> Self {
-        let hint = if lean {
-            RESULTS_HINT.with(|h| h.get())
+        let (inputs, results) = if lean {
+            SIZE_HINT.with(|h| h.get())
         } else {
-            0
+            (0, 0)
         };
         Report {
             command: command.into(),
             lean,
-            results: Map::with_capacity_and_hasher(hint, Default::default()),
+            inputs: Map::with_capacity_and_hasher(inputs, Default::default()),
+            results: Map::with_capacity_and_hasher(results, Default::default()),
             ..Default::default()
         }
     }

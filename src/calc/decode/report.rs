@@ -41,35 +41,38 @@ impl DecodeCost {
         if s.mode == Mode::Achievable {
             r.input("achievable", true);
         }
-        let mut headline = vec![
-            "weight_bytes",
-            "kv_bytes",
-            "flops",
-            "experts_touched_per_layer",
-            "intensity",
-            "bound",
-            "launch_time_s",
-            "step_time_s",
-            "tokens_per_s",
-            "tokens_per_s_per_user",
-            "expected_tokens_per_pass",
-            "speculative_speedup",
-            "fits",
-            "slo_batch",
-            "slo_bound",
-            "slo_tokens_per_s",
-            "ttft_s",
-            "goodput_requests_per_s",
-            "power_w",
-            "energy_per_token_j",
-            "cost_per_million_output_tokens",
-            "cost_per_million_input_tokens",
-            "energy_cost_share",
-        ];
-        if s.launch == LaunchMode::None {
-            headline.retain(|k| *k != "launch_time_s");
+        // A lean point has no headline: the list is not made for it.
+        if !lean {
+            let mut headline = vec![
+                "weight_bytes",
+                "kv_bytes",
+                "flops",
+                "experts_touched_per_layer",
+                "intensity",
+                "bound",
+                "launch_time_s",
+                "step_time_s",
+                "tokens_per_s",
+                "tokens_per_s_per_user",
+                "expected_tokens_per_pass",
+                "speculative_speedup",
+                "fits",
+                "slo_batch",
+                "slo_bound",
+                "slo_tokens_per_s",
+                "ttft_s",
+                "goodput_requests_per_s",
+                "power_w",
+                "energy_per_token_j",
+                "cost_per_million_output_tokens",
+                "cost_per_million_input_tokens",
+                "energy_cost_share",
+            ];
+            if s.launch == LaunchMode::None {
+                headline.retain(|k| *k != "launch_time_s");
+            }
+            r.headline(&headline);
         }
-        r.headline(&headline);
         let weight_bytes = st.weight_bytes();
         r.result("weight_bytes", weight_bytes, || {
             Quantity::new("weights read", Unit::Bytes)

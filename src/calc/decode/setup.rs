@@ -183,45 +183,40 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
                 LaunchMode::Graph => l.graph,
             })
             .is_some();
-    let launch_key = match launch {
-        LaunchMode::None => None,
-        LaunchMode::Eager => Some("eager"),
-        LaunchMode::Graph => Some("graph"),
-    };
-    let prefix = match mode {
-        Mode::SpeedOfLight => "",
-        Mode::Achievable => "achievable.",
-    };
-    // Built with push_str, not format!: every sweep point resolves them.
-    let named = |mut field: String| {
-        if let Some(s) = hw.source(&field) {
-            field.reserve(2 + s.len());
-            field.push_str(": ");
-            field.push_str(s);
+    // Each source is made in one allocation: every sweep point resolves
+    // them, though only a full report shows them.
+    let named = |field: &str| {
+        let source = hw.source(field);
+        let mut s = String::with_capacity(field.len() + source.map_or(0, |s| s.len() + 2));
+        s.push_str(field);
+        if let Some(source) = source {
+            s.push_str(": ");
+            s.push_str(source);
         }
-        Some(field)
+        Some(s)
     };
-    let launch_field = launch_key.map(|k| {
-        let measured = format!("achievable.launch.{k}");
-        if mode == Mode::Achievable && hw.source(&measured).is_some() {
+    let launch_field = match launch {
+        LaunchMode::None => None,
+        LaunchMode::Eager => Some(("achievable.launch.eager", "launch.eager")),
+        LaunchMode::Graph => Some(("achievable.launch.graph", "launch.graph")),
+    }
+    .map(|(measured, plain)| {
+        if mode == Mode::Achievable && hw.source(measured).is_some() {
             measured
         } else {
-            format!("launch.{k}")
+            plain
         }
     });
+    let peak_field = match mode {
+        Mode::SpeedOfLight => ["compute.dense.", p.compute].concat(),
+        Mode::Achievable => ["achievable.dense.", p.compute].concat(),
+    };
     let sources = [
+        named(&peak_field),
         named(match mode {
-            Mode::SpeedOfLight => format!("compute.dense.{}", p.compute),
-            Mode::Achievable => format!("achievable.dense.{}", p.compute),
+            Mode::SpeedOfLight => "memory.hbm-bandwidth",
+            Mode::Achievable => "achievable.hbm-bandwidth",
         }),
-        named(format!(
-            "{prefix}{}",
-            if prefix.is_empty() {
-                "memory.hbm-bandwidth"
-            } else {
-                "hbm-bandwidth"
-            }
-        )),
         launch_field.and_then(named),
     ];
     let (kernels, given) = match kernels {
