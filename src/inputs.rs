@@ -92,11 +92,14 @@ pub fn bounded_count(v: u64) -> std::result::Result<u64, String> {
 /// Parses a count: a whole number written plainly (`4096`), with
 /// separators (`1_000_000`, `1,000,000`) or in scientific notation (`1e6`).
 pub fn parse_count(s: &str) -> std::result::Result<u64, String> {
-    let t: String = s
-        .trim()
-        .chars()
-        .filter(|c| *c != '_' && *c != ',')
-        .collect();
+    // Copied only when it has separators to drop: a sweep's points arrive
+    // as plain digits, one parse each.
+    let t = s.trim();
+    let t: std::borrow::Cow<str> = if t.contains(['_', ',']) {
+        t.chars().filter(|c| *c != '_' && *c != ',').collect()
+    } else {
+        t.into()
+    };
     if let Ok(n) = t.parse::<u64>() {
         return bounded_count(n);
     }

@@ -145,21 +145,27 @@ pub(crate) fn canonical<'a>(name: &'a str, aliases: &[(&str, &'static str)]) -> 
         .map_or(n, |(_, c)| c)
 }
 
+/// Other names of registry precisions (alias, name); no alias is itself a
+/// registry name.
+const ALIASES: [(&str, &str); 8] = [
+    ("e4m3", "fp8"),
+    ("e5m2", "fp8"),
+    ("fp8-e4m3", "fp8"),
+    ("fp8-e5m2", "fp8"),
+    ("float32", "fp32"),
+    ("float16", "fp16"),
+    ("half", "fp16"),
+    ("bfloat16", "bf16"),
+];
+
 /// Looks a precision up by name (`e4m3`/`e5m2` are fp8).
 pub fn lookup(name: &str) -> Result<&'static Precision> {
-    let n = canonical(
-        name,
-        &[
-            ("e4m3", "fp8"),
-            ("e5m2", "fp8"),
-            ("fp8-e4m3", "fp8"),
-            ("fp8-e5m2", "fp8"),
-            ("float32", "fp32"),
-            ("float16", "fp16"),
-            ("half", "fp16"),
-            ("bfloat16", "bf16"),
-        ],
-    );
+    // The registry's own spelling (what a sweep point carries) needs no
+    // alias: none of the aliases is a registry name.
+    if let Some(p) = ALL.iter().find(|p| p.name == name) {
+        return Ok(p);
+    }
+    let n = canonical(name, &ALIASES);
     ALL.iter()
         .find(|p| p.name.eq_ignore_ascii_case(n))
         .ok_or_else(|| {
@@ -176,6 +182,19 @@ pub fn lookup(name: &str) -> Result<&'static Precision> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_read_in_any_case_and_by_alias() {
+        // The exact-name fast path is sound only if no alias is a name.
+        for (a, _) in ALIASES {
+            assert!(ALL.iter().all(|p| !p.name.eq_ignore_ascii_case(a)), "{a}");
+        }
+        assert_eq!(lookup("BF16").unwrap().name, "bf16");
+        assert_eq!(lookup(" E4M3 ").unwrap().name, "fp8");
+        assert_eq!(lookup("bfloat16").unwrap().name, "bf16");
+        assert_eq!(lookup("Half").unwrap().name, "fp16");
+        assert!(lookup("bf17").is_err());
+    }
 
     #[test]
     fn only_weight_only_precisions_note_their_compute_peak() {

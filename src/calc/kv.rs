@@ -89,21 +89,25 @@ impl KvPrecision {
     }
 }
 
+/// Other names of KV precisions (alias, name); no alias is itself a name.
+const KV_ALIASES: [(&str, &str); 7] = [
+    ("e4m3", "fp8"),
+    ("e5m2", "fp8"),
+    ("fp8-e4m3", "fp8"),
+    ("fp8-e5m2", "fp8"),
+    ("bfloat16", "bf16"),
+    ("float16", "fp16"),
+    ("half", "fp16"),
+];
+
 /// Looks a KV precision up; an error names the field and lists the ones
 /// modelled.
 pub fn kv_precision(name: &str) -> Result<&'static KvPrecision> {
-    let n = crate::precision::canonical(
-        name,
-        &[
-            ("e4m3", "fp8"),
-            ("e5m2", "fp8"),
-            ("fp8-e4m3", "fp8"),
-            ("fp8-e5m2", "fp8"),
-            ("bfloat16", "bf16"),
-            ("float16", "fp16"),
-            ("half", "fp16"),
-        ],
-    );
+    // The registry's own spelling needs no alias (none is a registry name).
+    if let Some(p) = KV_PRECISIONS.iter().find(|p| p.name == name) {
+        return Ok(p);
+    }
+    let n = crate::precision::canonical(name, &KV_ALIASES);
     KV_PRECISIONS
         .iter()
         .find(|p| p.name.eq_ignore_ascii_case(n))
@@ -778,5 +782,27 @@ impl KvCost {
             });
         }
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kv_precisions_read_in_any_case_and_by_alias() {
+        // The exact-name fast path is sound only if no alias is a name.
+        for (a, _) in KV_ALIASES {
+            assert!(
+                KV_PRECISIONS
+                    .iter()
+                    .all(|p| !p.name.eq_ignore_ascii_case(a)),
+                "{a}"
+            );
+        }
+        assert_eq!(kv_precision("FP8").unwrap().name, "fp8");
+        assert_eq!(kv_precision(" e5m2").unwrap().name, "fp8");
+        assert_eq!(kv_precision("Half").unwrap().name, "fp16");
+        assert!(kv_precision("float32").is_err());
     }
 }

@@ -195,12 +195,21 @@ impl<'a> Gather<'a> {
             // its row; the shared ones are stated once at the end.
             let mut matched = 0;
             self.present.iter_mut().for_each(|p| *p = false);
+            // The points of a sweep record their inputs in one order: the
+            // candidate after the last one matched is tried before a hash.
+            let mut next = 0;
             for (k, v) in inputs {
-                if row.inputs.contains_key(k.as_ref()) {
+                // The row holds the axes alone so far (keys are unique).
+                if self.axes.iter().any(|a| a.as_str() == k.as_ref()) {
                     continue;
                 }
-                match self.candidates.get_index_of(k.as_ref()) {
+                let c = match self.candidates.get_index(next) {
+                    Some((ck, _)) if *ck == k => Some(next),
+                    _ => self.candidates.get_index_of(k.as_ref()),
+                };
+                match c {
                     Some(c) => {
+                        next = c + 1;
                         matched += 1;
                         self.present[c] = true;
                         if self.candidates[c] != v {
