@@ -415,6 +415,30 @@ impl Hardware {
                     format!("{x} is not a ratio of two times: expected a positive number"),
                 );
             }
+            if let Some(f) = &a.power_limit {
+                for (field, v) in [
+                    ("achievable.power-limit.gemm-watts", f.gemm_watts),
+                    ("achievable.power-limit.attention-watts", f.attention_watts),
+                    ("achievable.power-limit.wait-watts", f.wait_watts),
+                ] {
+                    if let Some(w) = v
+                        && !(w.is_finite() && w > 0.0)
+                    {
+                        return err(
+                            field,
+                            format!("{w} W is not a board power: expected a number of watts above 0"),
+                        );
+                    }
+                }
+                if let Some(b) = f.attention_clock_exponent
+                    && !(b > 0.0 && b <= 1.0)
+                {
+                    return err(
+                        "achievable.power-limit.attention-clock-exponent",
+                        format!("{b} is not a clock exponent: expected a number above 0 and at most 1"),
+                    );
+                }
+            }
             if let Some(b) = &a.bus_efficiency {
                 for (name, v) in b.entries() {
                     share(&format!("achievable.bus-efficiency.{name}"), v)?;
