@@ -28,7 +28,7 @@ pub fn record(r: &mut Report, p: &Priced, given: bool, launch: &str) {
     r.result("sustained", p.sustained, || {
         let q = Quantity::new("sustained rate used", Unit::None);
         if limited {
-            q.formula("the step's power at the burst clock passes the board's limit: its clock drops (formulas.md, Achievable: the power limit over a step)")
+            q.formula("whether the step's power at the burst clock passes the board's limit, so its clock drops (formulas.md, Achievable: the power limit over a step)")
         } else {
             q.formula("compute-bound operations take more than half the step")
         }

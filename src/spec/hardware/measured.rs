@@ -46,11 +46,12 @@ pub struct Achievable {
     pub kernel_fixed: Option<KernelFixed>,
     /// Dense matmul rates a long compute-bound loop holds under the
     /// board's power limit, per precision (the clock drops below its
-    /// boost; the source names the clock and power seen). Compute-bound
-    /// operations of a step that is compute-bound as a whole (prefill,
-    /// large batches: work that repeats back to back) run at this rate
-    /// instead of `dense`; a single matmul or a step bound by memory keeps
-    /// `dense`. No more than `dense` of the same precision.
+    /// boost; the source names the clock and power seen). With
+    /// `power-limit` it sets how GEMMs stretch as the clock drops; without
+    /// it, compute-bound operations of a step that is compute-bound as a
+    /// whole (prefill, large batches: work that repeats back to back) run
+    /// at this rate instead of `dense`, and a single matmul or a step bound
+    /// by memory keeps `dense`. No more than `dense` of the same precision.
     #[serde(default)]
     pub sustained: Peaks,
     /// Board power by class of work at the burst clock, for the power

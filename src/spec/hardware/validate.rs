@@ -426,16 +426,32 @@ impl Hardware {
                     {
                         return err(
                             field,
-                            format!("{w} W is not a board power: expected a number of watts above 0"),
+                            format!(
+                                "{w} W is not a board power: expected a number of watts above 0"
+                            ),
                         );
                     }
+                }
+                if let (Some(g), Some(c)) = (
+                    f.gemm_watts,
+                    self.package.as_ref().and_then(|p| p.compute_watts),
+                ) && g <= c
+                {
+                    return err(
+                        "achievable.power-limit.gemm-watts",
+                        format!(
+                            "{g} W is not above package.compute-watts ({c} W): GEMMs at the burst clock draw more than the board holds at its limit; expected more than {c} W"
+                        ),
+                    );
                 }
                 if let Some(b) = f.attention_clock_exponent
                     && !(b > 0.0 && b <= 1.0)
                 {
                     return err(
                         "achievable.power-limit.attention-clock-exponent",
-                        format!("{b} is not a clock exponent: expected a number above 0 and at most 1"),
+                        format!(
+                            "{b} is not a clock exponent: expected a number above 0 and at most 1"
+                        ),
                     );
                 }
             }
