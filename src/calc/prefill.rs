@@ -297,13 +297,7 @@ impl PrefillCost {
                 )
             });
         }
-        r.input("dtype", s.weights);
-        r.input("activations", s.activations);
-        r.input("kv_dtype", s.kv.name);
-        r.input("launch", s.launch.as_str());
-        if s.mode == Mode::Achievable {
-            r.input("achievable", true);
-        }
+        s.record_precisions(&mut r);
         r.headline(&[
             "flops",
             "bytes",

@@ -34,13 +34,7 @@ impl DecodeCost {
             r.input("batch", self.batch);
         }
         r.input("context", self.context);
-        r.input("dtype", s.weights);
-        r.input("activations", s.activations);
-        r.input("kv_dtype", s.kv.name);
-        r.input("launch", s.launch.as_str());
-        if s.mode == Mode::Achievable {
-            r.input("achievable", true);
-        }
+        s.record_precisions(&mut r);
         let mut headline = vec![
             "weight_bytes",
             "kv_bytes",

@@ -300,6 +300,18 @@ impl Setup {
         }
     }
 
+    /// Records the precisions and the launch mode as inputs, and
+    /// `achievable` where the times are the measured figures'.
+    pub fn record_precisions(&self, r: &mut Report) {
+        r.input("dtype", self.weights);
+        r.input("activations", self.activations);
+        r.input("kv_dtype", self.kv.name);
+        r.input("launch", self.launch.as_str());
+        if self.mode == Mode::Achievable {
+            r.input("achievable", true);
+        }
+    }
+
     /// Records the peak, the bandwidth (each with the file field it came
     /// from) and the ridge point.
     pub fn record_roof(&self, r: &mut Report) {
