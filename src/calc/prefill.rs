@@ -361,16 +361,7 @@ impl PrefillCost {
         r.result("bytes", self.bytes, || {
             Quantity::new("bytes moved", Unit::Bytes).formula("weights + KV + activations")
         });
-        let intensity = self.flops / self.bytes;
-        r.result("intensity", intensity, || {
-            Quantity::new("arithmetic intensity", u(Unit::FlopPerByte))
-                .formula("FLOPs / bytes")
-                .derive(format!(
-                    "{} / {}",
-                    ops.format(self.flops),
-                    si(self.bytes, "B")
-                ))
-        });
+        super::roof::intensity(&mut r, &s.roof, self.flops, self.bytes);
         s.record_roof(&mut r);
         r.result("bound", self.bound.as_str(), || {
             Quantity::new("bound", Unit::None).formula("the larger of the summed times")
