@@ -466,14 +466,11 @@ impl PrefillCost {
                 units::seconds(self.time_s)
             )
         });
-        if let Some(max) = self.beyond_max {
-            r.note_with(|| {
-                format!(
-                    "prompt beyond the model's maximum context of {} (forced)",
-                    units::whole(max)
-                )
-            });
-        }
+        kv::note_beyond_max(
+            &mut r,
+            self.beyond_max,
+            "prompt beyond the model's maximum context of",
+        );
         r
     }
 }

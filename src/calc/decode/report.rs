@@ -5,7 +5,7 @@
 use super::cost::{DecodeCost, SloBound};
 use super::setup::LaunchMode;
 use crate::calc::step::{self, report as step_price};
-use crate::calc::roof;
+use crate::calc::{kv, roof};
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::Mode;
 use crate::units::{self, si};
@@ -364,14 +364,11 @@ impl DecodeCost {
                 )
             });
         }
-        if let Some(max) = self.beyond_max {
-            r.note_with(|| {
-                format!(
-                    "context beyond the model's maximum of {} (forced)",
-                    units::whole(max)
-                )
-            });
-        }
+        kv::note_beyond_max(
+            &mut r,
+            self.beyond_max,
+            "context beyond the model's maximum of",
+        );
         if let Some(slo) = &self.slo
             && slo.batch > 0
         {
