@@ -163,6 +163,18 @@ impl Error {
         }
     }
 
+    /// Shorthand for bad data at a line of a line-by-line file (a trace,
+    /// a measurement file): file, line and field named, no column.
+    pub fn at_line(file: &str, line: usize, field: &str, message: impl fmt::Display) -> Self {
+        Error::Data {
+            file: file.to_string(),
+            line: Some(line),
+            col: None,
+            field: Some(field.to_string()),
+            message: message.to_string(),
+        }
+    }
+
     /// Shorthand for an invalid input field.
     pub fn field(field: impl Into<String>, message: impl fmt::Display) -> Self {
         Error::Field {

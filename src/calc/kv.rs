@@ -391,6 +391,15 @@ pub fn check_context(m: &Model, context: u64, force: bool) -> Result<Option<u64>
     }
 }
 
+/// Notes a forced length beyond the model's maximum ([`check_context`]'s
+/// answer): `what` names the length and the maximum, e.g. "context beyond
+/// the model's maximum of".
+pub fn note_beyond_max(r: &mut Report, beyond_max: Option<u64>, what: &str) {
+    if let Some(max) = beyond_max {
+        r.note_with(|| format!("{what} {} (forced)", units::whole(max)));
+    }
+}
+
 /// Device memory less the reserve and the weights: what the KV cache gets.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Budget {
@@ -773,14 +782,11 @@ impl KvCost {
                 )
             });
         }
-        if let Some(max) = self.beyond_max {
-            r.note_with(|| {
-                format!(
-                    "context beyond the model's maximum of {} (forced)",
-                    grouped(u128::from(max))
-                )
-            });
-        }
+        note_beyond_max(
+            &mut r,
+            self.beyond_max,
+            "context beyond the model's maximum of",
+        );
         r
     }
 }

@@ -267,24 +267,7 @@ impl PointCost {
                 .formula("memory if intensity < ridge point, else compute")
         });
         if let (Some(t), Work::Totals { flops, bytes }) = (self.time, self.work) {
-            r.result("compute_time_s", t.compute_s, || {
-                Quantity::new("compute time", Unit::Seconds)
-                    .formula("FLOPs / peak")
-                    .derive(format!(
-                        "{} / {}",
-                        u(Unit::Flop).format(flops),
-                        roof.peak_text()
-                    ))
-            });
-            r.result("memory_time_s", t.memory_s, || {
-                Quantity::new("memory time", Unit::Seconds)
-                    .formula("bytes / bandwidth")
-                    .derive(format!(
-                        "{} / {}",
-                        si(bytes, "B"),
-                        si(roof.bandwidth, "B/s")
-                    ))
-            });
+            roof::times(&mut r, roof, &t, flops, bytes);
             r.result("time_s", t.time_s, || {
                 Quantity::new("time (speed of light)", Unit::Seconds)
                     .formula("max(FLOPs / peak, bytes / bandwidth)")

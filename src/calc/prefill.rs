@@ -297,13 +297,7 @@ impl PrefillCost {
                 )
             });
         }
-        r.input("dtype", s.weights);
-        r.input("activations", s.activations);
-        r.input("kv_dtype", s.kv.name);
-        r.input("launch", s.launch.as_str());
-        if s.mode == Mode::Achievable {
-            r.input("achievable", true);
-        }
+        s.record_precisions(&mut r);
         r.headline(&[
             "flops",
             "bytes",
@@ -367,16 +361,7 @@ impl PrefillCost {
         r.result("bytes", self.bytes, || {
             Quantity::new("bytes moved", Unit::Bytes).formula("weights + KV + activations")
         });
-        let intensity = self.flops / self.bytes;
-        r.result("intensity", intensity, || {
-            Quantity::new("arithmetic intensity", u(Unit::FlopPerByte))
-                .formula("FLOPs / bytes")
-                .derive(format!(
-                    "{} / {}",
-                    ops.format(self.flops),
-                    si(self.bytes, "B")
-                ))
-        });
+        super::roof::intensity(&mut r, &s.roof, self.flops, self.bytes);
         s.record_roof(&mut r);
         r.result("bound", self.bound.as_str(), || {
             Quantity::new("bound", Unit::None).formula("the larger of the summed times")
@@ -481,14 +466,11 @@ impl PrefillCost {
                 units::seconds(self.time_s)
             )
         });
-        if let Some(max) = self.beyond_max {
-            r.note_with(|| {
-                format!(
-                    "prompt beyond the model's maximum context of {} (forced)",
-                    units::whole(max)
-                )
-            });
-        }
+        kv::note_beyond_max(
+            &mut r,
+            self.beyond_max,
+            "prompt beyond the model's maximum context of",
+        );
         r
     }
 }

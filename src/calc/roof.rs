@@ -129,6 +129,44 @@ pub fn ridge(r: &mut Report, roof: &Roof) -> f64 {
     ridge
 }
 
+/// Records `intensity` = FLOPs / bytes of some work and returns it.
+pub fn intensity(r: &mut Report, roof: &Roof, flops: f64, bytes: f64) -> f64 {
+    let intensity = flops / bytes;
+    r.result("intensity", intensity, || {
+        Quantity::new("arithmetic intensity", roof.unit(Unit::FlopPerByte))
+            .formula("FLOPs / bytes")
+            .derive(format!(
+                "{} / {}",
+                roof.unit(Unit::Flop).format(flops),
+                si(bytes, "B")
+            ))
+    });
+    intensity
+}
+
+/// Records `compute_time_s` = FLOPs / peak and `memory_time_s` = bytes /
+/// bandwidth, the two terms of `t`, with their derivations.
+pub fn times(r: &mut Report, roof: &Roof, t: &RoofTime, flops: f64, bytes: f64) {
+    r.result("compute_time_s", t.compute_s, || {
+        Quantity::new("compute time", Unit::Seconds)
+            .formula("FLOPs / peak")
+            .derive(format!(
+                "{} / {}",
+                roof.unit(Unit::Flop).format(flops),
+                roof.peak_text()
+            ))
+    });
+    r.result("memory_time_s", t.memory_s, || {
+        Quantity::new("memory time", Unit::Seconds)
+            .formula("bytes / bandwidth")
+            .derive(format!(
+                "{} / {}",
+                si(bytes, "B"),
+                si(roof.bandwidth, "B/s")
+            ))
+    });
+}
+
 /// Keys and labels of an attainable-throughput pair of results.
 pub struct AttainableKeys<'a> {
     /// Key of the attainable rate.

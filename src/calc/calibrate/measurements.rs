@@ -266,13 +266,8 @@ fn split_line(line: &str) -> std::result::Result<Vec<String>, String> {
 
 /// Parses the text of a measurement file called `file` in messages.
 pub fn parse(text: &str, file: &str) -> Result<Measurements> {
-    let err = |line: usize, field: &str, message: String| Error::Data {
-        file: file.to_string(),
-        line: Some(line),
-        col: None,
-        field: Some(field.to_string()),
-        message,
-    };
+    let err =
+        |line: usize, field: &str, message: String| Error::at_line(file, line, field, message);
     let mut lines = text
         .lines()
         .enumerate()

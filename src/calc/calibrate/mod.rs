@@ -149,13 +149,8 @@ fn summary(checks: &[Check]) -> HeldOut {
 pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
     let m = measurements::parse(inputs.csv, inputs.file)?;
     let base = inputs.base;
-    let row_err = |r: &Row, field: &str, message: String| Error::Data {
-        file: inputs.file.to_string(),
-        line: Some(r.line),
-        col: None,
-        field: Some(field.into()),
-        message,
-    };
+    let row_err =
+        |r: &Row, field: &str, message: String| Error::at_line(inputs.file, r.line, field, message);
     let matches = device_matches(&m.provenance.device, base);
     if !matches && !inputs.force {
         let first = &m.rows[0];

@@ -19,5 +19,5 @@ pub use cost::{DecodeCost, Goodput, MemoryFit, Slo, SloBound, Speculation, cost}
 pub use fp8::float_max_normal;
 pub use inputs::DecodeInputs;
 pub use pricer::pricer;
-pub use setup::{Choices, LaunchMode, Setup, setup};
+pub use setup::{Choices, LaunchMode, Setup, record_precisions, setup};
 pub use timed::{Timed, time_step, timed};

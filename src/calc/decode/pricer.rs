@@ -106,7 +106,9 @@ pub fn pricer(
             .and_then(|c| c.cached_attention_eager)
             .map_or(per_kernel_s * step::ATTENTION_KERNELS, |s| s.get()),
     };
+    let power = crate::calc::step::power_limit::PowerLimit::of(hw, roof.peak, sustained);
     Pricer {
+        power,
         rate: roof.peak,
         sustained,
         bandwidth: roof.bandwidth,

@@ -4,8 +4,8 @@
 
 use super::cost::{DecodeCost, SloBound};
 use super::setup::LaunchMode;
-use crate::calc::roof;
 use crate::calc::step::{self, report as step_price};
+use crate::calc::{kv, roof};
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::Mode;
 use crate::units::{self, si};
@@ -34,13 +34,7 @@ impl DecodeCost {
             r.input("batch", self.batch);
         }
         r.input("context", self.context);
-        r.input("dtype", s.weights);
-        r.input("activations", s.activations);
-        r.input("kv_dtype", s.kv.name);
-        r.input("launch", s.launch.as_str());
-        if s.mode == Mode::Achievable {
-            r.input("achievable", true);
-        }
+        s.record_precisions(&mut r);
         // A lean point has no headline: the list is not made for it.
         if !lean {
             let mut headline = vec![
@@ -128,39 +122,13 @@ impl DecodeCost {
                     .formula("E x (1 - (1 - k/E)^tokens), uniform routing")
             });
         }
-        let intensity = flops / bytes;
-        r.result("intensity", intensity, || {
-            Quantity::new("arithmetic intensity", u(Unit::FlopPerByte))
-                .formula("FLOPs / bytes")
-                .derive(format!(
-                    "{} / {}",
-                    u(Unit::Flop).format(flops),
-                    si(bytes, "B")
-                ))
-        });
+        let intensity = roof::intensity(&mut r, &s.roof, flops, bytes);
         s.record_roof(&mut r);
         roof::attainable(&mut r, &roof::ATTAINABLE, &s.roof, intensity);
         r.result("bound", t.bound.as_str(), || {
             Quantity::new("bound", Unit::None).formula("the larger of the two times")
         });
-        r.result("compute_time_s", t.compute_s, || {
-            Quantity::new("compute time", Unit::Seconds)
-                .formula("FLOPs / peak")
-                .derive(format!(
-                    "{} / {}",
-                    u(Unit::Flop).format(flops),
-                    s.roof.peak_text()
-                ))
-        });
-        r.result("memory_time_s", t.memory_s, || {
-            Quantity::new("memory time", Unit::Seconds)
-                .formula("bytes / bandwidth")
-                .derive(format!(
-                    "{} / {}",
-                    si(bytes, "B"),
-                    si(s.roof.bandwidth, "B/s")
-                ))
-        });
+        roof::times(&mut r, &s.roof, t, flops, bytes);
         let priced = self.timed.priced.as_ref();
         match priced {
             None => {
@@ -399,14 +367,11 @@ impl DecodeCost {
                 )
             });
         }
-        if let Some(max) = self.beyond_max {
-            r.note_with(|| {
-                format!(
-                    "context beyond the model's maximum of {} (forced)",
-                    units::whole(max)
-                )
-            });
-        }
+        kv::note_beyond_max(
+            &mut r,
+            self.beyond_max,
+            "context beyond the model's maximum of",
+        );
         if let Some(slo) = &self.slo
             && slo.batch > 0
         {

@@ -295,6 +295,22 @@ impl Setup {
         }
     }
 
+    /// Weight, activation and KV precision and the launch mode, by name.
+    pub fn precision_names(&self) -> [&'static str; 4] {
+        [
+            self.weights,
+            self.activations,
+            self.kv.name,
+            self.launch.as_str(),
+        ]
+    }
+
+    /// Records the precisions and the launch mode as inputs
+    /// ([`record_precisions`]).
+    pub fn record_precisions(&self, r: &mut Report) {
+        record_precisions(r, self.precision_names(), self.mode);
+    }
+
     /// Records the peak, the bandwidth (each with the file field it came
     /// from) and the ridge point.
     pub fn record_roof(&self, r: &mut Report) {
@@ -309,5 +325,19 @@ impl Setup {
             Quantity::new("memory bandwidth", Unit::BytesPerSec).source(self.sources[1].as_deref())
         });
         roof::ridge(r, &self.roof);
+    }
+}
+
+/// Records weight, activation and KV precision and the launch mode as
+/// inputs (`names` as [`Setup::precision_names`] gives them), and
+/// `achievable` where the times are the measured figures'.
+pub fn record_precisions(r: &mut Report, names: [&str; 4], mode: Mode) {
+    let [weights, activations, kv, launch] = names;
+    r.input("dtype", weights);
+    r.input("activations", activations);
+    r.input("kv_dtype", kv);
+    r.input("launch", launch);
+    if mode == Mode::Achievable {
+        r.input("achievable", true);
     }
 }

@@ -99,7 +99,8 @@ impl<'a, 'b> Replica<'a, 'b> {
             .enumerate()
             .map(|(i, (&(n_dense, n_moe), p))| {
                 let send = if i == last { 0.0 } else { c.pp_send_s };
-                self.shard.time_of(p) + n_dense * c.dense_layer_s + n_moe * c.moe_layer_s + send
+                self.shard
+                    .time_with_wait(p, n_dense * c.dense_layer_s + n_moe * c.moe_layer_s + send)
             })
             .sum()
     }

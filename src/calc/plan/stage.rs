@@ -154,9 +154,17 @@ impl Shard<'_, '_> {
     /// A stage's time from the sum of its parts: the roofline time plus
     /// launch overhead, or the per-operation model's time.
     pub(super) fn time_of(&self, part: &StagePart) -> f64 {
+        self.time_with_wait(part, 0.0)
+    }
+
+    /// A stage's time from the sum of its parts and `wait_s` of
+    /// communication between its kernels, the communication included:
+    /// under the power limit the GPU's waits lower its power and raise its
+    /// clock (formulas.md, "Achievable: the power limit over a step").
+    pub(super) fn time_with_wait(&self, part: &StagePart, wait_s: f64) -> f64 {
         match &self.s.step.pricer {
-            Some(p) => p.time_of(&part.priced),
-            None => self.s.roof.time(part.flops, part.bytes).time_s + part.launch_s,
+            Some(p) => p.time_with_wait(&part.priced, wait_s),
+            None => self.s.roof.time(part.flops, part.bytes).time_s + part.launch_s + wait_s,
         }
     }
 

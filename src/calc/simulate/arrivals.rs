@@ -64,13 +64,8 @@ pub fn parse_rate(text: &str) -> std::result::Result<f64, String> {
 
 /// Reads a trace's text; `file` names it in errors (file:line:field).
 pub fn parse_trace(file: &str, text: &str) -> Result<Vec<Request>> {
-    let bad = |line: usize, field: &str, message: String| Error::Data {
-        file: file.to_string(),
-        line: Some(line),
-        col: None,
-        field: Some(field.to_string()),
-        message,
-    };
+    let bad =
+        |line: usize, field: &str, message: String| Error::at_line(file, line, field, message);
     let mut lines = text
         .lines()
         .enumerate()

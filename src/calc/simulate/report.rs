@@ -11,7 +11,6 @@ use super::scheduler::{Outcome, Totals};
 use super::slo::Target;
 use super::{SimCost, Workload};
 use crate::report::{Quantity, Report, Row, RowsKind, Unit};
-use crate::spec::hardware::Mode;
 use crate::units;
 
 /// Mean and percentiles of one latency.
@@ -260,14 +259,7 @@ impl SimCost {
             r.input("prefill_max_batched_tokens", p.max_tokens);
         }
         r.input("block_size", self.caps.block);
-        let [dt, act, kv, launch] = self.precisions;
-        r.input("dtype", dt);
-        r.input("activations", act);
-        r.input("kv_dtype", kv);
-        r.input("launch", launch);
-        if self.mode == Mode::Achievable {
-            r.input("achievable", true);
-        }
+        crate::calc::decode::record_precisions(&mut r, self.precisions, self.mode);
         let mut head = vec![
             "ttft_p50_s",
             "ttft_p99_s",

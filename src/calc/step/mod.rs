@@ -11,6 +11,7 @@
 //! Nothing here reads a report.
 
 pub mod elementwise;
+pub mod power_limit;
 pub mod price;
 pub mod report;
 

@@ -14,6 +14,7 @@
 //! `past` cached ones.
 
 use super::super::matmul::efficiency::GemmModel;
+use super::power_limit::{Mix, PowerLimit};
 use super::{KernelClass, Op, OpKind, Precisions, Step};
 use crate::spec::Seconds;
 use crate::spec::hardware::{Achievable, KernelFixed as Figures};
@@ -68,6 +69,9 @@ pub struct Pricer {
     pub attention_sustained: Option<f64>,
     /// Bytes per element of each tensor kind.
     pub precisions: Precisions,
+    /// The board's power limit over a step, where the file has its
+    /// figures: it replaces the sustained-or-burst rule.
+    pub power: Option<PowerLimit>,
 }
 
 /// The host's path of one call from Python by its class, seconds: a GEMM
@@ -197,8 +201,12 @@ pub struct Priced {
     pub overhead_s: f64,
     /// Kernels launched.
     pub kernels: f64,
-    /// Whether the sustained rate was used.
+    /// Whether the sustained rate was used (under the power limit: the
+    /// clock dropped).
     pub sustained: bool,
+    /// Under the power limit, the clock the board holds over the step as
+    /// a fraction of the burst clock.
+    pub clock: Option<f64>,
 }
 
 /// Sums over some of a step's ops that add into the step's time (see
@@ -215,6 +223,8 @@ pub struct Part {
     pub kernels: f64,
     /// The host's path over their calls when launched eagerly, seconds.
     pub host_s: f64,
+    /// Their burst time by class of work, for the power limit.
+    pub mix: Mix,
 }
 
 impl std::ops::AddAssign for Part {
@@ -224,6 +234,7 @@ impl std::ops::AddAssign for Part {
         self.sustained_s += o.sustained_s;
         self.kernels += o.kernels;
         self.host_s += o.host_s;
+        self.mix += o.mix;
     }
 }
 
@@ -267,6 +278,9 @@ impl Pricer {
     /// `--kernels` total over the structural one; 1 otherwise).
     pub fn price(&self, step: &Step, kernel_scale: f64) -> Priced {
         let burst = self.pass(step, self.rate, kernel_scale, false);
+        if let Some(pl) = &self.power {
+            return self.limited(pl, step, burst);
+        }
         let bound: f64 = burst
             .ops
             .iter()
@@ -283,6 +297,37 @@ impl Pricer {
         } else {
             burst
         }
+    }
+
+    /// `burst` (the step priced at the burst rate) under the power limit:
+    /// the clock the board holds over it, each compute-bound op stretched
+    /// to that clock (formulas.md, "Achievable: the power limit over a
+    /// step").
+    fn limited(&self, pl: &PowerLimit, step: &Step, mut burst: Priced) -> Priced {
+        let mut mix = Mix::default();
+        let mut gpu = 0.0;
+        for (o, op) in burst.ops.iter().zip(step.ops.iter().chain(&step.extra)) {
+            add_to_mix(&mut mix, o, op.kind == OpKind::Attention);
+            gpu += o.time_s;
+        }
+        // Eagerly, a GPU ahead of a slower host waits for it.
+        mix.wait_s += (burst.time_s - gpu).max(0.0);
+        let x = pl.clock(&mix);
+        let mut time_s = 0.0;
+        for (o, op) in burst.ops.iter_mut().zip(step.ops.iter().chain(&step.extra)) {
+            if o.compute_bound && x < 1.0 {
+                let k = pl.stretch(x, op.kind == OpKind::Attention);
+                let work = o.time_s - o.overhead_s;
+                o.compute_s *= k;
+                o.time_s = o.overhead_s + work * k;
+            }
+            time_s += o.time_s;
+        }
+        let host = (burst.time_s - gpu).max(0.0) + gpu;
+        burst.time_s = time_s.max(host);
+        burst.sustained = x < 1.0;
+        burst.clock = Some(x);
+        burst
     }
 
     /// Whether a step of `time_s` at the burst rate, `bound_s` of it in
@@ -322,6 +367,7 @@ impl Pricer {
             overhead_s,
             kernels,
             sustained,
+            clock: None,
         }
     }
 
@@ -334,6 +380,7 @@ impl Pricer {
         let sustained = self.sustained.filter(|s| *s < self.rate);
         for op in step.ops.iter().chain(&step.extra) {
             let b = self.op(op, step, self.rate, false, 1.0);
+            add_to_mix(&mut part.mix, &b, op.kind == OpKind::Attention);
             part.time_s += b.time_s;
             part.kernels += b.kernels;
             part.host_s += self.host_of(op, step);
@@ -349,6 +396,25 @@ impl Pricer {
 
     /// The time of a step made of `part`, seconds (see [`Pricer::part`]).
     pub fn time_of(&self, part: &Part) -> f64 {
+        self.time_with_wait(part, 0.0)
+    }
+
+    /// The time of a step made of `part` and `wait_s` more during which
+    /// the GPU waits (a plan's collectives between its kernels), seconds:
+    /// the wait included.
+    pub fn time_with_wait(&self, part: &Part, wait_s: f64) -> f64 {
+        if let Some(pl) = &self.power {
+            let mut mix = part.mix;
+            mix.wait_s += wait_s;
+            let host = self.with_host(part.time_s, 0.0, part.host_s).0;
+            mix.wait_s += host - part.time_s;
+            let x = pl.clock(&mix);
+            return (pl.time(&mix, x) - (host - part.time_s)).max(host + wait_s);
+        }
+        wait_s + self.time_without_limit(part)
+    }
+
+    fn time_without_limit(&self, part: &Part) -> f64 {
         let burst = self.with_host(part.time_s, 0.0, part.host_s).0;
         if self.holds_sustained(part.bound_s, burst) {
             self.with_host(part.sustained_s, 0.0, part.host_s).0
@@ -508,6 +574,18 @@ impl Pricer {
             kernels: kernels * n,
             compute_bound: compute > memory,
         }
+    }
+}
+
+/// Adds op `o` (priced at the burst clock) to `mix`: its work by class, its
+/// fixed times and launch as waits.
+fn add_to_mix(mix: &mut Mix, o: &OpTime, attention: bool) {
+    let work = o.time_s - o.overhead_s;
+    mix.wait_s += o.overhead_s;
+    match (o.compute_bound, attention) {
+        (true, true) => mix.attention_s += work,
+        (true, false) => mix.gemm_s += work,
+        (false, _) => mix.stream_s += work,
     }
 }
 

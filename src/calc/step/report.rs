@@ -24,9 +24,14 @@ pub fn record(r: &mut Report, p: &Priced, given: bool, launch: &str) {
         )
         .formula("per operation: kernels x (kernel overhead + launch); eager: the host's wait where it is longer")
     });
+    let limited = p.clock.is_some();
     r.result("sustained", p.sustained, || {
-        Quantity::new("sustained rate used", Unit::None)
-            .formula("compute-bound operations take more than half the step")
+        let q = Quantity::new("sustained rate used", Unit::None);
+        if limited {
+            q.formula("whether the step's power at the burst clock passes the board's limit, so its clock drops (formulas.md, Achievable: the power limit over a step)")
+        } else {
+            q.formula("compute-bound operations take more than half the step")
+        }
     });
 }
 
@@ -43,7 +48,26 @@ pub fn derivation(p: &Priced) -> String {
 
 /// Notes: the rate used, the figures the model did without.
 pub fn notes(r: &mut Report, p: &Priced, pricer: Option<&Pricer>, missing: &[&str]) {
-    if let Some(pr) = pricer {
+    if let (Some(pr), Some(x)) = (pricer, p.clock) {
+        if let Some(pl) = &pr.power {
+            if p.sustained {
+                r.note_with(|| {
+                    format!(
+                        "clock under the power limit: repeated back to back the step would draw more than the {:.0} W the board holds (package.compute-watts), so its clock drops to {:.0}% of the burst clock and its compute-bound operations stretch (achievable.power-limit)",
+                        pl.limit_w,
+                        x * 100.0
+                    )
+                });
+            } else {
+                r.note_with(|| {
+                    format!(
+                        "within the power limit: the step draws at most the {:.0} W the board holds at the burst clock, so every operation runs at the burst rate (achievable.dense)",
+                        pl.limit_w
+                    )
+                });
+            }
+        }
+    } else if let Some(pr) = pricer {
         if p.sustained {
             if let Some(s) = pr.sustained {
                 r.note_with(|| {

@@ -46,13 +46,19 @@ pub struct Achievable {
     pub kernel_fixed: Option<KernelFixed>,
     /// Dense matmul rates a long compute-bound loop holds under the
     /// board's power limit, per precision (the clock drops below its
-    /// boost; the source names the clock and power seen). Compute-bound
-    /// operations of a step that is compute-bound as a whole (prefill,
-    /// large batches: work that repeats back to back) run at this rate
-    /// instead of `dense`; a single matmul or a step bound by memory keeps
-    /// `dense`. No more than `dense` of the same precision.
+    /// boost; the source names the clock and power seen). With
+    /// `power-limit` it sets how GEMMs stretch as the clock drops; without
+    /// it, compute-bound operations of a step that is compute-bound as a
+    /// whole (prefill, large batches: work that repeats back to back) run
+    /// at this rate instead of `dense`, and a single matmul or a step bound
+    /// by memory keeps `dense`. No more than `dense` of the same precision.
     #[serde(default)]
     pub sustained: Peaks,
+    /// Board power by class of work at the burst clock, for the power
+    /// limit over a step (formulas.md, "Achievable: the power limit over a
+    /// step"); without it the older rule picks `sustained` or `dense`.
+    #[serde(default)]
+    pub power_limit: Option<PowerLimitFigures>,
     /// Fixed costs of one call, per launch mode, that are not per kernel.
     #[serde(default)]
     pub call: Option<Call>,
@@ -66,6 +72,27 @@ pub struct Achievable {
     /// Flash attention's compute efficiency by sequence length.
     #[serde(default)]
     pub attention: Option<AttentionEfficiency>,
+}
+
+/// Board power of each class of a step's work at the burst clock
+/// (formulas.md, "Achievable: the power limit over a step"). With
+/// `package.compute-watts` (the power the board holds at its limit) and
+/// `package.stream-watts` (memory-bound kernels) they say how far the clock
+/// drops when a step repeats back to back.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct PowerLimitFigures {
+    /// Back-to-back GEMMs at the burst clock, W (above the limit: the
+    /// board holds it only for a short burst).
+    pub gemm_watts: Option<f64>,
+    /// Causal flash attention of a long prefill at the burst clock, W.
+    pub attention_watts: Option<f64>,
+    /// How attention's time grows as the clock drops: time x clock^beta
+    /// is constant (1: bound by the clock alone).
+    pub attention_clock_exponent: Option<f64>,
+    /// A GPU waiting at the burst clock (a spin kernel: gaps between
+    /// kernels, a collective's wait), W.
+    pub wait_watts: Option<f64>,
 }
 
 /// Fixed GPU time of one kernel by class beyond the bytes it moves at

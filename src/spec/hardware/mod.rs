@@ -24,7 +24,10 @@ mod validate;
 pub use compute::{Compute, PeakScope, Peaks};
 pub use execution::{Execution, Launch, MatrixUnit, Vendor};
 pub use fabric::{Link, Tier};
-pub use measured::{Achievable, AttentionEfficiency, BusEfficiency, Call, GemmTiling, KernelFixed};
+pub use measured::{
+    Achievable, AttentionEfficiency, BusEfficiency, Call, GemmTiling, KernelFixed,
+    PowerLimitFigures,
+};
 pub use memory::{Level, Memory, Scope};
 pub use package::{Calibration, Host, Package};
 

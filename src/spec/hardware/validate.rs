@@ -415,6 +415,46 @@ impl Hardware {
                     format!("{x} is not a ratio of two times: expected a positive number"),
                 );
             }
+            if let Some(f) = &a.power_limit {
+                for (field, v) in [
+                    ("achievable.power-limit.gemm-watts", f.gemm_watts),
+                    ("achievable.power-limit.attention-watts", f.attention_watts),
+                    ("achievable.power-limit.wait-watts", f.wait_watts),
+                ] {
+                    if let Some(w) = v
+                        && !(w.is_finite() && w > 0.0)
+                    {
+                        return err(
+                            field,
+                            format!(
+                                "{w} W is not a board power: expected a number of watts above 0"
+                            ),
+                        );
+                    }
+                }
+                if let (Some(g), Some(c)) = (
+                    f.gemm_watts,
+                    self.package.as_ref().and_then(|p| p.compute_watts),
+                ) && g <= c
+                {
+                    return err(
+                        "achievable.power-limit.gemm-watts",
+                        format!(
+                            "{g} W is not above package.compute-watts ({c} W): GEMMs at the burst clock draw more than the board holds at its limit; expected more than {c} W"
+                        ),
+                    );
+                }
+                if let Some(b) = f.attention_clock_exponent
+                    && !(b > 0.0 && b <= 1.0)
+                {
+                    return err(
+                        "achievable.power-limit.attention-clock-exponent",
+                        format!(
+                            "{b} is not a clock exponent: expected a number above 0 and at most 1"
+                        ),
+                    );
+                }
+            }
             if let Some(b) = &a.bus_efficiency {
                 for (name, v) in b.entries() {
                     share(&format!("achievable.bus-efficiency.{name}"), v)?;
