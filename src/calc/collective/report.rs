@@ -114,22 +114,54 @@ impl CollectiveCost {
                         }),
                 )
         });
+        let protocols: Vec<&str> = self.phases.iter().filter_map(|p| p.protocol).collect();
+        if !protocols.is_empty() {
+            r.result("protocol", protocols.join(", ").as_str(), || {
+                Quantity::new("NCCL protocol", Unit::None).formula(
+                    "per phase the faster of LL128 (graph latency, ll128-share of the bandwidth) and Simple (simple-latency, all of it)",
+                )
+            });
+        }
+        let gpu_formula = if self.concurrent {
+            "max over concurrent phases of (latency + bus bytes / bandwidth)"
+        } else {
+            "latency + bus bytes / bandwidth, summed over phases"
+        };
+        if let Some(h) = self.host_s {
+            r.result("gpu_time_s", self.gpu_s, || {
+                Quantity::new("GPU time", Unit::Seconds)
+                    .formula(gpu_formula)
+                    .derive(format!(
+                        "{} + {}",
+                        units::seconds(self.latency_s),
+                        units::seconds(self.bandwidth_s)
+                    ))
+            });
+            r.result("host_path_s", h, || {
+                Quantity::new("host path of one eager call", Unit::Seconds)
+                    .formula("achievable.call.collective-eager")
+            });
+        }
         r.result("time_s", self.time_s, || {
             let label = match self.mode {
                 Mode::SpeedOfLight => "time (speed of light)",
                 Mode::Achievable => "time (achievable)",
             };
-            Quantity::new(label, Unit::Seconds)
-                .formula(if self.concurrent {
-                    "max over concurrent phases of (latency + bus bytes / bandwidth)"
-                } else {
-                    "latency + bus bytes / bandwidth, summed over phases"
-                })
-                .derive(format!(
+            let q = Quantity::new(label, Unit::Seconds);
+            match self.host_s {
+                Some(h) => q
+                    .formula("max(GPU time, host path): calls back to back overlap the host's path with the GPU's work")
+                    .derive(format!(
+                        "max({}, {})",
+                        units::seconds(self.gpu_s),
+                        units::seconds(h)
+                    )),
+                None => q.formula(gpu_formula).derive(format!(
                     "{} + {}",
                     units::seconds(self.latency_s),
                     units::seconds(self.bandwidth_s)
-                ))
+                )),
+            }
         });
         r.result("algbw_bytes_per_s", self.algbw(), || {
             Quantity::new("algorithm bandwidth", Unit::BytesPerSec).formula("bytes / time")

@@ -160,7 +160,8 @@ pub struct Call {
     /// One NCCL collective called eagerly from Python and timed on its own:
     /// its latency term under `collective --launch eager` (host path,
     /// NCCL's launch and its protocol's handshake together). Fitted as the
-    /// intercept of eager time against bytes.
+    /// intercept of eager time against bytes. With `collective-protocol`
+    /// it is the host's path alone, running alongside the GPU's time.
     pub collective_eager: Option<Seconds>,
     /// One NCCL collective captured in a CUDA graph: its latency term under
     /// `--launch graph` and inside a step or a plan. Fitted as the
