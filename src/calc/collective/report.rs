@@ -169,14 +169,15 @@ impl CollectiveCost {
         r.result("busbw_bytes_per_s", self.busbw(), || {
             Quantity::new("bus bandwidth", Unit::BytesPerSec).formula("bus bytes / time")
         });
-        r.headline(&[
-            "algorithm",
-            "bus_bytes",
-            "bandwidth_bytes_per_s",
-            "latency_s",
-            "time_s",
-            "busbw_bytes_per_s",
-        ]);
+        let mut headline = vec!["algorithm", "bus_bytes", "bandwidth_bytes_per_s", "latency_s"];
+        if !protocols.is_empty() {
+            headline.push("protocol");
+        }
+        if self.host_s.is_some() {
+            headline.extend(["gpu_time_s", "host_path_s"]);
+        }
+        headline.extend(["time_s", "busbw_bytes_per_s"]);
+        r.headline(&headline);
         if !single && !lean {
             r.rows_kind = Some(RowsKind::Table);
             for p in &self.phases {
@@ -210,6 +211,7 @@ impl CollectiveCost {
         }
         r.note_with(|| match self.mode {
             Mode::SpeedOfLight => "speed of light: datasheet link bandwidth, the whole of it used; the latency term is the file's hop latency per step (0 where the file gives none), so small messages take longer in practice (--achievable adds NCCL's measured per-call latency)".into(),
+            Mode::Achievable if !protocols.is_empty() => "achievable: measured link bandwidth and per-collective bus efficiency; NCCL's faster protocol per phase (LL128 at the measured graph latency and 0.92 of the bandwidth, or Simple at its measured fixed cost), and an eager call takes the longer of its host path and that GPU time (calibrated on two H200s over NVLink; not calibrated for more devices)".into(),
             Mode::Achievable => "achievable: measured link bandwidth and NCCL's measured per-call latency and per-collective bus efficiency (calibrated on two H200s over NVLink; not calibrated for more devices)".into(),
         });
         r
