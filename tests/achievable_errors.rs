@@ -11,8 +11,10 @@
 
 use roofline::calc::accuracy;
 use roofline::calc::calibrate::measurements::{self, LaunchMode, Operation};
+use roofline::calc::collective::{self, CollectiveInputs};
 use roofline::calc::decode::{self, DecodeInputs};
 use roofline::calc::matmul::{self, MatmulInputs};
+use roofline::calc::plan::{self, PlanInputs};
 use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::catalog::Catalog;
 use roofline::spec::hardware::Mode;
@@ -26,6 +28,10 @@ const EAGER: [&str; 3] = [
     "validation/h200-host-probe-c.json",
 ];
 const GEMMS: &str = "validation/calibrate-h200.csv";
+/// Tensor-parallel steps on two H200s (validation/tp_h200.py).
+const TP: &str = "validation/h200-tp2.json";
+/// NCCL between two H200s over NVLink (the ground measurements).
+const NCCL: &str = "../shared/ground/h200-measured.json";
 
 struct Computed {
     answer: &'static str,
@@ -147,6 +153,54 @@ fn compute() -> Vec<Computed> {
         let t = rep.results["time_s"].as_f64().unwrap();
         mm.push((t - r.seconds).abs() / r.seconds);
     }
+    // Plans: Llama-3-8B split over two H200s, decode from a graph with its
+    // all-reduces captured, prefill eagerly.
+    let tp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(TP).unwrap()).unwrap();
+    let llama = cat.model("llama-3-8b", &[]).unwrap();
+    let plan_of = |fields: serde_json::Value| {
+        let mut f = serde_json::json!({"tp": 2, "devices": 2});
+        for (k, v) in fields.as_object().unwrap() {
+            f[k] = v.clone();
+        }
+        let i: PlanInputs = serde_json::from_value(f).unwrap();
+        plan::cost(&hw, &llama, &i, Mode::Achievable).unwrap()
+    };
+    let mut plans = Vec::new();
+    for d in tp["decode"].as_array().unwrap() {
+        let t = plan_of(serde_json::json!({"batch": d["batch"], "context": d["context"]}))
+            .decode_step_time_s;
+        let m = d["graph_s"].as_f64().unwrap();
+        plans.push((t - m).abs() / m);
+    }
+    for d in tp["prefill"].as_array().unwrap() {
+        let t = plan_of(serde_json::json!({
+            "batch": d["batch"], "prompt": d["prompt"], "launch": "eager",
+        }))
+        .prefill_time_s;
+        let m = d["time_s"].as_f64().unwrap();
+        plans.push((t - m).abs() / m);
+    }
+    // Single collectives of 1 MiB to 1 GiB per rank, called eagerly.
+    let g: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(NCCL).unwrap()).unwrap();
+    let mut coll = Vec::new();
+    for r in g["nccl_2gpu_nvlink"].as_array().unwrap() {
+        let kind = match r["op"].as_str().unwrap() {
+            "all_reduce" => "all-reduce",
+            "all_gather" => "all-gather",
+            "reduce_scatter" => "reduce-scatter",
+            "all_to_all" => "all-to-all",
+            _ => "send-recv",
+        };
+        let i: CollectiveInputs = serde_json::from_value(serde_json::json!({
+            "kind": kind, "devices": 2, "bytes": r["bytes_per_rank"], "launch": "eager",
+        }))
+        .unwrap();
+        let t = collective::cost(&hw, &i, Mode::Achievable).unwrap().time_s;
+        let m = r["s"].as_f64().unwrap();
+        coll.push((t - m).abs() / m);
+    }
     vec![
         Computed {
             answer: "matmul",
@@ -167,6 +221,16 @@ fn compute() -> Vec<Computed> {
             answer: "prefill",
             what: "measured H200 prefills and chunks over a cached prefix (batched, long to 16k, fp8; the same models)",
             errors: pre,
+        },
+        Computed {
+            answer: "plan",
+            what: "measured tensor-parallel (TP 2) Llama-3-8B decode steps by CUDA graph and eager prefills on two H200s over NVLink",
+            errors: plans,
+        },
+        Computed {
+            answer: "collective",
+            what: "measured NCCL calls between two H200s over NVLink (all-reduce, all-gather, reduce-scatter, all-to-all, send/recv; 1 MiB to 1 GiB per rank, eager)",
+            errors: coll,
         },
     ]
 }
@@ -192,6 +256,8 @@ fn render(c: &[Computed], date: &str) -> String {
             match x.answer {
                 "matmul" => GEMMS.to_string(),
                 "decode-eager" => EAGER.join(", "),
+                "plan" => TP.to_string(),
+                "collective" => "the ground measurements (h200-measured.json, nccl_2gpu_nvlink)".to_string(),
                 _ => MEASURED.to_string(),
             }
         ));

@@ -50,8 +50,10 @@ pub fn entries() -> Vec<Entry> {
 }
 
 /// The kind of answer a report is, from its command and launch mode; None
-/// for commands whose answers have no validated kind.
+/// for commands whose answers have no validated kind. A report's command
+/// may carry its subcommand (`collective all-reduce`).
 pub fn kind(command: &str, launch: Option<&str>) -> Option<&'static str> {
+    let command = command.split_whitespace().next().unwrap_or(command);
     match (command, launch) {
         ("decode", Some("eager")) => Some("decode-eager"),
         ("decode", _) => Some("decode"),
@@ -123,5 +125,6 @@ mod tests {
         assert_eq!(kind("decode", Some("eager")), Some("decode-eager"));
         assert_eq!(kind("decode", Some("graph")), Some("decode"));
         assert_eq!(kind("point", None), None);
+        assert_eq!(kind("collective all-reduce", None), Some("collective"));
     }
 }

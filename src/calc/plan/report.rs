@@ -190,12 +190,18 @@ pub(super) fn plan_results(
     // Prefill and decode share one pipeline formula; only the stage's
     // compute time and communication differ.
     let slots = p.microbatches + l.pp - 1;
+    let stage = match p.mode {
+        Mode::SpeedOfLight => {
+            "(microbatches + pp - 1) x (max(FLOPs / peak, bytes / bandwidth) + communication) of the busiest stage"
+        }
+        Mode::Achievable => {
+            "(microbatches + pp - 1) x (the busiest stage's operations, each on its own roofline, summed + communication)"
+        }
+    };
     let pipelined = |label: &'static str, stage_compute_s: f64, comm_s: f64| {
         move || {
             Quantity::new(label, Unit::Seconds)
-                .formula(
-                    "(microbatches + pp - 1) x (max(FLOPs / peak, bytes / bandwidth) + communication) of the busiest stage",
-                )
+                .formula(stage)
                 .derive(format!(
                     "({} + {} - 1) x ({} + {})",
                     p.microbatches,
@@ -271,7 +277,10 @@ pub(super) fn time_note(r: &mut Report, mode: Mode) {
         Mode::SpeedOfLight => "speed of light: datasheet peaks, memory and link bandwidths, no collective latency and no overlap of communication with compute; a lower bound on a real run",
         Mode::Achievable => "achievable: measured peaks, memory bandwidth, link bandwidth and NCCL latency; communication is not overlapped with compute",
     });
-    r.note("decode and prefill times per device: the forward pass `decode` and `prefill` cost (their typed per-op FLOPs and bytes) sharded to one device of the busiest stage, timed as max(FLOPs / peak, bytes / bandwidth) plus launch overhead; collectives carry bf16 activations");
+    r.note(match mode {
+        Mode::SpeedOfLight => "decode and prefill times per device: the forward pass `decode` and `prefill` cost (their typed per-op FLOPs and bytes) sharded to one device of the busiest stage, timed as max(FLOPs / peak, bytes / bandwidth) plus launch overhead; collectives carry bf16 activations",
+        Mode::Achievable => "decode and prefill times per device: the forward pass `decode` and `prefill` price, sharded to one device of the busiest stage (GEMMs split as tensor parallelism splits them), each operation on its own roofline with its kernels' fixed costs and launch, at the sustained rate or under the board's power limit where the file measures it (formulas.md, Achievable); collectives carry bf16 activations",
+    });
 }
 
 impl PlanCost {
