@@ -169,7 +169,12 @@ impl CollectiveCost {
         r.result("busbw_bytes_per_s", self.busbw(), || {
             Quantity::new("bus bandwidth", Unit::BytesPerSec).formula("bus bytes / time")
         });
-        let mut headline = vec!["algorithm", "bus_bytes", "bandwidth_bytes_per_s", "latency_s"];
+        let mut headline = vec![
+            "algorithm",
+            "bus_bytes",
+            "bandwidth_bytes_per_s",
+            "latency_s",
+        ];
         if !protocols.is_empty() {
             headline.push("protocol");
         }
