@@ -413,11 +413,10 @@ impl Pricer {
     /// both, as [`Pricer::time_with_wait`] counts them.
     pub fn time_with_calls(&self, part: &Part, wait_s: f64, host_wait_s: f64) -> f64 {
         if host_wait_s != wait_s && self.launch == Launch::Eager {
-            let gpu_compute = if self.power.is_some() {
+            let gpu_compute = if let Some(pl) = &self.power {
                 // The GPU idles while the host is behind.
                 let host = part.host_s + host_wait_s;
                 let idle = (host - part.time_s - wait_s).max(0.0);
-                let pl = self.power.as_ref().expect("checked");
                 let mut mix = part.mix;
                 mix.wait_s += wait_s + idle;
                 let x = pl.clock(&mix);
