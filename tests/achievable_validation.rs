@@ -576,27 +576,39 @@ fn nccl_of_a_mebibyte_or_more_within_10_percent() {
         "all_to_all" => "all-to-all",
         _ => "send-recv",
     };
-    let e: Vec<f64> = d["nccl_2gpu_nvlink"]
+    let rows: Vec<&Value> = d["nccl_2gpu_nvlink"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|r| f(&r["bytes_per_rank"]) >= 1048576.0)
-        .map(|r| {
-            let i: CollectiveInputs = serde_json::from_value(json!({
-                "kind": kind(r["op"].as_str().unwrap()),
-                "devices": 2,
-                "bytes": r["bytes_per_rank"],
-                "launch": "eager",
-            }))
-            .unwrap();
-            collective::cost(&h200(), &i, Mode::Achievable)
-                .unwrap()
-                .time_s
-                / f(&r["s"])
-                - 1.0
-        })
         .collect();
-    within("NCCL, 1 MiB or more (eager)", &e, 0.10, 1.0);
+    let err = |r: &Value| {
+        let i: CollectiveInputs = serde_json::from_value(json!({
+            "kind": kind(r["op"].as_str().unwrap()),
+            "devices": 2,
+            "bytes": r["bytes_per_rank"],
+            "launch": "eager",
+        }))
+        .unwrap();
+        collective::cost(&h200(), &i, Mode::Achievable)
+            .unwrap()
+            .time_s
+            / f(&r["s"])
+            - 1.0
+    };
+    let e: Vec<f64> = rows.iter().map(|r| err(r)).collect();
+    // NCCL's two protocols and the eager host path beside the GPU's time
+    // (formulas.md, "Collectives", protocols): worst 91% to 52% (all-to-all
+    // of 1 MiB, measured at 28.9 us below the 44 us host path).
+    within("NCCL, 1 MiB or more (eager)", &e, 0.10, 0.55);
+    // The rows no figure was fitted on (1 GiB gives the bus efficiencies,
+    // 256 MiB the Simple protocol's latency): 7.3% median.
+    let held: Vec<f64> = rows
+        .iter()
+        .filter(|r| f(&r["bytes_per_rank"]) <= 67108864.0)
+        .map(|r| err(r))
+        .collect();
+    within("NCCL, 1 to 64 MiB (eager, held out)", &held, 0.10, 0.55);
 }
 
 #[test]
@@ -622,9 +634,11 @@ fn tensor_parallel_steps_on_two_h200s() {
         );
         e.push(c.prefill_time_s / f(&r["time_s"]) - 1.0);
     }
-    // 9.7% median since the prefill attention runs at cuDNN's measured
-    // efficiency and the power limit prices each device's all-reduce waits
-    // (11.0% before: the prefills were +11 to +17%). Left is decode at
+    // 7.8% median since the prefill attention runs at cuDNN's measured
+    // efficiency, the power limit prices each device's all-reduce waits
+    // and an eager prefill's all-reduces pay their GPU time by NCCL's
+    // protocols, the host's 44 us a call running alongside (9.7% before
+    // the protocols, 11.0% before the power limit). Left is decode at
     // B = 1 (+18.5%): the all-reduce inside a step, 18.5 us back to back
     // in a graph (`call.collective-graph`), where B = 1 leaves it about
     // 4 us beyond the rest of the step (docs/validation.md).

@@ -332,3 +332,105 @@ fn nvlink_golden_cases() {
         "hw-blackwell-nvlink-max-gpus"
     );
 }
+
+#[test]
+fn simple_latency_is_the_median_residual_of_the_256_mib_rows() {
+    // A hand derivation from the ground rows, independent of the model:
+    // each collective's bus efficiency is its bus bandwidth at 1 GiB over
+    // send/recv's 370 GB/s; at 256 MiB the time less the bus bytes over
+    // that bandwidth is a residual; the file's simple-latency is the
+    // median of the five residuals (formulas.md, "Collectives", protocols).
+    let rows = measured();
+    if rows.is_empty() {
+        return;
+    }
+    let bus = |k: Kind, v: f64| match k {
+        Kind::ReduceScatter | Kind::AllToAll => v / 2.0,
+        _ => v,
+    };
+    let at = |k: Kind, v: f64| {
+        rows.iter()
+            .find(|r| r.0 == k && r.1 == v && r.3)
+            .map(|r| r.2)
+            .unwrap()
+    };
+    let link = GIB / at(Kind::SendRecv, GIB);
+    let mut residuals: Vec<f64> = Kind::ALL
+        .iter()
+        .map(|&k| {
+            let eff = bus(k, GIB) / at(k, GIB) / link;
+            let v = 256.0 * 1048576.0;
+            at(k, v) - bus(k, v) / (link * eff)
+        })
+        .collect();
+    residuals.sort_by(f64::total_cmp);
+    let h = hw("h200-sxm");
+    let p = h
+        .achievable
+        .as_ref()
+        .and_then(|a| a.collective_protocol.as_ref())
+        .unwrap();
+    close(
+        "simple-latency",
+        p.simple_latency.unwrap().get(),
+        residuals[2],
+        0.005,
+    );
+}
+
+#[test]
+fn the_faster_protocol_and_the_longer_of_host_and_gpu() {
+    let h = hw("h200-sxm");
+    let eager = |kind: Kind, bytes: f64| {
+        collective::cost(
+            &h,
+            &CollectiveInputs {
+                kind,
+                devices: Count(2),
+                bytes: Bytes(bytes),
+                latency: None,
+                launch: Some("eager".into()),
+            },
+            Mode::Achievable,
+        )
+        .unwrap()
+    };
+    // 8 MiB all-reduce: LL128, 18.5 us + 8 MiB / (370 GB/s x 0.8949 x 0.92)
+    // = 18.5 + 27.5 us, above the 44 us host path.
+    let c = eager(Kind::AllReduce, 8.0 * 1048576.0);
+    assert_eq!(c.phases[0].protocol, Some("LL128"));
+    close(
+        "8 MiB",
+        c.time_s,
+        18.5e-6 + 8388608.0 / (370e9 * 0.8949 * 0.92),
+        1e-6,
+    );
+    assert_eq!(c.host_s, Some(44e-6));
+    // 1 GiB: Simple, 79.8 us + 1 GiB / (370 GB/s x 0.8949).
+    let c = eager(Kind::AllReduce, GIB);
+    assert_eq!(c.phases[0].protocol, Some("Simple"));
+    close("1 GiB", c.time_s, 79.8e-6 + GIB / (370e9 * 0.8949), 1e-6);
+    // 64 KiB: the host path binds.
+    let c = eager(Kind::AllReduce, 65536.0);
+    close("64 KiB", c.time_s, 44e-6, 1e-9);
+    assert!(c.gpu_s < c.time_s);
+    // Graph-captured calls have no host path apart.
+    let g = run(&h, Kind::AllReduce, 2, 65536.0, Mode::Achievable);
+    assert_eq!(g.host_s, None);
+    assert_eq!(g.time_s, g.gpu_s);
+}
+
+#[test]
+fn a_protocol_figure_without_the_other_is_refused() {
+    let e = Catalog::default()
+        .hardware(
+            "h100-sxm",
+            &["achievable.collective-protocol.simple-latency=80us"
+                .parse::<Set>()
+                .unwrap()],
+        )
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ll128-share"), "{e}");
+}

@@ -253,7 +253,7 @@ def main():
     for r in nccl["nccl_2gpu_nvlink"]:
         p = q("collective", kinds[r["op"]], *hw, "--devices", "2", "--bytes",
               str(r["bytes_per_rank"]), "--launch", "eager")
-        fitted = "yes" if r["bytes_per_rank"] == 1073741824 else "no"
+        fitted = "yes" if r["bytes_per_rank"] in (268435456, 1073741824) else "no"
         rows.append((f"{kinds[r['op']]} {r['bytes_per_rank'] // 1048576} MiB", r["s"],
                      p["time_s"], fitted))
     table("NCCL on two H200s (`collective --launch eager`, ground measurements)", rows)

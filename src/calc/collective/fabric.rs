@@ -47,8 +47,25 @@ pub struct Tier {
     pub fixed_latency: f64,
     /// Share of `bandwidth` each collective reaches (1 at speed of light).
     pub efficiency: [f64; 5],
+    /// NCCL's two protocols, where the file has their figures
+    /// (`--achievable`, scale-up, called from a graph or eagerly): each
+    /// phase takes the faster (formulas.md, "Collectives", protocols).
+    pub protocols: Option<Protocols>,
+    /// The host's path of one eager call, priced apart from the GPU's time
+    /// where the file has the protocols (the call takes the longer).
+    pub host_s: Option<f64>,
     /// Where the bandwidth comes from.
     pub source: Option<String>,
+}
+
+/// NCCL's small- and large-message protocols on one tier.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Protocols {
+    /// The small-message protocol's (LL128) bandwidth over the large one's.
+    pub small_share: f64,
+    /// The large-message protocol's (Simple) fixed GPU time, seconds (the
+    /// small one pays the tier's `fixed_latency`).
+    pub large_latency: f64,
 }
 
 /// A tier that could not be built, kept until a collective needs it.
@@ -163,6 +180,8 @@ impl Fabric {
             hop_latency,
             fixed_latency: 0.0,
             efficiency: [1.0; 5],
+            protocols: None,
+            host_s: None,
             source: sol_source,
         };
         if mode == Mode::Achievable {
@@ -185,7 +204,29 @@ impl Fabric {
             let a = hw.achievable.as_ref();
             if tier == "scale-up" {
                 let calls = a.and_then(|a| a.call.as_ref());
-                let (latency, field) = match call {
+                let protocols = a
+                    .and_then(|a| a.collective_protocol.as_ref())
+                    .and_then(|p| {
+                        Some(Protocols {
+                            small_share: p.ll128_share?,
+                            large_latency: p.simple_latency?.get(),
+                        })
+                    });
+                // With the protocols the GPU pays the graph latency in either
+                // mode and an eager call's host path is priced apart.
+                let gpu_call = match (call, protocols) {
+                    (CallMode::Eager, Some(_)) => CallMode::Graph,
+                    _ => call,
+                };
+                if call != CallMode::None
+                    && let Some(p) = protocols
+                {
+                    t.protocols = Some(p);
+                    if call == CallMode::Eager {
+                        t.host_s = calls.and_then(|c| c.collective_eager).map(|l| l.get());
+                    }
+                }
+                let (latency, field) = match gpu_call {
                     CallMode::None => (None, None),
                     CallMode::Graph => (
                         calls.and_then(|c| c.collective_graph),
@@ -203,6 +244,16 @@ impl Fabric {
                         hw.source(f)
                             .map_or_else(|| f.to_string(), |s| format!("{f}: {s}")),
                     );
+                }
+                if t.protocols.is_some() {
+                    notes.push("achievable.collective-protocol".into());
+                    if t.host_s.is_some() {
+                        let f = "achievable.call.collective-eager";
+                        notes.push(
+                            hw.source(f)
+                                .map_or_else(|| f.to_string(), |s| format!("{f}: {s}")),
+                        );
+                    }
                 }
                 if let Some(b) = a.and_then(|a| a.bus_efficiency.as_ref()) {
                     for (i, (_, v)) in b.entries().into_iter().enumerate() {

@@ -24,7 +24,7 @@ mod fabric;
 mod report;
 mod time;
 
-pub use fabric::{Fabric, Tier, Topology};
+pub use fabric::{Fabric, Protocols, Tier, Topology};
 pub use time::{CollectiveCost, Phase, time, torus_shape};
 
 /// Which collective.

@@ -114,22 +114,54 @@ impl CollectiveCost {
                         }),
                 )
         });
+        let protocols: Vec<&str> = self.phases.iter().filter_map(|p| p.protocol).collect();
+        if !protocols.is_empty() {
+            r.result("protocol", protocols.join(", ").as_str(), || {
+                Quantity::new("NCCL protocol", Unit::None).formula(
+                    "per phase the faster of LL128 (graph latency, ll128-share of the bandwidth) and Simple (simple-latency, all of it)",
+                )
+            });
+        }
+        let gpu_formula = if self.concurrent {
+            "max over concurrent phases of (latency + bus bytes / bandwidth)"
+        } else {
+            "latency + bus bytes / bandwidth, summed over phases"
+        };
+        if let Some(h) = self.host_s {
+            r.result("gpu_time_s", self.gpu_s, || {
+                Quantity::new("GPU time", Unit::Seconds)
+                    .formula(gpu_formula)
+                    .derive(format!(
+                        "{} + {}",
+                        units::seconds(self.latency_s),
+                        units::seconds(self.bandwidth_s)
+                    ))
+            });
+            r.result("host_path_s", h, || {
+                Quantity::new("host path of one eager call", Unit::Seconds)
+                    .formula("achievable.call.collective-eager")
+            });
+        }
         r.result("time_s", self.time_s, || {
             let label = match self.mode {
                 Mode::SpeedOfLight => "time (speed of light)",
                 Mode::Achievable => "time (achievable)",
             };
-            Quantity::new(label, Unit::Seconds)
-                .formula(if self.concurrent {
-                    "max over concurrent phases of (latency + bus bytes / bandwidth)"
-                } else {
-                    "latency + bus bytes / bandwidth, summed over phases"
-                })
-                .derive(format!(
+            let q = Quantity::new(label, Unit::Seconds);
+            match self.host_s {
+                Some(h) => q
+                    .formula("max(GPU time, host path): calls back to back overlap the host's path with the GPU's work")
+                    .derive(format!(
+                        "max({}, {})",
+                        units::seconds(self.gpu_s),
+                        units::seconds(h)
+                    )),
+                None => q.formula(gpu_formula).derive(format!(
                     "{} + {}",
                     units::seconds(self.latency_s),
                     units::seconds(self.bandwidth_s)
-                ))
+                )),
+            }
         });
         r.result("algbw_bytes_per_s", self.algbw(), || {
             Quantity::new("algorithm bandwidth", Unit::BytesPerSec).formula("bytes / time")
@@ -137,14 +169,20 @@ impl CollectiveCost {
         r.result("busbw_bytes_per_s", self.busbw(), || {
             Quantity::new("bus bandwidth", Unit::BytesPerSec).formula("bus bytes / time")
         });
-        r.headline(&[
+        let mut headline = vec![
             "algorithm",
             "bus_bytes",
             "bandwidth_bytes_per_s",
             "latency_s",
-            "time_s",
-            "busbw_bytes_per_s",
-        ]);
+        ];
+        if !protocols.is_empty() {
+            headline.push("protocol");
+        }
+        if self.host_s.is_some() {
+            headline.extend(["gpu_time_s", "host_path_s"]);
+        }
+        headline.extend(["time_s", "busbw_bytes_per_s"]);
+        r.headline(&headline);
         if !single && !lean {
             r.rows_kind = Some(RowsKind::Table);
             for p in &self.phases {
@@ -178,6 +216,7 @@ impl CollectiveCost {
         }
         r.note_with(|| match self.mode {
             Mode::SpeedOfLight => "speed of light: datasheet link bandwidth, the whole of it used; the latency term is the file's hop latency per step (0 where the file gives none), so small messages take longer in practice (--achievable adds NCCL's measured per-call latency)".into(),
+            Mode::Achievable if !protocols.is_empty() => "achievable: measured link bandwidth and per-collective bus efficiency; NCCL's faster protocol per phase (LL128 at the measured graph latency and 0.92 of the bandwidth, or Simple at its measured fixed cost), and an eager call takes the longer of its host path and that GPU time (calibrated on two H200s over NVLink; not calibrated for more devices)".into(),
             Mode::Achievable => "achievable: measured link bandwidth and NCCL's measured per-call latency and per-collective bus efficiency (calibrated on two H200s over NVLink; not calibrated for more devices)".into(),
         });
         r

@@ -36,6 +36,9 @@ pub struct Phase {
     pub time_s: f64,
     /// How it runs (`ring`, `torus 4x4x4`, `direct`).
     pub algorithm: String,
+    /// NCCL's protocol it takes, where the tier has the protocols' figures
+    /// (`LL128` for small messages, `Simple` for large).
+    pub protocol: Option<&'static str>,
 }
 
 /// One collective: every figure `collective` reports.
@@ -69,7 +72,14 @@ pub struct CollectiveCost {
     pub latency_s: f64,
     /// Sum (or, concurrent, the largest) of the bandwidth terms, seconds.
     pub bandwidth_s: f64,
-    /// The collective's time, seconds.
+    /// The GPU's time of the collective (its phases), seconds.
+    pub gpu_s: f64,
+    /// The host's path of one eager call, where it is priced apart from
+    /// the GPU's time (the protocol model): calls back to back take the
+    /// longer of the two.
+    pub host_s: Option<f64>,
+    /// The collective's time, seconds: `gpu_s`, or the longer of it and
+    /// `host_s`.
     pub time_s: f64,
     /// The algorithm in words.
     pub algorithm: String,
@@ -232,13 +242,31 @@ fn flat(t: &Tier, kind: Kind, n: u64, v: f64, fixed: Option<f64>) -> Phase {
             }
         }
     };
-    let bandwidth = bandwidth * eff;
-    let latency_s = if n <= 1 {
+    let mut bandwidth = bandwidth * eff;
+    let hops = steps as f64 * t.hop_latency;
+    let mut latency_s = if n <= 1 {
         0.0
     } else {
-        fixed.unwrap_or(t.fixed_latency) + steps as f64 * t.hop_latency
+        fixed.unwrap_or(t.fixed_latency) + hops
     };
-    let bandwidth_s = if bus > 0.0 { bus / bandwidth } else { 0.0 };
+    let mut bandwidth_s = if bus > 0.0 { bus / bandwidth } else { 0.0 };
+    // NCCL's protocols (formulas.md, "Collectives", protocols): the small
+    // one at the tier's latency and a share of the bandwidth, the large at
+    // its own latency and the whole of it; the faster is taken. A latency
+    // given by the user replaces the model.
+    let mut protocol = None;
+    if let (Some(p), None, true) = (t.protocols, fixed, n > 1) {
+        let small = latency_s + bandwidth_s / p.small_share;
+        let large = p.large_latency + hops + bandwidth_s;
+        if small <= large {
+            protocol = Some("LL128");
+            bandwidth *= p.small_share;
+            bandwidth_s /= p.small_share;
+        } else {
+            protocol = Some("Simple");
+            latency_s = p.large_latency + hops;
+        }
+    }
     Phase {
         kind,
         link: t.name.clone(),
@@ -252,6 +280,7 @@ fn flat(t: &Tier, kind: Kind, n: u64, v: f64, fixed: Option<f64>) -> Phase {
         bandwidth_s,
         time_s: latency_s + bandwidth_s,
         algorithm,
+        protocol,
     }
 }
 
@@ -382,6 +411,14 @@ pub fn time(
     } else {
         phases.iter().map(|p| p.time_s).sum()
     };
+    // Called eagerly with the protocols' figures: the host's path runs
+    // alongside the GPU's work, and calls back to back take the longer.
+    let host_s = fabric
+        .scale_up()?
+        .filter(|t| phases.iter().any(|p| p.link == t.name))
+        .and_then(|t| t.host_s);
+    let gpu_s = time_s;
+    let time_s = host_s.map_or(gpu_s, |h| gpu_s.max(h));
     let slowest = phases
         .iter()
         .max_by(|a, b| a.bandwidth_s.total_cmp(&b.bandwidth_s))
@@ -426,6 +463,8 @@ pub fn time(
         scale_out_bus_bytes: out_bus,
         latency_s,
         bandwidth_s,
+        gpu_s,
+        host_s,
         time_s,
         algorithm,
         concurrent,

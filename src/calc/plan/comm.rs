@@ -33,17 +33,45 @@ pub struct Comm {
     pub moe_layer_s: f64,
     /// Communication of one stage, seconds (its layers and its send).
     pub stage_s: f64,
+    /// The host's path of one eager collective call where it is priced
+    /// apart from the GPU's time (formulas.md, "Collectives", protocols):
+    /// the `*_s` figures above are then the GPU's time, and the host's
+    /// path over a stage's calls runs alongside it. `None`: each call's
+    /// time holds both.
+    #[serde(skip)]
+    pub call_host_s: Option<f64>,
+    /// EP all-to-alls per MoE layer (dispatch and combine).
+    #[serde(skip)]
+    pub alltoalls_per_moe_layer: u64,
+}
+
+impl Comm {
+    /// The host's path over a stage's collective calls (`n_dense` dense
+    /// and `n_moe` MoE layers, and its send when `send`), where it is
+    /// priced apart from the GPU's time.
+    pub fn host_s(&self, n_dense: f64, n_moe: f64, send: bool) -> Option<f64> {
+        let calls = n_dense * self.allreduces_per_dense_layer as f64
+            + n_moe * (self.allreduces_per_moe_layer + self.alltoalls_per_moe_layer) as f64
+            + if send && self.pp_send_bytes > 0.0 {
+                1.0
+            } else {
+                0.0
+            };
+        self.call_host_s.map(|h| h * calls)
+    }
 }
 
 /// Activations travel and live in bf16.
 pub(super) const ACT_BYTES: f64 = 2.0;
 
-/// Time of a collective of `bytes` per rank over `n` devices, 0 for one.
-fn coll(s: &Setup, kind: Kind, n: u64, bytes: f64) -> Result<f64> {
+/// The GPU's time of a collective of `bytes` per rank over `n` devices
+/// (0 for one), and the host's path of the call where it is priced apart.
+fn coll(s: &Setup, kind: Kind, n: u64, bytes: f64) -> Result<(f64, Option<f64>)> {
     if n <= 1 || bytes <= 0.0 {
-        return Ok(0.0);
+        return Ok((0.0, None));
     }
-    Ok(collective::time(&s.fabric, kind, n, bytes, None)?.time_s)
+    let c = collective::time(&s.fabric, kind, n, bytes, None)?;
+    Ok((c.gpu_s, c.host_s))
 }
 
 pub(super) fn comm(s: &Setup, l: Layout, tokens: f64) -> Result<Comm> {
@@ -52,7 +80,9 @@ pub(super) fn comm(s: &Setup, l: Layout, tokens: f64) -> Result<Comm> {
         tp_allreduce_bytes: tokens * d * ACT_BYTES,
         ..Default::default()
     };
-    c.tp_allreduce_s = coll(s, Kind::AllReduce, l.tp, c.tp_allreduce_bytes)?;
+    let (t, host) = coll(s, Kind::AllReduce, l.tp, c.tp_allreduce_bytes)?;
+    c.tp_allreduce_s = t;
+    c.call_host_s = host;
     let tp_on = u64::from(l.tp > 1);
     c.allreduces_per_dense_layer = 2 * tp_on;
     if let Some(moe) = &s.model.moe {
@@ -62,7 +92,10 @@ pub(super) fn comm(s: &Setup, l: Layout, tokens: f64) -> Result<Comm> {
             // Each TP rank dispatches its 1/tp share of the replica's tokens,
             // each to k experts.
             c.ep_alltoall_bytes = tokens / l.tp as f64 * k * d * ACT_BYTES;
-            c.ep_alltoall_s = coll(s, Kind::AllToAll, l.ep, c.ep_alltoall_bytes)?;
+            let (t, host) = coll(s, Kind::AllToAll, l.ep, c.ep_alltoall_bytes)?;
+            c.ep_alltoall_s = t;
+            c.alltoalls_per_moe_layer = 2;
+            c.call_host_s = c.call_host_s.or(host);
         } else {
             c.allreduces_per_moe_layer = 2 * tp_on;
         }
@@ -77,7 +110,9 @@ pub(super) fn comm(s: &Setup, l: Layout, tokens: f64) -> Result<Comm> {
         } else {
             2
         };
-        c.pp_send_s = collective::time(&s.fabric, Kind::SendRecv, n, c.pp_send_bytes, None)?.time_s;
+        let send = collective::time(&s.fabric, Kind::SendRecv, n, c.pp_send_bytes, None)?;
+        c.pp_send_s = send.gpu_s;
+        c.call_host_s = c.call_host_s.or(send.host_s);
     }
     Ok(c)
 }

@@ -26,11 +26,16 @@ struct Busiest {
 }
 
 impl Busiest {
-    /// Keeps the stage if it is busier than the busiest so far.
-    fn offer(&mut self, compute: f64, comm: f64) {
-        if compute + comm > self.slot {
+    /// Keeps the stage if it is busier than the busiest so far: its
+    /// compute and communication one after another on the GPU, or, where
+    /// eager calls' host path is priced apart (`host`: the host's path over
+    /// the stage's kernels and over its collective calls), the longer of
+    /// that and the host's path.
+    fn offer(&mut self, compute: f64, comm: f64, host: Option<(f64, f64)>) {
+        let slot = host.map_or(compute + comm, |(k, c)| (compute + comm).max(k + c));
+        if slot > self.slot {
             *self = Busiest {
-                slot: compute + comm,
+                slot,
                 comm,
                 compute,
             };
@@ -246,28 +251,37 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         experts_per_device,
         expert_bytes: pl.expert * bytes,
     };
+    // (its time, the host's path over its kernels when launched eagerly)
     let pass = |st: &step::Step, tokens: f64, n_dense: f64, n_moe: f64, first: bool, last: bool| {
-        shard.time(st, tokens, n_dense, n_moe, first, last)
+        let part = shard.part(st, tokens, n_dense, n_moe, first, last);
+        (shard.time_of(&part), part.priced.host_s)
+    };
+    let host = |c: &Comm, kernels: f64, n_dense: f64, n_moe: f64| {
+        c.host_s(n_dense, n_moe, true).map(|h| (kernels, h))
     };
     let slots = microbatches as f64 + l.pp as f64 - 1.0;
     let (mut dec, mut pre) = (Busiest::default(), Busiest::default());
     for (st, &(n_dense, n_moe)) in stage_params.iter().enumerate() {
         let first = st == 0;
         let last = st as u64 == l.pp - 1;
+        let (t, k) = pass(&decode_step_ops, mb as f64, n_dense, n_moe, first, last);
         dec.offer(
-            pass(&decode_step_ops, mb as f64, n_dense, n_moe, first, last),
+            t,
             stage_comm(&decode_comm, n_dense, n_moe),
+            host(&decode_comm, k, n_dense, n_moe),
+        );
+        let (t, k) = pass(
+            &prefill_step_ops,
+            (mb * w.prompt) as f64,
+            n_dense,
+            n_moe,
+            first,
+            last,
         );
         pre.offer(
-            pass(
-                &prefill_step_ops,
-                (mb * w.prompt) as f64,
-                n_dense,
-                n_moe,
-                first,
-                last,
-            ),
+            t,
             stage_comm(&prefill_comm, n_dense, n_moe),
+            host(&prefill_comm, k, n_dense, n_moe),
         );
     }
     let decode_step = slots * dec.slot;

@@ -99,8 +99,9 @@ impl<'a, 'b> Replica<'a, 'b> {
             .enumerate()
             .map(|(i, (&(n_dense, n_moe), p))| {
                 let send = if i == last { 0.0 } else { c.pp_send_s };
-                self.shard
-                    .time_with_wait(p, n_dense * c.dense_layer_s + n_moe * c.moe_layer_s + send)
+                let wait = n_dense * c.dense_layer_s + n_moe * c.moe_layer_s + send;
+                let host = c.host_s(n_dense, n_moe, i != last).unwrap_or(wait);
+                self.shard.time_with_calls(p, wait, host)
             })
             .sum()
     }

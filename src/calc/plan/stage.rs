@@ -162,24 +162,16 @@ impl Shard<'_, '_> {
     /// under the power limit the GPU's waits lower its power and raise its
     /// clock (formulas.md, "Achievable: the power limit over a step").
     pub(super) fn time_with_wait(&self, part: &StagePart, wait_s: f64) -> f64 {
-        match &self.s.step.pricer {
-            Some(p) => p.time_with_wait(&part.priced, wait_s),
-            None => self.s.roof.time(part.flops, part.bytes).time_s + part.launch_s + wait_s,
-        }
+        self.time_with_calls(part, wait_s, wait_s)
     }
 
-    /// The roofline time plus launch overhead of one stage's share of the
-    /// pass `st` of `tokens` tokens.
-    pub(super) fn time(
-        &self,
-        st: &step::Step,
-        tokens: f64,
-        n_dense: f64,
-        n_moe: f64,
-        first: bool,
-        last: bool,
-    ) -> f64 {
-        self.time_of(&self.part(st, tokens, n_dense, n_moe, first, last))
+    /// As [`Shard::time_with_wait`], the collectives' host path over the
+    /// stage's calls (`host_wait_s`) counted apart from their GPU time.
+    pub(super) fn time_with_calls(&self, part: &StagePart, wait_s: f64, host_wait_s: f64) -> f64 {
+        match &self.s.step.pricer {
+            Some(p) => p.time_with_calls(&part.priced, wait_s, host_wait_s),
+            None => self.s.roof.time(part.flops, part.bytes).time_s + part.launch_s + wait_s,
+        }
     }
 
     /// One device's share of `st` as a step of its own, for the

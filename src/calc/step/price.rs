@@ -403,6 +403,31 @@ impl Pricer {
     /// the GPU waits (a plan's collectives between its kernels), seconds:
     /// the wait included.
     pub fn time_with_wait(&self, part: &Part, wait_s: f64) -> f64 {
+        self.time_with_calls(part, wait_s, wait_s)
+    }
+
+    /// The time of a step made of `part` with `wait_s` more on the GPU's
+    /// timeline (a plan's collectives) and, launched eagerly, `host_wait_s`
+    /// more on the host's path (those calls' host path): the longer
+    /// timeline, seconds. With `host_wait_s = wait_s` the collectives hold
+    /// both, as [`Pricer::time_with_wait`] counts them.
+    pub fn time_with_calls(&self, part: &Part, wait_s: f64, host_wait_s: f64) -> f64 {
+        if host_wait_s != wait_s && self.launch == Launch::Eager {
+            let gpu_compute = if let Some(pl) = &self.power {
+                // The GPU idles while the host is behind.
+                let host = part.host_s + host_wait_s;
+                let idle = (host - part.time_s - wait_s).max(0.0);
+                let mut mix = part.mix;
+                mix.wait_s += wait_s + idle;
+                let x = pl.clock(&mix);
+                return (pl.time(&mix, x) - idle).max(host);
+            } else if self.holds_sustained(part.bound_s, part.time_s.max(part.host_s)) {
+                part.sustained_s
+            } else {
+                part.time_s
+            };
+            return (gpu_compute + wait_s).max(part.host_s + host_wait_s);
+        }
         if let Some(pl) = &self.power {
             let mut mix = part.mix;
             mix.wait_s += wait_s;

@@ -66,6 +66,12 @@ pub struct Achievable {
     /// sizes, as a share of `link-bandwidth`.
     #[serde(default)]
     pub bus_efficiency: Option<BusEfficiency>,
+    /// NCCL's protocols on the scale-up link (formulas.md, "Collectives",
+    /// protocols): with it a collective's GPU time is the faster of a
+    /// small-message protocol and a large-message one, and an eager call's
+    /// host path binds only where it is longer than that GPU time.
+    #[serde(default)]
+    pub collective_protocol: Option<CollectiveProtocol>,
     /// How the vendor GEMM library tiles a matmul.
     #[serde(default)]
     pub gemm: Option<GemmTiling>,
@@ -154,12 +160,28 @@ pub struct Call {
     /// One NCCL collective called eagerly from Python and timed on its own:
     /// its latency term under `collective --launch eager` (host path,
     /// NCCL's launch and its protocol's handshake together). Fitted as the
-    /// intercept of eager time against bytes.
+    /// intercept of eager time against bytes. With `collective-protocol`
+    /// it is the host's path alone, running alongside the GPU's time.
     pub collective_eager: Option<Seconds>,
     /// One NCCL collective captured in a CUDA graph: its latency term under
     /// `--launch graph` and inside a step or a plan. Fitted as the
     /// intercept of graph-replayed time against bytes.
     pub collective_graph: Option<Seconds>,
+}
+
+/// NCCL's two protocols on the scale-up link (formulas.md,
+/// "Collectives", protocols). The small-message protocol (LL128) pays
+/// `call.collective-graph` and reaches `ll128-share` of a collective's bus
+/// bandwidth; the large-message one (Simple) reaches all of it and pays
+/// `simple-latency`. NCCL picks the faster for each size.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct CollectiveProtocol {
+    /// Fixed GPU time of one call on the large-message protocol.
+    pub simple_latency: Option<Seconds>,
+    /// The small-message protocol's bandwidth as a share (0 to 1] of the
+    /// large-message protocol's.
+    pub ll128_share: Option<f64>,
 }
 
 /// Bus bandwidth per collective as a share (0 to 1] of the link's

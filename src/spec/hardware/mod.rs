@@ -25,8 +25,8 @@ pub use compute::{Compute, PeakScope, Peaks};
 pub use execution::{Execution, Launch, MatrixUnit, Vendor};
 pub use fabric::{Link, Tier};
 pub use measured::{
-    Achievable, AttentionEfficiency, BusEfficiency, Call, GemmTiling, KernelFixed,
-    PowerLimitFigures,
+    Achievable, AttentionEfficiency, BusEfficiency, Call, CollectiveProtocol, GemmTiling,
+    KernelFixed, PowerLimitFigures,
 };
 pub use memory::{Level, Memory, Scope};
 pub use package::{Calibration, Host, Package};

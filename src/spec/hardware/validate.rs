@@ -460,6 +460,20 @@ impl Hardware {
                     share(&format!("achievable.bus-efficiency.{name}"), v)?;
                 }
             }
+            if let Some(c) = &a.collective_protocol {
+                share("achievable.collective-protocol.ll128-share", c.ll128_share)?;
+                let field = match (c.simple_latency, c.ll128_share) {
+                    (Some(_), None) => Some("achievable.collective-protocol.ll128-share"),
+                    (None, Some(_)) => Some("achievable.collective-protocol.simple-latency"),
+                    _ => None,
+                };
+                if let Some(f) = field {
+                    return err(
+                        f,
+                        "missing: the protocol model needs both simple-latency (e.g. \"79.8 us\") and ll128-share (e.g. 0.92)".into(),
+                    );
+                }
+            }
             if let Some(at) = &a.attention {
                 share("achievable.attention.peak-fraction", at.peak_fraction)?;
                 share(
