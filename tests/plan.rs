@@ -522,3 +522,42 @@ fn why_not_first_groups_thousands() {
         assert!(digits.len() < 4 || digits.contains(','), "not grouped: {r}");
     }
 }
+
+#[test]
+fn an_eager_tp2_decode_pays_its_all_reduces_host_path() {
+    // Llama-3-8B on two H200s at batch 1, eagerly from Python: each rank's
+    // host issues the same calls as one GPU's step (sharding changes no
+    // call's count) and two all-reduces a layer, 64 calls of 8 KiB at 44 us
+    // each (achievable.call.collective-eager); at batch 1 the host's path
+    // is far longer than the GPU's work either way, so the TP 2 step is
+    // one GPU's eager step plus 64 x 44 us = 2.82 ms. From a CUDA graph the
+    // same step is much shorter.
+    let h = hw("h200-sxm");
+    let m = model("llama-3-8b");
+    let run = |launch: &str| {
+        let mut i = layout(2, 2, 1, 1, 1);
+        i.batch = c(1);
+        i.context = Some(Tokens(1024));
+        i.launch = Some(launch.to_string());
+        plan::cost(&h, &m, &i, Mode::Achievable).unwrap()
+    };
+    let single: roofline::calc::decode::DecodeInputs =
+        serde_json::from_value(serde_json::json!({"batch": 1, "context": 1024, "launch": "eager"}))
+            .unwrap();
+    let one = roofline::calc::decode::cost(&m, &h, &single, Mode::Achievable)
+        .unwrap()
+        .step_time_s;
+    let (eager, graph) = (run("eager"), run("graph"));
+    close(
+        "TP 2 eager step less one GPU's",
+        eager.decode_step_time_s - one,
+        64.0 * 44e-6,
+        0.02,
+    );
+    assert!(
+        graph.decode_step_time_s < 0.6 * eager.decode_step_time_s,
+        "eager {} against graph {}",
+        eager.decode_step_time_s,
+        graph.decode_step_time_s
+    );
+}
