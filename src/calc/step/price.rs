@@ -410,9 +410,10 @@ impl Pricer {
     /// timeline (a plan's collectives) and, launched eagerly, `host_wait_s`
     /// more on the host's path (those calls' host path): the longer
     /// timeline, seconds. With `host_wait_s = wait_s` the collectives hold
-    /// both, as [`Pricer::time_with_wait`] counts them.
+    /// both, as [`Pricer::time_with_wait`] counts them. From a graph the
+    /// host's path is not on the clock.
     pub fn time_with_calls(&self, part: &Part, wait_s: f64, host_wait_s: f64) -> f64 {
-        if host_wait_s != wait_s && self.launch == Launch::Eager {
+        if self.launch == Launch::Eager {
             let gpu_compute = if let Some(pl) = &self.power {
                 // The GPU idles while the host is behind.
                 let host = part.host_s + host_wait_s;
