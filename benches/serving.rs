@@ -11,6 +11,7 @@ use roofline::spec::hardware::Mode;
 use roofline::sweep::{self, Axis};
 use serde_json::{Value, json};
 use std::hint::black_box;
+use std::rc::Rc;
 
 fn fields(v: Value) -> Fields {
     v.as_object().unwrap().clone()
@@ -63,15 +64,18 @@ fn serving(c: &mut Criterion) {
         },
     ];
     let base_a = fields(json!({}));
+    // Its points share one set-up, as the command line's do.
+    let (rm, rh) = (Rc::new(m.clone()), Rc::new(h.clone()));
     c.bench_function("decode sweep 10,000 points --achievable", |b| {
         b.iter(|| {
+            let mut shared = decode::Shared::default();
             sweep::evaluate(&grid, |point, lean| {
                 let mut f = base_a.clone();
                 for (k, v) in point {
                     f.insert((*k).to_string(), (*v).clone());
                 }
                 let i: decode::DecodeInputs = from_fields(&f)?;
-                Ok(decode::cost(&m, &h, &i, Mode::Achievable)?.report(lean))
+                Ok(decode::cost_shared(&rm, &rh, &i, Mode::Achievable, &mut shared)?.report(lean))
             })
             .unwrap()
         })

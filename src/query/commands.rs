@@ -326,7 +326,13 @@ fn decode(
         .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string));
     let Some(spec) = spec else {
         let inputs: DecodeInputs = inputs(fields)?;
-        let c = decode::cost(&m, &hw, &inputs, ctx.mode)?;
+        let c = decode::cost_shared(
+            &m,
+            &hw,
+            &inputs,
+            ctx.mode,
+            &mut ctx.decode_setups.borrow_mut(),
+        )?;
         let mut r = c.report(lean);
         prices.record(&mut r, &[&c.energy]);
         return Ok(r);
@@ -362,7 +368,14 @@ fn decode(
         e => e,
     };
     let inputs: DecodeInputs = inputs(&f).map_err(named)?;
-    let c = decode::cost(&m, &hw, &inputs, ctx.mode).map_err(named)?;
+    let c = decode::cost_shared(
+        &m,
+        &hw,
+        &inputs,
+        ctx.mode,
+        &mut ctx.decode_setups.borrow_mut(),
+    )
+    .map_err(named)?;
     let mut r = c.report(lean);
     prices.record(&mut r, &[&c.energy]);
     Ok(r)

@@ -44,6 +44,9 @@ pub struct Context {
     /// command line names a field as its flag); the error as it is by
     /// default.
     namer: fn(Error) -> Error,
+    /// The decode set-ups a sweep's points share (their model, device and
+    /// choices the same).
+    pub(crate) decode_setups: RefCell<crate::calc::decode::Shared>,
 }
 
 impl Default for Context {
@@ -66,6 +69,7 @@ impl Context {
             files: Default::default(),
             failed: Default::default(),
             namer: |e| e,
+            decode_setups: Default::default(),
         }
     }
 

@@ -136,11 +136,34 @@ impl<'a> Gather<'a> {
             lean,
             ..
         } = r;
-        let mut row = Row {
-            inputs: Map::with_capacity_and_hasher(self.axes.len(), Default::default()),
-            ..Row::default()
+        // A later point whose inputs begin with the axes, in order (a sweep
+        // over inputs: every decode grid), keeps its own inputs map as the
+        // row's, less the inputs that match the first point's.
+        let in_place = self.seen
+            && self.axes.iter().enumerate().all(|(j, a)| {
+                a != "hardware"
+                    && a != "model"
+                    && inputs
+                        .get_index(j)
+                        .is_some_and(|(k, _)| k.as_ref() == a.as_str())
+            });
+        let mut row = if in_place {
+            for a in self.axes {
+                // One column, the input's (as below).
+                results.shift_remove(a.as_str());
+            }
+            self.diff_in_place(&mut inputs);
+            Row {
+                inputs: std::mem::take(&mut inputs),
+                ..Row::default()
+            }
+        } else {
+            Row {
+                inputs: Map::with_capacity_and_hasher(self.axes.len(), Default::default()),
+                ..Row::default()
+            }
         };
-        for (j, a) in self.axes.iter().enumerate() {
+        for (j, a) in self.axes.iter().enumerate().filter(|_| !in_place) {
             // The point's own key is moved into the row where it has one
             // (a literal: no copy of the axis name at every point).
             let mut key = None;
@@ -152,10 +175,13 @@ impl<'a> Gather<'a> {
                     // `layers`, decode's `kernels`) is one column, the
                     // input's, at the value the point was worked at.
                     let result = results.shift_remove(a.as_str());
-                    match inputs.shift_remove_entry(a.as_str()) {
-                        Some((k, v)) => {
-                            key = Some(k);
-                            Some(v)
+                    // Taken in place rather than removed (a removal shifts
+                    // every later input): the loops below pass over the
+                    // axes' keys.
+                    match inputs.get_full_mut(a.as_str()) {
+                        Some((_, k, v)) => {
+                            key = Some(k.clone());
+                            Some(std::mem::take(v))
                         }
                         None => result,
                     }
@@ -191,46 +217,39 @@ impl<'a> Gather<'a> {
             self.varying = vec![false; self.candidates.len()];
             self.present = vec![false; self.candidates.len()];
         } else {
-            // A point's inputs that differ from the first point's stay in
-            // its row; the shared ones are stated once at the end.
-            let mut matched = 0;
-            self.present.iter_mut().for_each(|p| *p = false);
-            // The points of a sweep record their inputs in one order: the
-            // candidate after the last one matched is tried before a hash.
-            let mut next = 0;
-            for (k, v) in inputs {
-                // The row holds the axes alone so far (keys are unique).
-                if self.axes.iter().any(|a| a.as_str() == k.as_ref()) {
-                    continue;
-                }
-                let c = match self.candidates.get_index(next) {
-                    Some((ck, _)) if *ck == k => Some(next),
-                    _ => self.candidates.get_index_of(k.as_ref()),
-                };
-                match c {
-                    Some(c) => {
-                        next = c + 1;
-                        matched += 1;
-                        self.present[c] = true;
-                        if self.candidates[c] != v {
-                            self.varying[c] = true;
+            if !in_place {
+                // A point's inputs that differ from the first point's stay in
+                // its row; the shared ones are stated once at the end.
+                let mut matched = 0;
+                self.present.iter_mut().for_each(|p| *p = false);
+                // The points of a sweep record their inputs in one order: the
+                // candidate after the last one matched is tried before a hash.
+                let mut next = 0;
+                for (k, v) in inputs {
+                    // The row holds the axes alone so far (keys are unique).
+                    if self.axes.iter().any(|a| a.as_str() == k.as_ref()) {
+                        continue;
+                    }
+                    let c = match self.candidates.get_index(next) {
+                        Some((ck, _)) if *ck == k => Some(next),
+                        _ => self.candidates.get_index_of(k.as_ref()),
+                    };
+                    match c {
+                        Some(c) => {
+                            next = c + 1;
+                            matched += 1;
+                            self.present[c] = true;
+                            if self.candidates[c] != v {
+                                self.varying[c] = true;
+                                row.inputs.insert(k, v);
+                            }
+                        }
+                        None => {
                             row.inputs.insert(k, v);
                         }
                     }
-                    None => {
-                        row.inputs.insert(k, v);
-                    }
                 }
-            }
-            // An input the first point has and this one lacks (a clock one
-            // accelerator's file does not give) is null in this row.
-            if matched < self.candidates.len() {
-                for (c, (k, _)) in self.candidates.iter().enumerate() {
-                    if !self.present[c] {
-                        self.varying[c] = true;
-                        row.inputs.insert(k.clone(), Value::Null);
-                    }
-                }
+                self.null_missing(matched, &mut row);
             }
             if !lean {
                 for (k, q) in quantities {
@@ -271,6 +290,63 @@ impl<'a> Gather<'a> {
         }
         row.results = results;
         row
+    }
+
+    /// Keeps in `inputs` (a later point's, its axes first) the axes and
+    /// the inputs that differ from the first point's, in their order, as
+    /// [`Gather::make_row`]'s loop over them does; then the first point's
+    /// inputs this one lacks, as nulls.
+    fn diff_in_place(&mut self, inputs: &mut Map<Value>) {
+        let axes = self.axes.len();
+        let (candidates, present, varying) =
+            (&self.candidates, &mut self.present, &mut self.varying);
+        present.iter_mut().for_each(|p| *p = false);
+        let (mut i, mut next, mut matched) = (0usize, 0usize, 0usize);
+        inputs.retain(|k, v| {
+            i += 1;
+            if i <= axes {
+                return true;
+            }
+            let c = match candidates.get_index(next) {
+                Some((ck, _)) if ck == k => Some(next),
+                _ => candidates.get_index_of(k.as_ref()),
+            };
+            match c {
+                Some(c) => {
+                    next = c + 1;
+                    matched += 1;
+                    present[c] = true;
+                    if candidates[c] != *v {
+                        varying[c] = true;
+                        true
+                    } else {
+                        false
+                    }
+                }
+                None => true,
+            }
+        });
+        if matched < self.candidates.len() {
+            for (c, (k, _)) in self.candidates.iter().enumerate() {
+                if !self.present[c] {
+                    self.varying[c] = true;
+                    inputs.insert(k.clone(), Value::Null);
+                }
+            }
+        }
+    }
+
+    /// An input the first point has and this one lacks (a clock one
+    /// accelerator's file does not give) is null in this row.
+    fn null_missing(&mut self, matched: usize, row: &mut Row) {
+        if matched < self.candidates.len() {
+            for (c, (k, _)) in self.candidates.iter().enumerate() {
+                if !self.present[c] {
+                    self.varying[c] = true;
+                    row.inputs.insert(k.clone(), Value::Null);
+                }
+            }
+        }
     }
 
     /// Whether a point has answered yet (the report's head is known).

@@ -4,7 +4,7 @@
 
 use super::inputs::DecodeInputs;
 use super::setup::{Choices, Setup, setup};
-use super::timed::{Timed, timed};
+use super::timed::{Timed, timed_with};
 use crate::calc::step::Shape;
 use crate::calc::{kv, power, speculative};
 use crate::error::{Error, Result};
@@ -12,6 +12,7 @@ use crate::inputs::{at_least_one, positive};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
 use serde::Serialize;
+use std::rc::Rc;
 
 /// Speculative decoding applied to the step.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -103,8 +104,8 @@ pub struct DecodeCost {
     pub batch: u64,
     /// Tokens cached per sequence.
     pub context: u64,
-    /// Precisions, roof and launch.
-    pub setup: Setup,
+    /// Precisions, roof and launch (shared by a sweep's points).
+    pub setup: Rc<Setup>,
     /// The step (a speculative pass when speculating).
     pub timed: Timed,
     /// Every weight of the model at the weight precision.
@@ -148,6 +149,134 @@ pub struct MemoryFit {
 
 /// `decode`'s cost.
 pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Result<DecodeCost> {
+    cost_in(m, hw, inputs, mode, |choices| {
+        Fixed::new(m, hw, mode, choices, inputs.reserve.as_ref())
+    })
+}
+
+/// `decode`'s cost at one point of a sweep: the set-up and the model's
+/// parameter count come from `shared`, made at the first point of this
+/// model, device and choices and reused by every later one (a sweep over
+/// the batch or the context changes none of them).
+pub fn cost_shared(
+    m: &Rc<Model>,
+    hw: &Rc<Hardware>,
+    inputs: &DecodeInputs,
+    mode: Mode,
+    shared: &mut Shared,
+) -> Result<DecodeCost> {
+    cost_in(m, hw, inputs, mode, |choices| {
+        shared.get(m, hw, mode, choices, inputs.reserve.as_ref())
+    })
+}
+
+/// What a decode point derives from its model, device, choices and memory
+/// reserve alone.
+#[derive(Debug, Clone)]
+struct Fixed {
+    setup: Rc<Setup>,
+    params: crate::calc::model::Params,
+    /// The KV budget, where the file has a memory capacity.
+    budget: Option<kv::Budget>,
+    /// The power model at the compute precision, or the field it lacks.
+    power: std::result::Result<power::PowerModel, String>,
+}
+
+impl Fixed {
+    /// Made in the order a point's cost needs them, so a point fails with
+    /// the error it always did.
+    fn new(
+        m: &Model,
+        hw: &Hardware,
+        mode: Mode,
+        choices: Choices,
+        reserve: Option<&serde_json::Value>,
+    ) -> Result<Fixed> {
+        let setup = setup(m, hw, mode, choices)?;
+        let params = crate::calc::model::params(m)?;
+        let budget = match kv::device_memory(hw) {
+            Err(_) => None,
+            Ok(_) => Some(kv::budget(m, hw, choices.dtype, reserve)?),
+        };
+        let power = power::PowerModel::of(hw, setup.compute);
+        Ok(Fixed {
+            setup: Rc::new(setup),
+            params,
+            budget,
+            power,
+        })
+    }
+}
+
+/// The set-ups a sweep's points share ([`cost_shared`]), each kept with
+/// the model and device files it was made for (held, so a file is never
+/// mistaken for another made later at the same address) and the choices.
+#[derive(Debug, Default)]
+pub struct Shared {
+    entries: Vec<Entry>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    model: Rc<Model>,
+    hw: Rc<Hardware>,
+    mode: Mode,
+    choices: [Option<String>; 4],
+    kernels: Option<crate::inputs::Count>,
+    reserve: Option<serde_json::Value>,
+    fixed: Fixed,
+}
+
+/// Most set-ups a [`Shared`] keeps (a grid over precisions and launch
+/// modes has a few; past this the oldest goes).
+const SHARED_ENTRIES: usize = 16;
+
+impl Shared {
+    fn get(
+        &mut self,
+        m: &Rc<Model>,
+        hw: &Rc<Hardware>,
+        mode: Mode,
+        c: Choices,
+        reserve: Option<&serde_json::Value>,
+    ) -> Result<Fixed> {
+        let texts = [c.dtype, c.activations, c.kv_dtype, c.launch];
+        let found = self.entries.iter().find(|e| {
+            Rc::ptr_eq(&e.model, m)
+                && Rc::ptr_eq(&e.hw, hw)
+                && e.mode == mode
+                && e.kernels == c.kernels
+                && e.reserve.as_ref() == reserve
+                && e.choices.iter().zip(texts).all(|(a, b)| a.as_deref() == b)
+        });
+        if let Some(e) = found {
+            return Ok(e.fixed.clone());
+        }
+        // A set-up that fails is not kept: the next point fails the same way.
+        let fixed = Fixed::new(m, hw, mode, c, reserve)?;
+        if self.entries.len() == SHARED_ENTRIES {
+            self.entries.remove(0);
+        }
+        self.entries.push(Entry {
+            model: Rc::clone(m),
+            hw: Rc::clone(hw),
+            mode,
+            choices: texts.map(|t| t.map(str::to_string)),
+            kernels: c.kernels,
+            reserve: reserve.cloned(),
+            fixed: fixed.clone(),
+        });
+        Ok(fixed)
+    }
+}
+
+fn cost_in(
+    m: &Model,
+    hw: &Hardware,
+    inputs: &DecodeInputs,
+    mode: Mode,
+    fixed: impl FnOnce(Choices) -> Result<Fixed>,
+) -> Result<DecodeCost> {
     let given_batch = match inputs.batch {
         Some(b) => Some(at_least_one("batch", b.0)?),
         None if inputs.slo_tpot.is_some() => None,
@@ -160,26 +289,26 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
     };
     let context = inputs.context.0;
     let beyond_max = kv::check_context(m, context, inputs.force)?;
-    let s = setup(
-        m,
-        hw,
-        mode,
-        Choices {
-            dtype: inputs.dtype.as_deref(),
-            activations: inputs.activations.as_deref(),
-            kv_dtype: inputs.kv_dtype.as_deref(),
-            launch: inputs.launch.as_deref(),
-            kernels: inputs.kernels,
-        },
-    )?;
-    let params = crate::calc::model::params(m)?.total as f64;
+    let Fixed {
+        setup: s,
+        params: counts,
+        budget,
+        power: power_model,
+    } = fixed(Choices {
+        dtype: inputs.dtype.as_deref(),
+        activations: inputs.activations.as_deref(),
+        kv_dtype: inputs.kv_dtype.as_deref(),
+        launch: inputs.launch.as_deref(),
+        kernels: inputs.kernels,
+    })?;
+    let params = counts.total as f64;
+    let timed = |m: &Model, s: &Setup, shape: Shape| timed_with(m, s, shape, counts);
     let model_weight_bytes = params * s.precisions.weight;
 
     // Memory: weights that cannot fit at all are no answer (exit 1).
-    let memory = match kv::device_memory(hw) {
-        Err(_) => None,
-        Ok(_) => {
-            let b = kv::budget(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref())?;
+    let memory = match budget {
+        None => None,
+        Some(b) => {
             let (source, left) = (b.source, b.kv_budget_bytes);
             let cached = m
                 .sliding_window
@@ -355,7 +484,7 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         None => None,
     };
     let energy = power::Energy::new(
-        power::PowerModel::of(hw, s.compute).map(|pm| {
+        power_model.as_ref().map_err(String::clone).map(|pm| {
             let pass = power::of_timed(&pm, &t);
             match &drafts {
                 Some((plain, k)) => {

@@ -15,9 +15,11 @@ mod report;
 mod setup;
 mod timed;
 
-pub use cost::{DecodeCost, Goodput, MemoryFit, Slo, SloBound, Speculation, cost};
+pub use cost::{
+    DecodeCost, Goodput, MemoryFit, Shared, Slo, SloBound, Speculation, cost, cost_shared,
+};
 pub use fp8::float_max_normal;
 pub use inputs::DecodeInputs;
 pub use pricer::pricer;
 pub use setup::{Choices, LaunchMode, Setup, record_precisions, setup};
-pub use timed::{Timed, time_step, timed};
+pub use timed::{Timed, time_step, timed, timed_with};

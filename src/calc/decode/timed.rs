@@ -3,6 +3,7 @@
 //! `--achievable`.
 
 use super::setup::Setup;
+use crate::calc::model::Params;
 use crate::calc::roof::RoofTime;
 use crate::calc::step::price::Priced;
 use crate::calc::step::{self, Shape, Step};
@@ -31,6 +32,12 @@ pub struct Timed {
 /// Times a forward of `shape` under `s`.
 pub fn timed(m: &Model, s: &Setup, shape: Shape) -> Result<Timed> {
     let step = step::forward(m, shape, &s.precisions)?;
+    Ok(time_step(s, step))
+}
+
+/// [`timed`], with the model's parameter counts already made.
+pub fn timed_with(m: &Model, s: &Setup, shape: Shape, params: Params) -> Result<Timed> {
+    let step = step::forward_with(m, shape, &s.precisions, || Ok(params))?;
     Ok(time_step(s, step))
 }
 

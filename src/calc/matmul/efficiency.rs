@@ -45,6 +45,20 @@ pub struct GemmModel {
     /// (`achievable.kernel-overhead`): a compute-bound shape is split only
     /// where the split saves more than this.
     pub split_cost_s: f64,
+    /// The hash of the figures above, made at the first GEMM priced and
+    /// kept: a sweep prices a few GEMMs at every point.
+    pub(crate) fingerprint: Fingerprint,
+}
+
+/// A [`GemmModel`]'s hash of its own figures, made once. It is derived
+/// from the figures, so it takes no part in comparing two models.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Fingerprint(std::cell::OnceCell<u64>);
+
+impl PartialEq for Fingerprint {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// Operand reuse of a tm x tn tile: multiply-adds per operand element it
@@ -106,6 +120,7 @@ impl GemmModel {
                 .as_ref()
                 .and_then(|a| a.kernel_overhead)
                 .map_or(0.0, |s| s.get()),
+            fingerprint: Fingerprint::default(),
         }
     }
 
@@ -161,10 +176,15 @@ impl GemmModel {
     /// the shape, and the shape itself.
     fn key(&self, m: u64, n: u64, k: u64, groups: f64) -> MemoKey {
         use std::hash::{Hash, Hasher};
+        let model = *self.fingerprint.0.get_or_init(|| {
+            let mut h = rustc_hash::FxHasher::default();
+            self.tiles.hash(&mut h);
+            (self.split_k, self.sms).hash(&mut h);
+            self.full_rate_reuse.map(f64::to_bits).hash(&mut h);
+            h.finish()
+        });
         let mut h = rustc_hash::FxHasher::default();
-        self.tiles.hash(&mut h);
-        (self.split_k, self.sms).hash(&mut h);
-        self.full_rate_reuse.map(f64::to_bits).hash(&mut h);
+        model.hash(&mut h);
         (m, n, k, groups.to_bits()).hash(&mut h);
         (h.finish(), [m, n, k, groups.to_bits()])
     }
@@ -291,6 +311,7 @@ mod tests {
             sms: 132,
             full_rate_reuse: None,
             split_cost_s: 0.0,
+            fingerprint: Fingerprint::default(),
         }
     }
 
@@ -312,6 +333,7 @@ mod tests {
             sms: 1,
             full_rate_reuse: None,
             split_cost_s: 0.0,
+            fingerprint: Fingerprint::default(),
         }
         .efficiency(100, 128, 4096, 1.0);
         assert!((e.padding - 100.0 / 128.0).abs() < 1e-12);
@@ -337,6 +359,7 @@ mod tests {
             sms: 132,
             full_rate_reuse: Some(reuse(128, 128)),
             split_cost_s: 0.0,
+            fingerprint: Fingerprint::default(),
         };
         let e = g.efficiency(256, 256, 4096, 1.0);
         assert_eq!(e.tile, (64, 32));
@@ -355,6 +378,7 @@ mod tests {
             sms: 132,
             full_rate_reuse: None,
             split_cost_s: cost,
+            fingerprint: Fingerprint::default(),
         };
         let flops = 2.0 * 256.0 * 256.0 * 4096.0;
         let t = g(2.4e-6).time((256, 256, 4096), 1.0, 1e14, 1e12, 0.0, 0.0);
@@ -374,6 +398,7 @@ mod tests {
             sms: 132,
             full_rate_reuse: None,
             split_cost_s: 0.0,
+            fingerprint: Fingerprint::default(),
         };
         assert_eq!(g.efficiency(7, 7, 7, 1.0).efficiency, 1.0);
     }

@@ -368,6 +368,17 @@ pub fn causal_pairs(new: u64, past: u64) -> f64 {
 
 /// The forward pass of `m` at `shape` and precisions `p`.
 pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
+    forward_with(m, shape, p, || model::params(m))
+}
+
+/// [`forward`], with the model's parameter counts from `params` (a sweep
+/// counts them once, not at every point).
+pub fn forward_with(
+    m: &Model,
+    shape: Shape,
+    p: &Precisions,
+    params: impl FnOnce() -> Result<Params>,
+) -> Result<Step> {
     let Shape {
         batch,
         new,
@@ -375,7 +386,7 @@ pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
         lm_head_tokens,
     } = shape;
     let tokens = crate::inputs::mul("batch", &[batch, new])?;
-    let params: Params = model::params(m)?;
+    let params: Params = params()?;
     let d = m.hidden_size.get();
     let layers = m.layers.get();
     let lf = layers as f64;
