@@ -179,7 +179,7 @@ struct Fixed {
     /// The KV budget, where the file has a memory capacity.
     budget: Option<kv::Budget>,
     /// The power model at the compute precision, or the field it lacks.
-    power: std::result::Result<power::PowerModel, String>,
+    power: Rc<std::result::Result<power::PowerModel, String>>,
 }
 
 impl Fixed {
@@ -198,7 +198,7 @@ impl Fixed {
             Err(_) => None,
             Ok(_) => Some(kv::budget(m, hw, choices.dtype, reserve)?),
         };
-        let power = power::PowerModel::of(hw, setup.compute);
+        let power = Rc::new(power::PowerModel::of(hw, setup.compute));
         Ok(Fixed {
             setup: Rc::new(setup),
             params,
@@ -484,15 +484,19 @@ fn cost_in(
         None => None,
     };
     let energy = power::Energy::new(
-        power_model.as_ref().map_err(String::clone).map(|pm| {
-            let pass = power::of_timed(&pm, &t);
-            match &drafts {
-                Some((plain, k)) => {
-                    power::Draw::sum([pass, power::of_timed(&pm, plain).scaled(*k)])
+        power_model
+            .as_ref()
+            .as_ref()
+            .map_err(String::clone)
+            .map(|pm| {
+                let pass = power::of_timed(&pm, &t);
+                match &drafts {
+                    Some((plain, k)) => {
+                        power::Draw::sum([pass, power::of_timed(&pm, plain).scaled(*k)])
+                    }
+                    None => pass,
                 }
-                None => pass,
-            }
-        }),
+            }),
         step_time_s,
         mode,
         1.0,
