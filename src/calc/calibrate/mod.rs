@@ -528,16 +528,22 @@ impl Calibrated {
         r.result(
             "power_burst_clock_hz",
             burst * 1e6,
-            q("the highest SM clock a power loop held (the burst clock)", Unit::Hz),
+            q(
+                "the highest SM clock a power loop held (the burst clock)",
+                Unit::Hz,
+            ),
         );
         let pw = p.wait_w.map(|w| w.0);
         if let Some((w, n)) = p.wait_w {
             r.result(
                 "power_wait_watts",
                 w,
-                q("a GPU waiting at the burst clock (spin kernels)", Unit::Watts)
-                    .formula("the median power_wait row's board power")
-                    .derive(format!("{w:.1} W over {n} row(s)")),
+                q(
+                    "a GPU waiting at the burst clock (spin kernels)",
+                    Unit::Watts,
+                )
+                .formula("the median power_wait row's board power")
+                .derive(format!("{w:.1} W over {n} row(s)")),
             );
         }
         if let Some(g) = p.gemm {
@@ -630,12 +636,27 @@ impl Calibrated {
             r.result(
                 "power_points",
                 held.len() as u64,
-                q("power loops no figure was taken from, through the power-limit solve", Unit::Count),
+                q(
+                    "power loops no figure was taken from, through the power-limit solve",
+                    Unit::Count,
+                ),
             );
             for (i, k, what) in [
-                (0, "power_time_worst_error", "held-out power loops: worst error of the settled call"),
-                (1, "power_clock_worst_error", "held-out power loops: worst error of the SM clock"),
-                (2, "power_watts_worst_error", "held-out power loops: worst error of the board power"),
+                (
+                    0,
+                    "power_time_worst_error",
+                    "held-out power loops: worst error of the settled call",
+                ),
+                (
+                    1,
+                    "power_clock_worst_error",
+                    "held-out power loops: worst error of the SM clock",
+                ),
+                (
+                    2,
+                    "power_watts_worst_error",
+                    "held-out power loops: worst error of the board power",
+                ),
             ] {
                 r.result(k, worst(i), q(what, Unit::Fraction));
             }

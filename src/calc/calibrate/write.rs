@@ -5,8 +5,8 @@
 //! measurements did not cover keeps the base file's value and source.
 
 use super::fit::Figures;
-use super::power::PowerFit;
 use super::measurements::Provenance;
+use super::power::PowerFit;
 use crate::error::{Error, Result};
 use toml_edit::{DocumentMut, Item, Table, value};
 
@@ -255,14 +255,12 @@ pub fn text(
     Ok(doc.to_string())
 }
 
+/// Puts a figure at a path with its source.
+type Put<'a> = dyn FnMut(&mut DocumentMut, &[&str], toml_edit::Value, String) + 'a;
+
 /// The power limit's figures (`achievable.power-limit`, and the two
 /// `package` powers its solve reads), each with its derivation.
-fn power(
-    doc: &mut DocumentMut,
-    p: &PowerFit,
-    cite: &dyn Fn(&str) -> String,
-    put: &mut dyn FnMut(&mut DocumentMut, &[&str], toml_edit::Value, String),
-) {
+fn power(doc: &mut DocumentMut, p: &PowerFit, cite: &dyn Fn(&str) -> String, put: &mut Put) {
     let w = |x: f64| toml_edit::Value::from((x * 10.0).round() / 10.0);
     let burst = p.burst_mhz.unwrap_or(0.0);
     if let Some((v, n)) = p.wait_w {
