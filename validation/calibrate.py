@@ -110,7 +110,7 @@ class Writer:
         for k, v in kw.items():
             if k not in r:
                 raise KeyError(k)
-            r[k] = f"{v:.6e}" if isinstance(v, float) else v
+            r[k] = "" if v is None else f"{v:.6e}" if isinstance(v, float) else v
         self.w.writerow(r)
         self.f.flush()
         self.rows += 1
@@ -560,9 +560,10 @@ def power(w, sampler, quick):
     src = torch.randn(nb // 4, device="cuda")
     dst = torch.empty_like(src)
     copies = 8
-    # Eager: captured in a graph, a copy becomes a memcpy node that the copy
-    # engines run (about 2.8 TB/s on the H200, the SMs idle), not the
-    # kernel a forward's memory-bound work runs as.
+    # Eager: replayed from a graph the same copies ran at 2.8 TB/s and 530 W
+    # on the H200 (validation/calibrate-h200-power-1.csv; most likely memcpy
+    # nodes on the copy engines), not as the kernel a forward's memory-bound
+    # work runs as.
     t, t1, calls, win = power_loop(sampler, seconds, settle,
                                    lambda: [dst.copy_(src) for _ in range(copies)], graph=False)
     assert torch.equal(src[:1024], dst[:1024])
