@@ -489,10 +489,10 @@ fn cost_in(
             .as_ref()
             .map_err(String::clone)
             .map(|pm| {
-                let pass = power::of_timed(&pm, &t);
+                let pass = power::of_timed(pm, &t);
                 match &drafts {
                     Some((plain, k)) => {
-                        power::Draw::sum([pass, power::of_timed(&pm, plain).scaled(*k)])
+                        power::Draw::sum([pass, power::of_timed(pm, plain).scaled(*k)])
                     }
                     None => pass,
                 }
