@@ -584,3 +584,59 @@ impl DecodeCost {
         self.tokens_per_step / self.step_time_s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::spec::overrides::Set;
+
+    fn inputs(f: serde_json::Value) -> DecodeInputs {
+        crate::inputs::from_fields(f.as_object().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_shared_set_up_gives_every_point_the_answer_it_gets_alone() {
+        // Points that change the set-up (precision, launch, reserve, the
+        // file) between points that do not: each must read its own.
+        let cat = Catalog::default();
+        let m = Rc::new(cat.model("llama-3-8b", &[]).unwrap());
+        let h200 = Rc::new(cat.hardware("h200-sxm", &[]).unwrap());
+        let slower: Vec<Set> = vec!["achievable.hbm-bandwidth=2TB/s".parse().unwrap()];
+        let slow = Rc::new(cat.hardware("h200-sxm", &slower).unwrap());
+        let mut shared = Shared::default();
+        let mut points = 0;
+        for hw in [&h200, &slow, &h200] {
+            for dtype in [None, Some("fp8"), None, Some("int4")] {
+                for launch in [None, Some("eager")] {
+                    for reserve in [None, Some(0.5), Some(0.99)] {
+                        for batch in [1, 64] {
+                            let mut f = serde_json::json!({"batch": batch, "context": 2048});
+                            if let Some(d) = dtype {
+                                f["dtype"] = d.into();
+                            }
+                            if let Some(l) = launch {
+                                f["launch"] = l.into();
+                            }
+                            if let Some(r) = reserve {
+                                f["reserve"] = r.into();
+                            }
+                            let i = inputs(f);
+                            let alone = cost(&m, hw, &i, Mode::Achievable);
+                            let got = cost_shared(&m, hw, &i, Mode::Achievable, &mut shared);
+                            match (alone, got) {
+                                (Ok(a), Ok(b)) => assert_eq!(a, b, "{i:?}"),
+                                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                                (a, b) => panic!("{i:?}: {:?} against {:?}", a.is_ok(), b.is_ok()),
+                            }
+                            points += 1;
+                        }
+                    }
+                }
+            }
+        }
+        // A third of them (the 99% reserve leaves no room for the weights)
+        // fail, the same way alone and shared.
+        assert_eq!(points, 144);
+    }
+}
