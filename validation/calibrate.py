@@ -1,6 +1,7 @@
 """Measure the figures `roofline calibrate` fits, on the GPU this runs on.
 
-    python3 validation/calibrate.py --out my-gpu.csv          # about 3-4 minutes on an H200
+    python3 validation/calibrate.py --out my-gpu.csv          # about 5-6 minutes on an H200
+    python3 validation/calibrate.py --out power.csv --only power   # the power loops alone, about 2 minutes
     python3 validation/calibrate.py --out quick.csv --quick   # fewer shapes, a smoke test
 
 PyTorch only (CUDA; on ROCm the same calls run where PyTorch supports them,
@@ -24,6 +25,15 @@ docs/data-schemas.md ("Calibration measurements"):
 - compute_short, compute_sustained: back-to-back 8192^3 GEMMs for about 0.3 s
   and about 8 s, with the SM clock, memory clock, board power and temperature
   sampled every 100 ms (nvidia-smi) over the loop;
+- power_wait, power_gemm, power_attention, power_stream: the power limit's
+  loops, each 5-6 s of graph replays after 3 s of rest with board power and
+  SM clock sampled over its part after 2 s (`burst_seconds` is its first
+  call, before the limit acts; `seconds` the mean settled call): spin
+  kernels (`torch.cuda._sleep`: a GPU waiting), 8192^3 bf16 GEMMs back to
+  back and with a spin after each of 0.15 to 2.2 times a GEMM's time
+  (`wait_seconds` the spin's share of a call), causal attention at S = 2k,
+  8k, 16k, and 2 GiB device-to-device copies; the sampler and loop are
+  validation/_gpu.py's, shared with validation/power_mix_h200.py;
 - decode_step: whole Llama-3-8B-shaped decode steps (random weights; time
   depends on shapes) replayed from a CUDA graph;
 - host_gemm, host_kernel, host_attention, host_cached_attention, host_layer:
@@ -58,17 +68,14 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 import traceback
 
 import torch
 import torch.nn.functional as F
 
-COLUMNS = ["operation", "model", "layers", "batch", "m", "n", "k", "seq", "context",
-           "heads", "kv_heads", "head_dim", "bytes", "flops", "dtype", "launch",
-           "repeats", "seconds", "sm_clock_mhz", "mem_clock_mhz", "power_w",
-           "temperature_c", "kernels", "device", "driver", "torch", "date", "note"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _gpu import COLUMNS, SETTLE, Sampler, graph_of, timed_loop  # noqa: E402
 
 FLUSH = 512 << 20  # weight copies per timed shape fill at least this (L2 is 50-60 MiB on big parts)
 
@@ -89,44 +96,6 @@ def log(msg):
     print(f"[{time.time() - T0:6.1f}s] {msg}", flush=True)
 
 
-class Sampler:
-    """nvidia-smi every 100 ms in the background; each line stamped with the host clock."""
-
-    FIELDS = "power.draw,clocks.sm,clocks.mem,temperature.gpu"
-
-    def __init__(self):
-        self.samples = []  # (host time, power W, sm MHz, mem MHz, temp C)
-        self.proc = None
-        try:
-            self.proc = subprocess.Popen(
-                ["nvidia-smi", f"--query-gpu={self.FIELDS}", "--format=csv,noheader,nounits",
-                 "-lms", "100", "-i", os.environ.get("CALIBRATE_SMI_INDEX", "0")],
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        except (OSError, ValueError):
-            return
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            try:
-                vals = [float(x) for x in line.strip().split(",")]
-            except ValueError:
-                continue
-            if len(vals) == 4:
-                self.samples.append((time.time(), *vals))
-
-    def window(self, t0, t1):
-        """Means of (power, sm clock, mem clock, temperature) over [t0, t1]; None if no sample."""
-        s = [x for x in self.samples if t0 <= x[0] <= t1]
-        if not s:
-            return None
-        return tuple(statistics.fmean(x[i] for x in s) for i in range(1, 5))
-
-    def stop(self):
-        if self.proc:
-            self.proc.terminate()
-
-
 class Writer:
     def __init__(self, path, env):
         self.env = env
@@ -141,7 +110,7 @@ class Writer:
         for k, v in kw.items():
             if k not in r:
                 raise KeyError(k)
-            r[k] = f"{v:.6e}" if isinstance(v, float) else v
+            r[k] = "" if v is None else f"{v:.6e}" if isinstance(v, float) else v
         self.w.writerow(r)
         self.f.flush()
         self.rows += 1
@@ -158,21 +127,6 @@ def events_time(fn, reps):
         e.synchronize()
         times.append(s.elapsed_time(e) * 1e-3)
     return statistics.median(times)
-
-
-def graph_of(body):
-    """Capture body() into a CUDA graph after warming it on a side stream."""
-    st = torch.cuda.Stream()
-    st.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(st):
-        for _ in range(2):
-            body()
-    torch.cuda.current_stream().wait_stream(st)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        body()
-    return g
 
 
 def time_cold(make, fn, per_copy_bytes, est_s, reps):
@@ -502,6 +456,127 @@ def compute_loops(w, sampler, quick):
         torch.cuda.empty_cache()
 
 
+POWER_GAPS = (0.0, 0.15, 0.45, 1.1, 2.2)  # spin after each GEMM, a share of the GEMM's burst time
+POWER_SEQS = (2048, 8192, 16384)
+
+
+def power_loop(sampler, seconds, settle, body, graph=True):
+    """One power loop: 3 s of rest (the first calls run at the burst clock),
+    capture, 1.5 s more, then graph replays (or `body` itself) for
+    `seconds`. Returns the settled seconds a replay, the first replay's, the
+    settled replays and the sampler's means over the settled part (None
+    without samples)."""
+    time.sleep(3.0)
+    g = graph_of(body) if graph else None
+    torch.cuda.synchronize()
+    time.sleep(1.5)
+    t0, t1, durs, settled = timed_loop(seconds, g.replay if graph else body, settle)
+    del g
+    torch.cuda.empty_cache()
+    return statistics.fmean(settled), durs[0], len(settled), sampler.window(t0 + settle, t1)
+
+
+def power_row(w, win, **kw):
+    if not win:
+        log(f"{kw['operation']}: no nvidia-smi samples, row not written (it needs power and clock)")
+        return False
+    p, sm, mem, temp = win
+    w.row(power_w=p, sm_clock_mhz=sm, mem_clock_mhz="" if mem is None else mem,
+          temperature_c="" if temp is None else temp, launch=kw.pop("launch", "graph"), **kw)
+    log(f"{kw['operation']}: {kw['seconds'] * 1e3:.4f} ms settled, {kw['burst_seconds'] * 1e3:.4f} ms "
+        f"first, {p:.1f} W at {sm:.0f} MHz")
+    return True
+
+
+def power(w, sampler, quick):
+    """The power limit's loops (docs/formulas.md, "Calibration: the power limit"):
+    spin kernels, 8192^3 bf16 GEMMs with spins of several lengths after each,
+    causal attention, device-to-device copies; each a loop of graph replays
+    with board power and SM clock sampled over its settled part."""
+    seconds, settle = (3.0, 1.5) if quick else (6.0, SETTLE)
+    gaps = (0.0, 1.1) if quick else POWER_GAPS
+    seqs = (8192,) if quick else POWER_SEQS
+    how = (f"{seconds:g} s loop of graph replays after 3 s of rest; seconds: the mean call after "
+           f"{settle:g} s, burst_seconds: the first call; power and clocks: means of 100 ms "
+           f"nvidia-smi samples after {settle:g} s")
+    per_cycle = None
+    spins, cycles = 20, 1_000_000
+    try:
+        t, t1, calls, win = power_loop(sampler, 5.0 if not quick else 3.0, settle,
+                                       lambda: [torch.cuda._sleep(cycles) for _ in range(spins)])
+        per_cycle = t / (spins * cycles)
+        power_row(w, win, operation="power_wait", dtype="fp32", repeats=calls * spins,
+                  seconds=t / spins, burst_seconds=t1 / spins,
+                  note=f"torch.cuda._sleep({cycles}) spin kernels back to back, {spins} a replay; " + how)
+    except Exception as e:  # noqa: BLE001
+        log(f"power_wait FAILED ({e!r}): the GEMM loops run without spins")
+
+    n = 8192
+    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    assert torch.isfinite(a[:64] @ b[:64].t()).all()
+    g = graph_of(lambda: [a @ b.t() for _ in range(10)])
+    time.sleep(2.0)
+    t_gemm = events_time(g.replay, 3) / 10
+    del g
+    for r in gaps:
+        if r and per_cycle is None:
+            continue
+        spin = int(round(r * t_gemm / per_cycle, -3)) if r else 0
+
+        def body():
+            for _ in range(10):
+                a @ b.t()
+                if spin:
+                    torch.cuda._sleep(spin)
+
+        t, t1, calls, win = power_loop(sampler, seconds, settle, body)
+        power_row(w, win, operation="power_gemm", m=n, n=n, k=n, flops=2.0 * n ** 3, dtype="bf16",
+                  repeats=calls * 10, seconds=t / 10, burst_seconds=t1 / 10,
+                  wait_seconds=spin * per_cycle if spin else 0.0,
+                  note=(f"a GEMM and a torch.cuda._sleep({spin}) spin, 10 a replay; wait_seconds: the "
+                        f"spin's cycles at the power_wait row's time a cycle; " if spin else
+                        "GEMMs back to back, 10 a replay; ") + how)
+    del a, b
+    torch.cuda.empty_cache()
+
+    h, kv, dh = 32, 8, 128
+    for S in seqs:
+        q = torch.randn(1, h, S, dh, device="cuda", dtype=torch.bfloat16)
+        k = torch.randn(1, kv, S, dh, device="cuda", dtype=torch.bfloat16)
+        v = torch.randn_like(k)
+        reps = max(1, 16 * 2048 * 2048 // (S * S)) * 4
+        fn = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        assert torch.isfinite(fn()).all()
+        t, t1, calls, win = power_loop(sampler, seconds, settle, lambda: [fn() for _ in range(reps)])
+        power_row(w, win, operation="power_attention", batch=1, seq=S, heads=h, kv_heads=kv,
+                  head_dim=dh, flops=2.0 * h * S * S * dh, dtype="bf16", repeats=calls * reps,
+                  seconds=t / reps, burst_seconds=t1 / reps,
+                  note=f"causal SDPA (default backend, enable_gqa), {reps} a replay; " + how)
+        del q, k, v
+        torch.cuda.empty_cache()
+
+    nb = (1 << 31) if not quick else (1 << 28)  # bytes per buffer
+    src = torch.randn(nb // 4, device="cuda")
+    dst = torch.empty_like(src)
+    copies = 8
+    # Eager: replayed from a graph the same copies ran at 2.8 TB/s and 530 W
+    # on the H200 (validation/calibrate-h200-power-1.csv; most likely memcpy
+    # nodes on the copy engines), not as the kernel a forward's memory-bound
+    # work runs as.
+    t, t1, calls, win = power_loop(sampler, seconds, settle,
+                                   lambda: [dst.copy_(src) for _ in range(copies)], graph=False)
+    assert torch.equal(src[:1024], dst[:1024])
+    power_row(w, win, operation="power_stream", bytes=2 * nb, dtype="fp32", repeats=calls * copies,
+              seconds=t / copies, burst_seconds=t1 / copies, launch="eager",
+              note=f"device-to-device copies of {nb >> 20} MiB launched eagerly, {copies} a call, "
+                   "bytes = read + written; " + how.replace("graph replays", "calls"))
+    log(f"power_stream: {2 * nb / t * copies / 1e9:.0f} GB/s")
+    del src, dst
+    torch.cuda.empty_cache()
+
+
+
 def llama_weights(L, d, h, kv, dh, ff, V):
     """Random bf16 weights of a Llama-3-shaped decoder of L layers: (embedding, LM head,
     layers, rotary frequencies)."""
@@ -776,7 +851,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="CSV file to write")
     ap.add_argument("--quick", action="store_true", help="fewer shapes and repetitions")
-    ap.add_argument("--only", default="", help="comma list of sections: hbm,launch,gemm,attention,compute,decode,host,kernels")
+    ap.add_argument("--only", default="", help="comma list of sections: hbm,launch,gemm,attention,compute,power,decode,host,kernels")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         sys.exit("calibrate.py: no CUDA or ROCm device is visible to PyTorch")
@@ -786,7 +861,8 @@ def main():
     sampler = Sampler()
     torch.manual_seed(0)
     sections = [("hbm", hbm), ("launch", launch), ("gemm", gemms), ("attention", attention),
-                ("compute", lambda w_, q: compute_loops(w_, sampler, q)), ("decode", decode_steps),
+                ("compute", lambda w_, q: compute_loops(w_, sampler, q)),
+                ("power", lambda w_, q: power(w_, sampler, q)), ("decode", decode_steps),
                 ("host", host), ("kernels", kernels)]
     only = set(filter(None, args.only.split(",")))
     if only and "compute" in only and "gemm" not in only and fp8_ok():

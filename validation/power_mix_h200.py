@@ -1,8 +1,10 @@
 """Board power and SM clock under mixes of work (docs/validation.md, "The
 power limit over a step"): what a step's operations draw at the burst clock
-and how far the clock drops when the step repeats back to back. The sampler
-and graph helpers are validation/power_h200_heldout.py's; the forward is
-validation/serving_fidelity.py's Model (the one its prefill rows timed).
+and how far the clock drops when the step repeats back to back. The sampler,
+graph capture and timed loop are validation/_gpu.py's (shared with
+calibrate.py's power phase, which measures the loops `roofline calibrate`
+fits the power limit from); the forward is validation/serving_fidelity.py's
+Model (the one its prefill rows timed).
 
     python3 validation/power_mix_h200.py OUTDIR     # about 4 minutes
 
@@ -40,11 +42,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-import power_h200_heldout as ph  # noqa: E402
 import serving_fidelity as sf  # noqa: E402
+from _gpu import SETTLE, Sampler, graph_of, timed_loop  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "power-mix-out"
-SETTLE = 2.0
 GAP1, GAP2 = 140_000, 560_000  # about 71 and 283 us at 1,980 MHz
 GAP_G = (0, 400_000, 1_200_000, 3_000_000)  # after each 8192^3 GEMM (about 1.4 ms at burst)
 
@@ -53,40 +54,9 @@ def log(msg):
     print(msg, flush=True)
 
 
-def timed_loop(seconds, body):
-    """Replays body until `seconds` pass: per-call event times of every call."""
-    evs = []
-    t0 = time.time()
-    n = 0
-    s = torch.cuda.Event(enable_timing=True)
-    s.record()
-    evs.append((time.time(), s))
-    while True:
-        body()
-        e = torch.cuda.Event(enable_timing=True)
-        e.record()
-        n += 1
-        if n % 4 == 0 or n < 8:
-            e.synchronize()
-            evs.append((time.time(), e))
-            if time.time() - t0 >= seconds:
-                break
-        else:
-            evs.append((None, e))
-    torch.cuda.synchronize()
-    durs = [evs[i][1].elapsed_time(evs[i + 1][1]) * 1e-3 for i in range(len(evs) - 1)]
-    # Settled: calls that started after SETTLE seconds of the loop.
-    elapsed, settled = 0.0, []
-    for d in durs:
-        if elapsed >= SETTLE:
-            settled.append(d)
-        elapsed += d
-    return t0, time.time(), durs, settled
-
-
 def phase(phases, name, seconds, body, **extra):
     time.sleep(3.0)
-    g = ph.graph_of(body)
+    g = graph_of(body)
     torch.cuda.synchronize()
     time.sleep(1.5)
     t0, t1, durs, settled = timed_loop(seconds, g.replay)
@@ -118,7 +88,7 @@ class Gapped(sf.Model):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    proc = ph.sampler()
+    sampler = Sampler()
     phases = []
     torch.manual_seed(0)
     sf.probe_pad()
@@ -176,17 +146,17 @@ def main():
         phase(phases, f"gemm_gap{i}", 6.0, gemms(gap), shape=[n, n, n], gemms_per_call=10,
               flops_per_call=10 * 2.0 * n ** 3, gap_cycles=gap, gaps_per_call=10 if gap else 0)
     time.sleep(1.0)
-    proc.terminate()
+    sampler.stop()
 
     with open(os.path.join(OUT, "power-mix-samples.csv"), "w") as f:
         f.write("host_time_s,smi_timestamp,power_w,sm_clock_mhz,mem_clock_mhz,temperature_c,util_pct,phase\n")
-        for smp in ph.samples:
+        for smp in sampler.samples:
             name = next((p["phase"] for p in phases if p["t0"] <= smp[0] <= p["t1"]), "")
             f.write(f"{smp[0]:.3f}," + ",".join(smp[1:]) + f",{name}\n")
     summary = dict(device=torch.cuda.get_device_name(), torch=torch.__version__,
                    settle_s=SETTLE, sample_period_ms=100, phases=[])
     for p in phases:
-        win = [x for x in ph.samples if p["t0"] + SETTLE <= x[0] <= p["t1"]]
+        win = [x for x in sampler.samples if p["t0"] + SETTLE <= x[0] <= p["t1"]]
 
         def col(i):
             out = []

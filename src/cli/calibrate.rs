@@ -19,8 +19,9 @@ Examples:
 
 Fits the [achievable] figures (stream bandwidth, GEMM rates, sustained
 rates, launch costs, kernel overhead, the eager matmul call, flash
-attention's efficiency) on three quarters of the GEMM, attention and
-decode-step rows, predicts the rest, and prints the error on them. The
+attention's efficiency, and from the power loops the power limit over a
+step) on three quarters of the GEMM, attention and decode-step rows,
+predicts the rest, and prints the error on them. The
 file written is the base part's with those figures, their sources (file,
 SHA-256, device, driver, date) and a [calibration] table; --hw accepts it.
 A file measured on another device is refused unless --force.";

@@ -52,6 +52,8 @@ pub struct Figures {
     /// Fixed time of a kernel by class (`kernel-fixed`), s, with the kernels
     /// it is the median over.
     pub kernel_fixed: Vec<(KernelClass, f64, u64)>,
+    /// The power limit's figures from the power loops.
+    pub power: super::power::PowerFit,
 }
 
 fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -329,6 +331,8 @@ pub fn fit(rows: &[&Row]) -> Figures {
     {
         f.interleave = Some((layer / alone * 1000.0).floor() / 1000.0);
     }
+
+    f.power = super::power::fit(rows);
 
     // Flash attention: efficiency(S) = peak x S / (S + half), fitted as the
     // line 1/eff = 1/peak + (half/peak) / S.

@@ -38,6 +38,14 @@ pub enum Operation {
     /// Kernels of one class in a profiled step (`kernel-fixed`): their
     /// mean duration, how many ran (`kernels`) and the bytes each moves.
     Kernel(KernelClass),
+    /// Spin kernels back to back: a GPU waiting (power loop).
+    PowerWait,
+    /// Device-to-device copies back to back (power loop).
+    PowerStream,
+    /// GEMMs, each followed by a spin of `wait_seconds` (power loop).
+    PowerGemm,
+    /// Causal attention back to back (power loop).
+    PowerAttention,
 }
 
 /// The kernel classes whose fixed time `[achievable.kernel-fixed]` carries,
@@ -84,7 +92,7 @@ impl KernelClass {
 }
 
 /// The names the file uses, in the order the schema lists them.
-pub const OPERATIONS: [(&str, Operation); 20] = [
+pub const OPERATIONS: [(&str, Operation); 24] = [
     ("hbm_read", Operation::HbmRead),
     ("hbm_copy", Operation::HbmCopy),
     ("launch", Operation::Launch),
@@ -111,6 +119,10 @@ pub const OPERATIONS: [(&str, Operation); 20] = [
     ),
     ("kernel_combine", Operation::Kernel(KernelClass::Combine)),
     ("kernel_copy", Operation::Kernel(KernelClass::Copy)),
+    ("power_wait", Operation::PowerWait),
+    ("power_stream", Operation::PowerStream),
+    ("power_gemm", Operation::PowerGemm),
+    ("power_attention", Operation::PowerAttention),
 ];
 
 impl Operation {
@@ -135,6 +147,27 @@ impl Operation {
             Operation::DecodeStep => &["layers", "batch", "context"],
             Operation::HostKernel => &["kernels"],
             Operation::Kernel(_) => &["kernels", "bytes"],
+            Operation::PowerWait => &["burst_seconds", "power_w", "sm_clock_mhz"],
+            Operation::PowerStream => &["bytes", "burst_seconds", "power_w", "sm_clock_mhz"],
+            Operation::PowerGemm => &[
+                "m",
+                "n",
+                "k",
+                "burst_seconds",
+                "wait_seconds",
+                "power_w",
+                "sm_clock_mhz",
+            ],
+            Operation::PowerAttention => &[
+                "batch",
+                "seq",
+                "heads",
+                "kv_heads",
+                "head_dim",
+                "burst_seconds",
+                "power_w",
+                "sm_clock_mhz",
+            ],
             Operation::HostGemm
             | Operation::HostAttention
             | Operation::HostCachedAttention
@@ -199,6 +232,10 @@ pub struct Row {
     pub power_w: Option<f64>,
     /// Kernels one call launches (`host_kernel`).
     pub kernels: Option<u64>,
+    /// A power loop's first call, before the limit acts, s.
+    pub burst_seconds: Option<f64>,
+    /// The spin's time within a `power_gemm` call, s.
+    pub wait_seconds: Option<f64>,
 }
 
 /// What every row of a file shares.
@@ -444,11 +481,32 @@ pub fn parse(text: &str, file: &str) -> Result<Measurements> {
             sm_clock_mhz: number("sm_clock_mhz")?,
             power_w: number("power_w")?,
             kernels: count("kernels")?,
+            burst_seconds: number("burst_seconds")?,
+            wait_seconds: number("wait_seconds")?,
         };
-        for (name, v) in [("bytes", row.bytes), ("flops", row.flops)] {
+        for (name, v, what) in [
+            ("bytes", row.bytes, ""),
+            ("flops", row.flops, ""),
+            ("burst_seconds", row.burst_seconds, " (a time)"),
+            ("power_w", row.power_w, " (board power, W)"),
+            ("sm_clock_mhz", row.sm_clock_mhz, " (a clock, MHz)"),
+        ] {
             if v.is_some_and(|v| v <= 0.0) {
-                return Err(err(line, name, "must be positive".into()));
+                return Err(err(line, name, format!("must be positive{what}")));
             }
+        }
+        if let Some(w) = row.wait_seconds
+            && !(w >= 0.0 && w < row.burst_seconds.unwrap_or(f64::INFINITY) && w < seconds)
+        {
+            return Err(err(
+                line,
+                "wait_seconds",
+                format!(
+                    "{w} s: the spin's share of a call is at least 0 and less than the call ({} s settled, {} s first)",
+                    seconds,
+                    row.burst_seconds.map_or("?".into(), |b| b.to_string())
+                ),
+            ));
         }
         if op == Operation::DecodeStep && row.model.is_none() {
             return Err(err(

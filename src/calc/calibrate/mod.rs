@@ -15,6 +15,7 @@
 
 pub mod fit;
 pub mod measurements;
+pub mod power;
 pub mod predict;
 pub mod refine;
 pub mod write;
@@ -74,6 +75,9 @@ pub struct Calibrated {
     /// Whether the device name matched the base part (false only with
     /// `force`).
     pub device_matches: bool,
+    /// The GEMM and attention power loops through the calibrated file's
+    /// power-limit solve.
+    pub power_checks: Vec<power::PowerCheck>,
 }
 
 /// The product token of a device name: its first word holding a digit
@@ -207,6 +211,9 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
         .map(|(r, _)| r)
         .collect();
     let mut figures = fit::fit(&fitting);
+    figures
+        .power
+        .settle(base.package.as_ref().and_then(|p| p.compute_watts));
     // Each kernel class's work is its bytes at the stream bandwidth: the
     // file's, else the base file's.
     if let Some(bw) = figures.hbm_bandwidth.or_else(|| {
@@ -274,6 +281,7 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
         }
     }
     let held_out = summary(&checks);
+    let power_checks = power::check(&m.rows, &hw, &figures.power);
     let toml = write::text(
         inputs.base_text,
         inputs.id,
@@ -292,6 +300,7 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
         toml,
         hardware,
         device_matches: matches,
+        power_checks,
     })
 }
 
@@ -455,7 +464,28 @@ impl Calibrated {
                 q("sequence length at half that share", Unit::Count),
             );
         }
-        r.headline(&["points", "median_error", "worst_error"]);
+        self.power_report(&mut r);
+        // A file of power loops alone has no held-out operation: its
+        // figures and their check lead.
+        let mut head = vec!["points", "median_error", "worst_error"];
+        if self.figures.power.any() {
+            if self.checks.is_empty() {
+                head.clear();
+            }
+            head.extend(
+                [
+                    "power_gemm_watts",
+                    "power_attention_watts",
+                    "power_attention_clock_exponent",
+                    "power_wait_watts",
+                    "power_time_worst_error",
+                    "power_clock_worst_error",
+                ]
+                .into_iter()
+                .filter(|k| r.results.contains_key(*k)),
+            );
+        }
+        r.headline(&head);
         if !self.device_matches {
             r.note(format!(
                 "--force: measured on `{}`, fitted onto `{}`",
@@ -476,9 +506,175 @@ impl Calibrated {
             ));
         }
         r.note(format!(
-            "kept from `{}`: the pointer-chase latencies, GEMM tiles and K split, link bandwidth, bus efficiency and collective call costs (calibrate.py runs on one GPU and reads no kernel names)",
-            self.base
+            "kept from `{}`: the pointer-chase latencies, GEMM tiles and K split, link bandwidth, bus efficiency and collective call costs (calibrate.py runs on one GPU and reads no kernel names){}",
+            self.base,
+            if self.figures.power.any() {
+                ""
+            } else {
+                "; the power limit's figures (the file has no power_* rows: calibrate.py --only power measures them)"
+            }
         ));
         r
+    }
+
+    /// The power limit's figures, each with its derivation for
+    /// `--explain`, and the power loops against the solve.
+    fn power_report(&self, r: &mut Report) {
+        let p = &self.figures.power;
+        let Some(burst) = p.burst_mhz else {
+            return;
+        };
+        let q = |what: &str, unit: Unit| Quantity::new(what, unit);
+        r.result(
+            "power_burst_clock_hz",
+            burst * 1e6,
+            q(
+                "the highest SM clock a power loop held (the burst clock)",
+                Unit::Hz,
+            ),
+        );
+        let pw = p.wait_w.map(|w| w.0);
+        if let Some((w, n)) = p.wait_w {
+            r.result(
+                "power_wait_watts",
+                w,
+                q(
+                    "a GPU waiting at the burst clock (spin kernels)",
+                    Unit::Watts,
+                )
+                .formula("the median power_wait row's board power")
+                .derive(format!("{w:.1} W over {n} row(s)")),
+            );
+        }
+        if let Some(g) = p.gemm {
+            r.result(
+                "power_gemm_watts",
+                g.watts,
+                q("GEMMs at the burst clock", Unit::Watts)
+                    .formula("(P x T - P_wait x T_wait) / (T - T_wait), the gapped power_gemm loop that held the burst clock, its GEMMs' largest share")
+                    .derive(format!(
+                        "({:.1} W x {:.4} ms - {:.1} W x {:.4} ms) / {:.4} ms = {:.1} W (line {})",
+                        g.power_w,
+                        g.call_s * 1e3,
+                        pw.unwrap_or(0.0),
+                        g.wait_s * 1e3,
+                        (g.call_s - g.wait_s) * 1e3,
+                        g.watts,
+                        g.line
+                    )),
+            );
+        }
+        if let Some(why) = &p.gemm_refused {
+            r.note(why.clone());
+        }
+        let each = |f: &dyn Fn(&power::AttentionLoop) -> String| {
+            p.loops.iter().map(f).collect::<Vec<_>>().join(", ")
+        };
+        if let (Some(a), Some(b)) = (p.attention_w, p.attention_exponent) {
+            r.result(
+                "power_attention_watts",
+                a,
+                q("causal attention at the burst clock", Unit::Watts)
+                    .formula(format!(
+                        "mean of P x f_burst / f over the power_attention loops whose clock fell to {:.0}% of f_burst or below",
+                        100.0 * power::FELL
+                    ))
+                    .derive(format!(
+                        "mean of {} = {a:.1} W",
+                        each(&|l| format!(
+                            "{:.1} x {burst:.0} / {:.0} (S = {})",
+                            l.power_w, l.clock_mhz, l.seq
+                        ))
+                    )),
+            );
+            r.result(
+                "power_attention_clock_exponent",
+                b,
+                q("attention's time against the clock: time x clock^b constant", Unit::Ratio)
+                    .formula("mean of ln(T_settled / T_first) / ln(f_burst / f) over the same loops, at most 1")
+                    .derive(format!(
+                        "mean of {} = {b:.3}",
+                        each(&|l| format!(
+                            "ln({:.4} / {:.4}) / ln({burst:.0} / {:.0}) = {:.3}",
+                            l.settled_s * 1e3,
+                            l.burst_s * 1e3,
+                            l.clock_mhz,
+                            l.exponent
+                        ))
+                    )),
+            );
+        }
+        if let Some((w, n)) = p.compute_w {
+            r.result(
+                "power_compute_watts",
+                w,
+                q("what the board holds at its limit (package.compute-watts)", Unit::Watts)
+                    .formula("the median power_gemm row of GEMMs back to back whose clock fell below the burst clock")
+                    .derive(format!("{w:.1} W over {n} row(s)")),
+            );
+        }
+        if let Some((w, n)) = p.stream_w {
+            r.result(
+                "power_stream_watts",
+                w,
+                q("a memory stream (package.stream-watts)", Unit::Watts)
+                    .formula("the median power_stream row's board power")
+                    .derive(format!("{w:.1} W over {n} row(s)")),
+            );
+        }
+        let held: Vec<&power::PowerCheck> =
+            self.power_checks.iter().filter(|c| c.held_out).collect();
+        if !held.is_empty() {
+            let worst = |i: usize| {
+                held.iter()
+                    .map(|c| {
+                        let e = c.errors();
+                        [e.0, e.1, e.2][i]
+                    })
+                    .fold(0.0, f64::max)
+            };
+            r.result(
+                "power_points",
+                held.len() as u64,
+                q(
+                    "power loops no figure was taken from, through the power-limit solve",
+                    Unit::Count,
+                ),
+            );
+            for (i, k, what) in [
+                (
+                    0,
+                    "power_time_worst_error",
+                    "held-out power loops: worst error of the settled call",
+                ),
+                (
+                    1,
+                    "power_clock_worst_error",
+                    "held-out power loops: worst error of the SM clock",
+                ),
+                (
+                    2,
+                    "power_watts_worst_error",
+                    "held-out power loops: worst error of the board power",
+                ),
+            ] {
+                r.result(k, worst(i), q(what, Unit::Fraction));
+            }
+        }
+        for c in &self.power_checks {
+            r.note(format!(
+                "power loop, line {} ({}): {} {}: settled {:.4} ms against {:.4} ms, {:.0} MHz against {:.0}, {:.1} W against {:.1} (measured against the power-limit solve)",
+                c.line,
+                if c.held_out { "held out" } else { "fitted on" },
+                c.operation,
+                c.shape,
+                c.measured_s * 1e3,
+                c.predicted_s * 1e3,
+                c.measured_mhz,
+                c.predicted_mhz,
+                c.measured_w,
+                c.predicted_w
+            ));
+        }
     }
 }

@@ -6,6 +6,7 @@
 
 use super::fit::Figures;
 use super::measurements::Provenance;
+use super::power::PowerFit;
 use crate::error::{Error, Result};
 use toml_edit::{DocumentMut, Item, Table, value};
 
@@ -75,8 +76,13 @@ pub fn text(
     };
     let mut sources: Vec<(String, String)> = Vec::new();
     let mut put = |doc: &mut DocumentMut, path: &[&str], v: toml_edit::Value, why: String| {
-        set_in(doc, path, v);
-        sources.push((format!("achievable.{}", path.join(".")), why));
+        // `package.` paths go into [package]; the rest into [achievable].
+        let (root, path) = match path {
+            ["package", rest @ ..] => ("package", rest),
+            _ => ("achievable", path),
+        };
+        set_in(doc, root, path, v);
+        sources.push((format!("{root}.{}", path.join(".")), why));
     };
     if let Some(b) = f.hbm_bandwidth {
         put(
@@ -214,6 +220,7 @@ pub fn text(
             why,
         );
     }
+    power(&mut doc, &f.power, &cite, &mut put);
     {
         let root = doc.as_table_mut();
         if !root.contains_key("sources") {
@@ -248,11 +255,102 @@ pub fn text(
     Ok(doc.to_string())
 }
 
-/// Sets `achievable.<path>`, making the tables on the way.
-fn set_in(doc: &mut DocumentMut, path: &[&str], v: toml_edit::Value) {
+/// Puts a figure at a path with its source.
+type Put<'a> = dyn FnMut(&mut DocumentMut, &[&str], toml_edit::Value, String) + 'a;
+
+/// The power limit's figures (`achievable.power-limit`, and the two
+/// `package` powers its solve reads), each with its derivation.
+fn power(doc: &mut DocumentMut, p: &PowerFit, cite: &dyn Fn(&str) -> String, put: &mut Put) {
+    let w = |x: f64| toml_edit::Value::from((x * 10.0).round() / 10.0);
+    let burst = p.burst_mhz.unwrap_or(0.0);
+    if let Some((v, n)) = p.wait_w {
+        put(
+            doc,
+            &["power-limit", "wait-watts"],
+            w(v),
+            cite(&format!(
+                "the median of {n} power_wait row(s): spin kernels back to back, at {burst:.0} MHz"
+            )),
+        );
+    }
+    if let Some(g) = p.gemm {
+        put(
+            doc,
+            &["power-limit", "gemm-watts"],
+            w(g.watts),
+            cite(&format!(
+                "the power_gemm row of line {} (GEMMs with a spin after each, held at the burst clock {burst:.0} MHz): ({:.1} W x {:.4} ms - {:.1} W x {:.4} ms of spin) / {:.4} ms of GEMMs",
+                g.line,
+                g.power_w,
+                g.call_s * 1e3,
+                p.wait_w.map_or(0.0, |x| x.0),
+                g.wait_s * 1e3,
+                (g.call_s - g.wait_s) * 1e3
+            )),
+        );
+    }
+    if let (Some(a), Some(b)) = (p.attention_w, p.attention_exponent) {
+        let each: Vec<String> = p
+            .loops
+            .iter()
+            .map(|l| {
+                format!(
+                    "S = {}: {:.1} W at {:.0} MHz, {:.4} ms settled over {:.4} ms first (line {})",
+                    l.seq,
+                    l.power_w,
+                    l.clock_mhz,
+                    l.settled_s * 1e3,
+                    l.burst_s * 1e3,
+                    l.line
+                )
+            })
+            .collect();
+        let loops = each.join("; ");
+        put(
+            doc,
+            &["power-limit", "attention-watts"],
+            w(a),
+            cite(&format!(
+                "the mean over the power_attention loops whose clock fell to {:.0}% of {burst:.0} MHz or below of power x burst clock / clock ({loops})",
+                100.0 * super::power::FELL
+            )),
+        );
+        put(
+            doc,
+            &["power-limit", "attention-clock-exponent"],
+            ((b * 1000.0).round() / 1000.0).into(),
+            cite(&format!(
+                "the mean over the same loops of ln(settled / first call) / ln(burst clock / clock), at most 1 ({loops})"
+            )),
+        );
+    }
+    if let Some((v, n)) = p.compute_w {
+        put(
+            doc,
+            &["package", "compute-watts"],
+            w(v),
+            cite(&format!(
+                "the median of {n} power_gemm row(s) of GEMMs back to back, the clock below {burst:.0} MHz: what the board holds at its limit"
+            )),
+        );
+    }
+    if let Some((v, n)) = p.stream_w {
+        put(
+            doc,
+            &["package", "stream-watts"],
+            w(v),
+            cite(&format!(
+                "the median of {n} power_stream row(s): device-to-device copies back to back"
+            )),
+        );
+    }
+}
+
+/// Sets `<root>.<path>`, making the tables on the way.
+fn set_in(doc: &mut DocumentMut, root: &str, path: &[&str], v: toml_edit::Value) {
     let (last, parents) = path.split_last().expect("a non-empty path");
     let mut t: &mut Table = doc.as_table_mut();
-    for key in std::iter::once(&"achievable").chain(parents.iter()) {
+    for key in std::iter::once(&root).chain(parents.iter()) {
         let entry = t.entry(key).or_insert_with(|| {
             let mut n = Table::new();
             n.set_implicit(true);
