@@ -106,7 +106,19 @@ pub fn pricer(
             .and_then(|c| c.cached_attention_eager)
             .map_or(per_kernel_s * step::ATTENTION_KERNELS, |s| s.get()),
     };
+    let strided_element_s = a.and_then(|a| a.strided_element).map(|s| s.get());
+
+    if strided_element_s.is_none() {
+        missing.push("achievable.strided-element");
+    }
     let power = crate::calc::step::power_limit::PowerLimit::of(hw, roof.peak, sustained);
+    let gemm_burst = match &power {
+        Some(_) => a
+            .and_then(|a| a.power_limit.as_ref())
+            .and_then(|f| f.gemm_burst_fraction)
+            .unwrap_or(1.0),
+        None => 1.0,
+    };
     Pricer {
         power,
         rate: roof.peak,
@@ -124,5 +136,7 @@ pub fn pricer(
         attention_rate,
         attention_sustained,
         precisions,
+        strided_element_s,
+        gemm_burst,
     }
 }

@@ -9,7 +9,7 @@
 //! `F.rms_norm`, rotary as one complex multiply in fp32, SiLU times up, the
 //! residual folded into the bf16 projections by `addmm`).
 
-use super::{KernelClass, Op, OpKind, Precisions, Shape};
+use super::{KernelClass, Op, OpKind, Precisions, Shape, Strided};
 use crate::spec::model::Model;
 
 /// Bytes per element of the residual stream and of the tensors the
@@ -50,12 +50,24 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
         class: KernelClass::Norm,
         ..ew("layer-norms", layers, 2.0, 2.0 * 2.0 * t * d * STREAM_BYTES)
     });
-    out.push(ew(
-        "rotary",
-        layers,
-        ROTARY_KERNELS,
-        t * (h + kv) * dh * ROTARY_BYTES_PER_ELEMENT,
-    ));
+    // The widening reads q and k as a strided view of the fused QKV
+    // output: it takes the strided path (read 2, write 4 per element).
+    let qk = t * (h + kv) * dh * layers;
+    out.push(Op {
+        strided: [
+            Some(Strided {
+                elements: qk,
+                bytes: qk * (STREAM_BYTES + 4.0),
+            }),
+            None,
+        ],
+        ..ew(
+            "rotary",
+            layers,
+            ROTARY_KERNELS,
+            t * (h + kv) * dh * ROTARY_BYTES_PER_ELEMENT,
+        )
+    });
     // The activation of each token's feed-forward (k experts' worth in an
     // MoE layer, whose kernels the routed experts count).
     let act = |ff: f64, rows: f64| {
@@ -68,9 +80,32 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
         }
     };
     let act_kernels = if gated { 2.0 } else { 1.0 };
+    // A gated activation reads the gate and the up halves of the fused
+    // gate/up output as strided views: SiLU (read g, write s) and the
+    // product (read s and u, write) both take the strided path.
+    let act_strided = |ff: f64, rows: f64, count: f64| {
+        let e = rows * ff * count;
+        if gated {
+            [
+                Some(Strided {
+                    elements: e,
+                    bytes: 2.0 * e * STREAM_BYTES,
+                }),
+                Some(Strided {
+                    elements: e,
+                    bytes: 3.0 * e * STREAM_BYTES,
+                }),
+            ]
+        } else {
+            [None, None]
+        }
+    };
     if dense_layers > 0.0 {
         let ff = m.ffn.intermediate_size.get() as f64;
-        out.push(ew("activation", dense_layers, act_kernels, act(ff, t)));
+        out.push(Op {
+            strided: act_strided(ff, t, dense_layers),
+            ..ew("activation", dense_layers, act_kernels, act(ff, t))
+        });
     }
     if let Some(moe) = &m.moe
         && moe_layers > 0.0
@@ -80,11 +115,22 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
         let s = moe.shared_experts as f64;
         let mut bytes = act(ff, t * k);
         let mut kernels = 0.0;
+        let mut strided = act_strided(ff, t * k, moe_layers);
         if s > 0.0 {
             bytes += act(ff * s, t);
             kernels += act_kernels;
+            let shared = act_strided(ff * s, t, moe_layers);
+            for (a, b) in strided.iter_mut().zip(shared) {
+                if let (Some(a), Some(b)) = (a.as_mut(), b) {
+                    a.elements += b.elements;
+                    a.bytes += b.bytes;
+                }
+            }
         }
-        out.push(ew("expert-activation", moe_layers, kernels, bytes));
+        out.push(Op {
+            strided,
+            ..ew("expert-activation", moe_layers, kernels, bytes)
+        });
     }
     if cast {
         // Each projection's input cast from the 16-bit stream to 8 bits

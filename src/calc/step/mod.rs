@@ -97,6 +97,21 @@ pub struct Op {
     pub copies: f64,
     /// Bytes each of those copies reads and writes together.
     pub copy_bytes: f64,
+    /// Kernels among the op's that take PyTorch's strided (non-vectorized)
+    /// elementwise path, all repetitions: priced at the slower of their
+    /// bytes and their elements at `achievable.strided-element`.
+    pub strided: [Option<Strided>; 2],
+}
+
+/// One kernel kind of an elementwise op on the strided path: the elements
+/// it computes and the bytes it moves, all repetitions (the bytes are
+/// among the op's `activation_bytes`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Strided {
+    /// Elements computed (each one's offset worked out).
+    pub elements: f64,
+    /// Bytes read and written.
+    pub bytes: f64,
 }
 
 impl Op {
@@ -133,6 +148,7 @@ impl Op {
             class: KernelClass::Gemm,
             copies: 0.0,
             copy_bytes: 0.0,
+            strided: [None, None],
         }
     }
 
@@ -169,6 +185,7 @@ impl Op {
             },
             copies: 0.0,
             copy_bytes: 0.0,
+            strided: [None, None],
         }
     }
 

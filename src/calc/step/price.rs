@@ -69,9 +69,17 @@ pub struct Pricer {
     pub attention_sustained: Option<f64>,
     /// Bytes per element of each tensor kind.
     pub precisions: Precisions,
+    /// The GPU's time per element of an elementwise kernel on PyTorch's
+    /// strided (non-vectorized) path, seconds, if the file has it
+    /// (`achievable.strided-element`).
+    pub strided_element_s: Option<f64>,
     /// The board's power limit over a step, where the file has its
     /// figures: it replaces the sustained-or-burst rule.
     pub power: Option<PowerLimit>,
+    /// Under the power limit, a GEMM's time at the burst clock as a share
+    /// of its fitted (back-to-back) time (`power-limit.gemm-burst-fraction`;
+    /// 1 without it or without the limit's figures).
+    pub gemm_burst: f64,
 }
 
 /// The host's path of one call from Python by its class, seconds: a GEMM
@@ -246,6 +254,18 @@ impl Priced {
 }
 
 impl Pricer {
+    /// The GEMMs' rate at the burst clock: under the power limit the
+    /// fitted rate over `gemm_burst` (the figures come from back-to-back
+    /// loops the limit already slows), the fitted rate otherwise
+    /// (formulas.md, "Achievable: the power limit over a step").
+    fn burst_rate(&self) -> f64 {
+        if self.power.is_some() && self.gemm_burst > 0.0 {
+            self.rate / self.gemm_burst
+        } else {
+            self.rate
+        }
+    }
+
     /// Flash attention's share of the rate at `length` keys per query.
     pub fn attention_efficiency(&self, length: f64) -> f64 {
         curve(self.attention, length)
@@ -277,7 +297,7 @@ impl Pricer {
     /// Prices `step`; `kernel_scale` multiplies every op's kernel count (a
     /// `--kernels` total over the structural one; 1 otherwise).
     pub fn price(&self, step: &Step, kernel_scale: f64) -> Priced {
-        let burst = self.pass(step, self.rate, kernel_scale, false);
+        let burst = self.pass(step, self.burst_rate(), kernel_scale, false);
         if let Some(pl) = &self.power {
             return self.limited(pl, step, burst);
         }
@@ -379,7 +399,7 @@ impl Pricer {
         let mut part = Part::default();
         let sustained = self.sustained.filter(|s| *s < self.rate);
         for op in step.ops.iter().chain(&step.extra) {
-            let b = self.op(op, step, self.rate, false, 1.0);
+            let b = self.op(op, step, self.burst_rate(), false, 1.0);
             add_to_mix(&mut part.mix, &b, op.kind == OpKind::Attention);
             part.time_s += b.time_s;
             part.kernels += b.kernels;
@@ -564,7 +584,19 @@ impl Pricer {
             }
             _ => {
                 let c = flops / rate;
-                let m = bytes / bw;
+                // A strided kernel runs at the slower of its bytes and its
+                // element rate (formulas.md, "Achievable: a forward
+                // operation by operation", strided kernels).
+                let strided: f64 = match self.strided_element_s {
+                    Some(ps) => op
+                        .strided
+                        .iter()
+                        .flatten()
+                        .map(|s| (s.elements / n * ps - s.bytes / n / bw).max(0.0))
+                        .sum(),
+                    None => 0.0,
+                };
+                let m = bytes / bw + strided;
                 (c, m, c.max(m))
             }
         };
@@ -672,9 +704,12 @@ mod tests {
         let by_hand = 32.0 * (2.0 * (5.7e-6 + LAUNCH) + 4.0 * 4096.0 * 2.0 / BW);
         assert!((o.time_s - by_hand).abs() < 1e-12, "{} {by_hand}", o.time_s);
         // Rotary's three kernels are pointwise (1.3 us each) over 40 heads
-        // of 128 at 20 bytes an element.
+        // of 128 at 20 bytes an element, the widening (6 of them) at the
+        // slower of its bytes and 2.77 ps an element (strided-element).
         let r = p.op("rotary").unwrap();
-        let rotary = 32.0 * (3.0 * (1.3e-6 + LAUNCH) + 40.0 * 128.0 * 20.0 / BW);
+        let e = 40.0 * 128.0;
+        let widen = (e * 2.77e-12 - e * 6.0 / BW).max(0.0);
+        let rotary = 32.0 * (3.0 * (1.3e-6 + LAUNCH) + e * 20.0 / BW + widen);
         assert!((r.time_s - rotary).abs() < 1e-12, "{} {rotary}", r.time_s);
     }
 
@@ -716,5 +751,95 @@ mod tests {
         assert_eq!(k(26), 4.0);
         assert_eq!(k(27), 3.0);
         assert_eq!(k(32), 3.0);
+    }
+}
+
+#[cfg(test)]
+mod prefill_tests {
+    use crate::calc::decode::{self, Choices};
+    use crate::calc::step::Shape;
+    use crate::catalog::Catalog;
+    use crate::spec::hardware::Mode;
+    use crate::spec::overrides::Set;
+
+    /// A Llama-3-8B bf16 prefill of 2,048 tokens on the H200 with no
+    /// launch cost, priced per operation, with `sets` on the hardware file.
+    fn prefill(sets: &[&str]) -> (super::Priced, super::Pricer) {
+        let cat = Catalog::default();
+        let m = cat.model("llama-3-8b", &[]).unwrap();
+        let sets: Vec<Set> = sets.iter().map(|s| s.parse().unwrap()).collect();
+        let hw = cat.hardware("h200-sxm", &sets).unwrap();
+        let c = Choices {
+            dtype: None,
+            activations: None,
+            kv_dtype: None,
+            launch: Some("none"),
+            kernels: None,
+        };
+        let s = decode::setup(&m, &hw, Mode::Achievable, c).unwrap();
+        let shape = Shape {
+            batch: 1,
+            new: 2048,
+            past: 0,
+            lm_head_tokens: 1,
+        };
+        let t = decode::timed(&m, &s, shape).unwrap();
+        (t.priced.unwrap(), s.pricer.unwrap())
+    }
+
+    const BW: f64 = 4202.7e9; // achievable.hbm-bandwidth
+
+    #[test]
+    fn the_gated_activation_runs_at_the_strided_element_rate() {
+        // SiLU over the gate half and its product with the up half, 2,048
+        // x 14,336 elements each a layer: each the slower of its bytes (4
+        // and 6 an element) and 2.77 ps an element, plus 1.3 us
+        // (kernel-fixed.pointwise), 32 layers.
+        let (p, _) = prefill(&[]);
+        let e = 2048.0 * 14336.0;
+        let silu = (e * 4.0 / BW).max(e * 2.77e-12) + 1.3e-6;
+        let mul = (e * 6.0 / BW).max(e * 2.77e-12) + 1.3e-6;
+        let by_hand = 32.0 * (silu + mul);
+        let a = p.op("activation").unwrap();
+        assert!((a.time_s - by_hand).abs() < 1e-9, "{} {by_hand}", a.time_s);
+        // Where the bytes are the slower, the rule changes nothing: at
+        // 0.1 ps an element both stream their 10 bytes an element.
+        let (fast, _) = prefill(&["achievable.strided-element=0.1ps"]);
+        let streamed = 32.0 * (e * 10.0 / BW + 2.0 * 1.3e-6);
+        let f = fast.op("activation").unwrap().time_s;
+        assert!((f - streamed).abs() < 1e-9, "{f} {streamed}");
+    }
+
+    #[test]
+    fn rotary_widening_is_strided_its_other_kernels_stream() {
+        // q and k, 2,048 x 40 x 128 elements a layer: the widening (read 2,
+        // write 4) at 2.77 ps an element, the complex multiply (8 + 8 per
+        // pair) and the narrowing (4 + 2) at the bandwidth; three kernels
+        // at 1.3 us.
+        let (p, _) = prefill(&[]);
+        let e = 2048.0 * 40.0 * 128.0;
+        let widen = (e * 6.0 / BW).max(e * 2.77e-12);
+        let by_hand = 32.0 * (widen + e * 14.0 / BW + 3.0 * 1.3e-6);
+        let r = p.op("rotary").unwrap().time_s;
+        assert!((r - by_hand).abs() < 1e-9, "{r} {by_hand}");
+    }
+
+    #[test]
+    fn under_the_power_limit_gemms_start_from_their_burst_share() {
+        // The feed-forward's compute term: its fitted time x 0.9
+        // (power-limit.gemm-burst-fraction) stretched by clock^-beta at
+        // the clock the step holds.
+        let (one, _) = prefill(&["achievable.power-limit.gemm-burst-fraction=1"]);
+        let (p, pr) = prefill(&[]);
+        let pl = pr.power.unwrap();
+        let (x1, x) = (one.clock.unwrap(), p.clock.unwrap());
+        let fitted = one.op("ffn").unwrap().compute_s / pl.stretch(x1, false);
+        let by_hand = 0.9 * fitted * pl.stretch(x, false);
+        let c = p.op("ffn").unwrap().compute_s;
+        assert!(
+            (c - by_hand).abs() < 1e-9 * by_hand.max(1.0),
+            "{c} {by_hand}"
+        );
+        assert!(c < one.op("ffn").unwrap().compute_s);
     }
 }

@@ -44,6 +44,14 @@ pub struct Achievable {
     /// leaves out costs `kernel-overhead`.
     #[serde(default)]
     pub kernel_fixed: Option<KernelFixed>,
+    /// The GPU's time per element of an elementwise kernel that cannot
+    /// take the vectorized path (an input that is a strided view, such as
+    /// one half of a fused gate/up output, or one being widened): such a
+    /// kernel computes every element's offset, and runs at this rate when
+    /// it is slower than streaming its bytes at `hbm-bandwidth`
+    /// (formulas.md, "Achievable: a forward operation by operation",
+    /// strided kernels).
+    pub strided_element: Option<Seconds>,
     /// Dense matmul rates a long compute-bound loop holds under the
     /// board's power limit, per precision (the clock drops below its
     /// boost; the source names the clock and power seen). With
@@ -99,6 +107,13 @@ pub struct PowerLimitFigures {
     /// A GPU waiting at the burst clock (a spin kernel: gaps between
     /// kernels, a collective's wait), W.
     pub wait_watts: Option<f64>,
+    /// A GEMM's time at the burst clock (on a board at rest) as a share of
+    /// its time back to back, the state the GEMM figures (`dense`, `gemm`)
+    /// are fitted in: a step under the power limit starts its GEMMs from
+    /// this share of their fitted time and stretches them as its clock
+    /// drops, so the limit is not counted twice (formulas.md,
+    /// "Achievable: the power limit over a step"). Without it, 1.
+    pub gemm_burst_fraction: Option<f64>,
 }
 
 /// Fixed GPU time of one kernel by class beyond the bytes it moves at

@@ -444,6 +444,16 @@ impl Hardware {
                         ),
                     );
                 }
+                if let Some(b) = f.gemm_burst_fraction
+                    && !(b > 0.0 && b <= 1.0)
+                {
+                    return err(
+                        "achievable.power-limit.gemm-burst-fraction",
+                        format!(
+                            "{b} is not a share of a GEMM's back-to-back time: expected a number above 0 and at most 1"
+                        ),
+                    );
+                }
                 if let Some(b) = f.attention_clock_exponent
                     && !(b > 0.0 && b <= 1.0)
                 {
