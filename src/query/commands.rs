@@ -321,21 +321,24 @@ fn decode(
     use calc::decode::{self, DecodeInputs};
     let m = ctx.point_model(fields)?;
     let hw = ctx.point_hardware(fields, None)?;
-    let spec = fields
-        .get("speculative")
-        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string));
-    let Some(spec) = spec else {
-        let inputs: DecodeInputs = inputs(fields)?;
+    // One set-up per model, device and choices across a sweep's points.
+    let priced = |inputs: &DecodeInputs| -> Result<Report> {
         let c = decode::cost_shared(
             &m,
             &hw,
-            &inputs,
+            inputs,
             ctx.mode,
             &mut ctx.decode_setups.borrow_mut(),
         )?;
         let mut r = c.report(lean);
         prices.record(&mut r, &[&c.energy]);
-        return Ok(r);
+        Ok(r)
+    };
+    let spec = fields
+        .get("speculative")
+        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string));
+    let Some(spec) = spec else {
+        return priced(&inputs(fields)?);
     };
     if let Some(k) = SPECULATIVE_PARTS.iter().find(|k| fields.contains_key(**k)) {
         return Err(Error::usage(
@@ -367,16 +370,5 @@ fn decode(
         }
         e => e,
     };
-    let inputs: DecodeInputs = inputs(&f).map_err(named)?;
-    let c = decode::cost_shared(
-        &m,
-        &hw,
-        &inputs,
-        ctx.mode,
-        &mut ctx.decode_setups.borrow_mut(),
-    )
-    .map_err(named)?;
-    let mut r = c.report(lean);
-    prices.record(&mut r, &[&c.energy]);
-    Ok(r)
+    priced(&inputs(&f).map_err(named)?).map_err(named)
 }
