@@ -28,6 +28,8 @@ pub enum Dim {
     Cycles,
     /// Time in seconds.
     Seconds,
+    /// Energy in joules.
+    Joules,
 }
 
 impl Dim {
@@ -41,6 +43,7 @@ impl Dim {
             Dim::Hz => "Hz, kHz, MHz, GHz",
             Dim::Cycles => "cycles (a bare number is cycles)",
             Dim::Seconds => "s, ms, us (or µs), ns, ps",
+            Dim::Joules => "J, mJ, uJ (or µJ), nJ, pJ",
         }
     }
 
@@ -59,6 +62,7 @@ impl Dim {
             Dim::Hz => "Hz",
             Dim::Cycles => "cycles",
             Dim::Seconds => "s",
+            Dim::Joules => "J",
         }
     }
 }
@@ -225,6 +229,17 @@ fn time_scale(unit: &str) -> Option<f64> {
     })
 }
 
+fn energy_scale(unit: &str) -> Option<f64> {
+    Some(match unit {
+        "J" => 1.0,
+        "mJ" => 1e-3,
+        "uJ" | "µJ" | "μJ" => 1e-6,
+        "nJ" => 1e-9,
+        "pJ" => 1e-12,
+        _ => return None,
+    })
+}
+
 fn hz_scale(unit: &str) -> Option<f64> {
     let p = unit
         .strip_suffix("Hz")
@@ -282,6 +297,7 @@ pub fn parse(text: &str, dim: Dim) -> Result<f64, UnitError> {
         Dim::Hz => hz_scale(unit),
         Dim::Cycles => matches!(unit, "cycle" | "cycles" | "clk" | "clks").then_some(1.0),
         Dim::Seconds => time_scale(unit),
+        Dim::Joules => energy_scale(unit),
     };
     let scale = scale.ok_or_else(|| UnitError::WrongUnit {
         text: t.into(),
@@ -531,6 +547,7 @@ impl fmt::Display for Quantity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = match self.dim {
             Dim::Seconds => seconds(self.value),
+            Dim::Joules => joules(self.value),
             Dim::Cycles => format!("{} cycles", number(self.value)),
             d => si(self.value, d.base_symbol()),
         };
@@ -620,6 +637,10 @@ mod tests {
         assert!(close(parse("4.0 ms", Dim::Seconds).unwrap(), 4e-3));
         assert!(close(parse("479 ns", Dim::Seconds).unwrap(), 479e-9));
         assert!(close(parse("2 s", Dim::Seconds).unwrap(), 2.0));
+        assert!(close(parse("612 pJ", Dim::Joules).unwrap(), 612e-12));
+        assert!(close(parse("1.5 µJ", Dim::Joules).unwrap(), 1.5e-6));
+        assert!(parse("612", Dim::Joules).is_err());
+        assert!(parse("612 ps", Dim::Joules).is_err());
     }
 
     #[test]

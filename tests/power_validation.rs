@@ -99,13 +99,11 @@ fn held_out_decode_batches_within_the_issue_bounds() {
         );
         let measured_w = n(&p["power_mean_w"]);
         let e = err(n(&r["power_w"]), measured_w);
-        // 12%: at batch 128 the step's time came to within 1.6% of the
-        // loop's once the strided SiLU, product and rotary widening ran at
-        // their element rate (-3.7% before), while the energy the model
-        // gives the step stayed where it was (-12.7% of the loop's, -13.1%
-        // before): its power fell from -9.8% to -11.2% (docs/validation.md,
-        // "Prefill by kernel class").
-        assert!(e.abs() < 0.12, "batch {batch}: power {e:+.3}");
+        // 10%, the issue's bound. At batches 128 and 256 the board sits
+        // at its limit: capping each operation on its own put the step at
+        // 616.6 W (-11.2%); the step capped as a whole, with the strided
+        // kernels' energy per element, draws 699.3 W against 694.5.
+        assert!(e.abs() < 0.10, "batch {batch}: power {e:+.3}");
         let measured_j = measured_w * n(&p["step_s"]) / batch;
         let e = err(n(&r["energy_per_token_j"]), measured_j);
         assert!(e.abs() < 0.15, "batch {batch}: energy per token {e:+.3}");
@@ -117,11 +115,10 @@ fn held_out_decode_batches_within_the_issue_bounds() {
 /// The second run (`validation/power_h200_heldout.py`, none of it fitted):
 /// a smaller GEMM loop, a decode-shaped weight-streaming GEMM, a
 /// Llama-3-8B prefill of 2,048 tokens and decode at batch 64, context
-/// 4,096. Energy per FLOP or per token within 15%; power within 10%
-/// except the prefill, which the model puts 13% low (its attention and
-/// elementwise kernels are priced below the limit the board sat at; its
-/// time is 10% long, so its energy per token is within 5%): the bound
-/// there is 15%, as measured, not tuned.
+/// 4,096. Energy per FLOP or per token within 15%; power within 10%. The
+/// prefill's power was 9.2% low while each operation was capped on its
+/// own (before that 13%, and its bound 15%); capped as a step, with the
+/// strided kernels' energy, it is 3.3% low.
 #[test]
 fn second_run_held_out() {
     let p = format!(
@@ -156,7 +153,7 @@ fn second_run_held_out() {
         ],
     );
     let e = err(n(&r["power_w"]), n(&p["power_mean_w"]));
-    assert!(e.abs() < 0.15, "prefill power {e:+.3}");
+    assert!(e.abs() < 0.10, "prefill power {e:+.3}");
     let measured = n(&p["power_mean_w"]) / n(&p["rate"]);
     let e = err(n(&r["energy_per_token_j"]), measured);
     assert!(e.abs() < 0.15, "prefill energy per token {e:+.3}");
@@ -174,4 +171,55 @@ fn second_run_held_out() {
     let measured = n(&p["power_mean_w"]) / n(&p["rate"]);
     let e = err(n(&r["energy_per_token_j"]), measured);
     assert!(e.abs() < 0.15, "decode b64 energy per token {e:+.3}");
+}
+
+/// The strided SiLU and product loops (`validation/strided_power_h200.py`,
+/// `h200-strided-power.json`): `package.strided-element-energy` came from
+/// the 8,192-row loop; the 2,048-row loop is held out, its power within 2%
+/// (564.7 W by hand against 562.8 measured). The contiguous loops of the
+/// same kernels draw what their bytes draw, within 3% at 8,192 and 2,048
+/// rows (672 W and 644 W by hand).
+#[test]
+fn strided_kernels_draw_their_elements_energy() {
+    use roofline::calc::power::{PowerModel, Work};
+    let p = format!(
+        "{}/validation/h200-strided-power.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let s: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let hw = roofline::catalog::Catalog::default()
+        .hardware("h200-sxm", &[])
+        .unwrap();
+    let pm = PowerModel::of(&hw, "bf16").unwrap();
+    for (name, strided, bound) in [
+        ("strided_t2048", true, 0.02),
+        ("contig_t8192", false, 0.03),
+        ("contig_t2048", false, 0.03),
+    ] {
+        let p = phase(&s, name);
+        let t = n(&p["replay_s"]);
+        let w = Work {
+            time_s: t,
+            flops: 0.0,
+            bytes: n(&p["bytes_per_replay"]),
+            strided: if strided {
+                n(&p["elements_per_replay"])
+            } else {
+                0.0
+            },
+        };
+        let d = pm.draw_step(t, [w]);
+        let e = err(d.power_w, n(&p["power_w"]));
+        assert!(e.abs() < bound, "{name}: power {e:+.3}");
+    }
+    // Without the figure the strided loop would draw its bytes' power
+    // only: 348 W against 579 measured at 8,192 rows.
+    let p = phase(&s, "strided_t8192");
+    let bare = PowerModel {
+        strided_element_j: 0.0,
+        ..pm.clone()
+    };
+    let t = n(&p["replay_s"]);
+    let d = bare.draw(t, 0.0, n(&p["bytes_per_replay"]));
+    assert!(err(d.power_w, n(&p["power_w"])) < -0.35);
 }

@@ -71,6 +71,10 @@ quantity_type!(
     Seconds, Dim::Seconds, false
 );
 quantity_type!(
+    /// A positive energy ("612 pJ").
+    Joules, Dim::Joules, false
+);
+quantity_type!(
     /// A positive number of clock cycles ("30 cycles").
     Cycles, Dim::Cycles, false
 );

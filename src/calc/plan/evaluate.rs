@@ -294,11 +294,14 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let pm = power::PowerModel::of(s.hw, s.step.compute);
     let spread = |t: f64, st: &step::Step| {
         pm.clone().map(|pm| {
-            pm.draw(
-                t,
-                passes * st.flops() / replica,
-                passes * st.bytes() / replica,
-            )
+            let k = passes / replica;
+            match s.mode {
+                // Operation by operation, as `decode` and `prefill` draw
+                // (formulas.md, "Power and energy", a step).
+                Mode::Achievable => pm.draw_step(t, power::step_work(st, k)),
+                // The step as one operation: the lower bound.
+                Mode::SpeedOfLight => pm.draw(t, k * st.flops(), k * st.bytes()),
+            }
         })
     };
     let energy = power::Energy::new(

@@ -30,6 +30,11 @@ pub struct Replica<'a, 'b> {
 }
 
 impl<'a, 'b> Replica<'a, 'b> {
+    /// Datasheet or achievable times.
+    pub fn mode(&self) -> crate::spec::hardware::Mode {
+        self.shard.s.mode
+    }
+
     /// The replica of `l` (validated by the caller) under `s`.
     pub fn new(s: &'a Setup<'b>, l: Layout) -> Result<Self> {
         let w = Workload {

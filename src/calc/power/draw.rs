@@ -1,17 +1,57 @@
 //! What work draws under the board limit (formulas.md, "Power and
 //! energy"): idle power for as long as it runs plus its dynamic energy, the
 //! clock dropping where that would pass the limit, so the work takes the
-//! power-limited time. Operations one after another add.
+//! power-limited time. A step's operations add, and the limit holds over
+//! the step as a whole.
 
 use super::PowerModel;
 use serde::Serialize;
+
+/// One operation of a step, as the power model sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Work {
+    /// Its time, s.
+    pub time_s: f64,
+    /// FLOPs.
+    pub flops: f64,
+    /// Bytes of device memory it moves.
+    pub bytes: f64,
+    /// Elements it computes on the strided elementwise path.
+    pub strided: f64,
+}
 
 impl PowerModel {
     /// One operation of `time_s` doing `flops` and `bytes`: power = idle +
     /// dynamic energy / time, and where that passes the limit the clock
     /// drops until it fits: time = dynamic / (limit - idle).
     pub fn draw(&self, time_s: f64, flops: f64, bytes: f64) -> Draw {
-        let dynamic = self.dynamic_j(flops, bytes);
+        self.draw_step(
+            time_s,
+            [Work {
+                time_s,
+                flops,
+                bytes,
+                strided: 0.0,
+            }],
+        )
+    }
+
+    /// Operations run one after another within a step of `step_s` (at
+    /// least their sum: the GPU idles while a host behind it issues the
+    /// next). The board holds its limit over windows longer than a step,
+    /// so the step is capped as a whole: its dynamic energy over (limit -
+    /// idle) is the shortest it can take (formulas.md, "Power and energy",
+    /// a step).
+    pub fn draw_step(&self, step_s: f64, ops: impl IntoIterator<Item = Work>) -> Draw {
+        let (mut busy, mut flop_j, mut byte_j, mut strided_j) = (0.0, 0.0, 0.0, 0.0);
+        for w in ops {
+            busy += w.time_s;
+            flop_j += w.flops * self.joules_per_flop();
+            byte_j += self.streamed_bytes(w.flops, w.bytes) * self.joules_per_byte();
+            strided_j += self.strided_j(w.strided);
+        }
+        let time_s = step_s.max(busy);
+        let dynamic = flop_j + byte_j + strided_j;
         let headroom = self.limit_w - self.idle_w;
         let floor = if headroom > 0.0 {
             dynamic / headroom
@@ -26,8 +66,10 @@ impl PowerModel {
             energy_j: energy,
             uncapped_w: if time_s > 0.0 {
                 self.idle_w + dynamic / time_s
-            } else {
+            } else if dynamic > 0.0 {
                 f64::INFINITY
+            } else {
+                self.idle_w
             },
             power_w: if time > 0.0 {
                 energy / time
@@ -35,20 +77,10 @@ impl PowerModel {
                 self.idle_w
             },
             idle_w: self.idle_w,
-            flop_j: flops * self.joules_per_flop(),
-            byte_j: self.streamed_bytes(flops, bytes) * self.joules_per_byte(),
+            flop_j,
+            byte_j,
+            strided_j,
         }
-    }
-
-    /// Operations run one after another, each capped on its own.
-    pub fn draw_ops(&self, ops: impl IntoIterator<Item = (f64, f64, f64)>) -> Draw {
-        let mut d = Draw::sum(ops.into_iter().map(|(t, f, b)| self.draw(t, f, b)));
-        // With no operations the board idles.
-        d.idle_w = self.idle_w;
-        if d.limited_time_s <= 0.0 {
-            d.power_w = self.idle_w;
-        }
-        d
     }
 }
 
@@ -63,7 +95,7 @@ pub struct Draw {
     pub energy_j: f64,
     /// Mean board power over `limited_time_s`, W (at most the limit).
     pub power_w: f64,
-    /// The highest power any operation would draw without the limit, W.
+    /// The highest power any step would draw without the limit, W.
     pub uncapped_w: f64,
     /// Idle power, W.
     pub idle_w: f64,
@@ -71,6 +103,8 @@ pub struct Draw {
     pub flop_j: f64,
     /// Dynamic energy of the bytes, J.
     pub byte_j: f64,
+    /// Energy of the strided elementwise path beyond its bytes', J.
+    pub strided_j: f64,
 }
 
 impl Draw {
@@ -84,6 +118,7 @@ impl Draw {
             d.energy_j += o.energy_j;
             d.flop_j += o.flop_j;
             d.byte_j += o.byte_j;
+            d.strided_j += o.strided_j;
             d.uncapped_w = d.uncapped_w.max(o.uncapped_w);
         }
         d.power_w = if d.limited_time_s > 0.0 {
@@ -103,6 +138,7 @@ impl Draw {
             energy_j: self.energy_j * k,
             flop_j: self.flop_j * k,
             byte_j: self.byte_j * k,
+            strided_j: self.strided_j * k,
             ..self
         }
     }
@@ -118,17 +154,40 @@ impl Draw {
     }
 }
 
+/// The operations of `step` with their FLOPs, bytes and strided elements
+/// scaled by `k` (a replica's share on one device), times left to the step.
+pub fn step_work(step: &crate::calc::step::Step, k: f64) -> impl Iterator<Item = Work> + '_ {
+    step.ops.iter().chain(&step.extra).map(move |op| Work {
+        time_s: 0.0,
+        flops: op.flops * k,
+        bytes: op.bytes() * k,
+        strided: strided_elements(op) * k,
+    })
+}
+
+/// Elements `op` computes on the strided elementwise path.
+fn strided_elements(op: &crate::calc::step::Op) -> f64 {
+    op.strided.iter().flatten().map(|s| s.elements).sum()
+}
+
 /// The draw of a forward step: operation by operation where it was priced
-/// that way (`--achievable`), else the step as one operation.
+/// that way (`--achievable`), the step capped as a whole; else the step as
+/// one operation.
 pub fn of_timed(pm: &PowerModel, t: &crate::calc::decode::Timed) -> Draw {
     match &t.priced {
-        Some(p) => pm.draw_ops(
+        Some(p) => pm.draw_step(
+            t.total_s,
             t.step
                 .ops
                 .iter()
                 .chain(&t.step.extra)
                 .zip(&p.ops)
-                .map(|(op, ot)| (ot.time_s, op.flops, op.bytes())),
+                .map(|(op, ot)| Work {
+                    time_s: ot.time_s,
+                    flops: op.flops,
+                    bytes: op.bytes(),
+                    strided: strided_elements(op),
+                }),
         ),
         None => pm.draw(t.total_s, t.step.flops(), t.step.bytes()),
     }
@@ -165,7 +224,12 @@ mod tests {
         assert!(!d.limited());
         let gap = pm.draw(5e-6, 0.0, 0.0);
         assert!(close(gap.power_w, 80.9, 1e-12));
-        let both = pm.draw_ops([(1e-3, 0.0, 2e9), (1e-3, 0.0, 0.0)]);
+        let work = |time_s: f64, bytes: f64| Work {
+            time_s,
+            bytes,
+            ..Work::default()
+        };
+        let both = pm.draw_step(0.0, [work(1e-3, 2e9), work(1e-3, 0.0)]);
         assert!(close(both.power_w, (d.energy_j + 80.9e-3) / 2e-3, 1e-12));
     }
 
@@ -176,7 +240,7 @@ mod tests {
             ops in proptest::collection::vec((1e-9f64..1.0, 0.0f64..1e15, 0.0f64..1e12), 1..20)
         ) {
             let pm = PowerModel::of(&h200(), "bf16").unwrap();
-            let d = pm.draw_ops(ops.iter().copied());
+            let d = pm.draw_step(0.0, ops.iter().map(|&(time_s, flops, bytes)| Work { time_s, flops, bytes, strided: 0.0 }));
             proptest::prop_assert!(d.power_w <= pm.limit_w * (1.0 + 1e-9));
             proptest::prop_assert!(d.power_w >= pm.idle_w * (1.0 - 1e-9));
             proptest::prop_assert!(d.limited_time_s >= d.time_s * (1.0 - 1e-12));

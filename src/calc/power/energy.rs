@@ -103,6 +103,7 @@ impl Energy {
                     idle_w: ps.iter().map(|(e, d, _)| d.idle_w * e.devices).sum::<f64>() / devices,
                     flop_j: share(|d| d.flop_j),
                     byte_j: share(|d| d.byte_j),
+                    strided_j: share(|d| d.strided_j),
                 }
             });
         Energy::new(draw, span, mode, devices, tokens, Per::Output)

@@ -44,11 +44,16 @@ impl Energy {
             .group("energy");
             match d {
                 Some(d) => q.derive(format!(
-                    "({} x {} + {} + {}) / {}{}",
+                    "({} x {} + {} + {}{}) / {}{}",
                     units::si(d.idle_w, "W"),
                     units::seconds(d.limited_time_s),
                     crate::units::joules(d.flop_j),
                     crate::units::joules(d.byte_j),
+                    if d.strided_j > 0.0 {
+                        format!(" + {} strided", crate::units::joules(d.strided_j))
+                    } else {
+                        String::new()
+                    },
                     units::seconds(d.limited_time_s),
                     if d.limited() { " (at the limit)" } else { "" }
                 )),
@@ -59,7 +64,7 @@ impl Energy {
         if let (true, Some(d)) = (self.per != Per::Rate, d) {
             r.result("power_limited_time_s", d.limited_time_s, || {
                 Quantity::new("time under the board limit", Unit::Seconds)
-                    .formula("sum over operations of max(time, dynamic energy / (limit - idle))")
+                    .formula("max(time, dynamic energy / (limit - idle)) over each step")
                     .group("energy")
             });
         }

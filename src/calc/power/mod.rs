@@ -23,7 +23,7 @@ mod prices;
 #[cfg(test)]
 mod testing;
 
-pub use draw::{Draw, of_timed};
+pub use draw::{Draw, Work, of_timed, step_work};
 pub use energy::{Energy, KWH, Per};
 pub use model::PowerModel;
 pub use prices::{PRICE_FIELDS, Prices};

@@ -25,6 +25,9 @@ pub struct PowerModel {
     pub stream_bandwidth: f64,
     /// The precision's compute key (`bf16`).
     pub compute: String,
+    /// Energy of an element on the strided elementwise path beyond its
+    /// bytes' (`package.strided-element-energy`), J; 0 without it.
+    pub strided_element_j: f64,
 }
 
 /// The board-power fields a model needs, in the order they are asked for.
@@ -71,6 +74,9 @@ impl PowerModel {
             compute_traffic,
             stream_bandwidth,
             compute: compute.to_string(),
+            strided_element_j: p
+                .and_then(|p| p.strided_element_energy)
+                .map_or(0.0, |j| j.get()),
         })
     }
 
@@ -105,6 +111,12 @@ impl PowerModel {
     /// Energy beyond idle of `flops` and `bytes`, J.
     pub fn dynamic_j(&self, flops: f64, bytes: f64) -> f64 {
         flops * self.joules_per_flop() + self.streamed_bytes(flops, bytes) * self.joules_per_byte()
+    }
+
+    /// Energy beyond their bytes' of `elements` computed on the strided
+    /// elementwise path, J.
+    pub fn strided_j(&self, elements: f64) -> f64 {
+        elements * self.strided_element_j
     }
 }
 

@@ -93,6 +93,8 @@ struct Kept {
     parts: Vec<StagePart>,
     flops: f64,
     bytes: f64,
+    /// Elements on the strided elementwise path.
+    strided: f64,
     comm: Option<Comm>,
 }
 
@@ -221,6 +223,13 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
             parts,
             flops: st.flops(),
             bytes: st.bytes(),
+            strided: st
+                .ops
+                .iter()
+                .chain(&st.extra)
+                .flat_map(|o| o.strided.iter().flatten())
+                .map(|s| s.elements)
+                .sum(),
             comm: None,
         }
     }
@@ -300,7 +309,7 @@ impl StepCost for Forward<'_, '_, '_> {
         attention.kv_read_bytes = self.per_seen_bytes * b.seen;
         attention.kv_write_bytes *= t;
         attention.activation_bytes *= t;
-        let (mut flops, mut bytes) = (attention.flops, attention.bytes());
+        let (mut flops, mut bytes, mut strided) = (attention.flops, attention.bytes(), 0.0);
         // The per-operation model prices attention by the longest
         // sequence's new tokens and the cache it sees (flash attention for
         // a prefill chunk, streaming for decodes).
@@ -326,6 +335,7 @@ impl StepCost for Forward<'_, '_, '_> {
             }
             flops += h.flops;
             bytes += h.bytes;
+            strided += h.strided;
         }
         let body = self.body(b.tokens)?;
         for (p, q) in parts.iter_mut().zip(&body.parts) {
@@ -333,11 +343,26 @@ impl StepCost for Forward<'_, '_, '_> {
         }
         flops += body.flops;
         bytes += body.bytes;
+        strided += body.strided;
         let comm = body.comm.expect("a body keeps its communication");
         let s = self.replica.pass_s_of(&parts, &comm);
         self.parts = parts;
         if let Some((pm, n)) = &self.meter {
-            let d = pm.draw(s, flops / n, bytes / n);
+            // The strided path's energy is a measured inefficiency: only
+            // the achievable model pays it (formulas.md, "Power and energy").
+            let strided = match self.replica.mode() {
+                crate::spec::hardware::Mode::Achievable => strided / n,
+                crate::spec::hardware::Mode::SpeedOfLight => 0.0,
+            };
+            let d = pm.draw_step(
+                s,
+                [crate::calc::power::Work {
+                    time_s: s,
+                    flops: flops / n,
+                    bytes: bytes / n,
+                    strided,
+                }],
+            );
             self.drawn = crate::calc::power::Draw::sum([self.drawn, d]);
         }
         Ok(s)

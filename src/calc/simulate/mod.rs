@@ -543,6 +543,7 @@ pub fn run_energy(
             idle_w: pm.idle_w,
             flop_j: busy.flop_j * per_replica / devices,
             byte_j: busy.byte_j * per_replica / devices,
+            strided_j: busy.strided_j * per_replica / devices,
         }
     });
     Energy::new(draw, span, mode, devices, tokens, Per::Output)

@@ -1,7 +1,7 @@
 //! A file's package, host and calibration sections: board power and
 //! memory, the host's link, and where a calibrated file came from.
 
-use crate::spec::{Bytes, BytesPerSec};
+use crate::spec::{Bytes, BytesPerSec, Joules};
 use serde::Deserialize;
 use std::num::{NonZeroU32, NonZeroU64};
 
@@ -68,6 +68,11 @@ pub struct Package {
     /// Measured board power while streaming device memory at the
     /// achievable bandwidth (`achievable.hbm-bandwidth`), watts.
     pub stream_watts: Option<f64>,
+    /// Measured energy of an element of an elementwise kernel on the
+    /// strided (non-vectorized) path beyond its bytes' and idle power's
+    /// (`achievable.strided-element`): such kernels keep the SMs busy
+    /// well past what their bytes draw.
+    pub strided_element_energy: Option<Joules>,
 }
 
 /// A host (or cloud VM) around a group of devices.
