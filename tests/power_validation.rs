@@ -223,3 +223,25 @@ fn strided_kernels_draw_their_elements_energy() {
     let d = bare.draw(t, 0.0, n(&p["bytes_per_replay"]));
     assert!(err(d.power_w, n(&p["power_w"])) < -0.35);
 }
+
+/// An eager decode step whose host takes longer than its GPU work: the
+/// board idles while the GPU waits, so the energy and the device time a
+/// price is charged for cover the whole step, not only the kernels (which
+/// they once did: 5.1 ms of an 8.4 ms step).
+#[test]
+fn an_eager_step_pays_for_its_host_wait() {
+    let r = results(
+        "decode",
+        &[
+            ("model", "llama-3-8b".into()),
+            ("batch", 1.into()),
+            ("context", 1024.into()),
+            ("launch", "eager".into()),
+        ],
+    );
+    let step = n(&r["step_time_s"]);
+    let limited = n(&r["power_limited_time_s"]);
+    assert!(limited >= step * (1.0 - 1e-12), "{limited} {step}");
+    // At least idle power over the step, per token (batch 1).
+    assert!(n(&r["energy_per_token_j"]) >= 80.9 * step);
+}

@@ -233,6 +233,61 @@ mod tests {
         assert!(close(both.power_w, (d.energy_j + 80.9e-3) / 2e-3, 1e-12));
     }
 
+    /// A step of a GEMM that alone would pass the limit and 1 ms of
+    /// waiting (a kernel gap, a collective): capped as a whole, the wait's
+    /// headroom absorbs the GEMM's excess. By hand: the GEMM's 1.1 TFLOP
+    /// at 764 TFLOP/s (1.44 ms) costs 0.762 pJ x 1.1e12 + 141.9 pJ x its
+    /// loop traffic = 1.033 J, which over 619.1 W of headroom takes 1.67
+    /// ms, less than the step's 2.44 ms: nothing stretches, where capped
+    /// on its own the GEMM stretches.
+    #[test]
+    fn a_step_is_capped_as_a_whole() {
+        let pm = PowerModel::of(&h200(), "bf16").unwrap();
+        let f = 2.0 * 8192f64.powi(3);
+        let gemm = Work {
+            time_s: f / 764e12,
+            flops: f,
+            bytes: 1.28e9,
+            strided: 0.0,
+        };
+        let wait = Work {
+            time_s: 1e-3,
+            ..Work::default()
+        };
+        let alone = pm.draw(gemm.time_s, gemm.flops, gemm.bytes);
+        assert!(alone.limited());
+        let step = pm.draw_step(0.0, [gemm, wait]);
+        let t = gemm.time_s + 1e-3;
+        let gemm_j = 0.762e-12 * f + 141.9e-12 * 815.8e9 * f / 651e12;
+        let dynamic = gemm_j;
+        assert!(dynamic / (700.0 - 80.9) < t);
+        assert!(!step.limited());
+        assert!(close(step.limited_time_s, t, 1e-12));
+        assert!(
+            close(step.energy_j, 80.9 * t + dynamic, 2e-3),
+            "{}",
+            step.energy_j
+        );
+        // An eager step whose host takes 5 ms: the GPU idles the rest.
+        let eager = pm.draw_step(5e-3, [gemm, wait]);
+        assert!(close(eager.limited_time_s, 5e-3, 1e-12));
+        assert!(close(eager.energy_j, 80.9 * 5e-3 + dynamic, 2e-3));
+        // Strided elements add their energy: 1e9 at 612 pJ.
+        let strided = pm.draw_step(
+            1e-3,
+            [Work {
+                time_s: 1e-3,
+                strided: 1e9,
+                ..Work::default()
+            }],
+        );
+        assert!(
+            close(strided.energy_j, 80.9e-3 + 0.612, 1e-3),
+            "{}",
+            strided.energy_j
+        );
+    }
+
     proptest::proptest! {
         /// No operation, and no sum of them, passes the board limit.
         #[test]
