@@ -144,7 +144,16 @@ pub fn pricer(
             gemm_burst: burst_at(p.compute),
         })
     });
+    // Eagerly, the GPU's wait for each queued kernel's dispatch.
+    let eager_gap_s = match launch {
+        Launch::Eager => a
+            .and_then(|a| a.launch.as_ref())
+            .and_then(|l| l.eager_gap)
+            .map_or(0.0, |s| s.get()),
+        _ => 0.0,
+    };
     Pricer {
+        eager_gap_s,
         power,
         rate: roof.peak,
         sustained,

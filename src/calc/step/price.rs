@@ -46,6 +46,9 @@ pub struct Pricer {
     pub launch: Launch,
     /// Per kernel: the graph launch, or the host's path per eager GEMM call.
     pub per_kernel_s: f64,
+    /// Eagerly, the GPU's idle time before each kernel and copy while the
+    /// host runs ahead (`achievable.launch.eager-gap`; 0 without it).
+    pub eager_gap_s: f64,
     /// Eagerly: the host's path per call of each class (formulas.md,
     /// "Achievable: a forward operation by operation", the host's path).
     pub host: HostPath,
@@ -659,8 +662,10 @@ impl Pricer {
         let fixed = own + extra_gemm * f.gemm_s + extra_combine * f.combine_s + copies * f.copy_s;
         let kernels = kernels + extra_gemm + extra_combine;
         let launch = match self.launch {
-            // Eager: the host's path is added over the whole step (`pass`).
-            Launch::None | Launch::Eager => 0.0,
+            Launch::None => 0.0,
+            // Eager: the host's path is added over the whole step (`pass`);
+            // on the GPU each kernel and copy waits for its dispatch.
+            Launch::Eager => (kernels + copies) * self.eager_gap_s,
             // A copy in a graph is a node of its own, spaced as a kernel.
             Launch::Graph => (kernels + copies) * self.per_kernel_s,
         };
