@@ -650,9 +650,12 @@ fn tensor_parallel_steps_on_two_h200s() {
         );
         e.push(c.prefill_time_s / f(&r["time_s"]) - 1.0);
     }
-    // 7.8% median since the prefill attention runs at cuDNN's measured
-    // efficiency, the power limit prices each device's all-reduce waits
-    // and an eager prefill's all-reduces pay their GPU time by NCCL's
+    // 9.4% median with the prefill rows priced as the script ran them,
+    // without rotary embedding, and an eager kernel's dispatch gap (9.8%
+    // with rotary and no gap; 10.6% with rotary and the gap). It was 7.8%
+    // once the prefill attention ran at cuDNN's measured efficiency, the
+    // power limit priced each device's all-reduce waits and an eager
+    // prefill's all-reduces paid their GPU time by NCCL's
     // protocols, the host's 44 us a call running alongside (9.7% before
     // the protocols, 11.0% before the power limit). Left is decode at
     // B = 1 (+18.5%): the all-reduce inside a step, 18.5 us back to back

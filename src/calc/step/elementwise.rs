@@ -165,3 +165,40 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::calc::step::{self, Precisions, Shape};
+    use crate::catalog::Catalog;
+    use crate::spec::overrides::Set;
+
+    fn names(id: &str, sets: &[&str]) -> Vec<&'static str> {
+        let sets: Vec<Set> = sets.iter().map(|s| s.parse().unwrap()).collect();
+        let m = Catalog::default().model(id, &sets).unwrap();
+        let p = Precisions {
+            weight: 2.0,
+            activation: 2.0,
+            kv: 2.0,
+        };
+        let shape = Shape {
+            batch: 1,
+            new: 16,
+            past: 0,
+            lm_head_tokens: 1,
+        };
+        let s = step::forward(&m, shape, &p).unwrap();
+        s.extra.iter().map(|o| o.name).collect()
+    }
+
+    #[test]
+    fn rotary_kernels_only_for_rotary_positions() {
+        // Llama rotates q and k; GPT-3 adds a learned table's rows once;
+        // a NoPE forward does neither.
+        let rope = names("llama-3-8b", &[]);
+        assert!(rope.contains(&"rotary") && !rope.contains(&"positions"));
+        let learned = names("gpt-3-175b", &[]);
+        assert!(!learned.contains(&"rotary") && learned.contains(&"positions"));
+        let none = names("llama-3-8b", &["position-embedding=none"]);
+        assert!(!none.contains(&"rotary") && !none.contains(&"positions"));
+    }
+}

@@ -955,4 +955,32 @@ mod prefill_tests {
         // least 1.05 GB at the bandwidth, twice what fp8 weights take.
         assert!(bf16 > 128256.0 * 4096.0 * 2.0 / BW);
     }
+
+    #[test]
+    fn an_eager_kernel_waits_for_its_dispatch() {
+        // Each of a layer's two norm kernels waits the eager gap
+        // (achievable.launch.eager-gap) on the GPU: 64 of them over 32
+        // layers, so a gap 1 us longer adds 64 us.
+        let norms = |sets: &[&str]| {
+            let cat = Catalog::default();
+            let m = cat.model("llama-3-8b", &[]).unwrap();
+            let sets: Vec<Set> = sets.iter().map(|s| s.parse().unwrap()).collect();
+            let hw = cat.hardware("h200-sxm", &sets).unwrap();
+            let c = Choices {
+                launch: Some("eager"),
+                ..Choices::default()
+            };
+            let s = decode::setup(&m, &hw, Mode::Achievable, c).unwrap();
+            let shape = Shape {
+                batch: 1,
+                new: 2048,
+                past: 0,
+                lm_head_tokens: 1,
+            };
+            let t = decode::timed(&m, &s, shape).unwrap();
+            t.priced.unwrap().op("layer-norms").unwrap().time_s
+        };
+        let gap = norms(&["achievable.launch.eager-gap=2.5us"]) - norms(&[]);
+        assert!((gap - 64.0 * 1e-6).abs() < 1e-12, "{gap}");
+    }
 }
