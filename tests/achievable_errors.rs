@@ -158,13 +158,22 @@ fn compute() -> Vec<Computed> {
     let tp: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(TP).unwrap()).unwrap();
     let llama = cat.model("llama-3-8b", &[]).unwrap();
+    // validation/tp_h200.py's prefill applies no rotary embedding (its
+    // decode does): the model prices the forward it ran.
+    let nope = "position-embedding=none".parse().unwrap();
+    let llama_nope = cat.model("llama-3-8b", &[nope]).unwrap();
     let plan_of = |fields: serde_json::Value| {
         let mut f = serde_json::json!({"tp": 2, "devices": 2});
         for (k, v) in fields.as_object().unwrap() {
             f[k] = v.clone();
         }
+        let m = if f.get("prompt").is_some() {
+            &llama_nope
+        } else {
+            &llama
+        };
         let i: PlanInputs = serde_json::from_value(f).unwrap();
-        plan::cost(&hw, &llama, &i, Mode::Achievable).unwrap()
+        plan::cost(&hw, m, &i, Mode::Achievable).unwrap()
     };
     let mut plans = Vec::new();
     for d in tp["decode"].as_array().unwrap() {

@@ -243,3 +243,45 @@ fn a_source_must_name_a_field_of_the_file() {
         );
     }
 }
+
+#[test]
+fn the_gemm_burst_fraction_is_one_number_or_a_table_by_precision() {
+    use roofline::spec::hardware::Shares;
+    use roofline::spec::overrides::Set;
+    let c = Catalog::default();
+    let hw = |sets: &[&str]| {
+        let sets: Vec<Set> = sets.iter().map(|s| s.parse().unwrap()).collect();
+        c.hardware("h200-sxm", &sets)
+    };
+    let burst = |h: &Hardware| {
+        h.achievable
+            .as_ref()
+            .and_then(|a| a.power_limit.as_ref())
+            .and_then(|p| p.gemm_burst_fraction.clone())
+            .unwrap()
+    };
+    // The shipped file keys it by precision (validation/gemm_burst_h200.py).
+    let h = hw(&[]).unwrap();
+    assert_eq!(burst(&h).get("bf16"), Some(0.9));
+    assert_eq!(burst(&h).get("fp8"), Some(0.84));
+    assert_eq!(burst(&h).get("fp16"), None);
+    // One number, as files written before the table have it, serves all.
+    let h = hw(&["achievable.power-limit.gemm-burst-fraction=0.95"]).unwrap();
+    assert_eq!(burst(&h), Shares::All(0.95));
+    assert_eq!(burst(&h).get("fp8"), Some(0.95));
+    // A share out of range names its key; an unknown precision is refused.
+    for (set, field) in [
+        (
+            "achievable.power-limit.gemm-burst-fraction.fp8=1.2",
+            "achievable.power-limit.gemm-burst-fraction.fp8",
+        ),
+        (
+            "achievable.power-limit.gemm-burst-fraction=0",
+            "achievable.power-limit.gemm-burst-fraction",
+        ),
+        ("achievable.power-limit.gemm-burst-fraction.fp9=0.9", "fp9"),
+    ] {
+        let e = hw(&[set]).unwrap_err().to_string();
+        assert!(e.contains(field), "{set}: {e}");
+    }
+}

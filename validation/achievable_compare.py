@@ -207,9 +207,12 @@ def main():
               "--batch", str(r["batch"]), "--context", str(r["context"]))
         rows.append((f"decode B={r['batch']} T={r['context']}", r["graph_s"],
                      p["decode_step_time_s"], "no"))
+    # tp_h200.py's prefill applies no rotary embedding (its decode does):
+    # its rows price that forward.
     for r in tp["prefill"]:
         p = q("plan", *hw, "--model", "llama-3-8b", "--tp", "2", "--devices", "2",
-              "--batch", str(r["batch"]), "--prompt", str(r["prompt"]), "--launch", "eager")
+              "--batch", str(r["batch"]), "--prompt", str(r["prompt"]), "--launch", "eager",
+              "--set", "position-embedding=none")
         rows.append((f"prefill B={r['batch']} S={r['prompt']}", r["time_s"],
                      p["prefill_time_s"], "no"))
     table("Tensor parallel, Llama-3-8B on two H200s (`plan --tp 2`, h200-tp2.json)", rows)

@@ -99,6 +99,8 @@ pub enum PositionEmbedding {
     Rope,
     /// A learned max-context x hidden-size table.
     Learned,
+    /// No position encoding (NoPE): attention alone orders the tokens.
+    None,
 }
 
 /// The attention variant.

@@ -6,14 +6,16 @@
 use super::setup::LaunchMode;
 use crate::calc::matmul::efficiency::GemmModel;
 use crate::calc::roof::Roof;
-use crate::calc::step::price::{CachedAttention, HostPath, Launch, Pricer};
+use crate::calc::step::price::{CachedAttention, HeadPrecision, HostPath, Launch, Pricer};
 use crate::calc::step::{self, Precisions};
+use crate::precision::{self, Precision};
 use crate::spec::hardware::{Hardware, Mode};
 
 /// The per-operation model of `hw` at compute precision `compute` and the
 /// launch mode chosen: the measured rates, the file's `achievable` figures
-/// (formulas.md, "Achievable: a forward operation by operation"). Optional
-/// figures the file lacks are named in `missing`.
+/// (formulas.md, "Achievable: a forward operation by operation"), with the
+/// LM head at `head` where a weight-quantized forward keeps it wider.
+/// Optional figures the file lacks are named in `missing`.
 #[allow(clippy::too_many_arguments)]
 pub fn pricer(
     hw: &Hardware,
@@ -23,6 +25,7 @@ pub fn pricer(
     launch: LaunchMode,
     per_kernel_s: f64,
     precisions: Precisions,
+    head: Option<&'static Precision>,
     missing: &mut Vec<&'static str>,
 ) -> Pricer {
     let a = hw.achievable.as_ref();
@@ -112,14 +115,45 @@ pub fn pricer(
         missing.push("achievable.strided-element");
     }
     let power = crate::calc::step::power_limit::PowerLimit::of(hw, roof.peak, sustained);
-    let gemm_burst = match &power {
+    // A GEMM's share of its back-to-back time at rest, at its precision.
+    let burst_at = |key: &str| match &power {
         Some(_) => a
             .and_then(|a| a.power_limit.as_ref())
-            .and_then(|f| f.gemm_burst_fraction)
+            .and_then(|f| f.gemm_burst_fraction.as_ref())
+            .and_then(|f| f.get(key))
             .unwrap_or(1.0),
         None => 1.0,
     };
+    let gemm_burst = burst_at(compute);
+    // The LM head a weight-quantized forward keeps at 16 bits, at its own
+    // rates; where the device lacks that precision's rate it is priced
+    // with the projections.
+    let head = head.and_then(|p| {
+        let rate = if p.compute == compute {
+            roof.peak
+        } else {
+            hw.peak(precision::lookup(p.compute).ok()?, Mode::Achievable)
+                .ok()?
+        };
+        Some(HeadPrecision {
+            compute: p.compute,
+            weight: p.bytes(),
+            activation: p.bytes(),
+            rate,
+            sustained: a.and_then(|a| a.sustained.get(p.compute)),
+            gemm_burst: burst_at(p.compute),
+        })
+    });
+    // Eagerly, the GPU's wait for each queued kernel's dispatch.
+    let eager_gap_s = match launch {
+        Launch::Eager => a
+            .and_then(|a| a.launch.as_ref())
+            .and_then(|l| l.eager_gap)
+            .map_or(0.0, |s| s.get()),
+        _ => 0.0,
+    };
     Pricer {
+        eager_gap_s,
         power,
         rate: roof.peak,
         sustained,
@@ -138,5 +172,6 @@ pub fn pricer(
         precisions,
         strided_element_s,
         gemm_burst,
+        head,
     }
 }

@@ -225,6 +225,7 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         None => (step::kernels(m), false),
     };
     let mut missing = Vec::new();
+    let head = lm_head_precision(w, a, hw);
     let pricer = (mode == Mode::Achievable).then(|| {
         pricer(
             hw,
@@ -238,6 +239,7 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
                 activation: a.bytes(),
                 kv: kv.bytes(),
             },
+            head,
             &mut missing,
         )
     });
@@ -262,6 +264,29 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         pricer,
         missing,
     })
+}
+
+/// The precision a weight-quantized forward (weights under 16 bits) keeps
+/// its LM head at: 16 bits, as vLLM and the measured forwards leave it
+/// (formulas.md, "Achievable: a forward operation by operation", the LM
+/// head): the activations' precision where it is a 16-bit one, bf16 (fp16
+/// where the device lacks it) otherwise. `None` where the weights
+/// are 16 bits or wider, or the device has neither 16-bit rate.
+pub fn lm_head_precision(
+    weights: &Precision,
+    activations: &'static Precision,
+    hw: &Hardware,
+) -> Option<&'static Precision> {
+    if weights.bits >= 16.0 {
+        return None;
+    }
+    if activations.bits == 16.0 {
+        return Some(activations);
+    }
+    ["bf16", "fp16"]
+        .into_iter()
+        .filter_map(|k| precision::lookup(k).ok())
+        .find(|p| hw.compute.dense.get(p.compute).is_some())
 }
 
 impl Setup {

@@ -1,6 +1,6 @@
 //! The kernels between a forward's matmuls (formulas.md, "Achievable: a
 //! forward operation by operation", elementwise kernels): the norms, rotary
-//! embedding, the gated activation, the residual adds a projection does not
+//! embedding (or a learned position table's add), the gated activation, the residual adds a projection does not
 //! fuse, and, with 8-bit activations, the cast of each projection's input.
 //! The speed of light takes them as fused away; the per-operation model
 //! streams their bytes at the measured bandwidth and pays each kernel's
@@ -10,7 +10,7 @@
 //! residual folded into the bf16 projections by `addmm`).
 
 use super::{KernelClass, Op, OpKind, Precisions, Shape, Strided};
-use crate::spec::model::Model;
+use crate::spec::model::{Model, PositionEmbedding};
 
 /// Bytes per element of the residual stream and of the tensors the
 /// elementwise kernels pass between them: 16-bit whatever the weights (an
@@ -50,24 +50,32 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
         class: KernelClass::Norm,
         ..ew("layer-norms", layers, 2.0, 2.0 * 2.0 * t * d * STREAM_BYTES)
     });
-    // The widening reads q and k as a strided view of the fused QKV
-    // output: it takes the strided path (read 2, write 4 per element).
+    // Rotary embedding, for a model that has it. The widening reads q and
+    // k as a strided view of the fused QKV output: it takes the strided
+    // path (read 2, write 4 per element).
     let qk = t * (h + kv) * dh * layers;
-    out.push(Op {
-        strided: [
-            Some(Strided {
-                elements: qk,
-                bytes: qk * (STREAM_BYTES + 4.0),
-            }),
-            None,
-        ],
-        ..ew(
-            "rotary",
-            layers,
-            ROTARY_KERNELS,
-            t * (h + kv) * dh * ROTARY_BYTES_PER_ELEMENT,
-        )
-    });
+    if m.position_embedding == PositionEmbedding::Rope {
+        out.push(Op {
+            strided: [
+                Some(Strided {
+                    elements: qk,
+                    bytes: qk * (STREAM_BYTES + 4.0),
+                }),
+                None,
+            ],
+            ..ew(
+                "rotary",
+                layers,
+                ROTARY_KERNELS,
+                t * (h + kv) * dh * ROTARY_BYTES_PER_ELEMENT,
+            )
+        });
+    }
+    // Learned positions: each token's row of the table added to its
+    // embedding once, before the first layer (read both, write the sum).
+    if m.position_embedding == PositionEmbedding::Learned {
+        out.push(ew("positions", 1.0, 1.0, 3.0 * t * d * STREAM_BYTES));
+    }
     // The activation of each token's feed-forward (k experts' worth in an
     // MoE layer, whose kernels the routed experts count).
     let act = |ff: f64, rows: f64| {
@@ -156,4 +164,41 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::calc::step::{self, Precisions, Shape};
+    use crate::catalog::Catalog;
+    use crate::spec::overrides::Set;
+
+    fn names(id: &str, sets: &[&str]) -> Vec<&'static str> {
+        let sets: Vec<Set> = sets.iter().map(|s| s.parse().unwrap()).collect();
+        let m = Catalog::default().model(id, &sets).unwrap();
+        let p = Precisions {
+            weight: 2.0,
+            activation: 2.0,
+            kv: 2.0,
+        };
+        let shape = Shape {
+            batch: 1,
+            new: 16,
+            past: 0,
+            lm_head_tokens: 1,
+        };
+        let s = step::forward(&m, shape, &p).unwrap();
+        s.extra.iter().map(|o| o.name).collect()
+    }
+
+    #[test]
+    fn rotary_kernels_only_for_rotary_positions() {
+        // Llama rotates q and k; GPT-3 adds a learned table's rows once;
+        // a NoPE forward does neither.
+        let rope = names("llama-3-8b", &[]);
+        assert!(rope.contains(&"rotary") && !rope.contains(&"positions"));
+        let learned = names("gpt-3-175b", &[]);
+        assert!(!learned.contains(&"rotary") && learned.contains(&"positions"));
+        let none = names("llama-3-8b", &["position-embedding=none"]);
+        assert!(!none.contains(&"rotary") && !none.contains(&"positions"));
+    }
 }

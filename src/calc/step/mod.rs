@@ -317,6 +317,11 @@ pub const KERNELS_PER_SHARED_EXPERT: u64 = 3;
 /// Embedding gather, final norm, LM head and sampling.
 pub const KERNELS_OUTSIDE_LAYERS: u64 = 4;
 
+/// The LM head's op name: a weight-quantized forward's per-operation model
+/// prices it at 16 bits (formulas.md, "Achievable: a forward operation by
+/// operation", the LM head).
+pub const LM_HEAD: &str = "lm-head";
+
 /// Kernels of attention in the per-operation model: the attention kernel
 /// and the two cache writes (keys and values).
 pub const ATTENTION_KERNELS: f64 = 3.0;
@@ -550,7 +555,7 @@ pub fn forward_with(
     if lm_head_tokens > 0 {
         let head_tokens = crate::inputs::mul("batch", &[batch, lm_head_tokens])?;
         ops.push(Op::matmul(
-            "lm-head",
+            LM_HEAD,
             head_tokens,
             m.vocab_size.get(),
             d,

@@ -46,6 +46,9 @@ pub struct Pricer {
     pub launch: Launch,
     /// Per kernel: the graph launch, or the host's path per eager GEMM call.
     pub per_kernel_s: f64,
+    /// Eagerly, the GPU's idle time before each kernel and copy while the
+    /// host runs ahead (`achievable.launch.eager-gap`; 0 without it).
+    pub eager_gap_s: f64,
     /// Eagerly: the host's path per call of each class (formulas.md,
     /// "Achievable: a forward operation by operation", the host's path).
     pub host: HostPath,
@@ -79,6 +82,28 @@ pub struct Pricer {
     /// Under the power limit, a GEMM's time at the burst clock as a share
     /// of its fitted (back-to-back) time (`power-limit.gemm-burst-fraction`;
     /// 1 without it or without the limit's figures).
+    pub gemm_burst: f64,
+    /// The LM head's precision where a weight-quantized forward keeps it
+    /// at 16 bits (formulas.md, "Achievable: a forward operation by
+    /// operation", the LM head); `None` prices it with the projections.
+    pub head: Option<HeadPrecision>,
+}
+
+/// The LM head of a weight-quantized forward, kept at 16 bits: its bytes
+/// per weight and per activation and its rates at that precision.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeadPrecision {
+    /// The compute key it runs at (`bf16`).
+    pub compute: &'static str,
+    /// Bytes per weight.
+    pub weight: f64,
+    /// Bytes per activation (its input and its logits).
+    pub activation: f64,
+    /// Burst rate at its precision, FLOP/s.
+    pub rate: f64,
+    /// Sustained rate at its precision, if known.
+    pub sustained: Option<f64>,
+    /// Its GEMM burst fraction under the power limit (1 without it).
     pub gemm_burst: f64,
 }
 
@@ -259,10 +284,31 @@ impl Pricer {
     /// loops the limit already slows), the fitted rate otherwise
     /// (formulas.md, "Achievable: the power limit over a step").
     fn burst_rate(&self) -> f64 {
-        if self.power.is_some() && self.gemm_burst > 0.0 {
-            self.rate / self.gemm_burst
+        self.burst_of(self.rate, self.gemm_burst)
+    }
+
+    fn burst_of(&self, rate: f64, fraction: f64) -> f64 {
+        if self.power.is_some() && fraction > 0.0 {
+            rate / fraction
         } else {
-            self.rate
+            rate
+        }
+    }
+
+    /// The GEMM rate and (weight, activation) bytes per element of `op`
+    /// when the step's ops run at `rate`: the LM head of a weight-quantized
+    /// forward at its own 16-bit figures, every other op at the step's.
+    fn gemm_terms(&self, op: &Op, rate: f64, sustained: bool, wb: f64) -> (f64, f64, f64) {
+        match &self.head {
+            Some(h) if op.name == super::LM_HEAD => {
+                let r = if sustained {
+                    h.sustained.filter(|s| *s < h.rate).unwrap_or(h.rate)
+                } else {
+                    self.burst_of(h.rate, h.gemm_burst)
+                };
+                (r, h.weight, h.activation)
+            }
+            _ => (rate, wb, self.precisions.activation),
         }
     }
 
@@ -529,7 +575,7 @@ impl Pricer {
                 } else {
                     self.precisions.weight
                 };
-                let ab = self.precisions.activation;
+                let (rate, wb, ab) = self.gemm_terms(op, rate, sustained, wb);
                 let (mut c, mut m, mut t) = (0.0, 0.0, 0.0);
                 for g in shapes() {
                     let read =
@@ -616,8 +662,10 @@ impl Pricer {
         let fixed = own + extra_gemm * f.gemm_s + extra_combine * f.combine_s + copies * f.copy_s;
         let kernels = kernels + extra_gemm + extra_combine;
         let launch = match self.launch {
-            // Eager: the host's path is added over the whole step (`pass`).
-            Launch::None | Launch::Eager => 0.0,
+            Launch::None => 0.0,
+            // Eager: the host's path is added over the whole step (`pass`);
+            // on the GPU each kernel and copy waits for its dispatch.
+            Launch::Eager => (kernels + copies) * self.eager_gap_s,
             // A copy in a graph is a node of its own, spaced as a kernel.
             Launch::Graph => (kernels + copies) * self.per_kernel_s,
         };
@@ -765,13 +813,22 @@ mod prefill_tests {
     /// A Llama-3-8B bf16 prefill of 2,048 tokens on the H200 with no
     /// launch cost, priced per operation, with `sets` on the hardware file.
     fn prefill(sets: &[&str]) -> (super::Priced, super::Pricer) {
+        prefill_at(None, None, sets)
+    }
+
+    /// [`prefill`] with weights and activations at `dtype` and `act`.
+    fn prefill_at(
+        dtype: Option<&str>,
+        act: Option<&str>,
+        sets: &[&str],
+    ) -> (super::Priced, super::Pricer) {
         let cat = Catalog::default();
         let m = cat.model("llama-3-8b", &[]).unwrap();
         let sets: Vec<Set> = sets.iter().map(|s| s.parse().unwrap()).collect();
         let hw = cat.hardware("h200-sxm", &sets).unwrap();
         let c = Choices {
-            dtype: None,
-            activations: None,
+            dtype,
+            activations: act,
             kv_dtype: None,
             launch: Some("none"),
             kernels: None,
@@ -841,5 +898,89 @@ mod prefill_tests {
             "{c} {by_hand}"
         );
         assert!(c < one.op("ffn").unwrap().compute_s);
+    }
+
+    #[test]
+    fn fp8_gemms_start_from_the_fp8_burst_share() {
+        // The same by hand in an fp8 forward, at the fp8 share (0.84,
+        // validation/gemm_burst_h200.py), not the bf16 one.
+        let fp8 = Some("fp8");
+        let (one, _) = prefill_at(
+            fp8,
+            fp8,
+            &["achievable.power-limit.gemm-burst-fraction.fp8=1"],
+        );
+        let (p, pr) = prefill_at(fp8, fp8, &[]);
+        assert_eq!(pr.gemm_burst, 0.84);
+        let pl = pr.power.unwrap();
+        let (x1, x) = (one.clock.unwrap(), p.clock.unwrap());
+        let fitted = one.op("ffn").unwrap().compute_s / pl.stretch(x1, false);
+        let by_hand = 0.84 * fitted * pl.stretch(x, false);
+        let c = p.op("ffn").unwrap().compute_s;
+        assert!(
+            (c - by_hand).abs() < 1e-9 * by_hand.max(1.0),
+            "{c} {by_hand}"
+        );
+        // One number still serves every precision (files written before
+        // the table).
+        let (all, pa) = prefill_at(
+            fp8,
+            fp8,
+            &["achievable.power-limit.gemm-burst-fraction=0.84"],
+        );
+        assert_eq!(pa.gemm_burst, 0.84);
+        assert_eq!(all.time_s, p.time_s);
+    }
+
+    #[test]
+    fn a_weight_quantized_forward_keeps_its_lm_head_at_16_bits() {
+        // The profiled fp8 prefill ran its LM head on the bf16 kernel
+        // (nvjet_sm90_tst_256x8, not the fp8 qqtst ones) in 248.6 us, the
+        // bf16 forward's in 248.5 us (validation/h200-prefill-ops.json):
+        // both forwards price it alike, within 3% of the profile.
+        let head = |d: Option<&'static str>, a: Option<&'static str>| {
+            prefill_at(d, a, &[]).0.op("lm-head").unwrap().time_s
+        };
+        let bf16 = head(None, None);
+        for (d, a) in [
+            (Some("fp8"), Some("fp8")),
+            (Some("fp8"), None),
+            (Some("int4"), None),
+        ] {
+            let t = head(d, a);
+            assert!((t - bf16).abs() < 1e-12, "{d:?} {a:?}: {t} {bf16}");
+        }
+        assert!((bf16 / 248.6e-6 - 1.0).abs() < 0.03, "{bf16}");
+        // At batch 1 it streams its 128,256 x 4,096 bf16 weights: at
+        // least 1.05 GB at the bandwidth, twice what fp8 weights take.
+        assert!(bf16 > 128256.0 * 4096.0 * 2.0 / BW);
+    }
+
+    #[test]
+    fn an_eager_kernel_waits_for_its_dispatch() {
+        // Each of a layer's two norm kernels waits the eager gap
+        // (achievable.launch.eager-gap) on the GPU: 64 of them over 32
+        // layers, so a gap 1 us longer adds 64 us.
+        let norms = |sets: &[&str]| {
+            let cat = Catalog::default();
+            let m = cat.model("llama-3-8b", &[]).unwrap();
+            let sets: Vec<Set> = sets.iter().map(|s| s.parse().unwrap()).collect();
+            let hw = cat.hardware("h200-sxm", &sets).unwrap();
+            let c = Choices {
+                launch: Some("eager"),
+                ..Choices::default()
+            };
+            let s = decode::setup(&m, &hw, Mode::Achievable, c).unwrap();
+            let shape = Shape {
+                batch: 1,
+                new: 2048,
+                past: 0,
+                lm_head_tokens: 1,
+            };
+            let t = decode::timed(&m, &s, shape).unwrap();
+            t.priced.unwrap().op("layer-norms").unwrap().time_s
+        };
+        let gap = norms(&["achievable.launch.eager-gap=2.5us"]) - norms(&[]);
+        assert!((gap - 64.0 * 1e-6).abs() < 1e-12, "{gap}");
     }
 }

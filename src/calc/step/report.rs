@@ -82,6 +82,14 @@ pub fn notes(r: &mut Report, p: &Priced, pricer: Option<&Pricer>, missing: &[&st
             r.note("bound by memory and overheads as a whole: the burst matmul rate applies (achievable.dense), not the sustained one");
         }
     }
+    if let (Some(h), Some(_)) = (pricer.and_then(|pr| pr.head), p.op(super::LM_HEAD)) {
+        r.note_with(|| {
+            format!(
+                "LM head at {}: a weight-quantized checkpoint keeps it at 16 bits, as vLLM's fp8 quantization and the measured fp8 forwards do: its weights and logits at {} bytes an element and the {} rate (formulas.md, Achievable: the LM head)",
+                h.compute, h.weight, h.compute
+            )
+        });
+    }
     if !missing.is_empty() {
         r.note_with(|| {
             format!(

@@ -145,4 +145,8 @@ pub struct Launch {
     pub synchronised: Option<Seconds>,
     /// Per kernel, replayed from a CUDA graph.
     pub graph: Option<Seconds>,
+    /// The GPU's idle time before each kernel launched eagerly while the
+    /// host runs ahead of it: a queued kernel still waits this long after
+    /// the one before it ends (measured; `achievable.launch` only).
+    pub eager_gap: Option<Seconds>,
 }

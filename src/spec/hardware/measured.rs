@@ -112,8 +112,109 @@ pub struct PowerLimitFigures {
     /// are fitted in: a step under the power limit starts its GEMMs from
     /// this share of their fitted time and stretches them as its clock
     /// drops, so the limit is not counted twice (formulas.md,
-    /// "Achievable: the power limit over a step"). Without it, 1.
-    pub gemm_burst_fraction: Option<f64>,
+    /// "Achievable: the power limit over a step"). Per precision (a table
+    /// keyed as `sustained` is: the fp8 kernels gain more at rest than the
+    /// bf16 ones), or one number for every precision; a precision without
+    /// a figure takes 1.
+    pub gemm_burst_fraction: Option<Shares>,
+}
+
+/// A share per precision (`bf16 = 0.9`), or one number for every
+/// precision (the form files written before the table keep).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shares {
+    /// The same share at every precision.
+    All(f64),
+    /// A share per compute key; a key left out has none.
+    Per(ShareTable),
+}
+
+/// Shares keyed by compute precision, as [`Peaks`] keys its rates.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ShareTable {
+    /// FP64.
+    pub fp64: Option<f64>,
+    /// FP32.
+    pub fp32: Option<f64>,
+    /// TF32.
+    pub tf32: Option<f64>,
+    /// BF16.
+    pub bf16: Option<f64>,
+    /// FP16.
+    pub fp16: Option<f64>,
+    /// FP8.
+    pub fp8: Option<f64>,
+    /// FP6.
+    pub fp6: Option<f64>,
+    /// FP4.
+    pub fp4: Option<f64>,
+    /// INT8.
+    pub int8: Option<f64>,
+    /// INT4.
+    pub int4: Option<f64>,
+}
+
+impl Shares {
+    /// The share at compute key `key` (`bf16`), if the file gives one.
+    pub fn get(&self, key: &str) -> Option<f64> {
+        let t = match self {
+            Shares::All(v) => return Some(*v),
+            Shares::Per(t) => t,
+        };
+        match key {
+            "fp64" => t.fp64,
+            "fp32" => t.fp32,
+            "tf32" => t.tf32,
+            "bf16" => t.bf16,
+            "fp16" => t.fp16,
+            "fp8" => t.fp8,
+            "fp6" => t.fp6,
+            "fp4" => t.fp4,
+            "int8" => t.int8,
+            "int4" => t.int4,
+            _ => None,
+        }
+    }
+
+    /// Every (key, share) the file gives: `("", v)` for one number.
+    pub fn entries(&self) -> Vec<(&'static str, f64)> {
+        match self {
+            Shares::All(v) => vec![("", *v)],
+            Shares::Per(_) => [
+                "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4",
+            ]
+            .into_iter()
+            .filter_map(|k| self.get(k).map(|v| (k, v)))
+            .collect(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Shares {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Shares;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number, or a table of numbers by precision (bf16 = 0.9)")
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Shares, E> {
+                Ok(Shares::All(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Shares, E> {
+                Ok(Shares::All(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Shares, E> {
+                Ok(Shares::All(v as f64))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<Shares, A::Error> {
+                ShareTable::deserialize(serde::de::value::MapAccessDeserializer::new(m))
+                    .map(Shares::Per)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// Fixed GPU time of one kernel by class beyond the bytes it moves at

@@ -26,7 +26,7 @@ pub use execution::{Execution, Launch, MatrixUnit, Vendor};
 pub use fabric::{Link, Tier};
 pub use measured::{
     Achievable, AttentionEfficiency, BusEfficiency, Call, CollectiveProtocol, GemmTiling,
-    KernelFixed, PowerLimitFigures,
+    KernelFixed, PowerLimitFigures, ShareTable, Shares,
 };
 pub use memory::{Level, Memory, Scope};
 pub use package::{Calibration, Host, Package};

@@ -444,15 +444,19 @@ impl Hardware {
                         ),
                     );
                 }
-                if let Some(b) = f.gemm_burst_fraction
-                    && !(b > 0.0 && b <= 1.0)
-                {
-                    return err(
-                        "achievable.power-limit.gemm-burst-fraction",
-                        format!(
-                            "{b} is not a share of a GEMM's back-to-back time: expected a number above 0 and at most 1"
-                        ),
-                    );
+                for (key, b) in f.gemm_burst_fraction.iter().flat_map(|s| s.entries()) {
+                    if !(b > 0.0 && b <= 1.0) {
+                        let field = match key {
+                            "" => "achievable.power-limit.gemm-burst-fraction".to_string(),
+                            k => format!("achievable.power-limit.gemm-burst-fraction.{k}"),
+                        };
+                        return err(
+                            &field,
+                            format!(
+                                "{b} is not a share of a GEMM's back-to-back time: expected a number above 0 and at most 1"
+                            ),
+                        );
+                    }
                 }
                 if let Some(b) = f.attention_clock_exponent
                     && !(b > 0.0 && b <= 1.0)
