@@ -4,7 +4,9 @@ of validation/serving_fidelity.py's Model (bf16, all 32 layers, uniform
 routing drawn as serving_fidelity.py draws it) under torch.profiler after 3
 s of rest, every kernel summed by name, and the second layer's kernels in
 launch order; the same prefill timed eagerly and replayed from a CUDA
-graph (CUDA events, median of 3). The profiling helper is
+graph (CUDA events, median of 3); then decode steps at batch 1 and 32 over
+1,024 tokens, replayed from a graph under the profiler (the same kernels
+at a few rows an expert). The profiling helper is
 validation/prefill_ops_h200.py's.
 
     python3 validation/moe_prefill_ops_h200.py OUTDIR     # about 2 minutes
@@ -59,6 +61,31 @@ def main():
               f"{r['sm_clock_mean_mhz']} MHz", flush=True)
         for n, c, s in r["by_name"][:30]:
             print(f"  {c:5d} {s * 1e3:8.3f} ms  {n[:110]}", flush=True)
+        torch.cuda.empty_cache()
+    # Decode steps at context 1,024: the same kernels at a few rows an expert.
+    res["decode"] = []
+    T = 1024
+    for B in (1, 32):
+        kc, vc = sf.caches(M, B, T)
+        tok = torch.randint(0, M.m["V"], (B,), device="cuda")
+        pos = torch.tensor([T - 1], device="cuda")
+        M.set_route(B, seed=B * 7 + T)
+        f = lambda: M.decode_step(tok, kc, vc, pos)  # noqa: E731
+        f()
+        f()
+        torch.cuda.synchronize()
+        g = sf.graph_of(f)
+        for _ in range(2):
+            g.replay()
+        graph = sf.ev_time(g.replay, 10)
+        r = po.kernels_of(g.replay, M.m["L"])
+        res["decode"].append(dict(model="mixtral-8x7b", dtype="bf16", batch=B, context=T,
+                                  graph_s=graph[0], experts_touched_mean=M.touched, **r))
+        print(f"decode B={B}: graph {graph[0] * 1e3:.2f} ms, {r['kernels']} kernels, "
+              f"{r['device_s'] * 1e3:.2f} ms on the GPU", flush=True)
+        for n, c, s in r["by_name"][:24]:
+            print(f"  {c:5d} {s * 1e3:8.3f} ms  {n[:110]}", flush=True)
+        del g, kc, vc
         torch.cuda.empty_cache()
     proc.terminate()
     with open(os.path.join(OUT, "moe-prefill-ops.json"), "w") as f:

@@ -114,6 +114,7 @@ pub fn pricer(
     if strided_element_s.is_none() {
         missing.push("achievable.strided-element");
     }
+    let scatter_add_element_s = a.and_then(|a| a.scatter_add_element).map(|s| s.get());
     let power = crate::calc::step::power_limit::PowerLimit::of(hw, roof.peak, sustained);
     // A GEMM's share of its back-to-back time at rest, at its precision.
     let burst_at = |key: &str| match &power {
@@ -171,6 +172,7 @@ pub fn pricer(
         attention_sustained,
         precisions,
         strided_element_s,
+        scatter_add_element_s,
         gemm_burst,
         head,
     }

@@ -122,6 +122,7 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
         let k = moe.experts_per_token.get() as f64;
         let s = moe.shared_experts as f64;
         let mut bytes = act(ff, t * k);
+        // The routed experts' kernels are `routed-experts`'s.
         let mut kernels = 0.0;
         let mut strided = act_strided(ff, t * k, moe_layers);
         if s > 0.0 {
@@ -138,6 +139,32 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
         out.push(Op {
             strided,
             ..ew("expert-activation", moe_layers, kernels, bytes)
+        });
+        // Dispatch, per touched expert (formulas.md, expert dispatch): its
+        // rows gathered (read, write), its routing weights gathered, its
+        // output scaled by them (a broadcast: the strided path) and added
+        // back into the layer's output through atomics (read the rows,
+        // read and write the output), t x k rows of d in all. Its kernels
+        // are counted among `routed-experts`'.
+        let rd = t * k * d * moe_layers;
+        out.push(Op {
+            strided: [
+                Some(Strided {
+                    elements: rd,
+                    bytes: 2.0 * rd * STREAM_BYTES,
+                }),
+                None,
+            ],
+            scatter: Some(Strided {
+                elements: rd,
+                bytes: 3.0 * rd * STREAM_BYTES,
+            }),
+            ..ew(
+                "expert-dispatch",
+                moe_layers,
+                0.0,
+                7.0 * t * k * d * STREAM_BYTES,
+            )
         });
     }
     if cast {

@@ -101,6 +101,10 @@ pub struct Op {
     /// elementwise path, all repetitions: priced at the slower of their
     /// bytes and their elements at `achievable.strided-element`.
     pub strided: [Option<Strided>; 2],
+    /// Elements the op adds back through a scatter-add (all repetitions):
+    /// priced at the slower of their bytes and their elements at
+    /// `achievable.scatter-add-element`.
+    pub scatter: Option<Strided>,
 }
 
 /// One kernel kind of an elementwise op on the strided path: the elements
@@ -149,6 +153,7 @@ impl Op {
             copies: 0.0,
             copy_bytes: 0.0,
             strided: [None, None],
+            scatter: None,
         }
     }
 
@@ -186,6 +191,7 @@ impl Op {
             copies: 0.0,
             copy_bytes: 0.0,
             strided: [None, None],
+            scatter: None,
         }
     }
 
@@ -332,7 +338,11 @@ pub const MOE_ROUTING_KERNELS: f64 = 4.0;
 /// Kernels per touched expert in a PyTorch forward that loops over the
 /// experts: gather its rows, gate/up, SiLU, times up, down, gather the
 /// routing weights, scale, scatter-add back. A grouped-GEMM engine launches
-/// fewer; `--kernels` overrides the total.
+/// fewer; `--kernels` overrides the total. Each pays the fixed time of a
+/// GEMM call (`routed-experts`): the small-index gather and scatter-add
+/// kernels PyTorch runs at a few rows an expert take 2 to 6 us
+/// (validation/h200-moe-prefill-ops.json, decode); the activation's and
+/// the dispatch's bytes are `expert-activation`'s and `expert-dispatch`'s.
 pub const KERNELS_PER_TOUCHED_EXPERT: f64 = 8.0;
 
 /// A feed-forward's GEMMs: gate and up fused (or up alone when not gated),

@@ -76,6 +76,9 @@ pub struct Pricer {
     /// strided (non-vectorized) path, seconds, if the file has it
     /// (`achievable.strided-element`).
     pub strided_element_s: Option<f64>,
+    /// The GPU's time per element of a scatter-add, seconds, if the file
+    /// has it (`achievable.scatter-add-element`).
+    pub scatter_add_element_s: Option<f64>,
     /// The board's power limit over a step, where the file has its
     /// figures: it replaces the sustained-or-burst rule.
     pub power: Option<PowerLimit>,
@@ -642,7 +645,11 @@ impl Pricer {
                         .sum(),
                     None => 0.0,
                 };
-                let m = bytes / bw + strided;
+                let scatter = match (self.scatter_add_element_s, op.scatter) {
+                    (Some(ps), Some(s)) => (s.elements / n * ps - s.bytes / n / bw).max(0.0),
+                    _ => 0.0,
+                };
+                let m = bytes / bw + strided + scatter;
                 (c, m, c.max(m))
             }
         };

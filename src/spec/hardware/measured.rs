@@ -52,6 +52,12 @@ pub struct Achievable {
     /// (formulas.md, "Achievable: a forward operation by operation",
     /// strided kernels).
     pub strided_element: Option<Seconds>,
+    /// The GPU's time per element of a scatter-add (`index_add_`: a
+    /// mixture-of-experts forward adding each expert's rows back into the
+    /// output), which adds through atomics: such a kernel runs at this
+    /// rate when it is slower than streaming its bytes (formulas.md,
+    /// "Achievable: a forward operation by operation", expert dispatch).
+    pub scatter_add_element: Option<Seconds>,
     /// Dense matmul rates a long compute-bound loop holds under the
     /// board's power limit, per precision (the clock drops below its
     /// boost; the source names the clock and power seen). With
