@@ -854,6 +854,39 @@ mod prefill_tests {
     const BW: f64 = 4202.7e9; // achievable.hbm-bandwidth
 
     #[test]
+    fn expert_dispatch_by_hand() {
+        // Mixtral-8x7B, 2,048 tokens, top 2 of 8, d = 4,096, 32 layers:
+        // r = 2,048 x 2 x 4,096 x 32 routed elements; 7 x r x 2 bytes
+        // streamed, the scale's r elements at 2.77 ps (its 2 x r x 2 bytes
+        // counted once), the scatter-add's r at 7.92 ps (its 3 x r x 2).
+        let cat = Catalog::default();
+        let m = cat.model("mixtral-8x7b", &[]).unwrap();
+        let hw = cat.hardware("h200-sxm", &[]).unwrap();
+        let c = Choices {
+            dtype: None,
+            activations: None,
+            kv_dtype: None,
+            launch: Some("none"),
+            kernels: None,
+        };
+        let s = decode::setup(&m, &hw, Mode::Achievable, c).unwrap();
+        let shape = Shape {
+            batch: 1,
+            new: 2048,
+            past: 0,
+            lm_head_tokens: 1,
+        };
+        let p = decode::timed(&m, &s, shape).unwrap().priced.unwrap();
+        let r = 2048.0 * 2.0 * 4096.0 * 32.0;
+        let by_hand = 7.0 * r * 2.0 / BW
+            + (r * 2.77e-12 - 2.0 * r * 2.0 / BW)
+            + (r * 7.92e-12 - 3.0 * r * 2.0 / BW);
+        let d = p.op("expert-dispatch").unwrap();
+        assert!((d.time_s - by_hand).abs() < 1e-9, "{} {by_hand}", d.time_s);
+        assert!((by_hand - 6.25e-3).abs() < 0.01e-3);
+    }
+
+    #[test]
     fn the_gated_activation_runs_at_the_strided_element_rate() {
         // SiLU over the gate half and its product with the up half, 2,048
         // x 14,336 elements each a layer: each the slower of its bytes (4
