@@ -160,12 +160,12 @@ mod tests {
     /// Four requests at unit-rate arrivals 1, 2, 3, 4 s with 10, 20, 30
     /// and 40 output tokens, two a run (so rd decode replicas take 2 rd,
     /// at most 4), routing draws 0.1, 0.6, 0.4, 0.9, at 2 requests a
-    /// second. By hand: rd = 1 runs the first two on both pools: (2 - 1) /
-    /// 30 / 2 = 1/60 s a token. rd = 2 runs all four through prefill: (4 -
-    /// 1) / 100 / 2 = 0.015; the draws below 1/2 go to the decode replica
-    /// followed, the first and third: (3 - 1) / 40 / 2 = 0.025. rd = 3:
-    /// only the first draw is below 1/3 (0.4 x 3 = 1.2), one request, no
-    /// span: 0.
+    /// second. By hand: rd = 1 runs the first two on both pools, (2 - 1) /
+    /// 30 / 2 = 1/60 s a token. rd = 2 runs all four through prefill,
+    /// (4 - 1) / 100 / 2 = 0.015; the draws below 1/2 go to the decode
+    /// replica followed, the first and third, (3 - 1) / 40 / 2 = 0.025.
+    /// rd = 3: only the first draw is below 1/3 (0.4 x 3 = 1.2), one
+    /// request, no span: 0.
     #[test]
     fn spans_by_hand() {
         let long = [req(1.0, 10), req(2.0, 20), req(3.0, 30), req(4.0, 40)];
