@@ -1,10 +1,12 @@
 //! Benchmarks of `fleet`'s search, aggregated and disaggregated pools
 //! together (issue 20's speed targets): Llama-3.1-70B on H200s and B200s
-//! within 64 devices (the issue's example), and DeepSeek-V3 in fp8 on
+//! within 64 devices (the issue's example), by devices and by cost;
+//! Llama-3-8B on one H200 by each objective; and DeepSeek-V3 in fp8 on
 //! H200s within 1,024, each search and its report.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use roofline::calc::fleet::{FleetInputs, search};
+use roofline::calc::fleet::{FleetInputs, Objective, search};
+use roofline::calc::power::Prices;
 use roofline::catalog::Catalog;
 use roofline::spec::hardware::Mode;
 use serde_json::json;
@@ -36,6 +38,43 @@ fn searches(c: &mut Criterion) {
                 .unwrap()
         })
     });
+    // The same search ranked by cost (formulas.md, "Fleet: disaggregated
+    // pools", floors), and Llama-3-8B on one part by cost.
+    let mut cost = i.clone();
+    cost.options.objective = Some(Objective::Cost);
+    // A device-hour price only: the B200 file has no board-power figures
+    // for an energy bill.
+    cost.prices = Prices {
+        device_hour: Some(2.5),
+        kwh: None,
+        pue: 1.0,
+    };
+    g.bench_function("llama-3.1-70b h200-sxm,b200 64 devices by cost", |b| {
+        b.iter(|| {
+            search::search(black_box(&llama), &parts, &cost, Mode::SpeedOfLight)
+                .unwrap()
+                .report(false)
+                .unwrap()
+        })
+    });
+    let small = cat.model("llama-3-8b", &[]).unwrap();
+    let one = [cat.hardware("h200-sxm", &[]).unwrap()];
+    let mut i8 = inputs(json!({
+        "rate": "20/s", "prompt": 1024, "output": 200,
+        "slo-ttft": "2s", "slo-tpot": "30ms",
+        "price": "3.50/h", "energy-price": "0.12/kWh"
+    }));
+    for o in [Objective::Devices, Objective::Cost, Objective::Energy] {
+        i8.options.objective = Some(o);
+        g.bench_function(format!("llama-3-8b h200-sxm by {}", o.as_str()), |b| {
+            b.iter(|| {
+                search::search(black_box(&small), &one, &i8, Mode::SpeedOfLight)
+                    .unwrap()
+                    .report(false)
+                    .unwrap()
+            })
+        });
+    }
     let ds = cat.model("deepseek-v3", &[]).unwrap();
     let h200 = [cat.hardware("h200-sxm", &[]).unwrap()];
     let i = inputs(json!({

@@ -11,6 +11,7 @@
 //!
 //! Rooms: [`search`] (candidates and the replica search), [`report`].
 
+mod floors;
 pub mod pools;
 pub mod report;
 pub mod search;

@@ -28,7 +28,7 @@ use crate::units;
 use std::collections::HashMap;
 
 /// The most requests one coupled run sends through the prefill pool.
-const MOST_REQUESTS: usize = 100_000;
+pub(super) const MOST_REQUESTS: usize = 100_000;
 /// Times the coupled run may add a prefill replica when the decode side's
 /// slower fabric pushes TTFT past its target.
 const PREFILL_BUMPS: u64 = 4;
@@ -140,6 +140,7 @@ fn prefill_energy(
 pub(super) fn search(
     sh: &Shared,
     found: &mut Vec<u64>,
+    scores: &mut Vec<f64>,
     runs: &mut u64,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Candidate>> {
@@ -334,6 +335,24 @@ pub(super) fn search(
     // 2. Every decode pool beside each prefill pool.
     let mut long: Vec<Request> = sh.base.to_vec();
     let n = sh.base.len();
+    // Under cost and energy, the floors of each coupled run's spans
+    // (formulas.md, "Fleet: disaggregated pools"): every run is a prefix
+    // of the same stream, so it is drawn once, as long as the longest.
+    let spans = (objective != super::Objective::Devices && !sh.i.options.exhaustive).then(|| {
+        let most = super::floors::want(n, sh.max_devices, MOST_REQUESTS);
+        let mut rng = Random::new(w.seed);
+        long = arrivals::requests(
+            &Arrivals::Poisson(1.0),
+            most as u64,
+            &w.prompt,
+            &w.output,
+            &mut rng,
+        );
+        super::floors::SpanFloors::new(&long, n, MOST_REQUESTS, w.seed, sh.max_devices, sh.rate)
+    });
+    // The best split plan's score so far: a candidate that could still be
+    // it is simulated even when the five best are better.
+    let mut best_split: Option<f64> = None;
     for c in &choices {
         let (ph, ps) = (&sh.hws[c.hw], &setups[c.hw]);
         let prep = Replica::new(ps, c.layout)?;
@@ -498,6 +517,38 @@ pub(super) fn search(
                         out.push(x);
                         continue;
                     }
+                    // Under cost and energy: the floor at every replica
+                    // count the search may reach.
+                    let floor = spans.as_ref().and_then(|fl| {
+                        let pre_idle = ppower.as_ref().ok().map(|p| p.idle_w);
+                        let dec_idle = dpower.as_ref().ok().map(|p| p.idle_w);
+                        (bound..=most)
+                            .map(|rd| {
+                                let (p, d) = fl.at(rd)?;
+                                let (pre_s, dec_s) = (pre_devices as f64 * p, size as f64 * d);
+                                let energy =
+                                    pre_idle.zip(dec_idle).map(|(a, b)| a * pre_s + b * dec_s);
+                                objective.floor(0, pre_s + dec_s, energy, &sh.i.prices)
+                            })
+                            .try_fold(f64::INFINITY, |m, f| f.map(|f| m.min(f)))
+                    });
+                    if let Some(f) = floor
+                        && scores.len() >= sh.keep
+                        && f > scores[sh.keep - 1]
+                        && best_split.is_some_and(|b| f > b)
+                    {
+                        x.verdict = Verdict::Breaks {
+                            why: format!(
+                                "{}: at least {} (idle power over each pool's arrival span), worse than the {} best found and the best disaggregated plan found",
+                                objective.as_str(),
+                                objective.show(f),
+                                sh.keep
+                            ),
+                            margin: None,
+                        };
+                        out.push(x);
+                        continue;
+                    }
                     let dcfg = Config {
                         max_tokens: tokens,
                         max_seqs: cap,
@@ -514,8 +565,7 @@ pub(super) fn search(
                         Default::default();
                     let mut check =
                         |rd: u64, full: bool, runs: &mut u64| -> Result<Option<Summary>> {
-                            let want =
-                                (n.saturating_mul(rd as usize)).clamp(n, MOST_REQUESTS.max(n));
+                            let want = super::floors::want(n, rd, MOST_REQUESTS);
                             if long.len() < want {
                                 let mut rng = Random::new(w.seed);
                                 long = arrivals::requests(
@@ -631,6 +681,10 @@ pub(super) fn search(
                     if objective == super::Objective::Devices {
                         found.push(score as u64);
                         found.sort_unstable();
+                    } else {
+                        scores.push(score);
+                        scores.sort_by(f64::total_cmp);
+                        best_split = Some(best_split.map_or(score, |b| b.min(score)));
                     }
                     out.push(x);
                 }

@@ -726,7 +726,8 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         budgets: budgets.as_deref(),
         keep: KEEP,
     };
-    // Pools prune by devices only under the devices objective.
+    let mut scores = found.clone();
+    // Pools prune by devices under the devices objective.
     let mut found: Vec<u64> = if objective == Objective::Devices {
         found.iter().map(|f| *f as u64).collect()
     } else {
@@ -737,8 +738,14 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         ));
         Vec::new()
     };
+    // Under cost and energy the split plans prune by the scores found
+    // (formulas.md, "Fleet: disaggregated pools").
     candidates.extend(super::pools::search(
-        &shared, &mut found, &mut runs, &mut notes,
+        &shared,
+        &mut found,
+        &mut scores,
+        &mut runs,
+        &mut notes,
     )?);
     // With --objective energy or cost, those that meet rank by it first;
     // then fewest

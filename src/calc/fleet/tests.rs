@@ -330,3 +330,111 @@ fn pruning_by_floors_keeps_the_five_best() {
         assert!(few < many, "{objective:?}: {few} runs pruned vs {many}");
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(6))]
+    /// The split plans' floors (formulas.md, "Fleet: disaggregated pools",
+    /// floors) never exceed what the coupled runs give: for every split
+    /// plan that meets, searched without pruning, its device-seconds and
+    /// joules per output token at its own replica counts are at least the
+    /// floors' there.
+    #[test]
+    fn split_floors_never_exceed_the_runs(
+        rate in 2.0f64..40.0,
+        prompt in 256u64..4096,
+        output in 16u64..256,
+        requests in 100u64..300,
+        seed in 0u64..1000,
+    ) {
+        let cat = Catalog::default();
+        let m = cat.model("llama-3-8b", &[]).unwrap();
+        let hw = cat.hardware("h200-sxm", &[]).unwrap();
+        let mut i = inputs(rate, "2s", "30ms");
+        i.sim.prompt = Some(dist::parse(&prompt.to_string()).unwrap());
+        i.sim.output = Some(dist::parse(&output.to_string()).unwrap());
+        i.sim.requests = Some(Count(requests));
+        i.sim.seed = Some(Count(seed));
+        i.options.max_devices = Some(Count(8));
+        i.options.caps = Some("16,64".into());
+        i.options.exhaustive = true;
+        let f = search(&m, std::slice::from_ref(&hw), &i, Mode::SpeedOfLight).unwrap();
+        let n = requests as usize;
+        let most = super::pools::MOST_REQUESTS;
+        let long = crate::calc::simulate::arrivals::requests(
+            &crate::calc::simulate::arrivals::Arrivals::Poisson(1.0),
+            super::floors::want(n, 8, most) as u64,
+            &f.workload.prompt,
+            &f.workload.output,
+            &mut dist::Random::new(seed),
+        );
+        let fl = super::floors::SpanFloors::new(&long, n, most, seed, 8, rate);
+        let idle = crate::calc::power::PowerModel::of(&hw, "bf16").unwrap().idle_w;
+        let mut checked = 0;
+        for c in &f.candidates {
+            let (Verdict::Meets { .. }, Some(p), Some(e)) = (&c.verdict, &c.prefill, &c.energy)
+            else {
+                continue;
+            };
+            let (pre, dec) = fl.at(c.layout.dp).unwrap();
+            let s = p.layout.devices() as f64 * pre + (c.layout.tp * c.layout.pp) as f64 * dec;
+            let dst = e.device_s_per_token().unwrap();
+            let j = e.per_token_j().unwrap();
+            proptest::prop_assert!(s > 0.0 && s <= dst, "{s} > {dst}: {c:?}");
+            proptest::prop_assert!(idle * s <= j, "{} > {j}: {c:?}", idle * s);
+            checked += 1;
+        }
+        proptest::prop_assert!(checked > 0, "no split plan met");
+    }
+}
+
+/// Under cost and energy the split plans prune by their floors too; the
+/// five best plans of either kind, and the best split plan, are the same
+/// as without pruning.
+#[test]
+fn split_pruning_keeps_the_five_best_and_the_best_split() {
+    let cat = Catalog::default();
+    let m = cat.model("llama-3-8b", &[]).unwrap();
+    let hw = cat.hardware("h200-sxm", &[]).unwrap();
+    let prices = crate::calc::power::Prices {
+        device_hour: Some(3.5),
+        kwh: Some(0.12),
+        pue: 1.0,
+    };
+    for objective in [Objective::Energy, Objective::Cost] {
+        let mut i = inputs(20.0, "2s", "30ms");
+        i.options.caps = Some("16,64".into());
+        i.options.objective = Some(objective);
+        i.prices = prices;
+        let top = |exhaustive: bool| {
+            let mut i = i.clone();
+            i.options.exhaustive = exhaustive;
+            let f = search(&m, std::slice::from_ref(&hw), &i, Mode::SpeedOfLight).unwrap();
+            let key = |c: &super::Candidate| {
+                let score = objective
+                    .score(c.devices(), c.energy.as_ref().unwrap(), &prices)
+                    .unwrap();
+                (
+                    c.layout,
+                    c.prefill.clone().map(|p| p.layout),
+                    c.max_seqs,
+                    score,
+                )
+            };
+            let meets: Vec<_> = f
+                .candidates
+                .iter()
+                .filter(|c| matches!(c.verdict, Verdict::Meets { .. }))
+                .collect();
+            let best: Vec<_> = meets.iter().take(5).map(|c| key(c)).collect();
+            let split = meets.iter().find(|c| c.prefill.is_some()).map(|c| key(c));
+            (best, split, f.runs)
+        };
+        let (pruned, split, few) = top(false);
+        let (all, all_split, many) = top(true);
+        assert_eq!(pruned.len(), 5, "{objective:?}");
+        assert_eq!(pruned, all, "{objective:?}");
+        assert!(split.is_some(), "{objective:?}");
+        assert_eq!(split, all_split, "{objective:?}");
+        assert!(few < many, "{objective:?}: {few} runs pruned vs {many}");
+    }
+}

@@ -115,6 +115,20 @@ pub fn run_prefill<C: StepCost>(
     Ok(sim.finish())
 }
 
+/// Routing among decode replicas draws from its own stream, apart from
+/// the lengths' and the prefill pool's: one draw a request when there are
+/// two replicas or more.
+pub fn route_stream(seed: u64) -> Random {
+    Random::new(seed ^ 0x5851_f42d_4c95_7f2d)
+}
+
+/// Whether a request whose routing draw is `u` (uniform on [0, 1)) goes to
+/// the first of `r` decode replicas (`Random::below(r) == 0`): true for
+/// every `r` up to some largest one, since `u r` only grows with `r`.
+pub fn routed_first(u: f64, r: u64) -> bool {
+    r <= 1 || ((u * r as f64) as u64).min(r - 1) == 0
+}
+
 /// The decode pool's run: which requests it served and how.
 pub struct Decoded {
     /// Each request served, joined across both pools (arrival at the
@@ -145,14 +159,12 @@ pub fn run_decode<C: StepCost>(
     abort: Option<Target>,
     timeline: bool,
 ) -> Result<Option<Decoded>> {
-    // Routing among decode replicas draws from its own stream, apart from
-    // the lengths' and the prefill pool's.
-    let mut route = Random::new(seed ^ 0x5851_f42d_4c95_7f2d);
+    let mut route = route_stream(seed);
     let mut kept: Vec<usize> = Vec::with_capacity(reqs.len());
     for k in 0..reqs.len() {
         if let Some(r) = only
             && r > 1
-            && route.below(r) != 0
+            && !routed_first(route.unit(), r)
         {
             continue;
         }
