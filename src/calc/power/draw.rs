@@ -161,13 +161,8 @@ pub fn step_work(step: &crate::calc::step::Step, k: f64) -> impl Iterator<Item =
         time_s: 0.0,
         flops: op.flops * k,
         bytes: op.bytes() * k,
-        strided: strided_elements(op) * k,
+        strided: op.strided_elements() * k,
     })
-}
-
-/// Elements `op` computes on the strided elementwise path.
-fn strided_elements(op: &crate::calc::step::Op) -> f64 {
-    op.strided.iter().flatten().map(|s| s.elements).sum()
 }
 
 /// The draw of a forward step: operation by operation where it was priced
@@ -186,7 +181,7 @@ pub fn of_timed(pm: &PowerModel, t: &crate::calc::decode::Timed) -> Draw {
                     time_s: ot.time_s,
                     flops: op.flops,
                     bytes: op.bytes(),
-                    strided: strided_elements(op),
+                    strided: op.strided_elements(),
                 }),
         ),
         None => pm.draw(t.total_s, t.step.flops(), t.step.bytes()),

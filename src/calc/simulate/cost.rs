@@ -227,8 +227,7 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
                 .ops
                 .iter()
                 .chain(&st.extra)
-                .flat_map(|o| o.strided.iter().flatten())
-                .map(|s| s.elements)
+                .map(Op::strided_elements)
                 .sum(),
             comm: None,
         }

@@ -195,6 +195,11 @@ impl Op {
         }
     }
 
+    /// Elements the op computes on the strided elementwise path.
+    pub fn strided_elements(&self) -> f64 {
+        self.strided.iter().flatten().map(|s| s.elements).sum()
+    }
+
     /// Every byte the op moves.
     pub fn bytes(&self) -> f64 {
         self.weight_bytes + self.kv_read_bytes + self.kv_write_bytes + self.activation_bytes

@@ -829,8 +829,18 @@ mod prefill_tests {
         act: Option<&str>,
         sets: &[&str],
     ) -> (super::Priced, super::Pricer) {
+        prefill_of("llama-3-8b", dtype, act, sets)
+    }
+
+    /// [`prefill_at`] of model `model`.
+    fn prefill_of(
+        model: &str,
+        dtype: Option<&str>,
+        act: Option<&str>,
+        sets: &[&str],
+    ) -> (super::Priced, super::Pricer) {
         let cat = Catalog::default();
-        let m = cat.model("llama-3-8b", &[]).unwrap();
+        let m = cat.model(model, &[]).unwrap();
         let sets: Vec<Set> = sets.iter().map(|s| s.parse().unwrap()).collect();
         let hw = cat.hardware("h200-sxm", &sets).unwrap();
         let c = Choices {
@@ -859,24 +869,7 @@ mod prefill_tests {
         // r = 2,048 x 2 x 4,096 x 32 routed elements; 7 x r x 2 bytes
         // streamed, the scale's r elements at 2.77 ps (its 2 x r x 2 bytes
         // counted once), the scatter-add's r at 7.92 ps (its 3 x r x 2).
-        let cat = Catalog::default();
-        let m = cat.model("mixtral-8x7b", &[]).unwrap();
-        let hw = cat.hardware("h200-sxm", &[]).unwrap();
-        let c = Choices {
-            dtype: None,
-            activations: None,
-            kv_dtype: None,
-            launch: Some("none"),
-            kernels: None,
-        };
-        let s = decode::setup(&m, &hw, Mode::Achievable, c).unwrap();
-        let shape = Shape {
-            batch: 1,
-            new: 2048,
-            past: 0,
-            lm_head_tokens: 1,
-        };
-        let p = decode::timed(&m, &s, shape).unwrap().priced.unwrap();
+        let (p, _) = prefill_of("mixtral-8x7b", None, None, &[]);
         let r = 2048.0 * 2.0 * 4096.0 * 32.0;
         let by_hand = 7.0 * r * 2.0 / BW
             + (r * 2.77e-12 - 2.0 * r * 2.0 / BW)
