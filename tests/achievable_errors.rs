@@ -4,7 +4,7 @@
 //! the host probe's files, `validation/h200-host-probe-*.json`), and must match
 //! within half a point. When the model changes, rewrite the table with
 //!
-//!     ROOFLINE_WRITE_ERRORS=1 cargo test --test achievable_errors
+//!     ROOFLINE_WRITE_ERRORS=1 cargo test --test suite achievable_errors
 //!
 //! and review the diff (the notes every `--achievable` answer prints quote
 //! it).
@@ -31,7 +31,7 @@ const GEMMS: &str = "validation/calibrate-h200.csv";
 /// Tensor-parallel steps on two H200s (validation/tp_h200.py).
 const TP: &str = "validation/h200-tp2.json";
 /// NCCL between two H200s over NVLink (the ground measurements).
-const NCCL: &str = "../shared/ground/h200-measured.json";
+const NCCL: &str = "tests/data/ground/h200-measured.json";
 
 struct Computed {
     answer: &'static str,
@@ -252,7 +252,7 @@ fn render(c: &[Computed], date: &str) -> String {
          # --achievable answer quotes its entry (a part or kind without one says\n\
          # \"not validated on this part\"). tests/achievable_errors.rs recomputes each\n\
          # entry with the current model; rewrite this file with\n\
-         #   ROOFLINE_WRITE_ERRORS=1 cargo test --test achievable_errors\n",
+         #   ROOFLINE_WRITE_ERRORS=1 cargo test --test suite achievable_errors\n",
     );
     for x in c {
         let (n, med, worst) = stats(x.errors.clone());
@@ -311,7 +311,7 @@ fn the_table_matches_the_measurements_under_the_current_model() {
             || (e.worst_error - worst).abs() > 0.005;
         assert!(
             !stale,
-            "{path}: h200-sxm {} says {} points, median {:.4}, worst {:.4}; the model now gives {n}, {med:.4}, {worst:.4}. Rewrite it: ROOFLINE_WRITE_ERRORS=1 cargo test --test achievable_errors",
+            "{path}: h200-sxm {} says {} points, median {:.4}, worst {:.4}; the model now gives {n}, {med:.4}, {worst:.4}. Rewrite it: ROOFLINE_WRITE_ERRORS=1 cargo test --test suite achievable_errors",
             c.answer, e.points, e.median_error, e.worst_error
         );
     }

@@ -574,7 +574,7 @@ fn gemms_of_another_day_held_out() {
 
 #[test]
 fn nccl_of_a_mebibyte_or_more_within_10_percent() {
-    let d = file("../shared/ground/h200-measured.json");
+    let d = file("tests/data/ground/h200-measured.json");
     let kind = |op: &str| match op {
         "all_reduce" => "all-reduce",
         "all_gather" => "all-gather",

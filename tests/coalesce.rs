@@ -4,7 +4,7 @@
 //! measurements; bad input; snapshots; and properties of `coalesce::cost`
 //! over any input.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;

@@ -4,7 +4,7 @@
 //! scale-up-domain golden cases (../shared/golden/seed_cases.toml), each
 //! named by its id.
 
-mod common;
+use crate::common;
 use common::{check, check_si};
 use roofline::calc::collective::{self, CollectiveInputs, Fabric, Kind};
 use roofline::catalog::Catalog;
@@ -185,16 +185,16 @@ fn torus_uses_both_directions_of_every_axis() {
     assert!(e.contains("at most 9,216"), "hw-tpu7x-pod-chips: {e}");
 }
 
-/// The NCCL rows of ../shared/ground/h200-measured.json: (op, bytes per
+/// The NCCL rows of tests/data/ground/h200-measured.json (a copy of the ground file): (op, bytes per
 /// rank, seconds), two H200s over NVLink, measured on H200, 2026-11-29.
 fn measured() -> Vec<(Kind, f64, f64, bool)> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/ground/h200-measured.json"
+        "/tests/data/ground/h200-measured.json"
     );
     let small = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/ground/nccl-small-2gpu.json"
+        "/tests/data/ground/nccl-small-2gpu.json"
     );
     let kind = |op: &str| match op {
         "all_reduce" => Kind::AllReduce,

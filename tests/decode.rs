@@ -4,7 +4,7 @@
 //! public tools' pitfalls, and the H200 measurements: the speed of light
 //! must lie below every one.
 
-mod common;
+use crate::common;
 use common::{check, check_flagged, check_si, golden};
 use roofline::calc::decode::{self, DecodeCost, DecodeInputs, float_max_normal};
 use roofline::calc::point::{self, PointInputs};

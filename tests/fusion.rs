@@ -4,7 +4,7 @@
 //! any input. Expected values and tolerances are the golden file's; each
 //! check names its case id.
 
-mod common;
+use crate::common;
 use common::check;
 use proptest::prelude::*;
 use roofline::calc::fusion::{self, ChainInputs, EpilogueInputs, FusionCost, SoftmaxInputs};

@@ -6,7 +6,7 @@
 //! tolerance. A case no command or library call computes is listed in
 //! `SKIPPED` with the reason; no case is both.
 
-mod common;
+use crate::common;
 use common::cases;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -2,7 +2,7 @@
 //! (../shared/golden/seed_cases.toml; expected values and tolerances are the
 //! golden file's), the H200's usable memory, paging and bad input.
 
-mod common;
+use crate::common;
 use common::{check, check_flagged, check_si, golden, num};
 use roofline::calc::kv::{self, KvCost, KvInputs, MemorySource};
 use roofline::catalog::Catalog;

@@ -6,7 +6,7 @@
 //! names its case id. Cases marked `inconsistent` assert the right number
 //! (`computed`) and are listed in docs/errata.md.
 
-mod common;
+use crate::common;
 use common::{check, cli_json, json_num};
 use proptest::prelude::*;
 use roofline::calc::launch::{self, LaunchCost, LaunchInputs, LaunchMode, OverheadSource};

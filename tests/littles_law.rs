@@ -3,7 +3,7 @@
 //! tests/data/golden/seed_cases.toml; the H200 measurements; bad input;
 //! snapshots; and properties of `littles_law::cost` over any input.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;

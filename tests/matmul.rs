@@ -7,7 +7,7 @@
 //! two lists honest. The last tests pin bugs fixed in the typed-cost
 //! conversion (checked arithmetic, the tile table's tensor-core cap).
 
-mod common;
+use crate::common;
 use common::{check, check_si};
 use roofline::calc::matmul::{self, MatmulCost, MatmulInputs, Tiles};
 use roofline::catalog::Catalog;

@@ -5,7 +5,7 @@
 //! tests/data/golden/seed_cases.toml, never re-typed), bad data, snapshots
 //! of the report and properties of `occupancy::cost` over any input.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;

@@ -4,7 +4,7 @@
 //! by id, memory and communication sharding, invalid layouts, the search
 //! and disaggregation.
 
-mod common;
+use crate::common;
 use common::check;
 use roofline::calc::collective::{Fabric, Kind};
 use roofline::calc::plan::{self, Objective, PlanInputs, Setup};

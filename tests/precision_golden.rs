@@ -7,7 +7,7 @@
 //! `int4` counts its group scales too (4.125 bits), a convention listed in
 //! docs/errata.md. KIVI's 2-bit cache is asserted in tests/kv.rs.
 
-mod common;
+use crate::common;
 use common::{check, check_flagged, check_si, golden};
 use roofline::precision::lookup;
 

@@ -3,7 +3,7 @@
 //! are the golden file's) and issue 9's FLOP formula; chunked prefill; bad
 //! input.
 
-mod common;
+use crate::common;
 use common::{check, check_si, num};
 use roofline::calc::prefill::{self, PrefillCost, PrefillInputs};
 use roofline::calc::roof::Bound;

@@ -2,7 +2,7 @@
 //! 4, 000 §1.2 and §6.2) by golden id, expected values and tolerances from
 //! tests/data/golden/seed_cases.toml; snapshots of its report.
 
-mod common;
+use crate::common;
 
 use common::*;
 use roofline::calc::point::{self, PointCost, PointInputs};

@@ -2,7 +2,7 @@
 //! states, slowed by the coalescing efficiency the tool computes for a
 //! stride-32 fp32 read.
 
-mod common;
+use crate::common;
 use common::{check, golden};
 use roofline::calc::coalesce::{Access, Granularity, counts};
 

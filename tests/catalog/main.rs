@@ -7,8 +7,7 @@
 //! is covered or skipped). This file holds the helpers; each module beside
 //! it is one theme.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 mod hierarchy;
 mod measured;
 mod models;
