@@ -1,5 +1,5 @@
-//! Embeds the built-in catalog: every `hardware/*.toml`, `models/*.toml`
-//! and `scenarios/*.toml` becomes an `(id, text)` pair in the binary, so
+//! Embeds the built-in catalog: every `hardware/*.toml`, `models/*.toml`,
+//! `scenarios/*.toml` and `engines/*.toml` becomes an `(id, text)` pair in the binary, so
 //! adding a data file needs no code change.
 //!
 //! A hardware or model file also gets a JSON copy made here, read at run
@@ -22,6 +22,7 @@ enum Kind {
     Hardware,
     Model,
     Scenario,
+    Engine,
 }
 
 fn table(dir: &str, kind: Kind) -> String {
@@ -41,6 +42,10 @@ fn table(dir: &str, kind: Kind) -> String {
             .and_then(|s| s.to_str())
             .expect("utf-8 file name");
         let text = format!("include_str!({:?})", p.display().to_string());
+        if kind == Kind::Engine {
+            writeln!(out, "    ({id:?}, {text}, None),").expect("write to string");
+            continue;
+        }
         if kind == Kind::Scenario {
             writeln!(out, "    ({id:?}, {text}),").expect("write to string");
             continue;
@@ -127,10 +132,11 @@ fn has_path(doc: &toml::Table, path: &str, kind: Kind) -> bool {
 fn main() {
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let code = format!(
-        "/// Built-in hardware files: (id, TOML text, JSON copy).\npub static HARDWARE: &[(&str, &str, Option<&str>)] = {};\n/// Built-in model files: (id, TOML text, JSON copy).\npub static MODELS: &[(&str, &str, Option<&str>)] = {};\n/// Built-in scenarios: (name, TOML text).\npub static SCENARIOS: &[(&str, &str)] = {};\n",
+        "/// Built-in hardware files: (id, TOML text, JSON copy).\npub static HARDWARE: &[(&str, &str, Option<&str>)] = {};\n/// Built-in model files: (id, TOML text, JSON copy).\npub static MODELS: &[(&str, &str, Option<&str>)] = {};\n/// Built-in scenarios: (name, TOML text).\npub static SCENARIOS: &[(&str, &str)] = {};\n/// Built-in engine files: (id, TOML text, no JSON copy).\npub static ENGINES: &[(&str, &str, Option<&str>)] = {};\n",
         table("hardware", Kind::Hardware),
         table("models", Kind::Model),
-        table("scenarios", Kind::Scenario)
+        table("scenarios", Kind::Scenario),
+        table("engines", Kind::Engine)
     );
     std::fs::write(Path::new(&out).join("builtin.rs"), code).expect("write builtin.rs");
 }

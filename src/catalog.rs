@@ -5,6 +5,7 @@
 
 use crate::error::{Error, Result, nearest};
 use crate::spec::Origin;
+use crate::spec::engine::Engine;
 use crate::spec::hardware::Hardware;
 use crate::spec::model::Model;
 use crate::spec::overrides::{self, Set};
@@ -127,6 +128,10 @@ pub struct Catalog {
     /// Model files given as text, as (id, text): TOML, or a Hugging Face
     /// `config.json` when the id ends in `.json`.
     pub model_texts: Vec<(String, String)>,
+    /// Extra engine folders (`--engine-dir`, `ROOFLINE_ENGINE_DIR`).
+    pub engine_dirs: Vec<PathBuf>,
+    /// Engine files given as text, as (id, TOML text).
+    pub engine_texts: Vec<(String, String)>,
 }
 
 /// The id among `ids` a mistyped `wanted` most likely means. Ids are
@@ -237,6 +242,74 @@ impl Catalog {
             &self.model_dirs,
             &self.dir_names,
         )
+    }
+
+    /// Engine entries: built-in, then the user's folders.
+    pub fn engine_entries(&self) -> Result<Vec<Entry>> {
+        entries(
+            builtin::ENGINES,
+            &self.engine_texts,
+            &self.engine_dirs,
+            &self.dir_names,
+        )
+    }
+
+    /// Loads an engine by id or path, applying the `--set engine.KEY=VALUE`
+    /// overrides (the `engine.` prefix taken off).
+    pub fn engine(&self, what: &str, sets: &[Set]) -> Result<Engine> {
+        let (text, name) =
+            if let Some((id, text)) = self.engine_texts.iter().find(|(id, _)| id == what) {
+                (
+                    Cow::Owned(text.clone()),
+                    format!("engines/{id} (given as text)"),
+                )
+            } else if is_path(what) {
+                let p = Path::new(what);
+                (Cow::Owned(read(p)?), p.display().to_string())
+            } else {
+                let e = self.find("engine", self.engine_entries()?, what)?;
+                (e.text()?, e.origin_name("engines"))
+            };
+        let mine: Vec<Set> = sets
+            .iter()
+            .filter(|s| overrides::is_engine_path(&s.path))
+            .map(|s| Set {
+                path: s.path["engine.".len().min(s.path.len())..].to_string(),
+                value: s.value.clone(),
+            })
+            .collect();
+        let refs: Vec<&Set> = mine.iter().collect();
+        let origin = Origin {
+            name: name.clone(),
+            overridden: !refs.is_empty(),
+        };
+        let src = overrides::apply(&text, &refs)?;
+        let set_paths: Vec<&str> = mine.iter().map(|s| s.path.as_str()).collect();
+        let mut e = Engine::parse_with(&src, &origin, &set_paths).map_err(|e| match e {
+            // A field a --set added to the file names the --set.
+            Error::Data {
+                field: Some(f),
+                message,
+                ..
+            } if mine.iter().any(|s| s.path == f) && message.contains("unknown field") => {
+                Error::Data {
+                    file: format!("--set engine.{f}"),
+                    line: None,
+                    col: None,
+                    field: None,
+                    message: format!("no field {f} in the engine file ({message})"),
+                }
+            }
+            e => e,
+        })?;
+        same_id(&e.id, what, &name)?;
+        for s in &mine {
+            e.sources.insert(
+                s.path.clone(),
+                format!("what-if: --set engine.{}={}", s.path, s.value),
+            );
+        }
+        Ok(e)
     }
 
     fn find(&self, kind: &'static str, list: Vec<Entry>, id: &str) -> Result<Entry> {
@@ -354,7 +427,7 @@ impl Catalog {
     pub fn hardware_from(&self, file: &Loaded, what: &str, sets: &[Set]) -> Result<Hardware> {
         let mine: Vec<&Set> = sets
             .iter()
-            .filter(|s| !overrides::is_model_path(&s.path))
+            .filter(|s| overrides::is_hardware_path(&s.path))
             .collect();
         let origin = Origin {
             name: file.name.clone(),

@@ -47,6 +47,10 @@ pub struct PrefillInputs {
     /// Allow a prompt beyond the model's maximum context.
     #[serde(default)]
     pub force: bool,
+    /// The engine the forward runs on (the plain PyTorch forward when
+    /// `None`).
+    #[serde(skip)]
+    pub engine: Option<std::sync::Arc<crate::spec::engine::Engine>>,
 }
 
 /// The most chunks a prefill is split into.
@@ -153,6 +157,7 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
             // decode's defaults: none at speed of light, graph with --achievable
             launch: inputs.launch.as_deref(),
             kernels: inputs.kernels,
+            engine: inputs.engine.as_deref(),
         },
     )?;
     // Weights that cannot fit on the device at all are no answer (exit 1).

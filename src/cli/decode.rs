@@ -30,6 +30,11 @@ pub struct DecodeArgs {
     /// Hardware id or path; a comma-separated list compares.
     #[arg(long)]
     pub hw: String,
+    /// Serving engine id or path to a .toml file (default pytorch): which
+    /// kernels a step runs (`roofline engine list`).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
     /// Sequences decoded together.
     #[arg(long)]
     pub batch: Option<String>,

@@ -123,6 +123,9 @@ pub struct Global {
     /// Extra folder of model files.
     #[arg(long, global = true, env = "ROOFLINE_MODEL_DIR", value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
+    /// Extra folder of engine files (overrides built-ins with the same id).
+    #[arg(long, global = true, env = "ROOFLINE_ENGINE_DIR", value_name = "DIR")]
+    pub engine_dir: Option<PathBuf>,
     /// With --sweep: also draw the sweep to FILE (.svg or .png), one series
     /// per --hw or --model item, against the swept input.
     #[arg(long, global = true, value_name = "FILE")]
@@ -354,6 +357,7 @@ pub fn context(g: &Global) -> Result<Context> {
     let catalog = Catalog {
         hw_dirs: g.hw_dir.iter().cloned().collect(),
         model_dirs: g.model_dir.iter().cloned().collect(),
+        engine_dirs: g.engine_dir.iter().cloned().collect(),
         dir_names: dir_names(g),
         ..Catalog::default()
     };
@@ -374,6 +378,7 @@ fn dir_names(g: &Global) -> Vec<(PathBuf, String)> {
     for (dir, var, flag) in [
         (&g.hw_dir, "ROOFLINE_HW_DIR", "--hw-dir"),
         (&g.model_dir, "ROOFLINE_MODEL_DIR", "--model-dir"),
+        (&g.engine_dir, "ROOFLINE_ENGINE_DIR", "--engine-dir"),
     ] {
         if let Some(d) = dir {
             let from_env = std::env::var_os(var).is_some_and(|v| std::path::Path::new(&v) == d);

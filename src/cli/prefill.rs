@@ -24,6 +24,11 @@ pub struct PrefillArgs {
     /// Hardware id or path; a comma-separated list compares.
     #[arg(long)]
     pub hw: String,
+    /// Serving engine id or path to a .toml file (default pytorch): which
+    /// kernels a step runs (`roofline engine list`).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
     /// Prompt tokens per sequence.
     #[arg(long, required = true)]
     pub prompt: Option<String>,

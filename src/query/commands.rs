@@ -18,7 +18,7 @@ pub const DEFAULT_HW: &str = calc::fusion::DEFAULT_HARDWARE;
 /// Whether a point's field is an input of the calculation (not the
 /// hardware, the model or a swept `--set` path).
 fn is_calc_field(k: &str) -> bool {
-    !matches!(k, "hw" | "model") && !k.contains('.')
+    !matches!(k, "hw" | "model" | "engine") && !k.contains('.')
 }
 
 /// The calculation's inputs from a point's fields, without copying them.
@@ -46,7 +46,7 @@ const MODEL_TOP_LEVEL: &[&str] = &[
 /// loads one ([`crate::sweep::check_files`]): `hw`, `model`, a dotted
 /// `--set` path, and for `model show` a top-level field of the model file.
 pub(crate) fn is_file_axis(command: &str, name: &str) -> bool {
-    matches!(name, "hw" | "model")
+    matches!(name, "hw" | "model" | "engine")
         || name.contains('.')
         || (command == "model show" && MODEL_TOP_LEVEL.contains(&name))
 }
@@ -157,7 +157,9 @@ fn point_priced(
         "prefill" => {
             let m = ctx.point_model(fields)?;
             let hw = ctx.point_hardware(fields, None)?;
-            let c = calc::prefill::cost(&m, &hw, &inputs(fields)?, mode)?;
+            let mut i: calc::prefill::PrefillInputs = inputs(fields)?;
+            i.engine = Some(ctx.point_engine(fields)?);
+            let c = calc::prefill::cost(&m, &hw, &i, mode)?;
             let mut r = c.report(lean);
             prices.record(&mut r, &[&c.energy]);
             r
@@ -321,12 +323,15 @@ fn decode(
     use calc::decode::{self, DecodeInputs};
     let m = ctx.point_model(fields)?;
     let hw = ctx.point_hardware(fields, None)?;
+    let engine = ctx.point_engine(fields)?;
     // One set-up per model, device and choices across a sweep's points.
     let priced = |inputs: &DecodeInputs| -> Result<Report> {
+        let mut inputs = inputs.clone();
+        inputs.engine = Some(engine.clone());
         let c = decode::cost_shared(
             &m,
             &hw,
-            inputs,
+            &inputs,
             ctx.mode,
             &mut ctx.decode_setups.borrow_mut(),
         )?;

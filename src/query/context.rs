@@ -7,6 +7,7 @@ use crate::catalog::{Catalog, Loaded};
 use crate::error::{Error, Result};
 use crate::inputs::Fields;
 use crate::report::Report;
+use crate::spec::engine::{DEFAULT_ENGINE, Engine};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
 use crate::spec::overrides::Set;
@@ -33,6 +34,9 @@ pub struct Context {
     /// says `batch`. The identity by default.
     pub rename: fn(Error) -> Error,
     hw_cache: RefCell<HashMap<String, Rc<Hardware>>>,
+    engine_cache: RefCell<HashMap<String, std::sync::Arc<Engine>>>,
+    /// Whether an engine file was read.
+    engine_read: Cell<bool>,
     model_cache: RefCell<HashMap<String, Rc<Model>>>,
     /// Each file read, by kind and id, so a point with its own `--set`s
     /// neither reads nor parses it again.
@@ -65,6 +69,8 @@ impl Context {
             read: Cell::new((false, false)),
             rename: |e| e,
             hw_cache: Default::default(),
+            engine_cache: Default::default(),
+            engine_read: Cell::new(false),
             model_cache: Default::default(),
             files: Default::default(),
             failed: Default::default(),
@@ -186,6 +192,32 @@ impl Context {
         )
     }
 
+    /// The engine of one point: its `engine` field (an id or a path), or
+    /// the default engine; loaded once per id and `--set engine.*`.
+    pub fn point_engine(&self, fields: &Fields) -> Result<std::sync::Arc<Engine>> {
+        self.engine_read.set(true);
+        let id = match fields.get("engine") {
+            Some(serde_json::Value::String(s)) if !s.trim().is_empty() => s.trim(),
+            _ => DEFAULT_ENGINE,
+        };
+        let engine_field = |k: &str| crate::spec::overrides::is_engine_path(k);
+        let key = Self::point_key(id, fields, &engine_field);
+        if let Some(e) = self.engine_cache.borrow().get(&key) {
+            return Ok(e.clone());
+        }
+        let sets = self.point_sets(fields, &engine_field)?;
+        let e = std::sync::Arc::new(self.catalog.engine(id, &sets)?);
+        if self.engine_cache.borrow().len() < MAX_LOADS {
+            self.engine_cache.borrow_mut().insert(key, e.clone());
+        }
+        Ok(e)
+    }
+
+    /// Whether an engine file has been read.
+    pub fn engine_read(&self) -> bool {
+        self.engine_read.get()
+    }
+
     /// The model of one point: its `model` field; loaded once per id and
     /// `--set`.
     pub fn point_model(&self, fields: &Fields) -> Result<Rc<Model>> {
@@ -286,6 +318,18 @@ impl Context {
             ));
         }
         for s in &self.sets {
+            if crate::spec::overrides::is_engine_path(&s.path) {
+                if !self.engine_read.get() {
+                    return Err(Error::input(
+                        "--set",
+                        format!(
+                            "`{}` is an engine field, and this command prices no step with an engine",
+                            s.path
+                        ),
+                    ));
+                }
+                continue;
+            }
             let for_model = crate::spec::overrides::is_model_path(&s.path);
             if (for_model && !model) || (!for_model && !hw) {
                 let why = if for_model {

@@ -1,4 +1,5 @@
-//! Serde types and validation for the data files: hardware, models.
+//! Serde types and validation for the data files: hardware, models,
+//! engines.
 //!
 //! Quantity fields are newtypes that parse their unit while the TOML is
 //! being read, so a wrong or missing unit is reported with the file's line
@@ -6,6 +7,7 @@
 //! above the bidirectional one) run after parsing and locate the field's line
 //! from its key path.
 
+pub mod engine;
 pub mod hardware;
 pub mod hf;
 pub mod model;

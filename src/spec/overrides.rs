@@ -71,6 +71,17 @@ pub fn is_model_path(path: &str) -> bool {
     MODEL_ROOTS.contains(&root)
 }
 
+/// Whether a `--set` path is an engine file's (`engine.moe.dispatch`):
+/// its first part is `engine`, which no hardware or model file has.
+pub fn is_engine_path(path: &str) -> bool {
+    path.starts_with("engine.")
+}
+
+/// Which kind of file a `--set` path belongs to, as a word for messages.
+pub fn is_hardware_path(path: &str) -> bool {
+    !is_model_path(path) && !is_engine_path(path)
+}
+
 fn to_value(raw: &str) -> toml_edit::Value {
     // A TOML literal (number, boolean, quoted string, array) is taken as is;
     // anything else ("4.8 TB/s") is a string.

@@ -224,6 +224,7 @@ struct Entry {
     choices: [Option<String>; 4],
     kernels: Option<crate::inputs::Count>,
     reserve: Option<serde_json::Value>,
+    engine: Option<crate::spec::engine::Engine>,
     fixed: Fixed,
 }
 
@@ -247,6 +248,7 @@ impl Shared {
                 && e.mode == mode
                 && e.kernels == c.kernels
                 && e.reserve.as_ref() == reserve
+                && e.engine.as_ref() == c.engine
                 && e.choices.iter().zip(texts).all(|(a, b)| a.as_deref() == b)
         });
         if let Some(e) = found {
@@ -264,6 +266,7 @@ impl Shared {
             choices: texts.map(|t| t.map(str::to_string)),
             kernels: c.kernels,
             reserve: reserve.cloned(),
+            engine: c.engine.cloned(),
             fixed: fixed.clone(),
         });
         Ok(fixed)
@@ -300,6 +303,7 @@ fn cost_in(
         kv_dtype: inputs.kv_dtype.as_deref(),
         launch: inputs.launch.as_deref(),
         kernels: inputs.kernels,
+        engine: inputs.engine.as_deref(),
     })?;
     let params = counts.total as f64;
     let timed = |m: &Model, s: &Setup, shape: Shape| timed_with(m, s, shape, counts);

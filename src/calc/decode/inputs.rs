@@ -49,4 +49,8 @@ pub struct DecodeInputs {
     /// Allow a context beyond the model's maximum.
     #[serde(default)]
     pub force: bool,
+    /// The engine the step runs on (the query's `engine` field, resolved
+    /// against the catalog; the plain PyTorch forward when `None`).
+    #[serde(skip)]
+    pub engine: Option<std::sync::Arc<crate::spec::engine::Engine>>,
 }

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::inputs::{Count, at_least_one};
 use crate::precision::{self, Precision};
 use crate::report::{Quantity, Report, Unit};
+use crate::spec::engine::Engine;
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
 use crate::units;
@@ -79,6 +80,10 @@ pub struct Setup {
     /// (field names), for the notes.
     #[serde(skip)]
     pub missing: Vec<&'static str>,
+    /// The engine the step runs on (formulas.md, "Engines: how a profile
+    /// turns into kernels").
+    #[serde(skip)]
+    pub engine: std::sync::Arc<Engine>,
 }
 
 /// The precision, launch and kernel choices a step is set up with (each
@@ -95,6 +100,8 @@ pub struct Choices<'a> {
     pub launch: Option<&'a str>,
     /// Kernels per forward.
     pub kernels: Option<Count>,
+    /// The engine (the plain PyTorch forward when `None`).
+    pub engine: Option<&'a Engine>,
 }
 
 /// Resolves precisions, the roof and launch overhead for `m` on `hw`.
@@ -105,7 +112,9 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         kv_dtype,
         launch,
         kernels,
+        engine,
     } = c;
+    let engine = std::sync::Arc::new(engine.unwrap_or(crate::calc::step::plain_engine()).clone());
     let named = |field: &str, e: Error| match e {
         Error::Input { message, .. } => Error::field(field, message),
         e => e,
@@ -130,7 +139,9 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
     let launch = match launch.map(|s| s.trim().to_ascii_lowercase()) {
         None => match mode {
             Mode::SpeedOfLight => LaunchMode::None,
-            Mode::Achievable => LaunchMode::Graph,
+            // The engine says whether its decode replays from a graph.
+            Mode::Achievable if engine.graphs.decode => LaunchMode::Graph,
+            Mode::Achievable => LaunchMode::Eager,
         },
         Some(s) => match s.as_str() {
             "none" => LaunchMode::None,
@@ -263,6 +274,7 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         sources,
         pricer,
         missing,
+        engine,
     })
 }
 

@@ -31,13 +31,13 @@ pub struct Timed {
 
 /// Times a forward of `shape` under `s`.
 pub fn timed(m: &Model, s: &Setup, shape: Shape) -> Result<Timed> {
-    let step = step::forward(m, shape, &s.precisions)?;
+    let step = step::forward_engine(m, shape, &s.precisions, &s.engine)?;
     Ok(time_step(s, step))
 }
 
 /// [`timed`], with the model's parameter counts already made.
 pub fn timed_with(m: &Model, s: &Setup, shape: Shape, params: Params) -> Result<Timed> {
-    let step = step::forward_with(m, shape, &s.precisions, || Ok(params))?;
+    let step = step::forward_on(m, shape, &s.precisions, &s.engine, || Ok(params))?;
     Ok(time_step(s, step))
 }
 

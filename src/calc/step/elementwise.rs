@@ -10,6 +10,8 @@
 //! residual folded into the bf16 projections by `addmm`).
 
 use super::{KernelClass, Op, OpKind, Precisions, Shape, Strided};
+use crate::error::Result;
+use crate::spec::engine::{Dispatch, Engine};
 use crate::spec::model::{Model, PositionEmbedding};
 
 /// Bytes per element of the residual stream and of the tensors the
@@ -26,8 +28,24 @@ const ROTARY_BYTES_PER_ELEMENT: f64 = 20.0;
 const ROTARY_KERNELS: f64 = 3.0;
 
 /// The elementwise kernels of the forward of `m` at `shape` over `tokens`
-/// tokens (batch x new), at precisions `p`.
+/// tokens (batch x new), at precisions `p`, as the default engine runs
+/// them.
 pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> Vec<Op> {
+    // The plain engine dispatches experts in a loop: nothing to fail on.
+    kernels_between_on(m, shape, tokens, p, super::plain_engine()).unwrap_or_default()
+}
+
+/// [`kernels_between`] as engine `e` runs them: its fusions and, for a
+/// grouped expert dispatch, its routing, permute and combine kernels
+/// (formulas.md, "Engines: how a profile turns into kernels").
+pub fn kernels_between_on(
+    m: &Model,
+    shape: Shape,
+    tokens: u64,
+    p: &Precisions,
+    e: &Engine,
+) -> Result<Vec<Op>> {
+    let fuse = &e.fusion;
     let t = tokens as f64;
     let d = m.hidden_size.get() as f64;
     let layers = m.layers.get() as f64;
@@ -45,16 +63,32 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
         ..Op::plain(name, OpKind::Elementwise, count, kernels)
     };
     let mut out = Vec::with_capacity(6);
-    // Two RMSNorms a layer, each reading and writing the residual stream.
+    // Two RMSNorms a layer, each reading and writing the residual stream
+    // (fused with the residual add: reading the sum's two inputs and
+    // writing the sum and the normed stream).
+    let per_norm = if fuse.norm_residual { 4.0 } else { 2.0 };
     out.push(Op {
         class: KernelClass::Norm,
-        ..ew("layer-norms", layers, 2.0, 2.0 * 2.0 * t * d * STREAM_BYTES)
+        ..ew(
+            "layer-norms",
+            layers,
+            2.0,
+            2.0 * per_norm * t * d * STREAM_BYTES,
+        )
     });
     // Rotary embedding, for a model that has it. The widening reads q and
     // k as a strided view of the fused QKV output: it takes the strided
     // path (read 2, write 4 per element).
     let qk = t * (h + kv) * dh * layers;
-    if m.position_embedding == PositionEmbedding::Rope {
+    if m.position_embedding == PositionEmbedding::Rope && fuse.rotary {
+        // One kernel rotating q and k in place: read and write each.
+        out.push(ew(
+            "rotary",
+            layers,
+            1.0,
+            t * (h + kv) * dh * 2.0 * STREAM_BYTES,
+        ));
+    } else if m.position_embedding == PositionEmbedding::Rope {
         out.push(Op {
             strided: [
                 Some(Strided {
@@ -78,8 +112,12 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
     }
     // The activation of each token's feed-forward (k experts' worth in an
     // MoE layer, whose kernels the routed experts count).
+    let fused_act = gated && fuse.gate_up_activation;
     let act = |ff: f64, rows: f64| {
-        if gated {
+        if fused_act {
+            // One kernel: read the gate and up halves, write the product.
+            3.0 * rows * ff * STREAM_BYTES
+        } else if gated {
             // SiLU(gate) written, then times up: read g, write s; read s and
             // u, write the product.
             5.0 * rows * ff * STREAM_BYTES
@@ -87,13 +125,13 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
             2.0 * rows * ff * STREAM_BYTES
         }
     };
-    let act_kernels = if gated { 2.0 } else { 1.0 };
+    let act_kernels = if gated && !fused_act { 2.0 } else { 1.0 };
     // A gated activation reads the gate and the up halves of the fused
     // gate/up output as strided views: SiLU (read g, write s) and the
     // product (read s and u, write) both take the strided path.
     let act_strided = |ff: f64, rows: f64, count: f64| {
         let e = rows * ff * count;
-        if gated {
+        if gated && !fused_act {
             [
                 Some(Strided {
                     elements: e,
@@ -121,9 +159,12 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
         let ff = moe.expert_intermediate_size.get() as f64;
         let k = moe.experts_per_token.get() as f64;
         let s = moe.shared_experts as f64;
+        let grouped = e.moe.dispatch == Dispatch::Grouped;
         let mut bytes = act(ff, t * k);
-        // The routed experts' kernels are `routed-experts`'s.
-        let mut kernels = 0.0;
+        // In a loop the routed experts' activation kernels are
+        // `routed-experts`'s; a grouped dispatch runs one activation over
+        // every pick.
+        let mut kernels = if grouped { act_kernels } else { 0.0 };
         let mut strided = act_strided(ff, t * k, moe_layers);
         if s > 0.0 {
             bytes += act(ff * s, t);
@@ -140,32 +181,36 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
             strided,
             ..ew("expert-activation", moe_layers, kernels, bytes)
         });
-        // Dispatch, per touched expert (formulas.md, expert dispatch): its
-        // rows gathered (read, write), its routing weights gathered, its
-        // output scaled by them (a broadcast: the strided path) and added
-        // back into the layer's output through atomics (read the rows,
-        // read and write the output), t x k rows of d in all. Its kernels
-        // are counted among `routed-experts`'.
         let rd = t * k * d * moe_layers;
-        out.push(Op {
-            strided: [
-                Some(Strided {
+        if grouped {
+            out.push(grouped_dispatch(e, t, k, d, moe_layers)?);
+        } else {
+            // Dispatch, per touched expert (formulas.md, expert dispatch):
+            // its rows gathered (read, write), its routing weights
+            // gathered, its output scaled by them (a broadcast: the strided
+            // path) and added back into the layer's output through atomics
+            // (read the rows, read and write the output), t x k rows of d
+            // in all. Its kernels are counted among `routed-experts`'.
+            out.push(Op {
+                strided: [
+                    Some(Strided {
+                        elements: rd,
+                        bytes: 2.0 * rd * STREAM_BYTES,
+                    }),
+                    None,
+                ],
+                scatter: Some(Strided {
                     elements: rd,
-                    bytes: 2.0 * rd * STREAM_BYTES,
+                    bytes: 3.0 * rd * STREAM_BYTES,
                 }),
-                None,
-            ],
-            scatter: Some(Strided {
-                elements: rd,
-                bytes: 3.0 * rd * STREAM_BYTES,
-            }),
-            ..ew(
-                "expert-dispatch",
-                moe_layers,
-                0.0,
-                7.0 * t * k * d * STREAM_BYTES,
-            )
-        });
+                ..ew(
+                    "expert-dispatch",
+                    moe_layers,
+                    0.0,
+                    7.0 * t * k * d * STREAM_BYTES,
+                )
+            });
+        }
     }
     if cast {
         // Each projection's input cast from the 16-bit stream to 8 bits
@@ -175,11 +220,13 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
         // projection cannot fold in (read two, write one).
         let ff = m.ffn.intermediate_size.get() as f64;
         let elems = t * (d + h * dh + d + ff);
+        // The residual adds go into the norms where the engine fuses them.
+        let adds = if fuse.norm_residual { 0.0 } else { 2.0 };
         out.push(ew(
             "casts",
             dense_layers,
-            6.0,
-            elems * (STREAM_BYTES + p.activation) + 2.0 * 3.0 * t * d * STREAM_BYTES,
+            4.0 + adds,
+            elems * (STREAM_BYTES + p.activation) + adds * 3.0 * t * d * STREAM_BYTES,
         ));
     }
     // The final norm over the tokens the LM head reads.
@@ -190,7 +237,53 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
             ..ew("final-norm", 1.0, 1.0, 2.0 * head * d * STREAM_BYTES)
         });
     }
-    out
+    Ok(out)
+}
+
+/// A grouped expert dispatch's kernels between the router and the grouped
+/// GEMMs and after them, `t` tokens picking `k` experts each over rows of
+/// `d`, `layers` MoE layers (formulas.md, "Engines: how a profile turns
+/// into kernels", grouped experts): the engine's routing, permute and
+/// combine kernels and its grouped GEMMs' set-up kernels, each at a
+/// pointwise kernel's fixed time; the rows gathered in expert order
+/// (read, write) unless the GEMM gathers them, scaled by their routing
+/// weights (a broadcast: the strided path) unless the GEMM does, put back
+/// in token order (an index copy: the strided path) unless the GEMM
+/// writes them there, a token's k rows summed, and the residual added
+/// unless the next norm adds it.
+fn grouped_dispatch(e: &Engine, t: f64, k: f64, d: f64, layers: f64) -> Result<Op> {
+    let g = &e.moe.grouped;
+    let [routing, permute, combine, gemm] = e.grouped_kernels()?;
+    let r = t * k * d * layers;
+    let mut bytes = (r + t * d * layers) * STREAM_BYTES; // the sum over k
+    let mut strided: [Option<Strided>; 2] = [None, None];
+    if !g.gather_in_gemm {
+        bytes += 2.0 * r * STREAM_BYTES;
+    }
+    if !g.scale_in_gemm {
+        bytes += 2.0 * r * STREAM_BYTES;
+        strided[0] = Some(Strided {
+            elements: r,
+            bytes: 2.0 * r * STREAM_BYTES,
+        });
+    }
+    if !g.scatter_in_gemm {
+        bytes += 2.0 * r * STREAM_BYTES;
+        strided[1] = Some(Strided {
+            elements: r,
+            bytes: 2.0 * r * STREAM_BYTES,
+        });
+    }
+    let mut kernels = routing + permute + combine + 2.0 * (gemm - 1.0).max(0.0);
+    if !e.fusion.norm_residual {
+        kernels += 1.0;
+        bytes += 3.0 * t * d * layers * STREAM_BYTES;
+    }
+    Ok(Op {
+        activation_bytes: bytes,
+        strided,
+        ..Op::plain("expert-dispatch", OpKind::Elementwise, layers, kernels)
+    })
 }
 
 #[cfg(test)]

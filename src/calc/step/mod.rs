@@ -18,6 +18,7 @@ pub mod report;
 use super::matmul;
 use super::model::{self, Params};
 use crate::error::Result;
+use crate::spec::engine::{Dispatch, Engine};
 use crate::spec::model::{AttentionKind, Model};
 
 /// What an operation is.
@@ -105,6 +106,18 @@ pub struct Op {
     /// priced at the slower of their bytes and their elements at
     /// `achievable.scatter-add-element`.
     pub scatter: Option<Strided>,
+    /// The op's GEMMs each run as ONE grouped kernel over their groups
+    /// (an engine's grouped expert dispatch), at this share of the
+    /// bandwidth for their memory terms; `None`: one kernel a group.
+    pub grouped: Option<GroupedGemm>,
+}
+
+/// A grouped GEMM's figures (formulas.md, "Engines: how a profile turns
+/// into kernels", grouped experts).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GroupedGemm {
+    /// The share of the achievable bandwidth its memory terms run at.
+    pub stream_fraction: f64,
 }
 
 /// One kernel kind of an elementwise op on the strided path: the elements
@@ -154,6 +167,7 @@ impl Op {
             copy_bytes: 0.0,
             strided: [None, None],
             scatter: None,
+            grouped: None,
         }
     }
 
@@ -192,6 +206,7 @@ impl Op {
             copy_bytes: 0.0,
             strided: [None, None],
             scatter: None,
+            grouped: None,
         }
     }
 
@@ -403,7 +418,8 @@ pub fn causal_pairs(new: u64, past: u64) -> f64 {
     n * past as f64 + n * (n + 1.0) / 2.0
 }
 
-/// The forward pass of `m` at `shape` and precisions `p`.
+/// The forward pass of `m` at `shape` and precisions `p`, as the default
+/// engine runs it (a plain PyTorch forward, experts in a loop).
 pub fn forward(m: &Model, shape: Shape, p: &Precisions) -> Result<Step> {
     forward_with(m, shape, p, || model::params(m))
 }
@@ -414,6 +430,31 @@ pub fn forward_with(
     m: &Model,
     shape: Shape,
     p: &Precisions,
+    params: impl FnOnce() -> Result<Params>,
+) -> Result<Step> {
+    forward_on(m, shape, p, plain_engine(), params)
+}
+
+/// The engine [`forward`] runs on: nothing fused beyond QKV, experts in a
+/// loop ([`Engine::default`]).
+pub fn plain_engine() -> &'static Engine {
+    static PLAIN: std::sync::OnceLock<Engine> = std::sync::OnceLock::new();
+    PLAIN.get_or_init(Engine::default)
+}
+
+/// The forward pass of `m` at `shape` as engine `e` runs it: which
+/// operations its kernels fuse and how it dispatches experts (formulas.md,
+/// "Engines: how a profile turns into kernels").
+pub fn forward_engine(m: &Model, shape: Shape, p: &Precisions, e: &Engine) -> Result<Step> {
+    forward_on(m, shape, p, e, || model::params(m))
+}
+
+/// [`forward_engine`], with the model's parameter counts from `params`.
+pub fn forward_on(
+    m: &Model,
+    shape: Shape,
+    p: &Precisions,
+    eng: &Engine,
     params: impl FnOnce() -> Result<Params>,
 ) -> Result<Step> {
     let Shape {
@@ -454,8 +495,29 @@ pub fn forward_with(
     } else {
         let dh = m.head_dim();
         let kv = m.kv_heads();
-        ops.push(Op::matmul("qkv", tokens, (h + 2 * kv) * dh, d, lf, p));
-        ops.push(Op::matmul("o", tokens, d, h * dh, lf, p).with_residual(tokens, d, p));
+        if eng.fusion.qkv {
+            ops.push(Op::matmul("qkv", tokens, (h + 2 * kv) * dh, d, lf, p));
+        } else {
+            // q, then k and v as two GEMMs of one shape.
+            ops.push(Op::matmul("q", tokens, h * dh, d, lf, p));
+            let mut kv_op = Op::matmul("kv", tokens, 2 * kv * dh, d, lf, p);
+            kv_op.gemms[0] = Some(Gemm {
+                m: tokens,
+                n: kv * dh,
+                k: d,
+                groups: 2.0,
+            });
+            kv_op.kernels = 2.0;
+            ops.push(kv_op);
+        }
+        let o = Op::matmul("o", tokens, d, h * dh, lf, p);
+        // An engine that adds the residual inside the next norm does not
+        // fold it into the projection.
+        ops.push(if eng.fusion.norm_residual {
+            o
+        } else {
+            o.with_residual(tokens, d, p)
+        });
     }
 
     // Attention over the cache: scores (QK^T) and values (PV).
@@ -509,8 +571,11 @@ pub fn forward_with(
                 tokens as f64 * (2 * d + mats * ff) as f64 * p.activation * dense_layers as f64;
             o.gemms = ffn_gemms(tokens, d, ff, mats, 1.0);
             o.kernels = 2.0;
-            // Its down projection folds the residual in.
-            *o = o.clone().with_residual(tokens, d, p);
+            // Its down projection folds the residual in (unless the
+            // engine adds it inside the next norm).
+            if !eng.fusion.norm_residual {
+                *o = o.clone().with_residual(tokens, d, p);
+            }
         }
     }
     if let Some(moe) = moe {
@@ -540,7 +605,20 @@ pub fn forward_with(
         // Each touched expert runs its rows (tokens x k spread over the
         // touched experts) as a GEMM group of its own.
         let rows = ((tokens as f64 * k as f64) / touched.max(1.0)).ceil() as u64;
+        let grouped = eng.moe.dispatch == Dispatch::Grouped;
+        // A grouped dispatch runs each GEMM once over every touched
+        // expert: two kernels a layer here; its routing, permute and
+        // combine kernels are `expert-dispatch`'s.
+        let kernels = if grouped {
+            eng.grouped_kernels()?;
+            2.0
+        } else {
+            MOE_ROUTING_KERNELS + KERNELS_PER_TOUCHED_EXPERT * touched
+        };
         ops.push(Op {
+            grouped: grouped.then(|| GroupedGemm {
+                stream_fraction: eng.moe.grouped.weight_stream_fraction.unwrap_or(1.0),
+            }),
             flops: 2.0 * tokens as f64 * k as f64 * expert_params * moe_layers,
             weight_bytes: touched * expert_params * p.weight * moe_layers,
             activation_bytes: tokens as f64
@@ -549,12 +627,7 @@ pub fn forward_with(
                 * p.activation
                 * moe_layers,
             gemms: ffn_gemms(rows.max(1), d, ff, mats, touched.max(1.0)),
-            ..Op::plain(
-                "routed-experts",
-                OpKind::Matmul,
-                moe_layers,
-                MOE_ROUTING_KERNELS + KERNELS_PER_TOUCHED_EXPERT * touched,
-            )
+            ..Op::plain("routed-experts", OpKind::Matmul, moe_layers, kernels)
         });
     }
 
@@ -579,7 +652,7 @@ pub fn forward_with(
         ));
     }
 
-    let extra = elementwise::kernels_between(m, shape, tokens, p);
+    let extra = elementwise::kernels_between_on(m, shape, tokens, p, eng)?;
     Ok(Step {
         ops,
         experts_touched: experts,

@@ -530,7 +530,13 @@ impl Pricer {
         let calls = op.kernels.max(0.0);
         let per = match op.kind {
             OpKind::Matmul => {
-                let gemms: f64 = op.gemms.iter().flatten().map(|g| g.groups).sum();
+                // A grouped GEMM is one call over all its groups.
+                let gemms: f64 = op
+                    .gemms
+                    .iter()
+                    .flatten()
+                    .map(|g| if op.grouped.is_some() { 1.0 } else { g.groups })
+                    .sum();
                 let gemms = gemms.min(calls);
                 gemms * h.gemm_s + (calls - gemms) * h.kernel_s
             }
@@ -579,6 +585,9 @@ impl Pricer {
                     self.precisions.weight
                 };
                 let (rate, wb, ab) = self.gemm_terms(op, rate, sustained, wb);
+                // A grouped GEMM streams at its engine's share of the
+                // bandwidth, and launches no split-K reduction.
+                let gbw = op.grouped.map_or(bw, |g| bw * g.stream_fraction);
                 let (mut c, mut m, mut t) = (0.0, 0.0, 0.0);
                 for g in shapes() {
                     let read =
@@ -586,11 +595,11 @@ impl Pricer {
                     let write = g.m as f64 * g.n as f64 * ab * g.groups;
                     let gt = self
                         .gemm
-                        .time((g.m, g.n, g.k), g.groups, rate, bw, read, write);
+                        .time((g.m, g.n, g.k), g.groups, rate, gbw, read, write);
                     c += gt.compute_s;
                     m += gt.read_s + gt.write_s;
                     t += gt.time_s;
-                    if reduces(&gt, wb) {
+                    if op.grouped.is_none() && reduces(&gt, wb) {
                         extra_gemm += 1.0;
                     }
                 }
@@ -849,6 +858,7 @@ mod prefill_tests {
             kv_dtype: None,
             launch: Some("none"),
             kernels: None,
+            engine: None,
         };
         let s = decode::setup(&m, &hw, Mode::Achievable, c).unwrap();
         let shape = Shape {

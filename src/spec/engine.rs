@@ -1,0 +1,364 @@
+//! Engine files (`engines/*.toml`): how a serving engine executes a step
+//! (formulas.md, "Engines: how a profile turns into kernels"). Which
+//! operations one kernel fuses, how experts are dispatched, the attention
+//! kernel, the all-reduce algorithm by message size and device count, and
+//! whether decode steps replay from a CUDA graph. The step model reads
+//! these fields; no calculation names an engine.
+//!
+//! Every field the file sets carries a `[sources]` entry (the engine's
+//! source file or documentation, a measurement under `validation/`, or a
+//! cited table); a file without one is refused.
+
+use super::{Bytes, Origin, Seconds};
+use crate::error::{Error, Result};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+/// The engine a command prices with when none is named: the plain PyTorch
+/// forward `validation/` measures.
+pub const DEFAULT_ENGINE: &str = "pytorch";
+
+/// One engine file.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Engine {
+    /// The id (the file stem).
+    pub id: String,
+    /// A display name.
+    pub name: String,
+    /// One line on what it is.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// The engine's version the file describes.
+    #[serde(default)]
+    pub version: Option<String>,
+    /// Operations one kernel does together.
+    #[serde(default)]
+    pub fusion: Fusion,
+    /// How a mixture-of-experts layer runs.
+    #[serde(default)]
+    pub moe: MoeExec,
+    /// The attention kernel.
+    #[serde(default)]
+    pub attention: AttentionExec,
+    /// The all-reduce a tensor-parallel step uses.
+    #[serde(default)]
+    pub all_reduce: AllReduce,
+    /// CUDA-graph capture.
+    #[serde(default)]
+    pub graphs: Graphs,
+    /// Where each figure comes from, by dotted field path.
+    #[serde(default)]
+    pub sources: IndexMap<String, String>,
+}
+
+/// Operations one kernel does together (each `false`: a kernel of its own,
+/// as a plain PyTorch forward runs it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Fusion {
+    /// The residual add done inside the RMSNorm that follows it (one
+    /// kernel reads both and writes both), not folded into the projection
+    /// before it.
+    #[serde(default)]
+    pub norm_residual: bool,
+    /// Rotary embedding as one kernel over q and k in place, not widen,
+    /// multiply, narrow.
+    #[serde(default)]
+    pub rotary: bool,
+    /// The gated activation (SiLU of the gate times up) as one kernel over
+    /// the gate/up GEMM's output.
+    #[serde(default)]
+    pub gate_up_activation: bool,
+    /// q, k and v as one GEMM (`false`: q, then k and v as two GEMMs).
+    #[serde(default = "yes")]
+    pub qkv: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// How the routed experts of a layer run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Dispatch {
+    /// A loop over the touched experts: each expert's rows gathered, its
+    /// GEMMs, its rows scaled and added back (kernels per expert).
+    #[default]
+    Loop,
+    /// The token x k picks sorted by expert and each GEMM run once over
+    /// all experts as a grouped GEMM.
+    Grouped,
+}
+
+impl Dispatch {
+    /// Its name in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dispatch::Loop => "loop",
+            Dispatch::Grouped => "grouped",
+        }
+    }
+}
+
+/// A mixture-of-experts layer's execution.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct MoeExec {
+    /// `loop` or `grouped`.
+    #[serde(default)]
+    pub dispatch: Dispatch,
+    /// The kernels and figures of a grouped dispatch.
+    #[serde(default)]
+    pub grouped: Grouped,
+}
+
+/// What a grouped dispatch launches per MoE layer beyond the router GEMM,
+/// and what its grouped GEMMs reach. A count the file leaves out makes a
+/// grouped step fail naming the field.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Grouped {
+    /// Top-k over the router logits and the routing weights' softmax.
+    #[serde(default)]
+    pub routing_kernels: Option<u32>,
+    /// Sorting the picks by expert, counting them, the group offsets, and
+    /// the gather of the rows in expert order where the GEMM does not
+    /// gather them itself.
+    #[serde(default)]
+    pub permute_kernels: Option<u32>,
+    /// Scaling by the routing weights, putting the rows back in token
+    /// order and summing a token's k rows, where the GEMMs do not.
+    #[serde(default)]
+    pub combine_kernels: Option<u32>,
+    /// Kernels each grouped GEMM call launches (a set-up kernel and the
+    /// GEMM, or the GEMM alone).
+    #[serde(default)]
+    pub gemm_kernels: Option<u32>,
+    /// The gate/up GEMM reads its rows in expert order itself (no gather
+    /// kernel, no permuted copy).
+    #[serde(default)]
+    pub gather_in_gemm: bool,
+    /// The down GEMM scales each row by its routing weight.
+    #[serde(default)]
+    pub scale_in_gemm: bool,
+    /// The down GEMM writes each row at its token's place (no un-permute).
+    #[serde(default)]
+    pub scatter_in_gemm: bool,
+    /// The share of the device's achievable bandwidth a grouped GEMM
+    /// streams its weights at (without it: the dense GEMM model's).
+    #[serde(default)]
+    pub weight_stream_fraction: Option<f64>,
+}
+
+/// The attention kernel.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AttentionExec {
+    /// Its name (`sdpa`, `flash-attention-3`, ...), shown by `--explain`.
+    #[serde(default)]
+    pub kernel: Option<String>,
+    /// Its share of the attention rate at long lengths, in place of the
+    /// hardware file's measured flash-attention peak fraction.
+    #[serde(default)]
+    pub peak_fraction: Option<f64>,
+}
+
+/// The all-reduce algorithm.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AllReduceAlgorithm {
+    /// NCCL's ring or tree, as the hardware's fabric prices it.
+    #[default]
+    Nccl,
+    /// The engine's own kernel inside one NVLink domain: one-shot (each
+    /// device reads every peer's buffer and reduces) up to a size,
+    /// two-shot (reduce-scatter then all-gather through peer memory)
+    /// above it, NCCL past the largest size or the most devices.
+    Custom,
+}
+
+/// The all-reduce a tensor-parallel step uses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AllReduce {
+    /// `nccl` or `custom`.
+    #[serde(default)]
+    pub algorithm: AllReduceAlgorithm,
+    /// Largest message the one-shot kernel takes, by device count: the
+    /// first entry at or above the count applies.
+    #[serde(default)]
+    pub one_shot_max_bytes: Option<Bytes>,
+    /// Device count above which one-shot stops at `one-shot-max-bytes-large`.
+    #[serde(default)]
+    pub one_shot_max_bytes_large: Option<Bytes>,
+    /// Devices up to which `one-shot-max-bytes` applies (above it,
+    /// `one-shot-max-bytes-large`).
+    #[serde(default)]
+    pub one_shot_devices: Option<u32>,
+    /// Largest message the custom kernel takes at all (NCCL above).
+    #[serde(default)]
+    pub max_bytes: Option<Bytes>,
+    /// Most devices the custom kernel runs over (NCCL above).
+    #[serde(default)]
+    pub max_devices: Option<u32>,
+    /// The custom kernel's fixed time per pass (its barrier over peer
+    /// memory and launch), seconds: one pass one-shot, two two-shot.
+    #[serde(default)]
+    pub latency: Option<Seconds>,
+}
+
+/// CUDA-graph capture.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Graphs {
+    /// Decode steps replay from a CUDA graph (the default launch with
+    /// `--achievable` when `--launch` is not given; eager otherwise).
+    #[serde(default = "yes")]
+    pub decode: bool,
+}
+
+impl Default for Graphs {
+    fn default() -> Self {
+        Graphs { decode: true }
+    }
+}
+
+impl Default for Engine {
+    /// A plain PyTorch forward: nothing fused beyond the QKV GEMM, experts
+    /// in a loop, NCCL, decode from graphs (what `engines/pytorch.toml`
+    /// says, less its grouped-dispatch figures).
+    fn default() -> Self {
+        Engine {
+            id: DEFAULT_ENGINE.into(),
+            name: "PyTorch".into(),
+            summary: None,
+            version: None,
+            fusion: Fusion {
+                qkv: true,
+                ..Fusion::default()
+            },
+            moe: MoeExec::default(),
+            attention: AttentionExec::default(),
+            all_reduce: AllReduce::default(),
+            graphs: Graphs::default(),
+            sources: IndexMap::new(),
+        }
+    }
+}
+
+impl Engine {
+    /// Parses and validates an engine file's text.
+    pub fn parse(src: &str, origin: &Origin) -> Result<Self> {
+        Engine::parse_with(src, origin, &[])
+    }
+
+    /// [`Engine::parse`] of a text `--set`s changed: the fields at `set`
+    /// need no source of their own (the what-if is theirs).
+    pub fn parse_with(src: &str, origin: &Origin, set: &[&str]) -> Result<Self> {
+        let e: Engine = super::from_toml(src, origin)?;
+        let doc = toml_edit::Document::parse(src).map_err(|x| Error::Data {
+            file: origin.name.clone(),
+            line: None,
+            col: None,
+            field: None,
+            message: x.to_string(),
+        })?;
+        e.validate(&doc, src, origin, set)?;
+        Ok(e)
+    }
+
+    fn validate(
+        &self,
+        doc: &toml_edit::Document<&str>,
+        src: &str,
+        origin: &Origin,
+        set: &[&str],
+    ) -> Result<()> {
+        let err = |field: &str, message: String| super::field_error(src, origin, field, message);
+        // Every field the file sets cites where it comes from.
+        let mut leaves = Vec::new();
+        collect_leaves(doc.as_table(), "", &mut leaves);
+        for path in &leaves {
+            let root = path.split('.').next().unwrap_or("");
+            if matches!(root, "id" | "name" | "summary" | "version" | "sources") {
+                continue;
+            }
+            if !self.sources.contains_key(path) && !set.contains(&path.as_str()) {
+                return Err(err(
+                    path,
+                    format!(
+                        "`{path}` has no source; add `\"{path}\" = \"...\"` under [sources] (the engine's code or docs, a measurement, or a cited table)"
+                    ),
+                ));
+            }
+        }
+        for key in self.sources.keys() {
+            if !origin.overridden && super::locate_in(doc, key).is_none() {
+                return Err(err(
+                    "sources",
+                    format!("source given for `{key}`, which is not a field of this file"),
+                ));
+            }
+        }
+        let frac = |name: &str, v: Option<f64>| -> Result<()> {
+            match v {
+                Some(x) if !(x > 0.0 && x <= 1.0) => {
+                    Err(err(name, format!("{x} is not a fraction in (0, 1]")))
+                }
+                _ => Ok(()),
+            }
+        };
+        frac(
+            "moe.grouped.weight-stream-fraction",
+            self.moe.grouped.weight_stream_fraction,
+        )?;
+        frac("attention.peak-fraction", self.attention.peak_fraction)?;
+        Ok(())
+    }
+
+    /// The grouped dispatch's kernel counts, or an error naming the first
+    /// the file leaves out and how to set it.
+    pub fn grouped_kernels(&self) -> Result<[f64; 4]> {
+        let g = &self.moe.grouped;
+        let need = |v: Option<u32>, key: &str| {
+            v.map(f64::from).ok_or_else(|| {
+                Error::Unsupported(format!(
+                    "engine `{}` dispatches experts grouped but has no `moe.grouped.{key}`; set it with --set engine.moe.grouped.{key}=N",
+                    self.id
+                ))
+            })
+        };
+        Ok([
+            need(g.routing_kernels, "routing-kernels")?,
+            need(g.permute_kernels, "permute-kernels")?,
+            need(g.combine_kernels, "combine-kernels")?,
+            need(g.gemm_kernels, "gemm-kernels")?,
+        ])
+    }
+
+    /// The source of a field, if the file gives one.
+    pub fn source(&self, path: &str) -> Option<&str> {
+        self.sources.get(path).map(String::as_str)
+    }
+}
+
+/// Every leaf key path of a table (dotted; nested tables descended).
+fn collect_leaves(t: &toml_edit::Table, prefix: &str, out: &mut Vec<String>) {
+    for (k, item) in t.iter() {
+        let path = if prefix.is_empty() {
+            k.to_string()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match item {
+            toml_edit::Item::Table(sub) => collect_leaves(sub, &path, out),
+            toml_edit::Item::Value(toml_edit::Value::InlineTable(sub)) => {
+                let sub = sub.clone().into_table();
+                collect_leaves(&sub, &path, out)
+            }
+            _ => out.push(path),
+        }
+    }
+}
