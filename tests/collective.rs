@@ -44,6 +44,7 @@ fn run(h: &Hardware, kind: Kind, n: u64, bytes: f64, mode: Mode) -> collective::
             latency: None,
             // The graph-captured calls the calibration was fitted to.
             launch: Some("graph".into()),
+            engine: None,
         },
         mode,
     )
@@ -106,6 +107,7 @@ fn uneven_domains_and_missing_links_are_errors() {
             bytes: Bytes(GIB),
             latency: None,
             launch: None,
+            engine: None,
         },
         Mode::SpeedOfLight,
     )
@@ -390,6 +392,7 @@ fn the_faster_protocol_and_the_longer_of_host_and_gpu() {
                 bytes: Bytes(bytes),
                 latency: None,
                 launch: Some("eager".into()),
+                engine: None,
             },
             Mode::Achievable,
         )

@@ -128,3 +128,6 @@ mod sweep_properties;
 
 #[path = "terminal_width.rs"]
 mod terminal_width;
+
+#[path = "engines.rs"]
+mod engines;

@@ -7,6 +7,7 @@ pub mod calibrate;
 pub mod coalesce;
 pub mod collective;
 pub mod decode;
+pub mod engine;
 pub mod fleet;
 pub mod fusion;
 pub mod hw;

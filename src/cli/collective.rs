@@ -24,6 +24,11 @@ pub struct CollectiveArgs {
     /// several.
     #[arg(long)]
     pub hw: String,
+    /// Serving engine id or path (default pytorch: NCCL); an engine with a
+    /// custom all-reduce prices it inside an NVLink domain.
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
     /// Devices taking part.
     #[arg(long, required = true)]
     pub devices: Option<String>,

@@ -27,6 +27,11 @@ pub struct FleetArgs {
     /// Hardware ids or paths, comma-separated: one joint search.
     #[arg(long)]
     pub hw: String,
+    /// Serving engine id or path (default pytorch): the kernels each step
+    /// runs and its all-reduce (`roofline engine list`).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
     /// Poisson arrivals: requests per second (40/s).
     #[arg(long)]
     pub rate: Option<String>,

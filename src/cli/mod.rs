@@ -17,6 +17,7 @@ mod coalesce;
 mod collective;
 mod confine;
 mod decode;
+mod engine;
 mod kv;
 mod littles_law;
 mod occupancy;
@@ -146,6 +147,10 @@ pub enum Command {
     /// The model catalog: list models or show one's parameters and KV size.
     #[command(subcommand)]
     Model(OnDemand<model::ModelCommand>),
+    /// The serving engines: list them or show one's profile (the kernels
+    /// a step runs, its all-reduce).
+    #[command(subcommand)]
+    Engine(OnDemand<engine::EngineCommand>),
     /// Where a kernel sits on the roofline: ridge point, attainable
     /// throughput, bound and time.
     Point(OnDemand<point::PointArgs>),
@@ -574,6 +579,7 @@ impl Command {
             Command::Fusion(OnDemand(c)) => Some(c.query()),
             Command::Launch(OnDemand(a)) => Some(a),
             Command::Model(OnDemand(model::ModelCommand::Show(a))) => Some(a),
+            Command::Engine(OnDemand(engine::EngineCommand::Show(a))) => Some(a),
             Command::Occupancy(OnDemand(a)) => Some(a),
             Command::Coalesce(OnDemand(a)) => Some(a),
             Command::LittlesLaw(OnDemand(a)) => Some(a),
@@ -603,6 +609,14 @@ fn run_command(cli: &Cli, ctx: &Context) -> Result<Vec<Report>> {
             "`model new` prints a template and takes no sweep",
         )),
         Command::Model(OnDemand(model::ModelCommand::Show(a))) => query::run(a, ctx, &[], false),
+        Command::Engine(OnDemand(engine::EngineCommand::Show(a))) => query::run(a, ctx, &[], false),
+        Command::Engine(OnDemand(engine::EngineCommand::List(_))) => roofline::query::evaluate(
+            ctx,
+            "engine list",
+            &roofline::inputs::Fields::new(),
+            &[],
+            false,
+        ),
         Command::Matmul(OnDemand(a)) => query::run(a, ctx, &[], false),
         Command::Fusion(OnDemand(c)) => query::run(c.query(), ctx, &[], false),
         Command::Launch(OnDemand(a)) => query::run(a, ctx, &[], false),

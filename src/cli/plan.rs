@@ -25,6 +25,11 @@ pub struct PlanArgs {
     /// Hardware id or path; a comma-separated list compares several.
     #[arg(long)]
     pub hw: String,
+    /// Serving engine id or path (default pytorch): the kernels each step
+    /// runs and its all-reduce (`roofline engine list`).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
     /// Devices in all (tp x pp x dp); required with --search.
     #[arg(long)]
     pub devices: Option<String>,

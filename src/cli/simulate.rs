@@ -29,6 +29,11 @@ pub struct SimulateArgs {
     /// Hardware id or path.
     #[arg(long)]
     pub hw: String,
+    /// Serving engine id or path (default pytorch): the kernels each step
+    /// runs and its all-reduce (`roofline engine list`).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
     /// Poisson arrivals: requests per second (12/s, 720/min).
     #[arg(long)]
     pub rate: Option<String>,

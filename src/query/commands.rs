@@ -86,6 +86,15 @@ fn point_priced(
             calc::hw::cost(&hw, &inputs(fields)?, mode)?.report(lean)
         }
         "model show" => model_show(ctx, fields, lean)?,
+        "engine show" => calc::engine::show(&*ctx.point_engine(fields)?, lean),
+        "engine list" => {
+            let mut engines = Vec::new();
+            for e in ctx.catalog.engine_entries()? {
+                engines.push(ctx.catalog.engine(&e.id, &ctx.sets)?);
+            }
+            ctx.point_engine(&Fields::new())?;
+            calc::engine::list(&engines)
+        }
         "point" => {
             let hw = ctx.point_hardware(fields, None)?;
             // "300 FLOP/B" (or, for int8, "300 OP/B") reads as the bare
@@ -141,7 +150,9 @@ fn point_priced(
         }
         "collective" => {
             let hw = ctx.point_hardware(fields, None)?;
-            calc::collective::cost(&hw, &inputs(fields)?, mode)?.report(lean)
+            let mut i: calc::collective::CollectiveInputs = inputs(fields)?;
+            i.engine = Some(ctx.point_engine(fields)?);
+            calc::collective::cost(&hw, &i, mode)?.report(lean)
         }
         "plan" => plan(ctx, fields, lean, prices)?,
         "kv" => {
@@ -174,7 +185,9 @@ fn point_priced(
                 _ => None,
             };
             let pre = pre.as_ref().unwrap_or(&hw);
-            let c = calc::simulate::cost_with(&m, &hw, pre, &inputs(fields)?, mode)?;
+            let mut i: calc::simulate::SimulateInputs = inputs(fields)?;
+            i.engine = Some(ctx.point_engine(fields)?);
+            let c = calc::simulate::cost_with(&m, &hw, pre, &i, mode)?;
             let mut r = c.report(lean);
             prices.record(&mut r, &[&c.energy]);
             r
@@ -198,7 +211,8 @@ fn point_priced(
                 .filter(|(k, _)| is_calc_field(k) && k.as_str() != "parts")
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            let inputs = calc::fleet::FleetInputs::from_fields(&f)?;
+            let mut inputs = calc::fleet::FleetInputs::from_fields(&f)?;
+            inputs.sim.engine = Some(ctx.point_engine(fields)?);
             calc::fleet::search::search(&m, &hws, &inputs, mode)?.report(lean)?
         }
         other => return Err(super::unknown_command(other)),
@@ -252,7 +266,8 @@ fn plan(
     use calc::plan::{self, PlanInputs, Setup};
     let hw = ctx.point_hardware(fields, None)?;
     let model = ctx.point_model(fields)?;
-    let inputs: PlanInputs = inputs(fields)?;
+    let mut inputs: PlanInputs = inputs(fields)?;
+    inputs.engine = Some(ctx.point_engine(fields)?);
     if inputs.disaggregate == Some(true) {
         let s = Setup::new(&hw, &model, &inputs, ctx.mode)?;
         let w = plan::workload(&inputs)?;

@@ -47,6 +47,8 @@ pub const COMMANDS: &[&str] = &[
     "hw show",
     "model list",
     "model show",
+    "engine list",
+    "engine show",
     "point",
     "occupancy",
     "coalesce",

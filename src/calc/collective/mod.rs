@@ -20,10 +20,12 @@ use crate::inputs::{Bytes, Count, Seconds, non_negative, positive};
 use crate::spec::hardware::{Hardware, Mode};
 use serde::{Deserialize, Serialize};
 
+mod custom;
 mod fabric;
 mod report;
 mod time;
 
+pub use custom::time_on;
 pub use fabric::{Fabric, Protocols, Tier, Topology};
 pub use time::{CollectiveCost, Phase, time, torus_shape};
 
@@ -91,6 +93,9 @@ pub struct CollectiveInputs {
     /// measured per-call latency (`achievable.call.collective-*`).
     #[serde(default)]
     pub launch: Option<String>,
+    /// The engine whose all-reduce runs (NCCL's when `None`).
+    #[serde(skip)]
+    pub engine: Option<std::sync::Arc<crate::spec::engine::Engine>>,
 }
 
 /// How a collective is called, for its measured per-call latency.
@@ -142,11 +147,9 @@ pub fn cost(hw: &Hardware, inputs: &CollectiveInputs, mode: Mode) -> Result<Coll
         .map(CallMode::parse)
         .transpose()?
         .unwrap_or(CallMode::Eager);
-    time(
-        &Fabric::called(hw, mode, call),
-        inputs.kind,
-        inputs.devices.0,
-        bytes,
-        latency,
-    )
+    let fabric = Fabric::called(hw, mode, call);
+    match &inputs.engine {
+        Some(e) => time_on(&fabric, inputs.kind, inputs.devices.0, bytes, latency, e),
+        None => time(&fabric, inputs.kind, inputs.devices.0, bytes, latency),
+    }
 }

@@ -819,6 +819,7 @@ pub(super) fn plan_inputs(s: &simulate::SimulateInputs) -> plan::PlanInputs {
         activations: s.activations.clone(),
         launch: s.launch.clone(),
         reserve: s.reserve.clone(),
+        engine: s.engine.clone(),
         ..Default::default()
     }
 }

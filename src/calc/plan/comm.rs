@@ -70,7 +70,7 @@ fn coll(s: &Setup, kind: Kind, n: u64, bytes: f64) -> Result<(f64, Option<f64>)>
     if n <= 1 || bytes <= 0.0 {
         return Ok((0.0, None));
     }
-    let c = collective::time(&s.fabric, kind, n, bytes, None)?;
+    let c = collective::time_on(&s.fabric, kind, n, bytes, None, &s.step.engine)?;
     Ok((c.gpu_s, c.host_s))
 }
 

@@ -231,7 +231,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     // forward pass of one replica's microbatch, sharded per device.
     let mb = w.batch.div_ceil(microbatches);
     let forward = |new: u64, past: u64| {
-        step::forward(
+        step::forward_engine(
             m,
             Shape {
                 batch: mb,
@@ -240,6 +240,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
                 lm_head_tokens: 1,
             },
             &s.step.precisions,
+            &s.step.engine,
         )
     };
     let decode_step_ops = forward(1, w.context)?;

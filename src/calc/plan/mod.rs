@@ -104,6 +104,10 @@ pub struct PlanInputs {
     pub prefill_devices: Option<Count>,
     /// Devices of the decode pool (with `disaggregate`).
     pub decode_devices: Option<Count>,
+    /// The engine the steps and all-reduces run on (the plain PyTorch
+    /// forward and NCCL when `None`).
+    #[serde(skip)]
+    pub engine: Option<std::sync::Arc<crate::spec::engine::Engine>>,
 }
 
 /// What a search ranks by.
@@ -214,6 +218,7 @@ impl<'a> Setup<'a> {
                 // decode's defaults: none at speed of light, graph with
                 // --achievable
                 launch: inputs.launch.as_deref(),
+                engine: inputs.engine.as_deref(),
                 ..Default::default()
             },
         )?;

@@ -30,6 +30,11 @@ pub struct Replica<'a, 'b> {
 }
 
 impl<'a, 'b> Replica<'a, 'b> {
+    /// The engine its steps run on.
+    pub fn engine(&self) -> &crate::spec::engine::Engine {
+        &self.shard.s.step.engine
+    }
+
     /// Datasheet or achievable times.
     pub fn mode(&self) -> crate::spec::hardware::Mode {
         self.shard.s.mode

@@ -134,7 +134,7 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
         max_seqs: u64,
     ) -> Result<Self> {
         let probe = |past: u64| -> Result<Op> {
-            let st = step::forward(
+            let st = step::forward_engine(
                 model,
                 Shape {
                     batch: 1,
@@ -143,6 +143,7 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
                     lm_head_tokens: 0,
                 },
                 &precisions,
+                replica.engine(),
             )?;
             Ok(st
                 .ops
@@ -155,7 +156,7 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
         // Over one cached token: two pairs, one token read (a window is
         // never shorter than one token).
         let a1 = probe(1)?;
-        let scratch = step::forward(
+        let scratch = step::forward_engine(
             model,
             Shape {
                 batch: 1,
@@ -164,6 +165,7 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
                 lm_head_tokens: 1,
             },
             &precisions,
+            replica.engine(),
         )?;
         Ok(Forward {
             replica,
@@ -239,7 +241,7 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
             self.bodies.resize_with(i + 1, || None);
         }
         if self.bodies[i].is_none() {
-            let st = step::forward(
+            let st = step::forward_engine(
                 self.model,
                 Shape {
                     batch: tokens,
@@ -248,6 +250,7 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
                     lm_head_tokens: 0,
                 },
                 &self.precisions,
+                self.replica.engine(),
             )?;
             let ops = st
                 .ops
@@ -270,7 +273,7 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
             self.heads.resize_with(i + 1, || None);
         }
         if self.heads[i].is_none() {
-            let st = step::forward(
+            let st = step::forward_engine(
                 self.model,
                 Shape {
                     batch: tokens,
@@ -279,6 +282,7 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
                     lm_head_tokens: 1,
                 },
                 &self.precisions,
+                self.replica.engine(),
             )?;
             let norm = st
                 .extra

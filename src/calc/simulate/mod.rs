@@ -154,6 +154,10 @@ pub struct SimulateInputs {
     pub prefill_hw: Option<String>,
     /// Token budget of a prefill iteration (default 2,048).
     pub prefill_max_batched_tokens: Option<Count>,
+    /// The engine the steps run on (the plain PyTorch forward when
+    /// `None`).
+    #[serde(skip)]
+    pub engine: Option<std::sync::Arc<crate::spec::engine::Engine>>,
 }
 
 impl SimulateInputs {
@@ -332,6 +336,7 @@ impl<'a> Instance<'a> {
             activations: i.activations.clone(),
             launch: i.launch.clone(),
             reserve: i.reserve.clone(),
+            engine: i.engine.clone(),
             ..Default::default()
         };
         let setup = plan::Setup::new(hw, m, &pi, mode)?;

@@ -1,0 +1,324 @@
+//! Engine profiles (issue 38): the catalog, the default engine's answers
+//! unchanged, grouped expert dispatch against the H200 measurements of
+//! validation/engine_moe_h200.py (validation/h200-engine-moe-*.json, raw
+//! data committed with the script), and the engines' all-reduce.
+
+use roofline::catalog::Catalog;
+use roofline::error::Result;
+use roofline::inputs::Fields;
+use roofline::query::{Context, evaluate};
+use roofline::report::Report;
+use roofline::spec::hardware::Mode;
+use serde_json::Value;
+
+fn run(command: &str, mode: Mode, sets: &[&str], pairs: &[(&str, Value)]) -> Result<Report> {
+    let sets = Context::parse_sets(sets)?;
+    let ctx = Context::new(Catalog::default(), sets, mode);
+    let mut f = Fields::new();
+    for (k, v) in pairs {
+        f.insert((*k).into(), v.clone());
+    }
+    let mut r = evaluate(&ctx, command, &f, &[], false)?;
+    Ok(r.remove(0))
+}
+
+fn num(r: &Report, key: &str) -> f64 {
+    r.results[key].as_f64().unwrap_or_else(|| panic!("{key}"))
+}
+
+#[test]
+fn the_catalog_lists_four_engines_and_pytorch_is_the_default() {
+    let r = run("engine list", Mode::SpeedOfLight, &[], &[]).unwrap();
+    let ids: Vec<&str> = r
+        .rows
+        .iter()
+        .map(|r| r.inputs["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["pytorch", "sglang", "trtllm", "vllm"]);
+    // Every existing answer is the pytorch file's: the same numbers with
+    // and without --engine pytorch, dense and MoE, decode and prefill.
+    for model in ["llama-3-8b", "mixtral-8x7b"] {
+        let base = [
+            ("model", Value::from(model)),
+            ("hw", "h200-sxm".into()),
+            ("batch", 16.into()),
+            ("context", 1024.into()),
+        ];
+        let mut named = base.to_vec();
+        named.push(("engine", "pytorch".into()));
+        for mode in [Mode::SpeedOfLight, Mode::Achievable] {
+            let a = run("decode", mode, &[], &base).unwrap();
+            let b = run("decode", mode, &[], &named).unwrap();
+            assert_eq!(a.results, b.results, "{model} {mode:?}");
+        }
+    }
+}
+
+#[test]
+fn a_bad_engine_file_is_bad_data() {
+    // An unknown field, and a field without a source, exit 65.
+    let e = run(
+        "engine show",
+        Mode::SpeedOfLight,
+        &["engine.moe.dispatchh=grouped"],
+        &[("engine", "pytorch".into())],
+    )
+    .unwrap_err();
+    assert_eq!(e.exit_code(), 65, "{e}");
+    let e = run(
+        "engine show",
+        Mode::SpeedOfLight,
+        &[],
+        &[("engine", "tests/data/engines/no-source.toml".into())],
+    )
+    .unwrap_err();
+    assert_eq!(e.exit_code(), 65, "{e}");
+    assert!(e.to_string().contains("fusion.rotary"), "{e}");
+    // A dispatch value the file format lacks.
+    let e = run(
+        "engine show",
+        Mode::SpeedOfLight,
+        &["engine.moe.dispatch=scatter"],
+        &[("engine", "pytorch".into())],
+    )
+    .unwrap_err();
+    assert_eq!(e.exit_code(), 65, "{e}");
+}
+
+/// Every measured point of validation/h200-engine-moe-*.json with the
+/// tool's achievable and speed-of-light times: (label, dispatch, kind,
+/// measured, achievable, speed of light).
+fn points() -> Vec<(String, String, &'static str, f64, f64, f64)> {
+    let models = [
+        ("qwen3", "tests/data/engines/qwen3-30b-a3b-shape.toml"),
+        ("mixtral", "mixtral-8x7b"),
+        ("deepseek", "tests/data/engines/deepseek-v3-moe4.toml"),
+    ];
+    let mut out = Vec::new();
+    for (key, model) in models {
+        let text =
+            std::fs::read_to_string(format!("validation/h200-engine-moe-{key}.json")).unwrap();
+        let d: Value = serde_json::from_str(&text).unwrap();
+        for r in d["decode"].as_array().unwrap() {
+            let disp = r["dispatch"].as_str().unwrap().to_string();
+            let sets: &[&str] = if disp == "grouped" {
+                &["engine.moe.dispatch=grouped"]
+            } else {
+                &[]
+            };
+            let f = [
+                ("model", Value::from(model)),
+                ("hw", "h200-sxm".into()),
+                ("batch", r["batch"].clone()),
+                ("context", r["context"].clone()),
+                ("launch", "graph".into()),
+            ];
+            let t = num(
+                &run("decode", Mode::Achievable, sets, &f).unwrap(),
+                "step_time_s",
+            );
+            let sol = num(
+                &run("decode", Mode::SpeedOfLight, &[], &f[..4]).unwrap(),
+                "step_time_s",
+            );
+            let label = format!("{key} decode {disp} B={}", r["batch"]);
+            out.push((
+                label,
+                disp,
+                "decode",
+                r["graph_s"].as_f64().unwrap(),
+                t,
+                sol,
+            ));
+        }
+        for r in d["prefill"].as_array().unwrap() {
+            for (launch, col) in [("eager", "eager_s"), ("graph", "graph_s")] {
+                let f = [
+                    ("model", Value::from(model)),
+                    ("hw", "h200-sxm".into()),
+                    ("prompt", r["prompt"].clone()),
+                    ("launch", launch.into()),
+                ];
+                let sets = &["engine.moe.dispatch=grouped"];
+                let t = num(
+                    &run("prefill", Mode::Achievable, sets, &f).unwrap(),
+                    "time_s",
+                );
+                let sol = num(
+                    &run("prefill", Mode::SpeedOfLight, &[], &f[..3]).unwrap(),
+                    "time_s",
+                );
+                let label = format!("{key} prefill S={} {launch}", r["prompt"]);
+                out.push((
+                    label,
+                    "grouped".into(),
+                    "prefill",
+                    r[col].as_f64().unwrap(),
+                    t,
+                    sol,
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+#[test]
+fn grouped_and_looped_experts_against_the_h200_measurements() {
+    let pts = points();
+    assert_eq!(pts.len(), 39);
+    // The one point moe.grouped.weight-stream-fraction was fitted to
+    // (engines/pytorch.toml's source) is left out of the held-out errors.
+    let held = |p: &&(String, String, &str, f64, f64, f64)| p.0 != "mixtral decode grouped B=64";
+    let err = |p: &(String, String, &str, f64, f64, f64)| (p.4 / p.3 - 1.0).abs();
+    let group = |disp: &str, kind: &str| -> Vec<f64> {
+        pts.iter()
+            .filter(held)
+            .filter(|p| p.1 == disp && p.2 == kind)
+            .map(err)
+            .collect()
+    };
+    let (gd, ld, gp) = (
+        group("grouped", "decode"),
+        group("loop", "decode"),
+        group("grouped", "prefill"),
+    );
+    assert_eq!((gd.len(), ld.len(), gp.len()), (14, 6, 18));
+    let worst = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+    assert!(
+        median(gd.clone()) <= 0.15 && worst(&gd) <= 0.25,
+        "grouped decode {gd:?}"
+    );
+    assert!(worst(&gp) <= 0.25, "grouped prefill {gp:?}");
+    assert!(median(ld.clone()) <= 0.15, "loop decode {ld:?}");
+    // The speed of light is below every measurement.
+    for p in &pts {
+        assert!(
+            p.5 < p.3,
+            "{}: speed of light {} above measured {}",
+            p.0,
+            p.5,
+            p.3
+        );
+    }
+}
+
+#[test]
+fn a_grouped_step_runs_the_profiled_kernels() {
+    // Qwen3-30B-A3B-shaped decode at batch 1 replayed from a graph: the
+    // profiler counted 1,684 kernels (validation/h200-engine-moe-qwen3-
+    // profiles.json); the step's kernels follow the engine's counts.
+    let f = [
+        (
+            "model",
+            Value::from("tests/data/engines/qwen3-30b-a3b-shape.toml"),
+        ),
+        ("hw", "h200-sxm".into()),
+        ("batch", 1.into()),
+        ("context", 512.into()),
+        ("launch", "graph".into()),
+    ];
+    let grouped = num(
+        &run(
+            "decode",
+            Mode::Achievable,
+            &["engine.moe.dispatch=grouped"],
+            &f,
+        )
+        .unwrap(),
+        "kernels",
+    );
+    let looped = num(
+        &run("decode", Mode::Achievable, &[], &f).unwrap(),
+        "kernels",
+    );
+    // The tool counts 1,779: the MoE part matches the profiled sequence
+    // (24 a layer with the router); the attention side counts about 2 a
+    // layer more than the graph ran.
+    assert!((grouped / 1684.0 - 1.0).abs() < 0.10, "{grouped}");
+    // A loop launches 8 kernels per touched expert: far more.
+    assert!(looped > grouped + 48.0 * 8.0 * 4.0, "{looped} {grouped}");
+}
+
+#[test]
+fn vllm_prices_a_mixtral_decode_faster_than_pytorch() {
+    for batch in [1, 16, 64] {
+        let f = |e: &str| {
+            [
+                ("model", Value::from("mixtral-8x7b")),
+                ("hw", "h200-sxm".into()),
+                ("batch", batch.into()),
+                ("context", 1024.into()),
+                ("engine", e.into()),
+            ]
+        };
+        let t = |e| {
+            num(
+                &run("decode", Mode::Achievable, &[], &f(e)).unwrap(),
+                "step_time_s",
+            )
+        };
+        let (v, p) = (t("vllm"), t("pytorch"));
+        assert!(v < p, "batch {batch}: vllm {v} pytorch {p}");
+    }
+}
+
+#[test]
+fn trtllm_all_reduces_16_kib_over_8_h200s_under_10_us_below_nccl() {
+    let f = |e: &str| {
+        [
+            ("kind", Value::from("all-reduce")),
+            ("hw", "h200-sxm".into()),
+            ("devices", 8.into()),
+            ("bytes", "16KiB".into()),
+            ("launch", "graph".into()),
+            ("engine", e.into()),
+        ]
+    };
+    let custom = run("collective", Mode::Achievable, &[], &f("trtllm")).unwrap();
+    let nccl = run("collective", Mode::Achievable, &[], &f("pytorch")).unwrap();
+    let (c, n) = (num(&custom, "time_s"), num(&nccl, "time_s"));
+    // One-shot: the cited 3.5 us pass plus 7 x 16 KiB over the NVLink.
+    assert!(c < 10e-6 && c < n, "custom {c} nccl {n}");
+    assert!(c > 3.5e-6, "{c}");
+    let algo = custom.results["algorithm"].as_str().unwrap();
+    assert!(algo.contains("one-shot"), "{algo}");
+    // The latency's source is stated.
+    let show = run(
+        "engine show",
+        Mode::SpeedOfLight,
+        &[],
+        &[("engine", "trtllm".into())],
+    )
+    .unwrap();
+    let q = &show.quantities["all_reduce_latency_s"];
+    assert!(
+        q.source.as_deref().unwrap().contains("AIConfigurator"),
+        "{q:?}"
+    );
+    // vLLM's file has no latency figure: the custom path says which field to set.
+    let e = run("collective", Mode::Achievable, &[], &f("vllm")).unwrap_err();
+    assert!(e.to_string().contains("engine.all-reduce.latency"), "{e}");
+}
+
+#[test]
+fn an_engine_set_on_a_command_without_an_engine_is_refused() {
+    let e = run(
+        "hw show",
+        Mode::SpeedOfLight,
+        &["engine.moe.dispatch=grouped"],
+        &[("hw", "h200-sxm".into())],
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("engine field"), "{e}");
+}
