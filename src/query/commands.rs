@@ -172,6 +172,7 @@ fn point_priced(
             i.engine = Some(ctx.point_engine(fields)?);
             let c = calc::prefill::cost(&m, &hw, &i, mode)?;
             let mut r = c.report(lean);
+            engine_note(ctx, fields, &mut r)?;
             prices.record(&mut r, &[&c.energy]);
             r
         }
@@ -217,6 +218,54 @@ fn point_priced(
         }
         other => return Err(super::unknown_command(other)),
     })
+}
+
+/// Says which kernels the engine runs, where the point names an engine or
+/// changes one with `--set engine.*` (the default's answers stay as they
+/// were).
+fn engine_note(ctx: &Context, fields: &Fields, r: &mut Report) -> Result<()> {
+    let named = fields.contains_key("engine")
+        || ctx
+            .sets
+            .iter()
+            .any(|s| crate::spec::overrides::is_engine_path(&s.path));
+    if !named {
+        return Ok(());
+    }
+    let e = ctx.point_engine(fields)?;
+    let f = &e.fusion;
+    let fused: Vec<&str> = [
+        (f.norm_residual, "norm+residual"),
+        (f.rotary, "rotary"),
+        (f.gate_up_activation, "gate-up+activation"),
+        (f.qkv, "qkv"),
+    ]
+    .into_iter()
+    .filter_map(|(on, n)| on.then_some(n))
+    .collect();
+    let g = &e.moe.grouped;
+    let moe = match e.moe.dispatch {
+        crate::spec::engine::Dispatch::Loop => {
+            "experts in a loop (8 kernels a touched expert)".to_string()
+        }
+        crate::spec::engine::Dispatch::Grouped => format!(
+            "experts grouped: 2 grouped GEMMs a layer, {} routing, {} permute, {} combine kernels, {} a GEMM call",
+            g.routing_kernels.unwrap_or(0),
+            g.permute_kernels.unwrap_or(0),
+            g.combine_kernels.unwrap_or(0),
+            g.gemm_kernels.unwrap_or(0)
+        ),
+    };
+    r.note(format!(
+        "engine {}: fused {}; {moe}; attention {} (formulas.md, \"Engines\")",
+        e.id,
+        fused.join(", "),
+        e.attention
+            .kernel
+            .as_deref()
+            .unwrap_or("as the hardware file measured")
+    ));
+    Ok(())
 }
 
 /// Notes the default hardware on a report whose point named none.
@@ -352,6 +401,7 @@ fn decode(
         )?;
         let mut r = c.report(lean);
         prices.record(&mut r, &[&c.energy]);
+        engine_note(ctx, fields, &mut r)?;
         Ok(r)
     };
     let spec = fields

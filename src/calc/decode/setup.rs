@@ -254,6 +254,17 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
             &mut missing,
         )
     });
+    // An engine's own attention kernel replaces the measured curve's peak
+    // fraction (its half length kept).
+    let mut pricer = pricer;
+    if let (Some(p), Some(pf)) = (pricer.as_mut(), engine.attention.peak_fraction) {
+        if let Some((_, half)) = p.attention {
+            p.attention = Some((pf, half));
+        }
+        if let Some(c) = p.cached_attention.as_mut() {
+            c.curve.0 = pf;
+        }
+    }
     Ok(Setup {
         weights: w.name,
         activations: a.name,
