@@ -330,8 +330,10 @@ fn argv(
 /// (`a.toml,b`) is checked item by item.
 fn resolve(key: &str, value: &str, confine: &super::confine::Confine) -> Result<String, String> {
     match key {
-        "out" | "chart" => confine.write(value),
-        "hw" | "model" | "from" => value
+        "out" | "chart" | "dir" => confine.write(value),
+        // Always files: a trace, calibrate's measurements.
+        "trace" | "file" => confine.read(value),
+        "hw" | "model" | "from" | "prefill-hw" => value
             .split(',')
             .map(|v| {
                 let v = v.trim();
