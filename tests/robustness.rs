@@ -686,6 +686,13 @@ fn a_scenario_confines_traces_prefill_parts_measurements_and_man_pages() {
         assert!(!err.contains("panicked"), "{err}");
     }
     assert!(!d.join("escaped").exists(), "man wrote outside --out-dir");
+    // `man` is refused as a query, not blamed on a sweep it was not given.
+    let f = scenario(&d, "command = \"man\"");
+    let err = String::from_utf8_lossy(&run_scenario(&d, &f, &[]).stderr).to_string();
+    assert!(
+        err.contains("run it from the shell") && !err.contains("sweep"),
+        "{err}"
+    );
     // A trace beside the scenario resolves against the scenario's folder.
     std::fs::create_dir_all(d.join("sc")).unwrap();
     std::fs::write(

@@ -224,6 +224,15 @@ fn argv(
             "a scenario cannot run another scenario".into(),
         ));
     }
+    if matches!(q.command.as_str(), "man" | "completions") {
+        return Err(err(
+            "command",
+            format!(
+                "`{}` answers no query (it writes the shell's files); run it from the shell",
+                q.command
+            ),
+        ));
+    }
     let mut out: Vec<String> = std::iter::once("roofline".to_string())
         .chain(words.iter().map(|w| w.to_string()))
         .collect();
