@@ -656,3 +656,60 @@ fn a_scenario_reads_only_its_folder_and_allowed_ones() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Issue 42: a trace, a prefill part and calibrate's measurement file
+/// were read from anywhere (`trace = "/etc/passwd"` printed its first
+/// line); `man`'s `dir` wrote anywhere. Each is now confined, and a trace
+/// beside the scenario is found from another working folder.
+#[test]
+fn a_scenario_confines_traces_prefill_parts_measurements_and_man_pages() {
+    let d = tmp("escape-42");
+    let sim = "command = \"simulate\"\nmodel = \"llama-3-8b\"\nhw = \"h200-sxm\"\nrequests = 4";
+    std::fs::create_dir_all(d.join("elsewhere")).unwrap();
+    let secret = d.join("elsewhere/secret.csv");
+    std::fs::write(&secret, "root:x:0:0:root:/root:/bin/bash\n").unwrap();
+    let abs = secret.display().to_string();
+    for query in [
+        format!("{sim}\ntrace = {abs:?}"),
+        format!("{sim}\nrate = \"1/s\"\nprompt = 64\noutput = 8\nprefill-hw = {abs:?}"),
+        format!("command = \"calibrate\"\nhw = \"h200-sxm\"\nfile = {abs:?}"),
+        "command = \"man\"\ndir = \"../escaped\"".to_string(),
+    ] {
+        let f = scenario(&d, &query);
+        let o = run_scenario(&d, &f, &[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(65), "{query}: {err}");
+        assert!(
+            !err.contains("root:x"),
+            "quoted a file it may not read: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert!(!d.join("escaped").exists(), "man wrote outside --out-dir");
+    // `man` is refused as a query, not blamed on a sweep it was not given.
+    let f = scenario(&d, "command = \"man\"");
+    let err = String::from_utf8_lossy(&run_scenario(&d, &f, &[]).stderr).to_string();
+    assert!(
+        err.contains("run it from the shell") && !err.contains("sweep"),
+        "{err}"
+    );
+    // A trace beside the scenario resolves against the scenario's folder.
+    std::fs::create_dir_all(d.join("sc")).unwrap();
+    std::fs::write(
+        d.join("sc/t.csv"),
+        "arrival_s,prompt_tokens,output_tokens\n0,64,8\n0.5,64,8\n",
+    )
+    .unwrap();
+    let f = scenario(&d, &format!("{sim}\ntrace = \"t.csv\""));
+    let o = roofline_in(
+        &["run", f.to_str().unwrap(), "--out-dir", d.to_str().unwrap()],
+        Some(Path::new("/")),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

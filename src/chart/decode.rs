@@ -177,6 +177,8 @@ pub fn decode<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &DecodeDa
     // Whole decades at the low ends, so the first tick is labelled.
     let decade = |v: f64| 10f64.powf(v.log10().floor());
     let (x0, x1, y0, y1) = (decade(x0 / 1.3), x1 * 1.6, decade(y0 / 1.3), y1 * 2.0);
+    let (x0, x1) = super::axis("chart", "x", x0, x1, true)?;
+    let (y0, y1) = super::axis("chart", "y", y0, y1, true)?;
     let mut chart = ChartBuilder::on(&body)
         .margin(style::MARGIN)
         .x_label_area_size(style::X_LABEL_AREA)

@@ -184,6 +184,36 @@ fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// An axis plotters can tick, or an error against `field`. Plotters' tick
+/// loops never end on an infinite end, a zero end of a log axis or a log
+/// range whose ratio overflows (1e-300 to 1e300): the ends must be finite,
+/// a log axis's positive and normal with a finite ratio, a linear axis's
+/// span finite.
+pub(crate) fn axis(field: &str, what: &str, lo: f64, hi: f64, log: bool) -> Result<(f64, f64)> {
+    let ok = lo.is_finite()
+        && hi.is_finite()
+        && lo <= hi
+        && if log {
+            lo >= f64::MIN_POSITIVE && (hi / lo).is_finite()
+        } else {
+            (hi - lo).is_finite()
+        };
+    if ok {
+        return Ok((lo, hi));
+    }
+    Err(Error::field(
+        field,
+        format!(
+            "cannot draw the {what} axis from {lo:.3e} to {hi:.3e}: {}; chart a narrower range",
+            if log {
+                "a log axis needs positive ends less than 1e308 apart"
+            } else {
+                "its span is past f64's range"
+            }
+        ),
+    ))
+}
+
 /// A drawing failure (plotters or the PNG encoder) as the library's error.
 pub(crate) fn draw_error(e: impl std::fmt::Display) -> Error {
     Error::Unsupported(format!("drawing the chart failed: {e}"))

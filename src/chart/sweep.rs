@@ -560,6 +560,8 @@ pub fn sweep<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, data: &SweepData
             };
             y1 += pad;
         }
+        let (x0, x1) = super::axis("chart", "x", x0, x1, data.x_log)?;
+        let (y0, y1) = super::axis("chart", "y", y0, y1, p.log)?;
         match (data.x_log, p.log) {
             // One arm per pair of axis kinds: plotters types them apart.
             (true, true) => panel(

@@ -255,7 +255,9 @@ fn panel<DB: DrawingBackend>(
     } = p;
     let (lo, hi, legend, name_limits) = (*lo, *hi, legend.clone(), *name_limits);
     let (x0, x1) = x_range(data);
+    let (x0, x1) = super::axis("chart", "x", x0, x1, true)?;
     let d = scale.divisor;
+    super::axis("chart", "y", lo / d, hi / d, true)?;
     let mut chart = ChartBuilder::on(area)
         .margin(style::MARGIN)
         .x_label_area_size(style::X_LABEL_AREA)

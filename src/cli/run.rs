@@ -224,6 +224,15 @@ fn argv(
             "a scenario cannot run another scenario".into(),
         ));
     }
+    if matches!(q.command.as_str(), "man" | "completions") {
+        return Err(err(
+            "command",
+            format!(
+                "`{}` answers no query (it writes the shell's files); run it from the shell",
+                q.command
+            ),
+        ));
+    }
     let mut out: Vec<String> = std::iter::once("roofline".to_string())
         .chain(words.iter().map(|w| w.to_string()))
         .collect();
@@ -330,8 +339,10 @@ fn argv(
 /// (`a.toml,b`) is checked item by item.
 fn resolve(key: &str, value: &str, confine: &super::confine::Confine) -> Result<String, String> {
     match key {
-        "out" | "chart" => confine.write(value),
-        "hw" | "model" | "from" => value
+        "out" | "chart" | "dir" => confine.write(value),
+        // Always files: a trace, calibrate's measurements.
+        "trace" | "file" => confine.read(value),
+        "hw" | "model" | "from" | "prefill-hw" => value
             .split(',')
             .map(|v| {
                 let v = v.trim();

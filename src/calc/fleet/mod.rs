@@ -193,22 +193,62 @@ pub const DEFAULT_REQUESTS: u64 = 1000;
 /// Default device bound.
 pub const DEFAULT_MAX_DEVICES: u64 = 1024;
 
-/// Parses a comma-separated list of counts.
+/// The most requests one verdict simulates: each candidate's verdict runs
+/// them, so the search's time grows with them (docs/cli.md, "Limits").
+pub const MAX_REQUESTS: u64 = 10_000;
+/// The most values `caps` or `budgets` lists.
+pub const MAX_LIST: usize = 64;
+/// The most (part, cap, budget) combinations one search prices, each over
+/// every layout (docs/cli.md, "Limits").
+pub const MAX_CANDIDATES: usize = 256;
+
+/// Parses a comma-separated list of counts: each from 1 to `most` (the
+/// bound `simulate` puts on the same field), at most [`MAX_LIST`] of them.
 pub fn counts(field: &str, text: &str) -> Result<Vec<u64>> {
+    let most: u64 = if field == "budgets" { 1 << 22 } else { 1 << 20 };
     let v = text
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(|s| match crate::inputs::parse_count(s) {
-            Ok(n) if n >= 1 => Ok(n),
-            Ok(_) => Err(Error::field(field, "each value must be at least 1")),
+            Ok(n) if (1..=most).contains(&n) => Ok(n),
+            Ok(_) => Err(Error::field(
+                field,
+                format!("each value must be from 1 to {}", units::whole(most)),
+            )),
             Err(e) => Err(Error::field(field, e)),
         })
         .collect::<Result<Vec<u64>>>()?;
     if v.is_empty() {
         return Err(Error::field(field, "give at least one value"));
     }
+    if v.len() > MAX_LIST {
+        return Err(Error::field(
+            field,
+            format!("give at most {MAX_LIST} values (the search prices each)"),
+        ));
+    }
     Ok(v)
+}
+
+/// Refuses a search of more than [`MAX_CANDIDATES`] (part, cap, budget)
+/// combinations, naming the list to shorten.
+pub fn bound(parts: usize, caps: usize, budgets: Option<usize>) -> Result<()> {
+    let n = parts * caps * budgets.unwrap_or(1);
+    if n > MAX_CANDIDATES {
+        return Err(Error::field(
+            if budgets.is_some_and(|b| b > 1) {
+                "budgets"
+            } else {
+                "caps"
+            },
+            format!(
+                "{parts} part(s) x {caps} cap(s){} is {n} combinations; a search prices at most {MAX_CANDIDATES}: give fewer",
+                budgets.map_or(String::new(), |b| format!(" x {b} budget(s)"))
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Checks what `fleet` needs of the workload: a rate and a target.
@@ -248,6 +288,15 @@ pub fn check(i: &FleetInputs) -> Result<simulate::Workload> {
     let mut sim = s.clone();
     if sim.requests.is_none() {
         sim.requests = Some(Count(DEFAULT_REQUESTS));
+    }
+    if sim.requests.is_some_and(|r| r.0 > MAX_REQUESTS) {
+        return Err(Error::field(
+            "requests",
+            format!(
+                "fleet simulates each candidate's verdict: at most {} requests (simulate one deployment with more)",
+                units::whole(MAX_REQUESTS)
+            ),
+        ));
     }
     simulate::workload(&sim)
 }

@@ -204,7 +204,8 @@ pub(super) fn search(
             let size = l.tp * l.pp;
             let most = sh.max_devices / size;
             // A pool busier than its replicas can be never drains.
-            let bound = ((sh.rate * alone).floor() as u64 + 1).max(1);
+            // `as u64` saturates a huge rate; the add must too.
+            let bound = ((sh.rate * alone).floor() as u64).saturating_add(1);
             if bound > most {
                 continue;
             }
@@ -495,7 +496,7 @@ pub(super) fn search(
                             why: format!(
                                 "devices: even at full batches the decode pool needs at least {} replicas ({} devices beside the prefill pool's {}) > {}",
                                 units::whole(bound),
-                                units::whole(bound * size),
+                                units::whole(bound.saturating_mul(size)),
                                 units::whole(pre_devices),
                                 units::whole(sh.max_devices)
                             ),

@@ -310,6 +310,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         .as_deref()
         .map(|t| super::counts("budgets", t))
         .transpose()?;
+    super::bound(hws.len(), caps.len(), budgets.as_ref().map(Vec::len))?;
     let block = simulate::caps(&i.sim)?.block;
     let objective = i.options.objective.unwrap_or_default();
     // The same lengths and unit gaps for every candidate and rate.

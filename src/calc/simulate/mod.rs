@@ -345,6 +345,23 @@ impl<'a> Instance<'a> {
     }
 }
 
+/// The most replicas a run holds: each is simulated with its own cache
+/// and queue, held in memory from the start (docs/cli.md, "Limits").
+pub const MAX_REPLICAS: u64 = 1 << 16;
+
+fn replicas(field: &str, dp: u64) -> Result<()> {
+    if dp > MAX_REPLICAS {
+        return Err(Error::field(
+            field,
+            format!(
+                "at most {} replicas are simulated (each with its own cache and queue)",
+                units::whole(MAX_REPLICAS)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The layout the inputs name (one replica: tp x pp devices; dp replicas).
 pub fn layout(i: &SimulateInputs) -> Result<Layout> {
     let one = |f: &str, c: Option<Count>| crate::inputs::at_least_one(f, c.map_or(1, |c| c.0));
@@ -355,6 +372,7 @@ pub fn layout(i: &SimulateInputs) -> Result<Layout> {
         ep: one("ep", i.ep)?,
     };
     crate::inputs::mul("dp", &[l.tp, l.pp, l.dp])?;
+    replicas("dp", l.dp)?;
     Ok(l)
 }
 
@@ -638,6 +656,7 @@ fn run_pools(
         ep: one("prefill-ep", i.prefill_ep)?,
     };
     crate::inputs::mul("prefill-dp", &[lp.tp, lp.pp, lp.dp])?;
+    replicas("prefill-dp", lp.dp)?;
     let pre_tokens = crate::inputs::at_least_one(
         "prefill-max-batched-tokens",
         i.prefill_max_batched_tokens
