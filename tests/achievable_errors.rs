@@ -17,7 +17,7 @@ use roofline::calc::matmul::{self, MatmulInputs};
 use roofline::calc::plan::{self, PlanInputs};
 use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::catalog::Catalog;
-use roofline::spec::hardware::Mode;
+use roofline::spec::hardware::{Hardware, Mode};
 
 const MEASURED: &str = "validation/h200-serving-fidelity.json";
 /// Eager decode steps timed in the processes whose host path the shipped
@@ -33,13 +33,18 @@ const TP: &str = "validation/h200-tp2.json";
 /// NCCL between two H200s over NVLink (the ground measurements).
 const NCCL: &str = "tests/data/ground/h200-measured.json";
 
-struct Computed {
-    answer: &'static str,
-    what: &'static str,
-    errors: Vec<f64>,
+/// One family of the validation set priced on a hardware file.
+pub struct Computed {
+    /// The kind of answer (the table's `answer`).
+    pub answer: &'static str,
+    /// What was measured.
+    pub what: &'static str,
+    /// |predicted - measured| / measured per point.
+    pub errors: Vec<f64>,
 }
 
-fn stats(mut e: Vec<f64>) -> (u64, f64, f64) {
+/// (points, median, worst) of relative errors.
+pub fn stats(mut e: Vec<f64>) -> (u64, f64, f64) {
     e.sort_by(f64::total_cmp);
     let n = e.len();
     let med = if n % 2 == 1 {
@@ -51,8 +56,14 @@ fn stats(mut e: Vec<f64>) -> (u64, f64, f64) {
 }
 
 fn compute() -> Vec<Computed> {
+    let hw = Catalog::default().hardware("h200-sxm", &[]).unwrap();
+    families(&hw)
+}
+
+/// Every family of the table priced on `hw` (the shipped H200's file, or
+/// one `calibrate` wrote: tests/calibrate.rs compares the two).
+pub fn families(hw: &Hardware) -> Vec<Computed> {
     let cat = Catalog::default();
-    let hw = cat.hardware("h200-sxm", &[]).unwrap();
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(MEASURED).unwrap()).unwrap();
     let mut graph = Vec::new();
@@ -68,7 +79,7 @@ fn compute() -> Vec<Computed> {
             "activations": dtype, "launch": "graph",
         }))
         .unwrap();
-        let t = decode::cost(&model, &hw, &inputs, Mode::Achievable)
+        let t = decode::cost(&model, hw, &inputs, Mode::Achievable)
             .unwrap()
             .step_time_s;
         let m = d["graph_s"].as_f64().unwrap();
@@ -88,7 +99,7 @@ fn compute() -> Vec<Computed> {
                 "activations": dtype, "launch": "eager",
             }))
             .unwrap();
-            let t = decode::cost(&model, &hw, &inputs, Mode::Achievable)
+            let t = decode::cost(&model, hw, &inputs, Mode::Achievable)
                 .unwrap()
                 .step_time_s;
             let m = d["eager_s"].as_f64().unwrap();
@@ -107,7 +118,7 @@ fn compute() -> Vec<Computed> {
             "activations": dtype, "launch": "eager", "force": true,
         }))
         .unwrap();
-        let t = prefill::cost(&model, &hw, &inputs, Mode::Achievable)
+        let t = prefill::cost(&model, hw, &inputs, Mode::Achievable)
             .unwrap()
             .time_s;
         let m = d["time_s"].as_f64().unwrap();
@@ -124,7 +135,7 @@ fn compute() -> Vec<Computed> {
             "dtype": dtype, "activations": dtype, "launch": "eager", "force": true,
         }))
         .unwrap();
-        let t = prefill::cost(&model, &hw, &inputs, Mode::Achievable)
+        let t = prefill::cost(&model, hw, &inputs, Mode::Achievable)
             .unwrap()
             .time_s;
         let m = d["time_s"].as_f64().unwrap();
@@ -147,7 +158,7 @@ fn compute() -> Vec<Computed> {
             "m": r.m, "n": r.n, "k": r.k, "dtype": r.dtype, "launch": "graph",
         }))
         .unwrap();
-        let rep = matmul::cost(&hw, &inputs, Mode::Achievable)
+        let rep = matmul::cost(hw, &inputs, Mode::Achievable)
             .unwrap()
             .report(false);
         let t = rep.results["time_s"].as_f64().unwrap();
@@ -173,7 +184,7 @@ fn compute() -> Vec<Computed> {
             &llama
         };
         let i: PlanInputs = serde_json::from_value(f).unwrap();
-        plan::cost(&hw, m, &i, Mode::Achievable).unwrap()
+        plan::cost(hw, m, &i, Mode::Achievable).unwrap()
     };
     let mut plans = Vec::new();
     for d in tp["decode"].as_array().unwrap() {
@@ -206,7 +217,7 @@ fn compute() -> Vec<Computed> {
             "kind": kind, "devices": 2, "bytes": r["bytes_per_rank"], "launch": "eager",
         }))
         .unwrap();
-        let t = collective::cost(&hw, &i, Mode::Achievable).unwrap().time_s;
+        let t = collective::cost(hw, &i, Mode::Achievable).unwrap().time_s;
         let m = r["s"].as_f64().unwrap();
         coll.push((t - m).abs() / m);
     }
