@@ -39,12 +39,14 @@ pub struct Computed {
     pub answer: &'static str,
     /// What was measured.
     pub what: &'static str,
-    /// |predicted - measured| / measured per point.
+    /// (predicted - measured) / measured per point, signed
+    /// ([`stats`] takes their size).
     pub errors: Vec<f64>,
 }
 
 /// (points, median, worst) of relative errors.
-pub fn stats(mut e: Vec<f64>) -> (u64, f64, f64) {
+pub fn stats(e: Vec<f64>) -> (u64, f64, f64) {
+    let mut e: Vec<f64> = e.into_iter().map(f64::abs).collect();
     e.sort_by(f64::total_cmp);
     let n = e.len();
     let med = if n % 2 == 1 {
@@ -83,7 +85,7 @@ pub fn families(hw: &Hardware) -> Vec<Computed> {
             .unwrap()
             .step_time_s;
         let m = d["graph_s"].as_f64().unwrap();
-        graph.push((t - m).abs() / m);
+        graph.push((t - m) / m);
     }
     for file in EAGER {
         let v: serde_json::Value =
@@ -103,7 +105,7 @@ pub fn families(hw: &Hardware) -> Vec<Computed> {
                 .unwrap()
                 .step_time_s;
             let m = d["eager_s"].as_f64().unwrap();
-            eager.push((t - m).abs() / m);
+            eager.push((t - m) / m);
         }
     }
     let mut pre = Vec::new();
@@ -122,7 +124,7 @@ pub fn families(hw: &Hardware) -> Vec<Computed> {
             .unwrap()
             .time_s;
         let m = d["time_s"].as_f64().unwrap();
-        pre.push((t - m).abs() / m);
+        pre.push((t - m) / m);
     }
     for d in v["chunk"].as_array().unwrap() {
         let model = cat.model(d["model"].as_str().unwrap(), &[]).unwrap();
@@ -139,7 +141,7 @@ pub fn families(hw: &Hardware) -> Vec<Computed> {
             .unwrap()
             .time_s;
         let m = d["time_s"].as_f64().unwrap();
-        pre.push((t - m).abs() / m);
+        pre.push((t - m) / m);
     }
     // Single GEMMs: calibrate.py's graph rows over cold copies, one call
     // each (its two rows replaying one GEMM on the same weights, warm in the
@@ -162,7 +164,7 @@ pub fn families(hw: &Hardware) -> Vec<Computed> {
             .unwrap()
             .report(false);
         let t = rep.results["time_s"].as_f64().unwrap();
-        mm.push((t - r.seconds).abs() / r.seconds);
+        mm.push((t - r.seconds) / r.seconds);
     }
     // Plans: Llama-3-8B split over two H200s, decode from a graph with its
     // all-reduces captured, prefill eagerly.
@@ -191,7 +193,7 @@ pub fn families(hw: &Hardware) -> Vec<Computed> {
         let t = plan_of(serde_json::json!({"batch": d["batch"], "context": d["context"]}))
             .decode_step_time_s;
         let m = d["graph_s"].as_f64().unwrap();
-        plans.push((t - m).abs() / m);
+        plans.push((t - m) / m);
     }
     for d in tp["prefill"].as_array().unwrap() {
         let t = plan_of(serde_json::json!({
@@ -199,7 +201,7 @@ pub fn families(hw: &Hardware) -> Vec<Computed> {
         }))
         .prefill_time_s;
         let m = d["time_s"].as_f64().unwrap();
-        plans.push((t - m).abs() / m);
+        plans.push((t - m) / m);
     }
     // Single collectives of 1 MiB to 1 GiB per rank, called eagerly.
     let g: serde_json::Value =
@@ -219,7 +221,7 @@ pub fn families(hw: &Hardware) -> Vec<Computed> {
         .unwrap();
         let t = collective::cost(hw, &i, Mode::Achievable).unwrap().time_s;
         let m = r["s"].as_f64().unwrap();
-        coll.push((t - m).abs() / m);
+        coll.push((t - m) / m);
     }
     vec![
         Computed {

@@ -17,6 +17,19 @@ use crate::spec::hardware::Hardware;
 /// figure that changes predictions only in their last digits.
 pub const TOLERANCE: f64 = 1e-4;
 
+/// A model parameter is taken only where at least this many checked rows
+/// depend on it: one held-out row does not show a curve helps (a file of
+/// five attention rows holds out one).
+pub const MIN_PARAMETER_ROWS: usize = 3;
+
+/// How far the host's path moves between processes on one machine (the
+/// same calls timed in two processes of one lease ran 1.1 to 1.35 times
+/// apart; docs/validation.md, "Host path"): host figures are taken from a
+/// file's eager steps only where the base misses them by more than this,
+/// and the fitted ones do better; a smaller miss is the process's noise,
+/// and fitting it would make the next process's answers worse.
+pub const HOST_SPREAD: f64 = 0.15;
+
 /// One fitted figure's fate.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Decision {
@@ -42,6 +55,9 @@ pub struct Gate<'a> {
     predicted: Vec<Option<f64>>,
     measured: &'a [f64],
     decisions: Vec<Decision>,
+    /// The base's error a figure must improve on before it is taken (0:
+    /// any; [`HOST_SPREAD`] for the host's path).
+    pub floor: f64,
 }
 
 /// A note where `v` lies outside `lo` to `hi` times the base's `prior`.
@@ -62,6 +78,7 @@ impl<'a> Gate<'a> {
             predicted,
             measured,
             decisions: Vec::new(),
+            floor: 0.0,
         }
     }
 
@@ -99,6 +116,21 @@ impl<'a> Gate<'a> {
         let rows = before.len();
         let errors = median(before).zip(median(after));
         let (accepted, mut why) = match errors {
+            Some(_) if !direct && rows < MIN_PARAMETER_ROWS => (
+                false,
+                format!(
+                    "a model parameter only {rows} checked row(s) depend on, fewer than {MIN_PARAMETER_ROWS}: too few to show it helps"
+                ),
+            ),
+            Some((e0, e1)) if self.floor > 0.0 && e0 <= self.floor => (
+                false,
+                format!(
+                    "the {rows} checked rows it changes are {:.1}% off with the figures in force, within the {:.0}% the host's path moves between processes ({:.1}% with it)",
+                    100.0 * e0,
+                    100.0 * self.floor,
+                    100.0 * e1
+                ),
+            ),
             Some((e0, e1)) if e1 <= e0 + TOLERANCE => (
                 true,
                 format!(

@@ -9,8 +9,8 @@
 use super::measurements::{Operation, Row};
 use super::predict;
 use crate::error::Result;
-use crate::spec::hardware::{AttentionEfficiency, Hardware, Peaks};
 use crate::spec::FlopPerSec;
+use crate::spec::hardware::{AttentionEfficiency, Hardware, Peaks};
 use std::num::NonZeroU64;
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -66,7 +66,10 @@ pub fn gemm(hw: &mut Hardware, rows: &[&Row], dtype: &str) -> Result<Option<(f64
     };
     let bw = a.hbm_bandwidth.map_or(f64::INFINITY, |b| b.get());
     let ridge = a.dense.get(dtype).unwrap_or(sheet) / bw;
-    let rate_of = |r: &Row| 2.0 * r.m.unwrap_or(0) as f64 * r.n.unwrap_or(0) as f64 * r.k.unwrap_or(0) as f64 / r.seconds;
+    let rate_of = |r: &Row| {
+        2.0 * r.m.unwrap_or(0) as f64 * r.n.unwrap_or(0) as f64 * r.k.unwrap_or(0) as f64
+            / r.seconds
+    };
     let large: Vec<&Row> = rows
         .iter()
         .copied()
@@ -79,7 +82,11 @@ pub fn gemm(hw: &mut Hardware, rows: &[&Row], dtype: &str) -> Result<Option<(f64
     if large.len() < 2 {
         return Ok(None);
     }
-    let start = large.iter().map(|r| rate_of(r)).fold(0.0, f64::max).min(sheet);
+    let start = large
+        .iter()
+        .map(|r| rate_of(r))
+        .fold(0.0, f64::max)
+        .min(sheet);
     let (mut best_r, mut best_e) = (start, f64::INFINITY);
     for (span, steps) in [(0.25, 50usize), (0.02, 40)] {
         let centre = best_r;
