@@ -856,3 +856,86 @@ fn two_fresh_runs_give_files_that_price_the_validation_set_alike() {
     );
     assert!(med < 0.03, "{med}");
 }
+
+fn fit_text(csv: &str) -> roofline::error::Result<Calibrated> {
+    let cat = Catalog::default();
+    let hw = cat.hardware("h200-sxm", &[]).unwrap();
+    let (text, _) = cat.hardware_text("h200-sxm").unwrap();
+    let model = |id: &str| cat.model(id, &[]).map(Rc::new);
+    calibrate::calibrate(&Inputs {
+        base: &hw,
+        base_text: &text,
+        csv,
+        file: "short.csv",
+        id: "h200-short",
+        force: false,
+        model: &model,
+    })
+}
+
+#[test]
+fn a_run_cut_short_calibrates_what_it_holds_and_a_file_of_nothing_is_refused() {
+    // The first 11 rows of a run (the stream, the launches, two small
+    // GEMMs by launch mode): the stream and launch costs are fitted, the
+    // GEMM rates kept (no GEMM of 100 GFLOP), and the file written parses
+    // as a hardware file.
+    let text = std::fs::read_to_string("validation/calibrate-h200-rep-1.csv").unwrap();
+    let short: String = text.lines().take(12).map(|l| format!("{l}\n")).collect();
+    let c = fit_text(&short).unwrap();
+    let shipped = Catalog::default().hardware("h200-sxm", &[]).unwrap();
+    assert_eq!(
+        achievable(&c.hardware).dense.get("bf16"),
+        achievable(&shipped).dense.get("bf16")
+    );
+    assert!(
+        c.decisions
+            .iter()
+            .any(|d| d.figure == "achievable.hbm-bandwidth" && d.accepted)
+    );
+    let path = std::env::temp_dir().join(format!("h200-short-{}.toml", std::process::id()));
+    std::fs::write(&path, &c.toml).unwrap();
+    assert!(
+        Catalog::default()
+            .hardware(path.to_str().unwrap(), &[])
+            .is_ok()
+    );
+    std::fs::remove_file(&path).ok();
+    // Two small graph GEMMs alone identify nothing: refused, exit 65, naming
+    // what each figure needs.
+    let head = text.lines().next().unwrap();
+    let gemms: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("gemm,") && l.contains(",graph,"))
+        .take(2)
+        .collect();
+    let tiny = format!("{head}\n{}\n", gemms.join("\n"));
+    let e = fit_text(&tiny).unwrap_err();
+    assert_eq!(e.exit_code(), 65);
+    let msg = e.to_string();
+    assert!(
+        msg.contains("identify no figure") && msg.contains("100 GFLOP"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn host_only_files_write_files_hw_accepts() {
+    // calibrate-h200-host-{1,2}.csv (calibrate.py --only launch,host) were
+    // refused before: their two small GEMMs set the burst rate below the
+    // sustained one. Now each writes a file --hw reads.
+    for file in [
+        "validation/calibrate-h200-host-1.csv",
+        "validation/calibrate-h200-host-2.csv",
+    ] {
+        let c = fit(file, "h200-sxm", false).unwrap();
+        let path = std::env::temp_dir().join(format!("h200-host-{}.toml", std::process::id()));
+        std::fs::write(&path, &c.toml).unwrap();
+        assert!(
+            Catalog::default()
+                .hardware(path.to_str().unwrap(), &[])
+                .is_ok(),
+            "{file}"
+        );
+        std::fs::remove_file(&path).ok();
+    }
+}
