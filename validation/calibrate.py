@@ -1,6 +1,6 @@
 """Measure the figures `roofline calibrate` fits, on the GPU this runs on.
 
-    python3 validation/calibrate.py --out my-gpu.csv          # about 5-6 minutes on an H200
+    python3 validation/calibrate.py --out my-gpu.csv          # about 2.6 minutes on an H200 (150 and 156 s measured)
     python3 validation/calibrate.py --out power.csv --only power   # the power loops alone, about 2 minutes
     python3 validation/calibrate.py --out quick.csv --quick   # fewer shapes, a smoke test
 
