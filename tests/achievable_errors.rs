@@ -17,7 +17,7 @@ use roofline::calc::matmul::{self, MatmulInputs};
 use roofline::calc::plan::{self, PlanInputs};
 use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::catalog::Catalog;
-use roofline::spec::hardware::Mode;
+use roofline::spec::hardware::{Hardware, Mode};
 
 const MEASURED: &str = "validation/h200-serving-fidelity.json";
 /// Eager decode steps timed in the processes whose host path the shipped
@@ -33,13 +33,20 @@ const TP: &str = "validation/h200-tp2.json";
 /// NCCL between two H200s over NVLink (the ground measurements).
 const NCCL: &str = "tests/data/ground/h200-measured.json";
 
-struct Computed {
-    answer: &'static str,
-    what: &'static str,
-    errors: Vec<f64>,
+/// One family of the validation set priced on a hardware file.
+pub struct Computed {
+    /// The kind of answer (the table's `answer`).
+    pub answer: &'static str,
+    /// What was measured.
+    pub what: &'static str,
+    /// (predicted - measured) / measured per point, signed
+    /// ([`stats`] takes their size).
+    pub errors: Vec<f64>,
 }
 
-fn stats(mut e: Vec<f64>) -> (u64, f64, f64) {
+/// (points, median, worst) of relative errors.
+pub fn stats(e: Vec<f64>) -> (u64, f64, f64) {
+    let mut e: Vec<f64> = e.into_iter().map(f64::abs).collect();
     e.sort_by(f64::total_cmp);
     let n = e.len();
     let med = if n % 2 == 1 {
@@ -51,8 +58,14 @@ fn stats(mut e: Vec<f64>) -> (u64, f64, f64) {
 }
 
 fn compute() -> Vec<Computed> {
+    let hw = Catalog::default().hardware("h200-sxm", &[]).unwrap();
+    families(&hw)
+}
+
+/// Every family of the table priced on `hw` (the shipped H200's file, or
+/// one `calibrate` wrote: tests/calibrate.rs compares the two).
+pub fn families(hw: &Hardware) -> Vec<Computed> {
     let cat = Catalog::default();
-    let hw = cat.hardware("h200-sxm", &[]).unwrap();
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(MEASURED).unwrap()).unwrap();
     let mut graph = Vec::new();
@@ -68,11 +81,11 @@ fn compute() -> Vec<Computed> {
             "activations": dtype, "launch": "graph",
         }))
         .unwrap();
-        let t = decode::cost(&model, &hw, &inputs, Mode::Achievable)
+        let t = decode::cost(&model, hw, &inputs, Mode::Achievable)
             .unwrap()
             .step_time_s;
         let m = d["graph_s"].as_f64().unwrap();
-        graph.push((t - m).abs() / m);
+        graph.push((t - m) / m);
     }
     for file in EAGER {
         let v: serde_json::Value =
@@ -88,11 +101,11 @@ fn compute() -> Vec<Computed> {
                 "activations": dtype, "launch": "eager",
             }))
             .unwrap();
-            let t = decode::cost(&model, &hw, &inputs, Mode::Achievable)
+            let t = decode::cost(&model, hw, &inputs, Mode::Achievable)
                 .unwrap()
                 .step_time_s;
             let m = d["eager_s"].as_f64().unwrap();
-            eager.push((t - m).abs() / m);
+            eager.push((t - m) / m);
         }
     }
     let mut pre = Vec::new();
@@ -107,11 +120,11 @@ fn compute() -> Vec<Computed> {
             "activations": dtype, "launch": "eager", "force": true,
         }))
         .unwrap();
-        let t = prefill::cost(&model, &hw, &inputs, Mode::Achievable)
+        let t = prefill::cost(&model, hw, &inputs, Mode::Achievable)
             .unwrap()
             .time_s;
         let m = d["time_s"].as_f64().unwrap();
-        pre.push((t - m).abs() / m);
+        pre.push((t - m) / m);
     }
     for d in v["chunk"].as_array().unwrap() {
         let model = cat.model(d["model"].as_str().unwrap(), &[]).unwrap();
@@ -124,11 +137,11 @@ fn compute() -> Vec<Computed> {
             "dtype": dtype, "activations": dtype, "launch": "eager", "force": true,
         }))
         .unwrap();
-        let t = prefill::cost(&model, &hw, &inputs, Mode::Achievable)
+        let t = prefill::cost(&model, hw, &inputs, Mode::Achievable)
             .unwrap()
             .time_s;
         let m = d["time_s"].as_f64().unwrap();
-        pre.push((t - m).abs() / m);
+        pre.push((t - m) / m);
     }
     // Single GEMMs: calibrate.py's graph rows over cold copies, one call
     // each (its two rows replaying one GEMM on the same weights, warm in the
@@ -147,11 +160,11 @@ fn compute() -> Vec<Computed> {
             "m": r.m, "n": r.n, "k": r.k, "dtype": r.dtype, "launch": "graph",
         }))
         .unwrap();
-        let rep = matmul::cost(&hw, &inputs, Mode::Achievable)
+        let rep = matmul::cost(hw, &inputs, Mode::Achievable)
             .unwrap()
             .report(false);
         let t = rep.results["time_s"].as_f64().unwrap();
-        mm.push((t - r.seconds).abs() / r.seconds);
+        mm.push((t - r.seconds) / r.seconds);
     }
     // Plans: Llama-3-8B split over two H200s, decode from a graph with its
     // all-reduces captured, prefill eagerly.
@@ -173,14 +186,14 @@ fn compute() -> Vec<Computed> {
             &llama
         };
         let i: PlanInputs = serde_json::from_value(f).unwrap();
-        plan::cost(&hw, m, &i, Mode::Achievable).unwrap()
+        plan::cost(hw, m, &i, Mode::Achievable).unwrap()
     };
     let mut plans = Vec::new();
     for d in tp["decode"].as_array().unwrap() {
         let t = plan_of(serde_json::json!({"batch": d["batch"], "context": d["context"]}))
             .decode_step_time_s;
         let m = d["graph_s"].as_f64().unwrap();
-        plans.push((t - m).abs() / m);
+        plans.push((t - m) / m);
     }
     for d in tp["prefill"].as_array().unwrap() {
         let t = plan_of(serde_json::json!({
@@ -188,7 +201,7 @@ fn compute() -> Vec<Computed> {
         }))
         .prefill_time_s;
         let m = d["time_s"].as_f64().unwrap();
-        plans.push((t - m).abs() / m);
+        plans.push((t - m) / m);
     }
     // Single collectives of 1 MiB to 1 GiB per rank, called eagerly.
     let g: serde_json::Value =
@@ -206,9 +219,9 @@ fn compute() -> Vec<Computed> {
             "kind": kind, "devices": 2, "bytes": r["bytes_per_rank"], "launch": "eager",
         }))
         .unwrap();
-        let t = collective::cost(&hw, &i, Mode::Achievable).unwrap().time_s;
+        let t = collective::cost(hw, &i, Mode::Achievable).unwrap().time_s;
         let m = r["s"].as_f64().unwrap();
-        coll.push((t - m).abs() / m);
+        coll.push((t - m) / m);
     }
     vec![
         Computed {

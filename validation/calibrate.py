@@ -1,6 +1,6 @@
 """Measure the figures `roofline calibrate` fits, on the GPU this runs on.
 
-    python3 validation/calibrate.py --out my-gpu.csv          # about 5-6 minutes on an H200
+    python3 validation/calibrate.py --out my-gpu.csv          # about 2.6 minutes on an H200 (150 and 156 s measured)
     python3 validation/calibrate.py --out power.csv --only power   # the power loops alone, about 2 minutes
     python3 validation/calibrate.py --out quick.csv --quick   # fewer shapes, a smoke test
 
@@ -240,6 +240,38 @@ def launch(w, quick):
         log(f"gemm {m}x{nn}x{k} eager {t * 1e6:.2f} us, synchronised {ts_med * 1e6:.2f} us, "
             f"graph {tg * 1e6:.2f} us")
         del g
+    kernel_sweep(w, quick)
+
+
+SWEEP_N, SWEEP_K, SWEEP_M = 65536, 4096, 8  # the sweep's fixed work: [M,K] x [K,N], 512 MiB of weights
+
+
+def kernel_sweep(w, quick):
+    """The fixed time a kernel costs, from its count at fixed work: one
+    [8, 4096] x [4096, 65536] bf16 GEMM split by columns into 1 ... 64 GEMMs
+    (each on its own weights, 512 MiB in all, so every replay reads them from
+    HBM), replayed from a CUDA graph. The bytes stay the same; the time grows
+    by the kernels' fixed cost: `roofline calibrate` fits kernel-overhead from
+    the slope (formulas.md, "Calibration: fitting the achievable figures")."""
+    K, M = SWEEP_K, SWEEP_M
+    counts = (1, 2, 4, 8, 16, 32, 64) if not quick else (1, 8, 64)
+    x = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    wt = torch.randn(SWEEP_N, K, device="cuda", dtype=torch.bfloat16)
+    for kernels in counts:
+        n = SWEEP_N // kernels
+        parts = list(wt.split(n, 0))
+        g = graph_of(lambda: [x @ p.t() for p in parts])
+        for _ in range(3):
+            g.replay()
+        t = events_time(g.replay, 20 if not quick else 5)
+        w.row(operation="kernel_sweep", m=M, n=n, k=K, kernels=kernels, dtype="bf16", launch="graph",
+              flops=2.0 * M * SWEEP_N * K, bytes=2 * (SWEEP_N * K + kernels * M * K + M * SWEEP_N),
+              repeats=20, seconds=t,
+              note=f"{M}x{SWEEP_N}x{K} split into {kernels} GEMMs of N = {n}, graph replay (cold weights)")
+        log(f"kernel sweep {kernels:3d} GEMMs of {M}x{n}x{K}: {t * 1e6:.1f} us")
+        del g
+    del x, wt
+    torch.cuda.empty_cache()
 
 
 def fp8_ok():
@@ -612,6 +644,32 @@ def llama_step(net, kc, vc, tok, pos, B, d, h, kv, dh):
     return F.rms_norm(x, (d,), None, 1e-5) @ head.t()
 
 
+EAGER_STEPS = ((1, 1024), (32, 1024), (32, 4096))  # (B, T) also timed eagerly
+PREFILL_STEPS = ((1, 512), (1, 2048), (4, 1024), (1, 8192))  # (B, S) prefills, eager
+
+
+def llama_prefill(net, tok, B, S, d, h, kv, dh):
+    """A prefill of tok [B, S] through llama_step's layers with causal attention and no
+    cache, as validation/serving_fidelity.py's forward runs it: the last token's logits."""
+    emb, head, layers, freqs = net
+    x = emb[tok].reshape(B * S, d)
+    for l in layers:
+        y = F.rms_norm(x, (d,), l["n1"], 1e-5)
+        qkv = y @ l["qkv"].t()
+        qk = qkv[:, : (h + kv) * dh].view(B * S, h + kv, dh // 2, 2).float()
+        qk = torch.view_as_real(torch.view_as_complex(qk) * freqs).flatten(-2).to(x.dtype)
+        q, k = qk.split([h, kv], 1)
+        v = qkv[:, (h + kv) * dh:].reshape(B * S, kv, dh)
+        q, k, v = (t.reshape(B, S, -1, dh).transpose(1, 2) for t in (q, k, v))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        x = torch.addmm(x, a.transpose(1, 2).reshape(B * S, h * dh), l["o"].t())
+        y = F.rms_norm(x, (d,), l["n2"], 1e-5)
+        g, u = (y @ l["gu"].t()).chunk(2, -1)
+        x = torch.addmm(x, F.silu(g) * u, l["down"].t())
+    last = x.view(B, S, d)[:, -1]
+    return F.rms_norm(last, (d,), None, 1e-5) @ head.t()
+
+
 def decode_steps(w, quick):
     L, d, h, kv, dh, ff, V = 32, 4096, 32, 8, 128, 14336, 128256
     free, _ = torch.cuda.mem_get_info()
@@ -641,12 +699,40 @@ def decode_steps(w, quick):
             g.replay()
         reps = 20 if not quick else 5
         t = events_time(g.replay, reps)
+        what = ("random weights; RMSNorm, fused QKV, rotary, KV write, SDPA, fused gate+up, SiLU, "
+                "LM head, argmax" + ("" if ok else "; NON-FINITE LOGITS"))
         w.row(operation="decode_step", model="llama-3-8b", layers=L, batch=B, context=T,
               heads=h, kv_heads=kv, head_dim=dh, dtype="bf16", launch="graph", repeats=reps,
-              seconds=t, note="random weights; RMSNorm, fused QKV, rotary, KV write, SDPA, "
-              "fused gate+up, SiLU, LM head, argmax" + ("" if ok else "; NON-FINITE LOGITS"))
+              seconds=t, note=what)
         log(f"decode step llama-3-8b ({L} layers) B={B} T={T}: {t * 1e3:.3f} ms")
-        del g, kc, vc
+        del g
+        if (B, T) in EAGER_STEPS:
+            # The same step launched from Python, as an eager forward runs: the host's path
+            # is in the clock (the whole steps `calibrate` checks the host figures on).
+            for _ in range(3):
+                step()
+            torch.cuda.synchronize()
+            t = events_time(step, 10 if not quick else 3)
+            w.row(operation="decode_step", model="llama-3-8b", layers=L, batch=B, context=T,
+                  heads=h, kv_heads=kv, head_dim=dh, dtype="bf16", launch="eager",
+                  repeats=10, seconds=t, note=what + "; launched eagerly from Python")
+            log(f"decode step llama-3-8b ({L} layers) B={B} T={T} eager: {t * 1e3:.3f} ms")
+        del kc, vc
+        torch.cuda.empty_cache()
+    for B, S in PREFILL_STEPS if not quick else PREFILL_STEPS[:1]:
+        tok = torch.randint(0, V, (B, S), device="cuda")
+        f = lambda: llama_prefill(net, tok, B, S, d, h, kv, dh)
+        ok = bool(torch.isfinite(f()).all())
+        f()
+        torch.cuda.synchronize()
+        t = events_time(f, 5 if not quick else 2)
+        w.row(operation="prefill_step", model="llama-3-8b", layers=L, batch=B, seq=S,
+              heads=h, kv_heads=kv, head_dim=dh, dtype="bf16", launch="eager", repeats=5,
+              seconds=t, note="random weights; the decode step's layers over S tokens, causal "
+              "SDPA (default backend), LM head on the last token, launched eagerly"
+              + ("" if ok else "; NON-FINITE LOGITS"))
+        log(f"prefill step llama-3-8b ({L} layers) B={B} S={S}: {t * 1e3:.3f} ms")
+        del tok
         torch.cuda.empty_cache()
 
 

@@ -23,11 +23,14 @@ pub struct Figures {
     pub launch_graph: Option<f64>,
     /// Fixed GPU time of a kernel beyond its launch, s.
     pub kernel_overhead: Option<f64>,
-    /// The bandwidth implied by the slope of that fit, B/s (reported, not
-    /// stored).
-    pub overhead_fit_bandwidth: Option<f64>,
-    /// Memory-bound GEMMs the overhead was fitted on.
-    pub overhead_points: usize,
+    /// The kernel-count sweep's slope (s a kernel: overhead plus the
+    /// graph launch) and its rows.
+    pub overhead_sweep: Option<(f64, usize)>,
+    /// The stream row the bandwidth is read from: (line, operation).
+    pub stream_row: Option<(usize, &'static str)>,
+    /// Precisions whose sustained rate was capped at the calibrated burst
+    /// rate (the base file's exceeded it).
+    pub sustained_capped: Vec<String>,
     /// Host path of one eager matmul call, s.
     pub matmul_eager: Option<f64>,
     /// Whether `matmul_eager` came from `host_gemm` rows (else from
@@ -56,7 +59,8 @@ pub struct Figures {
     pub power: super::power::PowerFit,
 }
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
+/// The median (the middle two averaged); None for none.
+pub fn median(mut v: Vec<f64>) -> Option<f64> {
     if v.is_empty() {
         return None;
     }
@@ -99,7 +103,7 @@ fn weighted_line(points: &[(f64, f64)], w: impl Fn(f64) -> f64) -> Option<(f64, 
 
 /// Rounds a measured floor down to `step` (launch costs are floors: the
 /// speed of light must stay below every measurement).
-fn floor_to(x: f64, step: f64) -> f64 {
+pub fn floor_to(x: f64, step: f64) -> f64 {
     (x / step).floor() * step
 }
 
@@ -175,22 +179,50 @@ pub fn kernel_fixed(rows: &[&Row], bandwidth: f64) -> Vec<(KernelClass, f64, u64
     out
 }
 
+/// A GEMM the rate is fitted on does at least this many FLOPs (issue 17's
+/// bar for compute-bound GEMMs: their time is the rate's, not the
+/// launch's or the overhead's).
+pub const LARGE_GEMM_FLOPS: f64 = 1e11;
+
+/// A sweep identifies the overhead with at least this many kernel counts.
+pub const MIN_SWEEP_COUNTS: usize = 3;
+
+/// A graph GEMM of [`LARGE_GEMM_FLOPS`] or more.
+pub fn is_large_gemm(r: &Row) -> bool {
+    r.op == Operation::Gemm
+        && r.launch == LaunchMode::Graph
+        && matches!((r.m, r.n, r.k), (Some(m), Some(n), Some(k))
+            if 2.0 * m as f64 * n as f64 * k as f64 >= LARGE_GEMM_FLOPS)
+}
+
+/// The stream the bandwidth is read from: of the hbm_read, hbm_copy and
+/// eagerly launched power_stream rows (a graph's copies run on the copy
+/// engines, not as a kernel), the one with the longest steady state (the
+/// longest time a call; a tie within 10% goes to the faster), as (bytes
+/// over time, line, operation).
+fn stream(rows: &[&Row]) -> Option<(f64, usize, &'static str)> {
+    let of: Vec<(f64, f64, usize, &'static str)> = rows
+        .iter()
+        .filter(|r| match r.op {
+            Operation::HbmRead | Operation::HbmCopy => true,
+            Operation::PowerStream => r.launch == LaunchMode::Eager,
+            _ => false,
+        })
+        .filter_map(|r| Some((r.bytes? / r.seconds, r.seconds, r.line, r.op.name())))
+        .collect();
+    let longest = of.iter().map(|x| x.1).fold(0.0, f64::max);
+    of.into_iter()
+        .filter(|x| x.1 >= 0.9 * longest)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|x| (x.0, x.2, x.3))
+}
+
 /// Fits the figures from `rows` (the fitting set: held-out rows excluded).
 pub fn fit(rows: &[&Row]) -> Figures {
-    let mut f = Figures {
-        hbm_bandwidth: rows
-            .iter()
-            .filter(|r| r.op == Operation::HbmRead)
-            .filter_map(|r| Some(r.bytes? / r.seconds))
-            .max_by(f64::total_cmp),
-        ..Default::default()
-    };
-    if f.hbm_bandwidth.is_none() {
-        f.hbm_bandwidth = rows
-            .iter()
-            .filter(|r| r.op == Operation::HbmCopy)
-            .filter_map(|r| Some(r.bytes? / r.seconds))
-            .max_by(f64::total_cmp);
+    let mut f = Figures::default();
+    if let Some((b, line, op)) = stream(rows) {
+        f.hbm_bandwidth = Some(b);
+        f.stream_row = Some((line, op));
     }
     let gemm_rate = |r: &Row| Some(2.0 * r.m? as f64 * r.n? as f64 * r.k? as f64 / r.seconds);
     let mut dtypes: Vec<String> = rows
@@ -203,7 +235,7 @@ pub fn fit(rows: &[&Row]) -> Figures {
     for d in &dtypes {
         let best = rows
             .iter()
-            .filter(|r| r.op == Operation::Gemm && r.launch == LaunchMode::Graph && &r.dtype == d)
+            .filter(|r| is_large_gemm(r) && &r.dtype == d)
             .filter_map(|r| gemm_rate(r))
             .max_by(f64::total_cmp);
         if let Some(b) = best {
@@ -239,28 +271,29 @@ pub fn fit(rows: &[&Row]) -> Figures {
     f.launch_synchronised = launch_of(LaunchMode::Synchronised);
     f.launch_graph = launch_of(LaunchMode::Graph);
 
-    // Kernel overhead: the intercept of graph time against bytes over the
-    // GEMMs that are clearly memory-bound (intensity under a quarter of the
-    // measured ridge), less the graph launch; relative errors weigh the
-    // small GEMMs, whose time the intercept decides, as much as the large.
-    if let Some(bw) = f.hbm_bandwidth {
-        let pts: Vec<(f64, f64)> = rows
-            .iter()
-            .filter(|r| r.op == Operation::Gemm && r.launch == LaunchMode::Graph)
-            .filter_map(|r| {
-                let rate = f.dense.iter().find(|(d, _)| *d == r.dtype)?.1;
-                let (rd, wr) = gemm_read_write(r);
-                let flops = 2.0 * r.m? as f64 * r.n? as f64 * r.k? as f64;
-                (flops / (rd + wr) < 0.25 * rate / bw).then_some((rd + wr, r.seconds))
-            })
-            .collect();
-        f.overhead_points = pts.len();
-        if let Some((a, b)) = weighted_line(&pts, |y| 1.0 / (y * y))
-            && b > 0.0
-        {
-            f.overhead_fit_bandwidth = Some(1.0 / b);
-            let launch = f.launch_graph.unwrap_or(0.0);
-            f.kernel_overhead = Some(floor_to((a - launch).max(0.0), 1e-8));
+    // Kernel overhead: the slope of a sweep's time against its kernel
+    // count at fixed work (bytes and FLOPs the same in every row), robust to
+    // an outlying row: the median of the pairwise slopes (Theil-Sen). The
+    // slope is a kernel's overhead and its graph launch together.
+    let sweep: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.op == Operation::KernelSweep && r.launch == LaunchMode::Graph)
+        .filter_map(|r| Some((r.kernels? as f64, r.seconds)))
+        .collect();
+    let mut counts: Vec<u64> = sweep.iter().map(|p| p.0 as u64).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    if counts.len() >= MIN_SWEEP_COUNTS {
+        let mut slopes = Vec::new();
+        for (i, a) in sweep.iter().enumerate() {
+            for b in &sweep[i + 1..] {
+                if a.0 != b.0 {
+                    slopes.push((b.1 - a.1) / (b.0 - a.0));
+                }
+            }
+        }
+        if let Some(s) = median(slopes) {
+            f.overhead_sweep = Some((s, sweep.len()));
         }
     }
 

@@ -25,6 +25,12 @@ pub enum Operation {
     ComputeSustained,
     /// A whole decode step of a catalog model.
     DecodeStep,
+    /// A whole prefill of `seq` tokens per sequence of a catalog model.
+    PrefillStep,
+    /// One GEMM's work split into `kernels` GEMMs of m x n x k (`bytes` in
+    /// all), replayed from a graph: the kernel-count sweep the kernel
+    /// overhead is fitted from.
+    KernelSweep,
     /// The host's path of one GEMM call from Python.
     HostGemm,
     /// The host's path of one elementwise call (`kernels` it launches).
@@ -92,7 +98,7 @@ impl KernelClass {
 }
 
 /// The names the file uses, in the order the schema lists them.
-pub const OPERATIONS: [(&str, Operation); 24] = [
+pub const OPERATIONS: [(&str, Operation); 26] = [
     ("hbm_read", Operation::HbmRead),
     ("hbm_copy", Operation::HbmCopy),
     ("launch", Operation::Launch),
@@ -102,6 +108,8 @@ pub const OPERATIONS: [(&str, Operation); 24] = [
     ("compute_short", Operation::ComputeShort),
     ("compute_sustained", Operation::ComputeSustained),
     ("decode_step", Operation::DecodeStep),
+    ("prefill_step", Operation::PrefillStep),
+    ("kernel_sweep", Operation::KernelSweep),
     ("host_gemm", Operation::HostGemm),
     ("host_kernel", Operation::HostKernel),
     ("host_attention", Operation::HostAttention),
@@ -145,6 +153,8 @@ impl Operation {
             Operation::AttentionDecode => &["batch", "context", "heads", "kv_heads", "head_dim"],
             Operation::ComputeShort | Operation::ComputeSustained => &["m", "n", "k"],
             Operation::DecodeStep => &["layers", "batch", "context"],
+            Operation::PrefillStep => &["layers", "batch", "seq"],
+            Operation::KernelSweep => &["m", "n", "k", "kernels", "bytes"],
             Operation::HostKernel => &["kernels"],
             Operation::Kernel(_) => &["kernels", "bytes"],
             Operation::PowerWait => &["burst_seconds", "power_w", "sm_clock_mhz"],
@@ -508,11 +518,11 @@ pub fn parse(text: &str, file: &str) -> Result<Measurements> {
                 ),
             ));
         }
-        if op == Operation::DecodeStep && row.model.is_none() {
+        if matches!(op, Operation::DecodeStep | Operation::PrefillStep) && row.model.is_none() {
             return Err(err(
                 line,
                 "model",
-                "a `decode_step` row names its catalog model".into(),
+                format!("a `{}` row names its catalog model", op.name()),
             ));
         }
         if let (Some(h), Some(kv)) = (row.heads, row.kv_heads)

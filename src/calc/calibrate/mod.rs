@@ -13,6 +13,7 @@
 //! the kernel overhead, attention) and of whole decode steps, which no
 //! figure is fitted on.
 
+pub mod accept;
 pub mod fit;
 pub mod measurements;
 pub mod power;
@@ -33,7 +34,7 @@ use std::collections::BTreeMap;
 pub use write::HeldOut;
 
 /// What held-out rows are, in words (written into the file).
-pub const HELD_OUT_RULE: &str = "every fourth gemm (graph), attention_prefill, attention_decode and decode_step row of each precision (the third of each four), predicted from figures fitted on the rest";
+pub const HELD_OUT_RULE: &str = "every fourth gemm (graph), attention_prefill, attention_decode and kernel_sweep row of each precision (the third of each four), and every decode_step and prefill_step row (no figure is fitted on a whole step), predicted from figures fitted on the rest";
 
 /// The inputs of one calibration.
 pub struct Inputs<'a> {
@@ -78,6 +79,12 @@ pub struct Calibrated {
     /// The GEMM and attention power loops through the calibrated file's
     /// power-limit solve.
     pub power_checks: Vec<power::PowerCheck>,
+    /// Each measured figure: taken, or kept at the base's value, and why.
+    pub decisions: Vec<accept::Decision>,
+    /// What else the output says (bounds applied, caps).
+    pub notes: Vec<String>,
+    /// Every figure as fitted, taken or not (`figures` holds those taken).
+    pub fitted: Figures,
 }
 
 /// The product token of a device name: its first word holding a digit
@@ -112,10 +119,9 @@ fn held_out(rows: &[Row]) -> Vec<bool> {
     rows.iter()
         .map(|r| {
             let eligible = match r.op {
-                Operation::Gemm => r.launch == LaunchMode::Graph,
-                Operation::AttentionPrefill
-                | Operation::AttentionDecode
-                | Operation::DecodeStep => true,
+                Operation::Gemm | Operation::KernelSweep => r.launch == LaunchMode::Graph,
+                Operation::AttentionPrefill | Operation::AttentionDecode => true,
+                Operation::DecodeStep | Operation::PrefillStep => return true,
                 _ => false,
             };
             if !eligible {
@@ -133,23 +139,27 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn summary(checks: &[Check]) -> HeldOut {
-    let mut e: Vec<f64> = checks.iter().map(|c| c.error).collect();
-    e.sort_by(f64::total_cmp);
-    let n = e.len();
-    let median = match n {
-        0 => 0.0,
-        _ if n % 2 == 1 => e[n / 2],
-        _ => 0.5 * (e[n / 2 - 1] + e[n / 2]),
+    let of = |e: Vec<f64>| {
+        (
+            fit::median(e.clone()).unwrap_or(0.0),
+            e.into_iter().fold(0.0, f64::max),
+        )
     };
+    let (median, worst) = of(checks.iter().map(|c| c.error).collect());
+    let (sm, sw) = of(checks.iter().map(|c| c.shipped_error).collect());
     HeldOut {
-        points: n,
+        points: checks.len(),
         median_error: median,
-        worst_error: e.last().copied().unwrap_or(0.0),
+        worst_error: worst,
+        shipped_median_error: sm,
+        shipped_worst_error: sw,
     }
 }
 
 /// Fits `inputs`' measurements, checks the held-out rows and writes the
-/// calibrated file.
+/// calibrated file: each figure fitted from the rows that identify it,
+/// bounded, and taken only where the held-out rows and whole steps it
+/// changes are no worse for it (`accept`).
 pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
     let m = measurements::parse(inputs.csv, inputs.file)?;
     let base = inputs.base;
@@ -177,6 +187,7 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
                 | Operation::AttentionPrefill
                 | Operation::ComputeShort
                 | Operation::ComputeSustained
+                | Operation::KernelSweep
         ) && base.compute.dense.get(&r.dtype).is_none()
         {
             return Err(row_err(
@@ -190,6 +201,7 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
         }
         if let Some(id) = &r.model
             && !models.contains_key(id)
+            && matches!(r.op, Operation::DecodeStep | Operation::PrefillStep)
         {
             let model = (inputs.model)(id).map_err(|e| {
                 row_err(
@@ -210,27 +222,31 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
         .filter(|(_, h)| !**h)
         .map(|(r, _)| r)
         .collect();
-    let mut figures = fit::fit(&fitting);
-    figures
+    let checked: Vec<&Row> = m
+        .rows
+        .iter()
+        .zip(&held)
+        .filter(|(_, h)| **h)
+        .map(|(r, _)| r)
+        .collect();
+    let mut fitted = fit::fit(&fitting);
+    fitted
         .power
         .settle(base.package.as_ref().and_then(|p| p.compute_watts));
-    // Each kernel class's work is its bytes at the stream bandwidth: the
-    // file's, else the base file's.
-    if let Some(bw) = figures.hbm_bandwidth.or_else(|| {
-        base.achievable
-            .as_ref()
-            .and_then(|a| a.hbm_bandwidth)
-            .map(|b| b.get())
-    }) {
-        figures.kernel_fixed = fit::kernel_fixed(&fitting, bw);
+    let mut notes = Vec::new();
+    // Physical bounds: no stream above the datasheet's bandwidth.
+    let sheet_bw = base.memory.hbm_bandwidth.map(|b| b.get());
+    if let (Some(b), Some(sheet)) = (fitted.hbm_bandwidth, sheet_bw)
+        && b > sheet
+    {
+        notes.push(format!(
+            "the stream measured {:.1} GB/s, above the datasheet's {:.1} GB/s: taken as the datasheet's",
+            b / 1e9,
+            sheet / 1e9
+        ));
+        fitted.hbm_bandwidth = Some(sheet);
     }
-    let origin = write::Origin {
-        base: &base.id,
-        file: inputs.file,
-        sha256: &sha256,
-        provenance: &m.provenance,
-        held_out_rule: HELD_OUT_RULE,
-    };
+    let kept: Vec<String> = Vec::new();
     let out_name = format!("{}.toml", inputs.id);
     let parse = |text: &str| {
         Hardware::parse(
@@ -241,35 +257,328 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
             },
         )
     };
-    let first = write::text(inputs.base_text, inputs.id, &figures, &origin, None)?;
-    let mut hw = parse(&first)?;
-    // The GEMM rate and kernel overhead, and attention's two figures, are
-    // the model's parameters: searched for its least error on the fitting
-    // rows, then written back.
-    if let Some((e, n)) = refine::gemm(&mut hw, &fitting)? {
-        let a = hw.achievable.as_ref();
-        for (d, r) in figures.dense.iter_mut() {
-            if let Some(v) = a.and_then(|a| a.dense.get(d)) {
-                *r = v;
+    let write_with = |f: &Figures, held: Option<HeldOut>, kept: &[String]| -> Result<String> {
+        let o = write::Origin {
+            base: &base.id,
+            file: inputs.file,
+            sha256: &sha256,
+            provenance: &m.provenance,
+            held_out_rule: HELD_OUT_RULE,
+            kept,
+        };
+        write::text(
+            inputs.base_text,
+            inputs.id,
+            &accept::capped(f, base),
+            &o,
+            held,
+        )
+    };
+    let build = |f: &Figures| -> Result<Hardware> { parse(&write_with(f, None, &kept)?) };
+    let price = |hw: &Hardware| -> Vec<Option<f64>> {
+        checked
+            .iter()
+            .map(|r| {
+                let model = r.model.as_ref().and_then(|id| models.get(id)).map(|m| &**m);
+                predict::predict(r, hw, model).ok().flatten()
+            })
+            .collect()
+    };
+    let measured: Vec<f64> = checked.iter().map(|r| r.seconds).collect();
+    let shipped = price(base);
+    let mut gate = accept::Gate::new(base.clone(), shipped.clone(), &measured);
+    let mut acc = Figures::default();
+    // Every value fitted, taken or not (the report's and tests' record).
+    let mut tried = fitted.clone();
+    let prior = base.achievable.as_ref();
+    let us = |s: Option<f64>| s.map_or("none".to_string(), |s| format!("{:.2} us", s * 1e6));
+
+    // The stream.
+    if let Some(b) = fitted.hbm_bandwidth {
+        let mut c = acc.clone();
+        c.hbm_bandwidth = Some(b);
+        c.stream_row = fitted.stream_row;
+        let p = prior.and_then(|a| a.hbm_bandwidth).map(|b| b.get());
+        let hw = build(&c)?;
+        if gate.try_figure(
+            "achievable.hbm-bandwidth",
+            format!("{:.1} GB/s", b / 1e9),
+            p.map_or("none".into(), |p| format!("{:.1} GB/s", p / 1e9)),
+            accept::plausible(b, p, 0.75, 1.25),
+            &hw,
+            true,
+            price(&hw),
+        ) {
+            acc = c;
+        }
+    }
+    // Launch costs, each mode its own reading.
+    let pl = prior.and_then(|a| a.launch.as_ref());
+    for (key, v, p) in [
+        (
+            "achievable.launch.graph",
+            fitted.launch_graph,
+            pl.and_then(|l| l.graph),
+        ),
+        (
+            "achievable.launch.eager",
+            fitted.launch_eager,
+            pl.and_then(|l| l.eager),
+        ),
+        (
+            "achievable.launch.synchronised",
+            fitted.launch_synchronised,
+            pl.and_then(|l| l.synchronised),
+        ),
+    ] {
+        let Some(v) = v else { continue };
+        let mut c = acc.clone();
+        match key {
+            "achievable.launch.graph" => c.launch_graph = Some(v),
+            "achievable.launch.eager" => c.launch_eager = Some(v),
+            _ => c.launch_synchronised = Some(v),
+        }
+        let p = p.map(|s| s.get());
+        let hw = build(&c)?;
+        if gate.try_figure(
+            key,
+            us(Some(v)),
+            us(p),
+            accept::plausible(v, p, 1.0 / 3.0, 3.0),
+            &hw,
+            true,
+            price(&hw),
+        ) {
+            acc = c;
+        }
+    }
+    // Kernel overhead from the kernel-count sweep: its slope less the graph
+    // launch now in force.
+    if let Some((slope, n)) = fitted.overhead_sweep {
+        let graph = acc
+            .launch_graph
+            .or_else(|| pl.and_then(|l| l.graph).map(|s| s.get()))
+            .unwrap_or(0.0);
+        let v = fit::floor_to((slope - graph).max(0.0), 1e-8);
+        let mut c = acc.clone();
+        c.kernel_overhead = Some(v);
+        c.overhead_sweep = Some((slope, n));
+        let p = prior.and_then(|a| a.kernel_overhead).map(|s| s.get());
+        let hw = build(&c)?;
+        if gate.try_figure(
+            "achievable.kernel-overhead",
+            us(Some(v)),
+            us(p),
+            accept::plausible(v, p, 0.25, 4.0),
+            &hw,
+            false,
+            price(&hw),
+        ) {
+            acc = c;
+        }
+    }
+    // GEMM rates, each precision from its large compute-bound GEMMs.
+    for (d, _) in fitted.dense.clone() {
+        let mut hw = gate.current().clone();
+        let Some((rate, e, n)) = refine::gemm(&mut hw, &fitting, &d)? else {
+            continue;
+        };
+        tried.dense.retain(|x| x.0 != d);
+        tried.dense.push((d.clone(), rate));
+        let mut c = acc.clone();
+        c.dense.retain(|x| x.0 != d);
+        c.dense.push((d.clone(), rate));
+        c.gemm_fit = Some((e, n));
+        let p = prior.and_then(|a| a.dense.get(&d));
+        let hw = build(&c)?;
+        if gate.try_figure(
+            &format!("achievable.dense.{d}"),
+            format!("{:.1} TFLOP/s", rate / 1e12),
+            p.map_or("none".into(), |p| format!("{:.1} TFLOP/s", p / 1e12)),
+            accept::plausible(rate, p, 0.5, 2.0),
+            &hw,
+            false,
+            price(&hw),
+        ) {
+            acc = c;
+        }
+    }
+    // Flash attention's curve.
+    {
+        let mut hw = gate.current().clone();
+        if let Some((e, n)) = refine::attention(&mut hw, &fitting)? {
+            let at = hw.achievable.as_ref().and_then(|a| a.attention.as_ref());
+            if let Some((pf, h)) =
+                at.and_then(|at| Some((at.peak_fraction?, at.half_length?.get())))
+            {
+                tried.attention = Some((pf, h));
+                let mut c = acc.clone();
+                c.attention = Some((pf, h));
+                c.attention_fit = Some((e, n));
+                let p = prior
+                    .and_then(|a| a.attention.as_ref())
+                    .and_then(|at| Some((at.peak_fraction?, at.half_length?.get())));
+                let hw = build(&c)?;
+                if gate.try_figure(
+                    "achievable.attention",
+                    format!("peak {pf:.3}, half length {h}"),
+                    p.map_or("none".into(), |(a, b)| {
+                        format!("peak {a:.3}, half length {b}")
+                    }),
+                    p.and_then(|(a, _)| accept::plausible(pf, Some(a), 0.5, 2.0)),
+                    &hw,
+                    false,
+                    price(&hw),
+                ) {
+                    acc = c;
+                }
             }
         }
-        figures.kernel_overhead = a.and_then(|a| a.kernel_overhead).map(|s| s.get());
-        figures.gemm_fit = Some((e, n));
     }
-    if let Some((e, n)) = refine::attention(&mut hw, &fitting)? {
-        figures.attention = hw
-            .achievable
-            .as_ref()
-            .and_then(|a| a.attention.as_ref())
-            .and_then(|at| Some((at.peak_fraction?, at.half_length?.get())));
-        figures.attention_fit = Some((e, n));
+    // Kernel classes: each its profiled kernels' median less their bytes
+    // at the stream bandwidth in force.
+    let bw = acc
+        .hbm_bandwidth
+        .or_else(|| prior.and_then(|a| a.hbm_bandwidth).map(|b| b.get()));
+    if let Some(bw) = bw {
+        let k = fit::kernel_fixed(&fitting, bw);
+        if !k.is_empty() {
+            let mut c = acc.clone();
+            c.kernel_fixed = k.clone();
+            let hw = build(&c)?;
+            let words: Vec<String> = k
+                .iter()
+                .map(|(cl, v, _)| format!("{} {:.1} us", cl.key(), v * 1e6))
+                .collect();
+            if gate.try_figure(
+                "achievable.kernel-fixed",
+                words.join(", "),
+                "the base's".into(),
+                None,
+                &hw,
+                true,
+                price(&hw),
+            ) {
+                acc = c;
+            }
+        }
     }
-    let second = write::text(inputs.base_text, inputs.id, &figures, &origin, None)?;
-    let hw = parse(&second)?;
+    // The host's path by call class: one machine's host, taken together.
+    if fitted.matmul_eager.is_some()
+        || fitted.kernel_eager.is_some()
+        || fitted.attention_eager.is_some()
+        || fitted.cached_attention_eager.is_some()
+        || fitted.interleave.is_some()
+    {
+        let mut c = acc.clone();
+        c.matmul_eager = fitted.matmul_eager;
+        c.matmul_eager_from_host_rows = fitted.matmul_eager_from_host_rows;
+        c.kernel_eager = fitted.kernel_eager;
+        c.attention_eager = fitted.attention_eager;
+        c.cached_attention_eager = fitted.cached_attention_eager;
+        c.interleave = fitted.interleave;
+        let pc = prior.and_then(|a| a.call.as_ref());
+        let hw = build(&c)?;
+        gate.floor = accept::HOST_SPREAD;
+        let words = |m: Option<f64>, k: Option<f64>, i: Option<f64>| {
+            format!(
+                "matmul-eager {}, kernel-eager {}, interleave {}",
+                us(m),
+                us(k),
+                i.map_or("none".into(), |i| format!("{i:.3}"))
+            )
+        };
+        if gate.try_figure(
+            "achievable.call",
+            words(c.matmul_eager, c.kernel_eager, c.interleave),
+            words(
+                pc.and_then(|p| p.matmul_eager).map(|s| s.get()),
+                pc.and_then(|p| p.kernel_eager).map(|s| s.get()),
+                pc.and_then(|p| p.interleave),
+            ),
+            c.matmul_eager.and_then(|v| {
+                accept::plausible(
+                    v,
+                    pc.and_then(|p| p.matmul_eager).map(|s| s.get()),
+                    1.0 / 3.0,
+                    3.0,
+                )
+            }),
+            &hw,
+            true,
+            price(&hw),
+        ) {
+            acc = c;
+        }
+        gate.floor = 0.0;
+    }
+    // Sustained rates (the power-limited clock), at most the burst rate.
+    for s in fitted.sustained.clone() {
+        let mut c = acc.clone();
+        let burst = c
+            .dense
+            .iter()
+            .find(|x| x.0 == s.0)
+            .map(|x| x.1)
+            .or_else(|| prior.and_then(|a| a.dense.get(&s.0)));
+        let mut s = s;
+        if let Some(b) = burst {
+            s.1 = s.1.min(b);
+        }
+        c.sustained.retain(|x| x.0 != s.0);
+        c.sustained.push(s.clone());
+        let p = prior.and_then(|a| a.sustained.get(&s.0));
+        let hw = build(&c)?;
+        if gate.try_figure(
+            &format!("achievable.sustained.{}", s.0),
+            format!("{:.1} TFLOP/s", s.1 / 1e12),
+            p.map_or("none".into(), |p| format!("{:.1} TFLOP/s", p / 1e12)),
+            accept::plausible(s.1, p, 0.5, 2.0),
+            &hw,
+            true,
+            price(&hw),
+        ) {
+            acc = c;
+        }
+    }
+    // The power limit's figures, checked on their own held-out loops.
+    if fitted.power.any() {
+        let mut c = acc.clone();
+        c.power = fitted.power.clone();
+        let hw = build(&c)?;
+        if gate.try_figure(
+            "achievable.power-limit",
+            "from the power loops".into(),
+            "the base's".into(),
+            None,
+            &hw,
+            true,
+            price(&hw),
+        ) {
+            acc = c;
+        }
+    }
+    let decisions = gate.finish();
+    if decisions.is_empty() {
+        return Err(accept::nothing_to_fit(&m, inputs.file));
+    }
+    for d in &accept::capped(&acc, base).sustained_capped {
+        {
+            notes.push(format!(
+                "achievable.sustained.{d}: the base's rate exceeded the calibrated burst rate achievable.dense.{d}; capped at it"
+            ));
+        }
+    }
+    let kept: Vec<String> = decisions
+        .iter()
+        .filter(|d| !d.accepted)
+        .map(|d| format!("{}: {}", d.figure, d.why))
+        .collect();
+    let hw = parse(&write_with(&acc, None, &kept)?)?;
+    let predicted = price(&hw);
     let mut checks = Vec::new();
-    for (r, _) in m.rows.iter().zip(&held).filter(|(_, h)| **h) {
-        let model = r.model.as_ref().and_then(|id| models.get(id)).map(|m| &**m);
-        if let Some(p) = predict::predict(r, &hw, model)? {
+    for (i, r) in checked.iter().enumerate() {
+        if let (Some(p), Some(s)) = (predicted[i], shipped[i]) {
             checks.push(Check {
                 line: r.line,
                 operation: r.op.name(),
@@ -277,30 +586,29 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
                 measured_s: r.seconds,
                 predicted_s: p,
                 error: (p - r.seconds).abs() / r.seconds,
+                shipped_s: s,
+                shipped_error: (s - r.seconds).abs() / r.seconds,
             });
         }
     }
     let held_out = summary(&checks);
-    let power_checks = power::check(&m.rows, &hw, &figures.power);
-    let toml = write::text(
-        inputs.base_text,
-        inputs.id,
-        &figures,
-        &origin,
-        Some(held_out),
-    )?;
+    let power_checks = power::check(&m.rows, &hw, &acc.power);
+    let toml = write_with(&acc, Some(held_out), &kept)?;
     let hardware = parse(&toml)?;
     Ok(Calibrated {
         base: base.id.clone(),
         measurements: m,
         sha256,
-        figures,
+        figures: accept::capped(&acc, base),
         checks,
         held_out,
         toml,
         hardware,
         device_matches: matches,
         power_checks,
+        decisions,
+        notes,
+        fitted: tried,
     })
 }
 
@@ -338,6 +646,45 @@ impl Calibrated {
                 Unit::Fraction,
             ),
         );
+        r.result(
+            "shipped_median_error",
+            self.held_out.shipped_median_error,
+            q(
+                &format!(
+                    "median relative error on the same points with `{}` as shipped",
+                    self.base
+                ),
+                Unit::Fraction,
+            ),
+        );
+        r.result(
+            "shipped_worst_error",
+            self.held_out.shipped_worst_error,
+            q(
+                &format!(
+                    "worst relative error on the same points with `{}` as shipped",
+                    self.base
+                ),
+                Unit::Fraction,
+            ),
+        );
+        let taken = self.decisions.iter().filter(|d| d.accepted).count();
+        r.result(
+            "figures_fitted",
+            taken as u64,
+            q(
+                "measured figures taken into the file (each no worse on the held-out rows it changes)",
+                Unit::Count,
+            ),
+        );
+        r.result(
+            "figures_kept",
+            (self.decisions.len() - taken) as u64,
+            q(
+                "measured figures kept at the base's value (they made held-out rows worse, or nothing checked them)",
+                Unit::Count,
+            ),
+        );
         // The error per kind of point: a decode step is not a GEMM.
         let mut kinds: Vec<&str> = self.checks.iter().map(|c| c.operation).collect();
         kinds.sort_unstable();
@@ -364,6 +711,22 @@ impl Calibrated {
                 format!("{k}_worst_error"),
                 s.worst_error,
                 q(&format!("worst error, {k}"), Unit::Fraction),
+            );
+            r.result(
+                format!("{k}_shipped_median_error"),
+                s.shipped_median_error,
+                q(
+                    &format!("median error, {k}, base file as shipped"),
+                    Unit::Fraction,
+                ),
+            );
+            r.result(
+                format!("{k}_shipped_worst_error"),
+                s.shipped_worst_error,
+                q(
+                    &format!("worst error, {k}, base file as shipped"),
+                    Unit::Fraction,
+                ),
             );
         }
         let f = &self.figures;
@@ -467,7 +830,13 @@ impl Calibrated {
         self.power_report(&mut r);
         // A file of power loops alone has no held-out operation: its
         // figures and their check lead.
-        let mut head = vec!["points", "median_error", "worst_error"];
+        let mut head = vec![
+            "points",
+            "median_error",
+            "worst_error",
+            "shipped_median_error",
+            "shipped_worst_error",
+        ];
         if self.figures.power.any() {
             if self.checks.is_empty() {
                 head.clear();
@@ -492,17 +861,34 @@ impl Calibrated {
                 self.measurements.provenance.device, self.base
             ));
         }
+        for d in &self.decisions {
+            r.note(if d.accepted {
+                format!(
+                    "fitted {} = {} (base {}): {}",
+                    d.figure, d.fitted, d.prior, d.why
+                )
+            } else {
+                format!(
+                    "kept {} at the base's {} (fitted {}): {}",
+                    d.figure, d.prior, d.fitted, d.why
+                )
+            });
+        }
+        for n in &self.notes {
+            r.note(n.clone());
+        }
         let mut worst: Vec<&Check> = self.checks.iter().collect();
         worst.sort_by(|a, b| b.error.total_cmp(&a.error));
         for c in worst.iter().take(3) {
             r.note(format!(
-                "held out, line {}: {} {} measured {:.3e} s, predicted {:.3e} s ({:+.1}%)",
+                "held out, line {}: {} {} measured {:.3e} s, predicted {:.3e} s ({:+.1}%; as shipped {:+.1}%)",
                 c.line,
                 c.operation,
                 c.shape,
                 c.measured_s,
                 c.predicted_s,
-                100.0 * (c.predicted_s - c.measured_s) / c.measured_s
+                100.0 * (c.predicted_s - c.measured_s) / c.measured_s,
+                100.0 * (c.shipped_s - c.measured_s) / c.measured_s
             ));
         }
         r.note(format!(

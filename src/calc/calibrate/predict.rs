@@ -8,6 +8,7 @@
 use super::measurements::{LaunchMode, Operation, Row};
 use crate::calc::decode::{self, DecodeInputs};
 use crate::calc::matmul::{self, MatmulInputs};
+use crate::calc::prefill::{self, PrefillInputs};
 use crate::error::{Error, Result};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -27,6 +28,10 @@ pub struct Check {
     pub predicted_s: f64,
     /// |predicted - measured| / measured.
     pub error: f64,
+    /// What the base file predicts.
+    pub shipped_s: f64,
+    /// Its error.
+    pub shipped_error: f64,
 }
 
 /// The shape of a row in words (`gemm bf16 1x4096x4096`).
@@ -52,15 +57,49 @@ pub fn shape_words(r: &Row) -> String {
             o(r.heads),
             o(r.kv_heads)
         ),
-        Operation::DecodeStep => format!(
-            "{} {} B={} T={}",
+        Operation::PrefillStep => format!(
+            "{} {} B={} S={} {}",
             r.model.as_deref().unwrap_or("?"),
             r.dtype,
             o(r.batch),
-            o(r.context)
+            o(r.seq),
+            launch_word(r.launch)
+        ),
+        Operation::KernelSweep => format!(
+            "{} {} x {}x{}x{}",
+            r.dtype,
+            o(r.kernels),
+            o(r.m),
+            o(r.n),
+            o(r.k)
+        ),
+        Operation::DecodeStep => format!(
+            "{} {} B={} T={} {}",
+            r.model.as_deref().unwrap_or("?"),
+            r.dtype,
+            o(r.batch),
+            o(r.context),
+            launch_word(r.launch)
         ),
         _ => format!("{} {} bytes", r.dtype, r.bytes.unwrap_or(0.0)),
     }
+}
+
+fn launch_word(l: LaunchMode) -> &'static str {
+    match l {
+        LaunchMode::Graph => "graph",
+        LaunchMode::Eager => "eager",
+        LaunchMode::Synchronised => "synchronised",
+    }
+}
+
+/// `matmul --achievable` of m x n x k in `dtype` with `launch`.
+fn matmul_time(hw: &Hardware, r: &Row, n: Option<u64>, launch: &str) -> Result<f64> {
+    let inputs: MatmulInputs = serde_json::from_value(serde_json::json!({
+        "m": r.m, "n": n, "k": r.k, "dtype": r.dtype, "launch": launch,
+    }))
+    .map_err(|e| Error::input(r.op.name(), e.to_string()))?;
+    Ok(matmul::cost(hw, &inputs, Mode::Achievable)?.time_s)
 }
 
 /// The model's time for row `r` on `hw`; `model` is the row's catalog
@@ -94,11 +133,29 @@ pub fn predict(r: &Row, hw: &Hardware, model: Option<&Model>) -> Result<Option<f
         Operation::Gemm if r.launch == LaunchMode::Graph => {
             // `matmul --achievable --launch graph` itself.
             rate(&r.dtype)?;
-            let inputs: MatmulInputs = serde_json::from_value(serde_json::json!({
-                "m": r.m, "n": r.n, "k": r.k, "dtype": r.dtype, "launch": "graph",
+            Some(matmul_time(hw, r, r.n, "graph")?)
+        }
+        Operation::KernelSweep if r.launch == LaunchMode::Graph => {
+            // Each of the kernels is one GEMM of the sweep's shape.
+            rate(&r.dtype)?;
+            let k = r.kernels.unwrap_or(1) as f64;
+            Some(k * matmul_time(hw, r, r.n, "graph")?)
+        }
+        Operation::PrefillStep => {
+            let Some(m) = model else { return Ok(None) };
+            if r.layers.is_some_and(|l| l != m.layers.get()) {
+                return Ok(None);
+            }
+            let inputs: PrefillInputs = serde_json::from_value(serde_json::json!({
+                "prompt": r.seq,
+                "batch": r.batch,
+                "dtype": r.dtype,
+                "activations": r.dtype,
+                "launch": if r.launch == LaunchMode::Graph { "graph" } else { "eager" },
+                "force": true,
             }))
-            .map_err(|e| Error::input("gemm", e.to_string()))?;
-            Some(matmul::cost(hw, &inputs, Mode::Achievable)?.time_s)
+            .map_err(|e| Error::input("prefill_step", e.to_string()))?;
+            Some(prefill::cost(m, hw, &inputs, Mode::Achievable)?.time_s)
         }
         Operation::AttentionPrefill => {
             let (Some(flops), Some(s)) = (r.flops, r.seq) else {

@@ -1,17 +1,16 @@
 //! The figures the per-operation model uses as parameters rather than as
 //! direct readings (formulas.md, "Calibration: fitting the achievable
-//! figures"): the GEMM rate of a full wave of unpadded tiles per precision
-//! with the fixed kernel overhead, and flash attention's peak fraction and
-//! half length. Each pair is searched for the least median relative error
-//! of the model's own answer (`matmul --achievable --launch graph`, the
-//! attention term) over the fitting rows: a coarse grid, then a fine one
-//! around its best.
+//! figures"): the GEMM rate of a full wave of unpadded tiles per precision,
+//! and flash attention's peak fraction and half length. Each is searched
+//! for the least median relative error of the model's own answer (`matmul
+//! --achievable --launch graph`, the attention term) over the fitting rows
+//! that identify it: a coarse grid, then a fine one around its best.
 
-use super::measurements::{LaunchMode, Operation, Row};
+use super::measurements::{Operation, Row};
 use super::predict;
 use crate::error::Result;
+use crate::spec::FlopPerSec;
 use crate::spec::hardware::{AttentionEfficiency, Hardware, Peaks};
-use crate::spec::{FlopPerSec, Seconds};
 use std::num::NonZeroU64;
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -51,90 +50,62 @@ fn error(hw: &Hardware, rows: &[&Row]) -> Result<f64> {
     Ok(median(e))
 }
 
-/// The (rate per precision, overhead) of least median GEMM error, written
-/// into `hw`; returns that error and the rows it was taken over.
-pub fn gemm(hw: &mut Hardware, rows: &[&Row]) -> Result<Option<(f64, usize)>> {
-    let gemms: Vec<&Row> = rows
-        .iter()
-        .copied()
-        .filter(|r| r.op == Operation::Gemm && r.launch == LaunchMode::Graph)
-        .collect();
+/// The rate of precision `dtype` of least median GEMM error over the
+/// rows that identify it: graph GEMMs of 100 GFLOP or more whose intensity
+/// is at least twice the ridge of `hw`'s achievable rate and bandwidth
+/// (their time is the rate's, not the overhead's or the stream's). Searched
+/// within a quarter of the fastest such row, never above the datasheet
+/// peak; the kernel overhead stays as `hw` has it. Written into `hw`;
+/// returns (rate, error, rows), or None for fewer than two such rows.
+pub fn gemm(hw: &mut Hardware, rows: &[&Row], dtype: &str) -> Result<Option<(f64, f64, usize)>> {
     let Some(a) = hw.achievable.as_ref() else {
         return Ok(None);
     };
-    let mut dtypes: Vec<String> = gemms.iter().map(|r| r.dtype.clone()).collect();
-    dtypes.sort();
-    dtypes.dedup();
-    let start: Vec<(String, f64, f64)> = dtypes
+    let Some(sheet) = hw.compute.dense.get(dtype) else {
+        return Ok(None);
+    };
+    let bw = a.hbm_bandwidth.map_or(f64::INFINITY, |b| b.get());
+    let ridge = a.dense.get(dtype).unwrap_or(sheet) / bw;
+    let rate_of = |r: &Row| {
+        2.0 * r.m.unwrap_or(0) as f64 * r.n.unwrap_or(0) as f64 * r.k.unwrap_or(0) as f64
+            / r.seconds
+    };
+    let large: Vec<&Row> = rows
         .iter()
-        .filter_map(|d| {
-            let best = a.dense.get(d)?;
-            let sheet = hw.compute.dense.get(d)?;
-            Some((d.clone(), best, sheet))
+        .copied()
+        .filter(|r| super::fit::is_large_gemm(r) && r.dtype == dtype)
+        .filter(|r| {
+            let (rd, wr) = super::fit::gemm_read_write(r);
+            rate_of(r) * r.seconds / (rd + wr) >= 2.0 * ridge
         })
         .collect();
-    if start.is_empty() {
+    if large.len() < 2 {
         return Ok(None);
     }
-    let o0 = a.kernel_overhead.map_or(2e-6, |s| s.get());
-    // The overhead is shared; each precision's rate is searched on its own
-    // rows for each overhead tried.
-    let mut best_o = o0;
-    let mut best_rates: Vec<f64> = start.iter().map(|s| s.1).collect();
-    let mut best_err = f64::INFINITY;
-    for (o_lo, o_hi, o_steps, r_span, r_steps) in [
-        (0.0, 6e-6, 24usize, 0.25, 25usize),
-        (-0.25e-6, 0.25e-6, 10, 0.02, 20),
-    ] {
-        let centre_o = best_o;
-        let centre_r = best_rates.clone();
-        for i in 0..=o_steps {
-            let o = if o_lo == 0.0 {
-                o_lo + (o_hi - o_lo) * i as f64 / o_steps as f64
-            } else {
-                centre_o + o_lo + (o_hi - o_lo) * i as f64 / o_steps as f64
-            };
-            if o < 0.0 {
-                continue;
-            }
+    let start = large
+        .iter()
+        .map(|r| rate_of(r))
+        .fold(0.0, f64::max)
+        .min(sheet);
+    let (mut best_r, mut best_e) = (start, f64::INFINITY);
+    for (span, steps) in [(0.25, 50usize), (0.02, 40)] {
+        let centre = best_r;
+        for j in 0..=steps {
+            let f = 1.0 - span + 2.0 * span * j as f64 / steps as f64;
+            let r = (centre * f).min(sheet);
             if let Some(a) = hw.achievable.as_mut() {
-                a.kernel_overhead = (o > 0.0).then_some(Seconds(o));
+                set_peak(&mut a.dense, dtype, r);
             }
-            let mut rates = Vec::new();
-            for (k, (d, _, sheet)) in start.iter().enumerate() {
-                let rows_d: Vec<&Row> = gemms.iter().copied().filter(|r| &r.dtype == d).collect();
-                let mut best_d = (f64::INFINITY, centre_r[k]);
-                for j in 0..=r_steps {
-                    let f = 1.0 - r_span + 2.0 * r_span * j as f64 / r_steps as f64;
-                    let r = (centre_r[k] * f).min(*sheet);
-                    if let Some(a) = hw.achievable.as_mut() {
-                        set_peak(&mut a.dense, d, r);
-                    }
-                    let e = error(hw, &rows_d)?;
-                    if e < best_d.0 {
-                        best_d = (e, r);
-                    }
-                }
-                rates.push(best_d.1);
-                if let Some(a) = hw.achievable.as_mut() {
-                    set_peak(&mut a.dense, d, best_d.1);
-                }
-            }
-            let e = error(hw, &gemms)?;
-            if e < best_err {
-                best_err = e;
-                best_o = o;
-                best_rates = rates;
+            let e = error(hw, &large)?;
+            if e < best_e {
+                (best_e, best_r) = (e, r);
             }
         }
     }
     if let Some(a) = hw.achievable.as_mut() {
-        a.kernel_overhead = (best_o > 0.0).then_some(Seconds(best_o));
-        for ((d, _, _), r) in start.iter().zip(&best_rates) {
-            set_peak(&mut a.dense, d, *r);
-        }
+        set_peak(&mut a.dense, dtype, best_r);
     }
-    Ok(Some((best_err, gemms.len())))
+    Ok(Some((best_r, best_e, large.len())))
 }
 
 /// Flash attention's (peak fraction, half length) of least median error
@@ -145,7 +116,8 @@ pub fn attention(hw: &mut Hardware, rows: &[&Row]) -> Result<Option<(f64, usize)
         .copied()
         .filter(|r| r.op == Operation::AttentionPrefill)
         .collect();
-    if att.len() < 2 || hw.achievable.is_none() {
+    // Fewer than three points do not identify a curve of two parameters.
+    if att.len() < 3 || hw.achievable.is_none() {
         return Ok(None);
     }
     let (mut bp, mut bh, mut be) = (0.5, 2048.0, f64::INFINITY);

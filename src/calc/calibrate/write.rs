@@ -19,6 +19,10 @@ pub struct HeldOut {
     pub median_error: f64,
     /// Worst relative error over them.
     pub worst_error: f64,
+    /// The base file's median relative error over the same points.
+    pub shipped_median_error: f64,
+    /// The base file's worst relative error over them.
+    pub shipped_worst_error: f64,
 }
 
 /// What the file says about where it came from.
@@ -33,6 +37,9 @@ pub struct Origin<'a> {
     pub provenance: &'a Provenance,
     /// How the points were split.
     pub held_out_rule: &'a str,
+    /// The figures the file measured that were kept at the base's value,
+    /// each with why.
+    pub kept: &'a [String],
 }
 
 fn us(s: f64) -> String {
@@ -85,17 +92,20 @@ pub fn text(
         sources.push((format!("{root}.{}", path.join(".")), why));
     };
     if let Some(b) = f.hbm_bandwidth {
+        let (line, op) = f.stream_row.unwrap_or((0, "stream"));
         put(
             &mut doc,
             &["hbm-bandwidth"],
             format!("{:.1} GB/s", b / 1e9).into(),
-            cite("the fastest hbm_read row, bytes read over time"),
+            cite(&format!(
+                "the stream with the longest steady state ({op}, line {line}), bytes moved over time"
+            )),
         );
     }
     for (d, r) in &f.dense {
         let how = match f.gemm_fit {
             Some((e, n)) => format!(
-                "the rate of a full wave of unpadded tiles in the per-operation GEMM model, searched with achievable.kernel-overhead for the least median error ({:.1}%) of matmul --achievable --launch graph over the {n} fitting gemm rows",
+                "the rate of a full wave of unpadded tiles in the per-operation GEMM model, searched for the least median error ({:.1}%) of matmul --achievable --launch graph over the {n} fitting compute-bound gemm rows of 100 GFLOP or more, at most the datasheet peak",
                 100.0 * e
             ),
             None => format!("the fastest {d} gemm row replayed from a CUDA graph"),
@@ -112,11 +122,18 @@ pub fn text(
             (Some(c), Some(w)) => format!(", at {c:.0} MHz and {w:.0} W"),
             _ => String::new(),
         };
+        let how = if f.sustained_capped.contains(d) {
+            format!(
+                "the base file's sustained {d} rate exceeded the calibrated burst rate (achievable.dense.{d}); capped at it"
+            )
+        } else {
+            format!("the compute_sustained {d} loop{held}")
+        };
         put(
             &mut doc,
             &["sustained", d],
             format!("{:.1} TFLOP/s", r / 1e12).into(),
-            cite(&format!("the compute_sustained {d} loop{held}")),
+            cite(&how),
         );
     }
     for (mode, v) in [
@@ -138,12 +155,12 @@ pub fn text(
             &mut doc,
             &["kernel-overhead"],
             us(v).into(),
-            cite(&match f.gemm_fit {
-                Some(_) => "searched with achievable.dense (see there)".to_string(),
-                None => format!(
-                    "intercept of graph time against bytes over {} memory-bound gemm rows, less launch.graph, rounded down",
-                    f.overhead_points
+            cite(&match f.overhead_sweep {
+                Some((slope, n)) => format!(
+                    "the kernel_sweep rows ({n} rows, one GEMM's work split into more kernels): the median pairwise slope of time against kernel count, {:.2} us a kernel, less achievable.launch.graph, rounded down",
+                    slope * 1e6
                 ),
+                None => "kernel_sweep rows".to_string(),
             }),
         );
     }
@@ -244,6 +261,15 @@ pub fn text(
         c["points"] = value(i64::try_from(h.points).unwrap_or(i64::MAX));
         c["median-error"] = value((h.median_error * 1e4).round() / 1e4);
         c["worst-error"] = value((h.worst_error * 1e4).round() / 1e4);
+        c["shipped-median-error"] = value((h.shipped_median_error * 1e4).round() / 1e4);
+        c["shipped-worst-error"] = value((h.shipped_worst_error * 1e4).round() / 1e4);
+    }
+    if !o.kept.is_empty() {
+        let mut a = toml_edit::Array::new();
+        for k in o.kept {
+            a.push(k.as_str());
+        }
+        c["kept"] = value(a);
     }
     // The calibration table goes before [sources], which stays last.
     let root = doc.as_table_mut();

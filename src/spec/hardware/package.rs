@@ -36,6 +36,16 @@ pub struct Calibration {
     /// Their worst relative error.
     #[serde(default)]
     pub worst_error: Option<f64>,
+    /// The base file's median relative error over the same points.
+    #[serde(default)]
+    pub shipped_median_error: Option<f64>,
+    /// The base file's worst relative error over them.
+    #[serde(default)]
+    pub shipped_worst_error: Option<f64>,
+    /// Figures the measurements gave that were kept at the base's value,
+    /// each with why.
+    #[serde(default)]
+    pub kept: Vec<String>,
 }
 
 /// How the package is built.
