@@ -107,6 +107,19 @@ pub enum LayerType {
     Chunked,
 }
 
+/// The per-head query/key norm.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QkNorm {
+    /// None.
+    #[default]
+    None,
+    /// RMSNorm with a head-dim weight vector for q and one for k.
+    Rmsnorm,
+    /// L2 normalisation without weights.
+    L2,
+}
+
 /// The modules a `[weight-formats]` table may name.
 pub const WEIGHT_MODULES: &[&str] = &[
     "embedding",
@@ -262,11 +275,12 @@ pub struct Attention {
     /// Whether the output projection carries a bias (gpt-oss does).
     #[serde(default)]
     pub o_bias: bool,
-    /// Per-head RMSNorm of queries and keys before the rotary embedding
-    /// (Qwen3, Gemma 3, GLM-4.5): a head-dim weight vector each for q and
-    /// k per layer, and two norm kernels.
+    /// Per-head norm of queries and keys before the rotary embedding:
+    /// `rmsnorm` (Qwen3, Gemma 3, GLM-4.5: a head-dim weight vector each
+    /// for q and k per layer) or `l2` (Llama 4: no weights); both add norm
+    /// kernels. Default `none`.
     #[serde(default)]
-    pub qk_norm: bool,
+    pub qk_norm: QkNorm,
     /// A learned sink logit per query head (gpt-oss): one parameter a head
     /// per layer, one more column in every softmax.
     #[serde(default)]

@@ -124,7 +124,8 @@ pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
             f.push_str(" + d");
             x.push_str(&format!(" + {}", g(d)));
         }
-        if a.qk_norm {
+        let qk_rms = a.qk_norm == crate::spec::model::QkNorm::Rmsnorm;
+        if qk_rms {
             f.push_str(" + 2 x d_h");
             x.push_str(&format!(" + 2 x {}", g(dh)));
         }
@@ -133,7 +134,7 @@ pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
             x.push_str(&format!(" + {}", g(h)));
         }
         f.push_str("): q and o are d x h x d_h, k and v d x h_kv x d_h");
-        if a.qk_norm {
+        if qk_rms {
             f.push_str("; q and k norms one d_h vector each");
         }
         if a.sinks {

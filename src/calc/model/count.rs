@@ -207,7 +207,7 @@ fn attention_per_layer(c: &Counter, m: &Model) -> Result<N> {
         p = c.add(p, d)?;
     }
     // Qwen3's per-head q and k RMSNorm weights, one head-dim vector each.
-    if a.qk_norm {
+    if a.qk_norm == crate::spec::model::QkNorm::Rmsnorm {
         p = c.add(p, c.mul(k(2), dh)?)?;
     }
     // gpt-oss's sink logit, one per query head.
