@@ -633,7 +633,11 @@ impl KvCost {
                 if mixed {
                     Quantity::new("KV of one sequence, one layer (mean)", Unit::Bytes)
                         .formula("KV of one sequence / layers")
-                        .derive(format!("{} / {}", si(self.bytes_per_sequence, "B"), self.layers))
+                        .derive(format!(
+                            "{} / {}",
+                            si(self.bytes_per_sequence, "B"),
+                            self.layers
+                        ))
                 } else {
                     Quantity::new("KV of one sequence, one layer", Unit::Bytes)
                         .formula("per token per layer x cached tokens")

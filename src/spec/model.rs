@@ -655,7 +655,9 @@ impl Model {
     pub fn cached_token_layers(&self, context: u64) -> f64 {
         let win = self.windowed_layers();
         let full = self.layers.get() - win;
-        let w = self.sliding_window.map_or(context, |w| context.min(w.get()));
+        let w = self
+            .sliding_window
+            .map_or(context, |w| context.min(w.get()));
         full as f64 * context as f64 + win as f64 * w as f64
     }
 

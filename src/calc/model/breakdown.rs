@@ -222,19 +222,25 @@ pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
     let n = m.norms_per_layer();
     let (nf, nx) = match (m.norm, n) {
         (crate::spec::model::Norm::Rmsnorm, 2) => (
-            "(2 x layers + 1) x d: two RMSNorms per layer and a final one, one weight each".to_string(),
+            "(2 x layers + 1) x d: two RMSNorms per layer and a final one, one weight each"
+                .to_string(),
             format!("(2 x {} + 1) x {}", g(layers), g(d)),
         ),
         (crate::spec::model::Norm::Layernorm, 2) => (
-            "(2 x layers + 1) x 2 x d: two LayerNorms per layer and a final one, weight and bias".to_string(),
+            "(2 x layers + 1) x 2 x d: two LayerNorms per layer and a final one, weight and bias"
+                .to_string(),
             format!("(2 x {} + 1) x 2 x {}", g(layers), g(d)),
         ),
         (crate::spec::model::Norm::Rmsnorm, n) => (
-            format!("({n} x layers + 1) x d: {n} RMSNorms per layer (norms-per-layer) and a final one, one weight each"),
+            format!(
+                "({n} x layers + 1) x d: {n} RMSNorms per layer (norms-per-layer) and a final one, one weight each"
+            ),
             format!("({n} x {} + 1) x {}", g(layers), g(d)),
         ),
         (crate::spec::model::Norm::Layernorm, n) => (
-            format!("({n} x layers + 1) x 2 x d: {n} LayerNorms per layer (norms-per-layer) and a final one, weight and bias"),
+            format!(
+                "({n} x layers + 1) x 2 x d: {n} LayerNorms per layer (norms-per-layer) and a final one, weight and bias"
+            ),
             format!("({n} x {} + 1) x 2 x {}", g(layers), g(d)),
         ),
     };

@@ -63,14 +63,8 @@ pub fn weight_bytes(m: &Model, p: &Params, default: f64) -> Result<f64> {
     };
     let routed = p.routed_experts - p.routed_expert_biases;
     let shared = p.shared_experts - p.router;
-    let rest = p.total
-        - p.embedding
-        - p.lm_head
-        - p.attention
-        - p.dense_ffn
-        - routed
-        - shared
-        - p.router;
+    let rest =
+        p.total - p.embedding - p.lm_head - p.attention - p.dense_ffn - routed - shared - p.router;
     Ok(p.embedding as f64 * at("embedding")?
         + p.lm_head as f64 * at("lm-head")?
         + p.attention as f64 * at("attention")?

@@ -142,9 +142,8 @@ impl ModelCost {
         });
         r.result("active_weight_bytes", self.active_weight_bytes, || {
             if mixed {
-                Quantity::new("active weights per token", Unit::Bytes).formula(
-                    "weights - the routed experts a token skips at their format",
-                )
+                Quantity::new("active weights per token", Unit::Bytes)
+                    .formula("weights - the routed experts a token skips at their format")
             } else {
                 Quantity::new("active weights per token", Unit::Bytes)
                     .formula("active_params x bits / 8")

@@ -47,7 +47,12 @@ pub fn kernels_between(m: &Model, shape: Shape, tokens: u64, p: &Precisions) -> 
     let norms = m.norms_per_layer() as f64;
     out.push(Op {
         class: KernelClass::Norm,
-        ..ew("layer-norms", layers, norms, norms * 2.0 * t * d * STREAM_BYTES)
+        ..ew(
+            "layer-norms",
+            layers,
+            norms,
+            norms * 2.0 * t * d * STREAM_BYTES,
+        )
     });
     // Rotary embedding, for a model that has it. The widening reads q and
     // k as a strided view of the fused QKV output: it takes the strided
