@@ -634,9 +634,13 @@ impl Model {
         }
         let n = t.len() as u64;
         let per = t.iter().filter(|x| **x != LayerType::Full).count() as u64;
-        let rest = (layers % n) as usize;
+        let rest = layers.checked_rem(n).unwrap_or(0) as usize;
         let tail = t[..rest].iter().filter(|x| **x != LayerType::Full).count() as u64;
-        (layers / n) * per + tail
+        layers
+            .checked_div(n)
+            .unwrap_or(0)
+            .saturating_mul(per)
+            .saturating_add(tail)
     }
 
     /// The window and the share of layers it applies to.
@@ -654,7 +658,7 @@ impl Model {
     /// layers every token, windowed layers at most the window.
     pub fn cached_token_layers(&self, context: u64) -> f64 {
         let win = self.windowed_layers();
-        let full = self.layers.get() - win;
+        let full = self.layers.get().saturating_sub(win);
         let w = self
             .sliding_window
             .map_or(context, |w| context.min(w.get()));
@@ -669,12 +673,13 @@ impl Model {
         let step = moe.layer_step.map_or(1, NonZeroU64::get);
         // Layer i (from 0) is MoE when i >= first and (i + 1) % step == 0:
         // the multiples of step in (first, layers].
-        layers / step - first / step
+        (layers / NonZeroU64::new(step).unwrap_or(NonZeroU64::MIN))
+            .saturating_sub(first / NonZeroU64::new(step).unwrap_or(NonZeroU64::MIN))
     }
 
     /// Layers with a dense feed-forward.
     pub fn dense_ffn_layers(&self) -> u64 {
-        self.layers.get() - self.moe_layers()
+        self.layers.get().saturating_sub(self.moe_layers())
     }
 
     /// Norm layers per block.
