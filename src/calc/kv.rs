@@ -239,8 +239,13 @@ pub struct KvCost {
     pub model: String,
     /// Tokens per sequence.
     pub context: u64,
-    /// Tokens cached per sequence per layer (a sliding window caps it).
+    /// Tokens cached per sequence per layer (a sliding window caps it; with
+    /// layer-types, those of a full layer).
     pub cached_tokens: u64,
+    /// Layers whose window caps their cache.
+    pub windowed_layers: u64,
+    /// Tokens a windowed layer caches per sequence.
+    pub window_cached: u64,
     /// Sequences.
     pub batch: u64,
     /// The KV precision.
@@ -292,22 +297,38 @@ pub fn cost(m: &Model, hw: Option<&Hardware>, inputs: &KvInputs) -> Result<KvCos
     let elements = super::model::kv_elements_per_token_per_layer(m)?;
     let layers = m.layers.get();
     let cached = m.sliding_window.map_or(context, |w| context.min(w.get()));
+    // Windowed layers cache at most the window; with layer-types the
+    // others cache every token (formulas.md, "Serving: KV cache").
+    let windowed = m.windowed_layers();
+    let full = layers - windowed;
+    let cached = if windowed == layers { cached } else { context };
+    let window_cached = m.sliding_window.map_or(context, |w| context.min(w.get()));
     mul("batch", &[batch, cached, layers, elements])?;
     let per_token_layer = elements as f64 * kv.bytes();
     let per_token = per_token_layer * layers as f64;
-    let per_layer_seq = per_token_layer * cached as f64;
-    let per_seq = per_token * cached as f64;
+    let token_layers = m.cached_token_layers(context);
+    let per_seq = per_token_layer * token_layers;
+    let per_layer_seq = per_seq / layers as f64;
     let paged = match inputs.page {
         None => None,
         Some(p) => {
             let page = at_least_one("page", p.0)?;
-            let pages = cached.div_ceil(page);
-            let alloc_tokens = pages as f64 * page as f64;
+            // Each layer's pages: full layers over the context, windowed
+            // ones over the window.
+            let full_pages = context.div_ceil(page);
+            let win_pages = window_cached.div_ceil(page);
+            let pages = if windowed == layers {
+                win_pages
+            } else {
+                full_pages
+            };
+            let alloc_token_layers = page as f64
+                * (full as f64 * full_pages as f64 + windowed as f64 * win_pages as f64);
             Some(Paged {
                 page,
                 pages,
-                bytes: alloc_tokens * per_token * batch as f64,
-                waste: (alloc_tokens - cached as f64) / alloc_tokens,
+                bytes: alloc_token_layers * per_token_layer * batch as f64,
+                waste: (alloc_token_layers - token_layers) / alloc_token_layers,
             })
         }
     };
@@ -344,14 +365,16 @@ pub fn cost(m: &Model, hw: Option<&Hardware>, inputs: &KvInputs) -> Result<KvCos
     let fit = match hw {
         None => None,
         Some(hw) => {
-            let seq_tokens = paged.map_or(cached as f64, |p| (p.pages * p.page) as f64);
-            Some(fit(m, hw, inputs, per_token, seq_tokens, batch)?)
+            let seq_bytes = paged.map_or(per_seq, |p| p.bytes / batch as f64);
+            Some(fit(m, hw, inputs, per_token_layer, seq_bytes, batch)?)
         }
     };
     Ok(KvCost {
         model: m.id.clone(),
         context,
         cached_tokens: cached,
+        windowed_layers: windowed,
+        window_cached,
         batch,
         kv_dtype: *kv,
         elements_per_token_per_layer: elements,
@@ -440,8 +463,8 @@ pub fn budget(
             format!("unknown precision `{}`", dtype.unwrap_or("")),
         )
     })?;
-    let params = super::model::params(m)?.total as f64;
-    let weights = params * p.bytes();
+    // Each module at its own format where the checkpoint mixes them.
+    let weights = super::model::weight_bytes(m, &super::model::params(m)?, p.bytes())?;
     let available = memory * (1.0 - reserve);
     let left = available - weights;
     if left <= 0.0 {
@@ -475,8 +498,8 @@ fn fit(
     m: &Model,
     hw: &Hardware,
     inputs: &KvInputs,
-    per_token: f64,
-    seq_tokens: f64,
+    per_token_layer: f64,
+    per_seq: f64,
     batch: u64,
 ) -> Result<Fit> {
     let b = budget(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref())?;
@@ -488,20 +511,29 @@ fn fit(
         b.weight_bytes,
         b.kv_budget_bytes,
     );
-    let per_seq = per_token * seq_tokens;
     let max_batch = (left / per_seq).floor();
+    let layers = m.layers.get() as f64;
+    let per_token = per_token_layer * layers;
     let mut max_context = (left / (per_token * batch as f64)).floor();
+    if let Some(w) = m.sliding_window {
+        let w = w.get() as f64;
+        let windowed = m.windowed_layers() as f64;
+        let full = layers - windowed;
+        if max_context >= w {
+            // Past the window the windowed layers stop growing: the full
+            // layers alone take the rest; with none, it never runs out.
+            let per_seq_budget = left / batch as f64 / per_token_layer;
+            max_context = if full > 0.0 {
+                ((per_seq_budget - windowed * w) / full).floor()
+            } else {
+                m.max_context
+                    .map_or(f64::from(u32::MAX), |c| c.get() as f64)
+            };
+        }
+    }
     if let Some(page) = inputs.page {
         let page = page.0 as f64;
         max_context = (max_context / page).floor() * page;
-    }
-    if let Some(w) = m.sliding_window {
-        // With a window the cache stops growing at the window.
-        if max_context >= w.get() as f64 {
-            max_context = m
-                .max_context
-                .map_or(f64::from(u32::MAX), |c| c.get() as f64);
-        }
     }
     let smem = hw
         .execution
@@ -592,27 +624,52 @@ impl KvCost {
                     self.layers
                 ))
         });
+        let mixed = self.windowed_layers > 0 && self.windowed_layers < self.layers;
+        let full_layers = self.layers - self.windowed_layers;
         r.result(
             "kv_bytes_per_layer_sequence",
             self.bytes_per_layer_sequence,
             || {
-                Quantity::new("KV of one sequence, one layer", Unit::Bytes)
-                    .formula("per token per layer x cached tokens")
-                    .derive(format!(
-                        "{} x {}",
-                        si(self.bytes_per_token_per_layer, "B"),
-                        grouped(u128::from(self.cached_tokens))
-                    ))
+                if mixed {
+                    Quantity::new("KV of one sequence, one layer (mean)", Unit::Bytes)
+                        .formula("KV of one sequence / layers")
+                        .derive(format!(
+                            "{} / {}",
+                            si(self.bytes_per_sequence, "B"),
+                            self.layers
+                        ))
+                } else {
+                    Quantity::new("KV of one sequence, one layer", Unit::Bytes)
+                        .formula("per token per layer x cached tokens")
+                        .derive(format!(
+                            "{} x {}",
+                            si(self.bytes_per_token_per_layer, "B"),
+                            grouped(u128::from(self.cached_tokens))
+                        ))
+                }
             },
         );
         r.result("kv_bytes_per_sequence", self.bytes_per_sequence, || {
-            Quantity::new("KV of one sequence", Unit::Bytes)
-                .formula("per token x cached tokens")
-                .derive(format!(
-                    "{} x {}",
-                    si(self.bytes_per_token, "B"),
-                    grouped(u128::from(self.cached_tokens))
-                ))
+            if mixed {
+                Quantity::new("KV of one sequence", Unit::Bytes)
+                    .formula("per token per layer x (full layers x context + windowed layers x min(context, window))")
+                    .derive(format!(
+                        "{} x ({} x {} + {} x {})",
+                        si(self.bytes_per_token_per_layer, "B"),
+                        full_layers,
+                        grouped(u128::from(self.context)),
+                        self.windowed_layers,
+                        grouped(u128::from(self.window_cached))
+                    ))
+            } else {
+                Quantity::new("KV of one sequence", Unit::Bytes)
+                    .formula("per token x cached tokens")
+                    .derive(format!(
+                        "{} x {}",
+                        si(self.bytes_per_token, "B"),
+                        grouped(u128::from(self.cached_tokens))
+                    ))
+            }
         });
         r.result("kv_bytes", self.kv_bytes, || {
             Quantity::new("KV of the batch", Unit::Bytes)
@@ -772,6 +829,18 @@ impl KvCost {
         }
         if kv.group.is_some() {
             r.note("quantized KV as KIVI (the Learn Kernels book (000), §4.2): keys grouped per channel, values per token, 32 elements to an fp16 scale and zero point; KIVI also keeps the most recent tokens in fp16, not counted here");
+        }
+        if mixed && self.window_cached < self.context {
+            r.note_with(|| {
+                format!(
+                    "sliding window on {} of {} layers: each caches the last {} of the {} tokens; the other {} cache all of them",
+                    self.windowed_layers,
+                    self.layers,
+                    grouped(u128::from(self.window_cached)),
+                    grouped(u128::from(self.context)),
+                    full_layers
+                )
+            });
         }
         if self.cached_tokens < self.context {
             r.note_with(|| {

@@ -11,7 +11,17 @@ use serde_json::{Map, Value};
 use std::fmt::Write;
 
 /// The families this importer understands, for messages.
-pub const FAMILIES: &[&str] = &["llama", "mistral", "qwen2", "mixtral", "deepseek_v3"];
+pub const FAMILIES: &[&str] = &[
+    "llama",
+    "mistral",
+    "qwen2",
+    "qwen3",
+    "qwen3_moe",
+    "gpt_oss",
+    "mixtral",
+    "deepseek_v3",
+    "kimi_k2",
+];
 
 fn data(file: &str, field: Option<&str>, message: impl Into<String>) -> Error {
     Error::Data {
@@ -81,6 +91,7 @@ impl Cfg<'_> {
 #[derive(Default)]
 struct Out {
     body: String,
+    weight_formats: Vec<(String, String)>,
     sources: Vec<(String, String)>,
     notes: Vec<String>,
 }
@@ -248,8 +259,11 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
             ),
         )
     })?;
-    let deepseek = matches!(family, "deepseek_v3" | "deepseek_v2");
-    if !deepseek && !matches!(family, "llama" | "mistral" | "qwen2" | "mixtral") {
+    // Kimi K2 is DeepSeek-V3's architecture under its own name.
+    let deepseek = matches!(family, "deepseek_v3" | "deepseek_v2" | "kimi_k2");
+    let qwen3 = matches!(family, "qwen3" | "qwen3_moe");
+    let oss = family == "gpt_oss";
+    if !deepseek && !qwen3 && !oss && !matches!(family, "llama" | "mistral" | "qwen2" | "mixtral") {
         return Err(data(
             name,
             Some("model_type"),
@@ -285,7 +299,7 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
     // Biases the schema records only as a whole (qkv-bias, linear-bias):
     // rather than drop them silently, say the config is not supported.
     for key in ["attention_bias", "mlp_bias"] {
-        if c.boolean(key)? == Some(true) && family != "qwen2" {
+        if c.boolean(key)? == Some(true) && family != "qwen2" && !oss {
             return Err(data(
                 c.file,
                 Some(key),
@@ -306,10 +320,10 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
     if let Some(ctx) = c.uint("max_position_embeddings")? {
         o.field("max-context", ctx, "max_position_embeddings");
     }
-    // Qwen2 lists a window but only uses it with use_sliding_window.
+    // Qwen2 and Qwen3 list a window but only use it with use_sliding_window.
     let window_on = c
         .boolean("use_sliding_window")?
-        .unwrap_or(family != "qwen2");
+        .unwrap_or(family != "qwen2" && !qwen3);
     // A window as long as the context is full attention.
     let ctx = c.uint("max_position_embeddings")?;
     if window_on
@@ -319,7 +333,74 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
         o.field("sliding-window", w, "sliding_window");
     }
 
-    if let Some((dtype, what)) = quantization(&c)? {
+    // Per-layer attention kinds (gpt-oss alternates 128-token windows
+    // with full layers); a kind this tool does not model is refused.
+    if let Some(v) = c.map.get("layer_types").and_then(Value::as_array) {
+        let mut types = Vec::new();
+        for t in v {
+            types.push(match t.as_str() {
+                Some("full_attention") => "full",
+                Some("sliding_attention") => "sliding",
+                _ => {
+                    return Err(data(
+                        name,
+                        Some("layer_types"),
+                        format!("layer type {t} is not one this importer models (full_attention, sliding_attention)"),
+                    ));
+                }
+            });
+        }
+        if window_on && types.contains(&"sliding") {
+            let n = types.iter().filter(|t| **t == "sliding").count();
+            let list: Vec<String> = types.iter().map(|t| quote(t)).collect();
+            o.field(
+                "layer-types",
+                format!("[{}]", list.join(", ")),
+                &format!("layer_types ({n} of {} sliding_attention)", types.len()),
+            );
+        }
+    }
+    if family == "qwen3_moe"
+        && c.map
+            .get("mlp_only_layers")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+    {
+        return Err(data(
+            name,
+            Some("mlp_only_layers"),
+            "dense layers listed by index (mlp_only_layers) are not supported; write a model .toml",
+        ));
+    }
+    if oss {
+        if let Some(q) = c.map.get("quantization_config").and_then(Value::as_object) {
+            let method = q.get("quant_method").and_then(Value::as_str).unwrap_or("");
+            if method != "mxfp4" {
+                return Err(data(
+                    name,
+                    Some("quantization_config.quant_method"),
+                    format!("quant_method `{method}` on gpt_oss: this importer reads mxfp4"),
+                ));
+            }
+            for m in q
+                .get("modules_to_not_convert")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let m = m.as_str().unwrap_or("");
+                if m.contains("experts") {
+                    return Err(data(
+                        name,
+                        Some("quantization_config.modules_to_not_convert"),
+                        format!("`{m}`: experts kept at 16 bits is not supported"),
+                    ));
+                }
+            }
+            o.weight_formats
+                .push(("routed-experts".into(), "mxfp4".into()));
+        }
+    } else if let Some((dtype, what)) = quantization(&c)? {
         o.field(
             "weight-dtype",
             quote(dtype),
@@ -385,6 +466,23 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
             "model_type qwen2 (q, k, v biases)",
         );
     }
+    if qwen3 {
+        o.field(
+            "attention.qk-norm",
+            quote("rmsnorm"),
+            "model_type qwen3 (q_norm, k_norm per head)",
+        );
+    }
+    if oss {
+        let bias = c.boolean("attention_bias")?.unwrap_or(false);
+        o.field("attention.qkv-bias", bias, "attention_bias");
+        o.field("attention.o-bias", bias, "attention_bias");
+        o.field(
+            "attention.sinks",
+            true,
+            "model_type gpt_oss (self_attn.sinks, one per head)",
+        );
+    }
 
     o.section("ffn");
     o.field(
@@ -406,6 +504,51 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
         &format!("hidden_act {act_name} with gate/up/down projections"),
     );
 
+    if family == "qwen3_moe" {
+        o.section("moe");
+        o.field("moe.routed-experts", c.need("num_experts")?, "num_experts");
+        o.field(
+            "moe.experts-per-token",
+            c.need("num_experts_per_tok")?,
+            "num_experts_per_tok",
+        );
+        o.field(
+            "moe.expert-intermediate-size",
+            c.need("moe_intermediate_size")?,
+            "moe_intermediate_size",
+        );
+        if let Some(step) = c.uint("decoder_sparse_step")? {
+            o.field("moe.layer-step", step, "decoder_sparse_step");
+        }
+    }
+    if oss {
+        o.section("moe");
+        o.field(
+            "moe.routed-experts",
+            c.need("num_local_experts")?,
+            "num_local_experts",
+        );
+        o.field(
+            "moe.experts-per-token",
+            c.need("num_experts_per_tok")?,
+            "num_experts_per_tok",
+        );
+        o.field(
+            "moe.expert-intermediate-size",
+            c.need("intermediate_size")?,
+            "intermediate_size",
+        );
+        o.field(
+            "moe.router-bias",
+            true,
+            "model_type gpt_oss (mlp.router.bias)",
+        );
+        o.field(
+            "moe.expert-bias",
+            true,
+            "model_type gpt_oss (gate_up_proj_bias, down_proj_bias)",
+        );
+    }
     if family == "mixtral" {
         o.section("moe");
         o.field(
@@ -463,6 +606,17 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
         );
     }
 
+    if !o.weight_formats.is_empty() {
+        o.body.push_str("\n[weight-formats]\n");
+        let formats = std::mem::take(&mut o.weight_formats);
+        for (k, v) in formats {
+            let _ = writeln!(o.body, "{k} = {}", quote(&v));
+            o.sources.push((
+                format!("weight-formats.{k}"),
+                "vendor: config.json quantization_config (quant_method mxfp4; modules_to_not_convert keeps attention, router, embedding and head at 16 bits)".into(),
+            ));
+        }
+    }
     o.body.push_str("\n[sources]\n");
     for (k, v) in &o.sources {
         let _ = writeln!(o.body, "{} = {}", quote(k), quote(v));
@@ -508,5 +662,61 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("hidden_size"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod family_tests {
+    use crate::spec::{Origin, model::Model};
+
+    fn load(name: &str) -> Model {
+        let path = format!("{}/tests/data/hf/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let src = std::fs::read_to_string(&path).unwrap();
+        let toml = super::to_toml(&src, &path).unwrap();
+        Model::parse(
+            &toml,
+            &Origin {
+                name: path,
+                overridden: false,
+            },
+        )
+        .unwrap()
+    }
+
+    // Hand derivations from the configs (d hidden, L layers, V vocabulary):
+    // Qwen3-8B: embedding + head 2 x 151,936 x 4,096 = 1,244,659,712;
+    // attention 36 x (2 x 4096 x 4096 + 2 x 4096 x 1024 + 2 x 128 q/k norm)
+    // = 1,509,958,656; FFN 36 x 3 x 4096 x 12288 = 5,435,817,984; norms
+    // (2 x 36 + 1) x 4096 = 299,008: 8,190,735,360 (the card's 8.2 B).
+    // gpt-oss-120b: embedding + head 2 x 201,088 x 2,880 = 1,158,266,880;
+    // attention 36 x (2 x 2880 x 4096 + 2 x 2880 x 512 + biases 4096 +
+    // 1024 + 2880 + 64 sinks) = 955,805,184; experts 36 x 128 x (3 x 2880
+    // x 2880 + 2 x 2880 + 2880 biases) = 114,704,998,400, routers 36 x
+    // (2880 x 128 + 128) = 13,275,648; norms (2 x 36 + 1) x 2880 = 210,240:
+    // 116,829,156,672 (the card's 116.83 B).
+    #[test]
+    fn published_configs_count_by_hand() {
+        let p = |n| crate::calc::model::params(&load(n)).unwrap();
+        assert_eq!(p("qwen3-8b").total, 8_190_735_360);
+        assert_eq!(p("gpt-oss-120b").total, 116_829_156_672);
+        // Qwen3-30B-A3B: 622,329,856 + 48 x 18,874,624 + 48 x (128 x
+        // 4,718,592 + 262,144) + 198,656; active: 8 of the 128 experts.
+        let q = p("qwen3-30b-a3b");
+        assert_eq!(q.total, 30_532_122_624);
+        assert_eq!(q.active, 3_353_032_704);
+        // gpt-oss-20b: 24 layers, 32 experts, top 4.
+        let g = p("gpt-oss-20b");
+        assert_eq!(g.total, 20_914_757_184);
+        // Active less the embedding: the card's 3.61 B rule.
+        assert_eq!(g.active - g.embedding, 3_608_307_264);
+    }
+
+    #[test]
+    fn gpt_oss_20b_kv_caps_the_windowed_layers() {
+        // 12 full layers x 8,192 + 12 windowed x 128 tokens, 2 x 8 x 64 x
+        // 2 bytes a token-layer: 2,048 x 99,840 = 204,472,320 bytes.
+        let m = load("gpt-oss-20b");
+        assert_eq!(m.windowed_layers(), 12);
+        assert_eq!(m.cached_token_layers(8192) * 2048.0, 204_472_320.0);
     }
 }

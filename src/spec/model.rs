@@ -19,6 +19,15 @@ pub struct Model {
     /// One line for `model list`.
     #[serde(default)]
     pub summary: Option<String>,
+    /// The family `model list` groups it under (`qwen3`, `gpt-oss`).
+    #[serde(default)]
+    pub family: Option<String>,
+    /// The model card's own total parameter count, to set beside the
+    /// derived one (cards differ in what they count: the embedding, the
+    /// head, a vision tower).
+    pub card_params: Option<f64>,
+    /// The card's own active-parameter count (MoE).
+    pub card_active_params: Option<f64>,
     /// Field path -> where the number came from; a file without the table
     /// is the source of all its values.
     #[serde(default)]
@@ -49,8 +58,24 @@ pub struct Model {
     /// bf16.
     pub weight_dtype: Option<String>,
     /// Sliding-window attention span (Mistral): a sequence keeps KV for at
-    /// most this many recent tokens per layer.
+    /// most this many recent tokens per windowed layer.
     pub sliding_window: Option<NonZeroU64>,
+    /// Which layers the window applies to: `sliding` (or `chunked`, Llama
+    /// 4's local attention, whose cache is at most one chunk) and `full`,
+    /// one per layer, or a shorter pattern repeated from the first layer
+    /// (Gemma 3: five `sliding`, one `full`). Absent: every layer is
+    /// windowed when `sliding-window` is given.
+    #[serde(default)]
+    pub layer_types: Vec<LayerType>,
+    /// Norm layers per transformer block (default 2: before attention and
+    /// before the feed-forward; Gemma 3 has 4, a post-norm after each).
+    pub norms_per_layer: Option<NonZeroU64>,
+    /// Weight precision per module where a checkpoint mixes them
+    /// (gpt-oss: `routed-experts = "mxfp4"`, the rest bf16); a module not
+    /// listed is at `weight-dtype`. Keys: embedding, lm-head, attention,
+    /// dense-ffn, routed-experts, shared-experts, router.
+    #[serde(default)]
+    pub weight_formats: IndexMap<String, String>,
     /// `rmsnorm` (one weight vector) or `layernorm` (weight and bias).
     #[serde(default)]
     pub norm: Norm,
@@ -67,6 +92,92 @@ pub struct Model {
     /// Mixture of experts, if any.
     #[serde(default)]
     pub moe: Option<Moe>,
+}
+
+/// What one layer's attention sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LayerType {
+    /// Every cached token.
+    Full,
+    /// The last `sliding-window` tokens.
+    Sliding,
+    /// Its chunk of `sliding-window` tokens (Llama 4); cached and priced
+    /// as a window of that length, an upper bound.
+    Chunked,
+}
+
+/// The per-head query/key norm.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QkNorm {
+    /// None.
+    #[default]
+    None,
+    /// RMSNorm with a head-dim weight vector for q and one for k.
+    Rmsnorm,
+    /// L2 normalisation without weights.
+    L2,
+}
+
+/// The modules a `[weight-formats]` table may name.
+pub const WEIGHT_MODULES: &[&str] = &[
+    "embedding",
+    "lm-head",
+    "attention",
+    "dense-ffn",
+    "routed-experts",
+    "shared-experts",
+    "router",
+];
+
+/// How a model's layers split between full and windowed attention: the
+/// KV a layer caches and the tokens its attention reads (formulas.md,
+/// "Serving: KV cache", windowed layers).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Window {
+    /// The window, in tokens (u64::MAX: none).
+    pub tokens: u64,
+    /// Share of the layers that are windowed (0 to 1).
+    pub share: f64,
+}
+
+impl Window {
+    /// No window: every layer sees every cached token.
+    pub const NONE: Window = Window {
+        tokens: u64::MAX,
+        share: 0.0,
+    };
+
+    /// Every layer windowed at `tokens` (Mistral).
+    pub fn all(tokens: u64) -> Window {
+        Window { tokens, share: 1.0 }
+    }
+
+    /// Cached tokens one layer reads on average when `past` are cached:
+    /// full layers all of them, windowed ones at most the window.
+    pub fn seen(&self, past: u64) -> f64 {
+        let w = past.min(self.tokens) as f64;
+        (1.0 - self.share) * past as f64 + self.share * w
+    }
+
+    /// The cached tokens a windowed layer keeps of `past`.
+    pub fn capped(&self, past: u64) -> u64 {
+        past.min(self.tokens)
+    }
+
+    /// Query-key pairs per layer, averaged over the layers, when `new`
+    /// tokens join `past` cached ones: causal for full layers; a windowed
+    /// layer past its window sees the window for every query.
+    pub fn pairs(&self, new: u64, past: u64, causal: impl Fn(u64, u64) -> f64) -> f64 {
+        let full = causal(new, past);
+        let windowed = if past > self.tokens {
+            new as f64 * self.tokens as f64
+        } else {
+            full
+        };
+        (1.0 - self.share) * full + self.share * windowed
+    }
 }
 
 /// The normalisation layers' kind.
@@ -161,6 +272,19 @@ pub struct Attention {
     /// Whether q, k, v projections carry biases (Qwen2 does).
     #[serde(default)]
     pub qkv_bias: bool,
+    /// Whether the output projection carries a bias (gpt-oss does).
+    #[serde(default)]
+    pub o_bias: bool,
+    /// Per-head norm of queries and keys before the rotary embedding:
+    /// `rmsnorm` (Qwen3, Gemma 3, GLM-4.5: a head-dim weight vector each
+    /// for q and k per layer) or `l2` (Llama 4: no weights); both add norm
+    /// kernels. Default `none`.
+    #[serde(default)]
+    pub qk_norm: QkNorm,
+    /// A learned sink logit per query head (gpt-oss): one parameter a head
+    /// per layer, one more column in every softmax.
+    #[serde(default)]
+    pub sinks: bool,
     /// MLA: rank of the query compression (absent: queries uncompressed).
     pub q_lora_rank: Option<NonZeroU64>,
     /// MLA: rank of the key/value latent cached per token.
@@ -211,9 +335,17 @@ pub struct Moe {
     #[serde(default)]
     pub dense_layers: u64,
     /// Whether the router carries a per-expert bias (DeepSeek-V3's
-    /// load-balancing correction term).
+    /// load-balancing correction term, gpt-oss's router bias).
     #[serde(default)]
     pub router_bias: bool,
+    /// After the dense layers, every this-many-th layer is an MoE layer
+    /// (layer i, counted from 0, when (i + 1) is a multiple of it); the
+    /// others are dense (Llama 4 Maverick: 2). Default 1: all of them.
+    pub layer_step: Option<NonZeroU64>,
+    /// Whether each expert's projections carry biases (gpt-oss: gate/up
+    /// and down).
+    #[serde(default)]
+    pub expert_bias: bool,
 }
 
 impl Model {
@@ -389,6 +521,42 @@ impl Model {
                 "a query compression rank at or above hidden-size compresses nothing".into(),
             );
         }
+        if !self.layer_types.is_empty() {
+            if self.sliding_window.is_none() {
+                return err(
+                    "layer-types",
+                    "layer types name windowed layers; give sliding-window too".into(),
+                );
+            }
+            if self.layer_types.len() as u64 > self.layers.get() {
+                return err(
+                    "layer-types",
+                    format!(
+                        "{} layer types for {} layers; give one per layer or a shorter pattern",
+                        self.layer_types.len(),
+                        self.layers
+                    ),
+                );
+            }
+        }
+        for (module, dtype) in &self.weight_formats {
+            if !WEIGHT_MODULES.contains(&module.as_str()) {
+                return err(
+                    "weight-formats",
+                    format!(
+                        "`{module}` is not a module; weight formats name {}",
+                        WEIGHT_MODULES.join(", ")
+                    ),
+                );
+            }
+            if let Err(e) = crate::precision::lookup(dtype) {
+                let msg = match e {
+                    Error::Input { message, .. } => message,
+                    e => e.to_string(),
+                };
+                return err(&format!("weight-formats.{module}"), msg);
+            }
+        }
         for key in self.sources.keys() {
             if !origin.overridden && doc.is_some_and(|d| locate_in(d, key).is_none()) {
                 return err(
@@ -410,6 +578,7 @@ impl Model {
             ("vocab-size", self.vocab_size.get()),
             ("max-context", opt(self.max_context)),
             ("sliding-window", opt(self.sliding_window)),
+            ("norms-per-layer", opt(self.norms_per_layer)),
             ("attention.heads", a.heads.get()),
             ("attention.kv-heads", opt(a.kv_heads)),
             ("attention.head-dim", opt(a.head_dim)),
@@ -430,6 +599,7 @@ impl Model {
                     m.expert_intermediate_size.get(),
                 ),
                 ("moe.dense-layers", m.dense_layers),
+                ("moe.layer-step", opt(m.layer_step)),
             ]);
         }
         out
@@ -449,6 +619,80 @@ impl Model {
         self.attention
             .kv_heads
             .map_or(self.attention.heads.get(), NonZeroU64::get)
+    }
+
+    /// Layers whose attention is windowed: every layer with a window and
+    /// no `layer-types`, else those the types (repeated) mark.
+    pub fn windowed_layers(&self) -> u64 {
+        let layers = self.layers.get();
+        if self.sliding_window.is_none() {
+            return 0;
+        }
+        let t = &self.layer_types;
+        if t.is_empty() {
+            return layers;
+        }
+        let n = t.len() as u64;
+        let per = t.iter().filter(|x| **x != LayerType::Full).count() as u64;
+        let rest = layers.checked_rem(n).unwrap_or(0) as usize;
+        let tail = t[..rest].iter().filter(|x| **x != LayerType::Full).count() as u64;
+        layers
+            .checked_div(n)
+            .unwrap_or(0)
+            .saturating_mul(per)
+            .saturating_add(tail)
+    }
+
+    /// The window and the share of layers it applies to.
+    pub fn window(&self) -> Window {
+        match self.sliding_window {
+            None => Window::NONE,
+            Some(w) => Window {
+                tokens: w.get(),
+                share: self.windowed_layers() as f64 / self.layers.get() as f64,
+            },
+        }
+    }
+
+    /// Token-layers of KV one sequence of `context` tokens caches: full
+    /// layers every token, windowed layers at most the window.
+    pub fn cached_token_layers(&self, context: u64) -> f64 {
+        let win = self.windowed_layers();
+        let full = self.layers.get().saturating_sub(win);
+        let w = self
+            .sliding_window
+            .map_or(context, |w| context.min(w.get()));
+        full as f64 * context as f64 + win as f64 * w as f64
+    }
+
+    /// MoE layers: after the dense ones, those the layer step picks.
+    pub fn moe_layers(&self) -> u64 {
+        let Some(moe) = &self.moe else { return 0 };
+        let layers = self.layers.get();
+        let first = moe.dense_layers.min(layers);
+        let step = moe.layer_step.map_or(1, NonZeroU64::get);
+        // Layer i (from 0) is MoE when i >= first and (i + 1) % step == 0:
+        // the multiples of step in (first, layers].
+        (layers / NonZeroU64::new(step).unwrap_or(NonZeroU64::MIN))
+            .saturating_sub(first / NonZeroU64::new(step).unwrap_or(NonZeroU64::MIN))
+    }
+
+    /// Layers with a dense feed-forward.
+    pub fn dense_ffn_layers(&self) -> u64 {
+        self.layers.get().saturating_sub(self.moe_layers())
+    }
+
+    /// Norm layers per block.
+    pub fn norms_per_layer(&self) -> u64 {
+        self.norms_per_layer.map_or(2, NonZeroU64::get)
+    }
+
+    /// The precision a module's weights are stored in: its entry in
+    /// `weight-formats`, else `default` (the model's or --dtype's).
+    pub fn module_format<'a>(&'a self, module: &str, default: &'a str) -> &'a str {
+        self.weight_formats
+            .get(module)
+            .map_or(default, String::as_str)
     }
 
     /// Per-head dimension.

@@ -305,22 +305,19 @@ fn cost_in(
         kernels: inputs.kernels,
         engine: inputs.engine.as_deref(),
     })?;
-    let params = counts.total as f64;
     let timed = |m: &Model, s: &Setup, shape: Shape| timed_with(m, s, shape, counts);
-    let model_weight_bytes = params * s.precisions.weight;
+    // Each module at its own format where the checkpoint mixes them.
+    let model_weight_bytes = crate::calc::model::weight_bytes(m, &counts, s.precisions.weight)?;
 
     // Memory: weights that cannot fit at all are no answer (exit 1).
     let memory = match budget {
         None => None,
         Some(b) => {
             let (source, left) = (b.source, b.kv_budget_bytes);
-            let cached = m
-                .sliding_window
-                .map_or(context + 1, |w| (context + 1).min(w.get()));
+            // Windowed layers cache at most their window.
             let per_seq = crate::calc::model::kv_elements_per_token_per_layer(m)? as f64
                 * s.precisions.kv
-                * m.layers.get() as f64
-                * cached as f64;
+                * m.cached_token_layers(context + 1);
             // The batch's KV is filled in once the batch is known (it may
             // be the answer of the time-per-token search).
             Some((

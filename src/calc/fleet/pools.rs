@@ -64,7 +64,12 @@ pub(super) fn room(r: &Replica) -> Option<u64> {
 }
 
 /// Seconds of a prompt of `p` tokens alone, chunked by `budget`.
-fn prefill_alone(f: &mut Forward, p: u64, budget: u64, window: u64) -> Result<f64> {
+fn prefill_alone(
+    f: &mut Forward,
+    p: u64,
+    budget: u64,
+    window: crate::spec::model::Window,
+) -> Result<f64> {
     let mut t = 0.0;
     let mut done = 0;
     while done < p {
@@ -167,7 +172,7 @@ pub(super) fn search(
         .iter()
         .map(|hw| plan::Setup::new(hw, m, &pi, sh.mode))
         .collect::<Result<_>>()?;
-    let window = m.sliding_window.map_or(u64::MAX, |x| x.get());
+    let window = m.window();
     let mean_prompt = w.prompt.mean();
     let mean_output = w.output.mean();
     let pre_budget = simulate::DEFAULT_WHOLE_PROMPT;

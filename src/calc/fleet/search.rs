@@ -128,7 +128,7 @@ struct Sized<'a, 'b, 'c> {
     hw: usize,
     forward: Forward<'a, 'b, 'c>,
     kv_tokens: u64,
-    window: u64,
+    window: crate::spec::model::Window,
     power: std::result::Result<crate::calc::power::PowerModel, String>,
 }
 
@@ -370,7 +370,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             replicas.push((k, Replica::new(&inst.setup, l)?));
         }
     }
-    let window = m.sliding_window.map_or(u64::MAX, |x| x.get());
+    let window = m.window();
     let max_cap = *caps.iter().max().unwrap_or(&256);
     let max_budget = budgets
         .as_ref()

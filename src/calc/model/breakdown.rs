@@ -120,11 +120,26 @@ pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
                 dh = g(dh)
             ));
         }
-        if m.linear_bias {
+        if m.linear_bias || a.o_bias {
             f.push_str(" + d");
             x.push_str(&format!(" + {}", g(d)));
         }
+        let qk_rms = a.qk_norm == crate::spec::model::QkNorm::Rmsnorm;
+        if qk_rms {
+            f.push_str(" + 2 x d_h");
+            x.push_str(&format!(" + 2 x {}", g(dh)));
+        }
+        if a.sinks {
+            f.push_str(" + h");
+            x.push_str(&format!(" + {}", g(h)));
+        }
         f.push_str("): q and o are d x h x d_h, k and v d x h_kv x d_h");
+        if qk_rms {
+            f.push_str("; q and k norms one d_h vector each");
+        }
+        if a.sinks {
+            f.push_str("; one sink logit per head");
+        }
         x.push(')');
         (f, x)
     };
@@ -152,10 +167,7 @@ pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
         (f, x)
     };
     let ff = m.ffn.intermediate_size.get();
-    let (dense_layers, moe_layers) = match &m.moe {
-        Some(moe) => (moe.dense_layers, layers.saturating_sub(moe.dense_layers)),
-        None => (layers, 0),
-    };
+    let (dense_layers, moe_layers) = (m.dense_ffn_layers(), m.moe_layers());
     let (f1, x1) = mlp(ff, "d_ff");
     // A model whose every layer is a mixture of experts has no dense MLP.
     let all_moe = m.moe.is_some() && dense_layers == 0;
@@ -172,7 +184,13 @@ pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
     }));
     if let Some(moe) = &m.moe {
         let fe = moe.expert_intermediate_size.get();
-        let (fx, xx) = mlp(fe, "d_expert");
+        let (mut fx, mut xx) = mlp(fe, "d_expert");
+        let (shared_fx, shared_xx) = (fx.clone(), xx.clone());
+        if moe.expert_bias && !m.linear_bias {
+            let b = if gated { 2 } else { 1 };
+            fx.push_str(&format!(" + {b} x d_expert + d (biases)"));
+            xx.push_str(&format!(" + {b} x {} + {}", g(fe), g(d)));
+        }
         let e = moe.routed_experts.get();
         out.push(Part {
             key: "routed_expert_params",
@@ -191,9 +209,9 @@ pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
             key: "shared_expert_params",
             label: "shared experts and routers",
             value: p.shared_experts,
-            formula: format!("moe_layers x (shared x ({fx}) + d x routed{bias})"),
+            formula: format!("moe_layers x (shared x ({shared_fx}) + d x routed{bias})"),
             derivation: format!(
-                "{} x ({} x ({xx}) + {} x {}{bias_x})",
+                "{} x ({} x ({shared_xx}) + {} x {}{bias_x})",
                 g(moe_layers),
                 moe.shared_experts,
                 g(d),
@@ -201,21 +219,36 @@ pub fn breakdown(m: &Model, p: &Params) -> Vec<Part> {
             ),
         });
     }
-    let (nf, nx) = match m.norm {
-        crate::spec::model::Norm::Rmsnorm => (
-            "(2 x layers + 1) x d: two RMSNorms per layer and a final one, one weight each",
+    let n = m.norms_per_layer();
+    let (nf, nx) = match (m.norm, n) {
+        (crate::spec::model::Norm::Rmsnorm, 2) => (
+            "(2 x layers + 1) x d: two RMSNorms per layer and a final one, one weight each"
+                .to_string(),
             format!("(2 x {} + 1) x {}", g(layers), g(d)),
         ),
-        crate::spec::model::Norm::Layernorm => (
-            "(2 x layers + 1) x 2 x d: two LayerNorms per layer and a final one, weight and bias",
+        (crate::spec::model::Norm::Layernorm, 2) => (
+            "(2 x layers + 1) x 2 x d: two LayerNorms per layer and a final one, weight and bias"
+                .to_string(),
             format!("(2 x {} + 1) x 2 x {}", g(layers), g(d)),
+        ),
+        (crate::spec::model::Norm::Rmsnorm, n) => (
+            format!(
+                "({n} x layers + 1) x d: {n} RMSNorms per layer (norms-per-layer) and a final one, one weight each"
+            ),
+            format!("({n} x {} + 1) x {}", g(layers), g(d)),
+        ),
+        (crate::spec::model::Norm::Layernorm, n) => (
+            format!(
+                "({n} x layers + 1) x 2 x d: {n} LayerNorms per layer (norms-per-layer) and a final one, weight and bias"
+            ),
+            format!("({n} x {} + 1) x 2 x {}", g(layers), g(d)),
         ),
     };
     out.push(Part {
         key: "norm_params",
         label: "norms",
         value: p.norms,
-        formula: nf.into(),
+        formula: nf,
         derivation: nx,
     });
     out

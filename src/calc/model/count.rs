@@ -21,6 +21,12 @@ pub struct Params {
     pub routed_experts: u64,
     /// Shared experts and routers, all MoE layers.
     pub shared_experts: u64,
+    /// The routers alone (a part of `shared_experts`), for weight formats
+    /// that keep them at 16 bits.
+    pub router: u64,
+    /// The routed experts' biases (a part of `routed_experts`), which a
+    /// block-scaled checkpoint keeps at 16 bits.
+    pub routed_expert_biases: u64,
     /// Norm weights (and biases).
     pub norms: u64,
     /// Total.
@@ -197,8 +203,16 @@ fn attention_per_layer(c: &Counter, m: &Model) -> Result<N> {
     if a.qkv_bias || m.linear_bias {
         p = c.sum(&[p, c.mul(h, dh)?, c.product(&[k(2), kv, dh])?])?;
     }
-    if m.linear_bias {
+    if m.linear_bias || a.o_bias {
         p = c.add(p, d)?;
+    }
+    // Qwen3's per-head q and k RMSNorm weights, one head-dim vector each.
+    if a.qk_norm == crate::spec::model::QkNorm::Rmsnorm {
+        p = c.add(p, c.mul(k(2), dh)?)?;
+    }
+    // gpt-oss's sink logit, one per query head.
+    if a.sinks {
+        p = c.add(p, h)?;
     }
     Ok(p)
 }
@@ -233,20 +247,31 @@ pub fn params(m: &Model) -> Result<Params> {
     let attention = c.mul(attention_per_layer(&c, m)?, layers)?;
     // MLA's latent norms are counted in attention_per_layer.
     let norm_per = c.mul(k(m.norm.params_per_width()), d)?;
-    let norms = c.mul(norm_per, c.add(c.mul(k(2), layers)?, k(1))?)?;
+    let per_layer = N {
+        v: m.norms_per_layer(),
+        field: "norms-per-layer",
+    };
+    let norms = c.mul(norm_per, c.add(c.mul(per_layer, layers)?, k(1))?)?;
     let dense_ff = N {
         v: m.ffn.intermediate_size.get(),
         field: "ffn.intermediate-size",
     };
-    let (dense_ffn, routed, shared, active_experts) = match &m.moe {
-        None => (c.mul(ffn(&c, m, dense_ff)?, layers)?, k(0), k(0), k(0)),
+    let (dense_ffn, routed, shared, active_experts, router_n, bias_n) = match &m.moe {
+        None => (
+            c.mul(ffn(&c, m, dense_ff)?, layers)?,
+            k(0),
+            k(0),
+            k(0),
+            k(0),
+            k(0),
+        ),
         Some(moe) => {
             let dense = N {
-                v: moe.dense_layers,
+                v: m.dense_ffn_layers(),
                 field: "moe.dense-layers",
             };
             let moe_layers = N {
-                v: layers.v.saturating_sub(dense.v),
+                v: m.moe_layers(),
                 field: "layers",
             };
             let dense_ffn = c.mul(ffn(&c, m, dense_ff)?, dense)?;
@@ -262,7 +287,26 @@ pub fn params(m: &Model) -> Result<Params> {
                 v: moe.routed_experts.get(),
                 field: "moe.routed-experts",
             };
-            let routed = c.product(&[one, experts, moe_layers])?;
+            // gpt-oss's expert biases: gate/up ((mats - 1) x width) and down
+            // (d), where linear-bias has not already counted them.
+            let bias_one = if moe.expert_bias && !m.linear_bias {
+                let mats = if m.ffn.gated() { 2 } else { 1 };
+                c.add(
+                    c.mul(
+                        k(mats),
+                        N {
+                            v: moe.expert_intermediate_size.get(),
+                            field: "moe.expert-intermediate-size",
+                        },
+                    )?,
+                    d,
+                )?
+            } else {
+                k(0)
+            };
+            let one_routed = c.add(one, bias_one)?;
+            let routed = c.product(&[one_routed, experts, moe_layers])?;
+            let biases = c.product(&[bias_one, experts, moe_layers])?;
             // The router is a d x experts linear map; DeepSeek-V3 adds one
             // bias per expert for load balancing.
             let mut router = c.mul(d, experts)?;
@@ -274,12 +318,13 @@ pub fn params(m: &Model) -> Result<Params> {
                 field: "moe.shared-experts",
             };
             let shared = c.mul(c.add(c.mul(one, shared_n)?, router)?, moe_layers)?;
+            let routers = c.mul(router, moe_layers)?;
             let topk = N {
                 v: moe.experts_per_token.get(),
                 field: "moe.experts-per-token",
             };
-            let active = c.product(&[one, topk, moe_layers])?;
-            (dense_ffn, routed, shared, active)
+            let active = c.product(&[one_routed, topk, moe_layers])?;
+            (dense_ffn, routed, shared, active, routers, biases)
         }
     };
     let total = c.sum(&[
@@ -295,6 +340,8 @@ pub fn params(m: &Model) -> Result<Params> {
         dense_ffn: dense_ffn.v,
         routed_experts: routed.v,
         shared_experts: shared.v,
+        router: router_n.v,
+        routed_expert_biases: bias_n.v,
         norms: norms.v,
         total: total.v,
         active: active.v,

@@ -46,6 +46,44 @@ fn precision_of(field: &str, name: Option<&str>) -> Result<&'static Precision> {
     })
 }
 
+/// Weight bytes of `m` with `p`'s counts: each module at its
+/// `weight-formats` precision, the rest (norms, sinks and biases a
+/// block-scaled checkpoint keeps at 16 bits included) at `default`
+/// (formulas.md, "Model figures", weight formats). Without a
+/// `weight-formats` table: every parameter at `default`.
+pub fn weight_bytes(m: &Model, p: &Params, default: f64) -> Result<f64> {
+    if m.weight_formats.is_empty() {
+        return Ok(p.total as f64 * default);
+    }
+    let at = |module: &str| -> Result<f64> {
+        match m.weight_formats.get(module) {
+            None => Ok(default),
+            Some(f) => Ok(precision_of(&format!("weight-formats.{module}"), Some(f))?.bytes()),
+        }
+    };
+    let routed = p.routed_experts - p.routed_expert_biases;
+    let shared = p.shared_experts - p.router;
+    let rest =
+        p.total - p.embedding - p.lm_head - p.attention - p.dense_ffn - routed - shared - p.router;
+    Ok(p.embedding as f64 * at("embedding")?
+        + p.lm_head as f64 * at("lm-head")?
+        + p.attention as f64 * at("attention")?
+        + p.dense_ffn as f64 * at("dense-ffn")?
+        + routed as f64 * at("routed-experts")?
+        + shared as f64 * at("shared-experts")?
+        + p.router as f64 * at("router")?
+        + rest as f64 * default)
+}
+
+/// Bytes per weight of one module of `m`: its `weight-formats` entry, else
+/// `default` bytes (what the step model reads each operation's weights at).
+pub fn module_bytes(m: &Model, module: &str, default: f64) -> f64 {
+    m.weight_formats
+        .get(module)
+        .and_then(|f| precision::lookup(f).ok())
+        .map_or(default, Precision::bytes)
+}
+
 /// The MoE shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct MoeShape {
@@ -135,6 +173,13 @@ pub struct ModelCost {
     pub cites_file: Option<String>,
     /// Assumptions made in reading the model (stated as report notes).
     pub notes: Vec<String>,
+    /// The card's total and active parameter counts, where the file gives
+    /// them.
+    pub card: (Option<f64>, Option<f64>),
+    /// Module -> weight precision, where the checkpoint mixes them.
+    pub weight_formats: IndexMap<String, String>,
+    /// Layers whose attention is windowed.
+    pub windowed_layers: u64,
 }
 
 /// `model show`'s cost: counts, weight bytes at `dtype`, KV bytes at
@@ -182,6 +227,32 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
         }
     }
     let per_layer = kv_elements as f64 * kv_dtype.bytes();
+    let weight_bytes = weight_bytes(m, &p, dtype.bytes())?;
+    // Active bytes: the total's, less the routed experts a token skips, at
+    // the routed experts' own format.
+    let active_weight_bytes = if m.weight_formats.is_empty() {
+        p.active as f64 * dtype.bytes()
+    } else {
+        let skipped = (p.total - p.active) as f64;
+        weight_bytes - skipped * module_bytes(m, "routed-experts", dtype.bytes())
+    };
+    if !m.weight_formats.is_empty() {
+        let list: Vec<String> = m
+            .weight_formats
+            .iter()
+            .map(|(k, v)| {
+                let from = m
+                    .source(&format!("weight-formats.{k}"))
+                    .map_or(String::new(), |s| format!(" ({s})"));
+                format!("{k} in {v}{from}")
+            })
+            .collect();
+        notes.push(format!(
+            "weights per module: {}; the rest (norms and biases included) in {}",
+            list.join(", "),
+            dtype.name
+        ));
+    }
     Ok(ModelCost {
         model: m.id.clone(),
         name: m.name.clone(),
@@ -191,8 +262,8 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
         kv_element_bytes: kv_dtype.bytes(),
         params: p,
         parts: breakdown(m, &p),
-        weight_bytes: p.total as f64 * dtype.bytes(),
-        active_weight_bytes: p.active as f64 * dtype.bytes(),
+        weight_bytes,
+        active_weight_bytes,
         kv_elements_per_token_per_layer: kv_elements,
         kv_bytes_per_token_per_layer: per_layer,
         kv_bytes_per_token: per_layer * m.layers.get() as f64,
@@ -222,5 +293,8 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
         sources: m.sources.clone(),
         cites_file: m.cites_file.clone(),
         notes,
+        card: (m.card_params, m.card_active_params),
+        weight_formats: m.weight_formats.clone(),
+        windowed_layers: m.windowed_layers(),
     })
 }

@@ -79,15 +79,76 @@ impl ModelCost {
         param_results(&mut r, &self.parts, p, arch.moe.is_some());
         let total = p.total as f64;
         let bits = self.weight_bits;
+        // Cards differ in what they count: say what this count holds.
+        let no_embedding = p.active.saturating_sub(p.embedding) as f64;
+        r.result("active_params_without_embedding", no_embedding, || {
+            Quantity::new("active, less the input embedding", Unit::Count)
+                .formula("active_params - embedding: a token gathers one row of the embedding table, not the table")
+                .derive(format!(
+                    "{} - {}",
+                    grouped(p.active.into()),
+                    grouped(p.embedding.into())
+                ))
+        });
+        if let Some(c) = self.card.0 {
+            r.result("card_params", c, || {
+                Quantity::new("the card's parameters", Unit::Count)
+                    .source(self.source("card-params"))
+            });
+            r.note_with(|| {
+                format!(
+                    "parameters: {} derived (embedding {} and output head {} counted) against the card's {} ({:+.2}%)",
+                    crate::units::number(total),
+                    crate::units::number(p.embedding as f64),
+                    crate::units::number(p.lm_head as f64),
+                    crate::units::number(c),
+                    (total / c - 1.0) * 100.0
+                )
+            });
+        }
+        if let Some(c) = self.card.1 {
+            r.result("card_active_params", c, || {
+                Quantity::new("the card's active parameters", Unit::Count)
+                    .source(self.source("card-active-params"))
+            });
+            r.note_with(|| {
+                let (with, without) = (p.active as f64, no_embedding);
+                let (v, what) = if (with / c - 1.0).abs() <= (without / c - 1.0).abs() {
+                    (with, "with the embedding")
+                } else {
+                    (without, "without the input embedding")
+                };
+                format!(
+                    "active: the card's {} matches the count {what}, {} ({:+.2}%); with the embedding it is {}, without {}",
+                    crate::units::number(c),
+                    crate::units::number(v),
+                    (v / c - 1.0) * 100.0,
+                    crate::units::number(with),
+                    crate::units::number(without)
+                )
+            });
+        }
+        let mixed = !self.weight_formats.is_empty();
         r.result("weight_bytes", self.weight_bytes, || {
-            Quantity::new("weights", Unit::Bytes)
-                .formula("params x bits / 8")
-                .derive(format!("{} x {} / 8", grouped(p.total.into()), bits))
+            if mixed {
+                Quantity::new("weights", Unit::Bytes).formula(
+                    "sum over modules of params x the module's bits / 8 (weight-formats; the rest at dtype)",
+                )
+            } else {
+                Quantity::new("weights", Unit::Bytes)
+                    .formula("params x bits / 8")
+                    .derive(format!("{} x {} / 8", grouped(p.total.into()), bits))
+            }
         });
         r.result("active_weight_bytes", self.active_weight_bytes, || {
-            Quantity::new("active weights per token", Unit::Bytes)
-                .formula("active_params x bits / 8")
-                .derive(format!("{} x {} / 8", grouped(p.active.into()), bits))
+            if mixed {
+                Quantity::new("active weights per token", Unit::Bytes)
+                    .formula("weights - the routed experts a token skips at their format")
+            } else {
+                Quantity::new("active weights per token", Unit::Bytes)
+                    .formula("active_params x bits / 8")
+                    .derive(format!("{} x {} / 8", grouped(p.active.into()), bits))
+            }
         });
         let mla = arch.attention == AttentionKind::Mla;
         r.result(
@@ -249,6 +310,13 @@ impl ModelCost {
                 w,
                 "sliding-window",
             );
+            if self.windowed_layers < a.layers {
+                r.result("windowed_layers", self.windowed_layers as f64, || {
+                    Quantity::new("windowed layers", Unit::Count)
+                        .source(self.source("layer-types"))
+                        .formula("layers the window applies to (layer-types); the others attend to every token")
+                });
+            }
         }
         if let Some(moe) = &a.moe {
             count(

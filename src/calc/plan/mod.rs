@@ -259,10 +259,7 @@ impl<'a> Setup<'a> {
     }
 
     fn moe_layers(&self) -> u64 {
-        self.model
-            .moe
-            .as_ref()
-            .map_or(0, |m| self.model.layers.get() - m.dense_layers)
+        self.model.moe_layers()
     }
 
     fn dense_layers(&self) -> u64 {

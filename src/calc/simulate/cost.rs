@@ -13,7 +13,7 @@
 use crate::calc::plan::{Comm, Replica, StagePart};
 use crate::calc::step::{self, Op, OpKind, Precisions, Shape, Step};
 use crate::error::Result;
-use crate::spec::model::Model;
+use crate::spec::model::{Model, Window};
 
 /// The sums an iteration is priced by.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -38,19 +38,17 @@ impl Batch {
     /// Adds a sequence of `new` tokens over `past` cached ones; `samples`
     /// when it ends with a sampled token. The window logic is
     /// [`step::forward`]'s.
-    pub fn add(&mut self, new: u64, past: u64, samples: bool, window: u64) {
-        let seen = past.min(window);
+    pub fn add(&mut self, new: u64, past: u64, samples: bool, window: Window) {
+        // Windowed layers read at most the window; full ones every token
+        // (a mean over the layers, as the step model counts it).
+        let seen = window.seen(past);
         self.tokens += new;
         self.lm_head += u64::from(samples);
-        self.seen += seen as f64;
-        self.pairs += if seen < past {
-            new as f64 * window as f64
-        } else {
-            step::causal_pairs(new, past)
-        };
+        self.seen += seen;
+        self.pairs += window.pairs(new, past, step::causal_pairs);
         self.seqs += 1;
         if new > self.longest.0 {
-            self.longest = (new, seen);
+            self.longest = (new, seen.round() as u64);
         }
     }
 }

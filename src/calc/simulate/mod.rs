@@ -512,7 +512,7 @@ pub fn run(
         max_tokens: c.max_tokens,
         max_seqs: c.max_seqs,
         prefix_hit: w.prefix_hit,
-        window: m.sliding_window.map_or(u64::MAX, |x| x.get()),
+        window: m.window(),
         replicas: inst.layout.dp,
         prefilled: false,
     };
@@ -687,7 +687,7 @@ fn run_pools(
         (hw, dec.layout),
         mode,
     )?;
-    let window = m.sliding_window.map_or(u64::MAX, |x| x.get());
+    let window = m.window();
     let pcfg = Config {
         max_tokens: pre_tokens,
         max_seqs: c.max_seqs,

@@ -282,7 +282,7 @@ mod tests {
             max_tokens: 4096,
             max_seqs: 8,
             prefix_hit: 0.0,
-            window: u64::MAX,
+            window: crate::spec::model::Window::NONE,
             replicas: 1,
             prefilled: false,
         };

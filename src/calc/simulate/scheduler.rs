@@ -27,8 +27,8 @@ pub struct Config {
     pub max_seqs: u64,
     /// Share of each prompt already cached.
     pub prefix_hit: f64,
-    /// Attention window (u64::MAX: none).
-    pub window: u64,
+    /// Attention window and the share of layers it applies to.
+    pub window: crate::spec::model::Window,
     /// Data-parallel replicas, each with its own cache and queue.
     pub replicas: u64,
     /// A decode pool of a disaggregated deployment: each request arrives

@@ -63,7 +63,7 @@ fn an_iteration_costs_what_decode_and_prefill_say() {
         .unwrap();
         let rep = plan::Replica::new(&inst.setup, inst.layout).unwrap();
         let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
-        let w = m.sliding_window.map_or(u64::MAX, |x| x.get());
+        let w = m.window();
         // 32 decodes at context 6,000 (past mistral's 4,096 window).
         let mut b = Batch::default();
         for _ in 0..32 {
@@ -90,7 +90,7 @@ fn under_achievable_a_decode_batch_costs_what_decode_says() {
     let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
     let mut b = Batch::default();
     for _ in 0..32 {
-        b.add(1, 2048, true, u64::MAX);
+        b.add(1, 2048, true, crate::spec::model::Window::NONE);
     }
     let got = f.seconds(&b).unwrap();
     let d: DecodeInputs =
@@ -133,7 +133,7 @@ fn under_achievable_kept_parts_price_what_prefill_and_eager_decode_say() {
         let rep = plan::Replica::new(&inst.setup, inst.layout).unwrap();
         let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
         let mut b = Batch::default();
-        b.add(1, 2048, true, u64::MAX);
+        b.add(1, 2048, true, crate::spec::model::Window::NONE);
         let got = f.seconds(&b).unwrap();
         let d: DecodeInputs = serde_json::from_value(serde_json::json!({
             "batch": 1, "context": 2048, "launch": launch
@@ -144,7 +144,7 @@ fn under_achievable_kept_parts_price_what_prefill_and_eager_decode_say() {
             .step_time_s;
         assert!(close(got, want, 1e-9), "{launch} decode: {got} vs {want}");
         let mut b = Batch::default();
-        b.add(2048, 0, true, u64::MAX);
+        b.add(2048, 0, true, crate::spec::model::Window::NONE);
         let got = f.seconds(&b).unwrap();
         let p: PrefillInputs = serde_json::from_value(serde_json::json!({
             "prompt": 2048, "launch": launch
@@ -169,7 +169,7 @@ fn a_tensor_parallel_iteration_costs_what_plan_says() {
     let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
     let mut b = Batch::default();
     for _ in 0..16 {
-        b.add(1, 4096, true, u64::MAX);
+        b.add(1, 4096, true, crate::spec::model::Window::NONE);
     }
     let got = f.seconds(&b).unwrap();
     let p = plan::evaluate(
@@ -296,7 +296,7 @@ fn the_mock_closed_loop_by_hand() {
         max_tokens: 4096,
         max_seqs: 8,
         prefix_hit: 0.0,
-        window: u64::MAX,
+        window: crate::spec::model::Window::NONE,
         replicas: 1,
         prefilled: false,
     };
@@ -343,7 +343,7 @@ fn a_full_cache_preempts_and_recomputes() {
         max_tokens: 4096,
         max_seqs: 8,
         prefix_hit: 0.0,
-        window: u64::MAX,
+        window: crate::spec::model::Window::NONE,
         replicas: 1,
         prefilled: false,
     };

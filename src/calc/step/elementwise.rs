@@ -54,26 +54,25 @@ pub fn kernels_between_on(
     let dh = m.head_dim() as f64;
     let gated = m.ffn.gated();
     let cast = p.activation < STREAM_BYTES - 1e-9;
-    let (dense_layers, moe_layers) = match &m.moe {
-        None => (layers, 0.0),
-        Some(moe) => (moe.dense_layers as f64, layers - moe.dense_layers as f64),
-    };
+    let (dense_layers, moe_layers) = (m.dense_ffn_layers() as f64, m.moe_layers() as f64);
     let ew = |name, count: f64, kernels: f64, bytes: f64| Op {
         activation_bytes: bytes * count,
         ..Op::plain(name, OpKind::Elementwise, count, kernels)
     };
     let mut out = Vec::with_capacity(6);
-    // Two RMSNorms a layer, each reading and writing the residual stream
-    // (fused with the residual add: reading the sum's two inputs and
-    // writing the sum and the normed stream).
+    // Two RMSNorms a layer (norms-per-layer: Gemma 3 has four), each
+    // reading and writing the residual stream (fused with the residual
+    // add: reading the sum's two inputs and writing the sum and the normed
+    // stream).
     let per_norm = if fuse.norm_residual { 4.0 } else { 2.0 };
+    let norms = m.norms_per_layer() as f64;
     out.push(Op {
         class: KernelClass::Norm,
         ..ew(
             "layer-norms",
             layers,
-            2.0,
-            2.0 * per_norm * t * d * STREAM_BYTES,
+            norms,
+            norms * per_norm * t * d * STREAM_BYTES,
         )
     });
     // Rotary embedding, for a model that has it. The widening reads q and

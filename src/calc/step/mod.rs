@@ -10,6 +10,7 @@
 //! that [`price`] can time it operation by operation (`--achievable`).
 //! Nothing here reads a report.
 
+mod attention_extra;
 pub mod elementwise;
 pub mod power_limit;
 pub mod price;
@@ -394,7 +395,7 @@ pub fn kernels(m: &Model) -> f64 {
     let body = match &m.moe {
         None => layers * KERNELS_PER_DENSE_LAYER as f64,
         Some(moe) => {
-            let dense = moe.dense_layers as f64;
+            let dense = m.dense_ffn_layers() as f64;
             dense * KERNELS_PER_DENSE_LAYER as f64 + (layers - dense) * per_moe(moe)
         }
     };
@@ -529,19 +530,18 @@ pub fn forward_on(
         (m.head_dim(), m.head_dim())
     };
     let kv_token_layer = model::kv_elements_per_token_per_layer(m)? as f64 * p.kv;
-    let window = m.sliding_window.map_or(u64::MAX, |w| w.get());
-    let seen = past.min(window);
-    let pairs = if seen < past {
-        // A sliding window caps every query's span at the window.
-        new as f64 * window as f64
-    } else {
-        causal_pairs(new, past)
-    };
-    let attn_flops = 2.0 * h as f64 * (qk_dim + v_dim) as f64 * pairs * batch as f64 * lf;
+    // A sliding window caps a windowed layer's span at the window; with
+    // layer-types the full layers read every token (the mean of the two).
+    let win = m.window();
+    let seen_mean = win.seen(past);
+    let seen = seen_mean.round() as u64;
+    let pairs = win.pairs(new, past, causal_pairs);
+    let attn_flops = 2.0 * h as f64 * (qk_dim + v_dim) as f64 * pairs * batch as f64 * lf
+        + attention_extra::sink_flops(m, tokens);
     // One attention kernel and the two cache writes (keys, values).
     ops.push(Op {
         flops: attn_flops,
-        kv_read_bytes: batch as f64 * seen as f64 * kv_token_layer * lf,
+        kv_read_bytes: batch as f64 * seen_mean * kv_token_layer * lf,
         kv_write_bytes: tokens as f64 * kv_token_layer * lf,
         activation_bytes: tokens as f64 * h as f64 * (qk_dim + v_dim) as f64 * p.activation * lf,
         ..Op::plain("attention", OpKind::Attention, lf, ATTENTION_KERNELS)
@@ -550,10 +550,7 @@ pub fn forward_on(
     // Feed-forward: dense layers, then MoE layers.
     let mats: u64 = if m.ffn.gated() { 3 } else { 2 };
     let mut experts = None;
-    let (dense_layers, moe) = match &m.moe {
-        None => (layers, None),
-        Some(moe) => (moe.dense_layers, Some(moe)),
-    };
+    let (dense_layers, moe) = (m.dense_ffn_layers(), m.moe.as_ref());
     if dense_layers > 0 {
         let ff = m.ffn.intermediate_size.get();
         ops.push(Op::matmul(
@@ -579,7 +576,7 @@ pub fn forward_on(
         }
     }
     if let Some(moe) = moe {
-        let moe_layers = (layers - moe.dense_layers) as f64;
+        let moe_layers = m.moe_layers() as f64;
         let e = moe.routed_experts.get();
         let k = moe.experts_per_token.get();
         let ff = moe.expert_intermediate_size.get();
@@ -652,7 +649,9 @@ pub fn forward_on(
         ));
     }
 
-    let extra = elementwise::kernels_between_on(m, shape, tokens, p, eng)?;
+    let mut extra = elementwise::kernels_between_on(m, shape, tokens, p, eng)?;
+    extra.extend(attention_extra::qk_norm(m, tokens));
+    attention_extra::apply_formats(m, &mut ops, p);
     Ok(Step {
         ops,
         experts_touched: experts,
