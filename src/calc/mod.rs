@@ -7,6 +7,8 @@ pub mod calibrate;
 pub mod coalesce;
 pub mod collective;
 pub mod decode;
+pub mod dtype;
+pub mod expr;
 pub mod fleet;
 pub mod fusion;
 pub mod hw;
