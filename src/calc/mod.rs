@@ -16,6 +16,7 @@ pub mod kv;
 pub mod launch;
 pub mod littles_law;
 pub mod matmul;
+pub mod measured;
 pub mod model;
 pub mod occupancy;
 pub mod plan;

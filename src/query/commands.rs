@@ -57,8 +57,43 @@ const PRICED: &[&str] = &[
     "point", "matmul", "decode", "prefill", "plan", "simulate", "fleet",
 ];
 
+/// The commands that take `measured`, a measured time, for the achieved
+/// rates and their shares of the roofs (MFU, MBU).
+const MEASURED: &[&str] = &["point", "matmul", "decode", "prefill", "collective"];
+
 /// Evaluates one point of `command`; `lean` asks for values only.
 pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -> Result<Report> {
+    if MEASURED.contains(&command)
+        && let Some(m) = fields.get("measured")
+    {
+        let time = match m {
+            Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+            Value::String(s) => crate::units::parse(s, crate::units::Dim::Seconds)
+                .map_err(|e| Error::field("measured", e))?,
+            other => {
+                return Err(Error::field(
+                    "measured",
+                    format!("`{other}`: expected a time, e.g. 1.2ms"),
+                ));
+            }
+        };
+        if !(time.is_finite() && time > 0.0) {
+            return Err(Error::field(
+                "measured",
+                format!("`{m}`: a measured time is positive"),
+            ));
+        }
+        let mut f = fields.clone();
+        f.remove("measured");
+        let mut r = point_inner(ctx, command, &f, lean)?;
+        calc::measured::record(&mut r, time)?;
+        return Ok(r);
+    }
+    point_inner(ctx, command, fields, lean)
+}
+
+/// [`point`] without a measured time.
+fn point_inner(ctx: &Context, command: &str, fields: &Fields, lean: bool) -> Result<Report> {
     let priced = PRICED.contains(&command)
         && calc::power::PRICE_FIELDS
             .iter()
