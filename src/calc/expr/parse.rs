@@ -306,7 +306,7 @@ impl Parser {
             u.scale /= d.scale;
             u.dims = u
                 .dims
-                .div(d.dims)
+                .over(d.dims)
                 .ok_or_else(|| format!("the unit `{typed}/{w}` has too large a power"))?;
             typed = format!("{typed}/{w}");
             self.at += 2;
@@ -328,10 +328,16 @@ impl Parser {
             let (d, t) = self.unit_from(&w)?;
             if op == '*' {
                 u.scale *= d.scale;
-                u.dims = u.dims.mul(d.dims).ok_or("the unit has too large a power")?;
+                u.dims = u
+                    .dims
+                    .times(d.dims)
+                    .ok_or("the unit has too large a power")?;
             } else {
                 u.scale /= d.scale;
-                u.dims = u.dims.div(d.dims).ok_or("the unit has too large a power")?;
+                u.dims = u
+                    .dims
+                    .over(d.dims)
+                    .ok_or("the unit has too large a power")?;
             }
             typed = format!("{typed}{op}{t}");
         }
@@ -524,11 +530,11 @@ pub fn eval(
                 }
                 '*' => Value {
                     value: x.value * y.value,
-                    dims: x.dims.mul(y.dims).ok_or_else(too_large)?,
+                    dims: x.dims.times(y.dims).ok_or_else(too_large)?,
                     ratio: x.ratio || y.ratio,
                 },
                 '/' => {
-                    let dims = x.dims.div(y.dims).ok_or_else(too_large)?;
+                    let dims = x.dims.over(y.dims).ok_or_else(too_large)?;
                     Value {
                         value: x.value / y.value,
                         dims,

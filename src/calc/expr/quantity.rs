@@ -31,7 +31,7 @@ impl Dims {
     }
 
     /// The product's dimension.
-    pub fn mul(self, o: Dims) -> Option<Dims> {
+    pub fn times(self, o: Dims) -> Option<Dims> {
         let mut out = [0i8; 4];
         for (i, v) in out.iter_mut().enumerate() {
             *v = self.0[i].checked_add(o.0[i])?;
@@ -40,8 +40,8 @@ impl Dims {
     }
 
     /// The quotient's dimension.
-    pub fn div(self, o: Dims) -> Option<Dims> {
-        self.mul(o.pow(-1)?)
+    pub fn over(self, o: Dims) -> Option<Dims> {
+        self.times(o.pow(-1)?)
     }
 
     /// The dimension raised to a whole power.
