@@ -388,6 +388,13 @@ impl Catalog {
             .map(|(text, name)| (text.into_owned(), name))
     }
 
+    /// A model file's text and the name messages give it, by id or path
+    /// (`calc` reads its fields).
+    pub fn model_text(&self, what: &str) -> Result<(String, String)> {
+        self.text("models", what)
+            .map(|(text, name)| (text.into_owned(), name))
+    }
+
     /// A commented template for a user's own file, made from a catalog
     /// entry or file (`kind` is `hw` or `model`): `hw new --from ID`. The
     /// source is parsed first, so a template is only made from a file that

@@ -465,18 +465,6 @@ const SKIPPED: &[(&str, &str)] = &[
         "DeepSeek's deployment size: the plan's input (--devices 320), not an answer",
     ),
     (
-        "book-6.1-mx-block",
-        "the MX block size appears only in the precision's layout text, not as a number",
-    ),
-    (
-        "book-6.1-nvfp4-block",
-        "the NVFP4 block size appears only in the precision's layout text, not as a number",
-    ),
-    (
-        "book-glossary-tf32-bits",
-        "TF32's 19 significant bits: the registry stores TF32 as its 32-bit container",
-    ),
-    (
         "book-5.4-burstgpt-rate",
         "requests over days of a trace; no command reads the BurstGPT trace",
     ),
@@ -626,10 +614,6 @@ const SKIPPED: &[(&str, &str)] = &[
     ),
     ("ch-merge-grid", "a launcher's ceil-division"),
     (
-        "lec-7.5-occ40-warps",
-        "the inverse question (40% of 64 warps), a multiplication no command asks",
-    ),
-    (
         "book-1.1-vecadd-elements",
         "grid x block, no occupancy in it",
     ),
@@ -638,15 +622,7 @@ const SKIPPED: &[(&str, &str)] = &[
         "a GTX 280, which has no hardware file",
     ),
     (
-        "book-2.3-cublas-h100-frac",
-        "a measured kernel rate over a datasheet peak; no command takes a measured rate",
-    ),
-    (
         "book-2.3-deepgemm-frac",
-        "a measured kernel rate over a datasheet peak",
-    ),
-    (
-        "book-2.4-fa2-mfu",
         "a measured kernel rate over a datasheet peak",
     ),
     (

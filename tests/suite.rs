@@ -18,6 +18,8 @@ mod achievable_validation;
 #[path = "broken_pipe.rs"]
 mod broken_pipe;
 
+#[path = "calc.rs"]
+mod calc;
 #[path = "calibrate.rs"]
 mod calibrate;
 

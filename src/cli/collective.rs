@@ -17,6 +17,10 @@ use serde::Serialize;
   roofline collective all-reduce --hw h100-sxm,gb200 --devices 72 --bytes 1GiB
   roofline collective all-reduce --hw h200-sxm --devices 8 --sweep bytes=1KiB..1048576KiB --format csv")]
 pub struct CollectiveArgs {
+    /// A measured time (e.g. 1.2ms): the achieved rates and their shares
+    /// of the roofs (mfu, mbu).
+    #[arg(long, allow_hyphen_values = true)]
+    pub measured: Option<String>,
     /// all-reduce, all-gather, reduce-scatter, all-to-all or send-recv.
     #[arg(value_parser = ["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "send-recv"])]
     pub kind: String,

@@ -24,6 +24,10 @@ use serde::Serialize;
   roofline decode --model llama-3-8b --hw h200-sxm --batch 64 --context 2048 --achievable --price 2.50/h --energy-price 0.10/kWh --pue 1.3
   roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 1024 --achievable --sweep batch=1..512 --y energy_per_token_j --chart energy.svg")]
 pub struct DecodeArgs {
+    /// A measured time (e.g. 1.2ms): the achieved rates and their shares
+    /// of the roofs (mfu, mbu).
+    #[arg(long, allow_hyphen_values = true)]
+    pub measured: Option<String>,
     /// Model id or path to a .toml file; a comma-separated list compares.
     #[arg(long)]
     pub model: String,

@@ -34,6 +34,10 @@ resident program per SM (--programs-per-sm).";
 #[serde(rename_all = "kebab-case")]
 #[command(after_help = AFTER)]
 pub struct MatmulArgs {
+    /// A measured time (e.g. 1.2ms): the achieved rates and their shares
+    /// of the roofs (mfu, mbu).
+    #[arg(long, allow_hyphen_values = true)]
+    pub measured: Option<String>,
     /// Catalog id or path to a .toml file; a comma-separated list compares
     /// several (default: h100-sxm, the lecture's reference part).
     #[arg(long)]

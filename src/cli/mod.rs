@@ -11,12 +11,14 @@ mod matmul;
 mod model;
 pub mod query;
 
+mod calc;
 mod calibrate;
 pub mod chart;
 mod coalesce;
 mod collective;
 mod confine;
 mod decode;
+mod dtype;
 mod engine;
 mod kv;
 mod littles_law;
@@ -204,6 +206,12 @@ pub enum Command {
     /// targets: layouts, batch caps and parts searched by simulation;
     /// --pareto traces tokens/s per device against tokens/s per user.
     Fleet(OnDemand<fleet::FleetArgs>),
+    /// A units-aware calculator over the catalog's fields:
+    /// `h100-sxm.compute.dense.bf16 / a100-sxm-80gb.compute.dense.bf16`.
+    Calc(OnDemand<calc::CalcArgs>),
+    /// A number format's bits per element (block scales included),
+    /// exponent and mantissa bits, bias, range and block scale.
+    Dtype(OnDemand<dtype::DtypeArgs>),
     /// Draw a chart to an SVG or PNG file: roofline, occupancy, tiles.
     #[command(subcommand)]
     Chart(OnDemand<chart::ChartCommand>),
@@ -583,6 +591,8 @@ impl Command {
             Command::Occupancy(OnDemand(a)) => Some(a),
             Command::Coalesce(OnDemand(a)) => Some(a),
             Command::LittlesLaw(OnDemand(a)) => Some(a),
+            Command::Calc(OnDemand(a)) => Some(a),
+            Command::Dtype(OnDemand(a)) => Some(a),
             _ => None,
         }
     }
@@ -632,6 +642,8 @@ fn run_command(cli: &Cli, ctx: &Context) -> Result<Vec<Report>> {
         Command::Occupancy(OnDemand(a)) => query::run(a, ctx, &[], false),
         Command::Coalesce(OnDemand(a)) => query::run(a, ctx, &[], false),
         Command::LittlesLaw(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Calc(OnDemand(a)) => query::run(a, ctx, &[], false),
+        Command::Dtype(OnDemand(a)) => query::run(a, ctx, &[], false),
         Command::Calibrate(OnDemand(a)) => calibrate::run(a, ctx),
         // main draws a chart itself; a scenario's chart query gets here,
         // writes its file and reports nothing.

@@ -16,6 +16,10 @@ use serde::Serialize;
   roofline point --hw h100-sxm --sweep intensity=1..4096 --format csv
   roofline point --hw h200-sxm --intensity 300 --achievable --explain")]
 pub struct PointArgs {
+    /// A measured time (e.g. 1.2ms): the achieved rates and their shares
+    /// of the roofs (mfu, mbu).
+    #[arg(long, allow_hyphen_values = true)]
+    pub measured: Option<String>,
     /// Catalog id or path to a .toml file; a comma-separated list compares
     /// several.
     #[arg(long)]

@@ -18,6 +18,10 @@ use serde::Serialize;
   roofline prefill --model llama-3-8b --hw h200-sxm --prompt 512 --sweep prompt=512..8192
   roofline prefill --model llama-3-8b --hw h200-sxm --prompt 4096 --achievable --price 2.50/h   # J and cost per prompt token")]
 pub struct PrefillArgs {
+    /// A measured time (e.g. 1.2ms): the achieved rates and their shares
+    /// of the roofs (mfu, mbu).
+    #[arg(long, allow_hyphen_values = true)]
+    pub measured: Option<String>,
     /// Model id or path to a .toml file; a comma-separated list compares.
     #[arg(long)]
     pub model: String,

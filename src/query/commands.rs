@@ -57,8 +57,43 @@ const PRICED: &[&str] = &[
     "point", "matmul", "decode", "prefill", "plan", "simulate", "fleet",
 ];
 
+/// The commands that take `measured`, a measured time, for the achieved
+/// rates and their shares of the roofs (MFU, MBU).
+const MEASURED: &[&str] = &["point", "matmul", "decode", "prefill", "collective"];
+
 /// Evaluates one point of `command`; `lean` asks for values only.
 pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -> Result<Report> {
+    if MEASURED.contains(&command)
+        && let Some(m) = fields.get("measured")
+    {
+        let time = match m {
+            Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+            Value::String(s) => crate::units::parse(s, crate::units::Dim::Seconds)
+                .map_err(|e| Error::field("measured", e))?,
+            other => {
+                return Err(Error::field(
+                    "measured",
+                    format!("`{other}`: expected a time, e.g. 1.2ms"),
+                ));
+            }
+        };
+        if !(time.is_finite() && time > 0.0) {
+            return Err(Error::field(
+                "measured",
+                format!("`{m}`: a measured time is positive"),
+            ));
+        }
+        let mut f = fields.clone();
+        f.remove("measured");
+        let mut r = point_inner(ctx, command, &f, lean)?;
+        calc::measured::record(&mut r, time)?;
+        return Ok(r);
+    }
+    point_inner(ctx, command, fields, lean)
+}
+
+/// [`point`] without a measured time.
+fn point_inner(ctx: &Context, command: &str, fields: &Fields, lean: bool) -> Result<Report> {
     let priced = PRICED.contains(&command)
         && calc::power::PRICE_FIELDS
             .iter()
@@ -216,6 +251,8 @@ fn point_priced(
             inputs.sim.engine = Some(ctx.point_engine(fields)?);
             calc::fleet::search::search(&m, &hws, &inputs, mode)?.report(lean)?
         }
+        "calc" => calc(ctx, fields, lean)?,
+        "dtype" => calc::dtype::report(&inputs(fields)?, lean)?,
         other => return Err(super::unknown_command(other)),
     })
 }
@@ -441,4 +478,51 @@ fn decode(
         e => e,
     };
     priced(&inputs(&f).map_err(named)?).map_err(named)
+}
+
+/// `calc`: the expression's fields read from the catalog's files, the
+/// `--set`s applied (a model path to models, any other to hardware).
+fn calc(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
+    use crate::spec::overrides::{self, Set};
+    use calc::expr::{self, CalcInputs, fields::FieldValue};
+    let inputs: CalcInputs = inputs(fields)?;
+    let mut trees: std::collections::HashMap<String, toml::Table> = Default::default();
+    let mut read = |id: &str, path: &str| -> std::result::Result<FieldValue, String> {
+        if !trees.contains_key(id) {
+            let hw = ctx.catalog.hardware_entries().map_err(|e| e.to_string())?;
+            let models = ctx.catalog.model_entries().map_err(|e| e.to_string())?;
+            let is_hw = hw.iter().any(|e| e.id == id);
+            let is_model = !is_hw && models.iter().any(|e| e.id == id);
+            if !is_hw && !is_model {
+                let ids: Vec<&str> = hw
+                    .iter()
+                    .chain(models.iter())
+                    .map(|e| e.id.as_str())
+                    .collect();
+                let hint = crate::catalog::suggest(id, ids.iter().copied())
+                    .map(|s| format!(" (did you mean `{s}.{path}`?)"))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "`{id}.{path}`: no hardware or model `{id}` in the catalog{hint}; a field is ID.path, ID from `roofline hw list` or `roofline model list`"
+                ));
+            }
+            ctx.mark_read(is_hw, is_model);
+            let (text, _) = if is_hw {
+                ctx.catalog.hardware_text(id)
+            } else {
+                ctx.catalog.model_text(id)
+            }
+            .map_err(|e| e.to_string())?;
+            let mine: Vec<&Set> = ctx
+                .sets
+                .iter()
+                .filter(|s| overrides::is_model_path(&s.path) == is_model)
+                .collect();
+            let text = overrides::apply(&text, &mine).map_err(|e| e.to_string())?;
+            let tree: toml::Table = toml::from_str(&text).map_err(|e| format!("`{id}`: {e}"))?;
+            trees.insert(id.to_string(), tree);
+        }
+        expr::fields::field(&trees[id], id, path)
+    };
+    Ok(expr::cost(&inputs, &mut read)?.report(lean))
 }

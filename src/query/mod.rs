@@ -66,6 +66,8 @@ pub const COMMANDS: &[&str] = &[
     "plan",
     "simulate",
     "fleet",
+    "calc",
+    "dtype",
 ];
 
 /// The error for a command name [`evaluate`] does not know.
