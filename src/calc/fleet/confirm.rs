@@ -111,9 +111,11 @@ fn settle(
         *runs += 1;
         let sc = match simulate::cost_with(cx.m, hw, pre, &s, cx.mode) {
             Ok(sc) => sc,
-            Err(Error::NoAnswer(e)) => {
+            // A plan `simulate` cannot run as given (it does not fit, or its
+            // replicas together need a figure the part lacks) does not hold.
+            Err(e @ (Error::NoAnswer(_) | Error::MissingField { .. })) => {
                 return Ok(Err(Fails {
-                    why: e,
+                    why: e.to_string(),
                     margin: None,
                     ttft: false,
                 }));

@@ -77,6 +77,18 @@ fn prefill_alone(f: &mut Forward, p: u64, budget: u64, window: u64) -> Result<f6
     Ok(t)
 }
 
+/// A step's time, or None where the layout needs a figure the part lacks
+/// (a pipeline hand-off past the scale-up domain under `--achievable`
+/// without a measured NIC): that layout is not searched, as the aggregated
+/// search leaves it out.
+fn unpriced(t: Result<f64>) -> Result<Option<f64>> {
+    match t {
+        Ok(t) => Ok(Some(t)),
+        Err(crate::error::Error::MissingField { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// The arrivals at `rate`.
 fn at_rate(base: &[Request], rate: f64) -> Vec<Request> {
     base.iter()
@@ -195,7 +207,15 @@ pub(super) fn search(
             }
             let t = sp::transfer(m, kv_bytes, (hw, l), (hw, l), sh.mode)?;
             let mut f = Forward::new(&rep, m, s.step.precisions, pre_budget, pre_seqs)?;
-            let alone = prefill_alone(&mut f, mean_prompt.max(1.0) as u64, pre_budget, window)?;
+            let Some(alone) = unpriced(prefill_alone(
+                &mut f,
+                mean_prompt.max(1.0) as u64,
+                pre_budget,
+                window,
+            ))?
+            else {
+                continue;
+            };
             if let Some(tt) = w.slo_ttft
                 && alone + t.seconds(mean_prompt as u64) > tt.seconds
             {
@@ -440,7 +460,9 @@ pub(super) fn search(
                 let ctx = mean_prompt as u64;
                 let mut one = Batch::default();
                 one.add(1, ctx, true, window);
-                let step1 = f.seconds(&one)?;
+                let Some(step1) = unpriced(f.seconds(&one))? else {
+                    continue;
+                };
                 if let Some(tt) = w.slo_tpot
                     && step1 > tt.seconds
                 {
@@ -736,7 +758,9 @@ pub(super) fn pareto(sh: &Shared, notes: &mut Vec<String>) -> Result<Vec<super::
             let t = sp::transfer(m, kv_bytes, (hw, l), (hw, l), sh.mode)?;
             let budget = simulate::DEFAULT_WHOLE_PROMPT;
             let mut f = Forward::new(&rep, m, s.step.precisions, budget, 1)?;
-            let alone = prefill_alone(&mut f, mean_prompt, budget, window)?;
+            let Some(alone) = unpriced(prefill_alone(&mut f, mean_prompt, budget, window))? else {
+                continue;
+            };
             if w.slo_ttft.is_some_and(|tt| alone + t.seconds(mean_prompt) > tt.seconds) {
                 continue;
             }
@@ -774,7 +798,9 @@ pub(super) fn pareto(sh: &Shared, notes: &mut Vec<String>) -> Result<Vec<super::
                 for _ in 0..cap {
                     b.add(1, ctx, true, window);
                 }
-                let step = f.seconds(&b)?;
+                let Some(step) = unpriced(f.seconds(&b))? else {
+                    break;
+                };
                 let tokens = cap as f64 / step;
                 let prefill_devices = tokens / mean_output * per_prompt;
                 out.push(super::search::ParetoPoint {
