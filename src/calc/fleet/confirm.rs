@@ -243,7 +243,7 @@ pub(super) fn confirm(
                 };
             }
         }
-        rank(candidates, objective, &cx.i.prices);
+        rank(candidates, objective, cx.i);
     }
     if candidates
         .first()

@@ -551,7 +551,15 @@ pub(super) fn search(
                                 let (pre_s, dec_s) = (pre_devices as f64 * p, size as f64 * d);
                                 let energy =
                                     pre_idle.zip(dec_idle).map(|(a, b)| a * pre_s + b * dec_s);
-                                objective.floor(0, pre_s + dec_s, energy, &sh.i.prices)
+                                objective.floor(
+                                    0,
+                                    pre_s + dec_s,
+                                    energy,
+                                    &sh.i.part_prices.of(
+                                        &sh.i.prices,
+                                        &[(ph.id.as_str(), pre_s), (hd.id.as_str(), dec_s)],
+                                    ),
+                                )
                             })
                             .try_fold(f64::INFINITY, |m, f| f.map(|f| m.min(f)))
                     });
@@ -695,7 +703,7 @@ pub(super) fn search(
                         sh.mode,
                     );
                     let energy = Energy::pooled(&[pre_e, dec_e], at.span_s);
-                    let score = objective.score(devices, &energy, &sh.i.prices)?;
+                    let score = objective.score(devices, &energy, &sh.i.prices_of(&x))?;
                     x.energy = Some(energy);
                     x.verdict = Verdict::Meets {
                         at: Box::new(at),

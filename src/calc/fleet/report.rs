@@ -11,6 +11,32 @@ use serde_json::Value;
 /// The rows the table shows at most (JSON `plans` keeps every one).
 pub const ROWS: usize = 12;
 
+/// The table's columns in order: a terminal too narrow for them all drops
+/// from the end, so both targets stay beside the plan and the layout's
+/// finer figures go first.
+const ROW_COLUMNS: [&str; 20] = [
+    "rank",
+    "layout",
+    "hardware",
+    "tp",
+    "dp",
+    "max_seqs",
+    "devices",
+    "meets",
+    "ttft_s",
+    "tpot_s",
+    "ttft_margin",
+    "tpot_margin",
+    "output_tokens_per_s_per_device",
+    "binds",
+    "prefill_pool",
+    "pp",
+    "ep",
+    "max_batched_tokens",
+    "energy_per_token_j",
+    "power_w",
+];
+
 /// A candidate's pools as JSON: one entry `prefill_and_decode` when
 /// aggregated, else `prefill` then `decode`.
 pub fn pools(c: &Candidate) -> Value {
@@ -90,17 +116,23 @@ fn layout_kind(c: &Candidate) -> &'static str {
 
 fn row(c: &Candidate, rank: usize) -> Row {
     let mut r = Row::default();
+    // What names the plan first; the columns a narrow terminal may drop
+    // (pipeline and expert parallel, the split plan's prefill pool, the
+    // token budget) are results after the targets ([`ROW_COLUMNS`]).
     r.inputs.insert("rank".into(), (rank as u64).into());
     r.inputs.insert("layout".into(), layout_kind(c).into());
-    r.inputs.insert("prefill_pool".into(), prefill_text(c));
     r.inputs
         .insert("hardware".into(), c.hardware.clone().into());
     let l = c.layout;
-    for (k, v) in [("tp", l.tp), ("pp", l.pp), ("ep", l.ep), ("dp", l.dp)] {
+    for (k, v) in [("tp", l.tp), ("dp", l.dp)] {
         r.inputs.insert(k.into(), v.into());
     }
     r.inputs.insert("max_seqs".into(), c.max_seqs.into());
-    r.inputs
+    r.results.insert("prefill_pool".into(), prefill_text(c));
+    for (k, v) in [("pp", l.pp), ("ep", l.ep)] {
+        r.results.insert(k.into(), v.into());
+    }
+    r.results
         .insert("max_batched_tokens".into(), c.max_tokens.into());
     match &c.verdict {
         Verdict::Meets { at, binds } => {
@@ -368,7 +400,7 @@ impl FleetCost {
         match &best.energy {
             Some(e) => {
                 e.record(&mut r);
-                self.prices.record(&mut r, &[e]);
+                self.prices_of(best).record(&mut r, &[e]);
             }
             None => crate::calc::power::Energy::unmodelled(
                 "no run priced",
@@ -447,6 +479,7 @@ impl FleetCost {
                 r.note("rows: the frontier of output tokens/s per device against tokens/s per user (1 / mean TPOT), each aggregated layout and batch cap run saturated (a closed loop of max-seqs users); a disaggregated point is a decode replica's full batch of decode-only steps at the mean context beside the share of a prefill pool its prompts need (prefill_pool: that pool's layout and devices per decode replica), tokens/s per device counting both");
             }
             None => {
+                r.row_headline = ROW_COLUMNS.iter().map(|k| k.to_string()).collect();
                 // The best few, and the first of each kind of break.
                 let mut shown = 0;
                 let mut seen_breaks: Vec<String> = Vec::new();
@@ -488,6 +521,12 @@ impl FleetCost {
             ("power_w", "power per device", Unit::Watts),
         ] {
             r.describe(k, Quantity::new(lab, u));
+        }
+        if self.pareto.is_none() && r.rows.len() < self.candidates.len() {
+            r.note(format!(
+                "rank: each plan's place among all {} considered (JSON `plans`, or --all, lists every one); the table shows the best five that meet, the best of each kind (aggregated, disaggregated) and the first of each kind of break, so ranks skip",
+                units::whole(self.candidates.len() as u64)
+            ));
         }
         let line = simulate_line(self, best);
         r.result("check_command", line.clone(), || {
@@ -539,6 +578,18 @@ impl FleetCost {
             r.note(n.clone());
         }
         Ok(r)
+    }
+}
+
+impl FleetCost {
+    /// A plan's prices: its parts' device-hour prices weighted by their
+    /// devices, or the one price.
+    pub fn prices_of(&self, c: &Candidate) -> crate::calc::power::Prices {
+        let mut w = vec![(c.hardware.as_str(), c.layout.devices() as f64)];
+        if let Some(p) = &c.prefill {
+            w.push((p.hardware.as_str(), p.layout.devices() as f64));
+        }
+        self.part_prices.of(&self.prices, &w)
     }
 }
 
@@ -616,7 +667,11 @@ pub fn simulate_line(f: &FleetCost, c: &Candidate) -> String {
         .map_or_else(|| super::confirm::first_length(w, c), |k| k.requests);
     put("requests", n.to_string());
     put("seed", w.seed.to_string());
-    v.extend(k.words(None));
+    let price = (!f.part_prices.0.is_empty())
+        .then(|| f.prices_of(c).device_hour)
+        .flatten()
+        .map(|p| format!("{}/h", units::sig(p, 6)));
+    v.extend(k.words(price.as_deref()));
     v.iter()
         .map(|w| super::check::quote(w))
         .collect::<Vec<_>>()

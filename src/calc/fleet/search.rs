@@ -129,6 +129,8 @@ pub struct FleetCost {
     pub prices: crate::calc::power::Prices,
     /// How the inputs were named, for the check command.
     pub check: super::check::Check,
+    /// Per-part device-hour prices, when given.
+    pub part_prices: super::PartPrices,
 }
 
 /// One part's fixed figures for a layout: the replica's step cost, its
@@ -322,6 +324,8 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         .transpose()?;
     let block = simulate::caps(&i.sim)?.block;
     let objective = i.options.objective.unwrap_or_default();
+    let ids: Vec<&str> = hws.iter().map(|h| h.id.as_str()).collect();
+    i.part_prices.check(&ids)?;
     // The same lengths and unit gaps for every candidate and rate.
     let mut rng = Random::new(w.seed);
     let base = arrivals::requests(
@@ -504,7 +508,12 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                         .as_ref()
                         .ok()
                         .map(|p| p.idle_w * dev_s + p.dynamic_j(flops1, 0.0) * forwarded);
-                    objective.floor(r * size, dev_s, energy, &i.prices)
+                    objective.floor(
+                        r * size,
+                        dev_s,
+                        energy,
+                        &i.part_prices.of(&i.prices, &[(hw.id.as_str(), 1.0)]),
+                    )
                 };
                 pending.push(Pending {
                     layout: sized.len(),
@@ -713,7 +722,11 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         let mut one = at.clone();
         one.devices = size;
         let energy = simulate::run_energy(sz.power.clone(), at_drawn, &one, size as f64, mode);
-        let score = objective.score(hi * size, &energy, &i.prices)?;
+        let score = objective.score(
+            hi * size,
+            &energy,
+            &i.part_prices.of(&i.prices, &[(hw.id.as_str(), 1.0)]),
+        )?;
         c.energy = Some(energy);
         c.verdict = Verdict::Meets {
             at: Box::new(at),
@@ -760,7 +773,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         &mut runs,
         &mut notes,
     )?);
-    rank(&mut candidates, objective, &i.prices);
+    rank(&mut candidates, objective, i);
     // The winner's whole deployment at steady state, as its check command
     // runs it; one that falls over gives way to the next.
     super::confirm::confirm(
@@ -791,6 +804,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         notes,
         prices: i.prices,
         check: i.check.clone(),
+        part_prices: i.part_prices.clone(),
     })
 }
 
@@ -800,11 +814,11 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
 pub(super) fn rank(
     candidates: &mut [Candidate],
     objective: Objective,
-    prices: &crate::calc::power::Prices,
+    i: &FleetInputs,
 ) {
     let by = |c: &Candidate| match (&c.verdict, &c.energy) {
         (Verdict::Meets { .. }, Some(e)) if objective != Objective::Devices => objective
-            .score(c.devices(), e, prices)
+            .score(c.devices(), e, &i.prices_of(c))
             .unwrap_or(f64::INFINITY),
         _ => 0.0,
     };

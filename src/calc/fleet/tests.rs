@@ -26,6 +26,7 @@ fn inputs(rate: f64, ttft: &str, tpot: &str) -> FleetInputs {
         },
         prices: Default::default(),
         check: Default::default(),
+        part_prices: Default::default(),
     }
 }
 
