@@ -87,13 +87,9 @@ impl Check {
     pub fn words(&self, price: Option<&str>) -> Vec<String> {
         let mut out = Vec::new();
         for (k, v) in &self.flags {
-            let v = if k == "price" {
-                match price {
-                    Some(p) => Some(p.to_string()),
-                    None => continue,
-                }
-            } else {
-                v.clone()
+            let v = match (k.as_str(), price) {
+                ("price", Some(p)) => Some(p.to_string()),
+                _ => v.clone(),
             };
             out.push(format!("--{k}"));
             if let Some(v) = v {

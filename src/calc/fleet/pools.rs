@@ -732,7 +732,10 @@ pub(super) fn search(
 /// prefill pool its requests need: each prompt's prefill alone, on the
 /// prefill layout that spends the fewest device-seconds a prompt and meets
 /// TTFT alone with its transfer. Tokens/s per device counts both.
-pub(super) fn pareto(sh: &Shared, notes: &mut Vec<String>) -> Result<Vec<super::search::ParetoPoint>> {
+pub(super) fn pareto(
+    sh: &Shared,
+    notes: &mut Vec<String>,
+) -> Result<Vec<super::search::ParetoPoint>> {
     let (m, w) = (sh.m, sh.w);
     let mut out = Vec::new();
     let usable: Vec<usize> = (0..sh.hws.len())
@@ -769,7 +772,9 @@ pub(super) fn pareto(sh: &Shared, notes: &mut Vec<String>) -> Result<Vec<super::
             let Some(alone) = unpriced(prefill_alone(&mut f, mean_prompt, budget, window))? else {
                 continue;
             };
-            if w.slo_ttft.is_some_and(|tt| alone + t.seconds(mean_prompt) > tt.seconds) {
+            if w.slo_ttft
+                .is_some_and(|tt| alone + t.seconds(mean_prompt) > tt.seconds)
+            {
                 continue;
             }
             let cost = alone * (l.tp * l.pp) as f64;
@@ -782,7 +787,9 @@ pub(super) fn pareto(sh: &Shared, notes: &mut Vec<String>) -> Result<Vec<super::
         }
     }
     let Some(&(pk, pl, per_prompt)) = pre.iter().min_by(|a, b| a.2.total_cmp(&b.2)) else {
-        notes.push("the frontier has no disaggregated points: no prefill layout meets TTFT alone".into());
+        notes.push(
+            "the frontier has no disaggregated points: no prefill layout meets TTFT alone".into(),
+        );
         return Ok(out);
     };
     let ctx = mean_prompt + mean_output as u64 / 2;

@@ -811,11 +811,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
 /// Ranks the candidates: with --objective energy or cost, those that meet
 /// by it first; then fewest devices, aggregated before disaggregated, the
 /// largest TTFT margin; then those that break, closest first.
-pub(super) fn rank(
-    candidates: &mut [Candidate],
-    objective: Objective,
-    i: &FleetInputs,
-) {
+pub(super) fn rank(candidates: &mut [Candidate], objective: Objective, i: &FleetInputs) {
     let by = |c: &Candidate| match (&c.verdict, &c.energy) {
         (Verdict::Meets { .. }, Some(e)) if objective != Objective::Devices => objective
             .score(c.devices(), e, &i.prices_of(c))

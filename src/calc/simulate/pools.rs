@@ -76,11 +76,13 @@ pub fn link(hw: &Hardware, mode: Mode) -> Result<(f64, f64, String)> {
 fn datasheet_share(hw: &Hardware, missing: &str) -> Result<(f64, f64, String)> {
     let sol = Fabric::of(hw, Mode::SpeedOfLight);
     let ach = Fabric::of(hw, Mode::Achievable);
-    let none = || Error::MissingField {
+    let none = || {
+        Error::MissingField {
         owner: hw.id.clone(),
         field: missing.to_string(),
         why: "the measured scale-out bandwidth that prices the KV transfer between disaggregated pools (--achievable); without it the datasheet figure is taken at the share the measured scale-up link reaches, and this part has no measured scale-up link either".into(),
         example: Some("45 GB/s".into()),
+    }
     };
     let (Ok(Some(out)), Ok(Some(up_sol)), Ok(Some(up))) =
         (sol.scale_out(), sol.scale_up(), ach.scale_up())
