@@ -339,7 +339,8 @@ proptest::proptest! {
     /// floors) never exceed what the coupled runs give: for every split
     /// plan that meets, searched without pruning, its device-seconds and
     /// joules per output token at its own replica counts are at least the
-    /// floors' there.
+    /// floors' there. Only workloads that offer a split plan that meets
+    /// count (`prop_assume!`).
     #[test]
     fn split_floors_never_exceed_the_runs(
         rate in 2.0f64..40.0,
@@ -390,9 +391,10 @@ proptest::proptest! {
             proptest::prop_assert!(idle * s <= j, "{} > {j}: {c:?}", idle * s);
             checked += 1;
         }
-        // The property is about split plans that meet: a workload where
-        // none does within 8 devices (a short answer at a high rate, where
-        // the prefill pool alone needs most of them) has none to check.
+        // A workload one device serves offers no split plan (a split needs
+        // two), so the case says nothing about the floors: it is drawn
+        // again rather than failed (rate 39.47/s, prompt 1,739, output 16
+        // at seed 698 was one, issue 37).
         proptest::prop_assume!(checked > 0, "no split plan met");
     }
 }
@@ -448,3 +450,4 @@ fn split_pruning_keeps_the_five_best_and_the_best_split() {
         assert!(few < many, "{objective:?}: {few} runs pruned vs {many}");
     }
 }
+
