@@ -450,4 +450,3 @@ fn split_pruning_keeps_the_five_best_and_the_best_split() {
         assert!(few < many, "{objective:?}: {few} runs pruned vs {many}");
     }
 }
-
