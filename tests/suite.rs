@@ -53,6 +53,9 @@ mod decode;
 #[path = "doc_examples.rs"]
 mod doc_examples;
 
+#[path = "fleet_check.rs"]
+mod fleet_check;
+
 #[path = "fusion.rs"]
 mod fusion;
 

@@ -249,6 +249,10 @@ fn point_priced(
                 .collect();
             let mut inputs = calc::fleet::FleetInputs::from_fields(&f)?;
             inputs.sim.engine = Some(ctx.point_engine(fields)?);
+            // The names as given, for the check command it prints.
+            let given = super::context::split(&list).map(String::from);
+            let parts = hws.iter().map(|h| h.id.clone()).zip(given).collect();
+            inputs.check = calc::fleet::check::Check::of(fields, &ctx.sets, mode, parts);
             calc::fleet::search::search(&m, &hws, &inputs, mode)?.report(lean)?
         }
         "calc" => calc(ctx, fields, lean)?,

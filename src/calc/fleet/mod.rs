@@ -9,12 +9,17 @@
 //! replicas only ever thin the same arrivals. A decode-only throughput
 //! bound only orders and prunes the search; it decides nothing.
 //!
-//! Rooms: [`search`] (candidates and the replica search), [`report`].
+//! Rooms: [`search`] (candidates and the replica search), [`pools`] (the
+//! disaggregated half), [`confirm`] (the winner run whole at steady state,
+//! [`steady`]), [`check`] (its `simulate` command), [`report`].
 
+pub mod check;
+pub mod confirm;
 mod floors;
 pub mod pools;
 pub mod report;
 pub mod search;
+pub mod steady;
 #[cfg(test)]
 mod tests;
 
@@ -141,6 +146,112 @@ pub struct FleetInputs {
     pub options: FleetOptions,
     /// Prices for cost per token and `--objective cost`.
     pub prices: crate::calc::power::Prices,
+    /// How the inputs were named, for the check command.
+    pub check: check::Check,
+    /// A price per device-hour for each part (`price =
+    /// "h100-sxm=2/h,b200=5/h"`); empty when one price holds for all.
+    pub part_prices: PartPrices,
+}
+
+/// A device-hour price per part, by id.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PartPrices(pub Vec<(String, f64)>);
+
+impl PartPrices {
+    /// Reads `PART=AMOUNT/UNIT,...`; None when the text is one price.
+    fn parse(v: &serde_json::Value) -> Result<Option<Self>> {
+        let Some(text) = v.as_str().filter(|t| t.contains('=')) else {
+            return Ok(None);
+        };
+        let mut out = Vec::new();
+        for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let Some((part, price)) = item.split_once('=') else {
+                return Err(Error::field(
+                    "price",
+                    format!(
+                        "`{item}`: give every part its price, PART=AMOUNT/h (h100-sxm=2/h,b200=5/h), or one price for all"
+                    ),
+                ));
+            };
+            let mut f = crate::inputs::Fields::new();
+            f.insert("price".into(), price.trim().into());
+            let p = crate::calc::power::Prices::take(&mut f)?;
+            let part = part.trim().to_string();
+            if out.iter().any(|(q, _): &(String, f64)| *q == part) {
+                return Err(Error::field("price", format!("{part} is priced twice")));
+            }
+            out.push((part, p.device_hour.unwrap_or_default()));
+        }
+        Ok(Some(PartPrices(out)))
+    }
+
+    /// Checks every part searched has a price (a per-part list given).
+    pub fn check(&self, parts: &[&str]) -> Result<()> {
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        for p in parts {
+            if !self.0.iter().any(|(q, _)| q == p) {
+                return Err(Error::field(
+                    "price",
+                    format!(
+                        "no price for {p}: a per-part price names every part searched ({})",
+                        self.0
+                            .iter()
+                            .map(|(q, _)| q.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+        }
+        for (q, _) in &self.0 {
+            if !parts.contains(&q.as_str()) {
+                return Err(Error::field(
+                    "price",
+                    format!("{q} is priced but not searched (--hw {})", parts.join(",")),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `base` with the device-hour price of a plan spending `weights`
+    /// (part, device-seconds or devices) in these shares: the weighted mean,
+    /// exact for cost per token where the pools share a span (formulas.md,
+    /// "Fleet", cost). `base` itself when one price holds for all.
+    pub fn of(
+        &self,
+        base: &crate::calc::power::Prices,
+        weights: &[(&str, f64)],
+    ) -> crate::calc::power::Prices {
+        if self.0.is_empty() {
+            return *base;
+        }
+        let price = |p: &str| self.0.iter().find(|(q, _)| q == p).map_or(0.0, |x| x.1);
+        let total: f64 = weights.iter().map(|w| w.1).sum();
+        let mean = if total > 0.0 {
+            weights.iter().map(|(p, w)| price(p) * w).sum::<f64>() / total
+        } else {
+            weights.first().map_or(0.0, |(p, _)| price(p))
+        };
+        crate::calc::power::Prices {
+            device_hour: Some(mean),
+            ..*base
+        }
+    }
+}
+
+impl FleetInputs {
+    /// The prices of candidate `c`: its parts' per-part prices weighted by
+    /// their devices, or the one price.
+    pub fn prices_of(&self, c: &Candidate) -> crate::calc::power::Prices {
+        let mut w = vec![(c.hardware.as_str(), c.layout.devices() as f64)];
+        if let Some(p) = &c.prefill {
+            w.push((p.hardware.as_str(), p.layout.devices() as f64));
+        }
+        self.part_prices.of(&self.prices, &w)
+    }
 }
 
 /// The fields `fleet` adds to `simulate`'s.
@@ -150,7 +261,23 @@ impl FleetInputs {
     /// Splits a field map into `simulate`'s fields and the search's.
     pub fn from_fields(f: &crate::inputs::Fields) -> Result<Self> {
         let mut f = f.clone();
+        let part_prices = match f.get("price").map(PartPrices::parse).transpose()?.flatten() {
+            Some(p) => {
+                f.remove("price");
+                p
+            }
+            None => PartPrices::default(),
+        };
         let prices = crate::calc::power::Prices::take(&mut f)?;
+        let prices = if part_prices.0.is_empty() {
+            prices
+        } else {
+            // A price stands for "priced"; each plan's is its parts'.
+            crate::calc::power::Prices {
+                device_hour: Some(0.0),
+                ..prices
+            }
+        };
         let (own, sim): (crate::inputs::Fields, crate::inputs::Fields) = f
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
@@ -159,6 +286,8 @@ impl FleetInputs {
             sim: crate::inputs::from_fields(&sim)?,
             options: crate::inputs::from_fields(&own)?,
             prices,
+            check: check::Check::default(),
+            part_prices,
         })
     }
 }

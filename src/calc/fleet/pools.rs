@@ -82,6 +82,18 @@ fn prefill_alone(
     Ok(t)
 }
 
+/// A step's time, or None where the layout needs a figure the part lacks
+/// (a pipeline hand-off past the scale-up domain under `--achievable`
+/// without a measured NIC): that layout is not searched, as the aggregated
+/// search leaves it out.
+fn unpriced(t: Result<f64>) -> Result<Option<f64>> {
+    match t {
+        Ok(t) => Ok(Some(t)),
+        Err(crate::error::Error::MissingField { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// The arrivals at `rate`.
 fn at_rate(base: &[Request], rate: f64) -> Vec<Request> {
     base.iter()
@@ -200,7 +212,15 @@ pub(super) fn search(
             }
             let t = sp::transfer(m, kv_bytes, (hw, l), (hw, l), sh.mode)?;
             let mut f = Forward::new(&rep, m, s.step.precisions, pre_budget, pre_seqs)?;
-            let alone = prefill_alone(&mut f, mean_prompt.max(1.0) as u64, pre_budget, window)?;
+            let Some(alone) = unpriced(prefill_alone(
+                &mut f,
+                mean_prompt.max(1.0) as u64,
+                pre_budget,
+                window,
+            ))?
+            else {
+                continue;
+            };
             if let Some(tt) = w.slo_ttft
                 && alone + t.seconds(mean_prompt as u64) > tt.seconds
             {
@@ -418,6 +438,7 @@ pub(super) fn search(
                     verdict: Verdict::Breaks { why, margin },
                     energy: None,
                     prefill: None,
+                    checked: None,
                 };
                 let Some(kv) = room(&rep) else { continue };
                 if simulate::check_fit(m, sh.base, kv, sh.block, sh.i.sim.force).is_err() {
@@ -445,7 +466,9 @@ pub(super) fn search(
                 let ctx = mean_prompt as u64;
                 let mut one = Batch::default();
                 one.add(1, ctx, true, window);
-                let step1 = f.seconds(&one)?;
+                let Some(step1) = unpriced(f.seconds(&one))? else {
+                    continue;
+                };
                 if let Some(tt) = w.slo_tpot
                     && step1 > tt.seconds
                 {
@@ -534,7 +557,15 @@ pub(super) fn search(
                                 let (pre_s, dec_s) = (pre_devices as f64 * p, size as f64 * d);
                                 let energy =
                                     pre_idle.zip(dec_idle).map(|(a, b)| a * pre_s + b * dec_s);
-                                objective.floor(0, pre_s + dec_s, energy, &sh.i.prices)
+                                objective.floor(
+                                    0,
+                                    pre_s + dec_s,
+                                    energy,
+                                    &sh.i.part_prices.of(
+                                        &sh.i.prices,
+                                        &[(ph.id.as_str(), pre_s), (hd.id.as_str(), dec_s)],
+                                    ),
+                                )
                             })
                             .try_fold(f64::INFINITY, |m, f| f.map(|f| m.min(f)))
                     });
@@ -678,7 +709,7 @@ pub(super) fn search(
                         sh.mode,
                     );
                     let energy = Energy::pooled(&[pre_e, dec_e], at.span_s);
-                    let score = objective.score(devices, &energy, &sh.i.prices)?;
+                    let score = objective.score(devices, &energy, &sh.i.prices_of(&x))?;
                     x.energy = Some(energy);
                     x.verdict = Verdict::Meets {
                         at: Box::new(at),
@@ -694,6 +725,113 @@ pub(super) fn search(
                     }
                     out.push(x);
                 }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The disaggregated points of the frontier (formulas.md, "Fleet: the
+/// frontier"): for each decode part, layout and batch cap, a decode
+/// replica saturated with decode-only steps at the mean context (its
+/// tokens/s per user the inverse of that step), beside the share of a
+/// prefill pool its requests need: each prompt's prefill alone, on the
+/// prefill layout that spends the fewest device-seconds a prompt and meets
+/// TTFT alone with its transfer. Tokens/s per device counts both.
+pub(super) fn pareto(
+    sh: &Shared,
+    notes: &mut Vec<String>,
+) -> Result<Vec<super::search::ParetoPoint>> {
+    let (m, w) = (sh.m, sh.w);
+    let mut out = Vec::new();
+    let usable: Vec<usize> = (0..sh.hws.len())
+        .filter(|&k| sp::link(&sh.hws[k], sh.mode).is_ok())
+        .collect();
+    if usable.is_empty() {
+        return Ok(out);
+    }
+    let pi = plan_inputs(&sh.i.sim);
+    let setups: Vec<plan::Setup> = sh
+        .hws
+        .iter()
+        .map(|hw| plan::Setup::new(hw, m, &pi, sh.mode))
+        .collect::<Result<_>>()?;
+    let window = m.sliding_window.map_or(u64::MAX, |x| x.get());
+    let mean_prompt = w.prompt.mean().max(1.0) as u64;
+    let mean_output = w.output.mean().max(1.0);
+    let pre_reqs = sp::prefill_requests(sh.base);
+    let kv_bytes = setups[usable[0]].step.precisions.kv;
+    // Each part's cheapest prefill layout: device-seconds per prompt.
+    let mut pre: Vec<(usize, Layout, f64)> = Vec::new();
+    for &k in &usable {
+        let (s, hw) = (&setups[k], &sh.hws[k]);
+        let mut best: Option<(Layout, f64)> = None;
+        for l in layouts(s, sh.max_devices) {
+            let rep = Replica::new(s, l)?;
+            let Some(kv) = room(&rep) else { continue };
+            if simulate::check_fit(m, &pre_reqs, kv, sh.block, sh.i.sim.force).is_err() {
+                continue;
+            }
+            let t = sp::transfer(m, kv_bytes, (hw, l), (hw, l), sh.mode)?;
+            let budget = simulate::DEFAULT_WHOLE_PROMPT;
+            let mut f = Forward::new(&rep, m, s.step.precisions, budget, 1)?;
+            let Some(alone) = unpriced(prefill_alone(&mut f, mean_prompt, budget, window))? else {
+                continue;
+            };
+            if w.slo_ttft
+                .is_some_and(|tt| alone + t.seconds(mean_prompt) > tt.seconds)
+            {
+                continue;
+            }
+            let cost = alone * (l.tp * l.pp) as f64;
+            if best.is_none_or(|(_, c)| cost < c) {
+                best = Some((l, cost));
+            }
+        }
+        if let Some((l, c)) = best {
+            pre.push((k, l, c));
+        }
+    }
+    let Some(&(pk, pl, per_prompt)) = pre.iter().min_by(|a, b| a.2.total_cmp(&b.2)) else {
+        notes.push(
+            "the frontier has no disaggregated points: no prefill layout meets TTFT alone".into(),
+        );
+        return Ok(out);
+    };
+    let ctx = mean_prompt + mean_output as u64 / 2;
+    for &k in &usable {
+        let s = &setups[k];
+        for l in layouts(s, sh.max_devices) {
+            let rep = Replica::new(s, l)?;
+            let Some(kv) = room(&rep) else { continue };
+            if simulate::check_fit(m, sh.base, kv, sh.block, sh.i.sim.force).is_err() {
+                continue;
+            }
+            let max_cap = *sh.caps.iter().max().unwrap_or(&256);
+            let mut f = Forward::new(&rep, m, s.step.precisions, max_cap, max_cap)?;
+            let size = (l.tp * l.pp) as f64;
+            for &cap in sh.caps {
+                // A saturated batch must fit the cache at the mean context.
+                if cap.saturating_mul(ctx) > kv {
+                    continue;
+                }
+                let mut b = Batch::default();
+                for _ in 0..cap {
+                    b.add(1, ctx, true, window);
+                }
+                let Some(step) = unpriced(f.seconds(&b))? else {
+                    break;
+                };
+                let tokens = cap as f64 / step;
+                let prefill_devices = tokens / mean_output * per_prompt;
+                out.push(super::search::ParetoPoint {
+                    hardware: sh.hws[k].id.clone(),
+                    layout: l,
+                    max_seqs: cap,
+                    per_device: tokens / (size + prefill_devices),
+                    per_user: 1.0 / step,
+                    prefill: Some((sh.hws[pk].id.clone(), pl, prefill_devices)),
+                });
             }
         }
     }

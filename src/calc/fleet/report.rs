@@ -11,6 +11,32 @@ use serde_json::Value;
 /// The rows the table shows at most (JSON `plans` keeps every one).
 pub const ROWS: usize = 12;
 
+/// The table's columns in order: a terminal too narrow for them all drops
+/// from the end, so both targets stay beside the plan and the layout's
+/// finer figures go first.
+const ROW_COLUMNS: [&str; 20] = [
+    "rank",
+    "layout",
+    "hardware",
+    "tp",
+    "dp",
+    "max_seqs",
+    "devices",
+    "meets",
+    "ttft_s",
+    "tpot_s",
+    "ttft_margin",
+    "tpot_margin",
+    "output_tokens_per_s_per_device",
+    "binds",
+    "prefill_pool",
+    "pp",
+    "ep",
+    "max_batched_tokens",
+    "energy_per_token_j",
+    "power_w",
+];
+
 /// A candidate's pools as JSON: one entry `prefill_and_decode` when
 /// aggregated, else `prefill` then `decode`.
 pub fn pools(c: &Candidate) -> Value {
@@ -90,17 +116,23 @@ fn layout_kind(c: &Candidate) -> &'static str {
 
 fn row(c: &Candidate, rank: usize) -> Row {
     let mut r = Row::default();
+    // What names the plan first; the columns a narrow terminal may drop
+    // (pipeline and expert parallel, the split plan's prefill pool, the
+    // token budget) are results after the targets ([`ROW_COLUMNS`]).
     r.inputs.insert("rank".into(), (rank as u64).into());
     r.inputs.insert("layout".into(), layout_kind(c).into());
-    r.inputs.insert("prefill_pool".into(), prefill_text(c));
     r.inputs
         .insert("hardware".into(), c.hardware.clone().into());
     let l = c.layout;
-    for (k, v) in [("tp", l.tp), ("pp", l.pp), ("ep", l.ep), ("dp", l.dp)] {
+    for (k, v) in [("tp", l.tp), ("dp", l.dp)] {
         r.inputs.insert(k.into(), v.into());
     }
     r.inputs.insert("max_seqs".into(), c.max_seqs.into());
-    r.inputs
+    r.results.insert("prefill_pool".into(), prefill_text(c));
+    for (k, v) in [("pp", l.pp), ("ep", l.ep)] {
+        r.results.insert(k.into(), v.into());
+    }
+    r.results
         .insert("max_batched_tokens".into(), c.max_tokens.into());
     match &c.verdict {
         Verdict::Meets { at, binds } => {
@@ -334,11 +366,15 @@ impl FleetCost {
             at.output_tokens_per_s_per_device,
             || Quantity::new("output tokens/s per device", Unit::None),
         );
-        r.result(
-            "throughput_requests_per_s",
-            at.throughput * l.dp as f64,
-            || Quantity::new("throughput, all replicas", Unit::None),
-        );
+        // A run whole counts every replica; the search's is one of dp.
+        let whole = if best.checked.is_some() {
+            1.0
+        } else {
+            l.dp as f64
+        };
+        r.result("throughput_requests_per_s", at.throughput * whole, || {
+            Quantity::new("throughput, all replicas", Unit::None)
+        });
         if let Some(p) = &best.prefill {
             r.result("prefill_devices", p.layout.devices(), || {
                 Quantity::new("devices, prefill pool", Unit::Count)
@@ -364,7 +400,7 @@ impl FleetCost {
         match &best.energy {
             Some(e) => {
                 e.record(&mut r);
-                self.prices.record(&mut r, &[e]);
+                self.prices_of(best).record(&mut r, &[e]);
             }
             None => crate::calc::power::Energy::unmodelled(
                 "no run priced",
@@ -413,6 +449,19 @@ impl FleetCost {
                         row.inputs.insert(k.into(), v.into());
                     }
                     row.inputs.insert("max_seqs".into(), p.max_seqs.into());
+                    row.inputs.insert(
+                        "prefill_pool".into(),
+                        match &p.prefill {
+                            Some((hw, l, d)) => format!(
+                                "{hw} tp {} pp {}, {} devices",
+                                l.tp,
+                                l.pp,
+                                units::sig(*d, 3)
+                            )
+                            .into(),
+                            None => Value::Null,
+                        },
+                    );
                     row.results
                         .insert("tokens_per_s_per_device".into(), p.per_device.into());
                     row.inputs
@@ -427,9 +476,10 @@ impl FleetCost {
                     "tokens_per_s_per_user",
                     Quantity::new("tokens/s per user", Unit::None),
                 );
-                r.note("rows: the frontier of output tokens/s per device against tokens/s per user (1 / mean TPOT), each layout and batch cap run saturated (a closed loop of max-seqs users)");
+                r.note("rows: the frontier of output tokens/s per device against tokens/s per user (1 / mean TPOT), each aggregated layout and batch cap run saturated (a closed loop of max-seqs users); a disaggregated point is a decode replica's full batch of decode-only steps at the mean context beside the share of a prefill pool its prompts need (prefill_pool: that pool's layout and devices per decode replica), tokens/s per device counting both");
             }
             None => {
+                r.row_headline = ROW_COLUMNS.iter().map(|k| k.to_string()).collect();
                 // The best few, and the first of each kind of break.
                 let mut shown = 0;
                 let mut seen_breaks: Vec<String> = Vec::new();
@@ -472,12 +522,57 @@ impl FleetCost {
         ] {
             r.describe(k, Quantity::new(lab, u));
         }
+        if self.pareto.is_none() && r.rows.len() < self.candidates.len() {
+            r.note(format!(
+                "rank: each plan's place among all {} considered (JSON `plans`, or --all, lists every one); the table shows the best five that meet, the best of each kind (aggregated, disaggregated) and the first of each kind of break, so ranks skip",
+                units::whole(self.candidates.len() as u64)
+            ));
+        }
+        let line = simulate_line(self, best);
+        r.result("check_command", line.clone(), || {
+            Quantity::new(
+                "the simulate command that runs the winner whole",
+                Unit::None,
+            )
+        });
+        if let Some(k) = &best.checked {
+            r.result("verdict_requests", k.requests, || {
+                Quantity::new("requests in the winner's verdict run", Unit::Count)
+                    .formula("doubled while queue, preemptions or KV use still climb")
+            });
+            r.result("kv_use_steady", k.kv_share, || {
+                Quantity::new("KV cache held, last quarter (all replicas)", Unit::Fraction)
+            });
+            let margin = |a: Option<crate::calc::simulate::report::Against>, k: &str| {
+                a.filter(|a| a.margin.is_finite())
+                    .map(|a| format!(" {k} {}%", units::percent(a.margin)))
+                    .unwrap_or_default()
+            };
+            r.note(format!(
+                "the winner's verdict: its whole deployment over {} requests, seed {}, at steady state ({}{}); margins{}{}{}",
+                units::whole(k.requests),
+                w.seed,
+                k.steady.text(),
+                if k.extended > 0 {
+                    format!("; the run was doubled {} times until it stopped climbing", k.extended)
+                } else {
+                    String::new()
+                },
+                margin(at.ttft_slo, "TTFT"),
+                margin(at.tpot_slo, "TPOT"),
+                if k.added > 0 {
+                    format!("; {} replicas more than the short run needed", k.added)
+                } else {
+                    String::new()
+                }
+            ));
+        }
         r.note(format!(
-            "every verdict is simulated: one replica at the rate / replicas, {} requests, seed {}; `simulate` with the winner's flags reproduces it",
+            "the other verdicts are simulated as one replica at the rate / replicas over {} requests, seed {}",
             units::whole(w.requests),
             w.seed
         ));
-        r.note(format!("check it: {}", simulate_line(self, best)));
+        r.note(format!("check it: {line}"));
         r.note("disaggregated candidates: each part's prefill pool with the fewest devices meeting TTFT (queue + prefill + KV transfer), then every decode pool beside it, each verdict a coupled run of both pools");
         for n in &self.notes {
             r.note(n.clone());
@@ -486,50 +581,101 @@ impl FleetCost {
     }
 }
 
-/// The `simulate` command that runs a candidate's whole deployment.
+impl FleetCost {
+    /// A plan's prices: its parts' device-hour prices weighted by their
+    /// devices, or the one price.
+    pub fn prices_of(&self, c: &Candidate) -> crate::calc::power::Prices {
+        let mut w = vec![(c.hardware.as_str(), c.layout.devices() as f64)];
+        if let Some(p) = &c.prefill {
+            w.push((p.hardware.as_str(), p.layout.devices() as f64));
+        }
+        self.part_prices.of(&self.prices, &w)
+    }
+}
+
+/// A plan in words: `h200-sxm tp 2 x 3, max-seqs 64`, a split plan's
+/// prefill pool first.
+pub fn plan_text(c: &Candidate) -> String {
+    let l = c.layout;
+    let mut s = format!("{} tp {} pp {}", c.hardware, l.tp, l.pp);
+    if l.ep > 1 {
+        s += &format!(" ep {}", l.ep);
+    }
+    s += &format!(" x {}, max-seqs {}", l.dp, c.max_seqs);
+    match &c.prefill {
+        Some(_) => format!(
+            "prefill {} + decode {s}",
+            prefill_text(c).as_str().unwrap_or_default()
+        ),
+        None => s,
+    }
+}
+
+/// The `simulate` command that runs a candidate's whole deployment: the
+/// search's model, parts, workload, precisions, prices, `--set`s and mode
+/// ([`super::check`]), the candidate's layout, and the run length of its
+/// verdict.
 pub fn simulate_line(f: &FleetCost, c: &Candidate) -> String {
     let w = &f.workload;
-    let mut s = format!("roofline simulate --model {} --hw {}", f.model, c.hardware);
+    let k = &f.check;
+    let mut v: Vec<String> = vec!["roofline".into(), "simulate".into()];
+    let mut put = |name: &str, val: String| {
+        v.push(format!("--{name}"));
+        v.push(val);
+    };
+    put("model", k.model.clone().unwrap_or_else(|| f.model.clone()));
+    put("hw", k.part(&c.hardware).to_string());
     let l = c.layout;
     let rate = match w.arrivals {
         crate::calc::simulate::arrivals::Arrivals::Poisson(x) => x,
         _ => 0.0,
     };
-    s += &format!(" --rate {}/s", units::sig(rate, 6));
-    s += &format!(" --prompt {} --output {}", w.prompt.text(), w.output.text());
-    for (k, v) in [("tp", l.tp), ("pp", l.pp), ("ep", l.ep), ("dp", l.dp)] {
-        if v > 1 {
-            s += &format!(" --{k} {v}");
+    put("rate", format!("{}/s", units::sig(rate, 6)));
+    put("prompt", w.prompt.text());
+    put("output", w.output.text());
+    for (name, n) in [("tp", l.tp), ("pp", l.pp), ("ep", l.ep), ("dp", l.dp)] {
+        if n > 1 {
+            put(name, n.to_string());
         }
     }
-    s += &format!(
-        " --max-seqs {} --max-batched-tokens {}",
-        c.max_seqs, c.max_tokens
-    );
+    put("max-seqs", c.max_seqs.to_string());
+    put("max-batched-tokens", c.max_tokens.to_string());
     if let Some(p) = &c.prefill {
         if p.hardware != c.hardware {
-            s += &format!(" --prefill-hw {}", p.hardware);
+            put("prefill-hw", k.part(&p.hardware).to_string());
         }
         let pl = p.layout;
-        for (k, v) in [("tp", pl.tp), ("pp", pl.pp), ("ep", pl.ep)] {
-            if v > 1 {
-                s += &format!(" --prefill-{k} {v}");
+        for (name, n) in [("tp", pl.tp), ("pp", pl.pp), ("ep", pl.ep)] {
+            if n > 1 {
+                put(&format!("prefill-{name}"), n.to_string());
             }
         }
-        s += &format!(" --prefill-dp {}", pl.dp);
+        put("prefill-dp", pl.dp.to_string());
+        if p.max_tokens != crate::calc::simulate::DEFAULT_WHOLE_PROMPT {
+            put("prefill-max-batched-tokens", p.max_tokens.to_string());
+        }
     }
     if let Some(t) = w.slo_ttft {
-        s += &format!(" --slo-ttft {}", slo_text(t));
+        put("slo-ttft", slo_text(t));
     }
     if let Some(t) = w.slo_tpot {
-        s += &format!(" --slo-tpot {}", slo_text(t));
+        put("slo-tpot", slo_text(t));
     }
-    s += &format!(
-        " --requests {} --seed {}",
-        w.requests * l.dp.max(c.prefill.as_ref().map_or(1, |p| p.layout.dp)),
-        w.seed
-    );
-    s
+    let n = c
+        .checked
+        .as_ref()
+        .map_or_else(|| super::confirm::first_length(w, c), |k| k.requests);
+    put("requests", n.to_string());
+    put("seed", w.seed.to_string());
+    let price = (!f.part_prices.0.is_empty())
+        .then(|| f.prices_of(c).device_hour)
+        .flatten()
+        .map(|p| format!("{}/h", units::sig(p, 6)));
+    v.extend(k.words(price.as_deref()));
+    v.iter()
+        .map(|w| super::check::quote(w))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn slo_text(t: crate::calc::simulate::slo::Target) -> String {

@@ -35,6 +35,10 @@ pub struct Candidate {
     /// `layout`, `max_seqs` and `max_tokens` are its decode pool's); None
     /// for prefill and decode on every replica.
     pub prefill: Option<PrefillPool>,
+    /// The whole deployment's run, as its check command runs it, at
+    /// steady state ([`super::confirm`]); None where it was not run (only
+    /// the winner is, and those ranked above it that failed).
+    pub checked: Option<super::confirm::Checked>,
 }
 
 /// The prefill pool of a disaggregated candidate.
@@ -94,6 +98,10 @@ pub struct ParetoPoint {
     pub per_device: f64,
     /// Output tokens per second per user (1 / mean TPOT).
     pub per_user: f64,
+    /// A disaggregated point's prefill pool per decode replica: the part,
+    /// its layout and the devices it takes (a share: the prompts one
+    /// decode replica's requests bring); None when aggregated.
+    pub prefill: Option<(String, Layout, f64)>,
 }
 
 /// The search's answer.
@@ -119,6 +127,10 @@ pub struct FleetCost {
     pub notes: Vec<String>,
     /// Prices for cost per token.
     pub prices: crate::calc::power::Prices,
+    /// How the inputs were named, for the check command.
+    pub check: super::check::Check,
+    /// Per-part device-hour prices, when given.
+    pub part_prices: super::PartPrices,
 }
 
 /// One part's fixed figures for a layout: the replica's step cost, its
@@ -313,6 +325,8 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
     super::bound(hws.len(), caps.len(), budgets.as_ref().map(Vec::len))?;
     let block = simulate::caps(&i.sim)?.block;
     let objective = i.options.objective.unwrap_or_default();
+    let ids: Vec<&str> = hws.iter().map(|h| h.id.as_str()).collect();
+    i.part_prices.check(&ids)?;
     // The same lengths and unit gaps for every candidate and rate.
     let mut rng = Random::new(w.seed);
     let base = arrivals::requests(
@@ -393,6 +407,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             verdict: Verdict::Breaks { why, margin },
             prefill: None,
             energy: None,
+            checked: None,
         };
         let Some(kv) = super::pools::room(replica) else {
             candidates.push(mk(
@@ -494,7 +509,12 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                         .as_ref()
                         .ok()
                         .map(|p| p.idle_w * dev_s + p.dynamic_j(flops1, 0.0) * forwarded);
-                    objective.floor(r * size, dev_s, energy, &i.prices)
+                    objective.floor(
+                        r * size,
+                        dev_s,
+                        energy,
+                        &i.part_prices.of(&i.prices, &[(hw.id.as_str(), 1.0)]),
+                    )
                 };
                 pending.push(Pending {
                     layout: sized.len(),
@@ -534,6 +554,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                         max_seqs: cap,
                         per_device: s.output_tokens_per_s_per_device,
                         per_user: 1.0 / s.tpot.mean,
+                        prefill: None,
                     });
                 }
             }
@@ -569,6 +590,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             },
             prefill: None,
             energy: None,
+            checked: None,
         };
         // Replicas past the K-th best score found would not rank: the
         // search stops there (the floor grows with the replicas).
@@ -701,7 +723,11 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         let mut one = at.clone();
         one.devices = size;
         let energy = simulate::run_energy(sz.power.clone(), at_drawn, &one, size as f64, mode);
-        let score = objective.score(hi * size, &energy, &i.prices)?;
+        let score = objective.score(
+            hi * size,
+            &energy,
+            &i.part_prices.of(&i.prices, &[(hw.id.as_str(), 1.0)]),
+        )?;
         c.energy = Some(energy);
         c.verdict = Verdict::Meets {
             at: Box::new(at),
@@ -748,13 +774,48 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         &mut runs,
         &mut notes,
     )?);
-    // With --objective energy or cost, those that meet rank by it first;
-    // then fewest
-    // devices, aggregated before disaggregated, the largest TTFT margin;
-    // then those that break.
+    rank(&mut candidates, objective, i);
+    // The winner's whole deployment at steady state, as its check command
+    // runs it; one that falls over gives way to the next.
+    super::confirm::confirm(
+        &super::confirm::Ctx {
+            m,
+            hws,
+            i,
+            mode,
+            w: &w,
+        },
+        &mut candidates,
+        &mut runs,
+        &mut notes,
+    )?;
+    if i.options.pareto {
+        pareto_pts.extend(super::pools::pareto(&shared, &mut notes)?);
+    }
+    let pareto = i.options.pareto.then(|| frontier(pareto_pts));
+    Ok(FleetCost {
+        model: m.id.clone(),
+        mode,
+        objective,
+        workload: w,
+        max_devices,
+        candidates,
+        runs,
+        pareto,
+        notes,
+        prices: i.prices,
+        check: i.check.clone(),
+        part_prices: i.part_prices.clone(),
+    })
+}
+
+/// Ranks the candidates: with --objective energy or cost, those that meet
+/// by it first; then fewest devices, aggregated before disaggregated, the
+/// largest TTFT margin; then those that break, closest first.
+pub(super) fn rank(candidates: &mut [Candidate], objective: Objective, i: &FleetInputs) {
     let by = |c: &Candidate| match (&c.verdict, &c.energy) {
         (Verdict::Meets { .. }, Some(e)) if objective != Objective::Devices => objective
-            .score(c.devices(), e, &i.prices)
+            .score(c.devices(), e, &i.prices_of(c))
             .unwrap_or(f64::INFINITY),
         _ => 0.0,
     };
@@ -782,19 +843,6 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             .then(x.3.cmp(&y.3))
             .then(x.4.total_cmp(&y.4))
     });
-    let pareto = i.options.pareto.then(|| frontier(pareto_pts));
-    Ok(FleetCost {
-        model: m.id.clone(),
-        mode,
-        objective,
-        workload: w,
-        max_devices,
-        candidates,
-        runs,
-        pareto,
-        notes,
-        prices: i.prices,
-    })
 }
 
 /// The points no other beats on both tokens/s per device and per user.

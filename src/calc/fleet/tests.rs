@@ -25,6 +25,8 @@ fn inputs(rate: f64, ttft: &str, tpot: &str) -> FleetInputs {
             ..Default::default()
         },
         prices: Default::default(),
+        check: Default::default(),
+        part_prices: Default::default(),
     }
 }
 
@@ -376,6 +378,11 @@ proptest::proptest! {
             else {
                 continue;
             };
+            // The winner's figures come from its whole run at steady state,
+            // not from the coupled run the floors bound.
+            if c.checked.is_some() {
+                continue;
+            }
             let (pre, dec) = fl.at(c.layout.dp).unwrap();
             let s = p.layout.devices() as f64 * pre + (c.layout.tp * c.layout.pp) as f64 * dec;
             let dst = e.device_s_per_token().unwrap();

@@ -39,10 +39,22 @@ impl Transfer {
 }
 
 /// One side's scale-out link: bandwidth per device one way (times its
-/// send/recv efficiency) and latency, or why it is missing.
+/// send/recv efficiency) and latency, or why it is missing. Under
+/// `--achievable` a file without a measured scale-out figure takes its
+/// datasheet figure at the share its measured scale-up link reaches of its
+/// own datasheet figure (formulas.md, "Simulation: disaggregated pools"),
+/// named in the link's text.
 pub fn link(hw: &Hardware, mode: Mode) -> Result<(f64, f64, String)> {
     let fabric = Fabric::of(hw, mode);
-    let Some(t) = fabric.scale_out()? else {
+    let t = match fabric.scale_out() {
+        Err(Error::MissingField { field, .. })
+            if mode == Mode::Achievable && field.starts_with("achievable.link-bandwidth.") =>
+        {
+            return datasheet_share(hw, &field);
+        }
+        t => t?,
+    };
+    let Some(t) = t else {
         return Err(Error::Unsupported(format!(
             "{} has no scale-out interconnect (an [[interconnect]] with tier = \"scale-out\" and its per-direction-bandwidth), which prices the KV transfer between disaggregated pools; add one to a copy of the file (`roofline hw new`)",
             hw.id
@@ -53,6 +65,44 @@ pub fn link(hw: &Hardware, mode: Mode) -> Result<(f64, f64, String)> {
         t.bandwidth * eff,
         t.hop_latency + t.fixed_latency,
         t.name.clone(),
+    ))
+}
+
+/// The scale-out link under `--achievable` without its own measurement:
+/// the datasheet figure times measured / datasheet of the scale-up link
+/// (the share a measured NCCL send/recv reaches); `missing` is the field
+/// that would give it, named when the scale-up link has no measurement
+/// either.
+fn datasheet_share(hw: &Hardware, missing: &str) -> Result<(f64, f64, String)> {
+    let sol = Fabric::of(hw, Mode::SpeedOfLight);
+    let ach = Fabric::of(hw, Mode::Achievable);
+    let none = || {
+        Error::MissingField {
+        owner: hw.id.clone(),
+        field: missing.to_string(),
+        why: "the measured scale-out bandwidth that prices the KV transfer between disaggregated pools (--achievable); without it the datasheet figure is taken at the share the measured scale-up link reaches, and this part has no measured scale-up link either".into(),
+        example: Some("45 GB/s".into()),
+    }
+    };
+    let (Ok(Some(out)), Ok(Some(up_sol)), Ok(Some(up))) =
+        (sol.scale_out(), sol.scale_up(), ach.scale_up())
+    else {
+        return Err(none());
+    };
+    if !(up_sol.bandwidth > 0.0 && up.bandwidth > 0.0) {
+        return Err(none());
+    }
+    let share = (up.bandwidth * up.efficiency[Kind::SendRecv.index()] / up_sol.bandwidth).min(1.0);
+    Ok((
+        out.bandwidth * share,
+        out.hop_latency,
+        format!(
+            "{} (its datasheet {}/s x {:.1}%, the share the measured {} reaches of its datasheet figure; set {missing} to a measurement)",
+            out.name,
+            crate::units::si(out.bandwidth, "B"),
+            share * 100.0,
+            up.name
+        ),
     ))
 }
 

@@ -1,0 +1,363 @@
+//! `fleet`'s answer as a planner acts on it: the printed check command
+//! carries every flag of the search and reproduces the verdict; the winner
+//! holds at steady state (8,000 requests); `--achievable` searches
+//! disaggregated pools with no hand-set NIC figure and `--pareto` shows
+//! them; a price per part; the table keeps both targets at 120 columns.
+
+use crate::common;
+use std::process::Command;
+
+/// The words of a POSIX shell line made of bare words and single-quoted
+/// ones (what the check command prints), written here apart from the
+/// crate's own splitter.
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let (mut quoted, mut any) = (false, false);
+    for c in line.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                any = true;
+            }
+            ' ' if !quoted => {
+                if any {
+                    out.push(std::mem::take(&mut cur));
+                }
+                any = false;
+            }
+            c => {
+                cur.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        out.push(cur);
+    }
+    out
+}
+
+/// Runs the check command of a fleet answer (with `--requests` replaced
+/// when `requests` is given) and returns simulate's report.
+fn run_check(fleet: &serde_json::Value, requests: Option<&str>) -> serde_json::Value {
+    let line = fleet["results"]["check_command"]
+        .as_str()
+        .expect("check_command in the JSON");
+    let mut w = words(line);
+    assert_eq!(&w[..2], ["roofline", "simulate"], "{line}");
+    if let Some(n) = requests {
+        let at = w
+            .iter()
+            .position(|x| x == "--requests")
+            .expect("--requests");
+        w[at + 1] = n.to_string();
+    }
+    let args: Vec<&str> = w[1..].iter().map(String::as_str).collect();
+    common::cli_json(&args)
+}
+
+#[test]
+fn the_check_command_carries_every_flag_and_reproduces_the_verdict() {
+    let search = [
+        "fleet",
+        "--model",
+        "llama-3-8b",
+        "--hw",
+        "h200-sxm",
+        "--rate",
+        "20/s",
+        "--prompt",
+        "1024",
+        "--output",
+        "128",
+        "--slo-ttft",
+        "1s",
+        "--slo-tpot",
+        "30ms",
+        "--max-devices",
+        "4",
+        "--dtype",
+        "fp8",
+        "--activations",
+        "fp8",
+        "--kv-dtype",
+        "fp8",
+        "--block-size",
+        "32",
+        "--reserve",
+        "12%",
+        "--prefix-hit",
+        "10%",
+        "--price",
+        "2.5/h",
+        "--set",
+        "memory.hbm-bandwidth=4.5 TB/s",
+        "--achievable",
+    ];
+    let f = common::cli_json(&search);
+    let line = f["results"]["check_command"].as_str().unwrap();
+    let w = words(line);
+    // Every flag of the search that simulate takes, with its value.
+    for pair in [
+        ["--dtype", "fp8"],
+        ["--activations", "fp8"],
+        ["--kv-dtype", "fp8"],
+        ["--block-size", "32"],
+        ["--reserve", "12%"],
+        ["--prefix-hit", "10%"],
+        ["--price", "2.5/h"],
+        ["--set", "memory.hbm-bandwidth=4.5 TB/s"],
+        ["--model", "llama-3-8b"],
+        ["--hw", "h200-sxm"],
+        ["--slo-ttft", "1s"],
+        ["--slo-tpot", "30ms"],
+    ] {
+        assert!(
+            w.windows(2).any(|x| x == pair),
+            "{pair:?} missing from: {line}"
+        );
+    }
+    assert!(w.iter().any(|x| x == "--achievable"), "{line}");
+    // Its figures are the verdict's within 2% (they are one run).
+    let s = run_check(&f, None);
+    for (fleet, sim) in [
+        ("ttft_s", "ttft_p99_s"),
+        ("tpot_s", "tpot_p99_s"),
+        ("devices", "devices"),
+        (
+            "cost_per_million_output_tokens",
+            "cost_per_million_output_tokens",
+        ),
+    ] {
+        let (a, b) = (common::json_num(&f, fleet), common::json_num(&s, sim));
+        assert!((a / b - 1.0).abs() < 0.02, "{fleet} {a} vs {sim} {b}");
+    }
+}
+
+/// Llama-3.1-70B in fp8 (weights, activations, KV) on H200s at 20
+/// requests a second of 2,048-token prompts and 300-token answers, p99
+/// TTFT 2 s and TPOT 50 ms, at speed of light. A split plan of four
+/// prefill replicas and one TP 1 decode replica (5 devices) meets the
+/// targets over a short run and then falls over: by hand, one H200 holds
+/// 141 GB x 0.9 - 70.6 GB of fp8 weights = 56.3 GB of cache, at 80 layers
+/// x 8 KV heads x 128 x 2 (K and V) x 1 byte = 163,840 B a token about
+/// 344,000 tokens, 156 sequences at the mean context of 2,048 + 150. A
+/// step of 156 such sequences reads 70.6 GB of weights and 56.3 GB of
+/// cache at 4.8 TB/s, 26 ms, so Little's law asks for 20/s x 299 tokens
+/// x 26 ms = 155 sequences in decode: no room left, and any queue feeds
+/// back (preemptions recompute prompts, steps grow). The winner must hold
+/// whole at 8,000 requests.
+#[test]
+fn the_winner_holds_at_steady_state_where_a_short_run_would_pass() {
+    let f = common::cli_json(&[
+        "fleet",
+        "--model",
+        "llama-3.1-70b",
+        "--hw",
+        "h200-sxm",
+        "--rate",
+        "20/s",
+        "--prompt",
+        "2048",
+        "--output",
+        "300",
+        "--slo-ttft",
+        "2s",
+        "--slo-tpot",
+        "50ms",
+        "--dtype",
+        "fp8",
+        "--activations",
+        "fp8",
+        "--kv-dtype",
+        "fp8",
+    ]);
+    assert!(common::json_num(&f, "devices") > 5.0, "{}", f["results"]);
+    assert!(common::json_num(&f, "verdict_requests") >= 1000.0);
+    let s = run_check(&f, Some("8000"));
+    assert!(
+        common::json_num(&s, "ttft_p99_s") <= 2.0,
+        "{}",
+        s["results"]
+    );
+    assert!(
+        common::json_num(&s, "tpot_p99_s") <= 0.050,
+        "{}",
+        s["results"]
+    );
+    // The 5-device split plan, run whole at 8,000 requests, misses TPOT.
+    let five = common::cli_json(&[
+        "simulate",
+        "--model",
+        "llama-3.1-70b",
+        "--hw",
+        "h200-sxm",
+        "--rate",
+        "20/s",
+        "--prompt",
+        "2048",
+        "--output",
+        "300",
+        "--max-seqs",
+        "256",
+        "--max-batched-tokens",
+        "2304",
+        "--prefill-dp",
+        "4",
+        "--slo-ttft",
+        "2s",
+        "--slo-tpot",
+        "50ms",
+        "--requests",
+        "8000",
+        "--dtype",
+        "fp8",
+        "--activations",
+        "fp8",
+        "--kv-dtype",
+        "fp8",
+    ]);
+    assert!(common::json_num(&five, "tpot_p99_s") > 0.050);
+}
+
+#[test]
+fn achievable_searches_disaggregated_pools_without_a_hand_set_nic_and_pareto_shows_them() {
+    let q = [
+        "fleet",
+        "--model",
+        "llama-3.1-70b",
+        "--hw",
+        "h200-sxm",
+        "--rate",
+        "20/s",
+        "--prompt",
+        "2048",
+        "--output",
+        "300",
+        "--slo-ttft",
+        "2s",
+        "--slo-tpot",
+        "50ms",
+        "--achievable",
+    ];
+    let f = common::cli_json(&q);
+    let notes = f["notes"].to_string();
+    assert!(!notes.contains("were not searched"), "{notes}");
+    let plans = f["results"]["plans"].as_array().unwrap();
+    assert!(
+        plans
+            .iter()
+            .any(|p| p["layout"] == "disaggregated" && p["meets"] == true),
+        "no disaggregated plan met"
+    );
+    let mut p = q.to_vec();
+    p.push("--pareto");
+    let f = common::cli_json(&p);
+    let rows = f["rows"].as_array().unwrap();
+    assert!(
+        rows.iter().any(|r| r["inputs"]["prefill_pool"].is_string()),
+        "no disaggregated point on the frontier: {rows:?}"
+    );
+}
+
+#[test]
+fn a_price_per_part_ranks_by_each_parts_price_and_checks_with_it() {
+    let q = |prices: &str| {
+        common::cli_json(&[
+            "fleet",
+            "--model",
+            "llama-3-8b",
+            "--hw",
+            "h100-sxm,b200",
+            "--rate",
+            "20/s",
+            "--prompt",
+            "1024",
+            "--output",
+            "200",
+            "--slo-ttft",
+            "2s",
+            "--slo-tpot",
+            "30ms",
+            "--objective",
+            "cost",
+            "--max-devices",
+            "8",
+            "--price",
+            prices,
+        ])
+    };
+    // One device of either meets; the cheaper device-hour wins.
+    let cheap_h100 = q("h100-sxm=2/h,b200=5/h");
+    assert_eq!(cheap_h100["results"]["hardware"], "h100-sxm");
+    let cheap_b200 = q("h100-sxm=6/h,b200=5/h");
+    assert_eq!(cheap_b200["results"]["hardware"], "b200");
+    // The check command prices the winner's part, and agrees.
+    let line = cheap_b200["results"]["check_command"].as_str().unwrap();
+    assert!(line.contains("--price 5/h"), "{line}");
+    let s = run_check(&cheap_b200, None);
+    let (a, b) = (
+        common::json_num(&cheap_b200, "cost_per_million_output_tokens"),
+        common::json_num(&s, "cost_per_million_output_tokens"),
+    );
+    assert!((a / b - 1.0).abs() < 0.02, "{a} vs {b}");
+    let err = common::cli_err(
+        &[
+            "fleet",
+            "--model",
+            "llama-3-8b",
+            "--hw",
+            "h100-sxm,b200",
+            "--rate",
+            "20/s",
+            "--prompt",
+            "1024",
+            "--output",
+            "200",
+            "--slo-tpot",
+            "30ms",
+            "--objective",
+            "cost",
+            "--price",
+            "h100-sxm=2/h",
+        ],
+        65,
+    );
+    assert!(err.contains("no price for b200"), "{err}");
+}
+
+#[test]
+fn at_120_columns_the_table_keeps_both_targets_and_says_why_ranks_skip() {
+    let out = Command::new(env!("CARGO_BIN_EXE_roofline"))
+        .args([
+            "fleet",
+            "--model",
+            "llama-3.1-70b",
+            "--hw",
+            "h200-sxm",
+            "--rate",
+            "10/s",
+            "--prompt",
+            "2048",
+            "--output",
+            "300",
+            "--slo-ttft",
+            "2s",
+            "--slo-tpot",
+            "50ms",
+        ])
+        .env("COLUMNS", "120")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let header = text
+        .lines()
+        .find(|l| l.contains("│ rank"))
+        .expect("a table");
+    assert!(
+        header.contains("TTFT") && header.contains("TPOT"),
+        "{header}"
+    );
+    assert!(text.contains("ranks skip"), "{text}");
+}
