@@ -445,3 +445,59 @@ fn a_streamed_sweep_draws_the_chart_a_collected_one_does() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A dense, noisy series (a simulated run's latest TTFT) drawn as PNG stays
+/// inside its panel. plotters' bitmap stroke once joined wide segments
+/// with unlimited miters, so a sharp turn drew a spike up through the
+/// panel above; SVG viewers limit miters and were clean. The check: the
+/// strip between one panel's axis label and the next panel's plot (the
+/// margin at the top of each panel, all background) holds no pixel of a
+/// series colour.
+#[test]
+fn a_dense_series_stays_in_its_panel_as_png() {
+    use roofline::chart::style;
+    let dir = std::env::temp_dir().join(format!("roofline-chart-clip-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("load.png");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"))
+        .args(
+            "simulate --model llama-3-8b --hw h200-sxm --rate 30/s --prompt 2048 --output 256 --prefix-hit 50% --requests 2000 --chart"
+                .split(' '),
+        )
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let mut dec = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; dec.output_buffer_size().unwrap()];
+    let info = dec.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    let (w, h) = (info.width as usize, info.height as usize);
+    // Three panels (running, KV held, latest TTFT) below the title band.
+    let panel = (h - style::TITLE_BAND as usize) / 3;
+    assert_eq!(panel, style::PANEL_HEIGHT as usize);
+    let line = style::color(0);
+    let mut strays = 0;
+    for k in 1..3 {
+        let top = style::TITLE_BAND as usize + k * panel;
+        for y in top..top + style::MARGIN as usize {
+            for x in 0..w {
+                let p = &buf[(y * w + x) * 3..][..3];
+                let (r, g, b) = (i32::from(p[0]), i32::from(p[1]), i32::from(p[2]));
+                // The line's colour, or its anti-aliased edge (bluer than grey).
+                if p == [line.0, line.1, line.2] || (b > r + 40 && b > g + 20) {
+                    strays += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(strays, 0, "series pixels in the margins between panels");
+}

@@ -121,7 +121,26 @@ impl<B: DrawingBackend> DrawingBackend for Fonted<B> {
         path: I,
         style: &S,
     ) -> Res<B> {
-        self.inner.draw_path(path, style)
+        if !self.raster || style.stroke_width() <= 1 {
+            return self.inner.draw_path(path, style);
+        }
+        // plotters' bitmap backend strokes a wide path as one polygon with
+        // unlimited miter joins: at a sharp turn (a dense, noisy series)
+        // the miter runs far past the point, out of its panel (plotters
+        // issue 549; SVG viewers limit miters). Each segment alone, with a
+        // disc at each joint, keeps the stroke within half a width of the
+        // line.
+        let r = style.stroke_width() / 2;
+        let dot = style.color();
+        let mut prev: Option<BackendCoord> = None;
+        for p in path {
+            if let Some(q) = prev {
+                self.inner.draw_path([q, p], style)?;
+                self.inner.draw_circle(p, r, &dot, true)?;
+            }
+            prev = Some(p);
+        }
+        Ok(())
     }
 
     fn draw_circle<S: BackendStyle>(

@@ -129,8 +129,9 @@ pub struct Global {
     /// Extra folder of engine files (overrides built-ins with the same id).
     #[arg(long, global = true, env = "ROOFLINE_ENGINE_DIR", value_name = "DIR")]
     pub engine_dir: Option<PathBuf>,
-    /// With --sweep: also draw the sweep to FILE (.svg or .png), one series
-    /// per --hw or --model item, against the swept input.
+    /// Also draw to FILE (.svg or .png): a --sweep against its swept input,
+    /// one series per --hw or --model item; simulate draws its run over
+    /// time, fleet --pareto its frontier, without a sweep.
     #[arg(long, global = true, value_name = "FILE")]
     pub chart: Option<PathBuf>,
     /// The results --chart draws, comma-separated JSON keys (default: the
@@ -425,7 +426,7 @@ fn run_parsed(
     argv: &[String],
     parsed: Result<Cli, clap::Error>,
 ) -> anyhow::Result<(Global, Vec<Report>)> {
-    let (mut global, reports) = run_reports(argv, parsed)?;
+    let (mut global, mut reports) = run_reports(argv, parsed)?;
     // `simulate --chart` without a sweep draws its run over time.
     if global.chart.is_some()
         && global.sweep.is_empty()
@@ -443,8 +444,37 @@ fn run_parsed(
     // `--chart FILE` draws the sweep before anything is printed.
     if let Some(out) = chart::sweep_chart(&global, &reports)? {
         chart::write(&out)?;
+        charted(&global, &out.path, &mut reports);
     }
     Ok((global, reports))
+}
+
+/// What a table says of the chart just written: its path, and, for
+/// `simulate`'s run over time, the points left to the chart (the JSON and
+/// CSV rows carry them; `--all` prints them) so that the terminal shows
+/// the summary, not a thousand-row series.
+fn charted(g: &Global, path: &std::path::Path, reports: &mut [Report]) {
+    if !matches!(g.format, FormatArg::Table | FormatArg::Markdown)
+        || path == std::path::Path::new("-")
+    {
+        return;
+    }
+    let Some(r) = reports.first_mut() else {
+        return;
+    };
+    if r.command == "simulate" && r.axes == ["time_s"] && !g.all {
+        let n = r.rows.len();
+        r.rows.clear();
+        r.rows_kind = None;
+        r.axes.clear();
+        r.note(format!(
+            "the chart is in {}: the run over time, {} points (--format json or csv gives them, --all prints them)",
+            path.display(),
+            roofline::units::grouped(n as u128)
+        ));
+    } else {
+        r.note(format!("the chart is in {}", path.display()));
+    }
 }
 
 fn run_reports(

@@ -167,10 +167,44 @@ from_arg_matches_of_newtype!(Root);
 /// The command tree `argv` needs: the command it names alone, built; every
 /// command built where that is not certain.
 pub fn for_argv(argv: &[String]) -> Command {
-    ONLY.set(named(argv));
+    let want = named(argv);
+    let charts = want == Want::Whole || want == Want::One("chart".into());
+    ONLY.set(want);
     let cmd = super::Cli::command();
     ONLY.set(Want::Whole);
-    cmd
+    if charts {
+        without_sweep_flags(cmd)
+    } else {
+        cmd
+    }
+}
+
+/// `chart KIND` refuses the shared flags that draw another command's sweep
+/// (`--sweep`, `--chart`, `--y`: it draws its own ranges to `--out`), so
+/// its help leaves them out. clap copies shared flags into a command when
+/// the tree is built, so the tree is built first; they still parse, and
+/// the refusal says what to do instead.
+pub fn without_sweep_flags(mut cmd: Command) -> Command {
+    if cmd.find_subcommand("chart").is_none() {
+        return cmd;
+    }
+    cmd.build();
+    cmd.mut_subcommand("chart", |chart| {
+        let kinds: Vec<String> = chart
+            .get_subcommands()
+            .map(|k| k.get_name().to_string())
+            .collect();
+        let hide = |a: clap::Arg| {
+            if matches!(a.get_id().as_str(), "sweep" | "chart" | "y") {
+                a.hide(true)
+            } else {
+                a
+            }
+        };
+        kinds.into_iter().fold(chart.mut_args(hide), |c, k| {
+            c.mut_subcommand(k, |kind| kind.mut_args(hide))
+        })
+    })
 }
 
 /// The command `argv` runs, if clap will surely find it: the first word

@@ -756,7 +756,7 @@ pub(super) fn pareto(
         .iter()
         .map(|hw| plan::Setup::new(hw, m, &pi, sh.mode))
         .collect::<Result<_>>()?;
-    let window = m.sliding_window.map_or(u64::MAX, |x| x.get());
+    let window = m.window();
     let mean_prompt = w.prompt.mean().max(1.0) as u64;
     let mean_output = w.output.mean().max(1.0);
     let pre_reqs = sp::prefill_requests(sh.base);

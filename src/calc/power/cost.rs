@@ -51,6 +51,9 @@ impl Prices {
                 ),
                 Per::Work | Per::Rate => continue,
             };
+            if self.device_hour.is_some() {
+                self.record_device_time(r, e, what);
+            }
             let device = self.device_per_million(e.device_s_per_token());
             let energy = self.energy_per_million(e.per_token_j());
             let total = device.zip(energy).map(|(a, b)| a + b);
@@ -58,7 +61,7 @@ impl Prices {
                 let mut f = Vec::new();
                 if self.device_hour.is_some() {
                     f.push(
-                        "price per device-hour / 3600 x device-seconds per token x 1e6".to_string(),
+                        "price per device-hour / 3600 x device time per token x 1e6".to_string(),
                     );
                 }
                 if self.kwh.is_some() {
@@ -101,6 +104,61 @@ impl Prices {
         }
         if self.kwh.is_some() && energies.iter().any(|e| e.draw.is_err()) {
             r.note("cost: the energy bill needs the board-power figures the note on energy names; the cost is null without them");
+        }
+    }
+}
+
+impl Prices {
+    /// Records the device time a token costs, `device_s_per_output_token`
+    /// (or `_input_`), the figure the device-hour share multiplies, and
+    /// puts it in a table beside the cost. Where the board limit stretches
+    /// the work it is the stretched time ([`Energy::device_s_per_token`]):
+    /// the table then shows that time too and says so, so that the step a
+    /// table prices is one it shows.
+    fn record_device_time(&self, r: &mut Report, e: &Energy, what: &str) {
+        let key = format!("device_s_per_{what}_token");
+        let t = e.draw.as_ref().map_or(e.time_s, |d| d.limited_time_s);
+        let limited = e.draw.as_ref().is_ok_and(|d| d.limited());
+        r.result(key.clone(), e.device_s_per_token(), || {
+            let time = if e.draw.is_ok() {
+                "time under the board limit"
+            } else {
+                "time"
+            };
+            Quantity::new(format!("device time per {what} token"), Unit::Seconds)
+                .formula(format!("{time} x devices / tokens"))
+                .derive(format!(
+                    "{} x {} / {}",
+                    units::seconds(t),
+                    units::number(e.devices),
+                    units::number(e.tokens)
+                ))
+                .group("cost")
+        });
+        if r.lean || r.headline.is_empty() {
+            return;
+        }
+        // Just before the cost, where a table reads it.
+        let at = r
+            .headline
+            .iter()
+            .position(|k| k.starts_with("cost_per_million"))
+            .unwrap_or(r.headline.len());
+        if !r.headline.contains(&key) {
+            r.headline.insert(at, key);
+        }
+        if limited {
+            let d = e.draw.as_ref().ok();
+            if !r.headline.iter().any(|k| k == "power_limited_time_s") {
+                r.headline.insert(at, "power_limited_time_s".into());
+            }
+            if let Some(d) = d {
+                r.note(format!(
+                    "cost: the device time is priced at the board limit, {} rather than the roofs' {}: the power cap sets the pace",
+                    units::seconds(d.limited_time_s),
+                    units::seconds(d.time_s)
+                ));
+            }
         }
     }
 }
