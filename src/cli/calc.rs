@@ -15,7 +15,7 @@ use serde::Serialize;
   roofline calc '225 TFLOP/s / a100-sxm-80gb.compute.dense.bf16'                   # a measured rate's share: 72.12%
   roofline calc '80 GB / 3.35 TB/s'                                                # 23.88 ms
   roofline calc 'h100-sxm.compute.dense.bf16 / h100-sxm.memory.hbm-bandwidth -> FLOP/B'
-  roofline calc 'ceil(llama-3-70b.layers / 8)'
+  roofline calc 'ceil(llama-3-8b.layers / 8)'
   roofline calc 'h100-sxm.memory.levels.shared-memory.capacity * h100-sxm.execution.sms -> MiB'
 
 A field is ID.path: a hardware or model id and the kebab-case path of the
