@@ -11,7 +11,7 @@
 //!
 //! Rooms: [`search`] (candidates and the replica search), [`pools`] (the
 //! disaggregated half), [`confirm`] (the winner run whole at steady state,
-//! [`steady`]), [`check`] (its `simulate` command), [`report`].
+//! [`steady`]), [`check`](mod@check) (its `simulate` command), [`report`].
 
 pub mod check;
 pub mod confirm;

@@ -613,7 +613,7 @@ pub fn plan_text(c: &Candidate) -> String {
 
 /// The `simulate` command that runs a candidate's whole deployment: the
 /// search's model, parts, workload, precisions, prices, `--set`s and mode
-/// ([`super::check`]), the candidate's layout, and the run length of its
+/// ([`super::check`](mod@super::check)), the candidate's layout, and the run length of its
 /// verdict.
 pub fn simulate_line(f: &FleetCost, c: &Candidate) -> String {
     let w = &f.workload;
