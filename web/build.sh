@@ -54,6 +54,8 @@ else
     say "no wasm-opt (Debian: binaryen): the module keeps some unused functions"
 fi
 size=$(wc -c <dist/roofline.wasm)
-limit=$((7 * 512 * 1024))
-[ "$size" -lt "$limit" ] || die "roofline.wasm is $size bytes, over the 3.5 MiB budget"
+# 4 MiB: the engine profiles, `calc` and `dtype` (2026-12-02) took the
+# module from 3.4 MB to 3.71 MB; issue 37 asks for under 3 MB, not yet met.
+limit=$((4 * 1024 * 1024))
+[ "$size" -lt "$limit" ] || die "roofline.wasm is $size bytes, over the 4 MiB budget"
 say "wrote web/dist/ (roofline.wasm: $size bytes); serve it with: python3 -m http.server -d web/dist"

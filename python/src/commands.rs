@@ -404,7 +404,7 @@ commands! {
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn point = "point" () [hw, intensity, flops, bytes, dtype, sparse, price, energy_price, pue];
+    fn point = "point" () [hw, intensity, flops, bytes, dtype, sparse, price, energy_price, pue, measured];
 
     /// Resident blocks per SM under each limit, the binding one, and occupancy (NVIDIA's occupancy-calculator rules; textbook=True for the lecture's simplified arithmetic).
     ///
@@ -494,7 +494,7 @@ commands! {
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn matmul = "matmul" () [hw, m, n, k, tile, tile_m, tile_n, tile_k, stages, dtype, programs_per_sm, threads, mma, tiles, launch, price, energy_price, pue];
+    fn matmul = "matmul" () [hw, m, n, k, tile, tile_m, tile_n, tile_k, stages, dtype, programs_per_sm, threads, mma, tiles, launch, price, energy_price, pue, measured];
 
     /// Safe softmax: three kernels (5 traversals) against one fused kernel (2).
     ///
@@ -639,7 +639,7 @@ commands! {
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn decode = "decode" () [model, hw, batch, context, dtype, kv_dtype, activations, launch, kernels, speculative, acceptance, draft_tokens, draft_cost, slo_tpot, slo_ttft, prompt, output, reserve, force, price, energy_price, pue];
+    fn decode = "decode" () [model, hw, batch, context, dtype, kv_dtype, activations, launch, kernels, speculative, acceptance, draft_tokens, draft_cost, slo_tpot, slo_ttft, prompt, output, reserve, force, price, energy_price, pue, engine, measured];
 
     /// A prompt's prefill: FLOPs, bytes, bound, time to first token; chunked, and against materialised attention scores.
     ///
@@ -667,7 +667,7 @@ commands! {
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn prefill = "prefill" () [model, hw, prompt, context, batch, chunk, dtype, kv_dtype, activations, launch, kernels, force, price, energy_price, pue];
+    fn prefill = "prefill" () [model, hw, prompt, context, batch, chunk, dtype, kv_dtype, activations, launch, kernels, force, price, energy_price, pue, engine, measured];
 
     /// Speculative decoding: tokens per target pass and speedup.
     ///
@@ -702,7 +702,7 @@ commands! {
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn collective = "collective" (kind) [hw, devices, bytes, latency, launch];
+    fn collective = "collective" (kind) [hw, devices, bytes, latency, launch, engine, measured];
 
     /// A parallel layout (TP, PP, DP, EP) of a model: memory per device, communication, prefill and decode times; search=True ranks every valid layout; disaggregate=True sizes prefill and decode pools.
     ///
@@ -743,7 +743,7 @@ commands! {
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn plan = "plan" () [model, hw, devices, tp, pp, dp, ep, redundant_experts, batch, context, prompt, microbatches, dtype, kv_dtype, reserve, allow_cross_node, search, objective, slo_ttft, slo_tpot, disaggregate, prefill_devices, decode_devices, activations, launch, price, energy_price, pue];
+    fn plan = "plan" () [model, hw, devices, tp, pp, dp, ep, redundant_experts, batch, context, prompt, microbatches, dtype, kv_dtype, reserve, allow_cross_node, search, objective, slo_ttft, slo_tpot, disaggregate, prefill_devices, decode_devices, activations, launch, price, energy_price, pue, engine];
 
     /// One serving deployment request by request: continuous batching, chunked prefill, paged KV with preemption; latency percentiles, throughput, goodput under SLOs.
     ///
@@ -790,7 +790,7 @@ commands! {
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn simulate = "simulate" () [model, hw, rate, concurrency, trace, prompt, output, prefix_hit, requests, seed, max_batched_tokens, max_seqs, block_size, slo_ttft, slo_tpot, tp, pp, ep, dp, dtype, kv_dtype, activations, launch, reserve, per_request, force, prefill_dp, prefill_tp, prefill_pp, prefill_ep, prefill_hw, prefill_max_batched_tokens, price, energy_price, pue];
+    fn simulate = "simulate" () [model, hw, rate, concurrency, trace, prompt, output, prefix_hit, requests, seed, max_batched_tokens, max_seqs, block_size, slo_ttft, slo_tpot, tp, pp, ep, dp, dtype, kv_dtype, activations, launch, reserve, per_request, force, prefill_dp, prefill_tp, prefill_pp, prefill_ep, prefill_hw, prefill_max_batched_tokens, price, energy_price, pue, engine];
 
     /// The fewest devices that serve a request rate within TTFT and TPOT targets: layouts, batch caps and parts searched by simulation; pareto=True traces tokens/s per device against tokens/s per user.
     ///
@@ -827,5 +827,5 @@ commands! {
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn fleet = "fleet" () [model, hw, rate, prompt, output, prefix_hit, slo_ttft, slo_tpot, requests, seed, max_devices, caps, budgets, objective, pareto, block_size, dtype, kv_dtype, activations, launch, reserve, force, price, energy_price, pue];
+    fn fleet = "fleet" () [model, hw, rate, prompt, output, prefix_hit, slo_ttft, slo_tpot, requests, seed, max_devices, caps, budgets, objective, pareto, block_size, dtype, kv_dtype, activations, launch, reserve, force, price, energy_price, pue, engine];
 }
