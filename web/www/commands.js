@@ -55,6 +55,11 @@ export const COMMANDS = {
   "summary": "Where a kernel sits on the roofline: ridge point, attainable throughput, bound and time",
   "fields": [
    {
+    "name": "measured",
+    "switch": false,
+    "help": "A measured time (e.g. 1.2ms): the achieved rates and their shares of the roofs (mfu, mbu)"
+   },
+   {
     "name": "hw",
     "switch": false,
     "help": "Catalog id or path to a .toml file; a comma-separated list compares several"
@@ -240,6 +245,11 @@ export const COMMANDS = {
  "matmul": {
   "summary": "Naive and tiled matmul: traffic, intensity, time, tile feasibility, waves, tensor-core row utilisation",
   "fields": [
+   {
+    "name": "measured",
+    "switch": false,
+    "help": "A measured time (e.g. 1.2ms): the achieved rates and their shares of the roofs (mfu, mbu)"
+   },
    {
     "name": "hw",
     "switch": false,
@@ -618,6 +628,11 @@ export const COMMANDS = {
   "summary": "One decode step: bytes, FLOPs, bound, step time, tokens per second; MoE, launch overhead, speculative decoding, SLO capacity",
   "fields": [
    {
+    "name": "measured",
+    "switch": false,
+    "help": "A measured time (e.g. 1.2ms): the achieved rates and their shares of the roofs (mfu, mbu)"
+   },
+   {
     "name": "model",
     "switch": false,
     "help": "Model id or path to a .toml file; a comma-separated list compares"
@@ -626,6 +641,11 @@ export const COMMANDS = {
     "name": "hw",
     "switch": false,
     "help": "Hardware id or path; a comma-separated list compares"
+   },
+   {
+    "name": "engine",
+    "switch": false,
+    "help": "Serving engine id or path to a .toml file (default pytorch): which kernels a step runs (`roofline engine list`)"
    },
    {
     "name": "batch",
@@ -739,6 +759,11 @@ export const COMMANDS = {
   "summary": "A prompt's prefill: FLOPs, bytes, bound, time to first token; chunked, and against materialised attention scores",
   "fields": [
    {
+    "name": "measured",
+    "switch": false,
+    "help": "A measured time (e.g. 1.2ms): the achieved rates and their shares of the roofs (mfu, mbu)"
+   },
+   {
     "name": "model",
     "switch": false,
     "help": "Model id or path to a .toml file; a comma-separated list compares"
@@ -747,6 +772,11 @@ export const COMMANDS = {
     "name": "hw",
     "switch": false,
     "help": "Hardware id or path; a comma-separated list compares"
+   },
+   {
+    "name": "engine",
+    "switch": false,
+    "help": "Serving engine id or path to a .toml file (default pytorch): which kernels a step runs (`roofline engine list`)"
    },
    {
     "name": "prompt",
@@ -860,9 +890,19 @@ export const COMMANDS = {
     ]
    },
    {
+    "name": "measured",
+    "switch": false,
+    "help": "A measured time (e.g. 1.2ms): the achieved rates and their shares of the roofs (mfu, mbu)"
+   },
+   {
     "name": "hw",
     "switch": false,
     "help": "Catalog id or path to a .toml file; a comma-separated list compares several"
+   },
+   {
+    "name": "engine",
+    "switch": false,
+    "help": "Serving engine id or path (default pytorch: NCCL); an engine with a custom all-reduce prices it inside an NVLink domain"
    },
    {
     "name": "devices",
@@ -904,6 +944,11 @@ export const COMMANDS = {
     "name": "hw",
     "switch": false,
     "help": "Hardware id or path; a comma-separated list compares several"
+   },
+   {
+    "name": "engine",
+    "switch": false,
+    "help": "Serving engine id or path (default pytorch): the kernels each step runs and its all-reduce (`roofline engine list`)"
    },
    {
     "name": "devices",
@@ -1056,6 +1101,11 @@ export const COMMANDS = {
     "name": "hw",
     "switch": false,
     "help": "Hardware id or path"
+   },
+   {
+    "name": "engine",
+    "switch": false,
+    "help": "Serving engine id or path (default pytorch): the kernels each step runs and its all-reduce (`roofline engine list`)"
    },
    {
     "name": "rate",
@@ -1238,6 +1288,11 @@ export const COMMANDS = {
     "name": "hw",
     "switch": false,
     "help": "Hardware ids or paths, comma-separated: one joint search"
+   },
+   {
+    "name": "engine",
+    "switch": false,
+    "help": "Serving engine id or path (default pytorch): the kernels each step runs and its all-reduce (`roofline engine list`)"
    },
    {
     "name": "rate",
