@@ -322,3 +322,33 @@ fn an_engine_set_on_a_command_without_an_engine_is_refused() {
     .unwrap_err();
     assert!(e.to_string().contains("engine field"), "{e}");
 }
+
+#[test]
+fn explain_derives_the_kernel_count_from_the_engine_s_operations() {
+    // Mixtral (32 MoE layers) under vllm (engines/vllm.toml): a grouped
+    // dispatch runs gate/up and down as two grouped GEMMs a layer (64 in
+    // all) and around them routing 1 + permute 2 + combine 1 + 2 x
+    // (gemm-kernels 1 - 1) = 4 pointwise kernels a layer, 128 in all
+    // (formulas.md, "Engines").
+    let out = crate::common::cli(&[
+        "decode",
+        "--model",
+        "mixtral-8x7b",
+        "--hw",
+        "h200-sxm",
+        "--batch",
+        "16",
+        "--context",
+        "2048",
+        "--achievable",
+        "--engine",
+        "vllm",
+        "--explain",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let at = text.find("kernels per step").expect("a kernels derivation");
+    let block: String = text[at..].lines().take(4).collect::<Vec<_>>().join("\n");
+    assert!(block.contains("expert-dispatch 128"), "{block}");
+    assert!(block.contains("routed-experts 64"), "{block}");
+}

@@ -274,16 +274,7 @@ fn engine_note(ctx: &Context, fields: &Fields, r: &mut Report) -> Result<()> {
         return Ok(());
     }
     let e = ctx.point_engine(fields)?;
-    let f = &e.fusion;
-    let fused: Vec<&str> = [
-        (f.norm_residual, "norm+residual"),
-        (f.rotary, "rotary"),
-        (f.gate_up_activation, "gate-up+activation"),
-        (f.qkv, "qkv"),
-    ]
-    .into_iter()
-    .filter_map(|(on, n)| on.then_some(n))
-    .collect();
+    let fused = e.fusion.names();
     let g = &e.moe.grouped;
     let moe = match e.moe.dispatch {
         crate::spec::engine::Dispatch::Loop => {
