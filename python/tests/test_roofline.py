@@ -95,6 +95,14 @@ CASES = [
                      energy_price="0.10/kWh"),
      ["prefill", "--model", "llama-3-8b", "--hw", "h200-sxm", "--prompt", "512", "--context", "4096",
       "--achievable", "--energy-price", "0.10/kWh"]),
+    # An engine profile (issue 38): the grouped experts and the custom all-reduce as the CLI prices them.
+    ("decode", dict(model="mixtral-8x7b", hw="h200-sxm", batch=16, context=1024, achievable=True, engine="vllm"),
+     ["decode", "--model", "mixtral-8x7b", "--hw", "h200-sxm", "--batch", "16", "--context", "1024",
+      "--achievable", "--engine", "vllm"]),
+    ("collective", dict(kind="all-reduce", hw="h200-sxm", devices=8, bytes="16KiB", achievable=True, launch="graph",
+                        engine="trtllm"),
+     ["collective", "all-reduce", "--hw", "h200-sxm", "--devices", "8", "--bytes", "16KiB", "--achievable",
+      "--launch", "graph", "--engine", "trtllm"]),
     ("collective", dict(kind="all-reduce", hw="h200-sxm", devices=8, bytes="64MiB", achievable=True, launch="graph"),
      ["collective", "all-reduce", "--hw", "h200-sxm", "--devices", "8", "--bytes", "64MiB", "--achievable",
       "--launch", "graph"]),
@@ -392,3 +400,22 @@ class TestErrors:
             roofline.decode(model="llama-3-8b", hw="h200-sxm", batch=2**63, context=1024)
         with pytest.raises(roofline.RooflineError):
             roofline.decode(model="llama-3-8b", hw="h200-sxm", batch=2**80, context=1024)
+
+
+class TestEngines:
+    def test_grouped_experts_are_faster_than_a_loop(self):
+        # Mixtral's experts as vLLM's grouped GEMMs against PyTorch's loop
+        # over experts (engines/*.toml): fewer kernels, less time.
+        f = lambda e: roofline.decode(model="mixtral-8x7b", hw="h200-sxm", batch=16, context=1024,
+                                      achievable=True, engine=e)
+        vllm, torch = f("vllm"), f("pytorch")
+        assert vllm.results["step_time_s"] < torch.results["step_time_s"]
+        assert vllm.results["kernels"] < torch.results["kernels"]
+
+    def test_an_engine_set_edits_one_field(self):
+        # The default engine with grouped dispatch prices as vLLM's dispatch does
+        # for the experts: fewer kernels than the loop.
+        loop = roofline.decode(model="mixtral-8x7b", hw="h200-sxm", batch=16, context=1024, achievable=True)
+        grouped = roofline.decode(model="mixtral-8x7b", hw="h200-sxm", batch=16, context=1024, achievable=True,
+                                  set=["engine.moe.dispatch=grouped"])
+        assert grouped.results["kernels"] < loop.results["kernels"]
