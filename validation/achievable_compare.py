@@ -16,6 +16,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from validation import manifest  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("ROOFLINE", os.path.join(ROOT, "target", "debug", "roofline"))
 
@@ -59,7 +62,7 @@ def fmt(s):
 
 def main():
     hw = ["--hw", "h200-sxm", "--achievable"]
-    d = json.load(open(os.path.join(ROOT, "validation", "h200-serving-fidelity.json")))
+    d = json.load(open(manifest.path("h200-serving-fidelity.json")))
     # The serving file's figures were fitted on the microbenchmarks
     # (calibrate-h200.csv), none on these steps: every step is held out.
     for mode, key in (("graph", "graph_s"), ("eager", "eager_s")):
@@ -89,7 +92,7 @@ def main():
           "Chunks of q <= 8 are speculative verify passes; their masked attention runs on "
           "FlashAttention-2's kernel (`achievable.attention.cached-*`). Timed eagerly, the "
           "small ones are bound by the host's path through Python.")
-    clean = json.load(open(os.path.join(ROOT, "validation", "h200-serving-clean.json")))
+    clean = json.load(open(manifest.path("h200-serving-clean.json")))
     for mode, key, title in (("graph", "graph_s", "Decode steps, CUDA graph"),
                              ("eager", "eager_s", "Decode steps, eagerly from Python")):
         rows = []
@@ -135,7 +138,7 @@ def main():
                             ("chunk", "Chunks and verify passes, eagerly from Python")):
             rows = []
             for tag in tags:
-                hp = json.load(open(os.path.join(ROOT, "validation", f"h200-host-probe-{tag}.json")))
+                hp = json.load(open(manifest.path(f"h200-host-probe-{tag}.json")))
                 for r in hp["steps"]:
                     if r["kind"] != kind:
                         continue
@@ -152,7 +155,7 @@ def main():
                     rows.append((f"{tag}{r['round']} {r['model']} {r['dtype']} {label}",
                                  r["eager_s"], t, "no"))
             table(f"{title}, {where}", rows, note)
-    probe = json.load(open(os.path.join(ROOT, "validation", "h200-fidelity-probe.json")))
+    probe = json.load(open(manifest.path("h200-fidelity-probe.json")))
     rows = []
     for r in probe["verify_steps"]:
         p = q("prefill", *hw, "--model", r["model"], "--batch", str(r["batch"]),
@@ -163,7 +166,7 @@ def main():
     table("Verify passes, CUDA graph (h200-fidelity-probe.json)", rows)
     rows = []
     for name in ("h200-power-summary.json", "h200-power-heldout-summary.json"):
-        pw = json.load(open(os.path.join(ROOT, "validation", name)))
+        pw = json.load(open(manifest.path(name)))
         for ph in pw["phases"]:
             if not ph["phase"].startswith("decode"):
                 continue
@@ -176,7 +179,7 @@ def main():
           "h200-power-heldout-summary.json)", rows,
           "Graph replays back to back for 6 s while the board's power was read; from batch "
           "128 the board sat at its 700 W limit with the clock pulled down (1,747 and 1,616 MHz).")
-    gk = json.load(open(os.path.join(ROOT, "validation", "h200-graph-kernels.json")))
+    gk = json.load(open(manifest.path("h200-graph-kernels.json")))
     rows = []
     for r in gk["steps"]:
         p = q("decode", *hw, "--model", r["model"], "--batch", str(r["batch"]),
@@ -187,7 +190,7 @@ def main():
           "validation/graph_kernels.py, 2026-12-01 22:12 UTC: the serving script's forward, "
           "20 replays timed by CUDA events before any profiler was attached; no figure was "
           "fitted on these steps or on this lease.")
-    old = json.load(open(os.path.join(ROOT, "validation", "h200-serving.json")))
+    old = json.load(open(manifest.path("h200-serving.json")))
     rows = []
     for r in old["decode"]:
         p = q("decode", *hw, "--model", r["model"], "--batch", str(r["batch"]),
@@ -200,7 +203,7 @@ def main():
         rows.append((f"{r['model']} B={r['batch']} S={r['prompt']} (prefill)", r["time_s"],
                      p["time_s"], "no"))
     table("Serving on 2026-11-30 (h200-serving.json, another script and day)", rows)
-    tp = json.load(open(os.path.join(ROOT, "validation", "h200-tp2.json")))
+    tp = json.load(open(manifest.path("h200-tp2.json")))
     rows = []
     for r in tp["decode"]:
         p = q("plan", *hw, "--model", "llama-3-8b", "--tp", "2", "--devices", "2",
@@ -217,7 +220,7 @@ def main():
                      p["prefill_time_s"], "no"))
     table("Tensor parallel, Llama-3-8B on two H200s (`plan --tp 2`, h200-tp2.json)", rows)
     rows = []
-    with open(os.path.join(ROOT, "validation", "calibrate-h200.csv")) as f:
+    with open(manifest.path("calibrate-h200.csv")) as f:
         for r in csv.DictReader(f):
             if r["operation"] != "gemm" or r["launch"] != "graph" or "warm" in r["note"]:
                 continue
@@ -227,7 +230,7 @@ def main():
             rows.append((f"{r['dtype']} {r['m']}x{r['n']}x{r['k']} ({r['note']})",
                          float(r["seconds"]), p["time_s"], fitted))
     table("GEMMs by shape (`matmul --launch graph`, calibrate-h200.csv)", rows)
-    g = json.load(open(os.path.join(ROOT, "validation", "h200-gemm.json")))
+    g = json.load(open(manifest.path("h200-gemm.json")))
     rows = []
     for r in g["gemm"]:
         p = q("matmul", *hw, "--m", str(r["M"]), "--n", str(r["N"]), "--k", str(r["K"]),
@@ -241,7 +244,7 @@ def main():
         rows.append((f"{r['dtype']} {r['m']}x{r['n']}x{r['k']}", r["seconds"], p["time_s"], "no"))
     table("Small GEMMs, 2026-12-01 (h200-fidelity-probe.json)", rows)
     rows = []
-    for r in json.load(open(os.path.join(ROOT, "validation", "h200-gemm-probe2.json")))["gemm"]:
+    for r in json.load(open(manifest.path("h200-gemm-probe2.json")))["gemm"]:
         p = q("matmul", *hw, "--m", str(r["m"]), "--n", str(r["n"]), "--k", str(r["k"]),
               "--dtype", r["dtype"], "--launch", "graph", "--tiles", "none")
         rows.append((f"{r['dtype']} {r['m']}x{r['n']}x{r['k']}", r["seconds"], p["time_s"], "no"))

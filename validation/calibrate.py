@@ -593,7 +593,7 @@ def power(w, sampler, quick):
     dst = torch.empty_like(src)
     copies = 8
     # Eager: replayed from a graph the same copies ran at 2.8 TB/s and 530 W
-    # on the H200 (validation/calibrate-h200-power-1.csv; most likely memcpy
+    # on the H200 (validation/results/2026-12-02-h200/calibrate-h200-power-1.csv; most likely memcpy
     # nodes on the copy engines), not as the kernel a forward's memory-bound
     # work runs as.
     t, t1, calls, win = power_loop(sampler, seconds, settle,

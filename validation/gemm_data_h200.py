@@ -4,7 +4,7 @@
 
 The forward of validation/serving_fidelity.py ran its prefill GEMMs about
 10% faster than validation/calibrate.py's rows of the same shapes at the same
-SM clock (validation/h200-prefill-ops.json). The two differ in their data:
+SM clock (validation/results/2026-12-02-h200/h200-prefill-ops.json). The two differ in their data:
 calibrate's operands are torch.randn (standard normal), the forward's
 weights torch.randn x 0.02 and its activations an RMSNorm's output. Here
 each of the forward's 2k-prefill GEMM shapes runs on four operand sets:
