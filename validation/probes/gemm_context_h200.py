@@ -1,6 +1,6 @@
 """Why the forward's GEMMs ran faster than the same shapes alone (issue 17).
 
-    python3 validation/gemm_context_h200.py OUTDIR     # under a minute
+    python3 validation/probes/gemm_context_h200.py OUTDIR     # under a minute
 
 validation/results/2026-12-02-h200/h200-prefill-ops.json: in an eager Llama-3-8B bf16 prefill at
 S = 2,048 the gate/up GEMM (2048 x 28672 x 4096, nvjet 320x128 coopB) took
@@ -23,7 +23,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-for p in (HERE, os.path.join(HERE, "..", "..", "validation")):
+for p in (HERE, os.path.join(HERE, "..")):
     sys.path.insert(0, os.path.abspath(p))
 
 import torch  # noqa: E402

@@ -1,6 +1,6 @@
 """The committed H200 power loops as calibration rows (no GPU needed).
 
-    python3 validation/power_mix_rows.py > validation/results/2026-12-02-h200/calibrate-h200-power.csv
+    python3 validation/probes/power_mix_rows.py > validation/results/2026-12-02-h200/calibrate-h200-power.csv
 
 Turns the loops of validation/results/2026-12-02-h200/h200-power-mix-summary.json (power_mix_h200.py,
 one lease, 2026-12-02), the ones hardware/h200-sxm.toml's
@@ -30,15 +30,13 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _gpu import COLUMNS  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# validation/probes/ -> the repository root, so `validation` imports.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from validation import manifest  # noqa: E402
+from validation.common import COLUMNS  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 ENV = dict(device="NVIDIA H200", driver="580.159.04", torch="2.11.0+cu130")
-HOW = ("from validation/results/{src} phase {phase} (converted by validation/power_mix_rows.py): "
+HOW = ("from validation/results/{src} phase {phase} (converted by validation/probes/power_mix_rows.py): "
        "seconds the settled call, burst_seconds the first")
 
 

@@ -1,6 +1,6 @@
 """Back-to-back GEMMs against GEMMs between memory-bound kernels (issue 17).
 
-    python3 validation/gemm_interleave_h200.py OUTDIR     # under a minute
+    python3 validation/probes/gemm_interleave_h200.py OUTDIR     # under a minute
 
 The gate/up GEMM of a Llama-3-8B prefill at S = 2,048 (2048 x 28672 x
 4096) took 611 us in the profiled forward and 677 us a call in a CUDA graph
