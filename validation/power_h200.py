@@ -25,12 +25,17 @@ import sys
 import time
 
 import torch
-import torch.nn.functional as F
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "power-out"
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from common import Sampler, graph_of, loop_for, write_phases  # noqa: E402
+from validation import common as _common  # noqa: E402
+from validation.suite import steps as _steps  # noqa: E402
+
+_common.need_torch(_steps)
+llama_step = _steps.llama_step
 
 
 def log(msg):
@@ -103,21 +108,8 @@ def main():
         nxt = torch.empty(B, dtype=torch.long, device=dev)
 
         def step():
-            x = emb[tok]
-            for i, l in enumerate(layers):
-                y = F.rms_norm(x, (d,), l["n1"], 1e-5)
-                qkv = y @ l["qkv"].t()
-                qk = qkv[:, : (h + kv) * dh].view(B, h + kv, dh // 2, 2).float()
-                qk = torch.view_as_real(torch.view_as_complex(qk) * freqs).flatten(-2).to(x.dtype)
-                q, k = qk.split([h, kv], 1)
-                kc[i].index_copy_(2, pos, k.view(B, kv, 1, dh))
-                vc[i].index_copy_(2, pos, qkv[:, (h + kv) * dh:].reshape(B, kv, 1, dh))
-                a = F.scaled_dot_product_attention(q.reshape(B, h, 1, dh), kc[i], vc[i], enable_gqa=True)
-                x = torch.addmm(x, a.reshape(B, h * dh), l["o"].t())
-                y = F.rms_norm(x, (d,), l["n2"], 1e-5)
-                gg, u = (y @ l["gu"].t()).chunk(2, -1)
-                x = torch.addmm(x, F.silu(gg) * u, l["down"].t())
-            logits = F.rms_norm(x, (d,), None, 1e-5) @ head.t()
+            # calibrate.py's decode step (validation/suite/steps.py), the argmax kept.
+            logits = llama_step((emb, head, layers, freqs), kc, vc, tok, pos, B, d, h, kv, dh)
             nxt.copy_(logits.argmax(-1))
             return logits
 
