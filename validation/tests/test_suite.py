@@ -148,6 +148,22 @@ class Manifest(unittest.TestCase):
                 self.assertTrue(s in sections or s == "memory" or s == "calibration"
                                 or s.split(".")[0] in suite.FAMILIES, (e["path"], s))
 
+    @unittest.skipIf(manifest.tomllib is None, "needs Python 3.11's tomllib")
+    def test_fitted_is_what_the_sources_cite(self):
+        # Each `fitted` figure's source names the file, and every figure of
+        # the hardware and engine files that names a file is listed.
+        cited = {}
+        for part in ("hardware/h200-sxm.toml", "engines/pytorch.toml"):
+            with open(os.path.join(ROOT, part), "rb") as f:
+                sources = manifest.tomllib.load(f).get("sources", {})
+            for key, text in sources.items():
+                for e in manifest.entries():
+                    if "validation/results/" + e["path"] in text:
+                        cited.setdefault(e["path"], []).append(f"{part}: {key}")
+        for e in manifest.entries():
+            self.assertEqual(sorted(e.get("fitted", [])), sorted(cited.get(e["path"], [])),
+                             e["path"])
+
     def test_the_fallback_parser_reads_it_as_tomllib_does(self):
         with open(manifest.MANIFEST) as f:
             self.assertEqual(manifest._parse_simple(f.read())["file"], manifest.entries())
