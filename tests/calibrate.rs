@@ -527,7 +527,7 @@ fn the_power_loops_reproduce_the_hand_fit() {
     // validation/results/2026-12-02-h200/calibrate-h200-power.csv: the loops of
     // validation/results/2026-12-02-h200/h200-power-mix-summary.json the shipped figures were
     // fitted on by hand (and the copy loop of h200-power-summary.json),
-    // converted to rows by validation/power_mix_rows.py. The fit, with no
+    // converted to rows by validation/probes/power_mix_rows.py. The fit, with no
     // hand in it, lands on the hand fit: gemm-watts within 1% (the hand fit
     // took the spins' time as their cycles at 1,980 MHz, the rows at the
     // spin loop's measured time a cycle: 964.7 W against 960), the others
