@@ -2,13 +2,9 @@
 KV caches (calibration rows)."""
 
 import math
-import statistics
-import time
 
-from validation import common
-from validation.common import (FLUSH, SETTLE, events_time, fp8_dtype, fp8_ok, graph_of, log,  # noqa: F401
-                               rel_err, time_cold, timed_loop)
-from validation.suite import Rows, Script  # noqa: F401
+from validation.common import events_time, log, rel_err, time_cold
+from validation.suite import Rows
 
 torch = F = None  # bound by common.need_torch() when a section runs
 

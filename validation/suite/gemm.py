@@ -3,14 +3,8 @@ of Llama-3-8B and Llama-3.1-70B included), each in a CUDA graph over cold
 weight copies; cuBLAS timings and their Nsight Compute probe
 (validation/gemm.py)."""
 
-import math
-import statistics
-import time
-
-from validation import common
-from validation.common import (FLUSH, SETTLE, events_time, fp8_dtype, fp8_ok, graph_of, log,  # noqa: F401
-                               rel_err, time_cold, timed_loop)
-from validation.suite import Rows, Script  # noqa: F401
+from validation.common import fp8_dtype, fp8_ok, log, rel_err, time_cold
+from validation.suite import Rows, Script
 
 torch = F = None  # bound by common.need_torch() when a section runs
 

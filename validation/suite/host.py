@@ -3,14 +3,11 @@ one GEMM call per mode, the kernel-count sweep, the host's path of each
 call a forward makes, and a decode step's kernels by class (calibration
 rows); the eager host path by call class in rounds (validation/host_probe.py)."""
 
-import math
 import statistics
 import time
 
-from validation import common
-from validation.common import (FLUSH, SETTLE, events_time, fp8_dtype, fp8_ok, graph_of, log,  # noqa: F401
-                               rel_err, time_cold, timed_loop)
-from validation.suite import Rows, Script  # noqa: F401
+from validation.common import events_time, fp8_dtype, fp8_ok, graph_of, log
+from validation.suite import Rows, Script
 from validation.suite.steps import llama_step, llama_weights
 
 torch = F = None  # bound by common.need_torch() when a section runs

@@ -2,14 +2,8 @@
 in flight, softmax fusion and elementwise epilogues (validation/measure.py),
 and their DRAM bytes under Nsight Compute (validation/ncu_probe.py)."""
 
-import math
-import statistics
-import time
-
-from validation import common
-from validation.common import (FLUSH, SETTLE, events_time, fp8_dtype, fp8_ok, graph_of, log,  # noqa: F401
-                               rel_err, time_cold, timed_loop)
-from validation.suite import Rows, Script  # noqa: F401
+from validation.common import events_time, log
+from validation.suite import Rows, Script
 
 torch = F = None  # bound by common.need_torch() when a section runs
 

@@ -3,14 +3,11 @@ compute loops and the power limit's loops (rows), and the power scripts'
 phases (validation/power_*.py, strided_power_h200.py), each sampled by
 validation/common.py's nvidia-smi sampler."""
 
-import math
 import statistics
 import time
 
-from validation import common
-from validation.common import (FLUSH, SETTLE, events_time, fp8_dtype, fp8_ok, graph_of, log,  # noqa: F401
-                               rel_err, time_cold, timed_loop)
-from validation.suite import Rows, Script, gemm  # noqa: F401
+from validation.common import SETTLE, events_time, fp8_dtype, fp8_ok, graph_of, log, timed_loop
+from validation.suite import Rows, Script, gemm
 
 torch = F = None  # bound by common.need_torch() when a section runs
 

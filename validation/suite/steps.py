@@ -4,14 +4,8 @@ per-operation model (validation/serving_h200.py, serving_fidelity.py),
 kernels inside graph replays (graph_kernels.py), prefill by kernel
 (prefill_*_h200.py) and Qwen3-8B decode (qwen3_decode_h200.py)."""
 
-import math
-import statistics
-import time
-
-from validation import common
-from validation.common import (FLUSH, SETTLE, events_time, fp8_dtype, fp8_ok, graph_of, log,  # noqa: F401
-                               rel_err, time_cold, timed_loop)
-from validation.suite import Rows, Script  # noqa: F401
+from validation.common import events_time, graph_of, log
+from validation.suite import Rows, Script
 
 torch = F = None  # bound by common.need_torch() when a section runs
 
