@@ -218,8 +218,9 @@ fn grouped_and_looped_experts_against_the_h200_measurements() {
 #[test]
 fn a_grouped_step_runs_the_profiled_kernels() {
     // Qwen3-30B-A3B-shaped decode at batch 1 replayed from a graph: the
-    // profiler counted 1,684 kernels (validation/results/2026-12-02-h200/h200-engine-moe-qwen3-
-    // profiles.json); the step's kernels follow the engine's counts.
+    // profiler counted 1,684 kernels
+    // (validation/results/2026-12-02-h200/h200-engine-moe-qwen3-profiles.json);
+    // the step's kernels follow the engine's counts.
     let f = [
         (
             "model",

@@ -103,11 +103,11 @@ fn the_package_carries_every_file_the_code_reads() {
 }
 
 /// Every measurement a source or test file reads by a literal path, under
-/// `validation/results/`, and the measurement paths the hardware and engine
-/// files cite in their sources.
+/// `validation/results/`, the measurement paths the hardware and engine
+/// files cite in their sources, and those the docs name.
 fn measurements_named_in_code() -> Vec<(PathBuf, String)> {
-    let mut files = Vec::new();
-    for dir in ["src", "tests", "benches", "hardware", "engines"] {
+    let mut files = vec![root().join("README.md"), root().join("CHANGELOG.md")];
+    for dir in ["src", "tests", "benches", "hardware", "engines", "docs"] {
         let mut found = Vec::new();
         collect(&root().join(dir), &mut found);
         files.extend(found);
@@ -142,7 +142,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
             collect(&path, out);
         } else if path
             .extension()
-            .is_some_and(|e| e == "rs" || e == "toml" || e == "snap")
+            .is_some_and(|e| ["rs", "toml", "snap", "md"].contains(&e.to_str().unwrap_or("")))
         {
             out.push(path);
         }
