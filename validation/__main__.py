@@ -84,7 +84,9 @@ def main(argv=None):
         list_sections()
     elif args.cmd == "run":
         picked = suite.find(args.sections)
-        suite.run(picked, out_dir=args.out, quick=args.quick, csv_path=args.csv)
+        _, failed = suite.run(picked, out_dir=args.out, quick=args.quick, csv_path=args.csv)
+        if failed:
+            sys.exit(f"validation: {len(failed)} section(s) failed: {' '.join(failed)}")
     elif args.cmd == "manifest":
         t = table()
         if args.check or args.write:

@@ -91,7 +91,7 @@ def main():
                     ",".join(short for short, _ in calibration.ORDER))
     args = ap.parse_args()
     picked = suite.find(calibration.only(set(filter(None, args.only.split(",")))))
-    rows = suite.run(picked, quick=args.quick, csv_path=args.out)
+    rows, _ = suite.run(picked, quick=args.quick, csv_path=args.out)
     common.log(f"wrote {rows} rows to {args.out} in {time.time() - common.T0:.0f} s")
 
 

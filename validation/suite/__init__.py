@@ -40,6 +40,15 @@ FAMILIES = ["memory", "gemm", "attention", "steps", "moe", "collectives", "power
             "calibration"]
 
 
+class Failed(RuntimeError):
+    """A section that ran and failed, with what it left (its command and
+    log) for the section's JSON."""
+
+    def __init__(self, message, payload):
+        super().__init__(message)
+        self.payload = payload
+
+
 class Context:
     """What the sections of one run share: the quick flag, one nvidia-smi
     sampler (started the first time a section asks), one row writer."""
@@ -134,10 +143,10 @@ class Script:
                 full = os.path.join(dirpath, n)
                 files[os.path.relpath(full, out_dir)] = _read(full)
         shutil.rmtree(out_dir, ignore_errors=True)
+        payload = {"command": argv, "env": env, "returncode": rc, "log": lines, "files": files}
         if rc:
-            raise RuntimeError(f"{self.script} exited {rc}\n" + "\n".join(lines[-20:]))
-        return {"environment": environment(), "command": argv, "env": env, "log": lines,
-                "files": files}
+            raise Failed(f"{self.script} exited {rc}", payload)
+        return payload
 
 
 def _fill(text, sub):
@@ -210,8 +219,9 @@ def find(names):
 def run(picked, out_dir=None, quick=False, csv_path=None, log_sections=True):
     """Runs the sections in order; writes OUT/<section>.json for each when
     out_dir is given, and every Rows section's rows to one calibration CSV
-    when csv_path is. A failing section is logged and the run goes on (as
-    calibrate.py always has). Returns the rows written."""
+    when csv_path is. A failing section is logged (and its JSON carries the
+    traceback) and the run goes on, as calibrate.py always has. Returns the
+    rows written and the names of the sections that failed."""
     rows = [s for s in picked if s.kind == "rows"]
     env = None
     if rows:
@@ -238,6 +248,7 @@ def run(picked, out_dir=None, quick=False, csv_path=None, log_sections=True):
             gemm.probe_pad()
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)
+    failed = []
     for s in picked:
         if log_sections:
             common.log(f"--- {getattr(s, 'short', s.name)}")
@@ -245,12 +256,16 @@ def run(picked, out_dir=None, quick=False, csv_path=None, log_sections=True):
         record = dict(section=s.name, about=s.about, needs=s.needs,
                       started=datetime.datetime.now(datetime.timezone.utc).strftime(
                           "%Y-%m-%dT%H:%M:%SZ"), method=s.method())
+        if s.kind == "script":
+            record["environment"] = environment()
         try:
             record.update(s.execute(ctx))
-        except Exception:  # noqa: BLE001
+        except Exception as e:  # noqa: BLE001
+            record.update(getattr(e, "payload", {}))
             tb = traceback.format_exc()
             common.log(f"section {getattr(s, 'short', s.name)} FAILED:\n{tb}")
             record["error"] = tb
+            failed.append(s.name)
             if rows:
                 common.need_torch().cuda.empty_cache()
         record["seconds"] = time.time() - t0
@@ -259,4 +274,4 @@ def run(picked, out_dir=None, quick=False, csv_path=None, log_sections=True):
                 json.dump(record, f, indent=1)
     ctx.close()
     ctx.writer.close()
-    return ctx.writer.rows
+    return ctx.writer.rows, failed
