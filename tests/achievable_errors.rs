@@ -1,7 +1,7 @@
 //! The validated-error table (`validation/achievable-error.toml`) against
 //! the raw measurements: every entry is recomputed here, with the current
-//! model, from `validation/h200-serving-fidelity.json` (eager decode from
-//! the host probe's files, `validation/h200-host-probe-*.json`), and must match
+//! model, from `validation/results/2026-12-01-h200/h200-serving-fidelity.json` (eager decode from
+//! the host probe's files, `validation/results/2026-12-01-h200/h200-host-probe-*.json`), and must match
 //! within half a point. When the model changes, rewrite the table with
 //!
 //!     ROOFLINE_WRITE_ERRORS=1 cargo test --test suite achievable_errors
@@ -19,17 +19,17 @@ use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::catalog::Catalog;
 use roofline::spec::hardware::{Hardware, Mode};
 
-const MEASURED: &str = "validation/h200-serving-fidelity.json";
+const MEASURED: &str = "validation/results/2026-12-01-h200/h200-serving-fidelity.json";
 /// Eager decode steps timed in the processes whose host path the shipped
 /// figures were measured in (validation/host_probe.py).
 const EAGER: [&str; 3] = [
-    "validation/h200-host-probe-a.json",
-    "validation/h200-host-probe-b.json",
-    "validation/h200-host-probe-c.json",
+    "validation/results/2026-12-01-h200/h200-host-probe-a.json",
+    "validation/results/2026-12-01-h200/h200-host-probe-b.json",
+    "validation/results/2026-12-01-h200/h200-host-probe-c.json",
 ];
-const GEMMS: &str = "validation/calibrate-h200.csv";
+const GEMMS: &str = "validation/results/2026-12-01-h200/calibrate-h200.csv";
 /// Tensor-parallel steps on two H200s (validation/tp_h200.py).
-const TP: &str = "validation/h200-tp2.json";
+const TP: &str = "validation/results/2026-11-30-h200/h200-tp2.json";
 /// NCCL between two H200s over NVLink (the ground measurements).
 const NCCL: &str = "tests/data/ground/h200-measured.json";
 

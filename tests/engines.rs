@@ -1,6 +1,6 @@
 //! Engine profiles (issue 38): the catalog, the default engine's answers
 //! unchanged, grouped expert dispatch against the H200 measurements of
-//! validation/engine_moe_h200.py (validation/h200-engine-moe-*.json, raw
+//! validation/engine_moe_h200.py (validation/results/2026-12-02-h200/h200-engine-moe-*.json, raw
 //! data committed with the script), and the engines' all-reduce.
 
 use roofline::catalog::Catalog;
@@ -85,7 +85,7 @@ fn a_bad_engine_file_is_bad_data() {
     assert_eq!(e.exit_code(), 65, "{e}");
 }
 
-/// Every measured point of validation/h200-engine-moe-*.json with the
+/// Every measured point of validation/results/2026-12-02-h200/h200-engine-moe-*.json with the
 /// tool's achievable and speed-of-light times: (label, dispatch, kind,
 /// measured, achievable, speed of light).
 fn points() -> Vec<(String, String, &'static str, f64, f64, f64)> {
@@ -96,8 +96,10 @@ fn points() -> Vec<(String, String, &'static str, f64, f64, f64)> {
     ];
     let mut out = Vec::new();
     for (key, model) in models {
-        let text =
-            std::fs::read_to_string(format!("validation/h200-engine-moe-{key}.json")).unwrap();
+        let text = std::fs::read_to_string(format!(
+            "validation/results/2026-12-02-h200/h200-engine-moe-{key}.json"
+        ))
+        .unwrap();
         let d: Value = serde_json::from_str(&text).unwrap();
         for r in d["decode"].as_array().unwrap() {
             let disp = r["dispatch"].as_str().unwrap().to_string();
@@ -216,8 +218,9 @@ fn grouped_and_looped_experts_against_the_h200_measurements() {
 #[test]
 fn a_grouped_step_runs_the_profiled_kernels() {
     // Qwen3-30B-A3B-shaped decode at batch 1 replayed from a graph: the
-    // profiler counted 1,684 kernels (validation/h200-engine-moe-qwen3-
-    // profiles.json); the step's kernels follow the engine's counts.
+    // profiler counted 1,684 kernels
+    // (validation/results/2026-12-02-h200/h200-engine-moe-qwen3-profiles.json);
+    // the step's kernels follow the engine's counts.
     let f = [
         (
             "model",

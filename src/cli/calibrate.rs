@@ -14,8 +14,8 @@ Examples:
   python3 validation/calibrate.py --out my-h100.csv      # on the GPU, under 5 minutes
   roofline calibrate --hw h100-sxm my-h100.csv --out my-h100.toml
   roofline decode --model llama-3-8b --hw my-h100.toml --batch 32 --context 8192 --achievable
-  roofline calibrate --hw h200-sxm validation/calibrate-h200.csv
-  roofline calibrate --hw h200-sxm validation/calibrate-h200.csv --format json
+  roofline calibrate --hw h200-sxm validation/results/2026-12-01-h200/calibrate-h200.csv
+  roofline calibrate --hw h200-sxm validation/results/2026-12-01-h200/calibrate-h200.csv --format json
 
 Fits the [achievable] figures (stream bandwidth, GEMM rates, sustained
 rates, launch costs, kernel overhead, the eager matmul call, flash

@@ -362,7 +362,7 @@ pub const MOE_ROUTING_KERNELS: f64 = 4.0;
 /// fewer; `--kernels` overrides the total. Each pays the fixed time of a
 /// GEMM call (`routed-experts`): the small-index gather and scatter-add
 /// kernels PyTorch runs at a few rows an expert take 2 to 6 us
-/// (validation/h200-moe-prefill-ops.json, decode); the activation's and
+/// (validation/results/2026-12-02-h200/h200-moe-prefill-ops.json, decode); the activation's and
 /// the dispatch's bytes are `expert-activation`'s and `expert-dispatch`'s.
 pub const KERNELS_PER_TOUCHED_EXPERT: f64 = 8.0;
 
