@@ -267,10 +267,6 @@ const SKIPPED: &[(&str, &str)] = &[
         "b x M x N x K, the prefactor of the lecture's traffic formula, not a quantity any command reports",
     ),
     (
-        "book-2.2-naive-runtime",
-        "a FLOP count over a measured kernel rate; no command takes a measured rate",
-    ),
-    (
         "hw-h100-hbm-latency-assumed",
         "the lecture's assumed 500 cycles, passed as an input (--set memory.dram-latency); the file carries the measured 479",
     ),
@@ -317,10 +313,6 @@ const SKIPPED: &[(&str, &str)] = &[
     (
         "lec-7.7-elementwise-flop-share",
         "quoted from Lecture 2; its inputs are not in the seeds",
-    ),
-    (
-        "lec-7.8-other-sms",
-        "SMs less one, a subtraction no command reports",
     ),
     (
         "lec-7.10-training-launches",
@@ -531,14 +523,6 @@ const SKIPPED: &[(&str, &str)] = &[
         "decode arithmetic: 4.0 ms x 32 = 128 ms per token",
     ),
     (
-        "lec-ex3-tile-bytes",
-        "the shared-memory staging tile's size, tile^2 x element size",
-    ),
-    (
-        "lec-ex3-tile-frac",
-        "the staging tile over shared memory per SM",
-    ),
-    (
         "book-2.1-naive-transpose-frac",
         "a ratio of two measured bandwidths on an old GPU with no hardware file",
     ),
@@ -578,7 +562,6 @@ const SKIPPED: &[(&str, &str)] = &[
         "book-6.2-trn3-contraction-ratio",
         "a ratio of array widths, not a matmul figure",
     ),
-    ("book-6.2-trn3-mx-vs-bf16", "a ratio of catalog peaks"),
     (
         "ch-rmsnorm-prefill-grid",
         "vLLM's launcher: one block per token",
@@ -620,22 +603,6 @@ const SKIPPED: &[(&str, &str)] = &[
     (
         "book-2.2-volkov-occupancy",
         "a GTX 280, which has no hardware file",
-    ),
-    (
-        "book-2.3-deepgemm-frac",
-        "a measured kernel rate over a datasheet peak",
-    ),
-    (
-        "book-2.4-fa3-util",
-        "a measured kernel rate over a datasheet peak",
-    ),
-    (
-        "book-2.4-fa3-fp8-util",
-        "a measured kernel rate over a datasheet peak",
-    ),
-    (
-        "book-2.4-fa2-h100-tflops",
-        "a utilisation times a peak; no command takes a utilisation",
     ),
     (
         "book-6.2-nki-compute-bound-target",
