@@ -51,7 +51,7 @@ fn measured_rates_over_catalog_peaks_beyond_the_a100() {
     // The naive kernel's 2 x 4092^3 FLOPs at a measured 309 GFLOP/s (§2.2).
     check_si(
         "book-2.2-naive-runtime",
-        calc("2 * 4092^3 FLOP / 309 GFLOP/s"),
+        calc("2 FLOP * 4092^3 / 309 GFLOP/s"),
     );
 }
 
@@ -70,6 +70,45 @@ fn quotients_and_differences_of_catalog_figures() {
         "lec-ex3-tile-frac",
         calc("32 * 32 * 2 B / h100-sxm.memory.levels.shared-memory.capacity"),
     );
+}
+
+#[test]
+fn fields_of_the_parts_the_sources_use() {
+    // "48 for compute capability 12.0 devices" (000 §6.1): the RTX 5090.
+    check(
+        "hw-blackwell-warps-cc120",
+        calc("rtx-5090.execution.max-warps-per-sm"),
+    );
+    // TPU v4 pods of 4,096 chips (000 §6.2; Google's v4 table).
+    check(
+        "book-6.2-tpuv4-chips",
+        calc("tpu-v4.interconnect.ici.domain-size"),
+    );
+    // Google's v4 table: 275 TFLOP/s over 1,200 GB/s, a ridge of 229.2.
+    common::close(
+        "tpu-v4 ridge",
+        calc("tpu-v4.compute.dense.bf16 / tpu-v4.memory.hbm-bandwidth"),
+        275e12 / 1200e9,
+        1e-12,
+    );
+    // The A100's two parts: 2,039 over 1,555 GB/s.
+    common::close(
+        "a100 80 over 40",
+        calc("a100-sxm-80gb.memory.hbm-bandwidth / a100-sxm-40gb.memory.hbm-bandwidth"),
+        2039.0 / 1555.0,
+        1e-12,
+    );
+    // The V100's 125 TFLOP/s FP16 over 900 GB/s: 138.9 FLOP/B.
+    let v = cli_json(&["point", "--hw", "v100-sxm2", "--intensity", "1"]);
+    common::close(
+        "v100 ridge",
+        json_num(&v, "ridge_point_flop_per_byte"),
+        125e12 / 900e9,
+        1e-12,
+    );
+    // TPU v4 publishes no TDP: a command that needs it names the field.
+    let e = cli_err(&["calc", "tpu-v4.package.tdp-watts"], 65);
+    assert!(e.contains("package"), "{e}");
 }
 
 #[test]
@@ -114,7 +153,7 @@ fn the_most_registers_for_full_occupancy() {
     // 12 warps a partition, 48 of 64 (75%).
     let v = solve(&[
         "--hw",
-        "tests/data/occupancy/v100.toml",
+        "v100-sxm2",
         "--threads",
         "256",
         "--solve",

@@ -510,14 +510,21 @@ const SKIPPED: &[(&str, &str)] = &[
         "a UALink 1.0 pod limit; no catalog part uses UALink",
     ),
     (
-        "hw-blackwell-warps-cc120",
-        "compute capability 12.0 (consumer Blackwell); not a catalog part",
+        "hw-h800-smem-bytes-per-clk",
+        "Luo et al.'s measured 127.9 B/clk/SM on an H800 PCIe: the input of ch-smem-aggregate-bw's what-if (--set), not an answer",
+    ),
+    (
+        "hw-h800-clock",
+        "Luo et al.'s 1,755 MHz H800 PCIe clock: the input of ch-smem-aggregate-bw's what-if (--clock), not an answer",
+    ),
+    (
+        "hw-a100-bw-kipply",
+        "the book's rounded 1.5 TB/s A100: the input of book-1.2-a100-ridge's what-if (--set); the catalog's 40 GB part is the datasheet's 1,555 GB/s",
     ),
     (
         "book-6.1-tcgen05-count",
         "a count of PTX instructions, not a hardware figure",
     ),
-    ("book-6.2-tpuv4-chips", "TPU v4; not a catalog part"),
     (
         "lec-7.6-strided-decode-tps",
         "decode arithmetic: 4.0 ms x 32 = 128 ms per token",

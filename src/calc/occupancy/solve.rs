@@ -87,7 +87,8 @@ fn share(x: f64) -> std::result::Result<Share, String> {
         Ok(Share(x))
     } else {
         Err(format!(
-            "{x} is no occupancy: give a share above 0 and at most 100% (0.4 or 40%)"
+            "{} is no occupancy: give a share above 0 and at most 100% (0.4 or 40%)",
+            pct(x)
         ))
     }
 }
@@ -262,6 +263,11 @@ pub fn solve<'a>(
     })
 }
 
+/// A fraction as a percentage with its sign (`0.75` -> `75%`).
+fn pct(fraction: f64) -> String {
+    format!("{}%", units::percent(fraction))
+}
+
 fn need_kernel(present: bool, name: &str, what: Solve) -> Result<()> {
     if present {
         Ok(())
@@ -292,10 +298,14 @@ fn short(hw: &Hardware, target: f64, least: &OccupancyCost, what: Solve) -> Erro
         "target-occupancy",
         format!(
             "no {} reaches {} on {}: even with {least_of} the kernel reaches {} ({} bind{}); ask for a lower --target-occupancy",
-            what.as_str(),
-            units::percent(target),
+            match what {
+                Solve::Registers => "register count",
+                Solve::Threads => "thread count",
+                Solve::Smem => "shared-memory size",
+            },
+            pct(target),
             hw.id,
-            units::percent(least.occupancy),
+            pct(least.occupancy),
             binds,
             if binds.ends_with('s') { "" } else { "s" }
         ),
@@ -326,7 +336,7 @@ impl SolveCost<'_> {
                 .formula("target occupancy x warps per SM")
                 .derive(format!(
                     "{} x {} = {}",
-                    units::percent(self.target),
+                    pct(self.target),
                     self.max_warps,
                     number(self.target_warps)
                 ))
@@ -364,7 +374,7 @@ impl SolveCost<'_> {
                         show(most),
                         self.kernel.as_ref().map_or(0, |k| k.warps_per_sm),
                         show(next),
-                        units::percent(occ),
+                        pct(occ),
                         binds.map_or(String::new(), |l| format!(", bound by {}", l.describe()))
                     )),
                     None => q.derive(format!("{}: the hardware's limit", show(most))),
