@@ -267,10 +267,6 @@ const SKIPPED: &[(&str, &str)] = &[
         "b x M x N x K, the prefactor of the lecture's traffic formula, not a quantity any command reports",
     ),
     (
-        "book-2.2-naive-runtime",
-        "a FLOP count over a measured kernel rate; no command takes a measured rate",
-    ),
-    (
         "hw-h100-hbm-latency-assumed",
         "the lecture's assumed 500 cycles, passed as an input (--set memory.dram-latency); the file carries the measured 479",
     ),
@@ -317,10 +313,6 @@ const SKIPPED: &[(&str, &str)] = &[
     (
         "lec-7.7-elementwise-flop-share",
         "quoted from Lecture 2; its inputs are not in the seeds",
-    ),
-    (
-        "lec-7.8-other-sms",
-        "SMs less one, a subtraction no command reports",
     ),
     (
         "lec-7.10-training-launches",
@@ -518,25 +510,24 @@ const SKIPPED: &[(&str, &str)] = &[
         "a UALink 1.0 pod limit; no catalog part uses UALink",
     ),
     (
-        "hw-blackwell-warps-cc120",
-        "compute capability 12.0 (consumer Blackwell); not a catalog part",
+        "hw-h800-smem-bytes-per-clk",
+        "Luo et al.'s measured 127.9 B/clk/SM on an H800 PCIe: the input of ch-smem-aggregate-bw's what-if (--set), not an answer",
+    ),
+    (
+        "hw-h800-clock",
+        "Luo et al.'s 1,755 MHz H800 PCIe clock: the input of ch-smem-aggregate-bw's what-if (--clock), not an answer",
+    ),
+    (
+        "hw-a100-bw-kipply",
+        "the book's rounded 1.5 TB/s A100: the input of book-1.2-a100-ridge's what-if (--set); the catalog's 40 GB part is the datasheet's 1,555 GB/s",
     ),
     (
         "book-6.1-tcgen05-count",
         "a count of PTX instructions, not a hardware figure",
     ),
-    ("book-6.2-tpuv4-chips", "TPU v4; not a catalog part"),
     (
         "lec-7.6-strided-decode-tps",
         "decode arithmetic: 4.0 ms x 32 = 128 ms per token",
-    ),
-    (
-        "lec-ex3-tile-bytes",
-        "the shared-memory staging tile's size, tile^2 x element size",
-    ),
-    (
-        "lec-ex3-tile-frac",
-        "the staging tile over shared memory per SM",
     ),
     (
         "book-2.1-naive-transpose-frac",
@@ -578,7 +569,6 @@ const SKIPPED: &[(&str, &str)] = &[
         "book-6.2-trn3-contraction-ratio",
         "a ratio of array widths, not a matmul figure",
     ),
-    ("book-6.2-trn3-mx-vs-bf16", "a ratio of catalog peaks"),
     (
         "ch-rmsnorm-prefill-grid",
         "vLLM's launcher: one block per token",
@@ -620,22 +610,6 @@ const SKIPPED: &[(&str, &str)] = &[
     (
         "book-2.2-volkov-occupancy",
         "a GTX 280, which has no hardware file",
-    ),
-    (
-        "book-2.3-deepgemm-frac",
-        "a measured kernel rate over a datasheet peak",
-    ),
-    (
-        "book-2.4-fa3-util",
-        "a measured kernel rate over a datasheet peak",
-    ),
-    (
-        "book-2.4-fa3-fp8-util",
-        "a measured kernel rate over a datasheet peak",
-    ),
-    (
-        "book-2.4-fa2-h100-tflops",
-        "a utilisation times a peak; no command takes a utilisation",
     ),
     (
         "book-6.2-nki-compute-bound-target",
