@@ -31,6 +31,7 @@ fn inputs(context: u64, batch: u64) -> KvInputs {
         page: None,
         reserved: None,
         force: false,
+        tp: None,
     }
 }
 

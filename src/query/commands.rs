@@ -150,7 +150,9 @@ fn point_priced(
         }
         "occupancy" => {
             let hw = ctx.point_hardware(fields, None)?;
-            calc::occupancy::cost(&hw, &inputs(fields)?, mode)?.report(lean)
+            calc::occupancy::cost(&hw, &inputs(fields)?, mode)?
+                .launchable()?
+                .report(lean)
         }
         "coalesce" => {
             let hw = ctx.point_hardware(fields, None)?;
