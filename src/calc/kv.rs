@@ -644,7 +644,7 @@ impl KvCost {
         r.input("context", self.context);
         r.input("batch", self.batch);
         r.input("kv_dtype", self.kv_dtype.name);
-        r.headline(&[
+        let mut headline = vec![
             "kv_bytes_per_token_per_layer",
             "kv_bytes_per_token",
             "kv_bytes_per_sequence",
@@ -653,13 +653,14 @@ impl KvCost {
             "paged_waste",
             "contiguous_waste",
             "memory_bytes",
-            "weight_bytes",
-            "kv_bytes_per_device",
-            "kv_budget_bytes",
-            "fits",
-            "max_batch",
-            "max_context",
-        ]);
+        ];
+        // The weights and the device's share decide a split or a miss:
+        // shown then, beside the verdict.
+        if self.fit.as_ref().is_some_and(|f| f.tp > 1 || !f.fits) {
+            headline.extend(["weight_bytes", "kv_bytes_per_device", "fits"]);
+        }
+        headline.extend(["kv_budget_bytes", "max_batch", "max_context"]);
+        r.headline(&headline);
         let kv = &self.kv_dtype;
         r.result("kv_bits_per_element", kv.bits(), || {
             let q = Quantity::new("KV bits per element", Unit::Bits);
@@ -799,7 +800,9 @@ impl KvCost {
             r.result("weight_bytes", f.weight_bytes, || {
                 if f.tp > 1 {
                     Quantity::new(format!("weights per device in {}", f.dtype), Unit::Bytes)
-                        .formula("(params - norms) / tp + norms, x bits / 8 (plan's split of one stage)")
+                        .formula(
+                            "(params - norms) / tp + norms, x bits / 8 (plan's split of one stage)",
+                        )
                 } else {
                     Quantity::new(format!("weights in {}", f.dtype), Unit::Bytes)
                         .formula("params x bits / 8")
@@ -807,19 +810,22 @@ impl KvCost {
             });
             if f.tp > 1 {
                 r.result("kv_share", f.kv_share, || {
-                    Quantity::new("share of the KV one device holds", Unit::Fraction)
-                        .formula("ceil(kv heads / tp) / kv heads (MLA: 1, the latent is every head's)")
+                    Quantity::new("share of the KV one device holds", Unit::Fraction).formula(
+                        "ceil(kv heads / tp) / kv heads (MLA: 1, the latent is every head's)",
+                    )
                 });
             }
-            r.result("kv_bytes_per_device", f.kv_bytes_per_device, || {
-                Quantity::new("KV of the batch on one device", Unit::Bytes)
-                    .formula("KV of the batch x share per device")
-                    .derive(format!(
-                        "{} x {}",
-                        si(self.kv_bytes, "B"),
-                        units::sig(f.kv_share, 4)
-                    ))
-            });
+            if f.tp > 1 {
+                r.result("kv_bytes_per_device", f.kv_bytes_per_device, || {
+                    Quantity::new("KV of the batch on one device", Unit::Bytes)
+                        .formula("KV of the batch x share per device")
+                        .derive(format!(
+                            "{} x {}",
+                            si(self.kv_bytes, "B"),
+                            units::sig(f.kv_share, 4)
+                        ))
+                });
+            }
             r.result("fits", f.fits, || {
                 Quantity::new("weights and KV fit", Unit::None)
                     .formula("weights + KV per device <= memory x (1 - reserve)")

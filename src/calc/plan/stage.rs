@@ -24,7 +24,10 @@ fn per_layer_of(m: &Model, p: &Params) -> PerLayer {
     let layers = m.layers.get() as f64;
     let moe_layers = m.moe_layers() as f64;
     let dense = m.dense_ffn_layers() as f64;
-    let routed = m.moe.as_ref().map_or(1.0, |m| m.routed_experts.get() as f64);
+    let routed = m
+        .moe
+        .as_ref()
+        .map_or(1.0, |m| m.routed_experts.get() as f64);
     PerLayer {
         attention: p.attention as f64 / layers,
         dense_ffn: if dense > 0.0 {
@@ -88,7 +91,10 @@ pub(super) fn device_params(pl: &PerLayer, p: &Params, st: &StageSlice) -> f64 {
 /// weights). `kv --tp` fits with it.
 pub fn tp_device_params(m: &Model, p: &Params, tp: u64) -> f64 {
     let t = tp.max(1) as f64;
-    let routed = m.moe.as_ref().map_or(0.0, |x| x.routed_experts.get() as f64);
+    let routed = m
+        .moe
+        .as_ref()
+        .map_or(0.0, |x| x.routed_experts.get() as f64);
     device_params(
         &per_layer_of(m, p),
         p,
