@@ -99,6 +99,12 @@ fn fail(e: &anyhow::Error) -> ExitCode {
     if e.downcast_ref::<cli::Streamed>().is_some() {
         return ExitCode::SUCCESS;
     }
+    // A scenario's queries that answered before one failed are printed
+    // first; the error and its code follow.
+    if let Some(p) = e.downcast_ref::<cli::run::Partial>() {
+        // A failed write is left to the error below; a closed pipe is not one.
+        let _ = write(&p.done);
+    }
     // A closed pipe while a sweep streams is not an error.
     if e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()

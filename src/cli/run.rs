@@ -91,8 +91,21 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
         .map(|(i, q)| argv(q, i, g, &confine, &src, &origin))
         .collect::<Result<Vec<_>, Error>>()?;
     let mut answers = Vec::new();
+    let total = sc.queries.len();
     for ((i, q), argv) in sc.queries.iter().enumerate().zip(argvs) {
-        let (_, reports) = super::run(&argv).map_err(|e| locate(e, q, i, &src, &origin))?;
+        let (_, reports) = match super::run(&argv) {
+            Ok(r) => r,
+            // The queries that answered are still the user's: they are
+            // printed, then the error (exit non-zero).
+            Err(e) if !answers.is_empty() => {
+                return Err(locate(e, q, i, &src, &origin).context(Partial {
+                    done: render(&sc, &answers, g),
+                    answered: answers.len(),
+                    total,
+                }));
+            }
+            Err(e) => return Err(locate(e, q, i, &src, &origin)),
+        };
         answers.push(Answer {
             all: q.all,
             title: q.title.clone().unwrap_or_else(|| q.command.clone()),
@@ -437,6 +450,30 @@ fn missing_fields(e: &anyhow::Error) -> Option<String> {
 /// A located message that keeps the exit code of the error it came from.
 #[derive(Debug)]
 pub struct Coded(pub String, pub u8);
+
+/// A scenario stopped by a failing query after others answered: `done` is
+/// their rendered answers, which `main` prints before the error.
+#[derive(Debug)]
+pub struct Partial {
+    /// The answers before the failing query, rendered.
+    pub done: Vec<u8>,
+    /// How many queries answered.
+    pub answered: usize,
+    /// Queries in the scenario.
+    pub total: usize,
+}
+
+impl std::fmt::Display for Partial {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "query {} of {} failed (the {} before it answered, above)",
+            self.answered + 1,
+            self.total,
+            self.answered
+        )
+    }
+}
 
 impl std::fmt::Display for Coded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -154,7 +154,9 @@ fn point_priced(
             if i.solve.is_some() || i.target_occupancy.is_some() {
                 calc::occupancy::solve(&hw, &i, mode)?.report(lean)
             } else {
-                calc::occupancy::cost(&hw, &i, mode)?.report(lean)
+                calc::occupancy::cost(&hw, &i, mode)?
+                    .launchable()?
+                    .report(lean)
             }
         }
         "coalesce" => {

@@ -616,6 +616,11 @@ export const COMMANDS = {
     "name": "force",
     "switch": true,
     "help": "Allow a context beyond the model's maximum"
+   },
+   {
+    "name": "tp",
+    "switch": false,
+    "help": "Tensor-parallel ranks to split the model over for the fit: each device holds 1/tp of the sharded weights and ceil(kv heads / tp) of the KV heads (default 1)"
    }
   ],
   "example": {

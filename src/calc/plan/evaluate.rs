@@ -3,7 +3,7 @@
 //! times, throughput and energy.
 
 use super::comm::{ACT_BYTES, Comm, comm};
-use super::stage::{Shard, per_layer};
+use super::stage::{Shard, StageSlice, device_params, per_layer};
 use super::{Layout, Setup, Workload};
 use crate::calc::model::kv_elements_per_token_per_layer;
 use crate::calc::power;
@@ -161,15 +161,19 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         let (a, b) = (st * per_stage, (st + 1) * per_stage);
         let n_moe = b.saturating_sub(a.max(first_moe)) as f64;
         let n_dense = per_stage as f64 - n_moe;
-        let mut p = (pl.attention / t + pl.norms) * per_stage as f64
-            + n_dense * pl.dense_ffn / t
-            + n_moe * (pl.expert * experts_per_device + pl.shared / t);
-        if st == 0 {
-            p += s.params.embedding as f64 / t;
-        }
-        if st == l.pp - 1 {
-            p += s.params.lm_head as f64 / t;
-        }
+        let p = device_params(
+            &pl,
+            &s.params,
+            &StageSlice {
+                layers: per_stage as f64,
+                dense: n_dense,
+                moe: n_moe,
+                tp: t,
+                experts_per_device,
+                first: st == 0,
+                last: st == l.pp - 1,
+            },
+        );
         stage_params.push((n_dense, n_moe));
         if p * bytes > weight_bytes {
             weight_bytes = p * bytes;
@@ -178,12 +182,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     }
     // KV: the tokens of this replica's sequences, this stage's layers, the
     // heads this rank holds.
-    let kv_heads = m.kv_heads();
-    let kv_share = if m.attention.kind == crate::spec::model::AttentionKind::Mla {
-        1.0
-    } else {
-        kv_heads.div_ceil(l.tp) as f64 / kv_heads as f64
-    };
+    let kv_share = crate::calc::kv::kv_share(m, l.tp);
     let kv_per_token_layer = kv_elements_per_token_per_layer(m)? as f64 * s.step.precisions.kv;
     let context = w.context as f64;
     let kv_bytes = w.batch as f64 * context * kv_per_token_layer * per_stage as f64 * kv_share;

@@ -43,7 +43,7 @@ pub use disagg::{DisaggCost, disaggregate};
 pub use evaluate::{PlanCost, evaluate};
 pub use replica::Replica;
 pub use search::{SearchCost, search};
-pub use stage::StagePart;
+pub use stage::{StagePart, tp_device_params};
 pub use validate::{divisors, validate};
 
 /// `plan`'s inputs.

@@ -473,9 +473,12 @@ pub fn forward_on(
     let h = a.heads.get();
     let mut ops = Vec::with_capacity(12);
 
-    // Embedding: one row gathered per token, not the table streamed.
+    // Embedding: one row gathered per token, not the table streamed. A row
+    // two tokens share is read once, so a step reads at most the whole
+    // table however large the batch (weights are read once per step).
+    let rows = tokens.min(m.vocab_size.get());
     ops.push(Op {
-        weight_bytes: tokens as f64 * d as f64 * p.weight,
+        weight_bytes: rows as f64 * d as f64 * p.weight,
         activation_bytes: tokens as f64 * d as f64 * p.activation,
         ..Op::plain("embedding", OpKind::Gather, 1.0, 1.0)
     });
