@@ -92,3 +92,119 @@ mod family_tests {
         assert_eq!(m.cached_token_layers(8192) * 2048.0, 204_472_320.0);
     }
 }
+
+/// What the Llama 4, Gemma 3 and GLM-4.5 importers map, default and
+/// refuse, on small configs written here.
+mod new_families {
+    use super::super::*;
+
+    fn tiny_llama4(extra: &str) -> String {
+        format!(
+            r#"{{"model_type": "llama4", "text_config": {{"hidden_size": 64,
+            "num_hidden_layers": 8, "num_attention_heads": 4, "num_key_value_heads": 2,
+            "head_dim": 16, "vocab_size": 100, "intermediate_size": 32,
+            "intermediate_size_mlp": 128, "num_local_experts": 4,
+            "num_experts_per_tok": 1, "max_position_embeddings": 1000000{extra}}}}}"#
+        )
+    }
+
+    #[test]
+    fn llama4_reads_text_config_and_the_class_defaults() {
+        let t = to_toml(&tiny_llama4(""), "l4.json").unwrap();
+        // The chunk, the NoPE pattern from no_rope_layer_interval 4, the
+        // shared expert and the dense width, each with its source.
+        assert!(t.contains("sliding-window = 8192"), "{t}");
+        assert!(
+            t.contains(r#"layer-types = ["chunked", "chunked", "chunked", "full"]"#),
+            "{t}"
+        );
+        assert!(
+            t.contains("Llama4TextConfig default attention_chunk_size"),
+            "{t}"
+        );
+        assert!(t.contains("shared-experts = 1"), "{t}");
+        assert!(t.contains("intermediate-size = 128"), "{t}");
+        assert!(t.contains("qk-norm = \"l2\""), "{t}");
+    }
+
+    #[test]
+    fn llama4_without_chunking_is_full_attention() {
+        let t = to_toml(&tiny_llama4(r#", "attention_chunk_size": null"#), "l4.json").unwrap();
+        assert!(!t.contains("sliding-window"), "{t}");
+    }
+
+    #[test]
+    fn llama4_moe_layers_off_the_step_are_refused_by_name() {
+        let e = to_toml(&tiny_llama4(r#", "moe_layers": [0, 5]"#), "l4.json").unwrap_err();
+        assert!(e.to_string().contains("moe_layers"), "{e}");
+        // The list the step makes is accepted.
+        to_toml(
+            &tiny_llama4(r#", "interleave_moe_layer_step": 2, "moe_layers": [1, 3, 5, 7]"#),
+            "l4.json",
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn gemma3_pattern_norms_and_softcapping() {
+        let base = r#""model_type": "gemma3_text", "hidden_size": 64, "num_hidden_layers": 12,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+            "intermediate_size": 128, "sliding_window": 512"#;
+        let t = to_toml(&format!("{{{base}}}"), "g.json").unwrap();
+        assert!(t.contains("norms-per-layer = 4"), "{t}");
+        assert!(t.contains("qk-norm = \"rmsnorm\""), "{t}");
+        assert!(t.contains("tied-embeddings = true"), "{t}");
+        assert!(t.contains("activation = \"geglu\""), "{t}");
+        assert!(
+            t.contains(r#"["sliding", "sliding", "sliding", "sliding", "sliding", "full"]"#),
+            "{t}"
+        );
+        // A pattern of 1 makes every layer global: no window at all.
+        let t = to_toml(
+            &format!(r#"{{{base}, "sliding_window_pattern": 1}}"#),
+            "g.json",
+        )
+        .unwrap();
+        assert!(!t.contains("sliding-window"), "{t}");
+        let e = to_toml(
+            &format!(r#"{{{base}, "final_logit_softcapping": 30.0}}"#),
+            "g.json",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("final_logit_softcapping"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_layer_type_is_refused_by_name() {
+        let e = to_toml(
+            r#"{"model_type": "gemma3_text", "hidden_size": 64, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "intermediate_size": 128,
+            "layer_types": ["linear_attention", "full_attention"]}"#,
+            "g.json",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("linear_attention"), "{e}");
+    }
+
+    #[test]
+    fn glm4_moe_biases_and_router() {
+        let t = to_toml(
+            r#"{"model_type": "glm4_moe", "hidden_size": 64, "num_hidden_layers": 4,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+            "vocab_size": 100, "intermediate_size": 128, "moe_intermediate_size": 16,
+            "n_routed_experts": 8, "n_shared_experts": 1, "num_experts_per_tok": 2,
+            "first_k_dense_replace": 1, "attention_bias": true, "use_qk_norm": true}"#,
+            "glm.json",
+        )
+        .unwrap();
+        for want in [
+            "qkv-bias = true",
+            "qk-norm = \"rmsnorm\"",
+            "router-bias = true",
+            "dense-layers = 1",
+            "shared-experts = 1",
+        ] {
+            assert!(t.contains(want), "{want}: {t}");
+        }
+    }
+}
