@@ -28,13 +28,23 @@ const HARDWARE: &[&str] = &[
 ];
 const MODELS: &[&str] = &[
     "deepseek-v3",
+    "gemma-3-27b",
     "gpt-3-175b",
+    "gpt-oss-120b",
+    "gpt-oss-20b",
+    "kimi-k2",
     "llama-2-7b",
     "llama-3-8b",
     "llama-3.1-405b",
     "llama-3.1-70b",
+    "llama-4-maverick",
+    "llama-4-scout",
     "mistral-7b",
     "mixtral-8x7b",
+    "qwen3-235b-a22b",
+    "qwen3-30b-a3b",
+    "qwen3-32b",
+    "qwen3-8b",
 ];
 
 #[test]
@@ -72,6 +82,7 @@ const TEXT_KEYS: &[&str] = &[
     "norm",
     "position-embedding",
     "activation",
+    "family",
 ];
 
 /// Collects the kebab-case paths of every numeric value: numbers, quantity
@@ -212,7 +223,7 @@ fn hugging_face_fixtures_match_the_catalog() {
         }
     }
     assert_eq!(
-        seen, 7,
+        seen, 17,
         "a fixture for every catalog model with a config.json"
     );
 }

@@ -68,6 +68,9 @@ mod golden;
 #[path = "kv.rs"]
 mod kv;
 
+#[path = "models_2026.rs"]
+mod models_2026;
+
 #[path = "launch.rs"]
 mod launch;
 

@@ -1,5 +1,5 @@
-//! `model list`: one entry per model (name, derived parameter count,
-//! layers, attention) and the listing of them.
+//! `model list`: one entry per model (family, name, derived parameter
+//! count, layers, attention) and the listing of them, grouped by family.
 
 use super::report::param_results;
 use super::{breakdown, params};
@@ -15,6 +15,9 @@ pub fn list_entry(m: &Model) -> Result<Report> {
     let p = params(m)?;
     let mut r = Report::new("model list");
     r.model = Some(m.id.clone());
+    if let Some(f) = &m.family {
+        r.result("family", f.as_str(), Quantity::new("family", Unit::None));
+    }
     r.result("name", m.name.as_str(), Quantity::new("name", Unit::None));
     param_results(&mut r, &breakdown(m, &p), &p, m.moe.is_some());
     r.result(
@@ -39,6 +42,7 @@ pub fn listing(entries: Vec<Report>) -> Report {
         "model list",
         entries,
         &[
+            ("family", "family", Unit::None),
             ("name", "name", Unit::None),
             ("params", "parameters", Unit::Count),
             ("active_params", "active", Unit::Count),
@@ -49,12 +53,18 @@ pub fn listing(entries: Vec<Report>) -> Report {
     )
 }
 
-/// `model list`: one row per model. A model whose counts overflow is left
-/// out with its error, so one bad file does not hide the others.
+/// `model list`: one row per model, grouped by family (in the family's
+/// name order, the models of a family by id; models without a family
+/// last, by id). A model whose counts overflow is left out with its
+/// error, so one bad file does not hide the others.
 pub fn list(items: &[Model]) -> Result<Report> {
     let mut notes = Vec::new();
-    let entries = items
-        .iter()
+    let mut ordered: Vec<&Model> = items.iter().collect();
+    ordered.sort_by(|a, b| {
+        (a.family.is_none(), &a.family, &a.id).cmp(&(b.family.is_none(), &b.family, &b.id))
+    });
+    let entries = ordered
+        .into_iter()
         .filter_map(|m| {
             list_entry(m)
                 .map_err(|e| notes.push(format!("left out {e}")))

@@ -215,8 +215,19 @@ impl ModelCost {
             r.note(n.clone());
         }
         r.note_with(|| {
+            // A checkpoint that mixes formats is not "in" one of them.
+            let formats = if self.weight_formats.is_empty() {
+                String::new()
+            } else {
+                let list: Vec<String> = self
+                    .weight_formats
+                    .iter()
+                    .map(|(m, f)| format!("{m} in {f}"))
+                    .collect();
+                format!(" with {}", list.join(", "))
+            };
             format!(
-                "{} billion parameters = {} in {}",
+                "{} billion parameters = {} in {}{formats}",
                 crate::units::sig_grouped(total / 1e9, 4),
                 si(self.weight_bytes, "B"),
                 self.dtype

@@ -2,9 +2,12 @@
 //! the model file's schema and emits TOML, so imported configs go through the
 //! same validation as catalog files.
 //!
-//! Families: `llama`, `mistral`, `qwen2`, `mixtral`, `deepseek_v3` (and
-//! `deepseek_v2`, which shares its field names). Every imported number gets a
-//! `[sources]` entry naming the `config.json` key it came from.
+//! Families: those in [`FAMILIES`]. Llama 4 and Gemma 3 configs are read
+//! from their `text_config` (the vision tower is not counted); a key their
+//! config class leaves to a default is read at that default and its source
+//! says so. Every imported number gets a `[sources]` entry naming the
+//! `config.json` key it came from, and a key that would change the cost in
+//! a way the schema cannot say is refused by name.
 
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
@@ -19,9 +22,50 @@ pub const FAMILIES: &[&str] = &[
     "qwen3_moe",
     "gpt_oss",
     "mixtral",
+    "deepseek_v2",
     "deepseek_v3",
     "kimi_k2",
+    "llama4",
+    "llama4_text",
+    "gemma3",
+    "gemma3_text",
+    "glm4_moe",
 ];
+
+/// What transformers' config class fills in for a key a published config
+/// leaves out, per family: read at these values, with sources that say
+/// so. Structural sizes (widths, layers, heads) are not defaulted.
+fn class_defaults(family: &str) -> (&'static str, Vec<(&'static str, Value)>) {
+    match family {
+        "gemma3" | "gemma3_text" => (
+            "Gemma3TextConfig",
+            vec![
+                ("vocab_size", 262_208.into()),
+                ("max_position_embeddings", 131_072.into()),
+                ("tie_word_embeddings", true.into()),
+                ("num_key_value_heads", 4.into()),
+                ("head_dim", 256.into()),
+                ("hidden_activation", "gelu_pytorch_tanh".into()),
+                ("sliding_window", 4096.into()),
+                ("sliding_window_pattern", 6.into()),
+            ],
+        ),
+        "llama4" | "llama4_text" => (
+            "Llama4TextConfig",
+            vec![
+                ("tie_word_embeddings", false.into()),
+                ("intermediate_size_mlp", 16_384.into()),
+                ("interleave_moe_layer_step", 1.into()),
+                ("use_qk_norm", true.into()),
+                ("no_rope_layer_interval", 4.into()),
+                ("attention_chunk_size", 8192.into()),
+                ("attn_temperature_tuning", true.into()),
+            ],
+        ),
+        "glm4_moe" => ("Glm4MoeConfig", vec![("use_qk_norm", false.into())]),
+        _ => ("", Vec::new()),
+    }
+}
 
 fn data(file: &str, field: Option<&str>, message: impl Into<String>) -> Error {
     Error::Data {
@@ -91,6 +135,9 @@ impl Cfg<'_> {
 #[derive(Default)]
 struct Out {
     body: String,
+    /// Config keys read at their config class's default, and the class.
+    defaulted: Vec<&'static str>,
+    class: &'static str,
     weight_formats: Vec<(String, String)>,
     sources: Vec<(String, String)>,
     notes: Vec<String>,
@@ -115,8 +162,16 @@ impl Out {
     fn field(&mut self, path: &str, value: impl std::fmt::Display, from: &str) {
         let key = path.rsplit('.').next().unwrap_or(path);
         let _ = writeln!(self.body, "{key} = {value}");
-        self.sources
-            .push((path.into(), format!("vendor: config.json {from}")));
+        let first = from.split([' ', '/']).next().unwrap_or(from);
+        let source = if self.defaulted.contains(&first) {
+            format!(
+                "vendor: transformers {} default {from} (the config.json leaves it out)",
+                self.class
+            )
+        } else {
+            format!("vendor: config.json {from}")
+        };
+        self.sources.push((path.into(), source));
     }
 }
 
@@ -235,6 +290,76 @@ fn quantization(c: &Cfg) -> Result<Option<(&'static str, String)>> {
     Ok(Some((dtype, what)))
 }
 
+/// The per-layer attention kinds a config gives, with the key they came
+/// from: `layer_types` where it lists them (gpt-oss, newer Gemma 3 and
+/// Llama 4 configs), else Gemma 3's `sliding_window_pattern` (every
+/// pattern-th layer global) or Llama 4's `no_rope_layers` /
+/// `no_rope_layer_interval` (the NoPE layers attend globally, the RoPE
+/// layers in chunks). A kind this tool does not model is refused.
+fn layer_types(c: &Cfg, llama4: bool, gemma: bool) -> Result<Option<(Vec<&'static str>, String)>> {
+    if let Some(v) = c.map.get("layer_types").and_then(Value::as_array) {
+        let mut types = Vec::new();
+        for t in v {
+            types.push(match t.as_str() {
+                Some("full_attention") => "full",
+                Some("sliding_attention") => "sliding",
+                Some("chunked_attention") if llama4 => "chunked",
+                _ => {
+                    return Err(data(
+                        c.file,
+                        Some("layer_types"),
+                        format!("layer type {t} is not one this importer models (full_attention, sliding_attention; chunked_attention for llama4)"),
+                    ));
+                }
+            });
+        }
+        let n = types.iter().filter(|t| **t != "full").count();
+        let from = format!("layer_types ({n} of {} windowed)", types.len());
+        return Ok(Some((types, from)));
+    }
+    if gemma && let Some(p) = c.uint("sliding_window_pattern")? {
+        let mut t = vec!["sliding"; usize::try_from(p).unwrap_or(usize::MAX).min(4096) - 1];
+        t.push("full");
+        let from = format!(
+            "sliding_window_pattern {p} (layer i is global when (i + 1) is a multiple of it)"
+        );
+        return Ok(Some((t, from)));
+    }
+    if llama4 {
+        if let Some(v) = c.map.get("no_rope_layers").and_then(Value::as_array)
+            && !v.is_empty()
+        {
+            let mut t = Vec::new();
+            for x in v {
+                t.push(match x.as_u64() {
+                    Some(1) => "chunked",
+                    Some(0) => "full",
+                    _ => {
+                        return Err(data(
+                            c.file,
+                            Some("no_rope_layers"),
+                            format!("no_rope_layers holds {x}; expected 1 (RoPE, chunked) or 0 (NoPE, global)"),
+                        ));
+                    }
+                });
+            }
+            return Ok(Some((
+                t,
+                "no_rope_layers (1: RoPE with chunked attention, 0: NoPE, global)".into(),
+            )));
+        }
+        if let Some(n) = c.uint("no_rope_layer_interval")? {
+            let mut t = vec!["chunked"; usize::try_from(n).unwrap_or(usize::MAX).min(4096) - 1];
+            t.push("full");
+            let from = format!(
+                "no_rope_layer_interval {n} (every {n}th layer NoPE with global attention, the rest chunked)"
+            );
+            return Ok(Some((t, from)));
+        }
+    }
+    Ok(None)
+}
+
 /// Converts a `config.json` to model-file TOML and the notes on what the
 /// import assumed.
 pub fn import(src: &str, name: &str) -> Result<Imported> {
@@ -248,8 +373,8 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
     let Some(map) = v.as_object() else {
         return Err(data(name, None, "expected a JSON object (a config.json)"));
     };
-    let c = Cfg { map, file: name };
-    let family = c.string("model_type").ok_or_else(|| {
+    let top = Cfg { map, file: name };
+    let family = top.string("model_type").ok_or_else(|| {
         data(
             name,
             Some("model_type"),
@@ -263,7 +388,10 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
     let deepseek = matches!(family, "deepseek_v3" | "deepseek_v2" | "kimi_k2");
     let qwen3 = matches!(family, "qwen3" | "qwen3_moe");
     let oss = family == "gpt_oss";
-    if !deepseek && !qwen3 && !oss && !matches!(family, "llama" | "mistral" | "qwen2" | "mixtral") {
+    let llama4 = matches!(family, "llama4" | "llama4_text");
+    let gemma = matches!(family, "gemma3" | "gemma3_text");
+    let glm = family == "glm4_moe";
+    if !FAMILIES.contains(&family) {
         return Err(data(
             name,
             Some("model_type"),
@@ -274,10 +402,41 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
         ));
     }
 
+    // A multimodal config nests the language model in text_config; the
+    // keys the class defaults are filled in where the config leaves them.
+    let text = match map.get("text_config") {
+        Some(Value::Object(t)) if llama4 || gemma => t,
+        Some(_) if llama4 || gemma => {
+            return Err(data(
+                name,
+                Some("text_config"),
+                "`text_config` is not an object",
+            ));
+        }
+        _ => map,
+    };
+    let mut merged = text.clone();
     let mut o = Out::default();
+    let (class, defaults) = class_defaults(family);
+    o.class = class;
+    for (k, v) in defaults {
+        if !merged.contains_key(k) {
+            merged.insert(k.into(), v);
+            o.defaulted.push(k);
+        }
+    }
+    let c = Cfg {
+        map: &merged,
+        file: name,
+    };
+    if (llama4 || gemma) && map.contains_key("vision_config") {
+        o.notes.push(
+            "the vision encoder (vision_config) is not counted: this is the text model".into(),
+        );
+    }
     let id = id_from(name);
     let _ = writeln!(o.body, "id = {}", quote(&id));
-    let title = c
+    let title = top
         .string("_name_or_path")
         .filter(|s| !s.is_empty())
         .map_or_else(|| format!("{family} model ({id})"), String::from);
@@ -287,11 +446,16 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
         "summary = {}",
         quote(&format!(
             "imported from a Hugging Face {family} config.json{}",
-            match c.uint("num_nextn_predict_layers")? {
+            // Kimi K2 sets 0: no such layer to leave out.
+            match c
+                .map
+                .get("num_nextn_predict_layers")
+                .and_then(Value::as_u64)
+            {
+                Some(0) | None => String::new(),
                 Some(n) => format!(
                     "; its {n} multi-token-prediction layer(s) are left out, as in the catalog"
                 ),
-                None => String::new(),
             }
         ))
     );
@@ -299,7 +463,9 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
     // Biases the schema records only as a whole (qkv-bias, linear-bias):
     // rather than drop them silently, say the config is not supported.
     for key in ["attention_bias", "mlp_bias"] {
-        if c.boolean(key)? == Some(true) && family != "qwen2" && !oss {
+        if c.boolean(key)? == Some(true)
+            && !(family == "qwen2" || oss || (glm && key == "attention_bias"))
+        {
             return Err(data(
                 c.file,
                 Some(key),
@@ -314,50 +480,62 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
     o.field("layers", c.need("num_hidden_layers")?, "num_hidden_layers");
     o.field("hidden-size", hidden, "hidden_size");
     o.field("vocab-size", c.need("vocab_size")?, "vocab_size");
-    // Every supported family defaults to untied embeddings.
+    // Every supported family but Gemma (defaulted above) unties them.
     let tied = c.boolean("tie_word_embeddings")?.unwrap_or(false);
     o.field("tied-embeddings", tied, "tie_word_embeddings");
     if let Some(ctx) = c.uint("max_position_embeddings")? {
         o.field("max-context", ctx, "max_position_embeddings");
     }
+    // Gemma 2's tanh caps on the logits are a kernel this tool does not
+    // price; Gemma 3 sets them null.
+    for key in ["attn_logit_softcapping", "final_logit_softcapping"] {
+        if c.map.get(key).is_some_and(|v| !v.is_null()) {
+            return Err(data(
+                name,
+                Some(key),
+                format!(
+                    "`{key}` (a tanh cap on the logits) is not one this tool prices; remove it to read the rest"
+                ),
+            ));
+        }
+    }
+    if gemma {
+        o.field(
+            "norms-per-layer",
+            4,
+            "model_type gemma3 (input, post-attention, pre- and post-feedforward RMSNorms)",
+        );
+    }
     // Qwen2 and Qwen3 list a window but only use it with use_sliding_window.
     let window_on = c
         .boolean("use_sliding_window")?
         .unwrap_or(family != "qwen2" && !qwen3);
-    // A window as long as the context is full attention.
+    // Llama 4's local layers attend within fixed chunks, not a sliding
+    // window: cached and priced as a window of the chunk's length.
+    let (window, window_key) = if llama4 {
+        (
+            c.uint("attention_chunk_size")?,
+            "attention_chunk_size (chunked attention: each query sees its own chunk, priced as a window of that length)",
+        )
+    } else if window_on {
+        (c.uint("sliding_window")?, "sliding_window")
+    } else {
+        (None, "")
+    };
+    let types = layer_types(&c, llama4, gemma)?;
+    // A window as long as the context is full attention, and so is one no
+    // layer uses.
     let ctx = c.uint("max_position_embeddings")?;
-    if window_on
-        && let Some(w) = c.uint("sliding_window")?
+    if let Some(w) = window
         && ctx.is_none_or(|ctx| w < ctx)
+        && types
+            .as_ref()
+            .is_none_or(|(t, _)| t.iter().any(|x| *x != "full"))
     {
-        o.field("sliding-window", w, "sliding_window");
-    }
-
-    // Per-layer attention kinds (gpt-oss alternates 128-token windows
-    // with full layers); a kind this tool does not model is refused.
-    if let Some(v) = c.map.get("layer_types").and_then(Value::as_array) {
-        let mut types = Vec::new();
-        for t in v {
-            types.push(match t.as_str() {
-                Some("full_attention") => "full",
-                Some("sliding_attention") => "sliding",
-                _ => {
-                    return Err(data(
-                        name,
-                        Some("layer_types"),
-                        format!("layer type {t} is not one this importer models (full_attention, sliding_attention)"),
-                    ));
-                }
-            });
-        }
-        if window_on && types.contains(&"sliding") {
-            let n = types.iter().filter(|t| **t == "sliding").count();
-            let list: Vec<String> = types.iter().map(|t| quote(t)).collect();
-            o.field(
-                "layer-types",
-                format!("[{}]", list.join(", ")),
-                &format!("layer_types ({n} of {} sliding_attention)", types.len()),
-            );
+        o.field("sliding-window", w, window_key);
+        if let Some((t, from)) = types {
+            let list: Vec<String> = t.iter().map(|t| quote(t)).collect();
+            o.field("layer-types", format!("[{}]", list.join(", ")), &from);
         }
     }
     if family == "qwen3_moe"
@@ -400,7 +578,11 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
             o.weight_formats
                 .push(("routed-experts".into(), "mxfp4".into()));
         }
-    } else if let Some((dtype, what)) = quantization(&c)? {
+    } else if let Some((dtype, what)) = quantization(if map.contains_key("quantization_config") {
+        &top
+    } else {
+        &c
+    })? {
         o.field(
             "weight-dtype",
             quote(dtype),
@@ -466,11 +648,41 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
             "model_type qwen2 (q, k, v biases)",
         );
     }
-    if qwen3 {
+    if qwen3 || gemma {
         o.field(
             "attention.qk-norm",
             quote("rmsnorm"),
-            "model_type qwen3 (q_norm, k_norm per head)",
+            &format!("model_type {family} (q_norm, k_norm per head)"),
+        );
+    }
+    if glm {
+        let bias = c.boolean("attention_bias")?.unwrap_or(false);
+        o.field(
+            "attention.qkv-bias",
+            bias,
+            "attention_bias (q, k, v; o_proj has none)",
+        );
+        if c.boolean("use_qk_norm")? == Some(true) {
+            o.field(
+                "attention.qk-norm",
+                quote("rmsnorm"),
+                "use_qk_norm (q_norm, k_norm per head)",
+            );
+        }
+    }
+    if llama4 && c.boolean("use_qk_norm")? == Some(true) {
+        o.field(
+            "attention.qk-norm",
+            quote("l2"),
+            "use_qk_norm (L2 norm without weights)",
+        );
+        o.notes.push(
+            "use_qk_norm: Llama 4 L2-normalises q and k on its RoPE layers only; the norm is priced on every layer (it has no weights)".into(),
+        );
+    }
+    if llama4 && c.boolean("attn_temperature_tuning")? == Some(true) {
+        o.notes.push(
+            "attn_temperature_tuning: the NoPE layers scale each query by a position-dependent factor, one multiply a query element, not priced".into(),
         );
     }
     if oss {
@@ -485,23 +697,31 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
     }
 
     o.section("ffn");
-    o.field(
-        "ffn.intermediate-size",
-        c.need("intermediate_size")?,
-        "intermediate_size",
-    );
-    let act_name = c.string("hidden_act").unwrap_or("silu");
+    // Llama 4's dense layers are wider than its experts.
+    let dense_key = if llama4 {
+        "intermediate_size_mlp"
+    } else {
+        "intermediate_size"
+    };
+    o.field("ffn.intermediate-size", c.need(dense_key)?, dense_key);
+    // Gemma names its activation hidden_activation.
+    let act_key = if c.string("hidden_activation").is_some() {
+        "hidden_activation"
+    } else {
+        "hidden_act"
+    };
+    let act_name = c.string(act_key).unwrap_or("silu");
     let act = activation(act_name).ok_or_else(|| {
         data(
             name,
-            Some("hidden_act"),
-            format!("hidden_act `{act_name}` is not one this importer maps (silu, gelu)"),
+            Some(act_key),
+            format!("{act_key} `{act_name}` is not one this importer maps (silu, gelu)"),
         )
     })?;
     o.field(
         "ffn.activation",
         quote(act),
-        &format!("hidden_act {act_name} with gate/up/down projections"),
+        &format!("{act_key} {act_name} with gate/up/down projections"),
     );
 
     if family == "qwen3_moe" {
@@ -549,6 +769,47 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
             "model_type gpt_oss (gate_up_proj_bias, down_proj_bias)",
         );
     }
+    if llama4 {
+        let step = c.need("interleave_moe_layer_step")?;
+        // An explicit list of MoE layers must be the one the step makes
+        // (layers step - 1, 2 step - 1, ...), which the schema can say.
+        if let Some(v) = c.map.get("moe_layers").and_then(Value::as_array) {
+            let layers = c.need("num_hidden_layers")?;
+            let want: Vec<u64> = (1..=layers / step).map(|k| k * step - 1).collect();
+            let got: Vec<u64> = v.iter().filter_map(Value::as_u64).collect();
+            if got != want || got.len() != v.len() {
+                return Err(data(
+                    name,
+                    Some("moe_layers"),
+                    format!(
+                        "MoE layers listed by index other than every {step}th are not supported; write a model .toml"
+                    ),
+                ));
+            }
+        }
+        o.section("moe");
+        o.field(
+            "moe.routed-experts",
+            c.need("num_local_experts")?,
+            "num_local_experts",
+        );
+        o.field(
+            "moe.shared-experts",
+            1,
+            "model_type llama4 (feed_forward.shared_expert in every MoE layer, of width intermediate_size)",
+        );
+        o.field(
+            "moe.experts-per-token",
+            c.need("num_experts_per_tok")?,
+            "num_experts_per_tok",
+        );
+        o.field(
+            "moe.expert-intermediate-size",
+            c.need("intermediate_size")?,
+            "intermediate_size",
+        );
+        o.field("moe.layer-step", step, "interleave_moe_layer_step");
+    }
     if family == "mixtral" {
         o.section("moe");
         o.field(
@@ -567,7 +828,9 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
             "intermediate_size",
         );
     }
-    if deepseek && let Some(routed) = c.uint("n_routed_experts")? {
+    if (deepseek || glm)
+        && let Some(routed) = c.uint("n_routed_experts")?
+    {
         if c.uint("moe_layer_freq")?.is_some_and(|f| f != 1) {
             return Err(data(
                 name,
@@ -597,13 +860,22 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
             c.uint("first_k_dense_replace")?.unwrap_or(0),
             "first_k_dense_replace",
         );
-        // DeepSeek-V3's aux-loss-free balancing adds e_score_correction_bias.
-        let bias = c.string("topk_method") == Some("noaux_tc");
-        o.field(
-            "moe.router-bias",
-            bias,
-            "topk_method (noaux_tc carries e_score_correction_bias)",
-        );
+        // DeepSeek-V3's aux-loss-free balancing adds e_score_correction_bias;
+        // GLM-4.5's router always carries it.
+        if glm {
+            o.field(
+                "moe.router-bias",
+                true,
+                "model_type glm4_moe (gate.e_score_correction_bias)",
+            );
+        } else {
+            let bias = c.string("topk_method") == Some("noaux_tc");
+            o.field(
+                "moe.router-bias",
+                bias,
+                "topk_method (noaux_tc carries e_score_correction_bias)",
+            );
+        }
     }
 
     if !o.weight_formats.is_empty() {
@@ -628,95 +900,4 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_come_from_the_file_or_its_folder() {
-        assert_eq!(id_from("tests/data/hf/llama-3-8b.json"), "llama-3-8b");
-        assert_eq!(
-            id_from("models/Meta-Llama-3-8B/config.json"),
-            "meta-llama-3-8b"
-        );
-    }
-
-    #[test]
-    fn bad_json_names_line_and_column() {
-        let e = to_toml("{\n  \"model_type\": \"llama\",\n  oops\n}", "x.json").unwrap_err();
-        let msg = e.to_string();
-        assert!(msg.contains("x.json") && msg.contains(":3:"), "{msg}");
-        assert_eq!(e.exit_code(), 65);
-    }
-
-    #[test]
-    fn unknown_family_lists_the_supported_ones() {
-        let e = to_toml(r#"{"model_type": "gpt2"}"#, "g.json").unwrap_err();
-        assert!(e.to_string().contains("deepseek_v3"), "{e}");
-    }
-
-    #[test]
-    fn missing_key_is_named() {
-        let e = to_toml(
-            r#"{"model_type": "llama", "num_attention_heads": 32}"#,
-            "m.json",
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("hidden_size"), "{e}");
-    }
-}
-
-#[cfg(test)]
-mod family_tests {
-    use crate::spec::{Origin, model::Model};
-
-    fn load(name: &str) -> Model {
-        let path = format!("{}/tests/data/hf/{name}.json", env!("CARGO_MANIFEST_DIR"));
-        let src = std::fs::read_to_string(&path).unwrap();
-        let toml = super::to_toml(&src, &path).unwrap();
-        Model::parse(
-            &toml,
-            &Origin {
-                name: path,
-                overridden: false,
-            },
-        )
-        .unwrap()
-    }
-
-    // Hand derivations from the configs (d hidden, L layers, V vocabulary):
-    // Qwen3-8B: embedding + head 2 x 151,936 x 4,096 = 1,244,659,712;
-    // attention 36 x (2 x 4096 x 4096 + 2 x 4096 x 1024 + 2 x 128 q/k norm)
-    // = 1,509,958,656; FFN 36 x 3 x 4096 x 12288 = 5,435,817,984; norms
-    // (2 x 36 + 1) x 4096 = 299,008: 8,190,735,360 (the card's 8.2 B).
-    // gpt-oss-120b: embedding + head 2 x 201,088 x 2,880 = 1,158,266,880;
-    // attention 36 x (2 x 2880 x 4096 + 2 x 2880 x 512 + biases 4096 +
-    // 1024 + 2880 + 64 sinks) = 955,805,184; experts 36 x 128 x (3 x 2880
-    // x 2880 + 2 x 2880 + 2880 biases) = 114,704,998,400, routers 36 x
-    // (2880 x 128 + 128) = 13,275,648; norms (2 x 36 + 1) x 2880 = 210,240:
-    // 116,829,156,672 (the card's 116.83 B).
-    #[test]
-    fn published_configs_count_by_hand() {
-        let p = |n| crate::calc::model::params(&load(n)).unwrap();
-        assert_eq!(p("qwen3-8b").total, 8_190_735_360);
-        assert_eq!(p("gpt-oss-120b").total, 116_829_156_672);
-        // Qwen3-30B-A3B: 622,329,856 + 48 x 18,874,624 + 48 x (128 x
-        // 4,718,592 + 262,144) + 198,656; active: 8 of the 128 experts.
-        let q = p("qwen3-30b-a3b");
-        assert_eq!(q.total, 30_532_122_624);
-        assert_eq!(q.active, 3_353_032_704);
-        // gpt-oss-20b: 24 layers, 32 experts, top 4.
-        let g = p("gpt-oss-20b");
-        assert_eq!(g.total, 20_914_757_184);
-        // Active less the embedding: the card's 3.61 B rule.
-        assert_eq!(g.active - g.embedding, 3_608_307_264);
-    }
-
-    #[test]
-    fn gpt_oss_20b_kv_caps_the_windowed_layers() {
-        // 12 full layers x 8,192 + 12 windowed x 128 tokens, 2 x 8 x 64 x
-        // 2 bytes a token-layer: 2,048 x 99,840 = 204,472,320 bytes.
-        let m = load("gpt-oss-20b");
-        assert_eq!(m.windowed_layers(), 12);
-        assert_eq!(m.cached_token_layers(8192) * 2048.0, 204_472_320.0);
-    }
-}
+mod tests;
