@@ -90,9 +90,75 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
         .enumerate()
         .map(|(i, q)| argv(q, i, g, &confine, &src, &origin))
         .collect::<Result<Vec<_>, Error>>()?;
+    // Every file a query writes is checked too (its extension, its folder,
+    // that it is no file a query reads), and no two queries write one.
+    let mut outputs: Vec<Vec<PathBuf>> = Vec::new();
+    for (i, (q, argv)) in sc.queries.iter().zip(&argvs).enumerate() {
+        let parsed = super::parse(argv);
+        super::output::preflight(argv, &parsed)
+            .map_err(|e| locate(e.into(), q, i, &src, &origin))?;
+        let mine: Vec<PathBuf> = parsed
+            .map(|c| {
+                super::output::targets(&c)
+                    .into_iter()
+                    .map(|t| t.path)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for p in &mine {
+            if let Some(j) = outputs
+                .iter()
+                .position(|earlier| earlier.iter().any(|e| same_output(e, p)))
+            {
+                let key = if q.fields.contains_key("out") {
+                    "out"
+                } else {
+                    "chart"
+                };
+                return Err(Error::Data {
+                    file: origin.name.clone(),
+                    line: roofline::spec::locate(&src, &format!("query.{i}.{key}")),
+                    col: None,
+                    field: Some(format!("query.{i}.{key}")),
+                    message: format!(
+                        "query {j} writes {} too; give each query's file its own name (the later one would replace the earlier)",
+                        p.display()
+                    ),
+                }
+                .into());
+            }
+        }
+        outputs.push(mine);
+    }
     let mut answers = Vec::new();
     for ((i, q), argv) in sc.queries.iter().enumerate().zip(argvs) {
-        let (_, reports) = super::run(&argv).map_err(|e| locate(e, q, i, &src, &origin))?;
+        let (_, reports) = super::run(&argv).map_err(|e| {
+            let e = locate(e, q, i, &src, &origin);
+            let written: Vec<String> = outputs[..i]
+                .iter()
+                .flatten()
+                .map(|p| p.display().to_string())
+                .collect();
+            if written.is_empty() {
+                return e;
+            }
+            let code = e
+                .downcast_ref::<Coded>()
+                .map(|c| c.1)
+                .or_else(|| {
+                    e.chain()
+                        .find_map(|c| c.downcast_ref::<Error>())
+                        .map(Error::exit_code)
+                })
+                .unwrap_or(1);
+            anyhow::Error::new(Coded(
+                format!(
+                    "{e:#}\n(the queries before it wrote {}, which are left in place)",
+                    written.join(", ")
+                ),
+                code,
+            ))
+        })?;
         answers.push(Answer {
             all: q.all,
             title: q.title.clone().unwrap_or_else(|| q.command.clone()),
@@ -102,6 +168,12 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
         });
     }
     Ok(render(&sc, &answers, g))
+}
+
+/// Whether two queries' outputs are one file: the same path as written,
+/// or, where it exists, the same file.
+fn same_output(a: &Path, b: &Path) -> bool {
+    a == b || super::output::same_file(a, b)
 }
 
 /// The built-in scenarios, a name and a title a line.
