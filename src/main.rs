@@ -14,7 +14,7 @@ fn main() -> ExitCode {
     // most of a query's start-up.
     let parsed = cli::parse(&argv);
     if let Ok(c) = &parsed
-        && let Some(chart) = cli::chart::run_chart(c)
+        && let Some(chart) = cli::chart::run_chart(c, &argv)
     {
         return match chart {
             Ok(out) => write_chart(&out).err().unwrap_or(ExitCode::SUCCESS),

@@ -140,12 +140,28 @@ pub fn parse_share(field: &str, v: &serde_json::Value) -> Result<f64> {
         }
         _ => f64::NAN,
     };
+    let shown = || {
+        crate::units::excerpt(
+            &v.as_str().map_or_else(|| v.to_string(), str::to_string),
+            40,
+        )
+    };
     if !x.is_finite() || !(0.0..1.0).contains(&x) {
         return Err(Error::field(
             field,
             format!(
                 "`{}` is not a share from 0 up to (not including) 100%; give e.g. 10% or 0.1",
-                v.as_str().map_or_else(|| v.to_string(), str::to_string)
+                shown()
+            ),
+        ));
+    }
+    // A subnormal share is a slip (every product with it rounds away).
+    if !crate::units::usable(x) {
+        return Err(Error::field(
+            field,
+            format!(
+                "`{}` is too small to compute with (below 2.2e-308, the smallest normal double); give 0 for none",
+                shown()
             ),
         ));
     }

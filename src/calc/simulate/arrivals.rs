@@ -59,8 +59,23 @@ pub fn parse_rate(text: &str) -> std::result::Result<f64, String> {
             "`{t}`: a rate must be above zero (requests per second)"
         ));
     }
-    Ok(v / per)
+    // Below one request in about 32 years the run's clock, the requests
+    // times the interval, leaves what a double holds (a subnormal rate is
+    // an infinite interval); above a trillion a second no count of
+    // replicas a search can hold serves it.
+    let r = v / per;
+    if !(MIN_RATE..=MAX_RATE).contains(&r) {
+        return Err(format!(
+            "`{t}`: a rate must be from 1e-9/s to 1e12/s (requests per second)"
+        ));
+    }
+    Ok(r)
 }
+
+/// The slowest arrival rate accepted, per second.
+pub const MIN_RATE: f64 = 1e-9;
+/// The fastest arrival rate accepted, per second.
+pub const MAX_RATE: f64 = 1e12;
 
 /// Reads a trace's text; `file` names it in errors (file:line:field).
 pub fn parse_trace(file: &str, text: &str) -> Result<Vec<Request>> {
@@ -197,7 +212,12 @@ mod tests {
         assert_eq!(parse_rate("12/s").unwrap(), 12.0);
         assert_eq!(parse_rate("720/min").unwrap(), 12.0);
         assert_eq!(parse_rate("3").unwrap(), 3.0);
-        for bad in ["0", "-1/s", "x/s", "5/day", "inf"] {
+        // The range's ends: one request in 1e9 s, 1e12 a second.
+        assert_eq!(parse_rate("1e-9/s").unwrap(), 1e-9);
+        assert_eq!(parse_rate("3.6e15/h").unwrap(), 1e12);
+        for bad in [
+            "0", "-1/s", "x/s", "5/day", "inf", "1e-320/s", "1e-10/s", "2e12/s",
+        ] {
             assert!(parse_rate(bad).is_err(), "{bad}");
         }
     }
