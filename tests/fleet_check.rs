@@ -7,35 +7,10 @@
 use crate::common;
 use std::process::Command;
 
-/// The words of a POSIX shell line made of bare words and single-quoted
-/// ones (what the check command prints), written here apart from the
-/// crate's own splitter.
+/// The words of the check command as a POSIX shell reads them (the
+/// crate's splitter, which its unit test checks against its quoting).
 fn words(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let (mut quoted, mut any) = (false, false);
-    for c in line.chars() {
-        match c {
-            '\'' => {
-                quoted = !quoted;
-                any = true;
-            }
-            ' ' if !quoted => {
-                if any {
-                    out.push(std::mem::take(&mut cur));
-                }
-                any = false;
-            }
-            c => {
-                cur.push(c);
-                any = true;
-            }
-        }
-    }
-    if any {
-        out.push(cur);
-    }
-    out
+    roofline::calc::fleet::check::split(line)
 }
 
 /// Runs the check command of a fleet answer (with `--requests` replaced
@@ -259,6 +234,51 @@ fn achievable_searches_disaggregated_pools_without_a_hand_set_nic_and_pareto_sho
         rows.iter().any(|r| r["inputs"]["prefill_pool"].is_string()),
         "no disaggregated point on the frontier: {rows:?}"
     );
+}
+
+#[test]
+fn the_check_command_carries_the_engine_and_its_folder() {
+    // tests/data/enginedir holds vLLM's profile under another id: only the
+    // folder names it, so a check without --engine-dir fails to find it.
+    let f = common::cli_json(&[
+        "fleet",
+        "--model",
+        "llama-3-8b",
+        "--hw",
+        "h200-sxm",
+        "--rate",
+        "10/s",
+        "--prompt",
+        "1024",
+        "--output",
+        "128",
+        "--slo-ttft",
+        "2s",
+        "--slo-tpot",
+        "30ms",
+        "--max-devices",
+        "2",
+        "--engine",
+        "vllm-copy",
+        "--engine-dir",
+        "tests/data/enginedir",
+    ]);
+    let line = f["results"]["check_command"].as_str().unwrap();
+    let w = words(line);
+    for pair in [
+        ["--engine", "vllm-copy"],
+        ["--engine-dir", "tests/data/enginedir"],
+    ] {
+        assert!(
+            w.windows(2).any(|x| x == pair),
+            "{pair:?} missing from: {line}"
+        );
+    }
+    let s = run_check(&f, None);
+    for (fleet, sim) in [("ttft_s", "ttft_p99_s"), ("tpot_s", "tpot_p99_s")] {
+        let (a, b) = (common::json_num(&f, fleet), common::json_num(&s, sim));
+        assert!((a / b - 1.0).abs() < 0.02, "{fleet} {a} vs {sim} {b}");
+    }
 }
 
 #[test]

@@ -33,6 +33,7 @@ mod shell;
 mod simulate;
 mod speculative;
 mod tree;
+mod workload;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roofline::catalog::Catalog;

@@ -287,7 +287,8 @@ fn point_priced(
             // The names as given, for the check command it prints.
             let given = super::context::split(&list).map(String::from);
             let parts = hws.iter().map(|h| h.id.clone()).zip(given).collect();
-            inputs.check = calc::fleet::check::Check::of(fields, &ctx.sets, mode, parts);
+            inputs.check = calc::fleet::check::Check::of(fields, &ctx.sets, mode, parts)
+                .with_dirs(&ctx.catalog);
             calc::fleet::search::search(&m, &hws, &inputs, mode)?.report(lean)?
         }
         "calc" => calc(ctx, fields, lean)?,

@@ -23,6 +23,10 @@ pub struct Check {
     pub sets: Vec<String>,
     /// `--achievable`.
     pub mode: Mode,
+    /// The user's folders the search read files from, as (flag, path):
+    /// (`hw-dir`, "my-parts"), (`engine-dir`, "engines"), so that the
+    /// check finds the same hardware, model and engine files.
+    pub dirs: Vec<(String, String)>,
 }
 
 /// The fields the check command writes itself (from the workload and the
@@ -71,7 +75,24 @@ impl Check {
             flags,
             sets: all,
             mode,
+            dirs: Vec::new(),
         }
+    }
+
+    /// The check with the user's folders: each hardware, model and engine
+    /// folder of the catalog the search read, flag by flag.
+    pub fn with_dirs(mut self, catalog: &crate::catalog::Catalog) -> Self {
+        for (flag, dirs) in [
+            ("hw-dir", &catalog.hw_dirs),
+            ("model-dir", &catalog.model_dirs),
+            ("engine-dir", &catalog.engine_dirs),
+        ] {
+            for d in dirs {
+                self.dirs
+                    .push((flag.to_string(), d.to_string_lossy().into_owned()));
+            }
+        }
+        self
     }
 
     /// A part's name as given (its id when none was recorded).
@@ -106,6 +127,10 @@ impl Check {
         }
         if self.mode == Mode::Achievable {
             out.push("--achievable".into());
+        }
+        for (flag, dir) in &self.dirs {
+            out.push(format!("--{flag}"));
+            out.push(dir.clone());
         }
         out
     }
