@@ -843,6 +843,15 @@ fn calibrated_files_price_the_validation_set_no_worse_than_shipped() {
             "validation/results/2026-12-02-h200/calibrate-h200-rep-2.csv",
             &[REP[0]][..],
         ),
+        // calibrate.py after the suite refactor, on a lease whose host ran
+        // eager decode steps twice as slow as the others (20 ms at batch 1
+        // against 9-12 ms): no other process ran on that lease, so its
+        // eager steps are its own decode_step rows, which calibrate checks
+        // figures on and never fits.
+        (
+            "validation/results/2026-12-03-h200/calibrate-h200-fresh.csv",
+            &["validation/results/2026-12-03-h200/calibrate-h200-fresh.csv"][..],
+        ),
     ] {
         let c = match fit(file, "h200-sxm", false) {
             Ok(c) => c,
