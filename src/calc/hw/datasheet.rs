@@ -350,6 +350,16 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
                 );
             }
         }
+        if !ex.smem_carveouts.is_empty() {
+            // The list's length, not its text, so that the table keeps its
+            // width; the sizes are in the file and in the occupancy report.
+            r.result(
+                "smem_carveout_count",
+                ex.smem_carveouts.len() as f64,
+                Quantity::new("shared-memory carveouts the SM supports", Unit::Count)
+                    .source(src("execution.smem-carveouts")),
+            );
+        }
         for (k, label, field, v) in [
             (
                 "compute_capability",
@@ -362,18 +372,6 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
                 "register allocation granularity",
                 "register-allocation-granularity",
                 ex.register_allocation_granularity.clone(),
-            ),
-            (
-                "smem_carveouts",
-                "shared-memory carveouts per SM",
-                "smem-carveouts",
-                (!ex.smem_carveouts.is_empty()).then(|| {
-                    ex.smem_carveouts
-                        .iter()
-                        .map(|c| crate::units::iec_bytes(c.get()))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                }),
             ),
         ] {
             if let Some(v) = v {
