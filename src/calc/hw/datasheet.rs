@@ -222,7 +222,7 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             ),
             (
                 "schedulers_per_sm",
-                "warp schedulers (partitions) per SM",
+                "warp schedulers per SM",
                 "schedulers-per-sm",
                 ex.schedulers_per_sm,
             ),
@@ -234,7 +234,7 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             ),
             (
                 "register_allocation_unit",
-                "register allocation unit (registers per warp)",
+                "register allocation unit, per warp",
                 "register-allocation-unit",
                 ex.register_allocation_unit,
             ),
@@ -299,7 +299,7 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             ),
             (
                 "smem_per_sm_bytes",
-                "shared memory per SM (largest carveout)",
+                "shared memory per SM",
                 "smem-per-sm",
                 ex.smem_per_sm.map(|b| b.get()),
             ),
@@ -331,7 +331,7 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         for (k, label, field, v) in [
             (
                 "special_sgprs_per_wave",
-                "SGPRs per wave for VCC, FLAT_SCRATCH and XNACK_MASK",
+                "special SGPRs per wave (VCC etc.)",
                 "special-sgprs-per-wave",
                 ex.special_sgprs_per_wave,
             ),
@@ -356,7 +356,7 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             r.result(
                 "smem_carveout_count",
                 ex.smem_carveouts.len() as f64,
-                Quantity::new("shared-memory carveouts the SM supports", Unit::Count)
+                Quantity::new("shared-memory carveouts", Unit::Count)
                     .source(src("execution.smem-carveouts")),
             );
         }
