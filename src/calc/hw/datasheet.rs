@@ -394,13 +394,8 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         }
     }
     if let Some(mu) = &hw.matrix_unit {
-        if !mu.shapes.is_empty() {
-            r.result(
-                "matrix_unit_shapes",
-                mu.shapes.join(", "),
-                Quantity::new("matrix-unit shapes", Unit::None).source(src("matrix-unit.shapes")),
-            );
-        }
+        // The shapes are text as long as a sentence (the Blackwell files'),
+        // left to `matmul --mma`; the counts are printed.
         for (k, label, field, v) in [
             (
                 "macs_per_array",
