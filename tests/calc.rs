@@ -159,8 +159,18 @@ fn the_most_registers_for_full_occupancy() {
         "--solve",
         "registers",
     ]);
-    check("book-1.2-cc70-regs-full-occ", json_num(&v, "registers_per_thread"));
-    let v = solve(&["--hw", "h100-sxm", "--threads", "256", "--solve", "registers"]);
+    check(
+        "book-1.2-cc70-regs-full-occ",
+        json_num(&v, "registers_per_thread"),
+    );
+    let v = solve(&[
+        "--hw",
+        "h100-sxm",
+        "--threads",
+        "256",
+        "--solve",
+        "registers",
+    ]);
     assert_eq!(json_num(&v, "registers_per_thread"), 32.0);
     assert_eq!(json_num(&v, "occupancy"), 1.0);
     // For 50%: 8 warps a partition, 2,048 registers a warp, 64 a thread.
@@ -198,7 +208,14 @@ fn the_most_shared_memory_and_threads_for_a_target() {
     assert_eq!(json_num(&v, "smem_per_block"), 56.0 * 1024.0);
     // Full occupancy: 8 blocks of 228 / 8 = 28.5 KiB, 27.5 KiB dynamic.
     let v = solve(&[
-        "--hw", "h100-sxm", "--threads", "256", "--regs", "32", "--solve", "smem",
+        "--hw",
+        "h100-sxm",
+        "--threads",
+        "256",
+        "--regs",
+        "32",
+        "--solve",
+        "smem",
     ]);
     assert_eq!(json_num(&v, "smem_per_block"), 27.5 * 1024.0);
     // 64 registers a thread hold 8 warps a partition, 32 an SM: a 1,024-
@@ -220,7 +237,15 @@ fn the_most_shared_memory_and_threads_for_a_target() {
     // No thread count reaches full occupancy at 64 registers: exit 65,
     // naming the target.
     let e = cli_err(
-        &["occupancy", "--hw", "h100-sxm", "--regs", "64", "--solve", "threads"],
+        &[
+            "occupancy",
+            "--hw",
+            "h100-sxm",
+            "--regs",
+            "64",
+            "--solve",
+            "threads",
+        ],
         65,
     );
     assert!(e.contains("target-occupancy"), "{e}");
@@ -249,10 +274,7 @@ fn the_n_at_which_a_square_matmul_reaches_the_ridge() {
         3.0 * (1979e12 / 3.35e12) / 2.0,
         1e-12,
     );
-    let e = cli_err(
-        &["matmul", "--solve", "ridge", "--m", "4096"],
-        65,
-    );
+    let e = cli_err(&["matmul", "--solve", "ridge", "--m", "4096"], 65);
     assert!(e.contains("has no part in --solve ridge"), "{e}");
 }
 

@@ -260,6 +260,23 @@ fn every_golden_case_is_checked_or_skipped() {
     assert!(cases().len() >= 528);
 }
 
+#[test]
+fn validation_md_states_the_counts_the_tests_hold() {
+    // docs/validation.md: "Today N cases are asserted and M skipped".
+    let doc = include_str!("../docs/validation.md").replace('\n', " ");
+    let at = doc.find("Today ").expect("validation.md states the counts");
+    let words: Vec<&str> = doc[at..].split_whitespace().take(8).collect();
+    let asserted: usize = words[1].parse().expect("a count after `Today`");
+    let skipped: usize = words[6].parse().expect("a count before `skipped`");
+    assert_eq!(words[7].trim_end_matches(','), "skipped", "{words:?}");
+    assert_eq!(skipped, SKIPPED.len(), "docs/validation.md's skipped count");
+    assert_eq!(
+        asserted,
+        cases().len() - SKIPPED.len(),
+        "docs/validation.md's asserted count"
+    );
+}
+
 /// Cases no command or library call computes, with why.
 const SKIPPED: &[(&str, &str)] = &[
     (

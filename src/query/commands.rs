@@ -546,9 +546,8 @@ fn calc(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
                     .match_indices('.')
                     .map(|(i, _)| i)
                     .filter_map(|i| {
-                        crate::catalog::suggest(&name[..i], ids.iter().copied()).map(|s| {
-                            (crate::error::edit_distance(&name[..i], &s), i, s)
-                        })
+                        crate::catalog::suggest(&name[..i], ids.iter().copied())
+                            .map(|s| (crate::error::edit_distance(&name[..i], &s), i, s))
                     })
                     .min_by_key(|(d, i, _)| (*d, std::cmp::Reverse(*i)))
                     .map(|(_, i, s)| (i, s));

@@ -222,7 +222,7 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             ),
             (
                 "schedulers_per_sm",
-                "warp schedulers (partitions) per SM",
+                "warp schedulers per SM",
                 "schedulers-per-sm",
                 ex.schedulers_per_sm,
             ),
@@ -234,7 +234,7 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             ),
             (
                 "register_allocation_unit",
-                "register allocation unit (registers per warp)",
+                "register allocation unit, per warp",
                 "register-allocation-unit",
                 ex.register_allocation_unit,
             ),
@@ -299,7 +299,7 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
             ),
             (
                 "smem_per_sm_bytes",
-                "shared memory per SM (largest carveout)",
+                "shared memory per SM",
                 "smem-per-sm",
                 ex.smem_per_sm.map(|b| b.get()),
             ),
@@ -331,7 +331,7 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         for (k, label, field, v) in [
             (
                 "special_sgprs_per_wave",
-                "SGPRs per wave for VCC, FLAT_SCRATCH and XNACK_MASK",
+                "special SGPRs per wave (VCC etc.)",
                 "special-sgprs-per-wave",
                 ex.special_sgprs_per_wave,
             ),
@@ -350,6 +350,16 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
                 );
             }
         }
+        if !ex.smem_carveouts.is_empty() {
+            // The list's length, not its text, so that the table keeps its
+            // width; the sizes are in the file and in the occupancy report.
+            r.result(
+                "smem_carveout_count",
+                ex.smem_carveouts.len() as f64,
+                Quantity::new("shared-memory carveouts", Unit::Count)
+                    .source(src("execution.smem-carveouts")),
+            );
+        }
         for (k, label, field, v) in [
             (
                 "compute_capability",
@@ -362,18 +372,6 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
                 "register allocation granularity",
                 "register-allocation-granularity",
                 ex.register_allocation_granularity.clone(),
-            ),
-            (
-                "smem_carveouts",
-                "shared-memory carveouts per SM",
-                "smem-carveouts",
-                (!ex.smem_carveouts.is_empty()).then(|| {
-                    ex.smem_carveouts
-                        .iter()
-                        .map(|c| crate::units::iec_bytes(c.get()))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                }),
             ),
         ] {
             if let Some(v) = v {
@@ -396,13 +394,8 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
         }
     }
     if let Some(mu) = &hw.matrix_unit {
-        if !mu.shapes.is_empty() {
-            r.result(
-                "matrix_unit_shapes",
-                mu.shapes.join(", "),
-                Quantity::new("matrix-unit shapes", Unit::None).source(src("matrix-unit.shapes")),
-            );
-        }
+        // The shapes are text as long as a sentence (the Blackwell files'),
+        // left to `matmul --mma`; the counts are printed.
         for (k, label, field, v) in [
             (
                 "macs_per_array",

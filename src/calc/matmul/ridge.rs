@@ -48,7 +48,10 @@ pub fn ridge<'a>(hw: &'a Hardware, dtype: Option<&str>, mode: Mode) -> Result<Ri
     if !n.is_finite() || n > 1e15 {
         return Err(Error::field(
             "dtype",
-            format!("{}'s ridge at {} is too large to solve for", hw.id, prec.name),
+            format!(
+                "{}'s ridge at {} is too large to solve for",
+                hw.id, prec.name
+            ),
         ));
     }
     // The closed form, checked against the roof's own verdict on the
@@ -109,13 +112,20 @@ impl RidgeCost<'_> {
                     "2 x {} / (3 x {}) = {} FLOP/B",
                     self.first_compute_bound,
                     number(self.bytes),
-                    number(square_intensity(self.first_compute_bound as f64, self.bytes))
+                    number(square_intensity(
+                        self.first_compute_bound as f64,
+                        self.bytes
+                    ))
                 ))
         });
         r.note(
             "traffic: the minimal one, each operand read once and the output written once (3bn^2 bytes); a tiled kernel moves more and reaches the ridge at a larger n (matmul --m N --n N --k N shows its tiled intensity)",
         );
-        r.headline(&["ridge_point_flop_per_byte", "ridge_n", "last_memory_bound_n"]);
+        r.headline(&[
+            "ridge_point_flop_per_byte",
+            "ridge_n",
+            "last_memory_bound_n",
+        ]);
         r
     }
 }

@@ -123,11 +123,7 @@ pub struct SolveCost<'a> {
 /// Occupancy's inverse: the warps `target_occupancy` needs and, with
 /// `solve`, the most of that resource a kernel may use and still reach it
 /// (full occupancy when no target is given).
-pub fn solve<'a>(
-    hw: &'a Hardware,
-    inputs: &OccupancyInputs,
-    mode: Mode,
-) -> Result<SolveCost<'a>> {
+pub fn solve<'a>(hw: &'a Hardware, inputs: &OccupancyInputs, mode: Mode) -> Result<SolveCost<'a>> {
     let ex = hw.execution()?;
     let b = Budget::of(hw, ex)?;
     let target = inputs.target_occupancy.map_or(1.0, |s| s.0);
@@ -290,10 +286,7 @@ fn short(hw: &Hardware, target: f64, least: &OccupancyCost, what: Solve) -> Erro
         Solve::Threads => format!("{} threads per block", least.threads),
         Solve::Smem => "no dynamic shared memory".to_string(),
     };
-    let binds = least
-        .limiters
-        .first()
-        .map_or("nothing", Limiter::describe);
+    let binds = least.limiters.first().map_or("nothing", Limiter::describe);
     Error::field(
         "target-occupancy",
         format!(
