@@ -228,3 +228,17 @@ fn glm_4_5_air_counts_by_hand() {
     assert_eq!(t, 106_852_251_264.0);
     assert_eq!(a, 13_424_129_664.0);
 }
+
+#[test]
+fn an_nvfp4_checkpoint_keeps_its_ignored_modules_at_16_bits() {
+    // nvidia/Kimi-K2.5-NVFP4: Kimi K2's language model (the counts above)
+    // under quant_method modelopt, quant_algo NVFP4, with attention and the
+    // head in `ignore` and the embedding not a Linear. At 16 bits: the
+    // embedding and head 2 x 163,840 x 7168 = 2,348,810,240 and attention
+    // 6,168,569,856 parameters, 17,034,760,192 B. The other
+    // 1,017,890,852,352 at 4.5 bits (E2M1 and an E4M3 scale per 16):
+    // 572,563,604,448 B. 589,598,364,640 B in all.
+    let r = show("tests/data/hf/kimi-k2.5-nvfp4.json");
+    assert_eq!(json_num(&r, "params"), 1_026_408_232_448.0);
+    assert_eq!(json_num(&r, "weight_bytes"), 589_598_364_640.0);
+}

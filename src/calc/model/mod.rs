@@ -215,9 +215,19 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
             .source("weight-dtype")
             .map_or(String::new(), |s| format!(" ({s})"));
         if i.dtype.is_none() {
+            // Where [weight-formats] names the 16-bit modules, the next
+            // note lists them; otherwise say what the one format overcounts.
+            let rest = if m.weight_formats.is_empty() {
+                format!(
+                    " Every parameter is counted at {}, including any the checkpoint keeps at 16 bits (often the embedding and output head)",
+                    dtype.name
+                )
+            } else {
+                String::new()
+            };
             notes.push(format!(
-                "weights at {} ({}): the model's weight-dtype{from}; --dtype overrides. Every parameter is counted at {}, including any the checkpoint keeps at 16 bits (often the embedding and output head)",
-                dtype.name, dtype.layout, dtype.name
+                "weights at {} ({}): the model's weight-dtype{from}; --dtype overrides.{rest}",
+                dtype.name, dtype.layout
             ));
         } else if precision_of("weight-dtype", Some(w))?.name != dtype.name {
             notes.push(format!(

@@ -25,6 +25,7 @@ pub const FAMILIES: &[&str] = &[
     "deepseek_v2",
     "deepseek_v3",
     "kimi_k2",
+    "kimi_k25",
     "llama4",
     "llama4_text",
     "gemma3",
@@ -138,7 +139,8 @@ struct Out {
     /// Config keys read at their config class's default, and the class.
     defaulted: Vec<&'static str>,
     class: &'static str,
-    weight_formats: Vec<(String, String)>,
+    /// Module, precision and where it came from.
+    weight_formats: Vec<(String, String, String)>,
     sources: Vec<(String, String)>,
     notes: Vec<String>,
 }
@@ -282,7 +284,7 @@ fn quantization(c: &Cfg) -> Result<Option<(&'static str, String)>> {
                 c.file,
                 Some("quantization_config.quant_method"),
                 format!(
-                    "quant_method `{other}` is not one this importer reads (awq, gptq, fp8, fbgemm_fp8, bitsandbytes); remove the quantization_config and pass --dtype"
+                    "quant_method `{other}` is not one this importer reads (awq, gptq, fp8, fbgemm_fp8, bitsandbytes, modelopt); remove the quantization_config and pass --dtype"
                 ),
             ));
         }
@@ -360,6 +362,105 @@ fn layer_types(c: &Cfg, llama4: bool, gemma: bool) -> Result<Option<(Vec<&'stati
     Ok(None)
 }
 
+/// What a ModelOpt `quantization_config` (`quant_method: modelopt`)
+/// decides: the precision of the quantized Linears and the modules it
+/// leaves at 16 bits.
+struct ModelOpt {
+    dtype: &'static str,
+    algo: String,
+    bf16: Vec<&'static str>,
+    notes: Vec<String>,
+}
+
+/// Reads a ModelOpt config: `quant_algo` NVFP4 (E2M1 values, an E4M3
+/// scale per 16) or FP8; the `ignore` list mapped onto the schema's
+/// modules (`*self_attn*` attention, `lm_head`, `*.gate` and `*router*`
+/// the router, `*shared_expert*`); an ignore entry that names a layer by
+/// index, or a module the schema has no name for, is refused by name, as
+/// is MIXED_PRECISION. `None` for any other method.
+fn modelopt(c: &Cfg) -> Result<Option<ModelOpt>> {
+    let Some(q) = c.map.get("quantization_config").and_then(Value::as_object) else {
+        return Ok(None);
+    };
+    if q.get("quant_method").and_then(Value::as_str) != Some("modelopt") {
+        return Ok(None);
+    }
+    let field = Some("quantization_config.quant_algo");
+    let algo = q.get("quant_algo").and_then(Value::as_str).unwrap_or("");
+    let dtype = match algo {
+        "NVFP4" => "nvfp4",
+        "FP8" => "fp8",
+        other => {
+            return Err(data(
+                c.file,
+                field,
+                format!(
+                    "modelopt quant_algo `{other}` is not one this importer reads (NVFP4, FP8); a per-layer MIXED_PRECISION needs a model .toml with [weight-formats]"
+                ),
+            ));
+        }
+    };
+    // The embedding is not a Linear: ModelOpt never quantizes it.
+    let mut bf16 = vec!["embedding"];
+    for m in q
+        .get("ignore")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let m = m.as_str().unwrap_or("");
+        // The vision tower and its projector are not counted at all.
+        let vision = [
+            "vision_tower",
+            "mm_projector",
+            "embed_vision",
+            "multi_modal_projector",
+        ];
+        if vision
+            .iter()
+            .any(|v| m.starts_with(v) || m.contains(&format!(".{v}")))
+        {
+            continue;
+        }
+        let module = if m.contains("self_attn") {
+            "attention"
+        } else if m.ends_with("lm_head") {
+            "lm-head"
+        } else if m.contains("shared_expert") {
+            "shared-experts"
+        } else if m.ends_with(".gate") || m.contains("router") {
+            "router"
+        } else {
+            return Err(data(
+                c.file,
+                Some("quantization_config.ignore"),
+                format!(
+                    "`{m}`: a module left unquantized that the schema's weight formats cannot name (they name embedding, lm-head, attention, dense-ffn, routed-experts, shared-experts, router)"
+                ),
+            ));
+        };
+        if !bf16.contains(&module) {
+            bf16.push(module);
+        }
+    }
+    let mut notes = Vec::new();
+    let kv8 = q
+        .get("kv_cache_scheme")
+        .and_then(|k| k.get("num_bits"))
+        .and_then(Value::as_u64)
+        == Some(8)
+        || q.get("kv_cache_quant_algo").and_then(Value::as_str) == Some("FP8");
+    if kv8 {
+        notes.push("the checkpoint's KV cache is FP8 (quantization_config); pass --kv-dtype fp8 to price it so".into());
+    }
+    Ok(Some(ModelOpt {
+        dtype,
+        algo: algo.into(),
+        bf16,
+        notes,
+    }))
+}
+
 /// Converts a `config.json` to model-file TOML and the notes on what the
 /// import assumed.
 pub fn import(src: &str, name: &str) -> Result<Imported> {
@@ -385,7 +486,12 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
         )
     })?;
     // Kimi K2 is DeepSeek-V3's architecture under its own name.
-    let deepseek = matches!(family, "deepseek_v3" | "deepseek_v2" | "kimi_k2");
+    // Kimi K2.5 wraps the same language model in a multimodal config.
+    let deepseek = matches!(
+        family,
+        "deepseek_v3" | "deepseek_v2" | "kimi_k2" | "kimi_k25"
+    );
+    let nested = matches!(family, "llama4" | "gemma3" | "kimi_k25");
     let qwen3 = matches!(family, "qwen3" | "qwen3_moe");
     let oss = family == "gpt_oss";
     let llama4 = matches!(family, "llama4" | "llama4_text");
@@ -405,8 +511,8 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
     // A multimodal config nests the language model in text_config; the
     // keys the class defaults are filled in where the config leaves them.
     let text = match map.get("text_config") {
-        Some(Value::Object(t)) if llama4 || gemma => t,
-        Some(_) if llama4 || gemma => {
+        Some(Value::Object(t)) if nested => t,
+        Some(_) if nested => {
             return Err(data(
                 name,
                 Some("text_config"),
@@ -429,7 +535,7 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
         map: &merged,
         file: name,
     };
-    if (llama4 || gemma) && map.contains_key("vision_config") {
+    if nested && map.contains_key("vision_config") {
         o.notes.push(
             "the vision encoder (vision_config) is not counted: this is the text model".into(),
         );
@@ -575,9 +681,36 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
                     ));
                 }
             }
-            o.weight_formats
-                .push(("routed-experts".into(), "mxfp4".into()));
+            o.weight_formats.push((
+                "routed-experts".into(),
+                "mxfp4".into(),
+                "vendor: config.json quantization_config (quant_method mxfp4; modules_to_not_convert keeps attention, router, embedding and head at 16 bits)".into(),
+            ));
         }
+    } else if let Some(q) = modelopt(if map.contains_key("quantization_config") {
+        &top
+    } else {
+        &c
+    })? {
+        o.field(
+            "weight-dtype",
+            quote(q.dtype),
+            &format!(
+                "quantization_config (quant_method modelopt, quant_algo {})",
+                q.algo
+            ),
+        );
+        let from = "vendor: config.json quantization_config.ignore (modelopt leaves these modules at 16 bits)";
+        for m in q.bf16 {
+            let from = if m == "embedding" {
+                "vendor: config.json quantization_config.config_groups (targets Linear only: the embedding stays at 16 bits)"
+            } else {
+                from
+            };
+            o.weight_formats
+                .push((m.into(), "bf16".into(), from.into()));
+        }
+        o.notes.extend(q.notes);
     } else if let Some((dtype, what)) = quantization(if map.contains_key("quantization_config") {
         &top
     } else {
@@ -881,12 +1014,9 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
     if !o.weight_formats.is_empty() {
         o.body.push_str("\n[weight-formats]\n");
         let formats = std::mem::take(&mut o.weight_formats);
-        for (k, v) in formats {
+        for (k, v, from) in formats {
             let _ = writeln!(o.body, "{k} = {}", quote(&v));
-            o.sources.push((
-                format!("weight-formats.{k}"),
-                "vendor: config.json quantization_config (quant_method mxfp4; modules_to_not_convert keeps attention, router, embedding and head at 16 bits)".into(),
-            ));
+            o.sources.push((format!("weight-formats.{k}"), from));
         }
     }
     o.body.push_str("\n[sources]\n");

@@ -208,3 +208,44 @@ mod new_families {
         }
     }
 }
+
+/// ModelOpt quantization configs.
+mod modelopt {
+    use super::super::*;
+
+    fn with(q: &str) -> Result<String> {
+        to_toml(
+            &format!(
+                r#"{{"model_type": "qwen3", "hidden_size": 64, "num_hidden_layers": 2,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+                "vocab_size": 100, "intermediate_size": 128, "quantization_config": {q}}}"#
+            ),
+            "q.json",
+        )
+    }
+
+    #[test]
+    fn nvfp4_maps_the_ignore_list_onto_modules() {
+        let t = with(
+            r#"{"quant_method": "modelopt", "quant_algo": "NVFP4",
+            "ignore": ["lm_head", "model.layers.0.self_attn*", "model.layers.1.self_attn*"]}"#,
+        )
+        .unwrap();
+        assert!(t.contains("weight-dtype = \"nvfp4\""), "{t}");
+        for m in ["embedding", "lm-head", "attention"] {
+            assert!(t.contains(&format!("{m} = \"bf16\"")), "{m}: {t}");
+        }
+    }
+
+    #[test]
+    fn what_the_schema_cannot_say_is_refused_by_name() {
+        let e =
+            with(r#"{"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION"}"#).unwrap_err();
+        assert!(e.to_string().contains("MIXED_PRECISION"), "{e}");
+        let e = with(
+            r#"{"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ["model.layers.0*"]}"#,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("model.layers.0*"), "{e}");
+    }
+}
