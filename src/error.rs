@@ -25,7 +25,7 @@ pub enum Error {
         message: String,
     },
     /// An id that is not in the catalog.
-    #[error("unknown {kind} `{id}`{}; available: {}", suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default(), available.join(", "))]
+    #[error("unknown {kind} `{}`{}; available: {}", crate::units::excerpt(id, 40), suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default(), available.join(", "))]
     UnknownId {
         /// `hardware` or `model`.
         kind: &'static str,

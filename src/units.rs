@@ -576,6 +576,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn excerpts_are_short_and_escaped() {
+        assert_eq!(excerpt("abc", 40), "abc");
+        assert_eq!(excerpt("abcdef", 3), "abc...");
+        assert_eq!(excerpt("a\"b\n\u{1b}", 40), "a\\\"b\\n\\u{1b}");
+    }
+
+    #[test]
     fn an_intensity_drops_its_unit() {
         assert_eq!(bare_intensity(" 300 FLOP/B "), "300");
         assert_eq!(bare_intensity("300OP/B"), "300");

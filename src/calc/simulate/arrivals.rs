@@ -100,8 +100,8 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<Request>> {
                 hline,
                 name,
                 format!(
-                    "the header has no `{name}` column; expected arrival_s, prompt_tokens and output_tokens (it has {})",
-                    names.join(", ")
+                    "the header has no `{name}` column; expected a first line naming arrival_s, prompt_tokens and output_tokens, comma-separated in any order (it begins `{}`)",
+                    crate::units::excerpt(header, 40)
                 ),
             )
         })
@@ -136,7 +136,10 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<Request>> {
                 bad(
                     n,
                     "arrival_s",
-                    format!("`{a}`: expected seconds from the start, zero or more"),
+                    format!(
+                        "`{}`: expected seconds from the start, zero or more",
+                        crate::units::excerpt(a, 40)
+                    ),
                 )
             })?;
         let tokens = |c: usize, name: &str| -> Result<u64> {
@@ -146,7 +149,10 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<Request>> {
                 _ => Err(bad(
                     n,
                     name,
-                    format!("`{v}`: expected a whole number of tokens, at least 1"),
+                    format!(
+                        "`{}`: expected a whole number of tokens, at least 1",
+                        crate::units::excerpt(v, 40)
+                    ),
                 )),
             }
         };
@@ -243,5 +249,27 @@ mod tests {
             .to_string();
         assert!(e.contains("arrival_s"), "{e}");
         assert!(parse_trace("t.csv", "arrival_s,prompt_tokens,output_tokens\n-1,5,5\n").is_err());
+    }
+
+    #[test]
+    fn an_error_quotes_the_file_briefly() {
+        // A file that is not a trace (a password file named by mistake):
+        // the message describes the header it expected and quotes at most
+        // 40 characters of the line, escaped.
+        let secret = format!("root:x:0:0:{}\u{1b}[31m\n1,2,3\n", "s".repeat(500));
+        let e = parse_trace("t.csv", &secret).unwrap_err().to_string();
+        assert!(
+            e.contains("arrival_s, prompt_tokens and output_tokens"),
+            "{e}"
+        );
+        assert!(e.contains("root:x:0:0:"), "{e}");
+        assert!(!e.contains(&"s".repeat(41)), "{e}");
+        assert!(!e.contains('\u{1b}'), "{e}");
+        let long = format!(
+            "arrival_s,prompt_tokens,output_tokens\n{},5,5\n",
+            "9x".repeat(300)
+        );
+        let e = parse_trace("t.csv", &long).unwrap_err().to_string();
+        assert!(e.len() < 200, "{e}");
     }
 }

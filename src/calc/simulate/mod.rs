@@ -49,8 +49,11 @@ pub const DEFAULT_BLOCK: u64 = 16;
 pub const DEFAULT_WHOLE_PROMPT: u64 = 2048;
 /// Requests simulated by default.
 pub const DEFAULT_REQUESTS: u64 = 10_000;
-/// The most requests one run takes.
-pub const MAX_REQUESTS: u64 = 100_000_000;
+/// The most requests one run takes. A run holds each request's lengths,
+/// state and outcome (about 140 bytes), so its memory grows with them:
+/// 136 MB at this bound, 10 s in the debug binary at 20/s of 512 + 64
+/// tokens (docs/cli.md, "Limits"; measured with /usr/bin/time -v).
+pub const MAX_REQUESTS: u64 = 1_000_000;
 
 /// Requests per second: `12/s`, `720/min` or a bare number.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
