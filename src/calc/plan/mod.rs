@@ -392,7 +392,7 @@ fn runtime_bytes(hw: &Hardware) -> Result<f64> {
             owner: hw.id.clone(),
             field: "memory.runtime-bytes".into(),
             why: "--reserve step holds back the runtime's memory outside the allocator, measured (validation/runtime_memory_h200.py); without it give a share, e.g. --reserve 10%".into(),
-            example: Some("726466560 B".into()),
+            example: None,
         })
 }
 
@@ -423,4 +423,23 @@ pub fn step_reserve_note(s: &Setup, tp: u64) -> Option<String> {
         crate::units::whole(tokens),
         crate::units::whole(seqs),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    #[test]
+    fn the_reserve_reads_step_a_named_step_or_a_share() {
+        let r = |t: &str| step_reserve(&Value::from(t));
+        assert_eq!(r("step").unwrap(), Some(None));
+        assert_eq!(r(" Step ").unwrap(), Some(None));
+        assert_eq!(r("step:2304,256").unwrap(), Some(Some((2304, 256))));
+        assert_eq!(r("10%").unwrap(), None);
+        assert_eq!(step_reserve(&Value::from(0.1)).unwrap(), None);
+        for bad in ["step:", "step:1", "step:0,1", "step:a,b", "stepx"] {
+            assert!(r(bad).is_err(), "{bad}");
+        }
+    }
 }
