@@ -237,7 +237,7 @@ fn achievable_searches_disaggregated_pools_without_a_hand_set_nic_and_pareto_sho
 }
 
 #[test]
-fn the_check_command_carries_the_engine_and_its_folder() {
+fn the_check_command_carries_the_engine_its_folder_and_the_step_reserve() {
     // tests/data/enginedir holds vLLM's profile under another id: only the
     // folder names it, so a check without --engine-dir fails to find it.
     let f = common::cli_json(&[
@@ -262,12 +262,17 @@ fn the_check_command_carries_the_engine_and_its_folder() {
         "vllm-copy",
         "--engine-dir",
         "tests/data/enginedir",
+        "--reserve",
+        "step",
     ]);
     let line = f["results"]["check_command"].as_str().unwrap();
     let w = words(line);
     for pair in [
         ["--engine", "vllm-copy"],
         ["--engine-dir", "tests/data/enginedir"],
+        // The search's largest iteration, which it held back on every plan:
+        // the default caps' largest (256) beside a whole 2,048-token prompt.
+        ["--reserve", "step:2304,256"],
     ] {
         assert!(
             w.windows(2).any(|x| x == pair),
@@ -380,4 +385,91 @@ fn at_120_columns_the_table_keeps_both_targets_and_says_why_ranks_skip() {
         "{header}"
     );
     assert!(text.contains("ranks skip"), "{text}");
+}
+
+/// Llama-3.1-70B in bf16 on one H200, prompts alone (a prefill pool):
+/// the flat 10% reserve refuses it, the reserve priced from the step fits
+/// it. By hand: the weights are 2 B x 70,553,706,496 parameters (2 x
+/// 128,256 x 8,192 embedding and LM head; 80 layers of attention, 2 x
+/// 8,192^2 + 2 x 8,192 x 1,024, and MLP, 3 x 8,192 x 28,672; norms 161 x
+/// 8,192) = 141,107,412,992 B, against 150,109,880,320 B usable x 0.9 =
+/// 135.1 GB: no room. Priced from the step (simulate's default caps,
+/// 2,048 + 256 = 2,304 tokens and 256 sequences): the runtime's
+/// 726,466,560 B (hardware/h200-sxm.toml, measured); activations 2,304
+/// tokens x (4 x 8,192 + 2 x 28,672) x 2 B = 415,236,096 B; logits 256 x
+/// 128,256 x 4 B = 131,330,048 B. The KV cache gets 150,109,880,320 -
+/// 726,466,560 - 141,107,412,992 - 415,236,096 - 131,330,048 =
+/// 7,729,434,624 B, at 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 B =
+/// 327,680 B a token: 23,588 tokens.
+#[test]
+fn the_reserve_priced_from_the_step_fits_70b_bf16_on_one_h200_for_prefill() {
+    let q = [
+        "simulate",
+        "--model",
+        "llama-3.1-70b",
+        "--hw",
+        "h200-sxm",
+        "--rate",
+        "0.5/s",
+        "--prompt",
+        "2048",
+        "--output",
+        "1",
+        "--requests",
+        "100",
+    ];
+    let err = common::cli_err(&q, 1);
+    assert!(err.contains("does not fit"), "{err}");
+    let mut step = q.to_vec();
+    step.extend(["--reserve", "step"]);
+    let s = common::cli_json(&step);
+    assert_eq!(common::json_num(&s, "kv_capacity_tokens"), 23_588.0);
+    // The same step named outright, as fleet's check command names it.
+    let mut named = q.to_vec();
+    named.extend(["--reserve", "step:2304,256"]);
+    let n = common::cli_json(&named);
+    assert_eq!(common::json_num(&n, "kv_capacity_tokens"), 23_588.0);
+    // A part without the runtime's figure names the field.
+    let mut other = q.to_vec();
+    other[4] = "b200";
+    other.extend(["--reserve", "step"]);
+    let err = common::cli_err(&other, 65);
+    assert!(err.contains("memory.runtime-bytes"), "{err}");
+}
+
+/// docs/capacity-plan.md, section 6: Llama-3.1-70B in bf16 on H200s at 20
+/// requests a second, 2,048 in / 300 out, p99 TTFT 2 s and TPOT 50 ms.
+/// NVIDIA's AIConfigurator 0.12 answers 16 H200s from kernels measured
+/// under TensorRT-LLM (validation/aiconfigurator/
+/// llama-3.1-70b-bf16-h200-20rps.txt); speed of light is a floor under
+/// any measured answer, so ours takes no more. Priced from the step, the
+/// reserve leaves room that the flat 10% does not (one H200 holds the
+/// weights), so the winner takes fewer devices than with the flat reserve.
+#[test]
+fn beside_the_peer_the_70b_bf16_plan_at_20_per_second() {
+    let q = [
+        "fleet",
+        "--model",
+        "llama-3.1-70b",
+        "--hw",
+        "h200-sxm",
+        "--rate",
+        "20/s",
+        "--prompt",
+        "2048",
+        "--output",
+        "300",
+        "--slo-ttft",
+        "2s",
+        "--slo-tpot",
+        "50ms",
+    ];
+    let flat = common::cli_json(&q);
+    let flat_devices = common::json_num(&flat, "devices");
+    assert!(flat_devices <= 16.0, "{flat_devices}");
+    let mut step = q.to_vec();
+    step.extend(["--reserve", "step"]);
+    let priced = common::cli_json(&step);
+    let step_devices = common::json_num(&priced, "devices");
+    assert!(step_devices < flat_devices, "{step_devices} vs {flat_devices}");
 }

@@ -103,6 +103,24 @@ impl Check {
             .map_or(id, |(_, g)| g.as_str())
     }
 
+    /// The check with `--reserve step` made `--reserve step:TOKENS,SEQS`:
+    /// the search's largest iteration, which it held back on every plan,
+    /// where the plan's own caps would hold back less.
+    pub fn with_step(mut self, (tokens, seqs): (u64, u64)) -> Self {
+        for (k, v) in &mut self.flags {
+            if k == "reserve"
+                && let Some(text) = v
+                && matches!(
+                    crate::calc::plan::step_reserve(&Value::from(text.as_str())),
+                    Ok(Some(None))
+                )
+            {
+                *v = Some(format!("step:{tokens},{seqs}"));
+            }
+        }
+        self
+    }
+
     /// The extra flags, `--set`s and mode as command-line words, the
     /// price replaced by `price` where the search priced each part apart.
     pub fn words(&self, price: Option<&str>) -> Vec<String> {

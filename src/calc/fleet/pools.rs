@@ -48,6 +48,9 @@ pub(super) struct Shared<'x> {
     pub caps: &'x [u64],
     pub budgets: Option<&'x [u64]>,
     pub keep: usize,
+    /// The largest iteration (tokens, sequences) of the search, which
+    /// `--reserve step` holds back on every plan.
+    pub step: (u64, u64),
 }
 
 /// A part's cheapest prefill pool.
@@ -223,7 +226,11 @@ pub(super) fn search(
     let setups: Vec<plan::Setup> = sh
         .hws
         .iter()
-        .map(|hw| plan::Setup::new(hw, m, &pi, sh.mode))
+        .map(|hw| {
+            let mut s = plan::Setup::new(hw, m, &pi, sh.mode)?;
+            s.step_shape.get_or_insert(sh.step);
+            Ok(s)
+        })
         .collect::<Result<_>>()?;
     let window = m.window();
     let mean_prompt = w.prompt.mean();
@@ -782,7 +789,11 @@ pub(super) fn pareto(
     let setups: Vec<plan::Setup> = sh
         .hws
         .iter()
-        .map(|hw| plan::Setup::new(hw, m, &pi, sh.mode))
+        .map(|hw| {
+            let mut s = plan::Setup::new(hw, m, &pi, sh.mode)?;
+            s.step_shape.get_or_insert(sh.step);
+            Ok(s)
+        })
         .collect::<Result<_>>()?;
     let window = m.window();
     let mean_prompt = w.prompt.mean().max(1.0) as u64;

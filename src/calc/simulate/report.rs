@@ -494,6 +494,9 @@ impl SimCost {
                 units::whole(s.preemptions)
             ));
         }
+        if let Some(n) = &self.reserve_note {
+            r.note(n.clone());
+        }
         r.note("iterations priced by the same per-operation step cost as decode and prefill; a pipeline runs one batch through its stages in turn (no microbatching)");
         if let Some(out) = &self.outcomes {
             r.rows_kind = Some(RowsKind::Table);
