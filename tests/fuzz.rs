@@ -253,7 +253,7 @@ const BASES: &[&str] = &[
 
 /// The trace and the measurement file the serving lines read, mutated.
 const TRACE: &str = include_str!("data/simulate/trace.csv");
-const CAL: &str = include_str!("../validation/calibrate-h200.csv");
+const CAL: &str = include_str!("../validation/results/2026-12-01-h200/calibrate-h200.csv");
 
 /// Values that have broken parsers and arithmetic before.
 const EDGES: &[&str] = &[

@@ -61,7 +61,7 @@ fn stderr(o: &Output) -> String {
 
 fn csv() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("validation/calibrate-h200.csv")
+        .join("validation/results/2026-12-01-h200/calibrate-h200.csv")
         .display()
         .to_string()
 }
