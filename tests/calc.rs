@@ -106,9 +106,28 @@ fn fields_of_the_parts_the_sources_use() {
         125e12 / 900e9,
         1e-12,
     );
+    // "grew 4x larger than v3's, to 4,096 chips": v3's pod is the v4
+    // pod over 4.
+    check(
+        "book-6.2-tpuv3-chips",
+        calc("tpu-v4.interconnect.ici.domain-size / 4"),
+    );
     // TPU v4 publishes no TDP: a command that needs it names the field.
     let e = cli_err(&["calc", "tpu-v4.package.tdp-watts"], 65);
     assert!(e.contains("package"), "{e}");
+}
+
+#[test]
+fn small_products_the_sources_work() {
+    // A warpgroup: four warps of the H100's 32 threads (§2.3).
+    check(
+        "book-2.3-warpgroup-threads",
+        calc("4 * h100-sxm.execution.warp-size"),
+    );
+    // The lecture's b·MNK for a 4096^3 bf16 GEMM: 2 B x 4096^3 = 137.4 GB.
+    check_si("lec-7.8-4096-bMNK", calc("2 B * 4096^3"));
+    // 128 ms a token (4.0 ms x 32 strided reads) is about 8 tokens a second.
+    check("lec-7.6-strided-decode-tps", calc("1 / (4 ms * 32) * 1 s"));
 }
 
 #[test]

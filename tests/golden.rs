@@ -280,10 +280,6 @@ fn validation_md_states_the_counts_the_tests_hold() {
 /// Cases no command or library call computes, with why.
 const SKIPPED: &[(&str, &str)] = &[
     (
-        "lec-7.8-4096-bMNK",
-        "b x M x N x K, the prefactor of the lecture's traffic formula, not a quantity any command reports",
-    ),
-    (
         "hw-h100-hbm-latency-assumed",
         "the lecture's assumed 500 cycles, passed as an input (--set memory.dram-latency); the file carries the measured 479",
     ),
@@ -409,10 +405,6 @@ const SKIPPED: &[(&str, &str)] = &[
         "a ratio of two measured A6000 kernels",
     ),
     (
-        "book-2.3-warpgroup-threads",
-        "4 warps x 32 threads: a warpgroup is not a unit any command reports",
-    ),
-    (
         "book-2.3-h100-worklog-start-frac",
         "a ratio of two measured H100 kernels",
     ),
@@ -478,10 +470,6 @@ const SKIPPED: &[(&str, &str)] = &[
         "requests over days of a trace; no command reads the BurstGPT trace",
     ),
     (
-        "book-6.2-tpuv3-chips",
-        "4,096 / 4 on quoted pod sizes of TPU v3 and v4, which are not catalog parts",
-    ),
-    (
         "hw-h100-l2-vs-global-ratio",
         "a measured L2/HBM bandwidth ratio (Luo et al.); the catalog has no L2 bandwidth figure for the H100",
     ),
@@ -541,10 +529,6 @@ const SKIPPED: &[(&str, &str)] = &[
     (
         "book-6.1-tcgen05-count",
         "a count of PTX instructions, not a hardware figure",
-    ),
-    (
-        "lec-7.6-strided-decode-tps",
-        "decode arithmetic: 4.0 ms x 32 = 128 ms per token",
     ),
     (
         "book-2.1-naive-transpose-frac",
