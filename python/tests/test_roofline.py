@@ -384,10 +384,27 @@ class TestErrors:
             roofline.hardware("no/such.toml")
 
     def test_no_answer(self):
-        # Llama-3.1-70B's 141 GB of bf16 weights cannot fit one 80 GB H100.
+        # Llama-3.1-70B's 141 GB of bf16 weights cannot fit one 80 GB H100:
+        # a decode step there has no answer.
         with pytest.raises(roofline.NoAnswerError) as e:
-            roofline.kv(model="llama-3.1-70b", context=1024, hw="h100-sxm")
+            roofline.decode(model="llama-3.1-70b", hw="h100-sxm", batch=1, context=1024)
         assert e.value.exit_code == 1
+
+    def test_kv_says_what_does_not_fit(self):
+        # kv answers the sizes there and says it does not fit (issue 37).
+        r = roofline.kv(model="llama-3.1-70b", context=1024, hw="h100-sxm")
+        assert r.results["fits"] is False
+        assert r.results["max_batch"] == 0
+        assert any("does not fit" in n for n in r.notes)
+
+    def test_kv_tp_splits_the_weights_and_heads(self):
+        # tests/cmd/kv-tp-70b-h200.toml's hand derivation: (70,553,706,496 -
+        # 1,318,912 norms) / 4 + 1,318,912 parameters x 2 B per device, and
+        # 2 of the 8 KV heads.
+        r = roofline.kv(model="llama-3.1-70b", context=8192, batch=16, hw="h200-sxm", tp=4)
+        assert r.results["weight_bytes"] == 35_278_831_616
+        assert r.results["kv_share"] == 0.25
+        assert r.results["max_batch"] == 148
 
     def test_not_a_number_is_refused(self):
         with pytest.raises(roofline.DataError, match="finite"):
