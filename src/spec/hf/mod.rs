@@ -320,7 +320,13 @@ fn layer_types(c: &Cfg, llama4: bool, gemma: bool) -> Result<Option<(Vec<&'stati
         return Ok(Some((types, from)));
     }
     if gemma && let Some(p) = c.uint("sliding_window_pattern")? {
-        let mut t = vec!["sliding"; usize::try_from(p).unwrap_or(usize::MAX).min(4096) - 1];
+        let mut t = vec![
+            "sliding";
+            usize::try_from(p)
+                .unwrap_or(usize::MAX)
+                .min(4096)
+                .saturating_sub(1)
+        ];
         t.push("full");
         let from = format!(
             "sliding_window_pattern {p} (layer i is global when (i + 1) is a multiple of it)"
@@ -351,7 +357,13 @@ fn layer_types(c: &Cfg, llama4: bool, gemma: bool) -> Result<Option<(Vec<&'stati
             )));
         }
         if let Some(n) = c.uint("no_rope_layer_interval")? {
-            let mut t = vec!["chunked"; usize::try_from(n).unwrap_or(usize::MAX).min(4096) - 1];
+            let mut t = vec![
+                "chunked";
+                usize::try_from(n)
+                    .unwrap_or(usize::MAX)
+                    .min(4096)
+                    .saturating_sub(1)
+            ];
             t.push("full");
             let from = format!(
                 "no_rope_layer_interval {n} (every {n}th layer NoPE with global attention, the rest chunked)"
@@ -908,7 +920,9 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
         // (layers step - 1, 2 step - 1, ...), which the schema can say.
         if let Some(v) = c.map.get("moe_layers").and_then(Value::as_array) {
             let layers = c.need("num_hidden_layers")?;
-            let want: Vec<u64> = (1..=layers / step).map(|k| k * step - 1).collect();
+            let want: Vec<u64> = (1..=layers.checked_div(step).unwrap())
+                .map(|k| k.saturating_mul(step).saturating_sub(1))
+                .collect();
             let got: Vec<u64> = v.iter().filter_map(Value::as_u64).collect();
             if got != want || got.len() != v.len() {
                 return Err(data(
