@@ -575,10 +575,19 @@ pub const MAX_EXPLAINED: usize = 10_000;
 /// `--explain`, which print only once every point is worked) before any
 /// point is: CSV and JSON stream any length in bounded memory.
 fn held_rows(g: &Global) -> Result<()> {
-    let mut n: usize = 1;
-    for s in &g.sweep {
-        n = n.saturating_mul(roofline::sweep::parse(s)?.values.len());
-    }
+    let axes = g
+        .sweep
+        .iter()
+        .map(|s| roofline::sweep::parse(s).map(roofline::sweep::Axis::from))
+        .collect::<Result<Vec<_>>>()?;
+    // The grid's own bounds (its points, the files it loads) are said
+    // first: they hold whatever the format.
+    let n = roofline::sweep::grid_size(&axes)?;
+    roofline::sweep::check_files(
+        axes.iter().filter(|a| {
+            matches!(a.name.as_str(), "hw" | "model" | "engine") || a.name.contains('.')
+        }),
+    )?;
     let (max, what, instead) = if g.explain {
         (
             MAX_EXPLAINED,
