@@ -520,6 +520,9 @@ fn run_reports(
             && !g.explain
             && matches!(g.format, FormatArg::Csv | FormatArg::Json)
             && g.chart.as_deref() != Some(std::path::Path::new("-"));
+        if !stream {
+            held_rows(g)?;
+        }
         let mut sink: Option<Box<dyn roofline::report::RowSink>> = stream.then(|| {
             let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
             if g.format == FormatArg::Csv {
@@ -560,6 +563,56 @@ fn run_reports(
         return Ok((cli.global, reports));
     }
     expand::run(argv)
+}
+
+/// The most rows a table or Markdown sweep holds before printing: a row
+/// of `decode` is about 3.7 KB held (`point` 1.6 KB; measured with
+/// /usr/bin/time -v on 100,000-point sweeps), so 50,000 stay under 200 MB.
+pub const MAX_HELD_ROWS: usize = 50_000;
+/// The most points `--explain` derives: each is about 15 KB of text.
+pub const MAX_EXPLAINED: usize = 10_000;
+
+/// Refuses a sweep too long to be held whole (a table, Markdown, or
+/// `--explain`, which print only once every point is worked) before any
+/// point is: CSV and JSON stream any length in bounded memory.
+fn held_rows(g: &Global) -> Result<()> {
+    let axes = g
+        .sweep
+        .iter()
+        .map(|s| roofline::sweep::parse(s).map(roofline::sweep::Axis::from))
+        .collect::<Result<Vec<_>>>()?;
+    // The grid's own bounds (its points, the files it loads) are said
+    // first: they hold whatever the format.
+    let n = roofline::sweep::grid_size(&axes)?;
+    roofline::sweep::check_files(
+        axes.iter().filter(|a| {
+            matches!(a.name.as_str(), "hw" | "model" | "engine") || a.name.contains('.')
+        }),
+    )?;
+    let (max, what, instead) = if g.explain {
+        (
+            MAX_EXPLAINED,
+            "--explain derives every point in full",
+            "leave out --explain and use --format json (its quantities carry the formulas) or csv",
+        )
+    } else {
+        (
+            MAX_HELD_ROWS,
+            "a table or Markdown is printed once every row is held",
+            "use --format csv or --format json",
+        )
+    };
+    if n > max {
+        return Err(Error::input(
+            "--sweep",
+            format!(
+                "{} points: {what}, at most {}; {instead}, which stream any sweep in bounded memory",
+                roofline::units::grouped(n as u128),
+                roofline::units::grouped(max as u128)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Combines the per-point reports of a command that still expands its

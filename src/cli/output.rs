@@ -240,6 +240,19 @@ fn temporary(dir: &Path, name: &str) -> std::io::Result<(std::fs::File, PathBuf)
 /// permissions; on any failure the new file is removed and the old one is
 /// left as it was.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // A symbolic link is written through, as a plain write would: the
+    // file it names is replaced, beside itself, and the link kept.
+    let real;
+    let path = match path.symlink_metadata() {
+        Ok(m) if m.file_type().is_symlink() => match path.canonicalize() {
+            Ok(p) => {
+                real = p;
+                real.as_path()
+            }
+            Err(_) => path,
+        },
+        _ => path,
+    };
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -326,6 +339,24 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
         let names: Vec<_> = std::fs::read_dir(&d).unwrap().collect();
         assert_eq!(names.len(), 1, "no temporary file is left");
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_written_through() {
+        let d = dir("link");
+        std::fs::write(d.join("real.svg"), "old").unwrap();
+        std::os::unix::fs::symlink(d.join("real.svg"), d.join("link.svg")).unwrap();
+        write_atomic(&d.join("link.svg"), b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(d.join("real.svg")).unwrap(), "new");
+        assert!(
+            d.join("link.svg")
+                .symlink_metadata()
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         std::fs::remove_dir_all(d).unwrap();
     }
 
