@@ -1023,7 +1023,7 @@ export const COMMANDS = {
    {
     "name": "reserve",
     "switch": false,
-    "help": "Memory held back for activations and the runtime (default 10%)"
+    "help": "Memory held back for activations and the runtime: a share (default 10%), or step: the runtime's measured footprint and the largest iteration's activations and logits (step:TOKENS,SEQS names it)"
    },
    {
     "name": "allow-cross-node",
@@ -1180,7 +1180,7 @@ export const COMMANDS = {
    {
     "name": "reserve",
     "switch": false,
-    "help": "Memory held back for activations and the runtime (default 10%)"
+    "help": "Memory held back for activations and the runtime: a share (default 10%), or step: the runtime's measured footprint and the largest iteration's activations and logits (step:TOKENS,SEQS names it)"
    },
    {
     "name": "requests",
@@ -1362,7 +1362,7 @@ export const COMMANDS = {
    {
     "name": "reserve",
     "switch": false,
-    "help": "Memory held back for activations and the runtime (default 10%)"
+    "help": "Memory held back for activations and the runtime: a share (default 10%), or step: the runtime's measured footprint and the largest iteration's activations and logits (step:TOKENS,SEQS names it)"
    },
    {
     "name": "requests",
