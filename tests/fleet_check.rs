@@ -471,5 +471,8 @@ fn beside_the_peer_the_70b_bf16_plan_at_20_per_second() {
     step.extend(["--reserve", "step"]);
     let priced = common::cli_json(&step);
     let step_devices = common::json_num(&priced, "devices");
-    assert!(step_devices < flat_devices, "{step_devices} vs {flat_devices}");
+    assert!(
+        step_devices < flat_devices,
+        "{step_devices} vs {flat_devices}"
+    );
 }
