@@ -30,7 +30,9 @@ pub struct DeployArgs {
     /// eager or graph (the default with --achievable).
     #[arg(long)]
     pub launch: Option<String>,
-    /// Memory held back for activations and the runtime (default 10%).
+    /// Memory held back for activations and the runtime: a share (default
+    /// 10%), or step: the runtime's measured footprint and the largest
+    /// iteration's activations and logits (step:TOKENS,SEQS names it).
     #[arg(long)]
     pub reserve: Option<String>,
 }

@@ -1028,7 +1028,7 @@ export const COMMANDS = {
    {
     "name": "reserve",
     "switch": false,
-    "help": "Memory held back for activations and the runtime (default 10%)"
+    "help": "Memory held back for activations and the runtime: a share (default 10%), or step: the runtime's measured footprint and the largest iteration's activations and logits (step:TOKENS,SEQS names it)"
    },
    {
     "name": "allow-cross-node",
@@ -1185,7 +1185,7 @@ export const COMMANDS = {
    {
     "name": "reserve",
     "switch": false,
-    "help": "Memory held back for activations and the runtime (default 10%)"
+    "help": "Memory held back for activations and the runtime: a share (default 10%), or step: the runtime's measured footprint and the largest iteration's activations and logits (step:TOKENS,SEQS names it)"
    },
    {
     "name": "requests",
@@ -1367,7 +1367,7 @@ export const COMMANDS = {
    {
     "name": "reserve",
     "switch": false,
-    "help": "Memory held back for activations and the runtime (default 10%)"
+    "help": "Memory held back for activations and the runtime: a share (default 10%), or step: the runtime's measured footprint and the largest iteration's activations and logits (step:TOKENS,SEQS names it)"
    },
    {
     "name": "requests",
