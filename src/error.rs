@@ -25,7 +25,7 @@ pub enum Error {
         message: String,
     },
     /// An id that is not in the catalog.
-    #[error("unknown {kind} `{id}`{}; available: {}", suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default(), available.join(", "))]
+    #[error("unknown {kind} `{}`{}; available: {}", crate::units::excerpt(id, 40), suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default(), available.join(", "))]
     UnknownId {
         /// `hardware` or `model`.
         kind: &'static str,
@@ -293,7 +293,8 @@ pub fn nearest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) 
         .map(|(_, c)| c.to_string())
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance between two names, by characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();

@@ -14,7 +14,7 @@ fn main() -> ExitCode {
     // most of a query's start-up.
     let parsed = cli::parse(&argv);
     if let Ok(c) = &parsed
-        && let Some(chart) = cli::chart::run_chart(c)
+        && let Some(chart) = cli::chart::run_chart(c, &argv)
     {
         return match chart {
             Ok(out) => write_chart(&out).err().unwrap_or(ExitCode::SUCCESS),
@@ -98,6 +98,12 @@ fn value_error(c: &clap::Error) -> bool {
 fn fail(e: &anyhow::Error) -> ExitCode {
     if e.downcast_ref::<cli::Streamed>().is_some() {
         return ExitCode::SUCCESS;
+    }
+    // A scenario's queries that answered before one failed are printed
+    // first; the error and its code follow.
+    if let Some(p) = e.downcast_ref::<cli::run::Partial>() {
+        // A failed write is left to the error below; a closed pipe is not one.
+        let _ = write(&p.done);
     }
     // A closed pipe while a sweep streams is not an error.
     if e.chain().any(|c| {

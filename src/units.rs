@@ -361,6 +361,22 @@ pub fn in_words(message: &str) -> String {
     m
 }
 
+/// At most `max` characters of `text` for a message, escaped (control
+/// characters, quotes and backslashes as Rust writes them in a string)
+/// and cut with `...` where longer: what was typed or read is quoted
+/// briefly, never whole.
+pub fn excerpt(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == max {
+            out.push_str("...");
+            break;
+        }
+        out.extend(c.escape_debug());
+    }
+    out
+}
+
 /// Rounds to `sig` significant digits and prints without trailing zeros
 /// (`2706`: derivations, beside the products they substitute into).
 pub fn sig(value: f64, sig: usize) -> String {
@@ -558,6 +574,13 @@ impl fmt::Display for Quantity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn excerpts_are_short_and_escaped() {
+        assert_eq!(excerpt("abc", 40), "abc");
+        assert_eq!(excerpt("abcdef", 3), "abc...");
+        assert_eq!(excerpt("a\"b\n\u{1b}", 40), "a\\\"b\\n\\u{1b}");
+    }
 
     #[test]
     fn an_intensity_drops_its_unit() {

@@ -1,7 +1,7 @@
 //! The validated-error table (`validation/achievable-error.toml`) against
 //! the raw measurements: every entry is recomputed here, with the current
-//! model, from `validation/h200-serving-fidelity.json` (eager decode from
-//! the host probe's files, `validation/h200-host-probe-*.json`), and must match
+//! model, from `validation/results/2026-12-01-h200/h200-serving-fidelity.json` (eager decode from
+//! the host probe's files, `validation/results/2026-12-01-h200/h200-host-probe-*.json`), and must match
 //! within half a point. When the model changes, rewrite the table with
 //!
 //!     ROOFLINE_WRITE_ERRORS=1 cargo test --test suite achievable_errors
@@ -19,17 +19,17 @@ use roofline::calc::prefill::{self, PrefillInputs};
 use roofline::catalog::Catalog;
 use roofline::spec::hardware::{Hardware, Mode};
 
-const MEASURED: &str = "validation/h200-serving-fidelity.json";
+const MEASURED: &str = "validation/results/2026-12-01-h200/h200-serving-fidelity.json";
 /// Eager decode steps timed in the processes whose host path the shipped
 /// figures were measured in (validation/host_probe.py).
 const EAGER: [&str; 3] = [
-    "validation/h200-host-probe-a.json",
-    "validation/h200-host-probe-b.json",
-    "validation/h200-host-probe-c.json",
+    "validation/results/2026-12-01-h200/h200-host-probe-a.json",
+    "validation/results/2026-12-01-h200/h200-host-probe-b.json",
+    "validation/results/2026-12-01-h200/h200-host-probe-c.json",
 ];
-const GEMMS: &str = "validation/calibrate-h200.csv";
+const GEMMS: &str = "validation/results/2026-12-01-h200/calibrate-h200.csv";
 /// Tensor-parallel steps on two H200s (validation/tp_h200.py).
-const TP: &str = "validation/h200-tp2.json";
+const TP: &str = "validation/results/2026-11-30-h200/h200-tp2.json";
 /// NCCL between two H200s over NVLink (the ground measurements).
 const NCCL: &str = "tests/data/ground/h200-measured.json";
 
@@ -57,6 +57,62 @@ pub fn stats(e: Vec<f64>) -> (u64, f64, f64) {
     (n as u64, med, e[n - 1])
 }
 
+/// (predicted - measured) / measured of one measured decode step `d`
+/// (its model, batch, context and dtype; its time under `{launch}_s`);
+/// with `same_layers`, none where it ran fewer layers than the model has.
+fn decode_error(
+    cat: &Catalog,
+    hw: &Hardware,
+    d: &serde_json::Value,
+    launch: &str,
+    same_layers: bool,
+) -> Option<f64> {
+    let model = cat.model(d["model"].as_str().unwrap(), &[]).unwrap();
+    if same_layers && d["layers"].as_u64() != Some(model.layers.get()) {
+        return None;
+    }
+    let dtype = d["dtype"].as_str().unwrap();
+    let inputs: DecodeInputs = serde_json::from_value(serde_json::json!({
+        "batch": d["batch"], "context": d["context"], "dtype": dtype,
+        "activations": dtype, "launch": launch,
+    }))
+    .unwrap();
+    let t = decode::cost(&model, hw, &inputs, Mode::Achievable)
+        .unwrap()
+        .step_time_s;
+    let m = d[format!("{launch}_s")].as_f64().unwrap();
+    Some((t - m) / m)
+}
+
+/// The same for one eager prefill of `prompt` new tokens (over a cached
+/// `context`, for a chunk), none where it ran fewer layers than the model.
+fn prefill_error(
+    cat: &Catalog,
+    hw: &Hardware,
+    d: &serde_json::Value,
+    prompt: &serde_json::Value,
+    context: Option<&serde_json::Value>,
+) -> Option<f64> {
+    let model = cat.model(d["model"].as_str().unwrap(), &[]).unwrap();
+    if d["layers"].as_u64() != Some(model.layers.get()) {
+        return None;
+    }
+    let dtype = d["dtype"].as_str().unwrap();
+    let mut f = serde_json::json!({
+        "prompt": prompt, "batch": d["batch"], "dtype": dtype,
+        "activations": dtype, "launch": "eager", "force": true,
+    });
+    if let Some(c) = context {
+        f["context"] = c.clone();
+    }
+    let inputs: PrefillInputs = serde_json::from_value(f).unwrap();
+    let t = prefill::cost(&model, hw, &inputs, Mode::Achievable)
+        .unwrap()
+        .time_s;
+    let m = d["time_s"].as_f64().unwrap();
+    Some((t - m) / m)
+}
+
 fn compute() -> Vec<Computed> {
     let hw = Catalog::default().hardware("h200-sxm", &[]).unwrap();
     families(&hw)
@@ -71,77 +127,29 @@ pub fn families(hw: &Hardware) -> Vec<Computed> {
     let mut graph = Vec::new();
     let mut eager = Vec::new();
     for d in v["decode"].as_array().unwrap() {
-        let model = cat.model(d["model"].as_str().unwrap(), &[]).unwrap();
-        if d["layers"].as_u64() != Some(model.layers.get()) {
-            continue;
-        }
-        let dtype = d["dtype"].as_str().unwrap();
-        let inputs: DecodeInputs = serde_json::from_value(serde_json::json!({
-            "batch": d["batch"], "context": d["context"], "dtype": dtype,
-            "activations": dtype, "launch": "graph",
-        }))
-        .unwrap();
-        let t = decode::cost(&model, hw, &inputs, Mode::Achievable)
-            .unwrap()
-            .step_time_s;
-        let m = d["graph_s"].as_f64().unwrap();
-        graph.push((t - m) / m);
+        graph.extend(decode_error(&cat, hw, d, "graph", true));
     }
     for file in EAGER {
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
         for d in v["steps"].as_array().unwrap() {
-            if d["kind"] != "decode" {
-                continue;
+            if d["kind"] == "decode" {
+                eager.extend(decode_error(&cat, hw, d, "eager", false));
             }
-            let model = cat.model(d["model"].as_str().unwrap(), &[]).unwrap();
-            let dtype = d["dtype"].as_str().unwrap();
-            let inputs: DecodeInputs = serde_json::from_value(serde_json::json!({
-                "batch": d["batch"], "context": d["context"], "dtype": dtype,
-                "activations": dtype, "launch": "eager",
-            }))
-            .unwrap();
-            let t = decode::cost(&model, hw, &inputs, Mode::Achievable)
-                .unwrap()
-                .step_time_s;
-            let m = d["eager_s"].as_f64().unwrap();
-            eager.push((t - m) / m);
         }
     }
     let mut pre = Vec::new();
     for d in v["prefill"].as_array().unwrap() {
-        let model = cat.model(d["model"].as_str().unwrap(), &[]).unwrap();
-        if d["layers"].as_u64() != Some(model.layers.get()) {
-            continue;
-        }
-        let dtype = d["dtype"].as_str().unwrap();
-        let inputs: PrefillInputs = serde_json::from_value(serde_json::json!({
-            "prompt": d["prompt"], "batch": d["batch"], "dtype": dtype,
-            "activations": dtype, "launch": "eager", "force": true,
-        }))
-        .unwrap();
-        let t = prefill::cost(&model, hw, &inputs, Mode::Achievable)
-            .unwrap()
-            .time_s;
-        let m = d["time_s"].as_f64().unwrap();
-        pre.push((t - m) / m);
+        pre.extend(prefill_error(&cat, hw, d, &d["prompt"], None));
     }
     for d in v["chunk"].as_array().unwrap() {
-        let model = cat.model(d["model"].as_str().unwrap(), &[]).unwrap();
-        if d["layers"].as_u64() != Some(model.layers.get()) {
-            continue;
-        }
-        let dtype = d["dtype"].as_str().unwrap();
-        let inputs: PrefillInputs = serde_json::from_value(serde_json::json!({
-            "prompt": d["new_tokens"], "context": d["cached"], "batch": d["batch"],
-            "dtype": dtype, "activations": dtype, "launch": "eager", "force": true,
-        }))
-        .unwrap();
-        let t = prefill::cost(&model, hw, &inputs, Mode::Achievable)
-            .unwrap()
-            .time_s;
-        let m = d["time_s"].as_f64().unwrap();
-        pre.push((t - m) / m);
+        pre.extend(prefill_error(
+            &cat,
+            hw,
+            d,
+            &d["new_tokens"],
+            Some(&d["cached"]),
+        ));
     }
     // Single GEMMs: calibrate.py's graph rows over cold copies, one call
     // each (its two rows replaying one GEMM on the same weights, warm in the

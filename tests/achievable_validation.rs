@@ -109,7 +109,7 @@ fn f(v: &Value) -> f64 {
 }
 
 fn serving() -> Value {
-    file("validation/h200-serving-fidelity.json")
+    file("validation/results/2026-12-01-h200/h200-serving-fidelity.json")
 }
 
 /// Every measured step of a serving file: (family, measured seconds,
@@ -173,7 +173,9 @@ fn steps() -> Vec<(&'static str, f64, f64, f64)> {
 /// The same script run again without the profiler (2026-12-01, `--clean`):
 /// its chunks also replayed from CUDA graphs.
 fn clean() -> Vec<(&'static str, f64, f64, f64)> {
-    steps_of(&file("validation/h200-serving-clean.json"))
+    steps_of(&file(
+        "validation/results/2026-12-01-h200/h200-serving-clean.json",
+    ))
 }
 
 fn errors(s: &[(&str, f64, f64, f64)], family: &str) -> Vec<f64> {
@@ -247,10 +249,10 @@ fn serving_steps_of_a_clean_run_held_out() {
 
 #[test]
 fn verify_passes_replayed_from_graphs_held_out() {
-    // validation/h200-fidelity-probe.json, verify_steps: passes of 2 to 8
+    // validation/results/2026-12-01-h200/h200-fidelity-probe.json, verify_steps: passes of 2 to 8
     // new tokens over 1k to 8k cached at shapes not measured before (the
     // attention figures were fitted on one layer's attention alone).
-    let d = file("validation/h200-fidelity-probe.json");
+    let d = file("validation/results/2026-12-01-h200/h200-fidelity-probe.json");
     let mut e = Vec::new();
     for r in d["verify_steps"].as_array().unwrap() {
         let cached = r["cached"].as_u64().unwrap();
@@ -280,7 +282,9 @@ fn the_speed_of_light_is_below_every_measured_step() {
 fn host_probe_steps(tags: &[&str]) -> Vec<(String, f64, f64)> {
     let mut out = Vec::new();
     for tag in tags {
-        let d = file(&format!("validation/h200-host-probe-{tag}.json"));
+        let d = file(&format!(
+            "validation/results/2026-12-01-h200/h200-host-probe-{tag}.json"
+        ));
         for r in d["steps"].as_array().unwrap() {
             let kind = r["kind"].as_str().unwrap().to_string();
             let t = if kind == "decode" {
@@ -327,8 +331,8 @@ fn eager_decode_of_other_runs_where_the_host_was_slower() {
     // 5.6 ms on the GPU). With today's host figures the model is 30% fast
     // there: what holds, not a target; such a host must measure its own.
     for path in [
-        "validation/h200-serving-fidelity.json",
-        "validation/h200-serving-clean.json",
+        "validation/results/2026-12-01-h200/h200-serving-fidelity.json",
+        "validation/results/2026-12-01-h200/h200-serving-clean.json",
     ] {
         let d = file(path);
         let e: Vec<f64> = d["decode"]
@@ -360,13 +364,13 @@ fn eager_decode_of_other_runs_where_the_host_was_slower() {
 
 #[test]
 fn eager_fp8_over_bf16_in_one_process() {
-    // validation/h200-eager-probe.json: eager Llama-3-8B decode steps (B =
+    // validation/results/2026-12-01-h200/h200-eager-probe.json: eager Llama-3-8B decode steps (B =
     // 1, T = 1,024) in bf16 and fp8 interleaved four times in one process.
     // The host's path drifts there (bf16 9.1 to 12.1 ms) and differs about
     // twofold from run to run, but within a round the fp8 step's extra
     // casts and residual adds, each a kernel with its host path, are what
     // the model prices: the ratio of the two steps within 10% each round.
-    let d = file("validation/h200-eager-probe.json");
+    let d = file("validation/results/2026-12-01-h200/h200-eager-probe.json");
     let row =
         |dtype: &str| json!({"model": "llama-3-8b", "dtype": dtype, "batch": 1, "context": 1024});
     let ratio = decode_time(&row("fp8"), "eager", Mode::Achievable)
@@ -400,7 +404,7 @@ fn older_serving_runs_held_out() {
     // burst share and its strided kernels ran at their element rate;
     // docs/validation.md, "Prefill by kernel class"), past the issue's
     // 25%, which the binary sustained rule met by pricing the step slow.
-    let d = file("validation/h200-serving.json");
+    let d = file("validation/results/2026-11-30-h200/h200-serving.json");
     let mut e = Vec::new();
     for r in d["decode"].as_array().unwrap() {
         e.push(decode_time(r, "graph", Mode::Achievable) / f(&r["graph_s"]) - 1.0);
@@ -419,8 +423,8 @@ fn decode_loops_of_the_power_runs_held_out() {
     // figure was fitted to them. The speed of light stays below each.
     let mut e = Vec::new();
     for file_name in [
-        "validation/h200-power-summary.json",
-        "validation/h200-power-heldout-summary.json",
+        "validation/results/2026-12-01-h200/h200-power-summary.json",
+        "validation/results/2026-12-01-h200/h200-power-heldout-summary.json",
     ] {
         for ph in file(file_name)["phases"].as_array().unwrap() {
             if !ph["phase"].as_str().unwrap().starts_with("decode") {
@@ -446,7 +450,7 @@ fn decode_steps_of_a_later_lease_held_out() {
     // Llama-2-7B, Llama-3.1-70B fp8), timed before the profiler was
     // attached, on a lease no figure was measured on. The speed of light
     // stays below each.
-    let d = file("validation/h200-graph-kernels.json");
+    let d = file("validation/results/2026-12-01-h200/h200-graph-kernels.json");
     let mut e = Vec::new();
     for r in d["steps"].as_array().unwrap() {
         let measured = f(&r["graph_s"]);
@@ -465,7 +469,7 @@ fn decode_steps_of_a_later_lease_held_out() {
 /// copies: (note, dtype, m, n, k, flops, seconds).
 fn gemms() -> Vec<(String, String, u64, u64, u64, f64, f64)> {
     let p = format!(
-        "{}/validation/calibrate-h200.csv",
+        "{}/validation/results/2026-12-01-h200/calibrate-h200.csv",
         env!("CARGO_MANIFEST_DIR")
     );
     let text = std::fs::read_to_string(p).unwrap();
@@ -558,8 +562,8 @@ fn gemms_by_shape_fitted_and_held_out() {
 
 #[test]
 fn gemms_of_another_day_held_out() {
-    // validation/h200-gemm.json, 2026-11-30: 60 GEMMs, none fitted.
-    let d = file("validation/h200-gemm.json");
+    // validation/results/2026-11-30-h200/h200-gemm.json, 2026-11-30: 60 GEMMs, none fitted.
+    let d = file("validation/results/2026-11-30-h200/h200-gemm.json");
     let e: Vec<f64> = d["gemm"]
         .as_array()
         .unwrap()
@@ -619,7 +623,7 @@ fn nccl_of_a_mebibyte_or_more_within_10_percent() {
 
 #[test]
 fn tensor_parallel_steps_on_two_h200s() {
-    let d = file("validation/h200-tp2.json");
+    let d = file("validation/results/2026-11-30-h200/h200-tp2.json");
     let m = model("llama-3-8b");
     // The script's prefill applies no rotary embedding (validation/tp_h200.py,
     // `pre`; its decode does): its rows price that forward.
@@ -666,8 +670,8 @@ fn tensor_parallel_steps_on_two_h200s() {
 
 #[test]
 fn small_and_split_k_gemms_held_out() {
-    // validation/h200-fidelity-probe.json (gemm_small, 28 GEMMs of 256 to
-    // 3,072) and validation/h200-gemm-probe2.json (46 GEMMs no figure was
+    // validation/results/2026-12-01-h200/h200-fidelity-probe.json (gemm_small, 28 GEMMs of 256 to
+    // 3,072) and validation/results/2026-12-01-h200/h200-gemm-probe2.json (46 GEMMs no figure was
     // fitted on: squares of 128 to 2,560, skewed shapes, and small M x N
     // over long K where cuBLAS splits K and adds its reduction kernel),
     // replayed from CUDA graphs over cold copies. The smallest (128^3 to
@@ -676,8 +680,14 @@ fn small_and_split_k_gemms_held_out() {
     // bound is what holds, not the target.
     let mut e = Vec::new();
     for (path, key) in [
-        ("validation/h200-fidelity-probe.json", "gemm_small"),
-        ("validation/h200-gemm-probe2.json", "gemm"),
+        (
+            "validation/results/2026-12-01-h200/h200-fidelity-probe.json",
+            "gemm_small",
+        ),
+        (
+            "validation/results/2026-12-01-h200/h200-gemm-probe2.json",
+            "gemm",
+        ),
     ] {
         for r in file(path)[key].as_array().unwrap() {
             let u = |k: &str| r[k].as_u64().unwrap();

@@ -1,9 +1,9 @@
 //! `calibrate` on the committed H200 measurement files
-//! (`validation/calibrate-h200.csv` and its second run): the fit predicts
+//! (`validation/results/2026-12-01-h200/calibrate-h200.csv` and its second run): the fit predicts
 //! the points it held out, its figures agree with measurements taken in
 //! other sessions, a second run fits the same figures, and the file it
 //! writes answers `decode --achievable` as the shipped H200 file does on
-//! the serving measurements (`validation/h200-serving-fidelity.json`).
+//! the serving measurements (`validation/results/2026-12-01-h200/h200-serving-fidelity.json`).
 
 use roofline::calc::calibrate::{self, Calibrated, Inputs};
 use roofline::calc::decode::{self, DecodeInputs};
@@ -31,7 +31,14 @@ fn fit(file: &str, base: &str, force: bool) -> roofline::error::Result<Calibrate
 /// The committed file's fit, made once for all the tests here.
 fn h200() -> &'static Calibrated {
     static FIT: std::sync::OnceLock<Calibrated> = std::sync::OnceLock::new();
-    FIT.get_or_init(|| fit("validation/calibrate-h200.csv", "h200-sxm", false).unwrap())
+    FIT.get_or_init(|| {
+        fit(
+            "validation/results/2026-12-01-h200/calibrate-h200.csv",
+            "h200-sxm",
+            false,
+        )
+        .unwrap()
+    })
 }
 
 #[test]
@@ -127,14 +134,15 @@ fn fitted_figures_agree_with_other_sessions_measurements() {
     );
 }
 
-/// The 60 GEMMs another session timed (validation/h200-gemm.json,
+/// The 60 GEMMs another session timed (validation/results/2026-11-30-h200/h200-gemm.json,
 /// 2026-11-30: square, tall, wide, deep, shallow and decode shapes, bf16
 /// and fp8), predicted by `matmul --achievable --launch graph` on `hw`.
 fn other_session_gemm_errors(hw: &Hardware) -> Vec<f64> {
     use roofline::calc::matmul::{self, MatmulInputs};
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string("validation/h200-gemm.json").unwrap())
-            .unwrap();
+    let v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("validation/results/2026-11-30-h200/h200-gemm.json").unwrap(),
+    )
+    .unwrap();
     let mut e = Vec::new();
     for g in v["gemm"].as_array().unwrap() {
         let Some(t) = g["s"].as_f64() else { continue };
@@ -163,7 +171,12 @@ fn the_fit_predicts_another_sessions_gemms() {
 fn a_second_run_fits_the_same_figures() {
     let (a, b) = (
         h200(),
-        fit("validation/calibrate-h200-run2.csv", "h200-sxm", false).unwrap(),
+        fit(
+            "validation/results/2026-12-01-h200/calibrate-h200-run2.csv",
+            "h200-sxm",
+            false,
+        )
+        .unwrap(),
     );
     let (x, y) = (achievable(&a.hardware), achievable(&b.hardware));
     let near = |p: f64, q: f64, tol: f64, what: &str| {
@@ -206,7 +219,8 @@ fn another_device_is_refused_unless_forced() {
 fn decode_median_error(hw: &Hardware) -> f64 {
     let cat = Catalog::default();
     let v: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string("validation/h200-serving-fidelity.json").unwrap(),
+        &std::fs::read_to_string("validation/results/2026-12-01-h200/h200-serving-fidelity.json")
+            .unwrap(),
     )
     .unwrap();
     let mut errs = Vec::new();
@@ -263,9 +277,9 @@ fn host_rows(file: &str) -> String {
 
 #[test]
 fn host_figures_calibrated_on_a_machine_predict_its_eager_steps() {
-    // validation/calibrate-h200-host-{1,2}.csv: `calibrate.py --only
+    // validation/results/2026-12-01-h200/calibrate-h200-host-{1,2}.csv: `calibrate.py --only
     // launch,host`, two processes on the machine of
-    // validation/h200-host-probe-d.json (a later lease whose host ran 1.5
+    // validation/results/2026-12-01-h200/h200-host-probe-d.json (a later lease whose host ran 1.5
     // to 2.5 times slower than the one the shipped figures were measured
     // on; with those the same steps are 40% fast). Calibrated from the host
     // rows alone, the eager steps of a third process on that machine, held
@@ -274,13 +288,22 @@ fn host_figures_calibrated_on_a_machine_predict_its_eager_steps() {
     let base = cat.hardware("h200-sxm", &[]).unwrap();
     let (text, _) = cat.hardware_text("h200-sxm").unwrap();
     let steps: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string("validation/h200-host-probe-d.json").unwrap(),
+        &std::fs::read_to_string("validation/results/2026-12-01-h200/h200-host-probe-d.json")
+            .unwrap(),
     )
     .unwrap();
     let model = |id: &str| cat.model(id, &[]).map(Rc::new);
     for (file, median, worst) in [
-        ("validation/calibrate-h200-host-1.csv", 0.20, 1.05),
-        ("validation/calibrate-h200-host-2.csv", 0.20, 0.52),
+        (
+            "validation/results/2026-12-01-h200/calibrate-h200-host-1.csv",
+            0.20,
+            1.05,
+        ),
+        (
+            "validation/results/2026-12-01-h200/calibrate-h200-host-2.csv",
+            0.20,
+            0.52,
+        ),
     ] {
         let csv = host_rows(file);
         let c = calibrate::calibrate(&Inputs {
@@ -333,11 +356,16 @@ fn host_figures_calibrated_on_a_machine_predict_its_eager_steps() {
 
 #[test]
 fn kernel_classes_from_the_profiled_steps_give_the_shipped_figures() {
-    // validation/calibrate-h200-kernels.csv: the profiler's kernels of four
+    // validation/results/2026-12-01-h200/calibrate-h200-kernels.csv: the profiler's kernels of four
     // Llama-3-8B decode steps as calibrate rows (validation/kernel_classes.py
     // --csv). The fit, done here in Rust, lands on the figures the Python
     // script's medians gave the hardware file.
-    let c = fit("validation/calibrate-h200-kernels.csv", "h200-sxm", false).unwrap();
+    let c = fit(
+        "validation/results/2026-12-01-h200/calibrate-h200-kernels.csv",
+        "h200-sxm",
+        false,
+    )
+    .unwrap();
     let shipped = Catalog::default().hardware("h200-sxm", &[]).unwrap();
     let k = shipped
         .achievable
@@ -374,15 +402,20 @@ fn kernel_classes_from_the_profiled_steps_give_the_shipped_figures() {
 
 #[test]
 fn default_backend_attention_of_another_lease_fits_near_the_shipped_curve() {
-    // validation/calibrate-h200-attention.csv (2026-12-02 00:46 UTC): the
+    // validation/results/2026-12-02-h200/calibrate-h200-attention.csv (2026-12-02 00:46 UTC): the
     // prefill attention calibrate.py times now, the default SDPA dispatch a
     // forward makes (cuDNN's kernel), eager calls at S = 1k to 16k. The
     // shipped curve was fitted in another process on first graph replays of
-    // the same kernel (validation/h200-power-mix-summary.json): the two
+    // the same kernel (validation/results/2026-12-02-h200/h200-power-mix-summary.json): the two
     // efficiency curves, peak x S / (S + half), meet within 8% where
     // attention matters (S = 4k to 16k). The FlashAttention-2 rows of
     // calibrate-h200.csv gave half of it at 4k to 16k.
-    let c = fit("validation/calibrate-h200-attention.csv", "h200-sxm", false).unwrap();
+    let c = fit(
+        "validation/results/2026-12-02-h200/calibrate-h200-attention.csv",
+        "h200-sxm",
+        false,
+    )
+    .unwrap();
     let shipped = Catalog::default().hardware("h200-sxm", &[]).unwrap();
     let curve = |hw: &Hardware, s: f64| {
         let at = achievable(hw).attention.as_ref().unwrap();
@@ -417,7 +450,7 @@ fn default_backend_attention_of_another_lease_fits_near_the_shipped_curve() {
 }
 
 /// The shipped H200's power figures: `[achievable.power-limit]` (fitted by
-/// hand from validation/h200-power-mix-summary.json, sources in the file)
+/// hand from validation/results/2026-12-02-h200/h200-power-mix-summary.json, sources in the file)
 /// and the two `package` powers its solve reads.
 fn power_figures(hw: &Hardware) -> [f64; 6] {
     let f = achievable(hw).power_limit.as_ref().unwrap();
@@ -491,15 +524,20 @@ fn assert_gemm_loops_predicted(c: &Calibrated, time: f64, clock: f64, watts: f64
 
 #[test]
 fn the_power_loops_reproduce_the_hand_fit() {
-    // validation/calibrate-h200-power.csv: the loops of
-    // validation/h200-power-mix-summary.json the shipped figures were
+    // validation/results/2026-12-02-h200/calibrate-h200-power.csv: the loops of
+    // validation/results/2026-12-02-h200/h200-power-mix-summary.json the shipped figures were
     // fitted on by hand (and the copy loop of h200-power-summary.json),
-    // converted to rows by validation/power_mix_rows.py. The fit, with no
+    // converted to rows by validation/probes/power_mix_rows.py. The fit, with no
     // hand in it, lands on the hand fit: gemm-watts within 1% (the hand fit
     // took the spins' time as their cycles at 1,980 MHz, the rows at the
     // spin loop's measured time a cycle: 964.7 W against 960), the others
     // within 0.5% (wait, stream and compute watts are the same readings).
-    let c = fit("validation/calibrate-h200-power.csv", "h200-sxm", false).unwrap();
+    let c = fit(
+        "validation/results/2026-12-02-h200/calibrate-h200-power.csv",
+        "h200-sxm",
+        false,
+    )
+    .unwrap();
     assert_power_near(&c, [0.01, 0.005, 0.01, 0.005, 0.005, 0.001]);
     // Held out: the 400k and 1.2M-cycle loops, between the burst loop and
     // the limit: settled time within 3%, clock within 6%, power within
@@ -527,7 +565,7 @@ fn the_power_loops_reproduce_the_hand_fit() {
 
 #[test]
 fn a_fresh_lease_fits_near_the_shipped_power_figures() {
-    // validation/calibrate-h200-power-2.csv: calibrate.py --only power in
+    // validation/results/2026-12-02-h200/calibrate-h200-power-2.csv: calibrate.py --only power in
     // another process, three hours after the hand fit's loops (the row date,
     // 2026-12-02T03:21:30Z by the device's clock), fitted here
     // against the hand fit: the watts within 3% (972.3 W
@@ -535,7 +573,12 @@ fn a_fresh_lease_fits_near_the_shipped_power_figures() {
     // the copy loop's within 3% (662 W over 6 s against 677 W over 10 s),
     // the attention exponent within 6% (0.925 against 0.88: a 15 MHz step
     // of the clock's reading moves it by about 0.03).
-    let c = fit("validation/calibrate-h200-power-2.csv", "h200-sxm", false).unwrap();
+    let c = fit(
+        "validation/results/2026-12-02-h200/calibrate-h200-power-2.csv",
+        "h200-sxm",
+        false,
+    )
+    .unwrap();
     assert_power_near(&c, [0.03, 0.03, 0.06, 0.05, 0.01, 0.03]);
     // Three held-out GEMM loops: the two between burst and limit, and the
     // longest spin, at the burst clock (its power the mix of the two):
@@ -558,7 +601,12 @@ fn a_part_without_power_figures_gets_them_from_the_loops() {
     // A B200's file has no [achievable.power-limit] and no package powers:
     // the loops give them (here the H200's, forced onto it), so the step's
     // power-limit solve has what it needs once the sustained rate is there.
-    let c = fit("validation/calibrate-h200-power.csv", "b200", true).unwrap();
+    let c = fit(
+        "validation/results/2026-12-02-h200/calibrate-h200-power.csv",
+        "b200",
+        true,
+    )
+    .unwrap();
     let hw = &c.hardware;
     let p = hw.package.as_ref().unwrap();
     assert!(p.compute_watts.is_some() && p.stream_watts.is_some());
@@ -624,7 +672,7 @@ fn bad_power_rows_name_file_line_and_field() {
 
 /// The validation set's families priced on `hw`: the table of
 /// validation/achievable-error.toml (tests/achievable_errors.rs), the 60
-/// GEMMs of another session (validation/h200-gemm.json), and the eager
+/// GEMMs of another session (validation/results/2026-11-30-h200/h200-gemm.json), and the eager
 /// decode steps of `eager` (the host-probe files of the machine the
 /// calibration file's host rows were measured on).
 fn validation_families(hw: &Hardware, eager: &[&str]) -> Vec<(String, u64, f64, f64)> {
@@ -713,18 +761,18 @@ fn c_decisions_unchecked(c: &Calibrated, figure: &str) -> bool {
 
 /// The machine whose host path the shipped figures were measured on.
 const FAST_HOST: [&str; 3] = [
-    "validation/h200-host-probe-a.json",
-    "validation/h200-host-probe-b.json",
-    "validation/h200-host-probe-c.json",
+    "validation/results/2026-12-01-h200/h200-host-probe-a.json",
+    "validation/results/2026-12-01-h200/h200-host-probe-b.json",
+    "validation/results/2026-12-01-h200/h200-host-probe-c.json",
 ];
 /// The later lease of calibrate-h200-host-{1,2}.csv, whose host ran 1.5 to
 /// 2.5 times slower.
-const SLOW_HOST: [&str; 1] = ["validation/h200-host-probe-d.json"];
+const SLOW_HOST: [&str; 1] = ["validation/results/2026-12-01-h200/h200-host-probe-d.json"];
 /// Two calibrate.py runs, fresh processes one after the other on one H200
-/// (2026-12-02, validation/calibrate-h200-rep-{1,2}-log.txt).
+/// (2026-12-02, validation/results/2026-12-02-h200/calibrate-h200-rep-{1,2}-log.txt).
 const REP: [&str; 2] = [
-    "validation/calibrate-h200-rep-1.csv",
-    "validation/calibrate-h200-rep-2.csv",
+    "validation/results/2026-12-02-h200/calibrate-h200-rep-1.csv",
+    "validation/results/2026-12-02-h200/calibrate-h200-rep-2.csv",
 ];
 
 #[test]
@@ -745,23 +793,65 @@ fn calibrated_files_price_the_validation_set_no_worse_than_shipped() {
     };
     let mut bad = Vec::new();
     for (file, eager) in [
-        ("validation/calibrate-h200.csv", &FAST_HOST[..]),
-        ("validation/calibrate-h200-run2.csv", &FAST_HOST[..]),
-        ("validation/calibrate-h200-attention.csv", &FAST_HOST[..]),
-        ("validation/calibrate-h200-kernels.csv", &FAST_HOST[..]),
-        ("validation/calibrate-h200-host-1.csv", &SLOW_HOST[..]),
-        ("validation/calibrate-h200-host-2.csv", &SLOW_HOST[..]),
         (
-            "validation/calibrate-h200-host-e.csv",
-            &["validation/h200-host-probe-e.json"][..],
+            "validation/results/2026-12-01-h200/calibrate-h200.csv",
+            &FAST_HOST[..],
         ),
-        ("validation/calibrate-h200-power.csv", &FAST_HOST[..]),
-        ("validation/calibrate-h200-power-1.csv", &FAST_HOST[..]),
-        ("validation/calibrate-h200-power-2.csv", &FAST_HOST[..]),
+        (
+            "validation/results/2026-12-01-h200/calibrate-h200-run2.csv",
+            &FAST_HOST[..],
+        ),
+        (
+            "validation/results/2026-12-02-h200/calibrate-h200-attention.csv",
+            &FAST_HOST[..],
+        ),
+        (
+            "validation/results/2026-12-01-h200/calibrate-h200-kernels.csv",
+            &FAST_HOST[..],
+        ),
+        (
+            "validation/results/2026-12-01-h200/calibrate-h200-host-1.csv",
+            &SLOW_HOST[..],
+        ),
+        (
+            "validation/results/2026-12-01-h200/calibrate-h200-host-2.csv",
+            &SLOW_HOST[..],
+        ),
+        (
+            "validation/results/2026-12-01-h200/calibrate-h200-host-e.csv",
+            &["validation/results/2026-12-01-h200/h200-host-probe-e.json"][..],
+        ),
+        (
+            "validation/results/2026-12-02-h200/calibrate-h200-power.csv",
+            &FAST_HOST[..],
+        ),
+        (
+            "validation/results/2026-12-02-h200/calibrate-h200-power-1.csv",
+            &FAST_HOST[..],
+        ),
+        (
+            "validation/results/2026-12-02-h200/calibrate-h200-power-2.csv",
+            &FAST_HOST[..],
+        ),
         // A fresh lease's host is not the shipped figures' machine: its eager
         // steps are the other run's (another process on the same lease).
-        ("validation/calibrate-h200-rep-1.csv", &[REP[1]][..]),
-        ("validation/calibrate-h200-rep-2.csv", &[REP[0]][..]),
+        (
+            "validation/results/2026-12-02-h200/calibrate-h200-rep-1.csv",
+            &[REP[1]][..],
+        ),
+        (
+            "validation/results/2026-12-02-h200/calibrate-h200-rep-2.csv",
+            &[REP[0]][..],
+        ),
+        // calibrate.py after the suite refactor, on a lease whose host ran
+        // eager decode steps twice as slow as the others (20 ms at batch 1
+        // against 9-12 ms): no other process ran on that lease, so its
+        // eager steps are its own decode_step rows, which calibrate checks
+        // figures on and never fits.
+        (
+            "validation/results/2026-12-03-h200/calibrate-h200-fresh.csv",
+            &["validation/results/2026-12-03-h200/calibrate-h200-fresh.csv"][..],
+        ),
     ] {
         let c = match fit(file, "h200-sxm", false) {
             Ok(c) => c,
@@ -879,7 +969,9 @@ fn a_run_cut_short_calibrates_what_it_holds_and_a_file_of_nothing_is_refused() {
     // GEMMs by launch mode): the stream and launch costs are fitted, the
     // GEMM rates kept (no GEMM of 100 GFLOP), and the file written parses
     // as a hardware file.
-    let text = std::fs::read_to_string("validation/calibrate-h200-rep-1.csv").unwrap();
+    let text =
+        std::fs::read_to_string("validation/results/2026-12-02-h200/calibrate-h200-rep-1.csv")
+            .unwrap();
     let short: String = text.lines().take(12).map(|l| format!("{l}\n")).collect();
     let c = fit_text(&short).unwrap();
     let shipped = Catalog::default().hardware("h200-sxm", &[]).unwrap();
@@ -924,8 +1016,8 @@ fn host_only_files_write_files_hw_accepts() {
     // refused before: their two small GEMMs set the burst rate below the
     // sustained one. Now each writes a file --hw reads.
     for file in [
-        "validation/calibrate-h200-host-1.csv",
-        "validation/calibrate-h200-host-2.csv",
+        "validation/results/2026-12-01-h200/calibrate-h200-host-1.csv",
+        "validation/results/2026-12-01-h200/calibrate-h200-host-2.csv",
     ] {
         let c = fit(file, "h200-sxm", false).unwrap();
         let path = std::env::temp_dir().join(format!("h200-host-{}.toml", std::process::id()));

@@ -12,6 +12,7 @@ use roofline::spec::model::Model;
 use std::path::Path;
 
 const HARDWARE: &[&str] = &[
+    "a100-sxm-40gb",
     "a100-sxm-80gb",
     "b200",
     "b300",
@@ -22,9 +23,12 @@ const HARDWARE: &[&str] = &[
     "h800",
     "mi300x",
     "mi355x",
+    "rtx-5090",
     "tpu-v1",
+    "tpu-v4",
     "tpu7x",
     "trainium3",
+    "v100-sxm2",
 ];
 const MODELS: &[&str] = &[
     "deepseek-v3",

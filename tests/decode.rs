@@ -414,7 +414,9 @@ fn measured_decodes(text: &str) -> Vec<(String, u64, u64, f64)> {
 #[test]
 fn speed_of_light_is_below_every_h200_measurement() {
     let h = hw("h200-sxm");
-    for (m, b, t, s) in measured_decodes(include_str!("../validation/h200-serving.json")) {
+    for (m, b, t, s) in measured_decodes(include_str!(
+        "../validation/results/2026-11-30-h200/h200-serving.json"
+    )) {
         // The measured step attends over a cache of t tokens, the newest
         // written in place: past t - 1.
         let c = decode::cost(&model(&m), &h, &inputs(b, t - 1), Mode::SpeedOfLight).unwrap();
@@ -437,15 +439,19 @@ fn speed_of_light_is_below_every_h200_measurement() {
     // Against the compiled build (Inductor fuses the elementwise kernels
     // the per-operation model counts one by one), the calibrated estimate
     // is within 25% either way.
-    for (m, b, t, s) in measured_decodes(include_str!("../validation/h200-serving-compiled.json")) {
+    for (m, b, t, s) in measured_decodes(include_str!(
+        "../validation/results/2026-11-30-h200/h200-serving-compiled.json"
+    )) {
         let c = decode::cost(&model(&m), &h, &inputs(b, t - 1), Mode::SpeedOfLight).unwrap();
         assert!(c.step_time_s < s, "{m} batch {b} context {t}");
         let a = decode::cost(&model(&m), &h, &inputs(b, t - 1), Mode::Achievable).unwrap();
         let ratio = a.step_time_s / s;
         assert!((ratio - 1.0).abs() < 0.25, "{m} {b} {t}: {ratio}");
     }
-    let v: serde_json::Value =
-        serde_json::from_str(include_str!("../validation/h200-serving.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(include_str!(
+        "../validation/results/2026-11-30-h200/h200-serving.json"
+    ))
+    .unwrap();
     for r in v["prefill"].as_array().unwrap() {
         let i: PrefillInputs = serde_json::from_value(serde_json::json!({
             "prompt": r["prompt"], "batch": r["batch"]

@@ -1,6 +1,6 @@
 //! Engine profiles (issue 38): the catalog, the default engine's answers
 //! unchanged, grouped expert dispatch against the H200 measurements of
-//! validation/engine_moe_h200.py (validation/h200-engine-moe-*.json, raw
+//! validation/engine_moe_h200.py (validation/results/2026-12-02-h200/h200-engine-moe-*.json, raw
 //! data committed with the script), and the engines' all-reduce.
 
 use roofline::catalog::Catalog;
@@ -85,7 +85,7 @@ fn a_bad_engine_file_is_bad_data() {
     assert_eq!(e.exit_code(), 65, "{e}");
 }
 
-/// Every measured point of validation/h200-engine-moe-*.json with the
+/// Every measured point of validation/results/2026-12-02-h200/h200-engine-moe-*.json with the
 /// tool's achievable and speed-of-light times: (label, dispatch, kind,
 /// measured, achievable, speed of light).
 fn points() -> Vec<(String, String, &'static str, f64, f64, f64)> {
@@ -96,8 +96,10 @@ fn points() -> Vec<(String, String, &'static str, f64, f64, f64)> {
     ];
     let mut out = Vec::new();
     for (key, model) in models {
-        let text =
-            std::fs::read_to_string(format!("validation/h200-engine-moe-{key}.json")).unwrap();
+        let text = std::fs::read_to_string(format!(
+            "validation/results/2026-12-02-h200/h200-engine-moe-{key}.json"
+        ))
+        .unwrap();
         let d: Value = serde_json::from_str(&text).unwrap();
         for r in d["decode"].as_array().unwrap() {
             let disp = r["dispatch"].as_str().unwrap().to_string();
@@ -216,8 +218,9 @@ fn grouped_and_looped_experts_against_the_h200_measurements() {
 #[test]
 fn a_grouped_step_runs_the_profiled_kernels() {
     // Qwen3-30B-A3B-shaped decode at batch 1 replayed from a graph: the
-    // profiler counted 1,684 kernels (validation/h200-engine-moe-qwen3-
-    // profiles.json); the step's kernels follow the engine's counts.
+    // profiler counted 1,684 kernels
+    // (validation/results/2026-12-02-h200/h200-engine-moe-qwen3-profiles.json);
+    // the step's kernels follow the engine's counts.
     let f = [
         (
             "model",
@@ -306,9 +309,38 @@ fn trtllm_all_reduces_16_kib_over_8_h200s_under_10_us_below_nccl() {
         q.source.as_deref().unwrap().contains("AIConfigurator"),
         "{q:?}"
     );
-    // vLLM's file has no latency figure: the custom path says which field to set.
-    let e = run("collective", Mode::Achievable, &[], &f("vllm")).unwrap_err();
+    // SGLang's file has no latency figure: the custom path says which field to set.
+    let e = run("collective", Mode::Achievable, &[], &f("sglang")).unwrap_err();
     assert!(e.to_string().contains("engine.all-reduce.latency"), "{e}");
+}
+
+#[test]
+fn vllm_s_cited_all_reduce_latency_against_the_sizes_it_was_not_taken_from() {
+    // sgl-project/sglang pull request 2904 measured vLLM's custom
+    // all-reduce on 8 H100s (NVLink 4, as the H200's): 512 B in 10.1 us,
+    // 4,096 B in 9.3 us (the latency engines/vllm.toml takes), 32 KiB in
+    // 11.8 us. The two it was not taken from, one-shot under 256 KiB:
+    for (bytes, measured_us) in [("512B", 10.1), ("32KiB", 11.8)] {
+        let r = run(
+            "collective",
+            Mode::Achievable,
+            &[],
+            &[
+                ("kind", Value::from("all-reduce")),
+                ("hw", "h200-sxm".into()),
+                ("devices", 8.into()),
+                ("bytes", bytes.into()),
+                ("launch", "graph".into()),
+                ("engine", "vllm".into()),
+            ],
+        )
+        .unwrap();
+        let t = num(&r, "time_s") * 1e6;
+        let err = (t - measured_us) / measured_us;
+        assert!(err.abs() < 0.20, "{bytes}: {t} us against {measured_us}");
+        let algo = r.results["algorithm"].as_str().unwrap();
+        assert!(algo.contains("one-shot"), "{algo}");
+    }
 }
 
 #[test]
@@ -321,4 +353,34 @@ fn an_engine_set_on_a_command_without_an_engine_is_refused() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("engine field"), "{e}");
+}
+
+#[test]
+fn explain_derives_the_kernel_count_from_the_engine_s_operations() {
+    // Mixtral (32 MoE layers) under vllm (engines/vllm.toml): a grouped
+    // dispatch runs gate/up and down as two grouped GEMMs a layer (64 in
+    // all) and around them routing 1 + permute 2 + combine 1 + 2 x
+    // (gemm-kernels 1 - 1) = 4 pointwise kernels a layer, 128 in all
+    // (formulas.md, "Engines").
+    let out = crate::common::cli(&[
+        "decode",
+        "--model",
+        "mixtral-8x7b",
+        "--hw",
+        "h200-sxm",
+        "--batch",
+        "16",
+        "--context",
+        "2048",
+        "--achievable",
+        "--engine",
+        "vllm",
+        "--explain",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let at = text.find("kernels per step").expect("a kernels derivation");
+    let block: String = text[at..].lines().take(4).collect::<Vec<_>>().join("\n");
+    assert!(block.contains("expert-dispatch 128"), "{block}");
+    assert!(block.contains("routed-experts 64"), "{block}");
 }

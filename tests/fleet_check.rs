@@ -7,35 +7,10 @@
 use crate::common;
 use std::process::Command;
 
-/// The words of a POSIX shell line made of bare words and single-quoted
-/// ones (what the check command prints), written here apart from the
-/// crate's own splitter.
+/// The words of the check command as a POSIX shell reads them (the
+/// crate's splitter, which its unit test checks against its quoting).
 fn words(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let (mut quoted, mut any) = (false, false);
-    for c in line.chars() {
-        match c {
-            '\'' => {
-                quoted = !quoted;
-                any = true;
-            }
-            ' ' if !quoted => {
-                if any {
-                    out.push(std::mem::take(&mut cur));
-                }
-                any = false;
-            }
-            c => {
-                cur.push(c);
-                any = true;
-            }
-        }
-    }
-    if any {
-        out.push(cur);
-    }
-    out
+    roofline::calc::fleet::check::split(line)
 }
 
 /// Runs the check command of a fleet answer (with `--requests` replaced
@@ -262,6 +237,56 @@ fn achievable_searches_disaggregated_pools_without_a_hand_set_nic_and_pareto_sho
 }
 
 #[test]
+fn the_check_command_carries_the_engine_its_folder_and_the_step_reserve() {
+    // tests/data/enginedir holds vLLM's profile under another id: only the
+    // folder names it, so a check without --engine-dir fails to find it.
+    let f = common::cli_json(&[
+        "fleet",
+        "--model",
+        "llama-3-8b",
+        "--hw",
+        "h200-sxm",
+        "--rate",
+        "10/s",
+        "--prompt",
+        "1024",
+        "--output",
+        "128",
+        "--slo-ttft",
+        "2s",
+        "--slo-tpot",
+        "30ms",
+        "--max-devices",
+        "2",
+        "--engine",
+        "vllm-copy",
+        "--engine-dir",
+        "tests/data/enginedir",
+        "--reserve",
+        "step",
+    ]);
+    let line = f["results"]["check_command"].as_str().unwrap();
+    let w = words(line);
+    for pair in [
+        ["--engine", "vllm-copy"],
+        ["--engine-dir", "tests/data/enginedir"],
+        // The search's largest iteration, which it held back on every plan:
+        // the default caps' largest (256) beside a whole 2,048-token prompt.
+        ["--reserve", "step:2304,256"],
+    ] {
+        assert!(
+            w.windows(2).any(|x| x == pair),
+            "{pair:?} missing from: {line}"
+        );
+    }
+    let s = run_check(&f, None);
+    for (fleet, sim) in [("ttft_s", "ttft_p99_s"), ("tpot_s", "tpot_p99_s")] {
+        let (a, b) = (common::json_num(&f, fleet), common::json_num(&s, sim));
+        assert!((a / b - 1.0).abs() < 0.02, "{fleet} {a} vs {sim} {b}");
+    }
+}
+
+#[test]
 fn a_price_per_part_ranks_by_each_parts_price_and_checks_with_it() {
     let q = |prices: &str| {
         common::cli_json(&[
@@ -360,4 +385,94 @@ fn at_120_columns_the_table_keeps_both_targets_and_says_why_ranks_skip() {
         "{header}"
     );
     assert!(text.contains("ranks skip"), "{text}");
+}
+
+/// Llama-3.1-70B in bf16 on one H200, prompts alone (a prefill pool):
+/// the flat 10% reserve refuses it, the reserve priced from the step fits
+/// it. By hand: the weights are 2 B x 70,553,706,496 parameters (2 x
+/// 128,256 x 8,192 embedding and LM head; 80 layers of attention, 2 x
+/// 8,192^2 + 2 x 8,192 x 1,024, and MLP, 3 x 8,192 x 28,672; norms 161 x
+/// 8,192) = 141,107,412,992 B, against 150,109,880,320 B usable x 0.9 =
+/// 135.1 GB: no room. Priced from the step (simulate's default caps,
+/// 2,048 + 256 = 2,304 tokens and 256 sequences): the runtime's
+/// 726,466,560 B (hardware/h200-sxm.toml, measured); activations 2,304
+/// tokens x (4 x 8,192 + 2 x 28,672) x 2 B = 415,236,096 B; logits 256 x
+/// 128,256 x 4 B = 131,330,048 B. The KV cache gets 150,109,880,320 -
+/// 726,466,560 - 141,107,412,992 - 415,236,096 - 131,330,048 =
+/// 7,729,434,624 B, at 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 B =
+/// 327,680 B a token: 23,588 tokens.
+#[test]
+fn the_reserve_priced_from_the_step_fits_70b_bf16_on_one_h200_for_prefill() {
+    let q = [
+        "simulate",
+        "--model",
+        "llama-3.1-70b",
+        "--hw",
+        "h200-sxm",
+        "--rate",
+        "0.5/s",
+        "--prompt",
+        "2048",
+        "--output",
+        "1",
+        "--requests",
+        "100",
+    ];
+    let err = common::cli_err(&q, 1);
+    assert!(err.contains("does not fit"), "{err}");
+    let mut step = q.to_vec();
+    step.extend(["--reserve", "step"]);
+    let s = common::cli_json(&step);
+    assert_eq!(common::json_num(&s, "kv_capacity_tokens"), 23_588.0);
+    // The same step named outright, as fleet's check command names it.
+    let mut named = q.to_vec();
+    named.extend(["--reserve", "step:2304,256"]);
+    let n = common::cli_json(&named);
+    assert_eq!(common::json_num(&n, "kv_capacity_tokens"), 23_588.0);
+    // A part without the runtime's figure names the field.
+    let mut other = q.to_vec();
+    other[4] = "b200";
+    other.extend(["--reserve", "step"]);
+    let err = common::cli_err(&other, 65);
+    assert!(err.contains("memory.runtime-bytes"), "{err}");
+}
+
+/// docs/capacity-plan.md, section 6: Llama-3.1-70B in bf16 on H200s at 20
+/// requests a second, 2,048 in / 300 out, p99 TTFT 2 s and TPOT 50 ms.
+/// NVIDIA's AIConfigurator 0.12 answers 16 H200s from kernels measured
+/// under TensorRT-LLM (validation/aiconfigurator/
+/// llama-3.1-70b-bf16-h200-20rps.txt); speed of light is a floor under
+/// any measured answer, so ours takes no more. Priced from the step, the
+/// reserve leaves room that the flat 10% does not (one H200 holds the
+/// weights), so the winner takes fewer devices than with the flat reserve.
+#[test]
+fn beside_the_peer_the_70b_bf16_plan_at_20_per_second() {
+    let q = [
+        "fleet",
+        "--model",
+        "llama-3.1-70b",
+        "--hw",
+        "h200-sxm",
+        "--rate",
+        "20/s",
+        "--prompt",
+        "2048",
+        "--output",
+        "300",
+        "--slo-ttft",
+        "2s",
+        "--slo-tpot",
+        "50ms",
+    ];
+    let flat = common::cli_json(&q);
+    let flat_devices = common::json_num(&flat, "devices");
+    assert!(flat_devices <= 16.0, "{flat_devices}");
+    let mut step = q.to_vec();
+    step.extend(["--reserve", "step"]);
+    let priced = common::cli_json(&step);
+    let step_devices = common::json_num(&priced, "devices");
+    assert!(
+        step_devices < flat_devices,
+        "{step_devices} vs {flat_devices}"
+    );
 }

@@ -3,9 +3,12 @@
 //! or an `Err`, never a panic. Each property runs `CASES` inputs.
 //!
 //! `fuzz_command_lines` builds whole command lines (and the hardware, model,
-//! Hugging Face and scenario files they read) from the crash corpus of
-//! issue 27 and mutations of working commands, runs the binary on each and
-//! requires one of the documented exit codes, no panic and no hang. It runs
+//! Hugging Face, trace, calibration and scenario files they read) from the
+//! crash corpus of issue 27 and mutations of working commands, `simulate`,
+//! `fleet` and `calibrate` among them, runs the binary on each and
+//! requires one of the documented exit codes, no panic and no hang; a
+//! scenario must not write outside its output folder nor quote a file
+//! outside its own. It runs
 //! for `ROOFLINE_FUZZ_SECS` seconds (default 10); `.ci/run` gives it 90;
 //! docs/validation.md says how to run it longer.
 
@@ -236,7 +239,21 @@ const BASES: &[&str] = &[
     "fusion softmax --hw h100-sxm --rows 4096 --cols 4096",
     "chart roofline --hw h100-sxm,b200 --point decode:1 --out OUT/c.svg",
     "chart occupancy --hw h100-sxm --threads 256 --out OUT/c.svg",
+    // Serving: runs over requests, the fleet search, a trace, and the
+    // calibration fit (TRACE and CAL become copies of the files below,
+    // often mutated).
+    "simulate --model llama-3-8b --hw h200-sxm --rate 10/s --prompt 512 --output 64 --requests 200",
+    "simulate --model llama-3-8b --hw h200-sxm --concurrency 8 --prompt lognormal:512,0.5 --output 64 --requests 200 --price 2/h",
+    "simulate --model llama-3-8b --hw h200-sxm --trace TRACE --requests 200",
+    "fleet --model llama-3-8b --hw h200-sxm --rate 10/s --prompt 512 --output 64 --slo-tpot 50ms --requests 200",
+    "fleet --model llama-3-8b --hw h200-sxm --trace TRACE --slo-tpot 50ms --requests 200 --objective cost --price 2/h",
+    "calibrate --hw h200-sxm CAL",
+    "calibrate --hw h200-sxm CAL --out OUT/cal.toml",
 ];
+
+/// The trace and the measurement file the serving lines read, mutated.
+const TRACE: &str = include_str!("data/simulate/trace.csv");
+const CAL: &str = include_str!("../validation/results/2026-12-01-h200/calibrate-h200.csv");
 
 /// Values that have broken parsers and arithmetic before.
 const EDGES: &[&str] = &[
@@ -284,6 +301,19 @@ const EDGES: &[&str] = &[
     "a:b",
     "p:0",
     "1..0",
+    "1e-320/s",
+    "1e25/s",
+    "10/s",
+    "1e-320/h",
+    "1e308/h",
+    "2/h",
+    "1e-320/Wh",
+    "0.1/kWh",
+    "50ms",
+    "1e308s",
+    "lognormal:2048,0.5",
+    "uniform:1..0",
+    "1,2,1000000",
 ];
 
 /// Flags a mutation may add, with any edge value.
@@ -324,6 +354,22 @@ const FLAGS: &[&str] = &[
     "--max-batch",
     "--point",
     "--hw",
+    "--rate",
+    "--requests",
+    "--concurrency",
+    "--output",
+    "--price",
+    "--energy-price",
+    "--pue",
+    "--prefix-hit",
+    "--max-seqs",
+    "--caps",
+    "--budgets",
+    "--objective",
+    "--seed",
+    "--trace",
+    "--out",
+    "--force",
 ];
 
 const SWEEP_NAMES: &[&str] = &[
@@ -342,6 +388,12 @@ const SWEEP_NAMES: &[&str] = &[
     "bogus",
     "kernels",
     "tile",
+    "rate",
+    "requests",
+    "prompt",
+    "output",
+    "max-seqs",
+    "price",
 ];
 
 const SETS: &[&str] = &[
@@ -403,6 +455,26 @@ fn mutate_toml(base: &str, r: &mut Rng) -> String {
     lines.join("\n")
 }
 
+/// A mutated copy of a CSV file: a cell replaced by an edge value, a
+/// line cut short, or a header name changed; sometimes left as it is.
+fn mutate_csv(base: &str, r: &mut Rng) -> String {
+    let mut lines: Vec<String> = base.lines().map(String::from).collect();
+    for _ in 0..r.below(3) {
+        let i = r.below(lines.len());
+        let mut cells: Vec<String> = lines[i].split(',').map(String::from).collect();
+        match r.below(3) {
+            0 => {
+                let c = r.below(cells.len());
+                cells[c] = r.pick(EDGES).to_string();
+            }
+            1 => cells.truncate(r.below(cells.len())),
+            _ => cells.push(r.pick(EDGES).to_string()),
+        }
+        lines[i] = cells.join(",");
+    }
+    lines.join("\n")
+}
+
 /// One generated command line; files it names are written under `dir`.
 fn generate(r: &mut Rng, dir: &std::path::Path, n: usize) -> Vec<String> {
     let out = dir.display().to_string();
@@ -410,6 +482,17 @@ fn generate(r: &mut Rng, dir: &std::path::Path, n: usize) -> Vec<String> {
         r.pick(CORPUS)
     } else {
         r.pick(BASES)
+    };
+    let line = if line.contains("TRACE") {
+        let p = dir.join(format!("{n}-trace.csv"));
+        let _ = std::fs::write(&p, mutate_csv(TRACE, r));
+        line.replace("TRACE", &p.display().to_string())
+    } else if line.contains("CAL") {
+        let p = dir.join(format!("{n}-cal.csv"));
+        let _ = std::fs::write(&p, mutate_csv(CAL, r));
+        line.replace("CAL", &p.display().to_string())
+    } else {
+        line.to_string()
     };
     let mut words: Vec<String> = line
         .replace("OUT", &out)
@@ -436,7 +519,13 @@ fn generate(r: &mut Rng, dir: &std::path::Path, n: usize) -> Vec<String> {
                     "--set" => format!("{}={}", r.pick(SETS), r.pick(EDGES)),
                     "--format" => r.pick(&["json", "csv", "markdown", "table"]).into(),
                     "--chart" => format!("{out}/s{}.svg", n % 4),
-                    "--achievable" | "--explain" | "--all" => continue,
+                    "--out" => format!("{out}/o{}.{}", n % 4, r.pick(&["toml", "svg", "jpg"])),
+                    "--trace" => {
+                        let p = dir.join(format!("{n}-t.csv"));
+                        let _ = std::fs::write(&p, mutate_csv(TRACE, r));
+                        p.display().to_string()
+                    }
+                    "--achievable" | "--explain" | "--all" | "--force" => continue,
                     _ => r.pick(EDGES).into(),
                 };
                 words.push(v);
@@ -493,9 +582,31 @@ fn generate(r: &mut Rng, dir: &std::path::Path, n: usize) -> Vec<String> {
                     "a/../../b.svg",
                 ]);
                 let hw = r.pick(&["h100-sxm", "../hw.toml", "/etc/passwd", "hw.toml"]);
+                // A file a query reads: beside the scenario, or outside
+                // its folder (which must be refused, never quoted).
+                let read = r.pick(&["f.csv", "../f.csv", "/etc/passwd", "sub/../f.csv"]);
+                let second = match r.below(3) {
+                    0 => format!(
+                        "command = \"point\"\nhw = \"h100-sxm\"\nintensity = {:?}\n",
+                        r.pick(EDGES)
+                    ),
+                    1 => {
+                        let _ = std::fs::write(dir.join("f.csv"), mutate_csv(TRACE, r));
+                        format!(
+                            "command = \"simulate\"\nmodel = \"llama-3-8b\"\nhw = \"h200-sxm\"\ntrace = {read:?}\nrequests = {:?}\n",
+                            r.pick(EDGES)
+                        )
+                    }
+                    _ => {
+                        let _ = std::fs::write(dir.join("f.csv"), mutate_csv(CAL, r));
+                        format!(
+                            "command = \"calibrate\"\nhw = \"h200-sxm\"\nfile = {read:?}\nout = {:?}\n",
+                            r.pick(&["c.toml", "ok.svg", "../escaped.toml", "c.json"])
+                        )
+                    }
+                };
                 let text = format!(
-                    "title = \"f\"\n\n[[query]]\ncommand = \"chart roofline\"\nhw = {hw:?}\nout = {outv:?}\n\n[[query]]\ncommand = \"point\"\nhw = \"h100-sxm\"\nintensity = {:?}\n",
-                    r.pick(EDGES)
+                    "title = \"f\"\n\n[[query]]\ncommand = \"chart roofline\"\nhw = {hw:?}\nout = {outv:?}\n\n[[query]]\n{second}"
                 );
                 let _ = std::fs::write(&sc, text);
                 words = vec![
@@ -603,8 +714,15 @@ fn fuzz_command_lines() {
         );
         assert!(
             !std::path::Path::new("/tmp/roofline-fuzz-escaped.svg").exists()
-                && !dir.join("escaped.svg").exists(),
+                && !dir.join("escaped.svg").exists()
+                && !dir.join("escaped.toml").exists(),
             "a scenario wrote outside its folder: roofline {shown}"
+        );
+        // A scenario reads only its own folders, and no error quotes a
+        // file it was not allowed to read.
+        assert!(
+            args[0] != "run" || !err.contains("root:x:0:0"),
+            "a scenario quoted a file outside its folder: roofline {shown}\n{err}"
         );
     }
     eprintln!(

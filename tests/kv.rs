@@ -31,6 +31,7 @@ fn inputs(context: u64, batch: u64) -> KvInputs {
         page: None,
         reserved: None,
         force: false,
+        tp: None,
     }
 }
 
@@ -183,19 +184,62 @@ fn bad_input() {
         matches!(&e, Error::Field { field, .. } if field == "reserve"),
         "{e}"
     );
-    // A model that cannot fit at all: no answer (exit 1), by how much.
-    let e = kv::cost(
+    // A model that cannot fit at all is still an answer: the sizes, `fits`
+    // no and by how much (issue 37; weights_beyond_the_device_are_an_answer).
+    let f = kv::cost(
         &model("llama-3.1-405b"),
         Some(&hw("h200-sxm")),
         &inputs(10, 1),
     )
-    .unwrap_err();
-    assert_eq!(e.exit_code(), 1);
-    let msg = e.to_string();
-    assert!(
-        msg.contains("needs 811.7 GB, has 135.1 GB")
-            && msg.contains("more than")
-            && msg.contains("plan"),
-        "{msg}"
-    );
+    .unwrap()
+    .fit
+    .unwrap();
+    assert!(!f.fits);
+    assert_eq!(f.max_batch, 0);
+}
+
+#[test]
+fn tp_fit_is_plans_split() {
+    // `kv --tp 4` holds on a device what `plan --tp 4 --pp 1` puts there:
+    // the same weights (one function computes both) and the same KV share.
+    use roofline::calc::plan::{self, PlanInputs};
+    use roofline::spec::hardware::Mode;
+    let (m, h) = (model("llama-3.1-70b"), hw("h200-sxm"));
+    let mut i = inputs(8192, 16);
+    i.tp = Some(Count(4));
+    let f = kv::cost(&m, Some(&h), &i).unwrap().fit.unwrap();
+    let p = plan::cost(
+        &h,
+        &m,
+        &PlanInputs {
+            devices: Some(Count(4)),
+            tp: Some(Count(4)),
+            pp: Some(Count(1)),
+            dp: Some(Count(1)),
+            ep: Some(Count(1)),
+            ..Default::default()
+        },
+        Mode::SpeedOfLight,
+    )
+    .unwrap();
+    assert!((f.weight_bytes - p.weight_bytes).abs() <= 1e-6 * p.weight_bytes);
+    assert_eq!(f.kv_share, p.kv_share);
+    // 8 KV heads over 4 ranks: 2 each, a quarter; over 16 ranks each still
+    // holds one head (an eighth); MLA's latent is every rank's whole.
+    assert_eq!(kv::kv_share(&m, 4), 0.25);
+    assert_eq!(kv::kv_share(&m, 16), 0.125);
+    assert_eq!(kv::kv_share(&model("deepseek-v3"), 8), 1.0);
+}
+
+#[test]
+fn weights_beyond_the_device_are_an_answer() {
+    // Llama 3.1 70B's 141.1 GB of bf16 weights on one H200 (135.1 GB
+    // usable less the reserve): the sizes, not an error; nothing fits.
+    let f = cost("llama-3.1-70b", Some("h200-sxm"), &inputs(1024, 1))
+        .fit
+        .unwrap();
+    assert!(!f.fits);
+    assert_eq!((f.max_batch, f.max_context), (0, 0));
+    assert_eq!(f.kv_budget_bytes, 0.0);
+    assert!((f.weights_over_bytes - 6_008_520_704.0).abs() < 1.0);
 }

@@ -1,6 +1,6 @@
 //! `matmul` against the cuBLAS GEMMs measured on an H200
-//! (validation/h200-gemm.json, from validation/gemm.py; DRAM bytes in
-//! validation/h200-gemm-dram.json, from Nsight Compute through
+//! (validation/results/2026-11-30-h200/h200-gemm.json, from validation/gemm.py; DRAM bytes in
+//! validation/results/2026-11-30-h200/h200-gemm-dram.json, from Nsight Compute through
 //! validation/gemm_compare.py). One test per measured shape asserts what
 //! issue 12 asks of the L2-aware model (formulas.md, "Matmul through the
 //! L2"):
@@ -31,7 +31,10 @@ fn h200() -> &'static Hardware {
 }
 
 fn load(name: &str) -> Vec<Value> {
-    let path = format!("{}/validation/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/validation/results/2026-11-30-h200/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let v: Value = serde_json::from_str(&text).unwrap();
     v["gemm"].as_array().unwrap().clone()

@@ -477,7 +477,7 @@ proptest! {
         part in 0usize..5,
     ) {
         let h = fixture(["h200", "a100", "b200", "rtx5090", "v100"][part]);
-        let k = OccupancyInputs { threads, regs, sgprs: None, smem, static_smem, carveout, textbook, grid };
+        let k = OccupancyInputs { threads, regs, sgprs: None, smem, static_smem, carveout, textbook, grid, solve: None, target_occupancy: None };
         if let Ok(c) = occupancy::cost(&h, &k, Mode::SpeedOfLight) {
             prop_assert!((0.0..=1.0).contains(&c.occupancy), "{}", c.occupancy);
             prop_assert!(c.warps_per_sm <= c.budget.max_warps);

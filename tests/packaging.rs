@@ -101,3 +101,82 @@ fn the_package_carries_every_file_the_code_reads() {
         );
     }
 }
+
+/// Every measurement a source or test file reads by a literal path, under
+/// `validation/results/`, the measurement paths the hardware and engine
+/// files cite in their sources, and those the docs name.
+fn measurements_named_in_code() -> Vec<(PathBuf, String)> {
+    let mut files = vec![root().join("README.md"), root().join("CHANGELOG.md")];
+    for dir in ["src", "tests", "benches", "hardware", "engines", "docs"] {
+        let mut found = Vec::new();
+        collect(&root().join(dir), &mut found);
+        files.extend(found);
+    }
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (at, _) in text.match_indices("validation/results/") {
+            let rest = &text[at..];
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || "-_./".contains(c)))
+                .unwrap_or(rest.len());
+            let path = rest[..end].trim_end_matches('.');
+            // A folder the name is formatted into, a pattern of names, or
+            // the manifest itself.
+            if path.ends_with('/')
+                || rest[end..].starts_with(['{', '*'])
+                || path.ends_with("MANIFEST.toml")
+            {
+                continue;
+            }
+            out.push((file.clone(), path.to_string()));
+        }
+    }
+    out
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path
+            .extension()
+            .is_some_and(|e| ["rs", "toml", "snap", "md"].contains(&e.to_str().unwrap_or("")))
+        {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_measurement_the_code_reads_is_in_the_manifest() {
+    let text = std::fs::read_to_string(root().join("validation/results/MANIFEST.toml")).unwrap();
+    let manifest: toml::Table = toml::from_str(&text).unwrap();
+    let named: Vec<String> = manifest["file"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("validation/results/{}", f["path"].as_str().unwrap()))
+        .collect();
+    // Each file the manifest names is there.
+    for path in &named {
+        assert!(
+            root().join(path).exists(),
+            "MANIFEST.toml names {path}, which does not exist"
+        );
+    }
+    let found = measurements_named_in_code();
+    assert!(
+        found.len() > 20,
+        "the scan finds the measurements: {}",
+        found.len()
+    );
+    for (file, path) in found {
+        assert!(
+            named.contains(&path),
+            "{} reads {path}, which validation/results/MANIFEST.toml does not name",
+            file.display()
+        );
+    }
+}

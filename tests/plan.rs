@@ -436,11 +436,14 @@ fn one_device_matches_decode_and_prefill() {
 
 #[test]
 fn tensor_parallel_decode_is_bounded_by_the_measurements() {
-    // validation/h200-tp2.json: Llama-3-8B at TP 2 on two H200s, measured
+    // validation/results/2026-11-30-h200/h200-tp2.json: Llama-3-8B at TP 2 on two H200s, measured
     // on H200, 2026-11-30 (docs/validation.md, "Tensor-parallel decode and
     // prefill"). The speed of light is below every row; --achievable within
     // 40% (it misses the 25% aim by the single-GPU forward's own gap).
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/validation/h200-tp2.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/validation/results/2026-11-30-h200/h200-tp2.json"
+    );
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let h = hw("h200-sxm");

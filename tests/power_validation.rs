@@ -1,6 +1,6 @@
 //! The power model against the H200 board-power readings (issue 21;
 //! docs/validation.md, "The power model against the readings"): every
-//! phase of `validation/h200-power-summary.json`, read here, modelled with
+//! phase of `validation/results/2026-12-01-h200/h200-power-summary.json`, read here, modelled with
 //! `--achievable` from the phase's own shape. Idle, the bf16 GEMM loop and
 //! the copy loop are the phases the hardware file's figures came from; the
 //! fp8 loop and the decode batches are held out. Power within 10% of each
@@ -13,7 +13,7 @@ use serde_json::Value;
 
 fn summary() -> Value {
     let p = format!(
-        "{}/validation/h200-power-summary.json",
+        "{}/validation/results/2026-12-01-h200/h200-power-summary.json",
         env!("CARGO_MANIFEST_DIR")
     );
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
@@ -122,7 +122,7 @@ fn held_out_decode_batches_within_the_issue_bounds() {
 #[test]
 fn second_run_held_out() {
     let p = format!(
-        "{}/validation/h200-power-heldout-summary.json",
+        "{}/validation/results/2026-12-01-h200/h200-power-heldout-summary.json",
         env!("CARGO_MANIFEST_DIR")
     );
     let s: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
@@ -183,7 +183,7 @@ fn second_run_held_out() {
 fn strided_kernels_draw_their_elements_energy() {
     use roofline::calc::power::{PowerModel, Work};
     let p = format!(
-        "{}/validation/h200-strided-power.json",
+        "{}/validation/results/2026-12-02-h200/h200-strided-power.json",
         env!("CARGO_MANIFEST_DIR")
     );
     let s: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
@@ -259,7 +259,7 @@ fn an_eager_step_pays_for_its_host_wait() {
 #[test]
 fn third_run_held_out() {
     let p = format!(
-        "{}/validation/h200-power-steps.json",
+        "{}/validation/results/2026-12-02-h200/h200-power-steps.json",
         env!("CARGO_MANIFEST_DIR")
     );
     let s: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();

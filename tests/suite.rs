@@ -139,3 +139,6 @@ mod terminal_width;
 
 #[path = "engines.rs"]
 mod engines;
+
+#[path = "writes.rs"]
+mod writes;

@@ -67,3 +67,32 @@ fn plan_search_defaults_to_the_columns_that_decide_it() {
     assert!(!concise.contains("why not first"), "{concise}");
     assert!(run(true).contains("why not first"));
 }
+
+#[test]
+fn a_four_part_hw_show_fits_160_columns() {
+    // Issue 37, item 7: a four-part comparison was 201 columns wide in a
+    // terminal; at 160 every line (table, notes) fits.
+    for parts in [
+        "h100-sxm,h200-sxm,b200,mi355x",
+        "gb300,b300,mi355x,tpu7x",
+        "gb200,h800,mi300x,trainium3",
+    ] {
+        for all in [false, true] {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_roofline"));
+            c.args(["hw", "show", parts]);
+            if all {
+                c.arg("--all");
+            }
+            let out = c.env("COLUMNS", "160").output().expect("run roofline");
+            assert!(out.status.success(), "{parts}: {:?}", out.status);
+            let text = String::from_utf8(out.stdout).unwrap();
+            for line in text.lines() {
+                let width = line.chars().count();
+                assert!(
+                    width <= 160,
+                    "`hw show {parts}`: a line of {width} columns:\n{line}"
+                );
+            }
+        }
+    }
+}

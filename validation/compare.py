@@ -15,6 +15,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from validation import manifest  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 BIN = os.environ.get("ROOFLINE", os.path.join(ROOT, "target", "debug", "roofline"))
@@ -28,13 +31,13 @@ def tool(*args):
 
 
 def load(name):
-    with open(os.path.join(HERE, f"h200-{name}.json")) as f:
+    with open(manifest.path(f"h200-{name}.json")) as f:
         return json.load(f)
 
 
 def ncu_kernels():
     """(id, kernel name, {metric: value}) in launch order, from h200-ncu.csv."""
-    path = os.path.join(HERE, "h200-ncu.csv")
+    path = manifest.path("h200-ncu.csv")
     if not os.path.exists(path):
         return []
     txt = open(path).read()

@@ -1,6 +1,6 @@
 """The tool's MoE steps beside validation/engine_moe_h200.py's measurements
 (issue 38): every decode (graph) and prefill (eager and graph) point of
-validation/h200-engine-moe-{qwen3,mixtral,deepseek}.json, priced by
+validation/results/2026-12-02-h200/h200-engine-moe-{qwen3,mixtral,deepseek}.json, priced by
 `roofline --achievable` with `--set engine.moe.dispatch=grouped` on the
 default engine for the grouped rows and the default loop for the loop
 rows; the speed of light beside each. The fitted point (Mixtral decode at
@@ -15,6 +15,9 @@ import os
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from validation import manifest  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -34,7 +37,7 @@ def run(args):
 def main():
     rows = []
     for key, model in MODELS.items():
-        d = json.load(open(os.path.join(HERE, f"h200-engine-moe-{key}.json")))
+        d = json.load(open(manifest.path(f"h200-engine-moe-{key}.json")))
         for r in d["decode"]:
             base = ["decode", "--model", model, "--hw", "h200-sxm", "--batch", str(r["batch"]),
                     "--context", str(r["context"])]

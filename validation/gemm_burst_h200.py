@@ -3,9 +3,9 @@ from the raw data, no GPU needed:
 
     python3 validation/gemm_burst_h200.py
 
-The per-operation model's GEMM figures are fitted on validation/calibrate-h200.csv:
+The per-operation model's GEMM figures are fitted on validation/results/2026-12-01-h200/calibrate-h200.csv:
 back-to-back CUDA-graph loops, which the board's power limit already slows. A forward
-profiled after 3 s of rest (validation/prefill_ops_h200.py, validation/h200-prefill-ops.json)
+profiled after 3 s of rest (validation/prefill_ops_h200.py, validation/results/2026-12-02-h200/h200-prefill-ops.json)
 runs the same shapes at the burst clock. For each profiled Llama-3-8B prefill this takes
 the forward's layer GEMMs (the kernels named nvjet_* that run once or twice a layer, so not
 the LM head's one), matches them to their shapes by their place around the attention
@@ -20,6 +20,10 @@ beside it, held out.
 import csv
 import json
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from validation import manifest  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAYERS = {"llama-3-8b": 32}
@@ -29,7 +33,7 @@ SHAPES = {"qkv": (6144, 4096), "o": (4096, 4096), "gate_up": (28672, 4096), "dow
 
 def calibrate():
     rows = {}
-    with open(os.path.join(ROOT, "validation", "calibrate-h200.csv")) as f:
+    with open(manifest.path("calibrate-h200.csv")) as f:
         for r in csv.DictReader(f):
             if r["operation"] == "gemm" and r["launch"] == "graph":
                 rows[(int(r["m"]), int(r["n"]), int(r["k"]), r["dtype"])] = float(r["seconds"])
@@ -48,7 +52,7 @@ def layer_gemms(p):
 
 def main():
     cal = calibrate()
-    d = json.load(open(os.path.join(ROOT, "validation", "h200-prefill-ops.json")))
+    d = json.load(open(manifest.path("h200-prefill-ops.json")))
     print("| forward | S | clock | profiled GEMMs a layer | calibrate's rows | fraction |")
     print("| --- | --- | --- | --- | --- | --- |")
     out = {}

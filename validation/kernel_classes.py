@@ -1,12 +1,12 @@
 """A decode step's kernels by class: their fixed time and the spacing between them (issue 17).
 
     python3 validation/kernel_classes.py            # prints the tables; no GPU needed
-    python3 validation/kernel_classes.py --csv validation/calibrate-h200-kernels.csv
-    python3 validation/kernel_classes.py --graph validation/h200-graph-kernels.json
+    python3 validation/kernel_classes.py --csv validation/results/2026-12-01-h200/calibrate-h200-kernels.csv
+    python3 validation/kernel_classes.py --graph validation/results/2026-12-01-h200/h200-graph-kernels.json
 
 Reads the profiler's kernels of four Llama-3-8B decode steps at T = 1,024
 (bf16 and fp8, batch 1 and 32: `steps_profile` of
-validation/h200-fidelity-probe.json, torch.profiler over one eager step,
+validation/results/2026-12-01-h200/h200-fidelity-probe.json, torch.profiler over one eager step,
 each kernel name with its count and summed device time) and the same steps
 replayed from a CUDA graph (`graph_s` there, 10 replays). For each kernel
 class the per-operation model prices apart:
@@ -41,6 +41,9 @@ import json
 import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from validation import manifest  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BW = 4202.7e9  # achievable.hbm-bandwidth of hardware/h200-sxm.toml
@@ -88,7 +91,7 @@ COLUMNS = ["operation", "model", "layers", "batch", "m", "n", "k", "seq", "conte
 
 
 def main():
-    d = json.load(open(os.path.join(ROOT, "validation", "h200-fidelity-probe.json")))
+    d = json.load(open(manifest.path("h200-fidelity-probe.json")))
     out = sys.argv[sys.argv.index("--csv") + 1] if "--csv" in sys.argv else None
     fixed = {c: [] for c in FIGURES}
     print("| step | graph | summed durations | kernels and copies | spacing a kernel | "

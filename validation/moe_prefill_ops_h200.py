@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import torch  # noqa: E402
 
-import power_h200_heldout as ph  # noqa: E402
+import common as ph  # noqa: E402
 import prefill_ops_h200 as po  # noqa: E402
 import serving_fidelity as sf  # noqa: E402
 

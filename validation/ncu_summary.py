@@ -1,6 +1,6 @@
 """Sum Nsight Compute's per-kernel DRAM bytes and durations by NVTX range.
 
-    python3 validation/ncu_summary.py validation/h200-serving-ncu.csv > validation/h200-serving-ncu.json
+    python3 validation/ncu_summary.py validation/results/2026-12-01-h200/h200-serving-ncu.csv > validation/results/2026-12-01-h200/h200-serving-ncu.json
 
 Reads the `ncu --nvtx --csv` log of `serving_fidelity.py probe` and writes, per
 range the probe opened (one op, or one 2-layer decode step), its kernels (name,

@@ -19,74 +19,27 @@ temperature, and the work rate achieved) and OUTDIR/power-limit.txt
 (`nvidia-smi -q -d POWER`). Clocks and power limits are left as found.
 """
 
-import json
 import os
-import statistics
 import subprocess
 import sys
-import threading
 import time
 
 import torch
-import torch.nn.functional as F
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "power-out"
-SETTLE = 2.0
-samples = []  # (host time, nvidia-smi line fields...)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from common import Sampler, graph_of, loop_for, write_phases  # noqa: E402
+from validation import common as _common  # noqa: E402
+from validation.suite import steps as _steps  # noqa: E402
+
+_common.need_torch(_steps)
+llama_step = _steps.llama_step
 
 
 def log(msg):
     print(msg, flush=True)
-
-
-def sampler():
-    q = "timestamp,power.draw,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu"
-    p = subprocess.Popen(["nvidia-smi", f"--query-gpu={q}", "--format=csv,noheader,nounits",
-                          "-lms", "100", "-i", "0"], stdout=subprocess.PIPE, text=True)
-
-    def read():
-        for line in p.stdout:
-            f = [x.strip() for x in line.split(",")]
-            if len(f) == 6:
-                samples.append((time.time(), *f))
-
-    threading.Thread(target=read, daemon=True).start()
-    return p
-
-
-def loop_for(seconds, body, work_per_call):
-    """Run body() until `seconds` pass; the rate over the part after SETTLE, by CUDA events."""
-    t0 = time.time()
-    marks = []
-    n = 0
-    while True:
-        body()
-        n += 1
-        if n % 5 == 0:
-            ev = torch.cuda.Event(enable_timing=True)
-            ev.record()
-            ev.synchronize()
-            marks.append((time.time(), ev, n))
-            if time.time() - t0 >= seconds:
-                break
-    first = next(m for m in marks if m[0] >= t0 + SETTLE)
-    last = marks[-1]
-    dt = first[1].elapsed_time(last[1]) * 1e-3
-    return t0, last[0], (last[2] - first[2]) * work_per_call / dt, (last[2] - first[2]), dt
-
-
-def graph_of(body):
-    st = torch.cuda.Stream()
-    st.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(st):
-        for _ in range(2):
-            body()
-    torch.cuda.current_stream().wait_stream(st)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        body()
-    return g
 
 
 def main():
@@ -94,7 +47,7 @@ def main():
     with open(os.path.join(OUT, "power-limit.txt"), "w") as f:
         f.write(subprocess.run(["nvidia-smi", "-q", "-d", "POWER,CLOCK,TEMPERATURE"],
                                capture_output=True, text=True).stdout)
-    proc = sampler()
+    smp = Sampler()
     phases = []  # dict(name, t0, t1, rate, unit, ...)
     dev = "cuda"
     torch.manual_seed(0)
@@ -155,21 +108,8 @@ def main():
         nxt = torch.empty(B, dtype=torch.long, device=dev)
 
         def step():
-            x = emb[tok]
-            for i, l in enumerate(layers):
-                y = F.rms_norm(x, (d,), l["n1"], 1e-5)
-                qkv = y @ l["qkv"].t()
-                qk = qkv[:, : (h + kv) * dh].view(B, h + kv, dh // 2, 2).float()
-                qk = torch.view_as_real(torch.view_as_complex(qk) * freqs).flatten(-2).to(x.dtype)
-                q, k = qk.split([h, kv], 1)
-                kc[i].index_copy_(2, pos, k.view(B, kv, 1, dh))
-                vc[i].index_copy_(2, pos, qkv[:, (h + kv) * dh:].reshape(B, kv, 1, dh))
-                a = F.scaled_dot_product_attention(q.reshape(B, h, 1, dh), kc[i], vc[i], enable_gqa=True)
-                x = torch.addmm(x, a.reshape(B, h * dh), l["o"].t())
-                y = F.rms_norm(x, (d,), l["n2"], 1e-5)
-                gg, u = (y @ l["gu"].t()).chunk(2, -1)
-                x = torch.addmm(x, F.silu(gg) * u, l["down"].t())
-            logits = F.rms_norm(x, (d,), None, 1e-5) @ head.t()
+            # calibrate.py's decode step (validation/suite/steps.py), the argmax kept.
+            logits = llama_step((emb, head, layers, freqs), kc, vc, tok, pos, B, d, h, kv, dh)
             nxt.copy_(logits.argmax(-1))
             return logits
 
@@ -182,46 +122,9 @@ def main():
         del g, kc, vc
         torch.cuda.empty_cache()
     time.sleep(1.0)
-    proc.terminate()
+    smp.stop()
 
-    with open(os.path.join(OUT, "power-samples.csv"), "w") as f:
-        f.write("host_time_s,smi_timestamp,power_w,sm_clock_mhz,mem_clock_mhz,temperature_c,util_pct,phase\n")
-        for smp in samples:
-            ph = next((p["phase"] for p in phases if p["t0"] <= smp[0] <= p["t1"]), "")
-            f.write(f"{smp[0]:.3f}," + ",".join(smp[1:]) + f",{ph}\n")
-    summary = dict(device=torch.cuda.get_device_name(), torch=torch.__version__,
-                   settle_s=SETTLE, sample_period_ms=100, phases=[])
-    for p in phases:
-        win = [x for x in samples if p["t0"] + SETTLE <= x[0] <= p["t1"]]
-
-        def col(i):
-            v = []
-            for x in win:
-                try:
-                    v.append(float(x[i]))
-                except ValueError:
-                    pass
-            return v
-
-        pw, sm, mem, temp = col(2), col(3), col(4), col(5)
-        row = dict(p)
-        row.update(samples=len(win),
-                   power_mean_w=statistics.fmean(pw) if pw else None,
-                   power_median_w=statistics.median(pw) if pw else None,
-                   power_max_w=max(pw) if pw else None,
-                   sm_clock_mean_mhz=statistics.fmean(sm) if sm else None,
-                   sm_clock_min_mhz=min(sm) if sm else None,
-                   mem_clock_mean_mhz=statistics.fmean(mem) if mem else None,
-                   temperature_mean_c=statistics.fmean(temp) if temp else None)
-        row["duration_s"] = p["t1"] - p["t0"]
-        row.pop("t0")
-        row.pop("t1")
-        summary["phases"].append(row)
-        log(f"{p['phase']:>12}: {row['power_mean_w'] or 0:6.1f} W, SM {row['sm_clock_mean_mhz'] or 0:6.0f} MHz, "
-            f"{len(win)} samples")
-    with open(os.path.join(OUT, "power-summary.json"), "w") as f:
-        json.dump(summary, f, indent=1)
-
+    write_phases(OUT, "power", phases, smp.samples)
 
 if __name__ == "__main__":
     main()

@@ -1,7 +1,7 @@
 """Board power and SM clock under mixes of work (docs/validation.md, "The
 power limit over a step"): what a step's operations draw at the burst clock
 and how far the clock drops when the step repeats back to back. The sampler,
-graph capture and timed loop are validation/_gpu.py's (shared with
+graph capture and timed loop are validation/common.py's (shared with
 calibrate.py's power phase, which measures the loops `roofline calibrate`
 fits the power limit from); the forward is validation/serving_fidelity.py's
 Model (the one its prefill rows timed).
@@ -43,7 +43,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import serving_fidelity as sf  # noqa: E402
-from _gpu import SETTLE, Sampler, graph_of, timed_loop  # noqa: E402
+from common import SETTLE, Sampler, graph_of, timed_loop  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "power-mix-out"
 GAP1, GAP2 = 140_000, 560_000  # about 71 and 283 us at 1,980 MHz

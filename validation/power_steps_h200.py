@@ -4,7 +4,7 @@ fp8 forwards, a 70B model, an MHA model, prefill in fp8, each repeated back
 to back from a CUDA graph long enough that the board settles. The forward
 is validation/serving_fidelity.py's Model (random weights; fp8 weights with
 a cast of the activations before each GEMM, bf16 norms, attention, KV cache
-and LM head); the sampler and the timed loop are validation/_gpu.py's.
+and LM head); the sampler and the timed loop are validation/common.py's.
 
     python3 validation/power_steps_h200.py OUTDIR     # about 5 minutes
 
@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 
 import serving_fidelity as sf  # noqa: E402
-from _gpu import SETTLE, Sampler, graph_of, timed_loop  # noqa: E402
+from common import SETTLE, Sampler, graph_of, timed_loop  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "power-steps-out"
 SECONDS = 6.0

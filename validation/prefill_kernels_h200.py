@@ -3,7 +3,7 @@ board's clock and at the power limit (docs/validation.md, "The power limit
 over a step"); and causal attention of one layer alone in the layouts the
 forward and the microbenchmarks use. The forward is
 validation/serving_fidelity.py's Model; the sampler is
-validation/power_h200_heldout.py's.
+validation/common.py's.
 
     python3 validation/prefill_kernels_h200.py OUTDIR     # about 3 minutes
 
@@ -35,7 +35,7 @@ import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
-import power_h200_heldout as ph  # noqa: E402
+import common as ph  # noqa: E402
 import serving_fidelity as sf  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "prefill-kernels-out"

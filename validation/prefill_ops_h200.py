@@ -33,7 +33,7 @@ for p in (HERE, os.path.join(HERE, "..", "..", "validation")):
 import torch  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
-import power_h200_heldout as ph  # noqa: E402
+import common as ph  # noqa: E402
 import serving_fidelity as sf  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "prefill-ops-out"

@@ -15,7 +15,7 @@ Phases, each a loop of CUDA-graph replays after 3 s of rest, 6 s long:
 - contig_t{T}: the same two kernels on contiguous g and u tensors;
 
 Per phase: power and clocks after 2 s of settling (nvidia-smi every 100 ms,
-validation/_gpu.py), the settled time per replay (CUDA events), and per
+validation/common.py), the settled time per replay (CUDA events), and per
 kernel the elements and bytes (read and write, bf16). Writes
 OUTDIR/strided-power.json. Clocks and power limits are left as found.
 """
@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from _gpu import SETTLE, Sampler, graph_of, timed_loop  # noqa: E402
+from common import SETTLE, Sampler, graph_of, timed_loop  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "strided-power-out"
 FF = 14336

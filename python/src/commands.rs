@@ -599,12 +599,13 @@ commands! {
     ///     page: Tokens per KV page: the waste of the last partly filled page.
     ///     reserved: Tokens a contiguous allocator reserves per sequence: its waste.
     ///     force: Allow a context beyond the model's maximum.
+    ///     tp: Tensor-parallel ranks to split the model over for the fit: each device holds 1/tp of the sharded weights and ceil(kv heads / tp) of the KV heads (default 1).
     ///     achievable: Use the hardware's measured figures instead of the datasheet's.
     ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn kv = "kv" () [model, context, batch, kv_dtype, hw, dtype, reserve, page, reserved, force];
+    fn kv = "kv" () [model, context, batch, kv_dtype, hw, dtype, reserve, page, reserved, force, tp];
 
     /// One decode step: bytes, FLOPs, bound, step time, tokens per second; MoE, launch overhead, speculative decoding, SLO capacity.
     ///

@@ -35,28 +35,29 @@ pub struct Model {
 /// Loads a file as the commands would, so a bad id or edit fails here.
 fn check(py: Python<'_>, kind: &str, what: &str, sets: &[String]) -> PyResult<()> {
     let sets = crate::convert::parse_sets(py, sets)?;
-    let c = Catalog::default();
-    if kind == "hw" {
-        if let Some(s) = sets
-            .iter()
-            .find(|s| roofline::spec::overrides::is_model_path(&s.path))
-        {
-            return Err(crate::errors::DataError::new_err(format!(
+    let hw = kind == "hw";
+    // Each object takes its own fields: a model field on hardware, or a
+    // hardware field on a model, says where it belongs.
+    if let Some(s) = sets
+        .iter()
+        .find(|s| roofline::spec::overrides::is_model_path(&s.path) == hw)
+    {
+        return Err(crate::errors::DataError::new_err(if hw {
+            format!(
                 "`{}` is a model field; edit it on a roofline.model(...)",
                 s.path
-            )));
-        }
-        c.hardware(what, &sets).map(|_| ()).or_raise(py)
-    } else {
-        if let Some(s) = sets
-            .iter()
-            .find(|s| !roofline::spec::overrides::is_model_path(&s.path))
-        {
-            return Err(crate::errors::DataError::new_err(format!(
+            )
+        } else {
+            format!(
                 "`{}` is not a model field; edit hardware on a roofline.hardware(...)",
                 s.path
-            )));
-        }
+            )
+        }));
+    }
+    let c = Catalog::default();
+    if hw {
+        c.hardware(what, &sets).map(|_| ()).or_raise(py)
+    } else {
         c.model(what, &sets).map(|_| ()).or_raise(py)
     }
 }
@@ -149,20 +150,55 @@ fn repr(kind: &str, what: &str, sets: &[String]) -> String {
     format!("roofline.{kind}({what:?}).set({{{}}})", items.join(", "))
 }
 
-#[pymethods]
-impl Hardware {
-    /// The id or path it was loaded by.
-    #[getter]
-    fn id(&self) -> &str {
-        &self.what
-    }
+/// The methods `Hardware` and `Model` share, written once: the id, the
+/// edits, an edited copy (`set`, checked as the commands would load it),
+/// `show` (the `... show` command with this spec) and `repr`. Each takes
+/// its own doc comments for `set` and `show`, which name its fields.
+macro_rules! spec_methods {
+    (
+        $ty:ident, kind: $kind:literal, ctor: $ctor:literal, show: $command:literal,
+        $(#[$set_doc:meta])* set;
+        $(#[$show_doc:meta])* show;
+    ) => {
+        #[pymethods]
+        impl $ty {
+            /// The id or path it was loaded by.
+            #[getter]
+            fn id(&self) -> &str {
+                &self.what
+            }
 
-    /// The edits, as `path=value` texts (the CLI's `--set`).
-    #[getter]
-    fn edits(&self) -> Vec<String> {
-        self.sets.clone()
-    }
+            /// The edits, as `path=value` texts (the CLI's `--set`).
+            #[getter]
+            fn edits(&self) -> Vec<String> {
+                self.sets.clone()
+            }
 
+            $(#[$set_doc])*
+            fn set(&self, py: Python<'_>, changes: &Bound<'_, PyAny>) -> PyResult<$ty> {
+                Ok($ty {
+                    what: self.what.clone(),
+                    sets: with_sets(py, $kind, &self.what, &self.sets, changes)?,
+                })
+            }
+
+            $(#[$show_doc])*
+            #[pyo3(signature = (**kwargs))]
+            fn show(slf: &Bound<'_, Self>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Report> {
+                let kw = kwargs.cloned().unwrap_or_else(|| PyDict::new(slf.py()));
+                kw.set_item($kind, slf)?;
+                crate::commands::run_kwargs(slf.py(), $command, &kw)
+            }
+
+            fn __repr__(&self) -> String {
+                repr($ctor, &self.what, &self.sets)
+            }
+        }
+    };
+}
+
+spec_methods! {
+    Hardware, kind: "hw", ctor: "hardware", show: "hw show",
     /// An edited copy: fields of the hardware file by their kebab-case
     /// path, values with units.
     ///
@@ -174,40 +210,13 @@ impl Hardware {
     ///
     /// Raises:
     ///     DataError: a path the file has no field for, or a value that does not validate.
-    fn set(&self, py: Python<'_>, changes: &Bound<'_, PyAny>) -> PyResult<Hardware> {
-        Ok(Hardware {
-            what: self.what.clone(),
-            sets: with_sets(py, "hw", &self.what, &self.sets, changes)?,
-        })
-    }
-
+    set;
     /// Its numbers and derived figures: `hw_show(hw=self, ...)`.
-    #[pyo3(signature = (**kwargs))]
-    fn show(slf: &Bound<'_, Self>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Report> {
-        let kw = kwargs.cloned().unwrap_or_else(|| PyDict::new(slf.py()));
-        kw.set_item("hw", slf)?;
-        crate::commands::run_kwargs(slf.py(), "hw show", &kw)
-    }
-
-    fn __repr__(&self) -> String {
-        repr("hardware", &self.what, &self.sets)
-    }
+    show;
 }
 
-#[pymethods]
-impl Model {
-    /// The id or path it was loaded by.
-    #[getter]
-    fn id(&self) -> &str {
-        &self.what
-    }
-
-    /// The edits, as `path=value` texts (the CLI's `--set`).
-    #[getter]
-    fn edits(&self) -> Vec<String> {
-        self.sets.clone()
-    }
-
+spec_methods! {
+    Model, kind: "model", ctor: "model", show: "model show",
     /// An edited copy: fields of the model file by their kebab-case path.
     ///
     /// Args:
@@ -218,22 +227,7 @@ impl Model {
     ///
     /// Raises:
     ///     DataError: a path the file has no field for, or a value that does not validate.
-    fn set(&self, py: Python<'_>, changes: &Bound<'_, PyAny>) -> PyResult<Model> {
-        Ok(Model {
-            what: self.what.clone(),
-            sets: with_sets(py, "model", &self.what, &self.sets, changes)?,
-        })
-    }
-
+    set;
     /// Its parameters, weight bytes and KV bytes per token: `model_show(model=self, ...)`.
-    #[pyo3(signature = (**kwargs))]
-    fn show(slf: &Bound<'_, Self>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Report> {
-        let kw = kwargs.cloned().unwrap_or_else(|| PyDict::new(slf.py()));
-        kw.set_item("model", slf)?;
-        crate::commands::run_kwargs(slf.py(), "model show", &kw)
-    }
-
-    fn __repr__(&self) -> String {
-        repr("model", &self.what, &self.sets)
-    }
+    show;
 }

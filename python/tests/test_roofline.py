@@ -95,6 +95,14 @@ CASES = [
                      energy_price="0.10/kWh"),
      ["prefill", "--model", "llama-3-8b", "--hw", "h200-sxm", "--prompt", "512", "--context", "4096",
       "--achievable", "--energy-price", "0.10/kWh"]),
+    # An engine profile (issue 38): the grouped experts and the custom all-reduce as the CLI prices them.
+    ("decode", dict(model="mixtral-8x7b", hw="h200-sxm", batch=16, context=1024, achievable=True, engine="vllm"),
+     ["decode", "--model", "mixtral-8x7b", "--hw", "h200-sxm", "--batch", "16", "--context", "1024",
+      "--achievable", "--engine", "vllm"]),
+    ("collective", dict(kind="all-reduce", hw="h200-sxm", devices=8, bytes="16KiB", achievable=True, launch="graph",
+                        engine="trtllm"),
+     ["collective", "all-reduce", "--hw", "h200-sxm", "--devices", "8", "--bytes", "16KiB", "--achievable",
+      "--launch", "graph", "--engine", "trtllm"]),
     ("collective", dict(kind="all-reduce", hw="h200-sxm", devices=8, bytes="64MiB", achievable=True, launch="graph"),
      ["collective", "all-reduce", "--hw", "h200-sxm", "--devices", "8", "--bytes", "64MiB", "--achievable",
       "--launch", "graph"]),
@@ -376,10 +384,27 @@ class TestErrors:
             roofline.hardware("no/such.toml")
 
     def test_no_answer(self):
-        # Llama-3.1-70B's 141 GB of bf16 weights cannot fit one 80 GB H100.
+        # Llama-3.1-70B's 141 GB of bf16 weights cannot fit one 80 GB H100:
+        # a decode step there has no answer.
         with pytest.raises(roofline.NoAnswerError) as e:
-            roofline.kv(model="llama-3.1-70b", context=1024, hw="h100-sxm")
+            roofline.decode(model="llama-3.1-70b", hw="h100-sxm", batch=1, context=1024)
         assert e.value.exit_code == 1
+
+    def test_kv_says_what_does_not_fit(self):
+        # kv answers the sizes there and says it does not fit (issue 37).
+        r = roofline.kv(model="llama-3.1-70b", context=1024, hw="h100-sxm")
+        assert r.results["fits"] is False
+        assert r.results["max_batch"] == 0
+        assert any("does not fit" in n for n in r.notes)
+
+    def test_kv_tp_splits_the_weights_and_heads(self):
+        # tests/cmd/kv-tp-70b-h200.toml's hand derivation: (70,553,706,496 -
+        # 1,318,912 norms) / 4 + 1,318,912 parameters x 2 B per device, and
+        # 2 of the 8 KV heads.
+        r = roofline.kv(model="llama-3.1-70b", context=8192, batch=16, hw="h200-sxm", tp=4)
+        assert r.results["weight_bytes"] == 35_278_831_616
+        assert r.results["kv_share"] == 0.25
+        assert r.results["max_batch"] == 148
 
     def test_not_a_number_is_refused(self):
         with pytest.raises(roofline.DataError, match="finite"):
@@ -392,3 +417,22 @@ class TestErrors:
             roofline.decode(model="llama-3-8b", hw="h200-sxm", batch=2**63, context=1024)
         with pytest.raises(roofline.RooflineError):
             roofline.decode(model="llama-3-8b", hw="h200-sxm", batch=2**80, context=1024)
+
+
+class TestEngines:
+    def test_grouped_experts_are_faster_than_a_loop(self):
+        # Mixtral's experts as vLLM's grouped GEMMs against PyTorch's loop
+        # over experts (engines/*.toml): fewer kernels, less time.
+        f = lambda e: roofline.decode(model="mixtral-8x7b", hw="h200-sxm", batch=16, context=1024,
+                                      achievable=True, engine=e)
+        vllm, torch = f("vllm"), f("pytorch")
+        assert vllm.results["step_time_s"] < torch.results["step_time_s"]
+        assert vllm.results["kernels"] < torch.results["kernels"]
+
+    def test_an_engine_set_edits_one_field(self):
+        # The default engine with grouped dispatch prices as vLLM's dispatch does
+        # for the experts: fewer kernels than the loop.
+        loop = roofline.decode(model="mixtral-8x7b", hw="h200-sxm", batch=16, context=1024, achievable=True)
+        grouped = roofline.decode(model="mixtral-8x7b", hw="h200-sxm", batch=16, context=1024, achievable=True,
+                                  set=["engine.moe.dispatch=grouped"])
+        assert grouped.results["kernels"] < loop.results["kernels"]

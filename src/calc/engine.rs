@@ -192,16 +192,7 @@ pub fn list(engines: &[Engine]) -> Report {
         r.describe(k, || Quantity::new(label, Unit::None));
     }
     for e in engines {
-        let f = &e.fusion;
-        let fused: Vec<&str> = [
-            (f.norm_residual, "norm+residual"),
-            (f.rotary, "rotary"),
-            (f.gate_up_activation, "gate-up+activation"),
-            (f.qkv, "qkv"),
-        ]
-        .into_iter()
-        .filter_map(|(on, n)| on.then_some(n))
-        .collect();
+        let fused = e.fusion.names();
         let mut row = Row::default();
         row.inputs.insert("id".into(), e.id.as_str().into());
         row.results.insert("name".into(), e.name.as_str().into());

@@ -140,12 +140,28 @@ pub fn parse_share(field: &str, v: &serde_json::Value) -> Result<f64> {
         }
         _ => f64::NAN,
     };
+    let shown = || {
+        crate::units::excerpt(
+            &v.as_str().map_or_else(|| v.to_string(), str::to_string),
+            40,
+        )
+    };
     if !x.is_finite() || !(0.0..1.0).contains(&x) {
         return Err(Error::field(
             field,
             format!(
                 "`{}` is not a share from 0 up to (not including) 100%; give e.g. 10% or 0.1",
-                v.as_str().map_or_else(|| v.to_string(), str::to_string)
+                shown()
+            ),
+        ));
+    }
+    // A subnormal share is a slip (every product with it rounds away).
+    if !crate::units::usable(x) {
+        return Err(Error::field(
+            field,
+            format!(
+                "`{}` is too small to compute with (below 2.2e-308, the smallest normal double); give 0 for none",
+                shown()
             ),
         ));
     }
@@ -176,6 +192,24 @@ pub struct KvInputs {
     /// Allow a context beyond the model's maximum.
     #[serde(default)]
     pub force: bool,
+    /// Tensor-parallel ranks the model is split over, for the fit: each
+    /// device holds its share of the weights and of the KV heads
+    /// (default 1).
+    #[serde(default)]
+    pub tp: Option<Count>,
+}
+
+/// Share of a model's KV cache one of `tp` tensor-parallel ranks holds:
+/// ceil(kv heads / tp) of the kv heads (a rank holds at least one head, so
+/// beyond the KV heads they are replicated); MLA's latent is shared by all
+/// heads, so every rank holds all of it (formulas.md, "Plans", memory).
+/// `plan` and `kv --tp` both use it.
+pub fn kv_share(m: &Model, tp: u64) -> f64 {
+    if m.attention.kind == crate::spec::model::AttentionKind::Mla {
+        return 1.0;
+    }
+    let kv_heads = m.kv_heads();
+    kv_heads.div_ceil(tp.max(1)) as f64 / kv_heads as f64
 }
 
 /// The default reserve for activations and the runtime.
@@ -218,8 +252,20 @@ pub struct Fit {
     pub weight_bytes: f64,
     /// The weight precision.
     pub dtype: &'static str,
-    /// memory x (1 - reserve) - weights.
+    /// memory x (1 - reserve) - weights, or 0 where the weights alone do
+    /// not fit.
     pub kv_budget_bytes: f64,
+    /// Tensor-parallel ranks (1: one device).
+    pub tp: u64,
+    /// Share of the KV cache one device holds ([`kv_share`]).
+    pub kv_share: f64,
+    /// The batch's KV on one device.
+    pub kv_bytes_per_device: f64,
+    /// Whether the weights and the batch's KV fit.
+    pub fits: bool,
+    /// By how much the weights alone exceed the memory less the reserve
+    /// (0 where they fit).
+    pub weights_over_bytes: f64,
     /// Sequences of `context` tokens that fit.
     pub max_batch: u64,
     /// Tokens per sequence that fit at `batch`.
@@ -449,6 +495,40 @@ pub fn budget(
     dtype: Option<&str>,
     reserve: Option<&serde_json::Value>,
 ) -> Result<Budget> {
+    let b = budget_on(m, hw, dtype, reserve, 1)?;
+    let left = b.kv_budget_bytes;
+    if left <= 0.0 {
+        let available = b.memory_bytes * (1.0 - b.reserve);
+        return Err(Error::NoAnswer(format!(
+            "{} does not fit on one {}: needs {}, has {}: its weights in {} are {} more than the {} {} less the {}% reserve; split it across devices (`roofline plan`), or use a narrower --dtype",
+            m.id,
+            hw.id,
+            si(b.weight_bytes, "B"),
+            si(available, "B"),
+            b.precision.name,
+            si(-left, "B"),
+            match b.source {
+                MemorySource::Usable => "usable",
+                MemorySource::Datasheet => "datasheet",
+            },
+            si(b.memory_bytes, "B"),
+            units::percent(b.reserve),
+        )));
+    }
+    Ok(b)
+}
+
+/// [`budget`] on one of `tp` tensor-parallel ranks (its share of the
+/// weights, [`crate::calc::plan::tp_device_params`]), answered even where
+/// the weights do not fit: then the budget is negative, by how much they
+/// exceed the memory less the reserve.
+pub fn budget_on(
+    m: &Model,
+    hw: &Hardware,
+    dtype: Option<&str>,
+    reserve: Option<&serde_json::Value>,
+    tp: u64,
+) -> Result<Budget> {
     let (memory, source) = device_memory(hw)?;
     let reserve = match reserve {
         None => DEFAULT_RESERVE,
@@ -463,34 +543,21 @@ pub fn budget(
             format!("unknown precision `{}`", dtype.unwrap_or("")),
         )
     })?;
-    // Each module at its own format where the checkpoint mixes them.
-    let weights = super::model::weight_bytes(m, &super::model::params(m)?, p.bytes())?;
-    let available = memory * (1.0 - reserve);
-    let left = available - weights;
-    if left <= 0.0 {
-        return Err(Error::NoAnswer(format!(
-            "{} does not fit on one {}: needs {}, has {}: its weights in {} are {} more than the {} {} less the {}% reserve; split it across devices (`roofline plan`), or use a narrower --dtype",
-            m.id,
-            hw.id,
-            si(weights, "B"),
-            si(available, "B"),
-            p.name,
-            si(-left, "B"),
-            match source {
-                MemorySource::Usable => "usable",
-                MemorySource::Datasheet => "datasheet",
-            },
-            si(memory, "B"),
-            units::percent(reserve),
-        )));
+    // Each module at its own format where the checkpoint mixes them; a TP
+    // rank holds its share of the parameters at the same mix.
+    let params = super::model::params(m)?;
+    let mut weights = super::model::weight_bytes(m, &params, p.bytes())?;
+    if tp > 1 && params.total > 0 {
+        weights *= crate::calc::plan::tp_device_params(m, &params, tp) / params.total as f64;
     }
+    let available = memory * (1.0 - reserve);
     Ok(Budget {
         memory_bytes: memory,
         source,
         reserve,
         precision: p,
         weight_bytes: weights,
-        kv_budget_bytes: left,
+        kv_budget_bytes: available - weights,
     })
 }
 
@@ -502,15 +569,24 @@ fn fit(
     per_seq: f64,
     batch: u64,
 ) -> Result<Fit> {
-    let b = budget(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref())?;
-    let (memory, source, reserve, p, weights, left) = (
+    let tp = inputs.tp.map_or(Ok(1), |t| at_least_one("tp", t.0))?;
+    let b = budget_on(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref(), tp)?;
+    let (memory, source, reserve, p, weights) = (
         b.memory_bytes,
         b.source,
         b.reserve,
         b.precision,
         b.weight_bytes,
-        b.kv_budget_bytes,
     );
+    // Weights that alone exceed the memory leave nothing for the KV: the
+    // sizes are still the answer, with what does not fit said (exit 0).
+    let weights_over = (-b.kv_budget_bytes).max(0.0);
+    let left = b.kv_budget_bytes.max(0.0);
+    // Each device holds its share of every sequence's KV heads.
+    let share = kv_share(m, tp);
+    let per_token_layer = per_token_layer * share;
+    let per_seq = per_seq * share;
+    let kv_device = per_seq * batch as f64;
     let max_batch = (left / per_seq).floor();
     let layers = m.layers.get() as f64;
     let per_token = per_token_layer * layers;
@@ -554,6 +630,11 @@ fn fit(
         weight_bytes: weights,
         dtype: p.name,
         kv_budget_bytes: left,
+        tp,
+        kv_share: share,
+        kv_bytes_per_device: kv_device,
+        fits: weights_over == 0.0 && kv_device <= left,
+        weights_over_bytes: weights_over,
         max_batch: max_batch.min(u64::MAX as f64) as u64,
         max_context: max_context.min(u64::MAX as f64) as u64,
         smem_per_sm: smem,
@@ -579,7 +660,7 @@ impl KvCost {
         r.input("context", self.context);
         r.input("batch", self.batch);
         r.input("kv_dtype", self.kv_dtype.name);
-        r.headline(&[
+        let mut headline = vec![
             "kv_bytes_per_token_per_layer",
             "kv_bytes_per_token",
             "kv_bytes_per_sequence",
@@ -588,10 +669,14 @@ impl KvCost {
             "paged_waste",
             "contiguous_waste",
             "memory_bytes",
-            "kv_budget_bytes",
-            "max_batch",
-            "max_context",
-        ]);
+        ];
+        // The weights and the device's share decide a split or a miss:
+        // shown then, beside the verdict.
+        if self.fit.as_ref().is_some_and(|f| f.tp > 1 || !f.fits) {
+            headline.extend(["weight_bytes", "kv_bytes_per_device", "fits"]);
+        }
+        headline.extend(["kv_budget_bytes", "max_batch", "max_context"]);
+        r.headline(&headline);
         let kv = &self.kv_dtype;
         r.result("kv_bits_per_element", kv.bits(), || {
             let q = Quantity::new("KV bits per element", Unit::Bits);
@@ -725,13 +810,45 @@ impl KvCost {
                 )
                 .source(Some(&f.memory_field_source))
             });
+            if f.tp > 1 {
+                r.input("tp", f.tp);
+            }
             r.result("weight_bytes", f.weight_bytes, || {
-                Quantity::new(format!("weights in {}", f.dtype), Unit::Bytes)
-                    .formula("params x bits / 8")
+                if f.tp > 1 {
+                    Quantity::new(format!("weights per device in {}", f.dtype), Unit::Bytes)
+                        .formula(
+                            "(params - norms) / tp + norms, x bits / 8 (plan's split of one stage)",
+                        )
+                } else {
+                    Quantity::new(format!("weights in {}", f.dtype), Unit::Bytes)
+                        .formula("params x bits / 8")
+                }
+            });
+            if f.tp > 1 {
+                r.result("kv_share", f.kv_share, || {
+                    Quantity::new("share of the KV one device holds", Unit::Fraction).formula(
+                        "ceil(kv heads / tp) / kv heads (MLA: 1, the latent is every head's)",
+                    )
+                });
+            }
+            if f.tp > 1 {
+                r.result("kv_bytes_per_device", f.kv_bytes_per_device, || {
+                    Quantity::new("KV of the batch on one device", Unit::Bytes)
+                        .formula("KV of the batch x share per device")
+                        .derive(format!(
+                            "{} x {}",
+                            si(self.kv_bytes, "B"),
+                            units::sig(f.kv_share, 4)
+                        ))
+                });
+            }
+            r.result("fits", f.fits, || {
+                Quantity::new("weights and KV fit", Unit::None)
+                    .formula("weights + KV per device <= memory x (1 - reserve)")
             });
             r.result("kv_budget_bytes", f.kv_budget_bytes, || {
                 Quantity::new("memory for the KV cache", Unit::Bytes)
-                    .formula("memory x (1 - reserve) - weights")
+                    .formula("max(0, memory x (1 - reserve) - weights)")
                     .derive(format!(
                         "{} x (1 - {}) - {}",
                         si(f.memory_bytes, "B"),
@@ -826,6 +943,42 @@ impl KvCost {
                     units::percent(f.reserve)
                 )
             });
+            if f.weights_over_bytes > 0.0 {
+                r.note_with(|| {
+                    format!(
+                        "does not fit: {}'s weights{} in {} ({}) are {} more than {}'s {} less the {}% reserve, leaving nothing for the KV cache; split it over more devices (--tp, or `roofline plan`), or use a narrower --dtype",
+                        self.model,
+                        if f.tp > 1 { " per device" } else { "" },
+                        f.dtype,
+                        si(f.weight_bytes, "B"),
+                        si(f.weights_over_bytes, "B"),
+                        f.hardware,
+                        si(f.memory_bytes, "B"),
+                        units::percent(f.reserve)
+                    )
+                });
+            } else if !f.fits {
+                r.note_with(|| {
+                    format!(
+                        "does not fit: the batch's KV ({} per device) exceeds the {} left beside the weights; at most {} sequences of this context fit",
+                        si(f.kv_bytes_per_device, "B"),
+                        si(f.kv_budget_bytes, "B"),
+                        grouped(u128::from(f.max_batch))
+                    )
+                });
+            }
+            if f.tp > 1 {
+                r.note_with(|| {
+                    format!(
+                        "split over {} tensor-parallel ranks: each holds 1/{} of the sharded weights (norms replicated) and ceil(kv heads / {}) of the KV heads, {}% of the cache, as `plan --tp {} --pp 1` does",
+                        f.tp,
+                        f.tp,
+                        f.tp,
+                        units::percent(f.kv_share),
+                        f.tp
+                    )
+                });
+            }
         }
         if kv.group.is_some() {
             r.note("quantized KV as KIVI (the Learn Kernels book (000), §4.2): keys grouped per channel, values per token, 32 elements to an fp16 scale and zero point; KIVI also keeps the most recent tokens in fp16, not counted here");

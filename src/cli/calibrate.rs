@@ -14,8 +14,8 @@ Examples:
   python3 validation/calibrate.py --out my-h100.csv      # on the GPU, under 5 minutes
   roofline calibrate --hw h100-sxm my-h100.csv --out my-h100.toml
   roofline decode --model llama-3-8b --hw my-h100.toml --batch 32 --context 8192 --achievable
-  roofline calibrate --hw h200-sxm validation/calibrate-h200.csv
-  roofline calibrate --hw h200-sxm validation/calibrate-h200.csv --format json
+  roofline calibrate --hw h200-sxm validation/results/2026-12-01-h200/calibrate-h200.csv
+  roofline calibrate --hw h200-sxm validation/results/2026-12-01-h200/calibrate-h200.csv --format json
 
 Fits the [achievable] figures (stream bandwidth, GEMM rates, sustained
 rates, launch costs, kernel overhead, the eager matmul call, flash
@@ -54,14 +54,28 @@ pub fn run(a: &CalibrateArgs, ctx: &Context) -> Result<Vec<Report>> {
         ));
     }
     let base = ctx.catalog.hardware(&a.hw, &[])?;
-    let (base_text, _) = ctx.catalog.hardware_text(&a.hw)?;
+    let (base_text, base_name) = ctx.catalog.hardware_text(&a.hw)?;
+    // The base found by id in --hw-dir is a file too: the calibrated
+    // file is written beside it, never over it.
+    if let Some(out) = &a.out
+        && super::output::same_file(Path::new(&base_name), out)
+    {
+        return Err(Error::input(
+            "--out",
+            format!(
+                "`{}` is the file --hw {} reads; writing it would replace the base part: give another name",
+                out.display(),
+                a.hw
+            ),
+        ));
+    }
     let file = a.file.display().to_string();
     let csv = std::fs::read_to_string(&a.file).map_err(|e| Error::Io {
         path: file.clone(),
         source: e,
     })?;
     let id = match &a.out {
-        Some(p) => stem(p)?,
+        Some(p) => super::output::hardware_id(p)?,
         None => format!("{}-calibrated", base.id),
     };
     let model = |id: &str| ctx.catalog.model(id, &[]).map(std::rc::Rc::new);
@@ -76,7 +90,7 @@ pub fn run(a: &CalibrateArgs, ctx: &Context) -> Result<Vec<Report>> {
     })?;
     let mut r = c.report();
     if let Some(out) = &a.out {
-        std::fs::write(out, &c.toml).map_err(|e| Error::Write {
+        super::output::write_atomic(out, c.toml.as_bytes()).map_err(|e| Error::Write {
             path: out.display().to_string(),
             source: e,
         })?;
@@ -90,20 +104,4 @@ pub fn run(a: &CalibrateArgs, ctx: &Context) -> Result<Vec<Report>> {
         r.note("no --out: nothing written");
     }
     Ok(vec![r])
-}
-
-/// The id a file at `p` must carry: its stem.
-fn stem(p: &Path) -> Result<String> {
-    let s = p
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| Error::input("--out", "give a file name ending in .toml"))?;
-    if p.extension().and_then(|e| e.to_str()) != Some("toml") {
-        return Err(Error::input(
-            "--out",
-            format!("`{}`: a hardware file's name ends in .toml", p.display()),
-        ));
-    }
-    Ok(s.to_string())
 }

@@ -164,11 +164,17 @@ pub struct ChartOut {
 
 /// Runs `chart KIND`, or returns `None` when the parsed command line is
 /// not one.
-pub fn run_chart(cli: &super::Cli) -> Option<anyhow::Result<ChartOut>> {
+pub fn run_chart(cli: &super::Cli, argv: &[String]) -> Option<anyhow::Result<ChartOut>> {
     let super::Command::Chart(super::OnDemand(cmd)) = &*cli.command else {
         return None;
     };
-    Some(draw(cmd, &cli.global).map_err(|e| as_flags(e).into()))
+    // The file is checked before the chart is drawn.
+    let checked = super::output::check(argv, &super::output::targets(cli));
+    Some(
+        checked
+            .and_then(|()| draw(cmd, &cli.global))
+            .map_err(|e| as_flags(e).into()),
+    )
 }
 
 /// Draws `chart KIND`.
@@ -373,7 +379,7 @@ pub fn write(out: &ChartOut) -> Result<()> {
             _ => Ok(()),
         };
     }
-    std::fs::write(&out.path, &out.bytes).map_err(|e| Error::Write {
+    super::output::write_atomic(&out.path, &out.bytes).map_err(|e| Error::Write {
         path: format!("the chart to {}", out.path.display()),
         source: e,
     })

@@ -27,35 +27,13 @@ pub struct FleetArgs {
     /// Hardware ids or paths, comma-separated: one joint search.
     #[arg(long)]
     pub hw: String,
-    /// Serving engine id or path (default pytorch): the kernels each step
-    /// runs and its all-reduce (`roofline engine list`).
-    #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub engine: Option<String>,
-    /// Poisson arrivals: requests per second (40/s).
-    #[arg(long)]
-    pub rate: Option<String>,
-    /// Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
-    #[arg(long)]
-    pub prompt: Option<String>,
-    /// Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
-    #[arg(long)]
-    pub output: Option<String>,
-    /// Share of each prompt already in the prefix cache.
-    #[arg(long)]
-    pub prefix_hit: Option<String>,
-    /// Time-to-first-token target: 2s (p99) or p50=500ms.
-    #[arg(long)]
-    pub slo_ttft: Option<String>,
-    /// Time-per-output-token target: 50ms (p99) or p90=40ms.
-    #[arg(long)]
-    pub slo_tpot: Option<String>,
+    /// The workload, and the engine, precisions, launch and reserve.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub workload: super::workload::WorkloadArgs,
     /// Requests each simulated verdict runs (default 1,000).
     #[arg(long)]
     pub requests: Option<String>,
-    /// Seed of the random stream (default 0).
-    #[arg(long)]
-    pub seed: Option<String>,
     /// The most devices a deployment may take (default 1,024).
     #[arg(long)]
     pub max_devices: Option<String>,
@@ -74,27 +52,6 @@ pub struct FleetArgs {
     /// (draw it with --chart).
     #[arg(long)]
     pub pareto: bool,
-    /// Tokens per KV block (default 16).
-    #[arg(long)]
-    pub block_size: Option<String>,
-    /// Weight precision (default: the hardware's default-dtype).
-    #[arg(long)]
-    pub dtype: Option<String>,
-    /// KV precision (default bf16).
-    #[arg(long)]
-    pub kv_dtype: Option<String>,
-    /// Activation precision.
-    #[arg(long)]
-    pub activations: Option<String>,
-    /// Launch overhead per kernel: none (default), eager or graph.
-    #[arg(long)]
-    pub launch: Option<String>,
-    /// Memory held back (default 10%).
-    #[arg(long)]
-    pub reserve: Option<String>,
-    /// Allow requests beyond the model's maximum context.
-    #[arg(long)]
-    pub force: bool,
     /// Prices for cost per token.
     #[command(flatten)]
     #[serde(flatten)]

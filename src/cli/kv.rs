@@ -16,7 +16,8 @@ use serde::Serialize;
   roofline kv --model deepseek-v3 --context 1                   # MLA: 70,272 B per token in bf16
   roofline kv --model llama-3-8b --context 8192 --kv-dtype int2 # KIVI 2-bit with fp16 scales: 3 bits an element
   roofline kv --model llama-3-8b --context 1000 --page 16 --reserved 4096
-  roofline kv --model llama-3-8b --context 4096 --hw h100-sxm --sweep batch=1..256")]
+  roofline kv --model llama-3-8b --context 4096 --hw h100-sxm --sweep batch=1..256
+  roofline kv --model llama-3.1-70b --context 8192 --batch 16 --hw h200-sxm --tp 4  # per device")]
 pub struct KvArgs {
     /// Model id or path to a .toml file; a comma-separated list compares.
     #[arg(long)]
@@ -49,6 +50,11 @@ pub struct KvArgs {
     /// Allow a context beyond the model's maximum.
     #[arg(long)]
     pub force: bool,
+    /// Tensor-parallel ranks to split the model over for the fit: each
+    /// device holds 1/tp of the sharded weights and ceil(kv heads / tp) of
+    /// the KV heads (default 1).
+    #[arg(long)]
+    pub tp: Option<String>,
 }
 
 impl Query for KvArgs {

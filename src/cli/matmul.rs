@@ -17,6 +17,7 @@ Examples:
   roofline matmul --m 4096 --n 4096 --k 4096 --sweep tile=32..256 --format csv
   roofline matmul --m 4096 --n 4096 --k 4096 --tiles none --format csv  # results, no table
   roofline matmul --hw h200-sxm --m 8192 --n 8192 --k 8192 --achievable --price 2.50/h   # at the 700 W limit
+  roofline matmul --hw h100-sxm --solve ridge                     # the n at which a square bf16 matmul reaches the ridge: 885.7
 
 time_s is a lower bound: max(FLOPs / peak, traffic / bandwidth), the traffic
 counting the L2 (resident programs share A and B panels), never below each
@@ -43,13 +44,13 @@ pub struct MatmulArgs {
     #[arg(long)]
     pub hw: Option<String>,
     /// Rows of A and C (tokens in a linear layer); required.
-    #[arg(long, required = true)]
+    #[arg(long, required_unless_present = "solve")]
     pub m: Option<String>,
     /// Columns of B and C; required.
-    #[arg(long, required = true)]
+    #[arg(long, required_unless_present = "solve")]
     pub n: Option<String>,
     /// The contraction dimension; required.
-    #[arg(long, required = true)]
+    #[arg(long, required_unless_present = "solve")]
     pub k: Option<String>,
     /// Square tile: sets --tile-m and --tile-n [default: 128].
     #[arg(long)]
@@ -85,6 +86,11 @@ pub struct MatmulArgs {
     /// 32,64,128,256].
     #[arg(long, value_name = "LIST")]
     pub tiles: Option<String>,
+    /// Solve instead of costing a shape: `ridge`, the n at which a square
+    /// n x n x n matmul (minimal traffic) reaches the part's ridge at
+    /// --dtype; takes no shape.
+    #[arg(long, value_name = "WHAT", value_parser = ["ridge"])]
+    pub solve: Option<String>,
     /// With --achievable: the launch, none, graph or eager [default: eager,
     /// one call from Python].
     #[arg(long)]

@@ -23,6 +23,7 @@ mod engine;
 mod kv;
 mod littles_law;
 mod occupancy;
+pub mod output;
 mod plan;
 mod point;
 mod prefill;
@@ -32,6 +33,7 @@ mod shell;
 mod simulate;
 mod speculative;
 mod tree;
+mod workload;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roofline::catalog::Catalog;
@@ -291,6 +293,7 @@ pub fn execute(
     argv: &[String],
     parsed: Result<Cli, clap::Error>,
 ) -> anyhow::Result<(Global, Output)> {
+    output::preflight(argv, &parsed)?;
     if let Ok(cli) = &parsed {
         unused_flags(cli)?;
         let bytes = match &*cli.command {

@@ -25,11 +25,6 @@ pub struct PlanArgs {
     /// Hardware id or path; a comma-separated list compares several.
     #[arg(long)]
     pub hw: String,
-    /// Serving engine id or path (default pytorch): the kernels each step
-    /// runs and its all-reduce (`roofline engine list`).
-    #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub engine: Option<String>,
     /// Devices in all (tp x pp x dp); required with --search.
     #[arg(long)]
     pub devices: Option<String>,
@@ -60,23 +55,10 @@ pub struct PlanArgs {
     /// Pipeline microbatches (default: pp).
     #[arg(long)]
     pub microbatches: Option<String>,
-    /// Weight precision (default: the hardware's default-dtype).
-    #[arg(long)]
-    pub dtype: Option<String>,
-    /// KV-cache precision (default: --dtype).
-    #[arg(long)]
-    pub kv_dtype: Option<String>,
-    /// Activation precision (default: the hardware's default-dtype); fp8
-    /// weights need fp8 activations to run at the fp8 peak.
-    #[arg(long)]
-    pub activations: Option<String>,
-    /// Launch overhead per kernel: none (default: speed of light), graph
-    /// (the default with --achievable, collectives captured too) or eager.
-    #[arg(long)]
-    pub launch: Option<String>,
-    /// Share of device memory held back for the runtime (default 0.1).
-    #[arg(long)]
-    pub reserve: Option<String>,
+    /// The engine, precisions, launch and reserve.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub deploy: super::workload::DeployArgs,
     /// Let tensor parallelism cross the scale-up domain.
     #[arg(long)]
     pub allow_cross_node: bool,

@@ -90,9 +90,88 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
         .enumerate()
         .map(|(i, q)| argv(q, i, g, &confine, &src, &origin))
         .collect::<Result<Vec<_>, Error>>()?;
+    // Every file a query writes is checked too (its extension, its folder,
+    // that it is no file a query reads), and no two queries write one.
+    let mut outputs: Vec<Vec<PathBuf>> = Vec::new();
+    for (i, (q, argv)) in sc.queries.iter().zip(&argvs).enumerate() {
+        let parsed = super::parse(argv);
+        super::output::preflight(argv, &parsed)
+            .map_err(|e| locate(e.into(), q, i, &src, &origin))?;
+        let mine: Vec<PathBuf> = parsed
+            .map(|c| {
+                super::output::targets(&c)
+                    .into_iter()
+                    .map(|t| t.path)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for p in &mine {
+            if let Some(j) = outputs
+                .iter()
+                .position(|earlier| earlier.iter().any(|e| same_output(e, p)))
+            {
+                let key = if q.fields.contains_key("out") {
+                    "out"
+                } else {
+                    "chart"
+                };
+                return Err(Error::Data {
+                    file: origin.name.clone(),
+                    line: roofline::spec::locate(&src, &format!("query.{i}.{key}")),
+                    col: None,
+                    field: Some(format!("query.{i}.{key}")),
+                    message: format!(
+                        "query {j} writes {} too; give each query's file its own name (the later one would replace the earlier)",
+                        p.display()
+                    ),
+                }
+                .into());
+            }
+        }
+        outputs.push(mine);
+    }
     let mut answers = Vec::new();
+    let total = sc.queries.len();
     for ((i, q), argv) in sc.queries.iter().enumerate().zip(argvs) {
-        let (_, reports) = super::run(&argv).map_err(|e| locate(e, q, i, &src, &origin))?;
+        let (_, reports) = match super::run(&argv) {
+            Ok(r) => r,
+            Err(e) => {
+                let mut e = locate(e, q, i, &src, &origin);
+                let written: Vec<String> = outputs[..i]
+                    .iter()
+                    .flatten()
+                    .map(|p| p.display().to_string())
+                    .collect();
+                if !written.is_empty() {
+                    let code = e
+                        .downcast_ref::<Coded>()
+                        .map(|c| c.1)
+                        .or_else(|| {
+                            e.chain()
+                                .find_map(|c| c.downcast_ref::<Error>())
+                                .map(Error::exit_code)
+                        })
+                        .unwrap_or(1);
+                    e = anyhow::Error::new(Coded(
+                        format!(
+                            "{e:#}\n(the queries before it wrote {}, which are left in place)",
+                            written.join(", ")
+                        ),
+                        code,
+                    ));
+                }
+                // The queries that answered are still the user's: they are
+                // printed, then the error (exit non-zero).
+                if !answers.is_empty() {
+                    return Err(e.context(Partial {
+                        done: render(&sc, &answers, g),
+                        answered: answers.len(),
+                        total,
+                    }));
+                }
+                return Err(e);
+            }
+        };
         answers.push(Answer {
             all: q.all,
             title: q.title.clone().unwrap_or_else(|| q.command.clone()),
@@ -102,6 +181,12 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
         });
     }
     Ok(render(&sc, &answers, g))
+}
+
+/// Whether two queries' outputs are one file: the same path as written,
+/// or, where it exists, the same file.
+fn same_output(a: &Path, b: &Path) -> bool {
+    a == b || super::output::same_file(a, b)
 }
 
 /// The built-in scenarios, a name and a title a line.
@@ -437,6 +522,30 @@ fn missing_fields(e: &anyhow::Error) -> Option<String> {
 /// A located message that keeps the exit code of the error it came from.
 #[derive(Debug)]
 pub struct Coded(pub String, pub u8);
+
+/// A scenario stopped by a failing query after others answered: `done` is
+/// their rendered answers, which `main` prints before the error.
+#[derive(Debug)]
+pub struct Partial {
+    /// The answers before the failing query, rendered.
+    pub done: Vec<u8>,
+    /// How many queries answered.
+    pub answered: usize,
+    /// Queries in the scenario.
+    pub total: usize,
+}
+
+impl std::fmt::Display for Partial {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "query {} of {} failed (the {} before it answered, above)",
+            self.answered + 1,
+            self.total,
+            self.answered
+        )
+    }
+}
 
 impl std::fmt::Display for Coded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

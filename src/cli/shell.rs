@@ -227,7 +227,7 @@ pub fn man_command(a: &ManArgs) -> roofline::Result<Vec<u8>> {
     let pages = man_pages().map_err(|e| write_err(dir, e))?;
     for (name, page) in &pages {
         let path = dir.join(name);
-        std::fs::write(&path, page).map_err(|e| write_err(&path, e))?;
+        super::output::write_atomic(&path, page).map_err(|e| write_err(&path, e))?;
     }
     Ok(format!(
         "wrote {} man pages to {} (roofline.1, one roofline-COMMAND.1 per command); try `man roofline`\n",

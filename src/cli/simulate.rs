@@ -29,14 +29,6 @@ pub struct SimulateArgs {
     /// Hardware id or path.
     #[arg(long)]
     pub hw: String,
-    /// Serving engine id or path (default pytorch): the kernels each step
-    /// runs and its all-reduce (`roofline engine list`).
-    #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub engine: Option<String>,
-    /// Poisson arrivals: requests per second (12/s, 720/min).
-    #[arg(long)]
-    pub rate: Option<String>,
     /// A closed loop: this many users, each sending its next request when
     /// the last one finishes.
     #[arg(long)]
@@ -44,21 +36,13 @@ pub struct SimulateArgs {
     /// A CSV trace: arrival_s, prompt_tokens, output_tokens per row.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<String>,
-    /// Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
-    #[arg(long)]
-    pub prompt: Option<String>,
-    /// Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
-    #[arg(long)]
-    pub output: Option<String>,
-    /// Share of each prompt already in the prefix cache (50% or 0.5).
-    #[arg(long)]
-    pub prefix_hit: Option<String>,
+    /// The workload, and the engine, precisions, launch and reserve.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub workload: super::workload::WorkloadArgs,
     /// Requests to simulate (default 10,000; a trace: its rows).
     #[arg(long)]
     pub requests: Option<String>,
-    /// Seed of the random stream (default 0).
-    #[arg(long)]
-    pub seed: Option<String>,
     /// Token budget of one iteration (default 2,048 + max-seqs: a 2,048-token
     /// prompt whole beside a full batch of decodes).
     #[arg(long)]
@@ -66,15 +50,6 @@ pub struct SimulateArgs {
     /// Sequences one iteration holds (default 256, vLLM's max_num_seqs).
     #[arg(long)]
     pub max_seqs: Option<String>,
-    /// Tokens per KV block (default 16, vLLM's block_size).
-    #[arg(long)]
-    pub block_size: Option<String>,
-    /// Time-to-first-token target: 2s (p99) or p50=500ms.
-    #[arg(long)]
-    pub slo_ttft: Option<String>,
-    /// Time-per-output-token target: 50ms (p99) or p90=40ms.
-    #[arg(long)]
-    pub slo_tpot: Option<String>,
     /// Tensor parallelism of a replica (default 1).
     #[arg(long)]
     pub tp: Option<String>,
@@ -107,28 +82,9 @@ pub struct SimulateArgs {
     /// Token budget of a prefill iteration (default 2,048).
     #[arg(long, help_heading = "Disaggregated pools")]
     pub prefill_max_batched_tokens: Option<String>,
-    /// Weight precision (default: the hardware's default-dtype).
-    #[arg(long)]
-    pub dtype: Option<String>,
-    /// KV precision (default bf16).
-    #[arg(long)]
-    pub kv_dtype: Option<String>,
-    /// Activation precision (default: the hardware's default-dtype).
-    #[arg(long)]
-    pub activations: Option<String>,
-    /// Launch overhead per kernel: none (default), eager or graph (the
-    /// default with --achievable).
-    #[arg(long)]
-    pub launch: Option<String>,
-    /// Memory held back for activations and the runtime (default 10%).
-    #[arg(long)]
-    pub reserve: Option<String>,
     /// One row per request (arrival, queue, TTFT, TPOT, E2E).
     #[arg(long)]
     pub per_request: bool,
-    /// Allow requests beyond the model's maximum context.
-    #[arg(long)]
-    pub force: bool,
     /// Set by --chart: keep the state over time.
     #[arg(skip)]
     pub timeline: bool,

@@ -150,7 +150,14 @@ fn point_priced(
         }
         "occupancy" => {
             let hw = ctx.point_hardware(fields, None)?;
-            calc::occupancy::cost(&hw, &inputs(fields)?, mode)?.report(lean)
+            let i: calc::occupancy::OccupancyInputs = inputs(fields)?;
+            if i.solve.is_some() || i.target_occupancy.is_some() {
+                calc::occupancy::solve(&hw, &i, mode)?.report(lean)
+            } else {
+                calc::occupancy::cost(&hw, &i, mode)?
+                    .launchable()?
+                    .report(lean)
+            }
         }
         "coalesce" => {
             let hw = ctx.point_hardware(fields, None)?;
@@ -159,6 +166,34 @@ fn point_priced(
         "littles-law" => {
             let hw = ctx.point_hardware(fields, None)?;
             calc::littles_law::cost(&hw, &inputs(fields)?, mode)?.report(lean)
+        }
+        "matmul" if fields.contains_key("solve") => {
+            let hw = ctx.point_hardware(fields, Some(DEFAULT_HW))?;
+            // Only the part and its precision enter the ridge; a shape or
+            // tile given beside it is a question the solve does not answer.
+            if let Some(k) = fields
+                .keys()
+                .find(|k| !matches!(k.as_str(), "solve" | "dtype" | "hw"))
+            {
+                return Err(Error::field(
+                    k.as_str(),
+                    format!(
+                        "`{k}` has no part in --solve ridge, which finds the n of a square matmul from the part's ridge alone; leave it out"
+                    ),
+                ));
+            }
+            match fields.get("solve").and_then(Value::as_str) {
+                Some("ridge") => {}
+                other => {
+                    return Err(Error::field(
+                        "solve",
+                        format!("`{}`: matmul solves for `ridge` only", other.unwrap_or("?")),
+                    ));
+                }
+            }
+            let dtype = fields.get("dtype").and_then(Value::as_str);
+            let r = calc::matmul::ridge::ridge(&hw, dtype, mode)?.report(lean);
+            noted_default(fields, r)
         }
         "matmul" => {
             let hw = ctx.point_hardware(fields, Some(DEFAULT_HW))?;
@@ -252,7 +287,8 @@ fn point_priced(
             // The names as given, for the check command it prints.
             let given = super::context::split(&list).map(String::from);
             let parts = hws.iter().map(|h| h.id.clone()).zip(given).collect();
-            inputs.check = calc::fleet::check::Check::of(fields, &ctx.sets, mode, parts);
+            inputs.check = calc::fleet::check::Check::of(fields, &ctx.sets, mode, parts)
+                .with_dirs(&ctx.catalog);
             calc::fleet::search::search(&m, &hws, &inputs, mode)?.report(lean)?
         }
         "calc" => calc(ctx, fields, lean)?,
@@ -274,16 +310,7 @@ fn engine_note(ctx: &Context, fields: &Fields, r: &mut Report) -> Result<()> {
         return Ok(());
     }
     let e = ctx.point_engine(fields)?;
-    let f = &e.fusion;
-    let fused: Vec<&str> = [
-        (f.norm_residual, "norm+residual"),
-        (f.rotary, "rotary"),
-        (f.gate_up_activation, "gate-up+activation"),
-        (f.qkv, "qkv"),
-    ]
-    .into_iter()
-    .filter_map(|(on, n)| on.then_some(n))
-    .collect();
+    let fused = e.fusion.names();
     let g = &e.moe.grouped;
     let moe = match e.moe.dispatch {
         crate::spec::engine::Dispatch::Loop => {
@@ -491,10 +518,19 @@ fn calc(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
     use calc::expr::{self, CalcInputs, fields::FieldValue};
     let inputs: CalcInputs = inputs(fields)?;
     let mut trees: std::collections::HashMap<String, toml::Table> = Default::default();
-    let mut read = |id: &str, path: &str| -> std::result::Result<FieldValue, String> {
+    let mut read = |name: &str| -> std::result::Result<FieldValue, String> {
+        let hw = ctx.catalog.hardware_entries().map_err(|e| e.to_string())?;
+        let models = ctx.catalog.model_entries().map_err(|e| e.to_string())?;
+        // Ids hold dots (`llama-3.1-70b`): the longest known id wins.
+        let known = |s: &str| hw.iter().chain(models.iter()).any(|e| e.id == s);
+        if known(name) {
+            return Err(format!(
+                "`{name}` is a catalog id, not a field; a field is ID.path (`{name}.` and a path `roofline hw show`/`model show` prints)"
+            ));
+        }
+        let (id, path) =
+            expr::split_field(name, &known).ok_or_else(|| format!("`{name}` is no field"))?;
         if !trees.contains_key(id) {
-            let hw = ctx.catalog.hardware_entries().map_err(|e| e.to_string())?;
-            let models = ctx.catalog.model_entries().map_err(|e| e.to_string())?;
             let is_hw = hw.iter().any(|e| e.id == id);
             let is_model = !is_hw && models.iter().any(|e| e.id == id);
             if !is_hw && !is_model {
@@ -503,11 +539,27 @@ fn calc(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
                     .chain(models.iter())
                     .map(|e| e.id.as_str())
                     .collect();
-                let hint = crate::catalog::suggest(id, ids.iter().copied())
-                    .map(|s| format!(" (did you mean `{s}.{path}`?)"))
-                    .unwrap_or_default();
+                // The id may hold dots itself: of the prefixes with a near
+                // id, the nearest (the longer on a tie) names both the id
+                // and the path meant.
+                let near = name
+                    .match_indices('.')
+                    .map(|(i, _)| i)
+                    .filter_map(|i| {
+                        crate::catalog::suggest(&name[..i], ids.iter().copied())
+                            .map(|s| (crate::error::edit_distance(&name[..i], &s), i, s))
+                    })
+                    .min_by_key(|(d, i, _)| (*d, std::cmp::Reverse(*i)))
+                    .map(|(_, i, s)| (i, s));
+                let (named, hint) = match near {
+                    Some((i, s)) => (
+                        &name[..i],
+                        format!(" (did you mean `{s}.{}`?)", &name[i + 1..]),
+                    ),
+                    None => (id, String::new()),
+                };
                 return Err(format!(
-                    "`{id}.{path}`: no hardware or model `{id}` in the catalog{hint}; a field is ID.path, ID from `roofline hw list` or `roofline model list`"
+                    "`{name}`: no hardware or model `{named}` in the catalog{hint}; a field is ID.path, ID from `roofline hw list` or `roofline model list`"
                 ));
             }
             ctx.mark_read(is_hw, is_model);

@@ -185,6 +185,15 @@ pub(crate) fn format_input(key: &str, v: &serde_json::Value, report: &Report) ->
     if let Some(q) = report.quantities.get(key) {
         return q.unit.format_value(v);
     }
+    // A length typed as text (`--prompt 1024`, kept as typed for the
+    // command line it rebuilds) reads grouped, as the counts beside it.
+    if let Some(t) = v.as_str()
+        && !t.is_empty()
+        && t.bytes().all(|b| b.is_ascii_digit())
+        && let Ok(n) = t.parse::<u128>()
+    {
+        return crate::units::grouped(n);
+    }
     // The rates first: `_bytes_per_s` also ends in `_s`.
     let unit = if key.ends_with("bytes_per_s") {
         Unit::BytesPerSec
@@ -207,6 +216,20 @@ pub(crate) fn format_input(key: &str, v: &serde_json::Value, report: &Report) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_length_typed_as_text_reads_grouped() {
+        // Issue 37: fleet's `prompt (input)` printed 1024 beside 4,145.
+        let r = Report::new("t");
+        let v = |s: &str| serde_json::Value::from(s);
+        assert_eq!(format_input("prompt", &v("1024"), &r), "1,024");
+        assert_eq!(format_input("prompt", &v("200"), &r), "200");
+        assert_eq!(
+            format_input("prompt", &v("lognormal:1024,0.5"), &r),
+            "lognormal:1024,0.5"
+        );
+        assert_eq!(format_input("model", &v("h100-sxm"), &r), "h100-sxm");
+    }
 
     #[test]
     fn a_bandwidth_input_is_a_rate_not_a_time() {

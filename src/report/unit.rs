@@ -129,7 +129,8 @@ impl Unit {
             Unit::JoulesPerFlop => format!("{} pJ/FLOP", units::sig(v * 1e12, 4)),
             Unit::JoulesPerByte => format!("{} pJ/B", units::sig(v * 1e12, 4)),
             Unit::TokensPerKwh => format!("{} tokens/kWh", units::si(v, "").trim_end()),
-            Unit::None => units::sig(v, 4),
+            // Grouped from 1,000 up, as every count is (`4,145` tokens/s).
+            Unit::None => plain(v),
         }
     }
 
@@ -200,5 +201,8 @@ mod tests {
         assert_eq!(Unit::Count.format(131072.0), "131,072");
         assert_eq!(Unit::FlopPerByte.format(1365.33), "1,365 FLOP/B");
         assert_eq!(Unit::Ratio.format(590.4), "590.4x");
+        // Issue 37: fleet's tokens/s per device printed 4145 beside 6,179.
+        assert_eq!(Unit::None.format(4145.0), "4,145");
+        assert_eq!(Unit::None.format(0.1091), "0.1091");
     }
 }

@@ -75,6 +75,22 @@ pub struct Fusion {
     pub qkv: bool,
 }
 
+impl Fusion {
+    /// The fusions this profile makes, by the short names `engine list`
+    /// and the step notes print.
+    pub fn names(&self) -> Vec<&'static str> {
+        [
+            (self.norm_residual, "norm+residual"),
+            (self.rotary, "rotary"),
+            (self.gate_up_activation, "gate-up+activation"),
+            (self.qkv, "qkv"),
+        ]
+        .into_iter()
+        .filter_map(|(on, n)| on.then_some(n))
+        .collect()
+    }
+}
+
 fn yes() -> bool {
     true
 }

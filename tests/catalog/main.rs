@@ -86,6 +86,13 @@ fn check_show(id: &str, h: &str, key: &str) {
     check_si(id, num(&r, key));
 }
 
+/// [`check_show`] over a table of (golden case, part, report key).
+fn check_shows(rows: &[(&str, &str, &str)]) {
+    for (id, h, key) in rows {
+        check_show(id, h, key);
+    }
+}
+
 /// Peaks at a named precision, dense or sparse, per device (Trainium's are
 /// stated per NeuronCore: `per_core`).
 fn dense(h: &str, p: &str) -> f64 {

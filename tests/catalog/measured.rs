@@ -18,7 +18,7 @@ fn h200_measured_figures() {
         0.0,
     );
     // The dense rates are the per-operation model's full-wave rates, fitted
-    // (validation/calibrate-h200.csv): between the 0.3 s burst of 8192^3
+    // (validation/results/2026-12-01-h200/calibrate-h200.csv): between the 0.3 s burst of 8192^3
     // there (693 and 1,238 TFLOP/s) and the ground file's best (790.2 and
     // 1,430.1); the sustained 8 s loop (651, 1,166) lies below them.
     let within = |what: &str, v: f64, lo: f64, hi: f64| {

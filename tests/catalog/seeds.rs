@@ -24,172 +24,175 @@ fn disagreements_with_the_seed_are_listed_in_errata() {
     assert_eq!(num(&r, "ici_link_bidirectional_bytes_per_s"), 200e9);
 }
 
-/// Exact datasheet figures read from `hw show`.
+/// Exact datasheet figures read from `hw show`: (golden case, part,
+/// report key).
 #[test]
 fn datasheet_figures_match_the_seeds() {
-    check_show("hw-h100-hbm-bw-ch", "h100-sxm", "hbm_bandwidth_bytes_per_s");
-    check_show("hw-h100-hbm-bw", "h100-sxm", "hbm_bandwidth_bytes_per_s");
-    check_show("hw-h100-l2-ch", "h100-sxm", "l2_bytes");
-    check_show("hw-h100-l2", "h100-sxm", "l2_bytes");
-    check_show("hw-warp-size-nvidia", "h100-sxm", "warp_size");
-    check_show("hw-warp-size-nvidia", "a100-sxm-80gb", "warp_size");
-    check_show("hw-warp-size-amd-gfx9", "mi355x", "warp_size");
-    check_show("hw-warp-size-amd-gfx9", "mi300x", "warp_size");
-    check_show("hw-h100-hbm-latency-ch", "h100-sxm", "dram_latency_cycles");
-    check_show("hw-h100-warps-per-sm-ch", "h100-sxm", "max_warps_per_sm");
-    check_show("hw-h100-cc90-warps-per-sm", "h100-sxm", "max_warps_per_sm");
-    check_show("ch-threads-per-sm", "h100-sxm", "max_threads_per_sm");
-    check_show(
-        "hw-h100-threads-per-sm-props",
-        "h100-sxm",
-        "max_threads_per_sm",
-    );
-    check_show("hw-h100-regs-per-sm-ch", "h100-sxm", "registers_per_sm");
-    check_show("hw-h100-smem-per-sm-ch", "h100-sxm", "shared_memory_bytes");
-    check_show("hw-h100-smem-per-sm", "h100-sxm", "shared_memory_bytes");
-    check_show("hw-h100-blocks-per-sm-ch", "h100-sxm", "max_blocks_per_sm");
-    check_show("ch-h100-fp32-cores", "h100-sxm", "fp32_lanes");
-    check_show("ch-h100-tensor-cores", "h100-sxm", "tensor_cores");
-    check_show("hw-h100-sms-props", "h100-sxm", "sms");
-    check_show("hw-h100-hbm-capacity-ch", "h100-sxm", "hbm_capacity_bytes");
-    check_show("hw-h100-hbm-capacity", "h100-sxm", "hbm_capacity_bytes");
-    check_show("hw-h100-bf16-dense", "h100-sxm", "peak_flops_per_s");
-    check_show(
-        "hw-h100-smem-latency",
-        "h100-sxm",
-        "shared_memory_latency_cycles",
-    );
-    check_show(
-        "hw-max-regs-per-thread",
-        "h100-sxm",
-        "max_registers_per_thread",
-    );
-    check_show(
-        "hw-max-threads-per-block",
-        "h100-sxm",
-        "max_threads_per_block",
-    );
-    check_show("book-1.1-max-block", "h100-sxm", "max_threads_per_block");
-    check_show("book-1.1-max-block", "b200", "max_threads_per_block");
-    check_show(
-        "hw-cuda-default-dyn-smem",
-        "h100-sxm",
-        "smem_per_block_bytes",
-    );
-    check_show(
-        "hw-cuda-default-dyn-smem",
-        "a100-sxm-80gb",
-        "smem_per_block_bytes",
-    );
-    check_show("hw-tpuv1-clock", "tpu-v1", "boost_clock_hz");
-    check_show("hw-tpuv1-ub", "tpu-v1", "unified_buffer_bytes");
-    check_show("hw-tpuv1-acc", "tpu-v1", "accumulators_bytes");
-    check_show("hw-tpuv1-bw", "tpu-v1", "hbm_bandwidth_bytes_per_s");
-    check_show("book-6.2-tpuv1-peak", "tpu-v1", "peak_flops_per_s");
-    check_show("hw-a100-bf16", "a100-sxm-80gb", "peak_flops_per_s");
-    check_show("hw-a100-bf16-kipply", "a100-sxm-80gb", "peak_flops_per_s");
-    check_show("hw-a100-bw", "a100-sxm-80gb", "hbm_bandwidth_bytes_per_s");
-    check_show(
-        "hw-a100-smem-per-sm",
-        "a100-sxm-80gb",
-        "shared_memory_bytes",
-    );
-    check_show(
-        "hw-a100-smem-per-sm-ch",
-        "a100-sxm-80gb",
-        "shared_memory_bytes",
-    );
-    check_show("hw-a100-sms", "a100-sxm-80gb", "sms");
-    check_show("hw-a100-sms-fa", "a100-sxm-80gb", "sms");
-    check_show("hw-a100-sram-per-sm-fa", "a100-sxm-80gb", "l1_shared_bytes");
-    check_show(
-        "hw-a100-sram-bw-fa",
-        "a100-sxm-80gb",
-        "l1_shared_bandwidth_bytes_per_s",
-    );
-    check_show(
-        "hw-hgx-h200-nvlink",
-        "h200-sxm",
-        "nvlink4_bidirectional_bytes_per_s",
-    );
-    check_show("hw-blackwell-transistors", "b200", "transistors");
-    check_show("hw-blackwell-transistors", "gb200", "transistors");
-    check_show("hw-blackwell-d2d-bw", "b200", "die_to_die_bytes_per_s");
-    check_show("hw-blackwell-warps-cc100", "b200", "max_warps_per_sm");
-    check_show("hw-blackwell-warps-cc100", "gb200", "max_warps_per_sm");
-    check_show(
-        "hw-blackwell-regs-per-thread",
-        "b200",
-        "max_registers_per_thread",
-    );
-    check_show("hw-blackwell-blocks-per-sm", "b200", "max_blocks_per_sm");
-    check_show("hw-blackwell-cluster-portable", "b200", "max_cluster_size");
-    check_show("hw-blackwell-cluster-portable", "gb200", "max_cluster_size");
-    check_show("hw-blackwell-b200-hbm", "b200", "hbm_capacity_bytes");
-    check_show("hw-blackwell-gb200-l2", "gb200", "l2_bytes");
-    check_show("hw-blackwell-l1-smem-per-sm", "b200", "l1_shared_bytes");
-    check_show(
-        "hw-blackwell-smem-carveout-max",
-        "b200",
-        "shared_memory_bytes",
-    );
-    check_show(
-        "hw-blackwell-nvlink-max-gpus",
-        "gb200",
-        "nvlink5_max_domain_size",
-    );
-    check_show(
-        "hw-blackwell-nvlink-max-gpus",
-        "b200",
-        "nvlink5_max_domain_size",
-    );
-    check_show(
-        "hw-blackwell-nvl72-aggregate",
-        "gb200",
-        "nvlink5_aggregate_bytes_per_s",
-    );
-    check_show(
-        "hw-blackwell-nvlink-per-gpu",
-        "gb200",
-        "nvlink5_bidirectional_bytes_per_s",
-    );
-    check_show(
-        "hw-blackwell-nvlink-per-gpu",
-        "b200",
-        "nvlink5_bidirectional_bytes_per_s",
-    );
-    check_show(
-        "hw-blackwell-grace-link",
-        "gb200",
-        "nvlink_c2c_bidirectional_bytes_per_s",
-    );
-    check_show("book-6.1-regfile", "b200", "registers_per_sm");
-    check_show("hw-mi355x-hbm", "mi355x", "hbm_capacity_bytes");
-    check_show("hw-mi355x-bw", "mi355x", "hbm_bandwidth_bytes_per_s");
-    check_show("hw-mi355x-xcds", "mi355x", "compute_dies");
-    check_show("hw-mi355x-cus", "mi355x", "sms");
-    check_show("hw-mi355x-matrix-cores", "mi355x", "tensor_cores");
-    check_show("hw-mi355x-l2-per-xcd", "mi355x", "l2_per_die_bytes");
-    check_show("book-6.2-mi355x-l2-total", "mi355x", "l2_bytes");
-    check_show("hw-mi355x-power", "mi355x", "tdp_watts");
-    check_show("hw-mi355x-hbm-stacks", "mi355x", "hbm_stacks");
-    check_show("hw-tpu7x-bw", "tpu7x", "hbm_bandwidth_bytes_per_s");
-    check_show("hw-tpu7x-pod-chips", "tpu7x", "ici_domain_size");
-    check_show("hw-tpu7x-bf16", "tpu7x", "peak_flops_per_s");
-    check_show("hw-tpu7x-vm-chips", "tpu7x", "host_devices");
-    check_show("hw-tpu7x-vm-vcpus", "tpu7x", "host_vcpus");
-    check_show("hw-tpu7x-vm-ram", "tpu7x", "host_memory_bytes");
-    check_show("hw-tpu7x-vmem-per-tc", "tpu7x", "vmem_per_core_bytes");
-    check_show("hw-tpu7x-tensorcores", "tpu7x", "cores");
-    check_show("book-6.2-tpuv1-onchip", "tpu-v1", "onchip_bytes");
-    check_show("hw-trn3-neuroncores", "trainium3", "cores");
-    check_show("hw-trn3-hbm", "trainium3", "hbm_capacity_bytes");
-    check_show("hw-trn3-dma", "trainium3", "dma_engines");
-    check_show("hw-trn3-cc-cores", "trainium3", "collective_cores");
-    check_show("hw-trn3-sbuf", "trainium3", "sbuf_per_core_bytes");
-    check_show("hw-trn3-psum", "trainium3", "psum_per_core_bytes");
-    check_show("hw-trn3-te-clock", "trainium3", "boost_clock_hz");
-    check_show("book-6.2-trn3-sbuf-total", "trainium3", "sbuf_bytes");
+    check_shows(&[
+        ("hw-h100-hbm-bw-ch", "h100-sxm", "hbm_bandwidth_bytes_per_s"),
+        ("hw-h100-hbm-bw", "h100-sxm", "hbm_bandwidth_bytes_per_s"),
+        ("hw-h100-l2-ch", "h100-sxm", "l2_bytes"),
+        ("hw-h100-l2", "h100-sxm", "l2_bytes"),
+        ("hw-warp-size-nvidia", "h100-sxm", "warp_size"),
+        ("hw-warp-size-nvidia", "a100-sxm-80gb", "warp_size"),
+        ("hw-warp-size-amd-gfx9", "mi355x", "warp_size"),
+        ("hw-warp-size-amd-gfx9", "mi300x", "warp_size"),
+        ("hw-h100-hbm-latency-ch", "h100-sxm", "dram_latency_cycles"),
+        ("hw-h100-warps-per-sm-ch", "h100-sxm", "max_warps_per_sm"),
+        ("hw-h100-cc90-warps-per-sm", "h100-sxm", "max_warps_per_sm"),
+        ("ch-threads-per-sm", "h100-sxm", "max_threads_per_sm"),
+        (
+            "hw-h100-threads-per-sm-props",
+            "h100-sxm",
+            "max_threads_per_sm",
+        ),
+        ("hw-h100-regs-per-sm-ch", "h100-sxm", "registers_per_sm"),
+        ("hw-h100-smem-per-sm-ch", "h100-sxm", "shared_memory_bytes"),
+        ("hw-h100-smem-per-sm", "h100-sxm", "shared_memory_bytes"),
+        ("hw-h100-blocks-per-sm-ch", "h100-sxm", "max_blocks_per_sm"),
+        ("ch-h100-fp32-cores", "h100-sxm", "fp32_lanes"),
+        ("ch-h100-tensor-cores", "h100-sxm", "tensor_cores"),
+        ("hw-h100-sms-props", "h100-sxm", "sms"),
+        ("hw-h100-hbm-capacity-ch", "h100-sxm", "hbm_capacity_bytes"),
+        ("hw-h100-hbm-capacity", "h100-sxm", "hbm_capacity_bytes"),
+        ("hw-h100-bf16-dense", "h100-sxm", "peak_flops_per_s"),
+        (
+            "hw-h100-smem-latency",
+            "h100-sxm",
+            "shared_memory_latency_cycles",
+        ),
+        (
+            "hw-max-regs-per-thread",
+            "h100-sxm",
+            "max_registers_per_thread",
+        ),
+        (
+            "hw-max-threads-per-block",
+            "h100-sxm",
+            "max_threads_per_block",
+        ),
+        ("book-1.1-max-block", "h100-sxm", "max_threads_per_block"),
+        ("book-1.1-max-block", "b200", "max_threads_per_block"),
+        (
+            "hw-cuda-default-dyn-smem",
+            "h100-sxm",
+            "smem_per_block_bytes",
+        ),
+        (
+            "hw-cuda-default-dyn-smem",
+            "a100-sxm-80gb",
+            "smem_per_block_bytes",
+        ),
+        ("hw-tpuv1-clock", "tpu-v1", "boost_clock_hz"),
+        ("hw-tpuv1-ub", "tpu-v1", "unified_buffer_bytes"),
+        ("hw-tpuv1-acc", "tpu-v1", "accumulators_bytes"),
+        ("hw-tpuv1-bw", "tpu-v1", "hbm_bandwidth_bytes_per_s"),
+        ("book-6.2-tpuv1-peak", "tpu-v1", "peak_flops_per_s"),
+        ("hw-a100-bf16", "a100-sxm-80gb", "peak_flops_per_s"),
+        ("hw-a100-bf16-kipply", "a100-sxm-80gb", "peak_flops_per_s"),
+        ("hw-a100-bw", "a100-sxm-80gb", "hbm_bandwidth_bytes_per_s"),
+        (
+            "hw-a100-smem-per-sm",
+            "a100-sxm-80gb",
+            "shared_memory_bytes",
+        ),
+        (
+            "hw-a100-smem-per-sm-ch",
+            "a100-sxm-80gb",
+            "shared_memory_bytes",
+        ),
+        ("hw-a100-sms", "a100-sxm-80gb", "sms"),
+        ("hw-a100-sms-fa", "a100-sxm-80gb", "sms"),
+        ("hw-a100-sram-per-sm-fa", "a100-sxm-80gb", "l1_shared_bytes"),
+        (
+            "hw-a100-sram-bw-fa",
+            "a100-sxm-80gb",
+            "l1_shared_bandwidth_bytes_per_s",
+        ),
+        (
+            "hw-hgx-h200-nvlink",
+            "h200-sxm",
+            "nvlink4_bidirectional_bytes_per_s",
+        ),
+        ("hw-blackwell-transistors", "b200", "transistors"),
+        ("hw-blackwell-transistors", "gb200", "transistors"),
+        ("hw-blackwell-d2d-bw", "b200", "die_to_die_bytes_per_s"),
+        ("hw-blackwell-warps-cc100", "b200", "max_warps_per_sm"),
+        ("hw-blackwell-warps-cc100", "gb200", "max_warps_per_sm"),
+        (
+            "hw-blackwell-regs-per-thread",
+            "b200",
+            "max_registers_per_thread",
+        ),
+        ("hw-blackwell-blocks-per-sm", "b200", "max_blocks_per_sm"),
+        ("hw-blackwell-cluster-portable", "b200", "max_cluster_size"),
+        ("hw-blackwell-cluster-portable", "gb200", "max_cluster_size"),
+        ("hw-blackwell-b200-hbm", "b200", "hbm_capacity_bytes"),
+        ("hw-blackwell-gb200-l2", "gb200", "l2_bytes"),
+        ("hw-blackwell-l1-smem-per-sm", "b200", "l1_shared_bytes"),
+        (
+            "hw-blackwell-smem-carveout-max",
+            "b200",
+            "shared_memory_bytes",
+        ),
+        (
+            "hw-blackwell-nvlink-max-gpus",
+            "gb200",
+            "nvlink5_max_domain_size",
+        ),
+        (
+            "hw-blackwell-nvlink-max-gpus",
+            "b200",
+            "nvlink5_max_domain_size",
+        ),
+        (
+            "hw-blackwell-nvl72-aggregate",
+            "gb200",
+            "nvlink5_aggregate_bytes_per_s",
+        ),
+        (
+            "hw-blackwell-nvlink-per-gpu",
+            "gb200",
+            "nvlink5_bidirectional_bytes_per_s",
+        ),
+        (
+            "hw-blackwell-nvlink-per-gpu",
+            "b200",
+            "nvlink5_bidirectional_bytes_per_s",
+        ),
+        (
+            "hw-blackwell-grace-link",
+            "gb200",
+            "nvlink_c2c_bidirectional_bytes_per_s",
+        ),
+        ("book-6.1-regfile", "b200", "registers_per_sm"),
+        ("hw-mi355x-hbm", "mi355x", "hbm_capacity_bytes"),
+        ("hw-mi355x-bw", "mi355x", "hbm_bandwidth_bytes_per_s"),
+        ("hw-mi355x-xcds", "mi355x", "compute_dies"),
+        ("hw-mi355x-cus", "mi355x", "sms"),
+        ("hw-mi355x-matrix-cores", "mi355x", "tensor_cores"),
+        ("hw-mi355x-l2-per-xcd", "mi355x", "l2_per_die_bytes"),
+        ("book-6.2-mi355x-l2-total", "mi355x", "l2_bytes"),
+        ("hw-mi355x-power", "mi355x", "tdp_watts"),
+        ("hw-mi355x-hbm-stacks", "mi355x", "hbm_stacks"),
+        ("hw-tpu7x-bw", "tpu7x", "hbm_bandwidth_bytes_per_s"),
+        ("hw-tpu7x-pod-chips", "tpu7x", "ici_domain_size"),
+        ("hw-tpu7x-bf16", "tpu7x", "peak_flops_per_s"),
+        ("hw-tpu7x-vm-chips", "tpu7x", "host_devices"),
+        ("hw-tpu7x-vm-vcpus", "tpu7x", "host_vcpus"),
+        ("hw-tpu7x-vm-ram", "tpu7x", "host_memory_bytes"),
+        ("hw-tpu7x-vmem-per-tc", "tpu7x", "vmem_per_core_bytes"),
+        ("hw-tpu7x-tensorcores", "tpu7x", "cores"),
+        ("book-6.2-tpuv1-onchip", "tpu-v1", "onchip_bytes"),
+        ("hw-trn3-neuroncores", "trainium3", "cores"),
+        ("hw-trn3-hbm", "trainium3", "hbm_capacity_bytes"),
+        ("hw-trn3-dma", "trainium3", "dma_engines"),
+        ("hw-trn3-cc-cores", "trainium3", "collective_cores"),
+        ("hw-trn3-sbuf", "trainium3", "sbuf_per_core_bytes"),
+        ("hw-trn3-psum", "trainium3", "psum_per_core_bytes"),
+        ("hw-trn3-te-clock", "trainium3", "boost_clock_hz"),
+        ("book-6.2-trn3-sbuf-total", "trainium3", "sbuf_bytes"),
+    ]);
 }
 
 #[test]

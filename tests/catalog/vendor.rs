@@ -77,6 +77,9 @@ fn default_dtypes() {
         let want = match e.id.as_str() {
             "tpu-v1" => "int8",
             "b300" | "gb300" => "fp4",
+            // Volta has no BF16; the RTX 5090's only sourced tensor peak is
+            // FP16 (RTX Blackwell whitepaper).
+            "v100-sxm2" | "rtx-5090" => "fp16",
             _ => "bf16",
         };
         assert_eq!(h.default_dtype, want, "{}", e.id);

@@ -418,6 +418,17 @@ test("readable at 375 px: nothing wider than the screen", async () => {
   await page.close();
 });
 
+test("readable at 375 px: fleet's answer table fits its box", async () => {
+  // Issue 37: the table was 379 px in a 351 px box, its values clipped.
+  const page = await open(b, srv.base, FLEET, { width: 375, height: 812 });
+  const widths = await page.$$eval("table.report.results", (ts) =>
+    ts.map((t) => ({ table: t.scrollWidth, box: t.parentElement.clientWidth })),
+  );
+  assert.ok(widths.length > 0, "fleet answered with a results table");
+  assert.deepEqual(widths.filter((w) => w.table > w.box), [], "a results table wider than its box");
+  await page.close();
+});
+
 test("works with no network once loaded", async () => {
   const ctx = await b.newContext();
   const page = await ctx.newPage();

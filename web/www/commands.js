@@ -616,6 +616,11 @@ export const COMMANDS = {
     "name": "force",
     "switch": true,
     "help": "Allow a context beyond the model's maximum"
+   },
+   {
+    "name": "tp",
+    "switch": false,
+    "help": "Tensor-parallel ranks to split the model over for the fit: each device holds 1/tp of the sharded weights and ceil(kv heads / tp) of the KV heads (default 1)"
    }
   ],
   "example": {
@@ -946,11 +951,6 @@ export const COMMANDS = {
     "help": "Hardware id or path; a comma-separated list compares several"
    },
    {
-    "name": "engine",
-    "switch": false,
-    "help": "Serving engine id or path (default pytorch): the kernels each step runs and its all-reduce (`roofline engine list`)"
-   },
-   {
     "name": "devices",
     "switch": false,
     "help": "Devices in all (tp x pp x dp); required with --search"
@@ -1001,6 +1001,11 @@ export const COMMANDS = {
     "help": "Pipeline microbatches (default: pp)"
    },
    {
+    "name": "engine",
+    "switch": false,
+    "help": "Serving engine id or path (default pytorch): the kernels each step runs and its all-reduce (`roofline engine list`)"
+   },
+   {
     "name": "dtype",
     "switch": false,
     "help": "Weight precision (default: the hardware's default-dtype)"
@@ -1008,7 +1013,7 @@ export const COMMANDS = {
    {
     "name": "kv-dtype",
     "switch": false,
-    "help": "KV-cache precision (default: --dtype)"
+    "help": "KV-cache precision (default bf16)"
    },
    {
     "name": "activations",
@@ -1018,12 +1023,12 @@ export const COMMANDS = {
    {
     "name": "launch",
     "switch": false,
-    "help": "Launch overhead per kernel: none (default: speed of light), graph (the default with --achievable, collectives captured too) or eager"
+    "help": "Launch overhead per kernel: none (the default: speed of light), eager or graph (the default with --achievable)"
    },
    {
     "name": "reserve",
     "switch": false,
-    "help": "Share of device memory held back for the runtime (default 0.1)"
+    "help": "Memory held back for activations and the runtime (default 10%)"
    },
    {
     "name": "allow-cross-node",
@@ -1103,19 +1108,14 @@ export const COMMANDS = {
     "help": "Hardware id or path"
    },
    {
-    "name": "engine",
+    "name": "concurrency",
     "switch": false,
-    "help": "Serving engine id or path (default pytorch): the kernels each step runs and its all-reduce (`roofline engine list`)"
+    "help": "A closed loop: this many users, each sending its next request when the last one finishes"
    },
    {
     "name": "rate",
     "switch": false,
     "help": "Poisson arrivals: requests per second (12/s, 720/min)"
-   },
-   {
-    "name": "concurrency",
-    "switch": false,
-    "help": "A closed loop: this many users, each sending its next request when the last one finishes"
    },
    {
     "name": "prompt",
@@ -1133,14 +1133,64 @@ export const COMMANDS = {
     "help": "Share of each prompt already in the prefix cache (50% or 0.5)"
    },
    {
-    "name": "requests",
+    "name": "slo-ttft",
     "switch": false,
-    "help": "Requests to simulate (default 10,000; a trace: its rows)"
+    "help": "Time-to-first-token target: 2s (p99) or p50=500ms"
+   },
+   {
+    "name": "slo-tpot",
+    "switch": false,
+    "help": "Time-per-output-token target: 50ms (p99) or p90=40ms"
    },
    {
     "name": "seed",
     "switch": false,
     "help": "Seed of the random stream (default 0)"
+   },
+   {
+    "name": "block-size",
+    "switch": false,
+    "help": "Tokens per KV block (default 16, vLLM's block_size)"
+   },
+   {
+    "name": "force",
+    "switch": true,
+    "help": "Allow requests beyond the model's maximum context"
+   },
+   {
+    "name": "engine",
+    "switch": false,
+    "help": "Serving engine id or path (default pytorch): the kernels each step runs and its all-reduce (`roofline engine list`)"
+   },
+   {
+    "name": "dtype",
+    "switch": false,
+    "help": "Weight precision (default: the hardware's default-dtype)"
+   },
+   {
+    "name": "kv-dtype",
+    "switch": false,
+    "help": "KV-cache precision (default bf16)"
+   },
+   {
+    "name": "activations",
+    "switch": false,
+    "help": "Activation precision (default: the hardware's default-dtype); fp8 weights need fp8 activations to run at the fp8 peak"
+   },
+   {
+    "name": "launch",
+    "switch": false,
+    "help": "Launch overhead per kernel: none (the default: speed of light), eager or graph (the default with --achievable)"
+   },
+   {
+    "name": "reserve",
+    "switch": false,
+    "help": "Memory held back for activations and the runtime (default 10%)"
+   },
+   {
+    "name": "requests",
+    "switch": false,
+    "help": "Requests to simulate (default 10,000; a trace: its rows)"
    },
    {
     "name": "max-batched-tokens",
@@ -1151,21 +1201,6 @@ export const COMMANDS = {
     "name": "max-seqs",
     "switch": false,
     "help": "Sequences one iteration holds (default 256, vLLM's max_num_seqs)"
-   },
-   {
-    "name": "block-size",
-    "switch": false,
-    "help": "Tokens per KV block (default 16, vLLM's block_size)"
-   },
-   {
-    "name": "slo-ttft",
-    "switch": false,
-    "help": "Time-to-first-token target: 2s (p99) or p50=500ms"
-   },
-   {
-    "name": "slo-tpot",
-    "switch": false,
-    "help": "Time-per-output-token target: 50ms (p99) or p90=40ms"
    },
    {
     "name": "tp",
@@ -1188,39 +1223,9 @@ export const COMMANDS = {
     "help": "Data-parallel replicas, requests routed among them at random (default 1)"
    },
    {
-    "name": "dtype",
-    "switch": false,
-    "help": "Weight precision (default: the hardware's default-dtype)"
-   },
-   {
-    "name": "kv-dtype",
-    "switch": false,
-    "help": "KV precision (default bf16)"
-   },
-   {
-    "name": "activations",
-    "switch": false,
-    "help": "Activation precision (default: the hardware's default-dtype)"
-   },
-   {
-    "name": "launch",
-    "switch": false,
-    "help": "Launch overhead per kernel: none (default), eager or graph (the default with --achievable)"
-   },
-   {
-    "name": "reserve",
-    "switch": false,
-    "help": "Memory held back for activations and the runtime (default 10%)"
-   },
-   {
     "name": "per-request",
     "switch": true,
     "help": "One row per request (arrival, queue, TTFT, TPOT, E2E)"
-   },
-   {
-    "name": "force",
-    "switch": true,
-    "help": "Allow requests beyond the model's maximum context"
    },
    {
     "name": "prefill-dp",
@@ -1290,14 +1295,9 @@ export const COMMANDS = {
     "help": "Hardware ids or paths, comma-separated: one joint search"
    },
    {
-    "name": "engine",
-    "switch": false,
-    "help": "Serving engine id or path (default pytorch): the kernels each step runs and its all-reduce (`roofline engine list`)"
-   },
-   {
     "name": "rate",
     "switch": false,
-    "help": "Poisson arrivals: requests per second (40/s)"
+    "help": "Poisson arrivals: requests per second (12/s, 720/min)"
    },
    {
     "name": "prompt",
@@ -1312,7 +1312,7 @@ export const COMMANDS = {
    {
     "name": "prefix-hit",
     "switch": false,
-    "help": "Share of each prompt already in the prefix cache"
+    "help": "Share of each prompt already in the prefix cache (50% or 0.5)"
    },
    {
     "name": "slo-ttft",
@@ -1325,14 +1325,54 @@ export const COMMANDS = {
     "help": "Time-per-output-token target: 50ms (p99) or p90=40ms"
    },
    {
-    "name": "requests",
-    "switch": false,
-    "help": "Requests each simulated verdict runs (default 1,000)"
-   },
-   {
     "name": "seed",
     "switch": false,
     "help": "Seed of the random stream (default 0)"
+   },
+   {
+    "name": "block-size",
+    "switch": false,
+    "help": "Tokens per KV block (default 16, vLLM's block_size)"
+   },
+   {
+    "name": "force",
+    "switch": true,
+    "help": "Allow requests beyond the model's maximum context"
+   },
+   {
+    "name": "engine",
+    "switch": false,
+    "help": "Serving engine id or path (default pytorch): the kernels each step runs and its all-reduce (`roofline engine list`)"
+   },
+   {
+    "name": "dtype",
+    "switch": false,
+    "help": "Weight precision (default: the hardware's default-dtype)"
+   },
+   {
+    "name": "kv-dtype",
+    "switch": false,
+    "help": "KV-cache precision (default bf16)"
+   },
+   {
+    "name": "activations",
+    "switch": false,
+    "help": "Activation precision (default: the hardware's default-dtype); fp8 weights need fp8 activations to run at the fp8 peak"
+   },
+   {
+    "name": "launch",
+    "switch": false,
+    "help": "Launch overhead per kernel: none (the default: speed of light), eager or graph (the default with --achievable)"
+   },
+   {
+    "name": "reserve",
+    "switch": false,
+    "help": "Memory held back for activations and the runtime (default 10%)"
+   },
+   {
+    "name": "requests",
+    "switch": false,
+    "help": "Requests each simulated verdict runs (default 1,000)"
    },
    {
     "name": "max-devices",
@@ -1358,41 +1398,6 @@ export const COMMANDS = {
     "name": "pareto",
     "switch": true,
     "help": "Print the frontier of tokens/s per device against tokens/s per user (draw it with --chart)"
-   },
-   {
-    "name": "block-size",
-    "switch": false,
-    "help": "Tokens per KV block (default 16)"
-   },
-   {
-    "name": "dtype",
-    "switch": false,
-    "help": "Weight precision (default: the hardware's default-dtype)"
-   },
-   {
-    "name": "kv-dtype",
-    "switch": false,
-    "help": "KV precision (default bf16)"
-   },
-   {
-    "name": "activations",
-    "switch": false,
-    "help": "Activation precision"
-   },
-   {
-    "name": "launch",
-    "switch": false,
-    "help": "Launch overhead per kernel: none (default), eager or graph"
-   },
-   {
-    "name": "reserve",
-    "switch": false,
-    "help": "Memory held back (default 10%)"
-   },
-   {
-    "name": "force",
-    "switch": true,
-    "help": "Allow requests beyond the model's maximum context"
    },
    {
     "name": "price",

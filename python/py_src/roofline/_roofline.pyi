@@ -477,7 +477,7 @@ def hw_show(hw: Optional[HardwareLike] = None, *, dtype: Optional[Union[str, Seq
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def kv(*, model: Optional[ModelLike] = None, context: Optional[Field] = None, batch: Optional[Field] = None, kv_dtype: Optional[Field] = None, hw: Optional[HardwareLike] = None, dtype: Optional[Union[str, Sequence[str]]] = None, reserve: Optional[Field] = None, page: Optional[Field] = None, reserved: Optional[Field] = None, force: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def kv(*, model: Optional[ModelLike] = None, context: Optional[Field] = None, batch: Optional[Field] = None, kv_dtype: Optional[Field] = None, hw: Optional[HardwareLike] = None, dtype: Optional[Union[str, Sequence[str]]] = None, reserve: Optional[Field] = None, page: Optional[Field] = None, reserved: Optional[Field] = None, force: Optional[Field] = None, tp: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     KV-cache bytes per token, layer, sequence and batch; with hw, the batch and context that fit beside the weights.
 
@@ -495,6 +495,7 @@ def kv(*, model: Optional[ModelLike] = None, context: Optional[Field] = None, ba
         page: Tokens per KV page: the waste of the last partly filled page.
         reserved: Tokens a contiguous allocator reserves per sequence: its waste.
         force: Allow a context beyond the model's maximum.
+        tp: Tensor-parallel ranks to split the model over for the fit: each device holds 1/tp of the sharded weights and ceil(kv heads / tp) of the KV heads (default 1).
         achievable: Use the hardware's measured figures instead of the datasheet's.
         set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
 

@@ -369,7 +369,8 @@ pub fn parse(text: &str, file: &str) -> Result<Measurements> {
                 line,
                 "operation",
                 format!(
-                    "`{op_name}` is not an operation the model knows; expected one of {}",
+                    "`{}` is not an operation the model knows; expected one of {}",
+                    crate::units::excerpt(op_name, 40),
                     known.join(", ")
                 ),
             ));
@@ -385,7 +386,8 @@ pub fn parse(text: &str, file: &str) -> Result<Measurements> {
                     line,
                     name,
                     format!(
-                        "`{v}` is not a plain number; the file carries base units (seconds, bytes, FLOPs) without a unit suffix"
+                        "`{}` is not a plain number; the file carries base units (seconds, bytes, FLOPs) without a unit suffix",
+                        crate::units::excerpt(v, 40)
                     ),
                 )),
             }
@@ -427,7 +429,8 @@ pub fn parse(text: &str, file: &str) -> Result<Measurements> {
                 line,
                 "dtype",
                 format!(
-                    "`{dtype}` is not a precision; expected one of {}",
+                    "`{}` is not a precision; expected one of {}",
+                    crate::units::excerpt(&dtype, 40),
                     DTYPES.join(", ")
                 ),
             ));
@@ -441,7 +444,8 @@ pub fn parse(text: &str, file: &str) -> Result<Measurements> {
                     line,
                     "launch",
                     format!(
-                        "`{other}` is not a launch mode; expected eager, synchronised or graph"
+                        "`{}` is not a launch mode; expected eager, synchronised or graph",
+                        crate::units::excerpt(other, 40)
                     ),
                 ));
             }
@@ -463,7 +467,8 @@ pub fn parse(text: &str, file: &str) -> Result<Measurements> {
                     "device",
                     format!(
                         "`{}` differs from line {at}'s `{}`: one file holds one device's measurements",
-                        p.device, first.device
+                        crate::units::excerpt(&p.device, 40),
+                        crate::units::excerpt(&first.device, 40)
                     ),
                 ));
             }

@@ -173,7 +173,9 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
             "device",
             format!(
                 "measured on `{}`, which is not the base part `{}` ({}); give the part it was measured on as --hw, or --force to fit this base anyway",
-                m.provenance.device, base.id, base.name
+                crate::units::excerpt(&m.provenance.device, 40),
+                base.id,
+                base.name
             ),
         ));
     }

@@ -110,6 +110,9 @@ pub struct DecodeCost {
     pub timed: Timed,
     /// Every weight of the model at the weight precision.
     pub model_weight_bytes: f64,
+    /// Whether the model's LM head is its embedding matrix (the file's
+    /// `tied-embeddings`), for the note on weights read.
+    pub tied_embeddings: bool,
     /// Tokens each sequence gains per step.
     pub tokens_per_step: f64,
     /// Step time (a pass, drafts included).
@@ -563,6 +566,7 @@ fn cost_in(
         setup: s,
         timed: t,
         model_weight_bytes,
+        tied_embeddings: m.tied_embeddings,
         tokens_per_step,
         step_time_s,
         speculation,

@@ -297,22 +297,29 @@ impl DecodeCost {
         // Notes.
         let d = self.model_weight_bytes - weight_bytes;
         r.note_with(|| {
-            if d > 0.0 {
+            let moe = if st.experts_touched.is_some() {
+                ", and only the routed experts the batch touches are read"
+            } else {
+                ""
+            };
+            if self.tied_embeddings {
+                // The LM head streams the embedding's matrix whole; the
+                // gather's rows are read beside it.
                 format!(
-                    "the step reads {} of the model's {} of weights: the embedding table is gathered (one row per token), not streamed{}",
+                    "the step reads {} of weights ({} in the model; the LM head shares the embedding's matrix, read whole by the head and row by row by the gather){moe}",
+                    si(weight_bytes, "B"),
+                    si(self.model_weight_bytes, "B")
+                )
+            } else if d > 0.0 {
+                format!(
+                    "the step reads {} of the model's {} of weights: the embedding table is gathered (one row per token), not streamed{moe}",
                     si(weight_bytes, "B"),
                     si(self.model_weight_bytes, "B"),
-                    if st.experts_touched.is_some() {
-                        ", and only the routed experts the batch touches are read"
-                    } else {
-                        ""
-                    }
                 )
             } else {
                 format!(
-                    "the step reads {} of weights ({} in the model; the LM head shares the embedding's matrix)",
+                    "the step reads all {} of the model's weights: its tokens outnumber the embedding table's rows, so at most every row is gathered once",
                     si(weight_bytes, "B"),
-                    si(self.model_weight_bytes, "B")
                 )
             }
         });

@@ -47,22 +47,36 @@ fn bad(message: impl std::fmt::Display) -> Error {
     Error::input("EXPR", message)
 }
 
-/// Evaluates `inputs.expr`, reading each `ID.path` with `field` (given the
-/// id and the path).
+/// Splits a field's name into its id and path where ids hold dots
+/// (`llama-3.1-70b.layers`): at the dot after the longest prefix that
+/// `is_id` knows, else at the first dot (so that the error names the id
+/// the user most likely meant). `None` for a name without a dot.
+pub fn split_field<'a>(name: &'a str, is_id: &dyn Fn(&str) -> bool) -> Option<(&'a str, &'a str)> {
+    let dots: Vec<usize> = name.match_indices('.').map(|(i, _)| i).collect();
+    let first = *dots.first()?;
+    let at = dots
+        .iter()
+        .rev()
+        .copied()
+        .find(|&i| is_id(&name[..i]))
+        .unwrap_or(first);
+    Some((&name[..at], &name[at + 1..]))
+}
+
+/// Evaluates `inputs.expr`, reading each field with `field`, given the
+/// field's whole name (`ID.path`; the caller knows which ids exist, so it
+/// splits the name, see [`split_field`]).
 pub fn cost(
     inputs: &CalcInputs,
-    field: &mut dyn FnMut(&str, &str) -> std::result::Result<FieldValue, String>,
+    field: &mut dyn FnMut(&str) -> std::result::Result<FieldValue, String>,
 ) -> Result<CalcCost> {
     let parsed = parse::parse(&inputs.expr).map_err(bad)?;
     let mut read: Vec<(String, FieldValue)> = Vec::new();
     let (value, substituted) = parse::eval(&parsed.node, &mut |name| {
-        let (id, path) = name
-            .split_once('.')
-            .ok_or_else(|| format!("`{name}` is no field"))?;
         if let Some((_, f)) = read.iter().find(|(n, _)| n == name) {
             return Ok(f.value);
         }
-        let f = field(id, path)?;
+        let f = field(name)?;
         let v = f.value;
         read.push((name.to_string(), f));
         Ok(v)
@@ -155,8 +169,32 @@ impl CalcCost {
 mod tests {
     use super::*;
 
-    fn no_fields(_: &str, _: &str) -> std::result::Result<FieldValue, String> {
+    fn no_fields(_: &str) -> std::result::Result<FieldValue, String> {
         Err("no fields here".into())
+    }
+
+    #[test]
+    fn ids_with_dots_split_at_the_longest_known_id() {
+        let ids = ["llama-3", "llama-3.1-70b", "h100-sxm"];
+        let is_id = |s: &str| ids.contains(&s);
+        assert_eq!(
+            split_field("llama-3.1-70b.layers", &is_id),
+            Some(("llama-3.1-70b", "layers"))
+        );
+        assert_eq!(
+            split_field("llama-3.1-70b.attention.heads", &is_id),
+            Some(("llama-3.1-70b", "attention.heads"))
+        );
+        assert_eq!(
+            split_field("h100-sxm.memory.levels.0.capacity", &is_id),
+            Some(("h100-sxm", "memory.levels.0.capacity"))
+        );
+        // No known id: the first dot, so the error names `llama-9`.
+        assert_eq!(
+            split_field("llama-9.1-70b.layers", &is_id),
+            Some(("llama-9", "1-70b.layers"))
+        );
+        assert_eq!(split_field("layers", &is_id), None);
     }
 
     #[test]

@@ -23,6 +23,10 @@ pub struct Check {
     pub sets: Vec<String>,
     /// `--achievable`.
     pub mode: Mode,
+    /// The user's folders the search read files from, as (flag, path):
+    /// (`hw-dir`, "my-parts"), (`engine-dir`, "engines"), so that the
+    /// check finds the same hardware, model and engine files.
+    pub dirs: Vec<(String, String)>,
 }
 
 /// The fields the check command writes itself (from the workload and the
@@ -71,7 +75,24 @@ impl Check {
             flags,
             sets: all,
             mode,
+            dirs: Vec::new(),
         }
+    }
+
+    /// The check with the user's folders: each hardware, model and engine
+    /// folder of the catalog the search read, flag by flag.
+    pub fn with_dirs(mut self, catalog: &crate::catalog::Catalog) -> Self {
+        for (flag, dirs) in [
+            ("hw-dir", &catalog.hw_dirs),
+            ("model-dir", &catalog.model_dirs),
+            ("engine-dir", &catalog.engine_dirs),
+        ] {
+            for d in dirs {
+                self.dirs
+                    .push((flag.to_string(), d.to_string_lossy().into_owned()));
+            }
+        }
+        self
     }
 
     /// A part's name as given (its id when none was recorded).
@@ -80,6 +101,24 @@ impl Check {
             .iter()
             .find(|(i, _)| i == id)
             .map_or(id, |(_, g)| g.as_str())
+    }
+
+    /// The check with `--reserve step` made `--reserve step:TOKENS,SEQS`:
+    /// the search's largest iteration, which it held back on every plan,
+    /// where the plan's own caps would hold back less.
+    pub fn with_step(mut self, (tokens, seqs): (u64, u64)) -> Self {
+        for (k, v) in &mut self.flags {
+            if k == "reserve"
+                && let Some(text) = v
+                && matches!(
+                    crate::calc::plan::step_reserve(&Value::from(text.as_str())),
+                    Ok(Some(None))
+                )
+            {
+                *v = Some(format!("step:{tokens},{seqs}"));
+            }
+        }
+        self
     }
 
     /// The extra flags, `--set`s and mode as command-line words, the
@@ -106,6 +145,10 @@ impl Check {
         }
         if self.mode == Mode::Achievable {
             out.push("--achievable".into());
+        }
+        for (flag, dir) in &self.dirs {
+            out.push(format!("--{flag}"));
+            out.push(dir.clone());
         }
         out
     }

@@ -48,6 +48,9 @@ pub(super) struct Shared<'x> {
     pub caps: &'x [u64],
     pub budgets: Option<&'x [u64]>,
     pub keep: usize,
+    /// The largest iteration (tokens, sequences) of the search, which
+    /// `--reserve step` holds back on every plan.
+    pub step: (u64, u64),
 }
 
 /// A part's cheapest prefill pool.
@@ -80,6 +83,47 @@ fn prefill_alone(
         done += c;
     }
     Ok(t)
+}
+
+/// A prefill layout's replica, its KV room and its transfer, or None
+/// where its weights leave no room or a prompt does not fit: the checks
+/// the pool search and the frontier make before any step is priced.
+fn prefill_replica<'a, 'b>(
+    sh: &Shared,
+    s: &'a plan::Setup<'b>,
+    hw: &Hardware,
+    l: Layout,
+    pre_reqs: &[Request],
+    kv_bytes: f64,
+) -> Result<Option<(Replica<'a, 'b>, u64, Transfer)>> {
+    let rep = Replica::new(s, l)?;
+    let Some(kv) = room(&rep) else {
+        return Ok(None);
+    };
+    if simulate::check_fit(sh.m, pre_reqs, kv, sh.block, sh.i.sim.force).is_err() {
+        return Ok(None);
+    }
+    let t = sp::transfer(sh.m, kv_bytes, (hw, l), (hw, l), sh.mode)?;
+    Ok(Some((rep, kv, t)))
+}
+
+/// The mean prompt's prefill alone (chunked by `budget`), or None where
+/// the part lacks a figure it needs or it and its transfer alone miss the
+/// TTFT target.
+fn alone_meets(
+    sh: &Shared,
+    f: &mut Forward,
+    mean_prompt: u64,
+    budget: u64,
+    t: &Transfer,
+) -> Result<Option<f64>> {
+    let Some(alone) = unpriced(prefill_alone(f, mean_prompt, budget, sh.m.window()))? else {
+        return Ok(None);
+    };
+    let misses =
+        sh.w.slo_ttft
+            .is_some_and(|tt| alone + t.seconds(mean_prompt) > tt.seconds);
+    Ok((!misses).then_some(alone))
 }
 
 /// A step's time, or None where the layout needs a figure the part lacks
@@ -182,7 +226,11 @@ pub(super) fn search(
     let setups: Vec<plan::Setup> = sh
         .hws
         .iter()
-        .map(|hw| plan::Setup::new(hw, m, &pi, sh.mode))
+        .map(|hw| {
+            let mut s = plan::Setup::new(hw, m, &pi, sh.mode)?;
+            s.step_shape.get_or_insert(sh.step);
+            Ok(s)
+        })
         .collect::<Result<_>>()?;
     let window = m.window();
     let mean_prompt = w.prompt.mean();
@@ -205,27 +253,14 @@ pub(super) fn search(
         let mut best: Option<(u64, f64, Choice)> = None;
         let mut pruned = false;
         for l in layouts(s, sh.max_devices) {
-            let rep = Replica::new(s, l)?;
-            let Some(kv) = room(&rep) else { continue };
-            if simulate::check_fit(m, &pre_reqs, kv, sh.block, sh.i.sim.force).is_err() {
+            let Some((rep, kv, t)) = prefill_replica(sh, s, hw, l, &pre_reqs, kv_bytes)? else {
                 continue;
-            }
-            let t = sp::transfer(m, kv_bytes, (hw, l), (hw, l), sh.mode)?;
+            };
             let mut f = Forward::new(&rep, m, s.step.precisions, pre_budget, pre_seqs)?;
-            let Some(alone) = unpriced(prefill_alone(
-                &mut f,
-                mean_prompt.max(1.0) as u64,
-                pre_budget,
-                window,
-            ))?
+            let Some(alone) = alone_meets(sh, &mut f, mean_prompt.max(1.0) as u64, pre_budget, &t)?
             else {
                 continue;
             };
-            if let Some(tt) = w.slo_ttft
-                && alone + t.seconds(mean_prompt as u64) > tt.seconds
-            {
-                continue;
-            }
             let size = l.tp * l.pp;
             let most = sh.max_devices / size;
             // A pool busier than its replicas can be never drains.
@@ -754,7 +789,11 @@ pub(super) fn pareto(
     let setups: Vec<plan::Setup> = sh
         .hws
         .iter()
-        .map(|hw| plan::Setup::new(hw, m, &pi, sh.mode))
+        .map(|hw| {
+            let mut s = plan::Setup::new(hw, m, &pi, sh.mode)?;
+            s.step_shape.get_or_insert(sh.step);
+            Ok(s)
+        })
         .collect::<Result<_>>()?;
     let window = m.window();
     let mean_prompt = w.prompt.mean().max(1.0) as u64;
@@ -767,22 +806,14 @@ pub(super) fn pareto(
         let (s, hw) = (&setups[k], &sh.hws[k]);
         let mut best: Option<(Layout, f64)> = None;
         for l in layouts(s, sh.max_devices) {
-            let rep = Replica::new(s, l)?;
-            let Some(kv) = room(&rep) else { continue };
-            if simulate::check_fit(m, &pre_reqs, kv, sh.block, sh.i.sim.force).is_err() {
-                continue;
-            }
-            let t = sp::transfer(m, kv_bytes, (hw, l), (hw, l), sh.mode)?;
-            let budget = simulate::DEFAULT_WHOLE_PROMPT;
-            let mut f = Forward::new(&rep, m, s.step.precisions, budget, 1)?;
-            let Some(alone) = unpriced(prefill_alone(&mut f, mean_prompt, budget, window))? else {
+            let Some((rep, _, t)) = prefill_replica(sh, s, hw, l, &pre_reqs, kv_bytes)? else {
                 continue;
             };
-            if w.slo_ttft
-                .is_some_and(|tt| alone + t.seconds(mean_prompt) > tt.seconds)
-            {
+            let budget = simulate::DEFAULT_WHOLE_PROMPT;
+            let mut f = Forward::new(&rep, m, s.step.precisions, budget, 1)?;
+            let Some(alone) = alone_meets(sh, &mut f, mean_prompt, budget, &t)? else {
                 continue;
-            }
+            };
             let cost = alone * (l.tp * l.pp) as f64;
             if best.is_none_or(|(_, c)| cost < c) {
                 best = Some((l, cost));

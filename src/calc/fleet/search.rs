@@ -324,6 +324,19 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         .transpose()?;
     super::bound(hws.len(), caps.len(), budgets.as_ref().map(Vec::len))?;
     let block = simulate::caps(&i.sim)?.block;
+    // --reserve step: the largest iteration any plan of the search runs
+    // (its largest token budget or a whole prompt, its largest cap or a
+    // prefill pool's sequences), held back on every plan so that one
+    // check command (`--reserve step:TOKENS,SEQS`) reproduces each.
+    let step = {
+        let max_cap = *caps.iter().max().unwrap_or(&simulate::DEFAULT_MAX_SEQS);
+        let tokens = budgets
+            .as_ref()
+            .and_then(|b| b.iter().max().copied())
+            .unwrap_or(simulate::DEFAULT_WHOLE_PROMPT + max_cap)
+            .max(simulate::DEFAULT_WHOLE_PROMPT);
+        (tokens, max_cap.max(simulate::DEFAULT_MAX_SEQS))
+    };
     let objective = i.options.objective.unwrap_or_default();
     let ids: Vec<&str> = hws.iter().map(|h| h.id.as_str()).collect();
     i.part_prices.check(&ids)?;
@@ -375,7 +388,9 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                 dp: 1,
                 ep: 1,
             };
-            Instance::new(m, hw, mode, &i.sim, one)
+            let mut inst = Instance::new(m, hw, mode, &i.sim, one)?;
+            inst.setup.step_shape.get_or_insert(step);
+            Ok(inst)
         })
         .collect::<Result<_>>()?;
     let mut replicas = Vec::new();
@@ -739,6 +754,14 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
     }
     // Disaggregated prefill and decode pools.
     let mut notes = Vec::new();
+    if let Some(n) = insts
+        .first()
+        .and_then(|x| plan::step_reserve_note(&x.setup, 1))
+    {
+        notes.push(format!(
+            "{n}; every plan holds back the search's largest iteration"
+        ));
+    }
     let shared = super::pools::Shared {
         m,
         hws,
@@ -752,6 +775,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         caps: &caps,
         budgets: budgets.as_deref(),
         keep: KEEP,
+        step,
     };
     let mut scores = found.clone();
     // Pools prune by devices under the devices objective.
@@ -804,7 +828,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         pareto,
         notes,
         prices: i.prices,
-        check: i.check.clone(),
+        check: i.check.clone().with_step(step),
         part_prices: i.part_prices.clone(),
     })
 }

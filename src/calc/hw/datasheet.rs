@@ -212,6 +212,62 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
                 "max-cluster-size",
                 ex.max_cluster_size,
             ),
+            // The rest of the section, so that every field the file holds
+            // is printed (occupancy's allocation rules, the banks).
+            (
+                "max_cluster_size_nonportable",
+                "non-portable cluster size",
+                "max-cluster-size-nonportable",
+                ex.max_cluster_size_nonportable,
+            ),
+            (
+                "schedulers_per_sm",
+                "warp schedulers per SM",
+                "schedulers-per-sm",
+                ex.schedulers_per_sm,
+            ),
+            (
+                "max_registers_per_block",
+                "registers per block",
+                "max-registers-per-block",
+                ex.max_registers_per_block,
+            ),
+            (
+                "register_allocation_unit",
+                "register allocation unit, per warp",
+                "register-allocation-unit",
+                ex.register_allocation_unit,
+            ),
+            (
+                "warp_allocation_granularity",
+                "warp allocation granularity",
+                "warp-allocation-granularity",
+                ex.warp_allocation_granularity,
+            ),
+            (
+                "smem_banks",
+                "shared-memory banks",
+                "smem-banks",
+                ex.smem_banks,
+            ),
+            (
+                "sgprs_per_simd",
+                "scalar registers per SIMD",
+                "sgprs-per-simd",
+                ex.sgprs_per_simd,
+            ),
+            (
+                "sgpr_allocation_unit",
+                "SGPR allocation unit",
+                "sgpr-allocation-unit",
+                ex.sgpr_allocation_unit,
+            ),
+            (
+                "addressable_sgprs_per_wave",
+                "addressable SGPRs per wave",
+                "addressable-sgprs-per-wave",
+                ex.addressable_sgprs_per_wave,
+            ),
         ];
         for (k, label, field, v) in counts {
             if let Some(v) = v {
@@ -241,6 +297,18 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
                 "reserved-smem-per-block",
                 ex.reserved_smem_per_block.map(|b| b.get()),
             ),
+            (
+                "smem_per_sm_bytes",
+                "shared memory per SM",
+                "smem-per-sm",
+                ex.smem_per_sm.map(|b| b.get()),
+            ),
+            (
+                "smem_allocation_unit_bytes",
+                "shared-memory allocation unit",
+                "smem-allocation-unit",
+                ex.smem_allocation_unit.map(|b| b.get()),
+            ),
         ] {
             if let Some(v) = v {
                 r.result(
@@ -260,6 +328,60 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
                     .source(src("execution.fp32-lanes-per-sm")),
             );
         }
+        for (k, label, field, v) in [
+            (
+                "special_sgprs_per_wave",
+                "special SGPRs per wave (VCC etc.)",
+                "special-sgprs-per-wave",
+                ex.special_sgprs_per_wave,
+            ),
+            (
+                "trap_sgprs_per_wave",
+                "trap-handler SGPRs per wave",
+                "trap-sgprs-per-wave",
+                ex.trap_sgprs_per_wave,
+            ),
+        ] {
+            if let Some(v) = v {
+                r.result(
+                    k,
+                    f64::from(v),
+                    Quantity::new(label, Unit::Count).source(src(&format!("execution.{field}"))),
+                );
+            }
+        }
+        if !ex.smem_carveouts.is_empty() {
+            // The list's length, not its text, so that the table keeps its
+            // width; the sizes are in the file and in the occupancy report.
+            r.result(
+                "smem_carveout_count",
+                ex.smem_carveouts.len() as f64,
+                Quantity::new("shared-memory carveouts", Unit::Count)
+                    .source(src("execution.smem-carveouts")),
+            );
+        }
+        for (k, label, field, v) in [
+            (
+                "compute_capability",
+                "compute capability",
+                "compute-capability",
+                ex.compute_capability.clone(),
+            ),
+            (
+                "register_allocation_granularity",
+                "register allocation granularity",
+                "register-allocation-granularity",
+                ex.register_allocation_granularity.clone(),
+            ),
+        ] {
+            if let Some(v) = v {
+                r.result(
+                    k,
+                    v,
+                    Quantity::new(label, Unit::None).source(src(&format!("execution.{field}"))),
+                );
+            }
+        }
         if let Some(t) = ex.tensor_cores_per_sm {
             r.result(
                 "tensor_cores",
@@ -268,6 +390,40 @@ pub(super) fn datasheet(r: &mut Report, hw: &Hardware, clock: Option<f64>) {
                     .formula("SMs x tensor cores per SM")
                     .derive(format!("{} x {}", sms, t))
                     .source(src("execution.tensor-cores-per-sm")),
+            );
+        }
+    }
+    if let Some(mu) = &hw.matrix_unit {
+        // The shapes are text as long as a sentence (the Blackwell files'),
+        // left to `matmul --mma`; the counts are printed.
+        for (k, label, field, v) in [
+            (
+                "macs_per_array",
+                "multiply-accumulators per array",
+                "macs-per-array",
+                mu.macs_per_array,
+            ),
+            (
+                "arrays_per_core",
+                "matrix arrays per core",
+                "arrays-per-core",
+                mu.arrays_per_core,
+            ),
+        ] {
+            if let Some(v) = v {
+                r.result(
+                    k,
+                    f64::from(v.get()),
+                    Quantity::new(label, Unit::Count).source(src(&format!("matrix-unit.{field}"))),
+                );
+            }
+        }
+        if let Some(v) = &mu.vector_register {
+            r.result(
+                "vector_register",
+                v.clone(),
+                Quantity::new("vector register shape", Unit::None)
+                    .source(src("matrix-unit.vector-register")),
             );
         }
     }

@@ -268,7 +268,7 @@ impl GemmModel {
         let write_s = write_bytes / bandwidth;
         // A compute-bound split launches a reduction kernel (the profiler
         // counts one `splitKreduce_kernel` after each, bf16 and fp8,
-        // validation/h200-gemm-probe2.json): the split is chosen only
+        // validation/results/2026-12-01-h200/h200-gemm-probe2.json): the split is chosen only
         // where it saves more than that kernel's fixed cost (formulas.md,
         // "Achievable: GEMM efficiency by shape", split K).
         if e.split_k > 1 && flops / (rate * e.efficiency) > read_s && self.split_cost_s > 0.0 {

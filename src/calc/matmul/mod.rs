@@ -32,6 +32,7 @@ mod achievable;
 pub mod efficiency;
 mod mma;
 mod report;
+pub mod ridge;
 mod tiles;
 mod traffic;
 

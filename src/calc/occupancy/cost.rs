@@ -429,7 +429,28 @@ pub(super) fn is_amd(hw: &Hardware) -> bool {
     hw.vendor == Vendor::Amd
 }
 
-impl OccupancyCost<'_> {
+impl<'a> OccupancyCost<'a> {
+    /// This cost, or the error a command answers for a block that asks for
+    /// more shared memory than one block may have: as the CLI refuses
+    /// `--threads` beyond the per-block limit, it refuses `--smem` beyond
+    /// it (exit 65). [`cost`] itself answers 0 blocks there, as NVIDIA's
+    /// calculator does (its sample has such rows), for the chart and the
+    /// library.
+    pub fn launchable(self) -> Result<OccupancyCost<'a>> {
+        if let Some(Failure::SmemPerBlock { requested, limit }) = self.failure {
+            return Err(Error::field(
+                "smem",
+                format!(
+                    "{} of shared memory per block (static and dynamic) exceeds {}'s per-block limit of {} (the opt-in maximum): the kernel cannot launch",
+                    units::iec_bytes(requested as f64),
+                    self.hw.id,
+                    units::iec_bytes(limit as f64)
+                ),
+            ));
+        }
+        Ok(self)
+    }
+
     /// Resident threads each limit alone allows (blocks x threads per
     /// block), `None` for shared memory a block does not use and for SGPRs
     /// not given.

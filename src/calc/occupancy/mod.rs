@@ -26,7 +26,8 @@
 //!
 //! The rooms: this file holds the inputs and the limiter types; `budget`
 //! the SM's budgets read from the hardware file, `cost` the arithmetic,
-//! `report` the report made from the cost.
+//! `report` the report made from the cost, `solve` the inverse questions
+//! (the most of a resource for a target occupancy).
 
 use crate::inputs::{Bytes, Count};
 use serde::de::{self, Deserializer, Visitor};
@@ -36,9 +37,11 @@ use std::fmt;
 mod budget;
 mod cost;
 mod report;
+mod solve;
 
 pub use budget::{Budget, SgprBudget};
 pub use cost::{GridCost, OccupancyCost, cost};
+pub use solve::{Share, Solve, SolveCost, solve};
 
 /// `occupancy`'s inputs: one kernel launch.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -62,6 +65,12 @@ pub struct OccupancyInputs {
     pub textbook: bool,
     /// Blocks in the grid, for how many SMs a launch keeps busy.
     pub grid: Option<Count>,
+    /// The resource to solve for: the most registers, threads or shared
+    /// memory that still reach the target occupancy ([`solve()`]).
+    pub solve: Option<Solve>,
+    /// The occupancy a solve aims at (default full); alone, the warps it
+    /// takes.
+    pub target_occupancy: Option<Share>,
 }
 
 impl OccupancyInputs {

@@ -3,7 +3,7 @@
 //! times, throughput and energy.
 
 use super::comm::{ACT_BYTES, Comm, comm};
-use super::stage::{Shard, per_layer};
+use super::stage::{Shard, StageSlice, device_params, per_layer};
 use super::{Layout, Setup, Workload};
 use crate::calc::model::kv_elements_per_token_per_layer;
 use crate::calc::power;
@@ -129,6 +129,22 @@ pub struct PlanCost {
     pub prefill_energy: power::Energy,
 }
 
+/// Live activation bytes of one layer per token on a device of TP `tp`:
+/// residual, normed copy, attention output and query (4 x hidden) and the
+/// MLP's gate and up projections on this rank (2 x ffn / tp; an MoE layer's
+/// k experts' or the dense FFN's, the wider), at 2 bytes.
+pub fn live_bytes_per_token(m: &crate::spec::model::Model, tp: u64) -> f64 {
+    let d = m.hidden_size.get() as f64;
+    let ffn_width = m
+        .moe
+        .as_ref()
+        .map_or(m.ffn.intermediate_size.get() as f64, |moe| {
+            (moe.expert_intermediate_size.get() as f64 * moe.experts_per_token.get() as f64)
+                .max(m.ffn.intermediate_size.get() as f64)
+        });
+    (4.0 * d + 2.0 * ffn_width / tp as f64) * ACT_BYTES
+}
+
 /// The costs of layout `l` at workload `w`.
 pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let m = s.model;
@@ -139,12 +155,10 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let bytes = s.step.precisions.weight;
     let microbatches = w.microbatches.unwrap_or(l.pp).max(1);
     let mf = microbatches as f64;
-    let (k, routed) = m.moe.as_ref().map_or((0.0, 1.0), |moe| {
-        (
-            moe.experts_per_token.get() as f64,
-            moe.routed_experts.get() as f64,
-        )
-    });
+    let routed = m
+        .moe
+        .as_ref()
+        .map_or(1.0, |moe| moe.routed_experts.get() as f64);
     let experts_per_device = if m.moe.is_none() {
         0.0
     } else if l.ep > 1 {
@@ -161,15 +175,19 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         let (a, b) = (st * per_stage, (st + 1) * per_stage);
         let n_moe = b.saturating_sub(a.max(first_moe)) as f64;
         let n_dense = per_stage as f64 - n_moe;
-        let mut p = (pl.attention / t + pl.norms) * per_stage as f64
-            + n_dense * pl.dense_ffn / t
-            + n_moe * (pl.expert * experts_per_device + pl.shared / t);
-        if st == 0 {
-            p += s.params.embedding as f64 / t;
-        }
-        if st == l.pp - 1 {
-            p += s.params.lm_head as f64 / t;
-        }
+        let p = device_params(
+            &pl,
+            &s.params,
+            &StageSlice {
+                layers: per_stage as f64,
+                dense: n_dense,
+                moe: n_moe,
+                tp: t,
+                experts_per_device,
+                first: st == 0,
+                last: st == l.pp - 1,
+            },
+        );
         stage_params.push((n_dense, n_moe));
         if p * bytes > weight_bytes {
             weight_bytes = p * bytes;
@@ -178,33 +196,20 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     }
     // KV: the tokens of this replica's sequences, this stage's layers, the
     // heads this rank holds.
-    let kv_heads = m.kv_heads();
-    let kv_share = if m.attention.kind == crate::spec::model::AttentionKind::Mla {
-        1.0
-    } else {
-        kv_heads.div_ceil(l.tp) as f64 / kv_heads as f64
-    };
+    let kv_share = crate::calc::kv::kv_share(m, l.tp);
     let kv_per_token_layer = kv_elements_per_token_per_layer(m)? as f64 * s.step.precisions.kv;
     let context = w.context as f64;
     let kv_bytes = w.batch as f64 * context * kv_per_token_layer * per_stage as f64 * kv_share;
     // Live activations of one layer for the largest pass (a prefill
     // microbatch): residual, normed copy, attention output and the MLP's
     // gate and up projections on this rank.
-    let d = m.hidden_size.get() as f64;
-    let ffn_width = m
-        .moe
-        .as_ref()
-        .map_or(m.ffn.intermediate_size.get() as f64, |moe| {
-            (moe.expert_intermediate_size.get() as f64 * k)
-                .max(m.ffn.intermediate_size.get() as f64)
-        });
     // In f64: a batch and a prompt of up to 2^53 each overflow a u64
     // product.
     let prefill_tokens = w.batch.div_ceil(microbatches) as f64 * w.prompt as f64;
     let live_tokens = prefill_tokens.max(w.batch as f64 / mf);
-    let activation_bytes = live_tokens * (4.0 * d + 2.0 * ffn_width / t) * ACT_BYTES;
+    let activation_bytes = live_tokens * live_bytes_per_token(m, l.tp);
     let memory = weight_bytes + kv_bytes + activation_bytes;
-    let reserve_bytes = s.capacity * s.reserve;
+    let reserve_bytes = s.capacity * s.reserve + s.runtime_bytes.unwrap_or(0.0);
     let usable = s.capacity - reserve_bytes;
     let fits = memory <= usable;
     let why_not = (!fits).then(|| {

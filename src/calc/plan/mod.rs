@@ -43,7 +43,7 @@ pub use disagg::{DisaggCost, disaggregate};
 pub use evaluate::{PlanCost, evaluate};
 pub use replica::Replica;
 pub use search::{SearchCost, search};
-pub use stage::StagePart;
+pub use stage::{StagePart, tp_device_params};
 pub use validate::{divisors, validate};
 
 /// `plan`'s inputs.
@@ -190,8 +190,16 @@ pub struct Setup<'a> {
     pub capacity: f64,
     /// Whether `capacity` is the measured usable figure.
     pub capacity_source: kv::MemorySource,
-    /// Share held back.
+    /// Share held back (0 with `--reserve step`).
     pub reserve: f64,
+    /// With `--reserve step`: the runtime's bytes outside the allocator
+    /// (`memory.runtime-bytes`), held back beside the step's activations.
+    pub runtime_bytes: Option<f64>,
+    /// With `--reserve step`: the largest step a replica runs, as (tokens,
+    /// sampled sequences), set by the command that knows its caps
+    /// (`simulate`, `fleet`); its activations and logits are held back
+    /// from the KV cache ([`step_reserve_bytes`]).
+    pub step_shape: Option<(u64, u64)>,
     /// Redundant experts.
     pub redundant: u64,
     /// Whether TP may cross the scale-up domain.
@@ -228,9 +236,16 @@ impl<'a> Setup<'a> {
             decode::LaunchMode::None => CallMode::None,
         };
         let (capacity, capacity_source) = kv::device_memory(hw)?;
-        let reserve = match &inputs.reserve {
-            None => kv::DEFAULT_RESERVE,
-            Some(v) => kv::parse_share("reserve", v)?,
+        let mut step_shape = None;
+        let (reserve, runtime_bytes) = match &inputs.reserve {
+            None => (kv::DEFAULT_RESERVE, None),
+            Some(v) => match step_reserve(v)? {
+                Some(shape) => {
+                    step_shape = shape;
+                    (0.0, Some(runtime_bytes(hw)?))
+                }
+                None => (kv::parse_share("reserve", v)?, None),
+            },
         };
         let redundant = inputs.redundant_experts.map_or(0, |c| c.0);
         if redundant > 0 && model.moe.is_none() {
@@ -252,6 +267,8 @@ impl<'a> Setup<'a> {
             capacity,
             capacity_source,
             reserve,
+            runtime_bytes,
+            step_shape,
             redundant,
             allow_cross_node: inputs.allow_cross_node.unwrap_or(false),
             params: params(model)?,
@@ -324,4 +341,105 @@ pub fn cost(hw: &Hardware, model: &Model, inputs: &PlanInputs, mode: Mode) -> Re
     let (l, devices) = layout(inputs)?;
     validate(&s, l, devices)?;
     evaluate(&s, l, workload(inputs)?)
+}
+
+/// `--reserve step` (the run's own largest step) or `step:TOKENS,SEQS`
+/// (a step of that many tokens and sampled sequences, as `fleet`'s check
+/// command writes the search's largest): Some(shape); None for a share.
+pub fn step_reserve(v: &serde_json::Value) -> Result<Option<Option<(u64, u64)>>> {
+    let Some(t) = v.as_str().map(str::trim) else {
+        return Ok(None);
+    };
+    let Some(rest) = t
+        .get(..4)
+        .filter(|h| h.eq_ignore_ascii_case("step"))
+        .map(|_| &t[4..])
+    else {
+        return Ok(None);
+    };
+    if rest.trim().is_empty() {
+        return Ok(Some(None));
+    }
+    let bad = || {
+        Error::field(
+            "reserve",
+            format!("`{t}`: give step, step:TOKENS,SEQS (step:2304,256) or a share (10%)"),
+        )
+    };
+    let (a, b) = rest
+        .trim()
+        .strip_prefix(':')
+        .and_then(|r| r.split_once(','))
+        .ok_or_else(bad)?;
+    let n = |x: &str| {
+        x.trim()
+            .replace('_', "")
+            .parse::<u64>()
+            .ok()
+            .filter(|&n| (1..=1 << 40).contains(&n))
+            .ok_or_else(bad)
+    };
+    Ok(Some(Some((n(a)?, n(b)?))))
+}
+
+/// The runtime's measured footprint outside the allocator, which `--reserve
+/// step` needs.
+fn runtime_bytes(hw: &Hardware) -> Result<f64> {
+    hw.memory
+        .runtime_bytes
+        .map(|b| b.get())
+        .ok_or_else(|| Error::MissingField {
+            owner: hw.id.clone(),
+            field: "memory.runtime-bytes".into(),
+            why: "--reserve step holds back the runtime's memory outside the allocator, measured (validation/runtime_memory_h200.py); without it give a share, e.g. --reserve 10%".into(),
+            example: None,
+        })
+}
+
+/// Bytes a device of a tensor-parallel degree `tp` holds back for one step
+/// of `tokens` tokens and `seqs` sampled sequences beside the KV cache
+/// (formulas.md, "Memory: the reserve priced from the step"): the live
+/// activations of one layer for each token (residual, normed copy,
+/// attention output: 3 x hidden, plus the query: 1 x hidden; the MLP's gate
+/// and up projections on this rank: 2 x ffn / tp), at 2 bytes, as `plan`
+/// counts them, and the logits of each sampled sequence over the whole
+/// vocabulary in fp32 (vLLM's sampler upcasts them: vllm/v1/sample/sampler.py).
+pub fn step_reserve_bytes(m: &Model, tp: u64, tokens: u64, seqs: u64) -> f64 {
+    let per_token = evaluate::live_bytes_per_token(m, tp);
+    let vocab = m.vocab_size.get() as f64;
+    tokens as f64 * per_token + seqs as f64 * vocab * 4.0
+}
+
+/// What `--reserve step` held back on a device of TP `tp`, as a note; None
+/// for a flat share.
+pub fn step_reserve_note(s: &Setup, tp: u64) -> Option<String> {
+    let (runtime, (tokens, seqs)) = (s.runtime_bytes?, s.step_shape?);
+    let step = step_reserve_bytes(s.model, tp, tokens, seqs);
+    Some(format!(
+        "reserve priced from the step: {} of runtime outside the allocator ({}'s memory.runtime-bytes, measured) and {} of activations and logits for an iteration of {} tokens and {} sequences at tp {tp}; the CUDA graphs' pool is not priced (not measured)",
+        crate::units::si(runtime, "B"),
+        s.hw.id,
+        crate::units::si(step, "B"),
+        crate::units::whole(tokens),
+        crate::units::whole(seqs),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    #[test]
+    fn the_reserve_reads_step_a_named_step_or_a_share() {
+        let r = |t: &str| step_reserve(&Value::from(t));
+        assert_eq!(r("step").unwrap(), Some(None));
+        assert_eq!(r(" Step ").unwrap(), Some(None));
+        assert_eq!(r("step:2304,256").unwrap(), Some(Some((2304, 256))));
+        assert_eq!(r("10%").unwrap(), None);
+        assert_eq!(step_reserve(&Value::from(0.1)).unwrap(), None);
+        for bad in ["step:", "step:1", "step:0,1", "step:a,b", "stepx"] {
+            assert!(r(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -72,7 +72,16 @@ impl<'a, 'b> Replica<'a, 'b> {
             layout: l,
             weight_bytes: p.weight_bytes,
             kv_bytes_per_token: p.kv_bytes_per_token_layer * per_stage as f64 * p.kv_share,
-            kv_budget_bytes: p.usable_bytes - p.weight_bytes,
+            // With --reserve step, the largest step's activations and
+            // logits are held back too (plan's own pass is one token).
+            kv_budget_bytes: p.usable_bytes
+                - p.weight_bytes
+                - match (s.runtime_bytes, s.step_shape) {
+                    (Some(_), Some((tokens, seqs))) => {
+                        super::step_reserve_bytes(s.model, l.tp, tokens, seqs)
+                    }
+                    _ => 0.0,
+                },
         })
     }
 

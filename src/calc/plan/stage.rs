@@ -2,7 +2,9 @@
 //! one device of one pipeline stage, and the parameters of a layer's groups.
 
 use super::{Layout, Setup};
+use crate::calc::model::Params;
 use crate::calc::step;
+use crate::spec::model::Model;
 
 /// Parameters of one layer's groups.
 pub(super) struct PerLayer {
@@ -14,12 +16,15 @@ pub(super) struct PerLayer {
 }
 
 pub(super) fn per_layer(s: &Setup) -> PerLayer {
-    let p = &s.params;
-    let layers = s.model.layers.get() as f64;
-    let moe_layers = s.moe_layers() as f64;
-    let dense = s.dense_layers() as f64;
-    let routed = s
-        .model
+    per_layer_of(s.model, &s.params)
+}
+
+/// [`per_layer`] of model `m` whose parameters are `p`.
+fn per_layer_of(m: &Model, p: &Params) -> PerLayer {
+    let layers = m.layers.get() as f64;
+    let moe_layers = m.moe_layers() as f64;
+    let dense = m.dense_ffn_layers() as f64;
+    let routed = m
         .moe
         .as_ref()
         .map_or(1.0, |m| m.routed_experts.get() as f64);
@@ -42,6 +47,67 @@ pub(super) fn per_layer(s: &Setup) -> PerLayer {
         },
         norms: p.norms as f64 / layers,
     }
+}
+
+/// Which layers one pipeline stage holds and how a device of it shards
+/// them, for [`device_params`].
+pub(super) struct StageSlice {
+    /// Layers of the stage.
+    pub(super) layers: f64,
+    /// Of those, layers with a dense feed-forward block.
+    pub(super) dense: f64,
+    /// Of those, MoE layers.
+    pub(super) moe: f64,
+    /// Tensor-parallel ranks.
+    pub(super) tp: f64,
+    /// Routed experts each device holds per MoE layer.
+    pub(super) experts_per_device: f64,
+    /// Whether the stage holds the embedding (the first) and the LM head
+    /// (the last).
+    pub(super) first: bool,
+    pub(super) last: bool,
+}
+
+/// Parameters one device of a stage holds (formulas.md, "Plans",
+/// memory): attention, dense FFN, shared experts, embedding and LM head
+/// split over the TP ranks, norms replicated, routed experts as placed.
+pub(super) fn device_params(pl: &PerLayer, p: &Params, st: &StageSlice) -> f64 {
+    let t = st.tp;
+    let mut n = (pl.attention / t + pl.norms) * st.layers
+        + st.dense * pl.dense_ffn / t
+        + st.moe * (pl.expert * st.experts_per_device + pl.shared / t);
+    if st.first {
+        n += p.embedding as f64 / t;
+    }
+    if st.last {
+        n += p.lm_head as f64 / t;
+    }
+    n
+}
+
+/// Parameters on one device when model `m` (parameters `p`) is split over
+/// `tp` tensor-parallel ranks and nothing else: a plan of one stage with
+/// the experts split as the TP ranks split them (`plan --tp N --pp 1`'s
+/// weights). `kv --tp` fits with it.
+pub fn tp_device_params(m: &Model, p: &Params, tp: u64) -> f64 {
+    let t = tp.max(1) as f64;
+    let routed = m
+        .moe
+        .as_ref()
+        .map_or(0.0, |x| x.routed_experts.get() as f64);
+    device_params(
+        &per_layer_of(m, p),
+        p,
+        &StageSlice {
+            layers: m.layers.get() as f64,
+            dense: m.dense_ffn_layers() as f64,
+            moe: m.moe_layers() as f64,
+            tp: t,
+            experts_per_device: routed / t,
+            first: true,
+            last: true,
+        },
+    )
 }
 
 /// What some of a forward's ops add to one pipeline stage's time on one

@@ -126,7 +126,7 @@ mod tests {
     use crate::calc::power::testing::{close, h200};
 
     /// formulas.md, "Power and energy": e_B and e_F from the measured
-    /// readings (validation/h200-power-summary.json, h200-gemm-dram.json)
+    /// readings (validation/results/2026-12-01-h200/h200-power-summary.json, h200-gemm-dram.json)
     /// worked by hand.
     #[test]
     fn energies_per_byte_and_flop_by_hand() {

@@ -34,7 +34,8 @@ fn parse_price(
     };
     let expected = || {
         format!(
-            "`{text}`: expected a price per {what} as AMOUNT/{}, e.g. {example} (a plain number: the currency is yours)",
+            "`{}`: expected a price per {what} as AMOUNT/{}, e.g. {example} (a plain number: the currency is yours)",
+            crate::units::excerpt(&text, 40),
             per[0].0
         )
     };
@@ -68,8 +69,33 @@ fn parse_price(
             format!("`{text}`: a price must be a finite number above zero"),
         ));
     }
-    Ok(amount * factor)
+    // A price so small that the cost of a token rounds to zero (which a
+    // search by cost would then rank first), or so large that it
+    // overflows, is no price: the range leaves every cost a token can
+    // have (a picosecond to a day of a device, at any power) finite and
+    // above zero.
+    let base = amount * factor;
+    if !(MIN_PRICE..=MAX_PRICE).contains(&base) {
+        return Err(Error::field(
+            field,
+            format!(
+                "`{}`: a price per {what} must be from 1e-9 to 1e12 (a plain number: the currency is yours)",
+                crate::units::excerpt(&text, 40)
+            ),
+        ));
+    }
+    Ok(base)
 }
+
+/// The smallest price accepted, per device-hour or per kWh.
+pub const MIN_PRICE: f64 = 1e-9;
+/// The largest price accepted, per device-hour or per kWh.
+pub const MAX_PRICE: f64 = 1e12;
+/// The largest PUE accepted: the facility spending nine times the
+/// devices' energy on cooling and power conversion is far beyond any
+/// data centre's (reported PUEs are from about 1.1 to 2.5), and a larger
+/// one is a slip.
+pub const MAX_PUE: f64 = 10.0;
 
 impl Prices {
     /// Whether any price was given.
@@ -120,11 +146,12 @@ impl Prices {
                         format!("`{v}`: expected a number of at least 1, e.g. 1.2"),
                     )
                 })?;
-                if !(x.is_finite() && x >= 1.0) {
+                if !(x.is_finite() && (1.0..=MAX_PUE).contains(&x)) {
+                    let shown = crate::units::excerpt(&v.to_string().replace('"', ""), 40);
                     return Err(Error::field(
                         "pue",
                         format!(
-                            "{x} is below 1: power usage effectiveness is facility energy over device energy, at least 1"
+                            "`{shown}`: power usage effectiveness is facility energy over device energy, from 1 to 10"
                         ),
                     ));
                 }
@@ -159,12 +186,33 @@ mod tests {
             ("price", "x/h"),
             ("energy-price", "0.1/kW"),
             ("energy-price", "inf/kWh"),
+            // A cost of zero or infinity would come of these.
+            ("price", "1e-320/h"),
+            ("price", "1e308/h"),
+            ("price", "1e-10/h"),
+            ("energy-price", "1e-320/Wh"),
+            ("energy-price", "1e13/kWh"),
         ] {
             let e = prices(&[(k, v)]).unwrap_err();
             assert_eq!(e.exit_code(), 65, "{k}={v}: {e}");
         }
-        let e = prices(&[("energy-price", "0.1/kWh"), ("pue", "0.9")]).unwrap_err();
-        assert_eq!(e.exit_code(), 65);
+        for pue in ["0.9", "0", "-1", "1e308", "1e-320", "10.5", "inf"] {
+            let e = prices(&[("energy-price", "0.1/kWh"), ("pue", pue)]).unwrap_err();
+            assert_eq!(e.exit_code(), 65, "{pue}");
+            // The value is quoted as typed, not as a 330-digit decimal.
+            assert!(e.to_string().len() < 200, "{e}");
+        }
+        // The ends of the ranges are accepted.
+        let p = prices(&[
+            ("price", "1e-9/h"),
+            ("energy-price", "1e12/kWh"),
+            ("pue", "10"),
+        ])
+        .unwrap();
+        assert_eq!(
+            (p.device_hour, p.kwh, p.pue),
+            (Some(1e-9), Some(1e12), 10.0)
+        );
         assert!(prices(&[("pue", "1.2")]).is_err());
         assert_eq!(
             prices(&[("energy-price", "100/MWh")]).unwrap().kwh,

@@ -59,8 +59,23 @@ pub fn parse_rate(text: &str) -> std::result::Result<f64, String> {
             "`{t}`: a rate must be above zero (requests per second)"
         ));
     }
-    Ok(v / per)
+    // Below one request in about 32 years the run's clock, the requests
+    // times the interval, leaves what a double holds (a subnormal rate is
+    // an infinite interval); above a trillion a second no count of
+    // replicas a search can hold serves it.
+    let r = v / per;
+    if !(MIN_RATE..=MAX_RATE).contains(&r) {
+        return Err(format!(
+            "`{t}`: a rate must be from 1e-9/s to 1e12/s (requests per second)"
+        ));
+    }
+    Ok(r)
 }
+
+/// The slowest arrival rate accepted, per second.
+pub const MIN_RATE: f64 = 1e-9;
+/// The fastest arrival rate accepted, per second.
+pub const MAX_RATE: f64 = 1e12;
 
 /// Reads a trace's text; `file` names it in errors (file:line:field).
 pub fn parse_trace(file: &str, text: &str) -> Result<Vec<Request>> {
@@ -85,8 +100,8 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<Request>> {
                 hline,
                 name,
                 format!(
-                    "the header has no `{name}` column; expected arrival_s, prompt_tokens and output_tokens (it has {})",
-                    names.join(", ")
+                    "the header has no `{name}` column; expected a first line naming arrival_s, prompt_tokens and output_tokens, comma-separated in any order (it begins `{}`)",
+                    crate::units::excerpt(header, 40)
                 ),
             )
         })
@@ -121,7 +136,10 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<Request>> {
                 bad(
                     n,
                     "arrival_s",
-                    format!("`{a}`: expected seconds from the start, zero or more"),
+                    format!(
+                        "`{}`: expected seconds from the start, zero or more",
+                        crate::units::excerpt(a, 40)
+                    ),
                 )
             })?;
         let tokens = |c: usize, name: &str| -> Result<u64> {
@@ -131,7 +149,10 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<Request>> {
                 _ => Err(bad(
                     n,
                     name,
-                    format!("`{v}`: expected a whole number of tokens, at least 1"),
+                    format!(
+                        "`{}`: expected a whole number of tokens, at least 1",
+                        crate::units::excerpt(v, 40)
+                    ),
                 )),
             }
         };
@@ -197,7 +218,12 @@ mod tests {
         assert_eq!(parse_rate("12/s").unwrap(), 12.0);
         assert_eq!(parse_rate("720/min").unwrap(), 12.0);
         assert_eq!(parse_rate("3").unwrap(), 3.0);
-        for bad in ["0", "-1/s", "x/s", "5/day", "inf"] {
+        // The range's ends: one request in 1e9 s, 1e12 a second.
+        assert_eq!(parse_rate("1e-9/s").unwrap(), 1e-9);
+        assert_eq!(parse_rate("3.6e15/h").unwrap(), 1e12);
+        for bad in [
+            "0", "-1/s", "x/s", "5/day", "inf", "1e-320/s", "1e-10/s", "2e12/s",
+        ] {
             assert!(parse_rate(bad).is_err(), "{bad}");
         }
     }
@@ -223,5 +249,27 @@ mod tests {
             .to_string();
         assert!(e.contains("arrival_s"), "{e}");
         assert!(parse_trace("t.csv", "arrival_s,prompt_tokens,output_tokens\n-1,5,5\n").is_err());
+    }
+
+    #[test]
+    fn an_error_quotes_the_file_briefly() {
+        // A file that is not a trace (a password file named by mistake):
+        // the message describes the header it expected and quotes at most
+        // 40 characters of the line, escaped.
+        let secret = format!("root:x:0:0:{}\u{1b}[31m\n1,2,3\n", "s".repeat(500));
+        let e = parse_trace("t.csv", &secret).unwrap_err().to_string();
+        assert!(
+            e.contains("arrival_s, prompt_tokens and output_tokens"),
+            "{e}"
+        );
+        assert!(e.contains("root:x:0:0:"), "{e}");
+        assert!(!e.contains(&"s".repeat(41)), "{e}");
+        assert!(!e.contains('\u{1b}'), "{e}");
+        let long = format!(
+            "arrival_s,prompt_tokens,output_tokens\n{},5,5\n",
+            "9x".repeat(300)
+        );
+        let e = parse_trace("t.csv", &long).unwrap_err().to_string();
+        assert!(e.len() < 200, "{e}");
     }
 }

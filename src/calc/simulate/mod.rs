@@ -49,8 +49,11 @@ pub const DEFAULT_BLOCK: u64 = 16;
 pub const DEFAULT_WHOLE_PROMPT: u64 = 2048;
 /// Requests simulated by default.
 pub const DEFAULT_REQUESTS: u64 = 10_000;
-/// The most requests one run takes.
-pub const MAX_REQUESTS: u64 = 100_000_000;
+/// The most requests one run takes. A run holds each request's lengths,
+/// state and outcome (about 140 bytes), so its memory grows with them:
+/// 136 MB at this bound, 10 s in the debug binary at 20/s of 512 + 64
+/// tokens (docs/cli.md, "Limits"; measured with /usr/bin/time -v).
+pub const MAX_REQUESTS: u64 = 1_000_000;
 
 /// Requests per second: `12/s`, `720/min` or a bare number.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -407,6 +410,8 @@ pub struct SimCost {
     /// Board power per device over the run and energy per output token,
     /// prefill included (formulas.md, "Power and energy").
     pub energy: crate::calc::power::Energy,
+    /// What `--reserve step` held back, as a note (None for a share).
+    pub reserve_note: Option<String>,
 }
 
 /// The prefill pool of a disaggregated run.
@@ -535,6 +540,7 @@ pub fn run(
         timeline: totals.timeline,
         pools: None,
         energy,
+        reserve_note: plan::step_reserve_note(&inst.setup, inst.layout.tp),
     })
 }
 
@@ -626,7 +632,11 @@ pub fn cost_with(
     }
     let w = workload(i)?;
     let c = caps(i)?;
-    let inst = Instance::new(m, hw, mode, i, layout(i)?)?;
+    let mut inst = Instance::new(m, hw, mode, i, layout(i)?)?;
+    // --reserve step: the largest iteration the caps allow.
+    inst.setup
+        .step_shape
+        .get_or_insert((c.max_tokens, c.max_seqs));
     run(&inst, &w, c, (i.per_request, i.timeline), i.force)
 }
 
@@ -668,8 +678,14 @@ fn run_pools(
             format!("must be at most {}", units::whole(1u64 << 22)),
         ));
     }
-    let dec = Instance::new(m, hw, mode, i, layout(i)?)?;
-    let pre = Instance::new(m, ph, mode, i, lp)?;
+    let mut dec = Instance::new(m, hw, mode, i, layout(i)?)?;
+    let mut pre = Instance::new(m, ph, mode, i, lp)?;
+    // --reserve step: a decode-only iteration of max-seqs sequences; a
+    // prefill iteration of its token budget.
+    dec.setup
+        .step_shape
+        .get_or_insert((c.max_seqs.min(c.max_tokens), c.max_seqs));
+    pre.setup.step_shape.get_or_insert((pre_tokens, c.max_seqs));
     let (drep, prep) = (
         Replica::new(&dec.setup, dec.layout)?,
         Replica::new(&pre.setup, pre.layout)?,
@@ -760,6 +776,7 @@ fn run_pools(
         outcomes: i.per_request.then_some(d.outcomes),
         timeline: d.totals.timeline,
         energy,
+        reserve_note: plan::step_reserve_note(&dec.setup, dec.layout.tp),
         pools: Some(PrefillPool {
             hardware: ph.id.clone(),
             layout: lp,

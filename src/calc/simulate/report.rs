@@ -38,6 +38,24 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 impl Spread {
+    /// The spread of the batch sizes counted: the same figures as
+    /// [`Spread::of`] on the list of them (the sum of whole sizes is
+    /// exact either way).
+    fn of_counts(b: &super::scheduler::BatchSizes) -> Self {
+        let n = b.len();
+        Spread {
+            mean: if n == 0 {
+                f64::NAN
+            } else {
+                b.sum() as f64 / n as f64
+            },
+            p50: b.percentile(50.0),
+            p90: b.percentile(90.0),
+            p99: b.percentile(99.0),
+            n: n as usize,
+        }
+    }
+
     fn of(v: &mut [f64]) -> Self {
         v.sort_by(f64::total_cmp);
         let n = v.len();
@@ -150,7 +168,6 @@ impl Summary {
                         .is_none_or(|s| tpot_of(o).is_none_or(|x| x <= s.seconds))
             })
             .count();
-        let mut batches: Vec<f64> = t.batch_sizes.iter().map(|&b| b as f64).collect();
         let s = Summary {
             ttft: Spread::of(&mut ttft),
             tpot: Spread::of(&mut tpot),
@@ -167,8 +184,8 @@ impl Summary {
             tpot_slo: None,
             kv_mean: t.kv_area / (span * replicas as f64),
             kv_peak: t.kv_peak,
-            batch: Spread::of(&mut batches),
-            batch_max: t.batch_sizes.iter().copied().max().unwrap_or(0),
+            batch: Spread::of_counts(&t.batch_sizes),
+            batch_max: t.batch_sizes.max(),
             iterations: t.iterations,
             preemptions: t.preemptions,
             busy: t.busy_s / (span * replicas as f64),
@@ -476,6 +493,9 @@ impl SimCost {
                 "the KV cache filled: {} preemptions, each recomputing its prompt and tokens so far",
                 units::whole(s.preemptions)
             ));
+        }
+        if let Some(n) = &self.reserve_note {
+            r.note(n.clone());
         }
         r.note("iterations priced by the same per-operation step cost as decode and prefill; a pipeline runs one batch through its stages in turn (no microbatching)");
         if let Some(out) = &self.outcomes {

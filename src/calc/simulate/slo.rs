@@ -12,6 +12,9 @@ use std::fmt;
 /// The percentile a bare time stands for in `simulate` and `fleet`.
 pub const DEFAULT_PERCENTILE: f64 = 99.0;
 
+/// The longest target time accepted, seconds.
+pub const MAX_TARGET_S: f64 = 1e9;
+
 /// A latency target: `seconds` at `percentile`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Target {
@@ -62,6 +65,16 @@ pub fn parse(text: &str) -> Result<Target, String> {
     let seconds = units::parse(time, Dim::Seconds).map_err(|e| e.to_string())?;
     if !(seconds.is_finite() && seconds > 0.0) {
         return Err(format!("`{time}`: a target time must be above zero"));
+    }
+    // A target past a billion seconds (about 32 years) bounds nothing,
+    // and the margin against it (target over latency) leaves what a
+    // double holds: a slip, said as one rather than answered with a null
+    // margin.
+    if seconds > MAX_TARGET_S {
+        return Err(format!(
+            "`{}`: a target time must be at most 1e9 s (about 32 years)",
+            units::excerpt(time, 40)
+        ));
     }
     Ok(Target {
         percentile,
@@ -114,5 +127,9 @@ mod tests {
         assert!(parse("q50=1s").is_err());
         assert!(parse("p50=fast").is_err());
         assert!(parse("0s").is_err());
+        // Past a billion seconds the margin would overflow.
+        assert!(parse("1e308s").is_err());
+        assert!(parse("p50=2e9s").is_err());
+        assert_eq!(parse("1e9s").unwrap().seconds, 1e9);
     }
 }

@@ -389,3 +389,31 @@ fn a_request_that_cannot_fit_is_no_answer() {
     assert_eq!(e.exit_code(), 1, "{e}");
     assert!(e.to_string().contains("too many"), "{e}");
 }
+
+/// The batch sizes counted per size give the nearest-rank percentiles,
+/// mean and largest of the list they stand for (the list sorted by hand
+/// here: 1, 1, 2, 3, 3, 3, 7; p50 is the 4th value, p90 and p99 the 7th).
+#[test]
+fn batch_size_counts_match_the_list() {
+    let mut b = super::scheduler::BatchSizes::default();
+    for s in [3, 1, 7, 3, 2, 1, 3] {
+        b.add(s);
+    }
+    assert_eq!(b.len(), 7);
+    assert_eq!(b.max(), 7);
+    assert_eq!(b.sum(), 20);
+    assert_eq!(b.percentile(50.0), 3.0);
+    assert_eq!(b.percentile(90.0), 7.0);
+    assert_eq!(b.percentile(99.0), 7.0);
+    assert_eq!(b.percentile(10.0), 1.0);
+    let mut v: Vec<f64> = [3.0, 1.0, 7.0, 3.0, 2.0, 1.0, 3.0].to_vec();
+    v.sort_by(f64::total_cmp);
+    for p in [1.0, 14.3, 28.6, 50.0, 71.4, 85.8, 99.9] {
+        assert_eq!(b.percentile(p), report::percentile(&v, p), "p{p}");
+    }
+    assert!(
+        super::scheduler::BatchSizes::default()
+            .percentile(50.0)
+            .is_nan()
+    );
+}

@@ -362,7 +362,7 @@ pub const MOE_ROUTING_KERNELS: f64 = 4.0;
 /// fewer; `--kernels` overrides the total. Each pays the fixed time of a
 /// GEMM call (`routed-experts`): the small-index gather and scatter-add
 /// kernels PyTorch runs at a few rows an expert take 2 to 6 us
-/// (validation/h200-moe-prefill-ops.json, decode); the activation's and
+/// (validation/results/2026-12-02-h200/h200-moe-prefill-ops.json, decode); the activation's and
 /// the dispatch's bytes are `expert-activation`'s and `expert-dispatch`'s.
 pub const KERNELS_PER_TOUCHED_EXPERT: f64 = 8.0;
 
@@ -473,9 +473,12 @@ pub fn forward_on(
     let h = a.heads.get();
     let mut ops = Vec::with_capacity(12);
 
-    // Embedding: one row gathered per token, not the table streamed.
+    // Embedding: one row gathered per token, not the table streamed. A row
+    // two tokens share is read once, so a step reads at most the whole
+    // table however large the batch (weights are read once per step).
+    let rows = tokens.min(m.vocab_size.get());
     ops.push(Op {
-        weight_bytes: tokens as f64 * d as f64 * p.weight,
+        weight_bytes: rows as f64 * d as f64 * p.weight,
         activation_bytes: tokens as f64 * d as f64 * p.activation,
         ..Op::plain("embedding", OpKind::Gather, 1.0, 1.0)
     });

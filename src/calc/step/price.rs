@@ -722,7 +722,7 @@ fn curve(figures: Option<(f64, f64)>, length: f64) -> f64 {
 
 /// Whether a GEMM launches a separate split-K reduction kernel: every
 /// compute-bound split (the profiler counts one `splitKreduce_kernel` after
-/// each, bf16 and fp8: validation/h200-gemm-probe2.json; the split is
+/// each, bf16 and fp8: validation/results/2026-12-01-h200/h200-gemm-probe2.json; the split is
 /// chosen only where it saves more than that kernel, [`GemmModel::time`]),
 /// and a 16-bit GEMM bound by its weights and split over K to spread them
 /// over idle SMs (the fp8 kernels at the decode shapes did not split). Its
@@ -979,7 +979,7 @@ mod prefill_tests {
     fn a_weight_quantized_forward_keeps_its_lm_head_at_16_bits() {
         // The profiled fp8 prefill ran its LM head on the bf16 kernel
         // (nvjet_sm90_tst_256x8, not the fp8 qqtst ones) in 248.6 us, the
-        // bf16 forward's in 248.5 us (validation/h200-prefill-ops.json):
+        // bf16 forward's in 248.5 us (validation/results/2026-12-02-h200/h200-prefill-ops.json):
         // both forwards price it alike, within 3% of the profile.
         let head = |d: Option<&'static str>, a: Option<&'static str>| {
             prefill_at(d, a, &[]).0.op("lm-head").unwrap().time_s

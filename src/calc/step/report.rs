@@ -11,6 +11,7 @@ use crate::units;
 pub fn record(r: &mut Report, p: &Priced, given: bool, launch: &str) {
     r.result("kernels", p.kernels, || {
         let q = Quantity::new("kernels per step", Unit::Count);
+        let q = q.derive(kernel_derivation(p));
         if given {
             q.formula("given (each operation's count scaled to it)")
         } else {
@@ -42,6 +43,17 @@ pub fn derivation(p: &Priced) -> String {
     ops.sort_by(|a, b| b.time_s.total_cmp(&a.time_s));
     ops.iter()
         .map(|o| format!("{} {}", o.name, units::seconds(o.time_s)))
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+/// Each operation's kernels over the step, most first, so `--explain`
+/// shows what the engine launches: `routed-experts 256 + qkv 32 + ...`.
+fn kernel_derivation(p: &Priced) -> String {
+    let mut ops: Vec<_> = p.ops.iter().filter(|o| o.kernels > 0.0).collect();
+    ops.sort_by(|a, b| b.kernels.total_cmp(&a.kernels));
+    ops.iter()
+        .map(|o| format!("{} {}", o.name, units::number(o.kernels)))
         .collect::<Vec<_>>()
         .join(" + ")
 }

@@ -14,6 +14,11 @@ pub struct Memory {
     /// allocator can be offered), where it has been measured; datasheets
     /// round, and this is what fits.
     pub usable_capacity: Option<Bytes>,
+    /// Device memory a serving process holds outside its tensor allocator
+    /// once it has run its first kernels (the CUDA context, the BLAS and
+    /// attention libraries' handles and workspaces), measured: what
+    /// `--reserve step` holds back beside the step's activations.
+    pub runtime_bytes: Option<Bytes>,
     /// Device memory bandwidth (read + write, as the datasheet states it).
     pub hbm_bandwidth: Option<BytesPerSec>,
     /// Device memory load latency.

@@ -1,11 +1,11 @@
 """Why the forward's GEMMs ran faster than the same shapes alone (issue 17).
 
-    python3 validation/gemm_context_h200.py OUTDIR     # under a minute
+    python3 validation/probes/gemm_context_h200.py OUTDIR     # under a minute
 
-validation/h200-prefill-ops.json: in an eager Llama-3-8B bf16 prefill at
+validation/results/2026-12-02-h200/h200-prefill-ops.json: in an eager Llama-3-8B bf16 prefill at
 S = 2,048 the gate/up GEMM (2048 x 28672 x 4096, nvjet 320x128 coopB) took
 611 us a call; alone, back to back in a CUDA graph, the same kernel took 677
-us whatever the operands' scale (validation/h200-gemm-data.json). Here, on
+us whatever the operands' scale (validation/results/2026-12-02-h200/h200-gemm-data.json). Here, on
 a two-layer model of validation/serving_fidelity.py (the forward's own
 tensors), the gate/up GEMM is timed (CUDA events, each after 2 s of rest):
 the forward's normed input against its weights, alone and 10 back to back;
@@ -23,7 +23,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-for p in (HERE, os.path.join(HERE, "..", "..", "validation")):
+for p in (HERE, os.path.join(HERE, "..")):
     sys.path.insert(0, os.path.abspath(p))
 
 import torch  # noqa: E402

@@ -1,6 +1,6 @@
 """Eager host paths at the serving shapes (issue 17, eager fp8 decode).
 
-    python3 validation/eager_probe.py OUT.json   # under a minute on an H200
+    python3 validation/probes/eager_probe.py OUT.json   # under a minute on an H200
 
 Interleaves eager Llama-3-8B decode steps in bf16 and fp8 (serving_fidelity.py's
 forward, B = 1, T = 1024) four times each, to see the host path's drift within

@@ -1,9 +1,9 @@
 """The same GEMM back to back, eagerly from Python and replayed from a CUDA
 graph (issue 17).
 
-    python3 validation/gemm_launch_h200.py OUTDIR     # about a minute
+    python3 validation/probes/gemm_launch_h200.py OUTDIR     # about a minute
 
-validation/h200-gemm-interleave.json: the 2048 x 28672 x 4096 bf16 GEMM took
+validation/results/2026-12-02-h200/h200-gemm-interleave.json: the 2048 x 28672 x 4096 bf16 GEMM took
 708-714 us a call replayed from a CUDA graph (CUDA events, no profiler),
 611 us under torch.profiler, and about 620 us eagerly. Here each shape runs
 both ways, without the profiler, over 4 weight copies: eagerly, 20 calls of

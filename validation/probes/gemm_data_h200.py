@@ -1,10 +1,10 @@
 """Does a bf16 GEMM's time on the H200 depend on its operands' values? (issue 17)
 
-    python3 validation/gemm_data_h200.py OUTDIR     # about 1 minute
+    python3 validation/probes/gemm_data_h200.py OUTDIR     # about 1 minute
 
 The forward of validation/serving_fidelity.py ran its prefill GEMMs about
 10% faster than validation/calibrate.py's rows of the same shapes at the same
-SM clock (validation/h200-prefill-ops.json). The two differ in their data:
+SM clock (validation/results/2026-12-02-h200/h200-prefill-ops.json). The two differ in their data:
 calibrate's operands are torch.randn (standard normal), the forward's
 weights torch.randn x 0.02 and its activations an RMSNorm's output. Here
 each of the forward's 2k-prefill GEMM shapes runs on four operand sets:
@@ -23,13 +23,13 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-for p in (HERE, os.path.join(HERE, "..", "..", "validation")):
+for p in (HERE, os.path.join(HERE, "..")):
     sys.path.insert(0, os.path.abspath(p))
 
 import torch  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
-import power_h200_heldout as ph  # noqa: E402
+import common as ph  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "gemm-data-out"
 

@@ -6,14 +6,17 @@ idle board's clock (8k and 16k were profiled at 1,825 and 1,745 MHz and are
 brought to the burst clock with the class's exponent), the GEMM loops' first
 calls. Prints predicted against settled times and clocks. No GPU needed:
 
-    python3 validation/power_limit_check.py
+    python3 validation/probes/power_limit_check.py
 """
 
-import json
 import math
 import os
+import sys
 
-ROOT = os.path.dirname(os.path.abspath(__file__))
+# validation/probes/ -> the repository root, so `validation` imports.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from validation import manifest  # noqa: E402
+
 BURST_MHZ = 1980.0
 # hardware/h200-sxm.toml
 L, PG, PA, BA, PM, PW = 692.8, 960.0, 814.0, 0.88, 677.3, 122.0
@@ -36,8 +39,8 @@ def solve(g, a, m, w):
 
 
 def main():
-    mix = {p["phase"]: p for p in json.load(open(os.path.join(ROOT, "h200-power-mix-summary.json")))["phases"]}
-    pk = json.load(open(os.path.join(ROOT, "h200-prefill-kernels.json")))
+    mix = {p["phase"]: p for p in manifest.load_json("h200-power-mix-summary.json")["phases"]}
+    pk = manifest.load_json("h200-prefill-kernels.json")
     print("| loop | predicted | settled | error | clock predicted | read |")
     print("| --- | --- | --- | --- | --- | --- |")
 

@@ -1,8 +1,8 @@
 """The committed H200 power loops as calibration rows (no GPU needed).
 
-    python3 validation/power_mix_rows.py > validation/calibrate-h200-power.csv
+    python3 validation/probes/power_mix_rows.py > validation/results/2026-12-02-h200/calibrate-h200-power.csv
 
-Turns the loops of validation/h200-power-mix-summary.json (power_mix_h200.py,
+Turns the loops of validation/results/2026-12-02-h200/h200-power-mix-summary.json (power_mix_h200.py,
 one lease, 2026-12-02), the ones hardware/h200-sxm.toml's
 `[achievable.power-limit]` figures were fitted on by hand, into the rows
 calibrate.py's power phase writes (docs/data-schemas.md, "Calibration
@@ -16,7 +16,7 @@ or 4 attention calls); power and SM clock the loop's means after 2 s.
   cycles at the `sleep` phase's measured time a cycle, as calibrate.py
   computes it;
 - power_attention: `attn_s2048`, `attn_s8192`, `attn_s16384`;
-- power_stream: the `hbm_copy` phase of validation/h200-power-summary.json
+- power_stream: the `hbm_copy` phase of validation/results/2026-12-01-h200/h200-power-summary.json
   (power_h200.py, 2026-12-01; 2 GiB copies, bytes read plus written): the
   mix run had no memory-bound loop. Its summary keeps the rate, not the
   first call, so `burst_seconds` is the settled call.
@@ -30,17 +30,18 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _gpu import COLUMNS  # noqa: E402
+# validation/probes/ -> the repository root, so `validation` imports.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from validation import manifest  # noqa: E402
+from validation.common import COLUMNS  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 ENV = dict(device="NVIDIA H200", driver="580.159.04", torch="2.11.0+cu130")
-HOW = ("from validation/{src} phase {phase} (converted by validation/power_mix_rows.py): "
+HOW = ("from validation/results/{src} phase {phase} (converted by validation/probes/power_mix_rows.py): "
        "seconds the settled call, burst_seconds the first")
 
 
 def first_sample_date(samples):
-    with open(os.path.join(HERE, samples)) as f:
+    with open(manifest.path(samples)) as f:
         next(f)
         stamp = next(f).split(",")[1]  # 2026/12/02 00:01:33.814
     day, clock = stamp.split()
@@ -48,8 +49,8 @@ def first_sample_date(samples):
 
 
 def main():
-    mix = json.load(open(os.path.join(HERE, "h200-power-mix-summary.json")))
-    old = json.load(open(os.path.join(HERE, "h200-power-summary.json")))
+    mix = json.load(open(manifest.path("h200-power-mix-summary.json")))
+    old = json.load(open(manifest.path("h200-power-summary.json")))
     by = {p["phase"]: p for p in mix["phases"]}
     date = first_sample_date("h200-power-mix-samples.csv")
     w = csv.DictWriter(sys.stdout, COLUMNS, lineterminator="\n")
@@ -59,7 +60,7 @@ def main():
         r = {c: "" for c in COLUMNS}
         r.update(ENV, date=date, launch="graph", power_w=f"{p['power_mean_w']:.6e}",
                  sm_clock_mhz=f"{p['sm_clock_mean_mhz']:.6e}",
-                 note=HOW.format(src=src, phase=p["phase"]))
+                 note=HOW.format(src=manifest.entry(src)["path"], phase=p["phase"]))
         for k, v in kw.items():
             r[k] = f"{v:.6e}" if isinstance(v, float) else v
         w.writerow(r)

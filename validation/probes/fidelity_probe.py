@@ -1,6 +1,6 @@
 """Probes for the remaining misses of the per-operation achievable model (issue 17).
 
-    python3 validation/fidelity_probe.py OUT.json   # about 5 minutes on an H200
+    python3 validation/probes/fidelity_probe.py OUT.json   # about 5 minutes on an H200
 
 Reuses serving_fidelity.py's forward (random weights of the published
 shapes) and calibrate.py's cold-GEMM timing. Sections, each written to OUT

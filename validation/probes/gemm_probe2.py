@@ -1,7 +1,7 @@
 """Held-out small and split-K GEMMs and the launch gap inside a CUDA graph (issue 17).
 
-    python3 validation/gemm_probe2.py OUT.json          # about 2 minutes on an H200
-    python3 validation/gemm_probe2.py --ncu             # one launch of each split-K shape, for Nsight Compute
+    python3 validation/probes/gemm_probe2.py OUT.json          # about 2 minutes on an H200
+    python3 validation/probes/gemm_probe2.py --ncu             # one launch of each split-K shape, for Nsight Compute
 
 Sections of OUT.json:
 

@@ -1,10 +1,10 @@
 """Back-to-back GEMMs against GEMMs between memory-bound kernels (issue 17).
 
-    python3 validation/gemm_interleave_h200.py OUTDIR     # under a minute
+    python3 validation/probes/gemm_interleave_h200.py OUTDIR     # under a minute
 
 The gate/up GEMM of a Llama-3-8B prefill at S = 2,048 (2048 x 28672 x
 4096) took 611 us in the profiled forward and 677 us a call in a CUDA graph
-of back-to-back calls (validation/h200-gemm-data.json). Three CUDA graphs,
+of back-to-back calls (validation/results/2026-12-02-h200/h200-gemm-data.json). Three CUDA graphs,
 each warmed for 0.3 s and then replayed 10 times (CUDA events): (a) 10 calls
 back to back, (b) 10 calls each followed by the forward's SiLU and product
 on its output, (c) that SiLU and product alone 10 times; (b) - (c) over 10
