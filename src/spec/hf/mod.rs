@@ -292,6 +292,12 @@ fn quantization(c: &Cfg) -> Result<Option<(&'static str, String)>> {
     Ok(Some((dtype, what)))
 }
 
+/// A repeating pattern's length as a vector length, bounded: a config's
+/// pattern of more than 4,096 layers is cut to the model anyway.
+fn pattern_len(p: u64) -> usize {
+    usize::try_from(p).unwrap_or(usize::MAX).min(4096)
+}
+
 /// The per-layer attention kinds a config gives, with the key they came
 /// from: `layer_types` where it lists them (gpt-oss, newer Gemma 3 and
 /// Llama 4 configs), else Gemma 3's `sliding_window_pattern` (every
@@ -299,6 +305,11 @@ fn quantization(c: &Cfg) -> Result<Option<(&'static str, String)>> {
 /// `no_rope_layer_interval` (the NoPE layers attend globally, the RoPE
 /// layers in chunks). A kind this tool does not model is refused.
 fn layer_types(c: &Cfg, llama4: bool, gemma: bool) -> Result<Option<(Vec<&'static str>, String)>> {
+    // A pattern longer than the model is cut to it (validation takes no
+    // more types than layers).
+    let layers = c
+        .uint("num_hidden_layers")?
+        .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
     if let Some(v) = c.map.get("layer_types").and_then(Value::as_array) {
         let mut types = Vec::new();
         for t in v {
@@ -320,14 +331,9 @@ fn layer_types(c: &Cfg, llama4: bool, gemma: bool) -> Result<Option<(Vec<&'stati
         return Ok(Some((types, from)));
     }
     if gemma && let Some(p) = c.uint("sliding_window_pattern")? {
-        let mut t = vec![
-            "sliding";
-            usize::try_from(p)
-                .unwrap_or(usize::MAX)
-                .min(4096)
-                .saturating_sub(1)
-        ];
+        let mut t = vec!["sliding"; pattern_len(p).saturating_sub(1)];
         t.push("full");
+        t.truncate(layers);
         let from = format!(
             "sliding_window_pattern {p} (layer i is global when (i + 1) is a multiple of it)"
         );
@@ -351,20 +357,17 @@ fn layer_types(c: &Cfg, llama4: bool, gemma: bool) -> Result<Option<(Vec<&'stati
                     }
                 });
             }
+            // The list may be longer than the model ("at least" one a layer).
+            t.truncate(layers);
             return Ok(Some((
                 t,
                 "no_rope_layers (1: RoPE with chunked attention, 0: NoPE, global)".into(),
             )));
         }
         if let Some(n) = c.uint("no_rope_layer_interval")? {
-            let mut t = vec![
-                "chunked";
-                usize::try_from(n)
-                    .unwrap_or(usize::MAX)
-                    .min(4096)
-                    .saturating_sub(1)
-            ];
+            let mut t = vec!["chunked"; pattern_len(n).saturating_sub(1)];
             t.push("full");
+            t.truncate(layers);
             let from = format!(
                 "no_rope_layer_interval {n} (every {n}th layer NoPE with global attention, the rest chunked)"
             );
@@ -920,7 +923,10 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
         // (layers step - 1, 2 step - 1, ...), which the schema can say.
         if let Some(v) = c.map.get("moe_layers").and_then(Value::as_array) {
             let layers = c.need("num_hidden_layers")?;
-            let want: Vec<u64> = (1..=layers.checked_div(step).unwrap())
+            // Layers step - 1, 2 step - 1, ... (step and layers are positive
+            // and bounded, so none of this overflows).
+            let n = layers.checked_div(step).unwrap_or(0);
+            let want: Vec<u64> = (1..=n)
                 .map(|k| k.saturating_mul(step).saturating_sub(1))
                 .collect();
             let got: Vec<u64> = v.iter().filter_map(Value::as_u64).collect();
