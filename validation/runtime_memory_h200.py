@@ -4,7 +4,7 @@ workspaces after their first calls. Writes JSON with the environment and
 each reading (bytes). hardware/h200-sxm.toml's memory.runtime-bytes is the
 last reading's `outside_allocator`.
 
-    python3 validation/runtime_memory_h200.py --out validation/runtime_memory_h200.json
+    python3 validation/runtime_memory_h200.py --out validation/results/<date>-<gpu>/runtime_memory_h200.json
 """
 
 import argparse

@@ -49,4 +49,7 @@ SECTIONS = [
 ] + [
     Script("memory.ncu-probe", "ncu_probe.py", "each memory kernel once under Nsight Compute",
            argv=NCU_MEMORY + ["{py}", "{script}"], needs="1 GPU, ncu"),
+    Script("memory.runtime", "runtime_memory_h200.py", "device memory outside PyTorch's "
+           "allocator: the CUDA context, cuBLAS and attention workspaces",
+           argv=["{py}", "{script}", "--out", "{dir}/runtime_memory_h200.json"]),
 ]
