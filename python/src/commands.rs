@@ -421,12 +421,14 @@ commands! {
     ///     carveout: Preferred shared-memory carveout per SM (e.g. 100KiB); rounded up to one the SM supports (default: the largest).
     ///     textbook: The lecture's simplified arithmetic: no allocation granularity, no reserved shared memory.
     ///     grid: Blocks in the grid: how many SMs the launch keeps busy and how full.
+    ///     solve: Solve for the most of one resource that still reaches target_occupancy: registers (per thread), threads (per block) or smem (dynamic, per block).
+    ///     target_occupancy: The occupancy to reach (40% or 0.4; default 100% with solve); alone, the warps per SM it takes.
     ///     achievable: Use the hardware's measured figures instead of the datasheet's.
     ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn occupancy = "occupancy" () [hw, threads, regs, sgprs, smem, static_smem, carveout, textbook, grid];
+    fn occupancy = "occupancy" () [hw, threads, regs, sgprs, smem, static_smem, carveout, textbook, grid, solve, target_occupancy];
 
     /// Bytes moved for bytes used by one warp's strided load, at a segment, sector or DRAM-fetch granularity.
     ///
@@ -472,9 +474,9 @@ commands! {
     ///
     /// Args:
     ///     hw: Catalog id, path to a .toml file, or roofline.Hardware; a list compares several (default: h100-sxm, the lecture's reference part).
-    ///     m: Rows of A and C (tokens in a linear layer); required.
-    ///     n: Columns of B and C; required.
-    ///     k: The contraction dimension; required.
+    ///     m: Rows of A and C (tokens in a linear layer); required unless solve.
+    ///     n: Columns of B and C; required unless solve.
+    ///     k: The contraction dimension; required unless solve.
     ///     tile: Square tile: sets tile_m and tile_n [default: 128].
     ///     tile_m: Tile rows (BLOCK_M); overrides tile.
     ///     tile_n: Tile columns (BLOCK_N); overrides tile.
@@ -485,6 +487,7 @@ commands! {
     ///     threads: Threads per program, for the register micro-tile [default: 256].
     ///     mma: Tensor-core instruction shape for row utilisation: m16n8k16, m64nNk16 (wgmma), m64n256k16, ...
     ///     tiles: Square tiles for the table rows, comma-separated, or `none` (then format csv prints the results instead of the table) [default: 32,64,128,256].
+    ///     solve: Solve instead of costing a shape: "ridge", the n at which a square n x n x n matmul (minimal traffic) reaches the part's ridge at dtype; takes no shape.
     ///     launch: With achievable: the launch, none, graph or eager [default: eager, one call from Python].
     ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
     ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
@@ -494,7 +497,7 @@ commands! {
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn matmul = "matmul" () [hw, m, n, k, tile, tile_m, tile_n, tile_k, stages, dtype, programs_per_sm, threads, mma, tiles, launch, price, energy_price, pue, measured];
+    fn matmul = "matmul" () [hw, m, n, k, tile, tile_m, tile_n, tile_k, stages, dtype, programs_per_sm, threads, mma, tiles, solve, launch, price, energy_price, pue, measured];
 
     /// Safe softmax: three kernels (5 traversals) against one fused kernel (2).
     ///
@@ -725,7 +728,7 @@ commands! {
     ///     microbatches: Pipeline microbatches (default: pp).
     ///     dtype: Weight precision (default: the hardware's default-dtype).
     ///     kv_dtype: KV-cache precision (default: dtype).
-    ///     reserve: Share of device memory held back for the runtime (default 0.1).
+    ///     reserve: Memory held back for activations and the runtime: a share (default 0.1), or "step": the runtime's measured footprint and the largest step's activations and logits ("step:TOKENS,SEQS" names it).
     ///     allow_cross_node: Let tensor parallelism cross the scale-up domain.
     ///     search: Enumerate every valid layout of devices and rank them.
     ///     objective: What search ranks by: latency, throughput or goodput (default throughput).
@@ -774,7 +777,7 @@ commands! {
     ///     kv_dtype: KV precision (default bf16).
     ///     activations: Activation precision (default: the hardware's default-dtype).
     ///     launch: Launch overhead per kernel: none (default), eager or graph (the default with achievable).
-    ///     reserve: Memory held back for activations and the runtime (default 10%).
+    ///     reserve: Memory held back for activations and the runtime: a share (default 10%), or "step": the runtime's measured footprint and the largest iteration's activations and logits ("step:TOKENS,SEQS" names it).
     ///     per_request: One row per request (arrival, queue, TTFT, TPOT, E2E).
     ///     force: Allow requests beyond the model's maximum context.
     ///     prefill_dp: Disaggregated: replicas of a separate prefill pool; tp, pp, ep, dp and hw are then the decode pool's.
@@ -818,7 +821,7 @@ commands! {
     ///     kv_dtype: KV precision (default bf16).
     ///     activations: Activation precision.
     ///     launch: Launch overhead per kernel: none (default), eager or graph.
-    ///     reserve: Memory held back (default 10%).
+    ///     reserve: Memory held back: a share (default 10%), or "step": the runtime's measured footprint and the largest step the caps allow.
     ///     force: Allow requests beyond the model's maximum context.
     ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
     ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.

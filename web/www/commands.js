@@ -157,6 +157,21 @@ export const COMMANDS = {
     "name": "grid",
     "switch": false,
     "help": "Blocks in the grid: how many SMs the launch keeps busy and how full"
+   },
+   {
+    "name": "solve",
+    "switch": false,
+    "help": "Solve for the most of one resource that still reaches --target-occupancy: registers (per thread), threads (per block) or smem (dynamic, per block)",
+    "choices": [
+     "registers",
+     "threads",
+     "smem"
+    ]
+   },
+   {
+    "name": "target-occupancy",
+    "switch": false,
+    "help": "The occupancy to reach (40% or 0.4; default 100% with --solve); alone, the warps per SM it takes"
    }
   ],
   "example": {
@@ -319,6 +334,14 @@ export const COMMANDS = {
     "name": "tiles",
     "switch": false,
     "help": "Square tiles for the table rows, comma-separated, or `none` (then --format csv prints the results instead of the table) [default: 32,64,128,256]"
+   },
+   {
+    "name": "solve",
+    "switch": false,
+    "help": "Solve instead of costing a shape: `ridge`, the n at which a square n x n x n matmul (minimal traffic) reaches the part's ridge at --dtype; takes no shape",
+    "choices": [
+     "ridge"
+    ]
    },
    {
     "name": "launch",

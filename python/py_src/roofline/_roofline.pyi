@@ -346,7 +346,7 @@ def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = Non
         kv_dtype: KV precision (default bf16).
         activations: Activation precision.
         launch: Launch overhead per kernel: none (default), eager or graph.
-        reserve: Memory held back (default 10%).
+        reserve: Memory held back: a share (default 10%), or "step": the runtime's measured footprint and the largest step the caps allow.
         force: Allow requests beyond the model's maximum context.
         price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
         energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
@@ -554,7 +554,7 @@ def littles_law(*, hw: Optional[HardwareLike] = None, latency: Optional[Field] =
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def matmul(*, hw: Optional[HardwareLike] = None, m: Optional[Field] = None, n: Optional[Field] = None, k: Optional[Field] = None, tile: Optional[Field] = None, tile_m: Optional[Field] = None, tile_n: Optional[Field] = None, tile_k: Optional[Field] = None, stages: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, programs_per_sm: Optional[Field] = None, threads: Optional[Field] = None, mma: Optional[Field] = None, tiles: Optional[Field] = None, launch: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, measured: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def matmul(*, hw: Optional[HardwareLike] = None, m: Optional[Field] = None, n: Optional[Field] = None, k: Optional[Field] = None, tile: Optional[Field] = None, tile_m: Optional[Field] = None, tile_n: Optional[Field] = None, tile_k: Optional[Field] = None, stages: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, programs_per_sm: Optional[Field] = None, threads: Optional[Field] = None, mma: Optional[Field] = None, tiles: Optional[Field] = None, solve: Optional[Field] = None, launch: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, measured: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     Naive and tiled matmul: traffic, intensity, time, tile feasibility, waves, tensor-core row utilisation.
 
@@ -563,9 +563,9 @@ def matmul(*, hw: Optional[HardwareLike] = None, m: Optional[Field] = None, n: O
 
     Args:
         hw: Catalog id, path to a .toml file, or roofline.Hardware; a list compares several (default: h100-sxm, the lecture's reference part).
-        m: Rows of A and C (tokens in a linear layer); required.
-        n: Columns of B and C; required.
-        k: The contraction dimension; required.
+        m: Rows of A and C (tokens in a linear layer); required unless solve.
+        n: Columns of B and C; required unless solve.
+        k: The contraction dimension; required unless solve.
         tile: Square tile: sets tile_m and tile_n [default: 128].
         tile_m: Tile rows (BLOCK_M); overrides tile.
         tile_n: Tile columns (BLOCK_N); overrides tile.
@@ -576,6 +576,7 @@ def matmul(*, hw: Optional[HardwareLike] = None, m: Optional[Field] = None, n: O
         threads: Threads per program, for the register micro-tile [default: 256].
         mma: Tensor-core instruction shape for row utilisation: m16n8k16, m64nNk16 (wgmma), m64n256k16, ...
         tiles: Square tiles for the table rows, comma-separated, or `none` (then format csv prints the results instead of the table) [default: 32,64,128,256].
+        solve: Solve instead of costing a shape: "ridge", the n at which a square n x n x n matmul (minimal traffic) reaches the part's ridge at dtype; takes no shape.
         launch: With achievable: the launch, none, graph or eager [default: eager, one call from Python].
         price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
         energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
@@ -641,7 +642,7 @@ def model_show(model: Optional[ModelLike] = None, *, dtype: Optional[Union[str, 
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def occupancy(*, hw: Optional[HardwareLike] = None, threads: Optional[Field] = None, regs: Optional[Field] = None, sgprs: Optional[Field] = None, smem: Optional[Field] = None, static_smem: Optional[Field] = None, carveout: Optional[Field] = None, textbook: Optional[Field] = None, grid: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def occupancy(*, hw: Optional[HardwareLike] = None, threads: Optional[Field] = None, regs: Optional[Field] = None, sgprs: Optional[Field] = None, smem: Optional[Field] = None, static_smem: Optional[Field] = None, carveout: Optional[Field] = None, textbook: Optional[Field] = None, grid: Optional[Field] = None, solve: Optional[Field] = None, target_occupancy: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     Resident blocks per SM under each limit, the binding one, and occupancy (NVIDIA's occupancy-calculator rules; textbook=True for the lecture's simplified arithmetic).
 
@@ -658,6 +659,8 @@ def occupancy(*, hw: Optional[HardwareLike] = None, threads: Optional[Field] = N
         carveout: Preferred shared-memory carveout per SM (e.g. 100KiB); rounded up to one the SM supports (default: the largest).
         textbook: The lecture's simplified arithmetic: no allocation granularity, no reserved shared memory.
         grid: Blocks in the grid: how many SMs the launch keeps busy and how full.
+        solve: Solve for the most of one resource that still reaches target_occupancy: registers (per thread), threads (per block) or smem (dynamic, per block).
+        target_occupancy: The occupancy to reach (40% or 0.4; default 100% with solve); alone, the warps per SM it takes.
         achievable: Use the hardware's measured figures instead of the datasheet's.
         set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
 
@@ -687,7 +690,7 @@ def plan(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None
         microbatches: Pipeline microbatches (default: pp).
         dtype: Weight precision (default: the hardware's default-dtype).
         kv_dtype: KV-cache precision (default: dtype).
-        reserve: Share of device memory held back for the runtime (default 0.1).
+        reserve: Memory held back for activations and the runtime: a share (default 0.1), or "step": the runtime's measured footprint and the largest step's activations and logits ("step:TOKENS,SEQS" names it).
         allow_cross_node: Let tensor parallelism cross the scale-up domain.
         search: Enumerate every valid layout of devices and rank them.
         objective: What search ranks by: latency, throughput or goodput (default throughput).
@@ -806,7 +809,7 @@ def simulate(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = 
         kv_dtype: KV precision (default bf16).
         activations: Activation precision (default: the hardware's default-dtype).
         launch: Launch overhead per kernel: none (default), eager or graph (the default with achievable).
-        reserve: Memory held back for activations and the runtime (default 10%).
+        reserve: Memory held back for activations and the runtime: a share (default 10%), or "step": the runtime's measured footprint and the largest iteration's activations and logits ("step:TOKENS,SEQS" names it).
         per_request: One row per request (arrival, queue, TTFT, TPOT, E2E).
         force: Allow requests beyond the model's maximum context.
         prefill_dp: Disaggregated: replicas of a separate prefill pool; tp, pp, ep, dp and hw are then the decode pool's.
