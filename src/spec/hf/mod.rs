@@ -177,6 +177,28 @@ impl Out {
     }
 }
 
+/// The routed experts as Mixtral's config names them (`num_local_experts`,
+/// `num_experts_per_tok`, each expert `intermediate_size` wide), which
+/// gpt-oss and Llama 4 keep.
+fn experts(o: &mut Out, c: &Cfg) -> Result<()> {
+    o.field(
+        "moe.routed-experts",
+        c.need("num_local_experts")?,
+        "num_local_experts",
+    );
+    o.field(
+        "moe.experts-per-token",
+        c.need("num_experts_per_tok")?,
+        "num_experts_per_tok",
+    );
+    o.field(
+        "moe.expert-intermediate-size",
+        c.need("intermediate_size")?,
+        "intermediate_size",
+    );
+    Ok(())
+}
+
 fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
@@ -891,21 +913,7 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
     }
     if oss {
         o.section("moe");
-        o.field(
-            "moe.routed-experts",
-            c.need("num_local_experts")?,
-            "num_local_experts",
-        );
-        o.field(
-            "moe.experts-per-token",
-            c.need("num_experts_per_tok")?,
-            "num_experts_per_tok",
-        );
-        o.field(
-            "moe.expert-intermediate-size",
-            c.need("intermediate_size")?,
-            "intermediate_size",
-        );
+        experts(&mut o, &c)?;
         o.field(
             "moe.router-bias",
             true,
@@ -941,45 +949,17 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
             }
         }
         o.section("moe");
-        o.field(
-            "moe.routed-experts",
-            c.need("num_local_experts")?,
-            "num_local_experts",
-        );
+        experts(&mut o, &c)?;
         o.field(
             "moe.shared-experts",
             1,
             "model_type llama4 (feed_forward.shared_expert in every MoE layer, of width intermediate_size)",
         );
-        o.field(
-            "moe.experts-per-token",
-            c.need("num_experts_per_tok")?,
-            "num_experts_per_tok",
-        );
-        o.field(
-            "moe.expert-intermediate-size",
-            c.need("intermediate_size")?,
-            "intermediate_size",
-        );
         o.field("moe.layer-step", step, "interleave_moe_layer_step");
     }
     if family == "mixtral" {
         o.section("moe");
-        o.field(
-            "moe.routed-experts",
-            c.need("num_local_experts")?,
-            "num_local_experts",
-        );
-        o.field(
-            "moe.experts-per-token",
-            c.need("num_experts_per_tok")?,
-            "num_experts_per_tok",
-        );
-        o.field(
-            "moe.expert-intermediate-size",
-            c.need("intermediate_size")?,
-            "intermediate_size",
-        );
+        experts(&mut o, &c)?;
     }
     if (deepseek || glm)
         && let Some(routed) = c.uint("n_routed_experts")?
