@@ -196,26 +196,29 @@ fn the_winner_holds_at_steady_state_where_a_short_run_would_pass() {
     assert!(common::json_num(&five, "tpot_p99_s") > 0.050);
 }
 
+/// Issue 41's 70B bf16 question: 20 requests a second of 2k in and 300
+/// out, against a 2 s TTFT and a 50 ms TPOT.
+const QUESTION_70B: &[&str] = &[
+    "fleet",
+    "--model",
+    "llama-3.1-70b",
+    "--hw",
+    "h200-sxm",
+    "--rate",
+    "20/s",
+    "--prompt",
+    "2048",
+    "--output",
+    "300",
+    "--slo-ttft",
+    "2s",
+    "--slo-tpot",
+    "50ms",
+];
+
 #[test]
 fn achievable_searches_disaggregated_pools_without_a_hand_set_nic_and_pareto_shows_them() {
-    let q = [
-        "fleet",
-        "--model",
-        "llama-3.1-70b",
-        "--hw",
-        "h200-sxm",
-        "--rate",
-        "20/s",
-        "--prompt",
-        "2048",
-        "--output",
-        "300",
-        "--slo-ttft",
-        "2s",
-        "--slo-tpot",
-        "50ms",
-        "--achievable",
-    ];
+    let q = [QUESTION_70B, &["--achievable"]].concat();
     let f = common::cli_json(&q);
     let notes = f["notes"].to_string();
     assert!(!notes.contains("were not searched"), "{notes}");
@@ -447,24 +450,8 @@ fn the_reserve_priced_from_the_step_fits_70b_bf16_on_one_h200_for_prefill() {
 /// weights), so the winner takes fewer devices than with the flat reserve.
 #[test]
 fn beside_the_peer_the_70b_bf16_plan_at_20_per_second() {
-    let q = [
-        "fleet",
-        "--model",
-        "llama-3.1-70b",
-        "--hw",
-        "h200-sxm",
-        "--rate",
-        "20/s",
-        "--prompt",
-        "2048",
-        "--output",
-        "300",
-        "--slo-ttft",
-        "2s",
-        "--slo-tpot",
-        "50ms",
-    ];
-    let flat = common::cli_json(&q);
+    let q = QUESTION_70B;
+    let flat = common::cli_json(q);
     let flat_devices = common::json_num(&flat, "devices");
     assert!(flat_devices <= 16.0, "{flat_devices}");
     let mut step = q.to_vec();
