@@ -74,6 +74,9 @@ mod models_2026;
 #[path = "launch.rs"]
 mod launch;
 
+#[path = "launch_floor.rs"]
+mod launch_floor;
+
 #[path = "littles_law.rs"]
 mod littles_law;
 

@@ -167,4 +167,7 @@ SECTIONS = [
            "prefill's kernels"),
     Script("steps.qwen3-decode", "qwen3_decode_h200.py", "Qwen3-8B-shaped decode steps",
            argv=["{py}", "{script}", "{dir}/qwen3-decode.json"]),
+    Script("steps.small-models", "small_models_h200.py", "Llama-3.2-1B and 3B decode, a "
+           "masked chunk, single eager GEMM calls, batch-64 power",
+           argv=["{py}", "{script}", "{dir}/small-models.json"]),
 ]
