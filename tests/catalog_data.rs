@@ -41,6 +41,8 @@ const MODELS: &[&str] = &[
     "llama-3-8b",
     "llama-3.1-405b",
     "llama-3.1-70b",
+    "llama-3.2-1b",
+    "llama-3.2-3b",
     "llama-4-maverick",
     "llama-4-scout",
     "mistral-7b",
@@ -227,7 +229,7 @@ fn hugging_face_fixtures_match_the_catalog() {
         }
     }
     assert_eq!(
-        seen, 17,
+        seen, 19,
         "a fixture for every catalog model with a config.json"
     );
 }

@@ -77,6 +77,40 @@ fn qwen3_moe_counts_by_hand() {
 }
 
 #[test]
+fn llama_3_2_counts_and_kv_by_hand() {
+    // Llama 3.2 1B: d 2048, L 16, V 128,256, h 32, k 8, e 64, f 8192, the
+    // input embedding and the output head one tied matrix (counted once).
+    // Embedding 128,256 x 2048 = 262,668,288; attention 16 x (2 x 2048 x
+    // 2048 + 2 x 2048 x 512) = 16 x 10,485,760 = 167,772,160; FFN 16 x 3 x
+    // 2048 x 8192 = 805,306,368; norms (2 x 16 + 1) x 2048 = 67,584:
+    // 1,235,814,400 (the card's 1.23 B).
+    let r = show("llama-3.2-1b");
+    let t = json_num(&r, "params");
+    assert_eq!(t, 1_235_814_400.0);
+    assert_eq!(json_num(&r, "active_params"), t);
+    near("llama-3.2-1b against 1.23 B", t, 1.23e9, 0.005);
+    // bf16: 2 B a parameter, 2,471,628,800 B.
+    assert_eq!(json_num(&r, "weight_bytes"), 2_471_628_800.0);
+    // KV a token: K and V, 16 layers x 8 heads x 64 x 2 B = 2 x 16,384 =
+    // 32,768 B.
+    assert_eq!(json_num(&r, "kv_bytes_per_token"), 32_768.0);
+    // Llama 3.2 3B: d 3072, L 28, h 24, k 8, e 128, f 8192, tied.
+    // Embedding 128,256 x 3072 = 394,002,432; attention 28 x (2 x 3072 x
+    // 3072 + 2 x 3072 x 1024) = 28 x 25,165,824 = 704,643,072; FFN 28 x 3
+    // x 3072 x 8192 = 2,113,929,216; norms (2 x 28 + 1) x 3072 = 175,104:
+    // 3,212,749,824 (the card's 3.21 B).
+    let r = show("llama-3.2-3b");
+    let t = json_num(&r, "params");
+    assert_eq!(t, 3_212_749_824.0);
+    near("llama-3.2-3b against 3.21 B", t, 3.21e9, 0.005);
+    // KV a token: 2 x 28 x 8 x 128 x 2 B = 114,688 B.
+    assert_eq!(json_num(&r, "kv_bytes_per_token"), 114_688.0);
+    // At 8,192 tokens, one sequence: 8,192 x 114,688 = 939,524,096 B.
+    let kv = cli_json(&["kv", "--model", "llama-3.2-3b", "--context", "8192"]);
+    assert_eq!(json_num(&kv, "kv_bytes"), 939_524_096.0);
+}
+
+#[test]
 fn gpt_oss_counts_weights_and_fit_by_hand() {
     // gpt-oss-120b: d 2880, L 36, V 201,088, h 64, k 8, e 64, E 128, t 4,
     // m 2880, biases on q, k, v, o, router and experts, one sink a head.
@@ -207,6 +241,8 @@ fn the_published_configs_import_to_the_same_counts() {
         ("llama-4-maverick", 400_711_848_960.0, 17_184_691_200.0),
         ("gemma-3-27b", 27_009_346_304.0, 27_009_346_304.0),
         ("kimi-k2", 1_026_408_232_448.0, 32_861_500_928.0),
+        ("llama-3.2-1b", 1_235_814_400.0, 1_235_814_400.0),
+        ("llama-3.2-3b", 3_212_749_824.0, 3_212_749_824.0),
     ] {
         let (t, a) = counts(&format!("tests/data/hf/{file}.json"));
         assert_eq!((t, a), (total, active), "{file}");
