@@ -77,6 +77,9 @@ mod launch;
 #[path = "launch_floor.rs"]
 mod launch_floor;
 
+#[path = "small_models.rs"]
+mod small_models;
+
 #[path = "littles_law.rs"]
 mod littles_law;
 
