@@ -36,6 +36,18 @@ fn fields(e: &Engine) -> Vec<(&'static str, serde_json::Value, &'static str, &'s
             "q, k, v as one GEMM",
         ),
         (
+            "fused_kv_write",
+            f.kv_write.into(),
+            "fusion.kv-write",
+            "keys and values cached by one kernel",
+        ),
+        (
+            "norm_one_pass",
+            f.norm_one_pass.into(),
+            "fusion.norm-one-pass",
+            "one-pass norm kernel (pointwise class)",
+        ),
+        (
             "moe_dispatch",
             e.moe.dispatch.as_str().into(),
             "moe.dispatch",

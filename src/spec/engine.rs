@@ -73,6 +73,16 @@ pub struct Fusion {
     /// q, k and v as one GEMM (`false`: q, then k and v as two GEMMs).
     #[serde(default = "yes")]
     pub qkv: bool,
+    /// The new tokens' keys and values written into the cache by one
+    /// kernel (`false`: one for the keys, one for the values).
+    #[serde(default)]
+    pub kv_write: bool,
+    /// The engine's own RMSNorm kernels make one pass over each row (one
+    /// block a token reads it, reduces and writes), so each costs what an
+    /// elementwise kernel does (`kernel-fixed.pointwise`) rather than
+    /// PyTorch's norm kernel (`kernel-fixed.norm`).
+    #[serde(default)]
+    pub norm_one_pass: bool,
 }
 
 impl Fusion {
@@ -84,6 +94,8 @@ impl Fusion {
             (self.rotary, "rotary"),
             (self.gate_up_activation, "gate-up+activation"),
             (self.qkv, "qkv"),
+            (self.kv_write, "kv-write"),
+            (self.norm_one_pass, "one-pass norm"),
         ]
         .into_iter()
         .filter_map(|(on, n)| on.then_some(n))

@@ -167,6 +167,9 @@ SECTIONS = [
            "prefill's kernels"),
     Script("steps.qwen3-decode", "qwen3_decode_h200.py", "Qwen3-8B-shaped decode steps",
            argv=["{py}", "{script}", "{dir}/qwen3-decode.json"]),
+    Script("steps.fused-decode", "fused_decode_h200.py", "Llama decode with vLLM-shaped fused "
+           "kernels (Triton): steps, each kernel alone, kernels per replay",
+           argv=["{py}", "{script}", "{dir}/fused-decode.json"]),
     Script("steps.small-models", "small_models_h200.py", "Llama-3.2-1B and 3B decode, a "
            "masked chunk, single eager GEMM calls, batch-64 power",
            argv=["{py}", "{script}", "{dir}/small-models.json"]),

@@ -66,8 +66,9 @@ pub fn kernels_between_on(
     // stream).
     let per_norm = if fuse.norm_residual { 4.0 } else { 2.0 };
     let norms = m.norms_per_layer() as f64;
+    let norm_class = norm_class(e);
     out.push(Op {
-        class: KernelClass::Norm,
+        class: norm_class,
         ..ew(
             "layer-norms",
             layers,
@@ -232,11 +233,22 @@ pub fn kernels_between_on(
     let head = (shape.batch * shape.lm_head_tokens) as f64;
     if head > 0.0 {
         out.push(Op {
-            class: KernelClass::Norm,
+            class: norm_class,
             ..ew("final-norm", 1.0, 1.0, 2.0 * head * d * STREAM_BYTES)
         });
     }
     Ok(out)
+}
+
+/// The kernel class an engine's RMSNorm is priced at: its one-pass kernel
+/// at an elementwise kernel's fixed time, PyTorch's at the norm kernel's
+/// (formulas.md, "Engines: how a profile turns into kernels").
+pub fn norm_class(e: &Engine) -> KernelClass {
+    if e.fusion.norm_one_pass {
+        KernelClass::Pointwise
+    } else {
+        KernelClass::Norm
+    }
 }
 
 /// A grouped expert dispatch's kernels between the router and the grouped

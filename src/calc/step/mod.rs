@@ -541,13 +541,15 @@ pub fn forward_on(
     let pairs = win.pairs(new, past, causal_pairs);
     let attn_flops = 2.0 * h as f64 * (qk_dim + v_dim) as f64 * pairs * batch as f64 * lf
         + attention_extra::sink_flops(m, tokens);
-    // One attention kernel and the two cache writes (keys, values).
+    // One attention kernel and the two cache writes (keys, values), or one
+    // where the engine writes both in one kernel.
+    let attention_kernels = ATTENTION_KERNELS - if eng.fusion.kv_write { 1.0 } else { 0.0 };
     ops.push(Op {
         flops: attn_flops,
         kv_read_bytes: batch as f64 * seen_mean * kv_token_layer * lf,
         kv_write_bytes: tokens as f64 * kv_token_layer * lf,
         activation_bytes: tokens as f64 * h as f64 * (qk_dim + v_dim) as f64 * p.activation * lf,
-        ..Op::plain("attention", OpKind::Attention, lf, ATTENTION_KERNELS)
+        ..Op::plain("attention", OpKind::Attention, lf, attention_kernels)
     });
 
     // Feed-forward: dense layers, then MoE layers.
