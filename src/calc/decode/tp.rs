@@ -1,0 +1,406 @@
+//! `decode --tp N`: one decode step of a tensor-parallel group of N
+//! devices. There is one TP model in the crate, `plan`'s: the step is the
+//! layout tp N x pp 1 x dp 1 x ep 1 evaluated at the decode workload
+//! ([`crate::calc::plan::evaluate`]: the weights and KV heads split as
+//! [`crate::calc::plan::tp_device_params`] and [`crate::calc::kv::kv_share`]
+//! split them, the forward sharded onto one device, the all-reduces of
+//! `plan`'s communication on the scale-up fabric under the engine's
+//! algorithm). This file only maps decode's inputs onto it, refuses what
+//! the per-device step cannot price, and reports the figures
+//! (formulas.md, "Plans").
+
+use super::inputs::DecodeInputs;
+use crate::calc::kv;
+use crate::calc::plan::{self, PlanCost, PlanInputs, Setup};
+use crate::error::{Error, Result};
+use crate::inputs::{Count, Tokens, at_least_one};
+use crate::report::{Quantity, Report, Unit};
+use crate::spec::hardware::{Hardware, Mode};
+use crate::spec::model::Model;
+use crate::units::{self, si};
+
+/// decode's inputs that one device's step prices but a TP group's does not
+/// (yet), each with why; given with `tp` above 1 they are refused, naming
+/// the flag, rather than ignored.
+const ONE_DEVICE_ONLY: &[(&str, &str)] = &[
+    (
+        "kernels",
+        "a TP step counts each shard's kernels from the layer structure",
+    ),
+    (
+        "acceptance",
+        "speculative decoding is priced on one device's step",
+    ),
+    (
+        "draft-tokens",
+        "speculative decoding is priced on one device's step",
+    ),
+    (
+        "draft-cost",
+        "speculative decoding is priced on one device's step",
+    ),
+    (
+        "speculative",
+        "speculative decoding is priced on one device's step",
+    ),
+    (
+        "measured",
+        "a measured time is rated by one device's FLOPs and bytes",
+    ),
+    (
+        "slo-tpot",
+        "the batch search bisects one device's step; sweep --batch with --tp, or use `plan --search --slo-tpot`",
+    ),
+    (
+        "slo-ttft",
+        "goodput puts one device's prefill in the loop; `plan --tp N --pp 1 --prompt P` prices the group's prefill",
+    ),
+    (
+        "prompt",
+        "goodput puts one device's prefill in the loop; `plan --tp N --pp 1 --prompt P` prices the group's prefill",
+    ),
+    (
+        "output",
+        "goodput puts one device's prefill in the loop; `plan --tp N --pp 1 --prompt P` prices the group's prefill",
+    ),
+];
+
+/// The error for decode's field `field` given beside `tp` above 1.
+pub fn refused(field: &str, tp: u64) -> Error {
+    let why = ONE_DEVICE_ONLY
+        .iter()
+        .find(|(f, _)| *f == field)
+        .map_or("it is priced on one device's step", |(_, w)| w);
+    Error::field(
+        field,
+        format!(
+            "cannot be combined with --tp {}: {why}; leave one of them out",
+            units::whole(tp)
+        ),
+    )
+}
+
+/// One decode step of a TP group: `plan`'s cost of the layout and what
+/// decode adds to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TpCost {
+    /// `plan`'s cost of tp x 1 x 1 x 1 at the decode workload (prompt 1:
+    /// no prefill is asked, so the live activations are the step's).
+    pub plan: PlanCost,
+    /// Weight, activation and KV precision and the launch mode.
+    pub precisions: [&'static str; 4],
+    /// The model's maximum when the context passes it (forced).
+    pub beyond_max: Option<u64>,
+    /// All-reduces in one step: per dense layer x dense layers + per MoE
+    /// layer x MoE layers.
+    pub allreduces: u64,
+    /// Layers without routed experts.
+    pub dense_layers: u64,
+    /// Layers with them.
+    pub moe_layers: u64,
+}
+
+/// The TP degree `inputs` ask for (1 when not given); 0 is refused.
+pub fn degree(inputs: &DecodeInputs) -> Result<u64> {
+    at_least_one("tp", inputs.tp.map_or(1, |c| c.0))
+}
+
+/// One decode step of model `m` on a TP group of `inputs.tp` devices `hw`.
+pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Result<TpCost> {
+    let tp = degree(inputs)?;
+    let given = |f: &str| match f {
+        "kernels" => inputs.kernels.is_some(),
+        "acceptance" => inputs.acceptance.is_some(),
+        "draft-tokens" => inputs.draft_tokens.is_some(),
+        "draft-cost" => inputs.draft_cost.is_some(),
+        "slo-tpot" => inputs.slo_tpot.is_some(),
+        "slo-ttft" => inputs.slo_ttft.is_some(),
+        "prompt" => inputs.prompt.is_some(),
+        "output" => inputs.output.is_some(),
+        _ => false,
+    };
+    if let Some((f, _)) = ONE_DEVICE_ONLY.iter().find(|(f, _)| given(f)) {
+        return Err(refused(f, tp));
+    }
+    let Some(batch) = inputs.batch else {
+        return Err(Error::missing_input(
+            "batch",
+            "give `batch`: a TP group's step is priced at a batch",
+        ));
+    };
+    let beyond_max = kv::check_context(m, inputs.context.0, inputs.force)?;
+    let pi = PlanInputs {
+        devices: Some(Count(tp)),
+        tp: Some(Count(tp)),
+        pp: Some(Count(1)),
+        dp: Some(Count(1)),
+        ep: Some(Count(1)),
+        batch: Some(batch),
+        context: Some(inputs.context),
+        prompt: Some(Tokens(1)),
+        dtype: inputs.dtype.clone(),
+        kv_dtype: inputs.kv_dtype.clone(),
+        activations: inputs.activations.clone(),
+        launch: inputs.launch.clone(),
+        reserve: inputs.reserve.clone(),
+        engine: inputs.engine.clone(),
+        ..Default::default()
+    };
+    let s = Setup::new(hw, m, &pi, mode)?;
+    // decode has no --allow-cross-node: a group past the scale-up domain
+    // is plan's to price.
+    if let Some(d) = s.fabric.domain()
+        && tp > d
+    {
+        return Err(Error::field(
+            "tp",
+            format!(
+                "tp {} exceeds {}'s scale-up domain of {} devices, so every all-reduce would cross the network; give tp of at most {}, or price the cross-node layout with `roofline plan --tp {} --pp 1 --allow-cross-node`",
+                units::whole(tp),
+                hw.id,
+                units::whole(d),
+                units::whole(d),
+                units::whole(tp)
+            ),
+        ));
+    }
+    let (l, devices) = plan::layout(&pi)?;
+    plan::validate(&s, l, devices)?;
+    let p = plan::evaluate(&s, l, plan::workload(&pi)?)?;
+    let moe_layers = m.moe_layers();
+    let dense_layers = m.layers.get() - moe_layers;
+    let c = &p.decode_comm;
+    let allreduces = c.allreduces_per_dense_layer * dense_layers
+        + c.allreduces_per_moe_layer * moe_layers;
+    Ok(TpCost {
+        precisions: s.step.precision_names(),
+        plan: p,
+        beyond_max,
+        allreduces,
+        dense_layers,
+        moe_layers,
+    })
+}
+
+impl TpCost {
+    /// Tokens per second of the group: batch / step.
+    pub fn tokens_per_s(&self) -> f64 {
+        self.plan.tokens_per_s
+    }
+
+    /// Board power and energy per output token of the group.
+    pub fn energy(&self) -> &crate::calc::power::Energy {
+        &self.plan.energy
+    }
+
+    /// The report; a lean one records values only.
+    pub fn report(&self, lean: bool) -> Report {
+        let p = &self.plan;
+        let l = p.layout;
+        let c = &p.decode_comm;
+        let mut r = Report::new_lean("decode", lean);
+        r.hardware = Some(p.hardware.clone());
+        r.model = Some(p.model.clone());
+        r.input("batch", p.work.batch);
+        r.input("context", p.work.context);
+        super::setup::record_precisions(&mut r, self.precisions, p.mode);
+        r.input("tp", l.tp);
+        if !lean {
+            r.headline(&[
+                "weight_bytes_per_device",
+                "kv_bytes_per_device",
+                "memory_bytes_per_device",
+                "fits",
+                "allreduces_per_step",
+                "comm_time_s",
+                "step_time_s",
+                "tokens_per_s",
+                "tokens_per_s_per_device",
+                "tokens_per_s_per_user",
+                "power_w",
+                "energy_per_token_j",
+                "cost_per_million_output_tokens",
+                "cost_per_million_input_tokens",
+                "energy_cost_share",
+            ]);
+        }
+        let mark = r.results.len();
+        r.result("weight_bytes_per_device", p.weight_bytes, || {
+            Quantity::new("weights per device", Unit::Bytes)
+                .formula("(attention + FFN + experts) / tp per layer x layers + norms + (embedding + LM head) / tp, x bytes per weight (plan's split)")
+                .derive(format!(
+                    "{} params x {} B",
+                    units::number(p.weight_params),
+                    units::sig(p.weight_bytes / p.weight_params.max(1.0), 4)
+                ))
+        });
+        r.result("kv_share", p.kv_share, || {
+            Quantity::new("share of the KV heads per device", Unit::Fraction).formula(
+                "ceil(kv heads / tp) / kv heads (1 for MLA: the latent is shared by every head)",
+            )
+        });
+        r.result("kv_bytes_per_device", p.kv_bytes, || {
+            Quantity::new("KV cache per device", Unit::Bytes)
+                .formula("batch x context x KV per token per layer x layers x share")
+                .derive(format!(
+                    "{} x {} x {} x {} x {}",
+                    p.work.batch,
+                    p.work.context,
+                    si(p.kv_bytes_per_token_layer, "B"),
+                    p.layers_per_stage,
+                    units::sig(p.kv_share, 4)
+                ))
+        });
+        r.result("activation_bytes_per_device", p.activation_bytes, || {
+            Quantity::new("live activations per device", Unit::Bytes)
+                .formula("batch x (4 x hidden + 2 x MLP width / tp) x 2 B")
+        });
+        r.result("memory_bytes_per_device", p.memory_bytes_per_device, || {
+            Quantity::new("memory per device", Unit::Bytes)
+                .formula("weights + KV + activations")
+                .derive(format!(
+                    "{} + {} + {}",
+                    si(p.weight_bytes, "B"),
+                    si(p.kv_bytes, "B"),
+                    si(p.activation_bytes, "B")
+                ))
+        });
+        r.result("usable_bytes", p.usable_bytes, || {
+            Quantity::new("usable memory per device", Unit::Bytes)
+                .formula("capacity x (1 - reserve)")
+                .derive(format!(
+                    "{} - {}",
+                    si(p.capacity_bytes, "B"),
+                    si(p.reserve_bytes, "B")
+                ))
+        });
+        r.result("fits", p.fits, || {
+            Quantity::new("fits", Unit::None).formula("memory per device <= usable memory")
+        });
+        if !lean {
+            r.group_since(mark, "memory");
+        }
+        let mark = r.results.len();
+        r.result("tp_allreduce_bytes", c.tp_allreduce_bytes, || {
+            Quantity::new("each all-reduce's input per rank", Unit::Bytes)
+                .formula("batch x hidden x 2 B")
+                .derive(format!("{} x {} x 2 B", p.work.batch, p.hidden))
+        });
+        r.result("tp_allreduce_s", c.tp_allreduce_s, || {
+            Quantity::new("one all-reduce", Unit::Seconds).formula(
+                "all-reduce of that size over tp devices on the scale-up fabric, the engine's algorithm (formulas.md, Collectives)",
+            )
+        });
+        r.result("allreduces_per_step", self.allreduces, || {
+            let q = Quantity::new("all-reduces per step", Unit::Count);
+            if self.moe_layers == 0 {
+                q.formula("2 per layer (after attention, after the MLP) x layers")
+                    .derive(format!(
+                        "{} x {}",
+                        c.allreduces_per_dense_layer, self.dense_layers
+                    ))
+            } else {
+                q.formula("2 per dense layer x dense layers + 2 per MoE layer x MoE layers")
+                    .derive(format!(
+                        "{} x {} + {} x {}",
+                        c.allreduces_per_dense_layer,
+                        self.dense_layers,
+                        c.allreduces_per_moe_layer,
+                        self.moe_layers
+                    ))
+            }
+        });
+        r.result("comm_time_s", p.comm_time_s, || {
+            Quantity::new("communication per step", Unit::Seconds)
+                .formula("all-reduces per step x one all-reduce")
+                .derive(format!(
+                    "{} x {}",
+                    self.allreduces,
+                    units::seconds(c.tp_allreduce_s)
+                ))
+        });
+        if !lean {
+            r.group_since(mark, "communication");
+        }
+        let mark = r.results.len();
+        let (label, formula) = match p.mode {
+            Mode::SpeedOfLight => (
+                "step time (speed of light: a lower bound)",
+                "one device's share of the forward, max(FLOPs / peak, bytes / bandwidth) + launch, + communication",
+            ),
+            Mode::Achievable => (
+                "step time (achievable: measured figures)",
+                "one device's share of the forward, each operation on its own roofline, summed, + communication",
+            ),
+        };
+        r.result("device_time_s", p.decode_stage_compute_s, || {
+            Quantity::new("one device's share of the forward", Unit::Seconds)
+        });
+        r.result("step_time_s", p.decode_step_time_s, || {
+            Quantity::new(label, Unit::Seconds)
+                .formula(formula)
+                .derive(format!(
+                    "{} + {}",
+                    units::seconds(p.decode_stage_compute_s),
+                    units::seconds(p.comm_time_s)
+                ))
+        });
+        r.result("tokens_per_s", p.tokens_per_s, || {
+            Quantity::new("tokens per second of the group", Unit::Count)
+                .formula("batch / step time")
+                .derive(format!(
+                    "{} / {}",
+                    p.work.batch,
+                    units::seconds(p.decode_step_time_s)
+                ))
+        });
+        r.result("tokens_per_s_per_device", p.tokens_per_s_per_device, || {
+            Quantity::new("tokens per second per device", Unit::Count)
+                .formula("tokens per second of the group / tp")
+                .derive(format!(
+                    "{} / {}",
+                    units::sig_grouped(p.tokens_per_s, 4),
+                    l.tp
+                ))
+        });
+        r.result(
+            "tokens_per_s_per_user",
+            1.0 / p.decode_step_time_s,
+            || Quantity::new("tokens per second per sequence", Unit::Count).formula("1 / step time"),
+        );
+        if !lean {
+            r.group_since(mark, "time");
+        }
+        p.energy.record(&mut r);
+        if !lean {
+            r.order_groups(&["memory", "communication", "time"]);
+        }
+        if let Some(w) = &p.why_not {
+            r.note(format!("does not fit: {w}"));
+        }
+        r.note_with(|| {
+            format!(
+                "a tensor-parallel group of {} {}: each holds 1/{} of the sharded weights (norms replicated) and ceil(kv heads / {}) of the KV heads, {}% of the cache; the step is `plan --tp {} --pp 1`'s decode step (formulas.md, Plans)",
+                l.tp,
+                p.hardware,
+                l.tp,
+                l.tp,
+                units::percent(p.kv_share),
+                l.tp
+            )
+        });
+        if p.kv_share >= 1.0 {
+            r.note("the KV latent is shared by every head, so each TP rank holds all of it");
+        }
+        r.note(match p.mode {
+            Mode::SpeedOfLight => "speed of light: datasheet peaks, memory and link bandwidths, no collective latency and no overlap of communication with compute; a lower bound on a real step",
+            Mode::Achievable => "achievable: measured peaks, memory bandwidth, link bandwidth and collective latency; communication is not overlapped with compute",
+        });
+        kv::note_beyond_max(
+            &mut r,
+            self.beyond_max,
+            "context beyond the model's maximum of",
+        );
+        r
+    }
+}
