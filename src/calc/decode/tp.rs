@@ -49,19 +49,19 @@ const ONE_DEVICE_ONLY: &[(&str, &str)] = &[
     ),
     (
         "slo-tpot",
-        "the batch search bisects one device's step; sweep --batch with --tp, or use `plan --search --slo-tpot`",
+        "the batch search bisects one device's step; sweep the batch instead (--sweep batch=1..256) and read the step time",
     ),
     (
         "slo-ttft",
-        "goodput puts one device's prefill in the loop; `plan --tp N --pp 1 --prompt P` prices the group's prefill",
+        "goodput puts one device's prefill in the loop; `roofline plan --tp {tp} --pp 1 --prompt P` prices the group's prefill",
     ),
     (
         "prompt",
-        "goodput puts one device's prefill in the loop; `plan --tp N --pp 1 --prompt P` prices the group's prefill",
+        "goodput puts one device's prefill in the loop; `roofline plan --tp {tp} --pp 1 --prompt P` prices the group's prefill",
     ),
     (
         "output",
-        "goodput puts one device's prefill in the loop; `plan --tp N --pp 1 --prompt P` prices the group's prefill",
+        "goodput puts one device's prefill in the loop; `roofline plan --tp {tp} --pp 1 --prompt P` prices the group's prefill",
     ),
 ];
 
@@ -70,7 +70,8 @@ pub fn refused(field: &str, tp: u64) -> Error {
     let why = ONE_DEVICE_ONLY
         .iter()
         .find(|(f, _)| *f == field)
-        .map_or("it is priced on one device's step", |(_, w)| w);
+        .map_or("it is priced on one device's step", |(_, w)| w)
+        .replace("{tp}", &tp.to_string());
     Error::field(
         field,
         format!(
