@@ -188,7 +188,6 @@ fn refusals_name_the_flag() {
         (&["--tp", "8", "--speculative", "0.8,4"], "--speculative"),
         (&["--tp", "8", "--acceptance", "0.8"], "--acceptance"),
         (&["--tp", "8", "--measured", "5ms"], "--measured"),
-        (&["--tp", "8", "--slo-tpot", "20ms"], "--slo-tpot"),
         (&["--tp", "8", "--prompt", "512", "--output", "64"], "--prompt"),
     ];
     for (extra, says) in cases {
@@ -198,4 +197,76 @@ fn refusals_name_the_flag() {
         assert!(err.contains(says), "{extra:?}: {err}");
         assert!(!err.contains("panicked"), "{extra:?}: {err}");
     }
+}
+
+/// `--slo-tpot` with `--tp` searches the group's step: the batch it finds
+/// meets the target and one more does not, each checked by asking for
+/// that batch's step.
+#[test]
+fn the_slo_search_runs_on_the_group() {
+    let step = |extra: &[&str]| {
+        let mut a = vec![
+            "decode",
+            "--model",
+            "llama-3.1-70b",
+            "--hw",
+            "h200-sxm",
+            "--context",
+            "4096",
+            "--tp",
+            "8",
+        ];
+        a.extend(extra);
+        cli_json(&a)
+    };
+    for mode in [&[][..], &["--achievable"][..]] {
+        let mut a = vec!["--slo-tpot", "20ms"];
+        a.extend(mode);
+        let r = step(&a);
+        let b = json_num(&r, "slo_batch") as u64;
+        assert!(b > 1, "{mode:?}");
+        assert_eq!(r["results"]["slo_bound"], "time per token", "{mode:?}");
+        // Without --batch the step is worked at the answer.
+        assert_eq!(json_num(&r, "batch") as u64, b);
+        let at = |n: u64| {
+            let n = n.to_string();
+            let mut a = vec!["--batch", n.as_str()];
+            a.extend(mode);
+            json_num(&step(&a), "step_time_s")
+        };
+        assert!(at(b) <= 0.020, "{mode:?}: batch {b}");
+        assert!(at(b + 1) > 0.020, "{mode:?}: batch {}", b + 1);
+        assert_eq!(json_num(&r, "step_time_s"), at(b));
+    }
+}
+
+/// A loose target on TP 2 at 32k tokens stops at the memory. By hand: the
+/// weights per device are 80 x 855,638,016 / 2 + 2 x 1,050,673,152 / 2 +
+/// 1,318,912 = 35,277,512,704 params x 2 B = 70,555,025,408 B (the sums of
+/// llama_70b_on_eight_h200s_by_hand); h200-sxm's usable 150,109,880,320 B
+/// (memory.usable-capacity) less 10% is 135,098,892,288 B, leaving
+/// 64,543,866,880 B. A sequence holds 32,768 x 4,096 B x 80 / 2 =
+/// 5,368,709,120 B of KV (4 of 8 KV heads) and its token's live activations
+/// (4 x 8,192 + 2 x 28,672 / 2) x 2 B = 122,880 B: 5,368,832,000 B, so
+/// floor(64,543,866,880 / 5,368,832,000) = 12 sequences fit.
+#[test]
+fn the_slo_search_stops_at_the_memory() {
+    let r = cli_json(&[
+        "decode",
+        "--model",
+        "llama-3.1-70b",
+        "--hw",
+        "h200-sxm",
+        "--context",
+        "32768",
+        "--tp",
+        "2",
+        "--slo-tpot",
+        "1s",
+    ]);
+    assert_eq!(json_num(&r, "weight_bytes_per_device"), 70_555_025_408.0);
+    assert_eq!(json_num(&r, "max_batch"), 12.0);
+    assert_eq!(json_num(&r, "slo_batch"), 12.0);
+    assert_eq!(r["results"]["slo_bound"], "memory");
+    assert_eq!(r["results"]["fits"], true);
 }

@@ -9,11 +9,12 @@
 //! the per-device step cannot price, and reports the figures
 //! (formulas.md, "Plans").
 
+use super::cost::{Slo, SloBound};
 use super::inputs::DecodeInputs;
 use crate::calc::kv;
-use crate::calc::plan::{self, PlanCost, PlanInputs, Setup};
+use crate::calc::plan::{self, PlanCost, PlanInputs, Setup, Workload};
 use crate::error::{Error, Result};
-use crate::inputs::{Count, Tokens, at_least_one};
+use crate::inputs::{Count, Tokens, at_least_one, positive};
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -46,10 +47,6 @@ const ONE_DEVICE_ONLY: &[(&str, &str)] = &[
     (
         "measured",
         "a measured time is rated by one device's FLOPs and bytes",
-    ),
-    (
-        "slo-tpot",
-        "the batch search bisects one device's step; sweep the batch instead (--sweep batch=1..256) and read the step time",
     ),
     (
         "slo-ttft",
@@ -90,6 +87,14 @@ pub struct TpCost {
     pub plan: PlanCost,
     /// Weight, activation and KV precision and the launch mode.
     pub precisions: [&'static str; 4],
+    /// Sequences of this context whose KV and live activations fit beside
+    /// each device's weights.
+    pub max_batch: u64,
+    /// The time-per-token search, if asked: the group's step at each batch
+    /// (its tokens per second are the group's).
+    pub slo: Option<Slo>,
+    /// Whether the batch is the search's answer (no batch was given).
+    pub batch_searched: bool,
     /// The model's maximum when the context passes it (forced).
     pub beyond_max: Option<u64>,
     /// All-reduces in one step: per dense layer x dense layers + per MoE
@@ -114,7 +119,6 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         "acceptance" => inputs.acceptance.is_some(),
         "draft-tokens" => inputs.draft_tokens.is_some(),
         "draft-cost" => inputs.draft_cost.is_some(),
-        "slo-tpot" => inputs.slo_tpot.is_some(),
         "slo-ttft" => inputs.slo_ttft.is_some(),
         "prompt" => inputs.prompt.is_some(),
         "output" => inputs.output.is_some(),
@@ -123,11 +127,15 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
     if let Some((f, _)) = ONE_DEVICE_ONLY.iter().find(|(f, _)| given(f)) {
         return Err(refused(f, tp));
     }
-    let Some(batch) = inputs.batch else {
-        return Err(Error::missing_input(
-            "batch",
-            "give `batch`: a TP group's step is priced at a batch",
-        ));
+    let given_batch = match inputs.batch {
+        Some(b) => Some(at_least_one("batch", b.0)?),
+        None if inputs.slo_tpot.is_some() => None,
+        None => {
+            return Err(Error::missing_input(
+                "batch",
+                "give `batch`, or a time-per-token target (`slo-tpot`) to search for the largest batch meeting it",
+            ));
+        }
     };
     let beyond_max = kv::check_context(m, inputs.context.0, inputs.force)?;
     let pi = PlanInputs {
@@ -136,7 +144,7 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         pp: Some(Count(1)),
         dp: Some(Count(1)),
         ep: Some(Count(1)),
-        batch: Some(batch),
+        batch: Some(Count(given_batch.unwrap_or(1))),
         context: Some(inputs.context),
         prompt: Some(Tokens(1)),
         dtype: inputs.dtype.clone(),
@@ -167,7 +175,30 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
     }
     let (l, devices) = plan::layout(&pi)?;
     plan::validate(&s, l, devices)?;
-    let p = plan::evaluate(&s, l, plan::workload(&pi)?)?;
+    let w = plan::workload(&pi)?;
+    // The layout's cost at a batch: plan's evaluate, nothing else.
+    let at = |batch: u64| plan::evaluate(&s, l, Workload { batch, ..w });
+    // Memory per sequence is linear in the batch at prompt 1 (its KV and
+    // its one token's live activations), so one sequence's cost gives the
+    // most that fit beside the weights.
+    let one = at(1)?;
+    let per_seq = one.kv_bytes + one.activation_bytes;
+    let left = one.usable_bytes - one.weight_bytes;
+    let max_batch = if left <= 0.0 || per_seq <= 0.0 {
+        0
+    } else {
+        (left / per_seq).floor().min(crate::inputs::MAX_COUNT as f64) as u64
+    };
+    let slo = match inputs.slo_tpot {
+        None => None,
+        Some(target) => Some(slo_search(
+            positive("slo-tpot", target.seconds)?,
+            max_batch,
+            |b| Ok(at(b)?.decode_step_time_s),
+        )?),
+    };
+    let batch = given_batch.unwrap_or_else(|| slo.as_ref().map_or(1, |s| s.batch.max(1)));
+    let p = if batch == 1 { one } else { at(batch)? };
     let moe_layers = m.moe_layers();
     let dense_layers = m.layers.get() - moe_layers;
     let c = &p.decode_comm;
@@ -176,10 +207,56 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
     Ok(TpCost {
         precisions: s.step.precision_names(),
         plan: p,
+        max_batch,
+        slo,
+        batch_searched: given_batch.is_none(),
         beyond_max,
         allreduces,
         dense_layers,
         moe_layers,
+    })
+}
+
+/// The largest batch of at most `fit` (the sequences that fit; 0: none
+/// does, so batch 1 is tried alone) whose step `step(batch)` meets
+/// `target` per token, by bisection as one device's search does: a step
+/// grows with the batch.
+fn slo_search(target: f64, fit: u64, step: impl Fn(u64) -> Result<f64>) -> Result<Slo> {
+    let hi = fit.max(1);
+    let (best, best_tpot) = if step(1)? > target {
+        (0, step(1)?)
+    } else if step(hi)? <= target {
+        (hi, step(hi)?)
+    } else {
+        // Invariant: lo meets the target, hi does not.
+        let (mut lo, mut hi) = (1u64, hi);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if step(mid)? <= target {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        (lo, step(lo)?)
+    };
+    let (bound, next_tpot_s) = if best == hi && best > 0 {
+        (SloBound::Memory, None)
+    } else {
+        (SloBound::TimePerToken, Some(step(best + 1)?))
+    };
+    Ok(Slo {
+        tpot_s: target,
+        batch: best,
+        searched_to: hi,
+        batch_tpot_s: best_tpot,
+        bound,
+        next_tpot_s,
+        tokens_per_s: if best == 0 {
+            0.0
+        } else {
+            best as f64 / best_tpot
+        },
     })
 }
 
@@ -202,7 +279,16 @@ impl TpCost {
         let mut r = Report::new_lean("decode", lean);
         r.hardware = Some(p.hardware.clone());
         r.model = Some(p.model.clone());
-        r.input("batch", p.work.batch);
+        if self.batch_searched {
+            r.result("batch", p.work.batch, || {
+                Quantity::new(
+                    "batch (searched: the largest meeting --slo-tpot)",
+                    Unit::Count,
+                )
+            });
+        } else {
+            r.input("batch", p.work.batch);
+        }
         r.input("context", p.work.context);
         super::setup::record_precisions(&mut r, self.precisions, p.mode);
         r.input("tp", l.tp);
@@ -218,6 +304,9 @@ impl TpCost {
                 "tokens_per_s",
                 "tokens_per_s_per_device",
                 "tokens_per_s_per_user",
+                "slo_batch",
+                "slo_bound",
+                "slo_tokens_per_s",
                 "power_w",
                 "energy_per_token_j",
                 "cost_per_million_output_tokens",
@@ -277,6 +366,10 @@ impl TpCost {
         });
         r.result("fits", p.fits, || {
             Quantity::new("fits", Unit::None).formula("memory per device <= usable memory")
+        });
+        r.result("max_batch", self.max_batch as f64, || {
+            Quantity::new("sequences of this context that fit", Unit::Count)
+                .formula("floor((usable memory - weights) / (KV + activations of one sequence))")
         });
         if !lean {
             r.group_since(mark, "memory");
@@ -372,6 +465,33 @@ impl TpCost {
         if !lean {
             r.group_since(mark, "time");
         }
+        if let Some(slo) = &self.slo {
+            r.result("slo_batch", slo.batch as f64, || {
+                Quantity::new(
+                    format!(
+                        "largest batch with time per token <= {}",
+                        units::seconds(slo.tpot_s)
+                    ),
+                    Unit::Count,
+                )
+                .formula(format!(
+                    "bisection over batch 1..{} of the group's step",
+                    slo.searched_to
+                ))
+            });
+            r.result("slo_tokens_per_s", slo.tokens_per_s, || {
+                Quantity::new("tokens per second of the group there", Unit::Count)
+                    .formula("slo batch / time per token")
+            });
+            r.result("slo_time_per_token_s", slo.batch_tpot_s, || {
+                Quantity::new("time per output token there", Unit::Seconds)
+            });
+            r.result("slo_bound", slo.bound.as_str(), || {
+                Quantity::new("what sets that batch", Unit::None).formula(
+                    "memory when the search reaches the sequences that fit, else the next batch's time per token",
+                )
+            });
+        }
         p.energy.record(&mut r);
         if !lean {
             r.order_groups(&["memory", "communication", "time"]);
@@ -397,6 +517,9 @@ impl TpCost {
             Mode::SpeedOfLight => "speed of light: datasheet peaks, memory and link bandwidths, no collective latency and no overlap of communication with compute; a lower bound on a real step",
             Mode::Achievable => "achievable: measured peaks, memory bandwidth, link bandwidth and collective latency; communication is not overlapped with compute",
         });
+        if let Some(slo) = &self.slo {
+            r.note_with(|| slo_note(slo, self.batch_searched, p.work.context));
+        }
         kv::note_beyond_max(
             &mut r,
             self.beyond_max,
@@ -404,4 +527,41 @@ impl TpCost {
         );
         r
     }
+}
+
+/// What the time-per-token search found and what binds it, in words.
+fn slo_note(slo: &Slo, searched: bool, context: u64) -> String {
+    if slo.batch == 0 {
+        return format!(
+            "no batch meets {} per token: batch 1 takes {} on the group",
+            units::seconds(slo.tpot_s),
+            units::seconds(slo.batch_tpot_s)
+        );
+    }
+    let why = match (slo.bound, slo.next_tpot_s) {
+        (SloBound::TimePerToken, Some(next)) => format!(
+            "time per token: batch {} takes {} ({} at {})",
+            units::whole(slo.batch + 1),
+            units::seconds(next),
+            units::seconds(slo.batch_tpot_s),
+            units::whole(slo.batch)
+        ),
+        _ => format!(
+            "memory: {} sequences of {} tokens do not fit beside each device's weights, so time per token ({} at {}) is not what binds",
+            units::whole(slo.batch + 1),
+            units::whole(context),
+            units::seconds(slo.batch_tpot_s),
+            units::whole(slo.batch)
+        ),
+    };
+    let worked = if searched {
+        "; the step above is worked at that batch"
+    } else {
+        ""
+    };
+    format!(
+        "the largest batch meeting {} per token on the group is {}, set by {why}{worked}",
+        units::seconds(slo.tpot_s),
+        units::whole(slo.batch)
+    )
 }
