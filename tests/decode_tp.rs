@@ -57,7 +57,11 @@ fn tp_n_agrees_with_plan() {
         ("llama-3.1-70b", "4", &["--achievable"]),
         ("llama-3.1-70b", "8", &["--achievable", "--engine", "vllm"]),
         ("mixtral-8x7b", "2", &["--achievable"]),
-        ("llama-3-8b", "8", &["--dtype", "fp8", "--activations", "fp8"]),
+        (
+            "llama-3-8b",
+            "8",
+            &["--dtype", "fp8", "--activations", "fp8"],
+        ),
     ];
     for (model, tp, extra) in cases {
         let common = [
@@ -149,7 +153,10 @@ fn llama_70b_on_eight_h200s_by_hand() {
     assert_eq!(json_num(&r, "tp_allreduce_bytes"), 262_144.0);
     let near = |k: &str, want: f64, tol: f64| {
         let got = json_num(&r, k);
-        assert!((got - want).abs() <= tol * want, "{k}: {got} against {want}");
+        assert!(
+            (got - want).abs() <= tol * want,
+            "{k}: {got} against {want}"
+        );
     };
     near("tp_allreduce_s", 458_752.0 / 450e9, 1e-9);
     near("comm_time_s", 160.0 * 458_752.0 / 450e9, 1e-9);
@@ -157,7 +164,10 @@ fn llama_70b_on_eight_h200s_by_hand() {
     // is at least it and within 0.5% of it.
     let hand = 20_062_420_992.0 / 4.8e12 + 160.0 * 458_752.0 / 450e9;
     let step = json_num(&r, "step_time_s");
-    assert!(step >= hand && step <= hand * 1.005, "{step} against {hand}");
+    assert!(
+        step >= hand && step <= hand * 1.005,
+        "{step} against {hand}"
+    );
     near("tokens_per_s", 16.0 / step, 1e-12);
     near("tokens_per_s_per_device", 16.0 / step / 8.0, 1e-12);
     assert_eq!(r["inputs"]["tp"], 8);
@@ -188,7 +198,6 @@ fn refusals_name_the_flag() {
         (&["--tp", "8", "--speculative", "0.8,4"], "--speculative"),
         (&["--tp", "8", "--acceptance", "0.8"], "--acceptance"),
         (&["--tp", "8", "--measured", "5ms"], "--measured"),
-        (&["--tp", "8", "--prompt", "512", "--output", "64"], "--prompt"),
     ];
     for (extra, says) in cases {
         let mut a: Vec<&str> = base.to_vec();
@@ -269,4 +278,61 @@ fn the_slo_search_stops_at_the_memory() {
     assert_eq!(json_num(&r, "slo_batch"), 12.0);
     assert_eq!(r["results"]["slo_bound"], "memory");
     assert_eq!(r["results"]["fits"], true);
+}
+
+/// Goodput with `--tp` puts the group's prefill in the loop: the time to
+/// first token is `plan --tp 8 --pp 1`'s prefill of one prompt, and the
+/// rates follow decode's formulas from it and the group's step.
+#[test]
+fn goodput_uses_the_groups_prefill() {
+    let r = cli_json(&[
+        "decode",
+        "--model",
+        "llama-3.1-70b",
+        "--hw",
+        "h200-sxm",
+        "--batch",
+        "16",
+        "--context",
+        "4096",
+        "--tp",
+        "8",
+        "--prompt",
+        "1024",
+        "--output",
+        "256",
+        "--slo-ttft",
+        "200ms",
+    ]);
+    let p = cli_json(&[
+        "plan",
+        "--model",
+        "llama-3.1-70b",
+        "--hw",
+        "h200-sxm",
+        "--batch",
+        "1",
+        "--context",
+        "4096",
+        "--prompt",
+        "1024",
+        "--tp",
+        "8",
+        "--pp",
+        "1",
+    ]);
+    let ttft = json_num(&p, "prefill_time_s");
+    assert_eq!(json_num(&r, "ttft_s"), ttft);
+    let step = json_num(&r, "step_time_s");
+    let close = |k: &str, want: f64| {
+        let got = json_num(&r, k);
+        assert!(
+            (got - want).abs() <= 1e-12 * want,
+            "{k}: {got} against {want}"
+        );
+    };
+    close("request_latency_s", ttft + 256.0 * step);
+    close("requests_per_s", 16.0 / (256.0 * step + 16.0 * ttft));
+    assert!(ttft < 0.2);
+    close("goodput_requests_per_s", json_num(&r, "requests_per_s"));
 }

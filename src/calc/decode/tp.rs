@@ -9,7 +9,7 @@
 //! the per-device step cannot price, and reports the figures
 //! (formulas.md, "Plans").
 
-use super::cost::{Slo, SloBound};
+use super::cost::{Goodput, Slo, SloBound};
 use super::inputs::DecodeInputs;
 use crate::calc::kv;
 use crate::calc::plan::{self, PlanCost, PlanInputs, Setup, Workload};
@@ -48,18 +48,6 @@ const ONE_DEVICE_ONLY: &[(&str, &str)] = &[
         "measured",
         "a measured time is rated by one device's FLOPs and bytes",
     ),
-    (
-        "slo-ttft",
-        "goodput puts one device's prefill in the loop; `roofline plan --tp {tp} --pp 1 --prompt P` prices the group's prefill",
-    ),
-    (
-        "prompt",
-        "goodput puts one device's prefill in the loop; `roofline plan --tp {tp} --pp 1 --prompt P` prices the group's prefill",
-    ),
-    (
-        "output",
-        "goodput puts one device's prefill in the loop; `roofline plan --tp {tp} --pp 1 --prompt P` prices the group's prefill",
-    ),
 ];
 
 /// The error for decode's field `field` given beside `tp` above 1.
@@ -93,6 +81,8 @@ pub struct TpCost {
     /// The time-per-token search, if asked: the group's step at each batch
     /// (its tokens per second are the group's).
     pub slo: Option<Slo>,
+    /// Requests with the group's prefill in the loop, if asked.
+    pub goodput: Option<Goodput>,
     /// Whether the batch is the search's answer (no batch was given).
     pub batch_searched: bool,
     /// The model's maximum when the context passes it (forced).
@@ -119,9 +109,6 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         "acceptance" => inputs.acceptance.is_some(),
         "draft-tokens" => inputs.draft_tokens.is_some(),
         "draft-cost" => inputs.draft_cost.is_some(),
-        "slo-ttft" => inputs.slo_ttft.is_some(),
-        "prompt" => inputs.prompt.is_some(),
-        "output" => inputs.output.is_some(),
         _ => false,
     };
     if let Some((f, _)) = ONE_DEVICE_ONLY.iter().find(|(f, _)| given(f)) {
@@ -187,7 +174,9 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
     let max_batch = if left <= 0.0 || per_seq <= 0.0 {
         0
     } else {
-        (left / per_seq).floor().min(crate::inputs::MAX_COUNT as f64) as u64
+        (left / per_seq)
+            .floor()
+            .min(crate::inputs::MAX_COUNT as f64) as u64
     };
     let slo = match inputs.slo_tpot {
         None => None,
@@ -199,22 +188,83 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
     };
     let batch = given_batch.unwrap_or_else(|| slo.as_ref().map_or(1, |s| s.batch.max(1)));
     let p = if batch == 1 { one } else { at(batch)? };
+    let goodput = goodput(inputs, &p, |prompt| {
+        // Time to first token: the group's prefill of one prompt.
+        Ok(plan::evaluate(
+            &s,
+            l,
+            Workload {
+                batch: 1,
+                prompt,
+                ..w
+            },
+        )?
+        .prefill_time_s)
+    })?;
     let moe_layers = m.moe_layers();
     let dense_layers = m.layers.get() - moe_layers;
     let c = &p.decode_comm;
-    let allreduces = c.allreduces_per_dense_layer * dense_layers
-        + c.allreduces_per_moe_layer * moe_layers;
+    let allreduces =
+        c.allreduces_per_dense_layer * dense_layers + c.allreduces_per_moe_layer * moe_layers;
     Ok(TpCost {
         precisions: s.step.precision_names(),
         plan: p,
         max_batch,
         slo,
+        goodput,
         batch_searched: given_batch.is_none(),
         beyond_max,
         allreduces,
         dense_layers,
         moe_layers,
     })
+}
+
+/// Goodput as one device's `decode` works it (formulas.md, "Serving:
+/// decode step"), the step and the prefill (`ttft(prompt)`) the group's;
+/// None without `prompt` and `output`.
+fn goodput(
+    inputs: &DecodeInputs,
+    p: &PlanCost,
+    ttft: impl Fn(u64) -> Result<f64>,
+) -> Result<Option<Goodput>> {
+    let (out, prompt) = match (inputs.output, inputs.prompt) {
+        (None, None) => {
+            if inputs.slo_ttft.is_some() {
+                return Err(Error::missing_input(
+                    "prompt",
+                    "slo-ttft needs prompt and output to put prefill in the loop",
+                ));
+            }
+            return Ok(None);
+        }
+        (Some(_), None) => {
+            return Err(Error::missing_input(
+                "prompt",
+                "goodput needs the prompt length as well as output",
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(Error::missing_input(
+                "output",
+                "goodput needs the output length as well as prompt",
+            ));
+        }
+        (Some(o), Some(q)) => (at_least_one("output", o.0)?, at_least_one("prompt", q.0)?),
+    };
+    let ttft = ttft(prompt)?;
+    let step = p.decode_step_time_s;
+    let b = p.work.batch as f64;
+    let ttft_ok = inputs.slo_ttft.is_none_or(|x| ttft <= x.seconds);
+    let tpot_ok = inputs.slo_tpot.is_none_or(|x| step <= x.seconds);
+    Ok(Some(Goodput {
+        prompt,
+        output: out,
+        ttft_s: ttft,
+        request_latency_s: ttft + out as f64 * step,
+        requests_per_s: b / (out as f64 * step + b * ttft),
+        meets_slo: ttft_ok && tpot_ok,
+    }))
 }
 
 /// The largest batch of at most `fit` (the sequences that fit; 0: none
@@ -307,6 +357,8 @@ impl TpCost {
                 "slo_batch",
                 "slo_bound",
                 "slo_tokens_per_s",
+                "ttft_s",
+                "goodput_requests_per_s",
                 "power_w",
                 "energy_per_token_j",
                 "cost_per_million_output_tokens",
@@ -457,11 +509,9 @@ impl TpCost {
                     l.tp
                 ))
         });
-        r.result(
-            "tokens_per_s_per_user",
-            1.0 / p.decode_step_time_s,
-            || Quantity::new("tokens per second per sequence", Unit::Count).formula("1 / step time"),
-        );
+        r.result("tokens_per_s_per_user", 1.0 / p.decode_step_time_s, || {
+            Quantity::new("tokens per second per sequence", Unit::Count).formula("1 / step time")
+        });
         if !lean {
             r.group_since(mark, "time");
         }
@@ -491,6 +541,38 @@ impl TpCost {
                     "memory when the search reaches the sequences that fit, else the next batch's time per token",
                 )
             });
+        }
+        if let Some(g) = &self.goodput {
+            r.result("ttft_s", g.ttft_s, || {
+                Quantity::new(
+                    format!(
+                        "time to first token ({} prompt tokens)",
+                        units::whole(g.prompt)
+                    ),
+                    Unit::Seconds,
+                )
+                .formula("the group's prefill of one prompt (plan's)")
+            });
+            r.result("request_latency_s", g.request_latency_s, || {
+                Quantity::new(
+                    format!("request latency ({} output tokens)", units::whole(g.output)),
+                    Unit::Seconds,
+                )
+                .formula("ttft + output x time per token")
+            });
+            r.result("requests_per_s", g.requests_per_s, || {
+                Quantity::new("requests per second of the group", Unit::Count)
+                    .formula("batch / (output steps x step time + batch x ttft)")
+            });
+            r.result(
+                "goodput_requests_per_s",
+                if g.meets_slo { g.requests_per_s } else { 0.0 },
+                || {
+                    Quantity::new("requests per second meeting the SLOs", Unit::Count).formula(
+                        "requests per second if ttft and time per token meet their targets, else 0",
+                    )
+                },
+            );
         }
         p.energy.record(&mut r);
         if !lean {
