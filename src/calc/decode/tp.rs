@@ -79,7 +79,7 @@ pub struct TpCost {
     /// each device's weights.
     pub max_batch: u64,
     /// The time-per-token search, if asked: the group's step at each batch
-    /// (its tokens per second are the group's).
+    /// (its tokens per second per device).
     pub slo: Option<Slo>,
     /// Requests with the group's prefill in the loop, if asked.
     pub goodput: Option<Goodput>,
@@ -183,6 +183,7 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         Some(target) => Some(slo_search(
             positive("slo-tpot", target.seconds)?,
             max_batch,
+            tp,
             |b| Ok(at(b)?.decode_step_time_s),
         )?),
     };
@@ -270,8 +271,14 @@ fn goodput(
 /// The largest batch of at most `fit` (the sequences that fit; 0: none
 /// does, so batch 1 is tried alone) whose step `step(batch)` meets
 /// `target` per token, by bisection as one device's search does: a step
-/// grows with the batch.
-fn slo_search(target: f64, fit: u64, step: impl Fn(u64) -> Result<f64>) -> Result<Slo> {
+/// grows with the batch. Its tokens per second are per device of the
+/// `devices`.
+fn slo_search(
+    target: f64,
+    fit: u64,
+    devices: u64,
+    step: impl Fn(u64) -> Result<f64>,
+) -> Result<Slo> {
     let hi = fit.max(1);
     let (best, best_tpot) = if step(1)? > target {
         (0, step(1)?)
@@ -305,15 +312,16 @@ fn slo_search(target: f64, fit: u64, step: impl Fn(u64) -> Result<f64>) -> Resul
         tokens_per_s: if best == 0 {
             0.0
         } else {
-            best as f64 / best_tpot
+            // Per device, as one device's search gives it.
+            best as f64 / best_tpot / devices as f64
         },
     })
 }
 
 impl TpCost {
-    /// Tokens per second of the group: batch / step.
+    /// Tokens per second per device: batch / step / tp.
     pub fn tokens_per_s(&self) -> f64 {
-        self.plan.tokens_per_s
+        self.plan.tokens_per_s_per_device
     }
 
     /// Board power and energy per output token of the group.
@@ -351,8 +359,8 @@ impl TpCost {
                 "allreduces_per_step",
                 "comm_time_s",
                 "step_time_s",
+                "tokens_per_s_per_group",
                 "tokens_per_s",
-                "tokens_per_s_per_device",
                 "tokens_per_s_per_user",
                 "slo_batch",
                 "slo_bound",
@@ -491,7 +499,9 @@ impl TpCost {
                     units::seconds(p.comm_time_s)
                 ))
         });
-        r.result("tokens_per_s", p.tokens_per_s, || {
+        // `tokens_per_s` is per device, as one device's decode has it, so a
+        // sweep over tp compares like with like.
+        r.result("tokens_per_s_per_group", p.tokens_per_s, || {
             Quantity::new("tokens per second of the group", Unit::Count)
                 .formula("batch / step time")
                 .derive(format!(
@@ -500,7 +510,7 @@ impl TpCost {
                     units::seconds(p.decode_step_time_s)
                 ))
         });
-        r.result("tokens_per_s_per_device", p.tokens_per_s_per_device, || {
+        r.result("tokens_per_s", p.tokens_per_s_per_device, || {
             Quantity::new("tokens per second per device", Unit::Count)
                 .formula("tokens per second of the group / tp")
                 .derive(format!(
@@ -530,8 +540,8 @@ impl TpCost {
                 ))
             });
             r.result("slo_tokens_per_s", slo.tokens_per_s, || {
-                Quantity::new("tokens per second of the group there", Unit::Count)
-                    .formula("slo batch / time per token")
+                Quantity::new("tokens per second per device there", Unit::Count)
+                    .formula("slo batch / time per token / tp")
             });
             r.result("slo_time_per_token_s", slo.batch_tpot_s, || {
                 Quantity::new("time per output token there", Unit::Seconds)
