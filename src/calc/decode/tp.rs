@@ -657,3 +657,50 @@ fn slo_note(slo: &Slo, searched: bool, context: u64) -> String {
         units::whole(slo.batch)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+
+    /// A step of 1 ms plus 0.1 ms a sequence: 2 ms per token is met by 10
+    /// sequences (2.0 ms) and missed by 11 (2.1 ms).
+    fn step(b: u64) -> Result<f64> {
+        Ok(1e-3 + b as f64 * 1e-4)
+    }
+
+    #[test]
+    fn the_search_finds_the_largest_batch_and_what_binds_it() {
+        let s = slo_search(2.0e-3 + 1e-12, 1000, 8, step).unwrap();
+        assert_eq!((s.batch, s.bound), (10, SloBound::TimePerToken));
+        assert!((s.next_tpot_s.unwrap() - 2.1e-3).abs() < 1e-12);
+        // 10 sequences in 2 ms over 8 devices: 625 tokens/s each.
+        assert!((s.tokens_per_s - 625.0).abs() < 1e-6);
+        // Only 5 fit: the memory binds.
+        let s = slo_search(2.0e-3 + 1e-12, 5, 8, step).unwrap();
+        assert_eq!(
+            (s.batch, s.bound, s.next_tpot_s),
+            (5, SloBound::Memory, None)
+        );
+        // Not even one sequence meets 1 ms.
+        let s = slo_search(1.0e-3, 1000, 8, step).unwrap();
+        assert_eq!((s.batch, s.tokens_per_s), (0, 0.0));
+    }
+
+    #[test]
+    fn one_devices_cost_refuses_a_group_and_the_group_refuses_kernels() {
+        let cat = Catalog::default();
+        let m = cat.model("llama-3.1-70b", &[]).unwrap();
+        let hw = cat.hardware("h200-sxm", &[]).unwrap();
+        let i = |f: serde_json::Value| -> DecodeInputs {
+            crate::inputs::from_fields(f.as_object().unwrap()).unwrap()
+        };
+        let group = i(serde_json::json!({"batch": 1, "context": 128, "tp": 8}));
+        let e = super::super::cost(&m, &hw, &group, Mode::SpeedOfLight).unwrap_err();
+        assert_eq!(e.exit_code(), 65, "{e}");
+        let kernels = i(serde_json::json!({"batch": 1, "context": 128, "tp": 8, "kernels": 9}));
+        let e = cost(&m, &hw, &kernels, Mode::SpeedOfLight).unwrap_err();
+        assert!(e.to_string().contains("kernels"), "{e}");
+        assert!(cost(&m, &hw, &group, Mode::SpeedOfLight).is_ok());
+    }
+}
