@@ -105,32 +105,32 @@ fn tp_n_agrees_with_plan() {
     }
 }
 
-/// Llama-3.1-70B on eight H200s, batch 16 of 4,096 tokens, at the speed of
-/// light, from the files' numbers (models/llama-3.1-70b.toml,
-/// hardware/h200-sxm.toml):
-///
-/// Parameters per layer: attention q 8,192 x 64 x 128 = 67,108,864, k and
-/// v 8,192 x 8 x 128 = 8,388,608 each, o 67,108,864: 150,994,944; the
-/// SwiGLU MLP 3 x 8,192 x 28,672 = 704,643,072; together 855,638,016.
-/// Embedding 128,256 x 8,192 = 1,050,673,152 and an untied LM head the
-/// same; norms 80 x 2 x 8,192 + 8,192 = 1,318,912, held whole by every
-/// rank. Per device:
-///   80 x 855,638,016 / 8 = 8,556,380,160
-///   + 2 x 1,050,673,152 / 8 = 262,668,288
-///   + 1,318,912 = 8,820,367,360 params x 2 B = 17,640,734,720 B.
-/// KV: K and V of 8 heads x 128 at 2 B = 4,096 B per token per layer; 8 KV
-/// heads over 8 ranks is one each, 1/8:
-///   16 x 4,096 x 4,096 B x 80 / 8 = 2,684,354,560 B.
-/// All-reduces: 2 a layer (after attention, after the MLP) x 80 = 160, each
-/// of 16 x 8,192 x 2 B = 262,144 B; a ring moves 2 x 7/8 of it over the
-/// NVLink's 450 GB/s each way: 458,752 B / 450 GB/s = 1.01945 us, 160 of
-/// them 163.11 us.
-/// The step reads the weights less the embedding (its gather reads 16 rows,
-/// 262,144 B, /8) and the KV once: (8,820,367,360 - 1,050,673,152 / 8) x 2 B
-/// = 17,378,066,432 B, + 2,684,354,560 B = 20,062,420,992 B at 4.8 TB/s =
-/// 4.1797 ms, memory-bound (2 x 16 x 8.69e9 FLOPs / 989 TFLOP/s = 0.28 ms);
-/// + 163.11 us = 4.3428 ms, before the activations' few MB and the KV
-/// written.
+// Llama-3.1-70B on eight H200s, batch 16 of 4,096 tokens, at the speed of
+// light, from the files' numbers (models/llama-3.1-70b.toml,
+// hardware/h200-sxm.toml):
+//
+// Parameters per layer: attention q 8,192 x 64 x 128 = 67,108,864, k and
+// v 8,192 x 8 x 128 = 8,388,608 each, o 67,108,864: 150,994,944; the
+// SwiGLU MLP 3 x 8,192 x 28,672 = 704,643,072; together 855,638,016.
+// Embedding 128,256 x 8,192 = 1,050,673,152 and an untied LM head the
+// same; norms 80 x 2 x 8,192 + 8,192 = 1,318,912, held whole by every
+// rank. Per device:
+//   80 x 855,638,016 / 8 = 8,556,380,160
+//   + 2 x 1,050,673,152 / 8 = 262,668,288
+//   + 1,318,912 = 8,820,367,360 params x 2 B = 17,640,734,720 B.
+// KV: K and V of 8 heads x 128 at 2 B = 4,096 B per token per layer; 8 KV
+// heads over 8 ranks is one each, 1/8:
+//   16 x 4,096 x 4,096 B x 80 / 8 = 2,684,354,560 B.
+// All-reduces: 2 a layer (after attention, after the MLP) x 80 = 160, each
+// of 16 x 8,192 x 2 B = 262,144 B; a ring moves 2 x 7/8 of it over the
+// NVLink's 450 GB/s each way: 458,752 B / 450 GB/s = 1.01945 us, 160 of
+// them 163.11 us.
+// The step reads the weights less the embedding (its gather reads 16 rows,
+// 262,144 B, /8) and the KV once: (8,820,367,360 - 1,050,673,152 / 8) x 2 B
+// = 17,378,066,432 B, + 2,684,354,560 B = 20,062,420,992 B at 4.8 TB/s =
+// 4.1797 ms, memory-bound (2 x 16 x 8.69e9 FLOPs / 989 TFLOP/s = 0.28 ms);
+// + 163.11 us = 4.3428 ms, before the activations' few MB and the KV
+// written.
 #[test]
 fn llama_70b_on_eight_h200s_by_hand() {
     let r = cli_json(&[

@@ -319,11 +319,6 @@ fn slo_search(
 }
 
 impl TpCost {
-    /// Tokens per second per device: batch / step / tp.
-    pub fn tokens_per_s(&self) -> f64 {
-        self.plan.tokens_per_s_per_device
-    }
-
     /// Board power and energy per output token of the group.
     pub fn energy(&self) -> &crate::calc::power::Energy {
         &self.plan.energy
