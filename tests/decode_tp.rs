@@ -198,6 +198,7 @@ fn refusals_name_the_flag() {
         (&["--tp", "8", "--speculative", "0.8,4"], "--speculative"),
         (&["--tp", "8", "--acceptance", "0.8"], "--acceptance"),
         (&["--tp", "8", "--measured", "5ms"], "--measured"),
+        (&["--tp", "8", "--reserve", "step"], "--reserve"),
     ];
     for (extra, says) in cases {
         let mut a: Vec<&str> = base.to_vec();

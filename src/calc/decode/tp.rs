@@ -125,6 +125,11 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
         }
     };
     let beyond_max = kv::check_context(m, inputs.context.0, inputs.force)?;
+    // A share, as one device's decode takes it (plan's `step` reserve is
+    // priced from a run's caps, which a step alone has not).
+    if let Some(v) = &inputs.reserve {
+        kv::parse_share("reserve", v)?;
+    }
     let pi = PlanInputs {
         devices: Some(Count(tp)),
         tp: Some(Count(tp)),
