@@ -50,6 +50,9 @@ mod collective;
 #[path = "decode.rs"]
 mod decode;
 
+#[path = "decode_tp.rs"]
+mod decode_tp;
+
 #[path = "doc_examples.rs"]
 mod doc_examples;
 

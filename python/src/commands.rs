@@ -635,6 +635,7 @@ commands! {
     ///     output: Output tokens per request, for goodput.
     ///     reserve: Memory held back for activations and the runtime (default 10%).
     ///     force: Allow a context beyond the model's maximum.
+    ///     tp: Tensor-parallel ranks the step runs on: each device holds 1/tp of the sharded weights and ceil(kv heads / tp) of the KV heads, with two all-reduces per layer, priced as plan(tp=N, pp=1) (default 1).
     ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
     ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
     ///     pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
@@ -643,7 +644,7 @@ commands! {
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn decode = "decode" () [model, hw, batch, context, dtype, kv_dtype, activations, launch, kernels, speculative, acceptance, draft_tokens, draft_cost, slo_tpot, slo_ttft, prompt, output, reserve, force, price, energy_price, pue, engine, measured];
+    fn decode = "decode" () [model, hw, batch, context, dtype, kv_dtype, activations, launch, kernels, speculative, acceptance, draft_tokens, draft_cost, slo_tpot, slo_ttft, prompt, output, reserve, force, tp, price, energy_price, pue, engine, measured];
 
     /// A prompt's prefill: FLOPs, bytes, bound, time to first token; chunked, and against materialised attention scores.
     ///

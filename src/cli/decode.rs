@@ -22,7 +22,8 @@ use serde::Serialize;
   roofline decode --model deepseek-v3 --hw b200 --batch 1 --context 4096 --dtype fp8 --activations fp8   # exits 1: 671 GB do not fit one B200
   roofline decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --speculative 0.8,4,0.05
   roofline decode --model llama-3-8b --hw h200-sxm --batch 64 --context 2048 --achievable --price 2.50/h --energy-price 0.10/kWh --pue 1.3
-  roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 1024 --achievable --sweep batch=1..512 --y energy_per_token_j --chart energy.svg")]
+  roofline decode --model llama-3-8b --hw h200-sxm --batch 1 --context 1024 --achievable --sweep batch=1..512 --y energy_per_token_j --chart energy.svg
+  roofline decode --model llama-3.1-70b --hw h200-sxm --batch 16 --context 4096 --tp 8   # one step of 8 devices: plan --tp 8 --pp 1's decode")]
 pub struct DecodeArgs {
     /// A measured time (e.g. 1.2ms): the achieved rates and their shares
     /// of the roofs (mfu, mbu).
@@ -96,6 +97,11 @@ pub struct DecodeArgs {
     /// Allow a context beyond the model's maximum.
     #[arg(long)]
     pub force: bool,
+    /// Tensor-parallel ranks the step runs on: each device holds 1/tp of
+    /// the sharded weights and ceil(kv heads / tp) of the KV heads, with
+    /// two all-reduces per layer, priced as `plan --tp N --pp 1` (default 1).
+    #[arg(long)]
+    pub tp: Option<String>,
     /// Prices for cost per token.
     #[command(flatten)]
     #[serde(flatten)]

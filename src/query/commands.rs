@@ -83,6 +83,13 @@ pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -
                 format!("`{m}`: a measured time is positive"),
             ));
         }
+        if command == "decode" {
+            // A bad tp is reported where the point is read.
+            let tp = decode_tp(fields).unwrap_or(1);
+            if tp > 1 {
+                return Err(calc::decode::tp::refused("measured", tp));
+            }
+        }
         let mut f = fields.clone();
         f.remove("measured");
         let mut r = point_inner(ctx, command, &f, lean)?;
@@ -90,6 +97,17 @@ pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -
         return Ok(r);
     }
     point_inner(ctx, command, fields, lean)
+}
+
+/// The tensor-parallel degree of a decode point (1 without `tp`), read
+/// alone: the other fields are read where they are used.
+fn decode_tp(fields: &Fields) -> Result<u64> {
+    #[derive(serde::Deserialize)]
+    struct Tp {
+        tp: Option<crate::inputs::Count>,
+    }
+    let t: Tp = from_fields_where(fields, |k| k == "tp")?;
+    crate::inputs::at_least_one("tp", t.tp.map_or(1, |c| c.0))
 }
 
 /// [`point`] without a measured time.
@@ -472,6 +490,20 @@ fn decode(
         engine_note(ctx, fields, &mut r)?;
         Ok(r)
     };
+    // A tensor-parallel group: plan's layout tp x 1 x 1 (decode::tp).
+    let tp = decode_tp(fields)?;
+    if tp > 1 {
+        if fields.contains_key("speculative") {
+            return Err(decode::tp::refused("speculative", tp));
+        }
+        let mut inputs: DecodeInputs = inputs(fields)?;
+        inputs.engine = Some(engine.clone());
+        let c = decode::tp::cost(&m, &hw, &inputs, ctx.mode)?;
+        let mut r = c.report(lean);
+        prices.record(&mut r, &[c.energy()]);
+        engine_note(ctx, fields, &mut r)?;
+        return Ok(r);
+    }
     let spec = fields
         .get("speculative")
         .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string));

@@ -437,7 +437,15 @@ impl Context {
         hws.dedup_by(|a, b| a.id == b.id);
         for r in reports.iter_mut() {
             let launch = r.inputs.get("launch").and_then(|v| v.as_str());
-            let Some(kind) = crate::calc::accuracy::kind(&r.command, launch) else {
+            // A tensor-parallel decode step is plan's (calc::decode::tp),
+            // validated as plan's are.
+            let tp = r.inputs.get("tp").and_then(|v| v.as_u64()).unwrap_or(1);
+            let command = if r.command == "decode" && tp > 1 {
+                "plan"
+            } else {
+                r.command.as_str()
+            };
+            let Some(kind) = crate::calc::accuracy::kind(command, launch) else {
                 continue;
             };
             let one = r

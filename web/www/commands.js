@@ -761,6 +761,11 @@ export const COMMANDS = {
     "help": "Allow a context beyond the model's maximum"
    },
    {
+    "name": "tp",
+    "switch": false,
+    "help": "Tensor-parallel ranks the step runs on: each device holds 1/tp of the sharded weights and ceil(kv heads / tp) of the KV heads, with two all-reduces per layer, priced as `plan --tp N --pp 1` (default 1)"
+   },
+   {
     "name": "price",
     "switch": false,
     "help": "Price of one device for an hour, as AMOUNT/h (2.50/h; also /min, /s): gives cost per million tokens. A plain number in your currency"

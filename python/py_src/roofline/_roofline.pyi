@@ -282,7 +282,7 @@ def collective(kind: Optional[Field] = None, *, hw: Optional[HardwareLike] = Non
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def decode(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, batch: Optional[Field] = None, context: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, kernels: Optional[Field] = None, speculative: Optional[Field] = None, acceptance: Optional[Field] = None, draft_tokens: Optional[Field] = None, draft_cost: Optional[Field] = None, slo_tpot: Optional[Field] = None, slo_ttft: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, reserve: Optional[Field] = None, force: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, engine: Optional[Field] = None, measured: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def decode(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, batch: Optional[Field] = None, context: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, kernels: Optional[Field] = None, speculative: Optional[Field] = None, acceptance: Optional[Field] = None, draft_tokens: Optional[Field] = None, draft_cost: Optional[Field] = None, slo_tpot: Optional[Field] = None, slo_ttft: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, reserve: Optional[Field] = None, force: Optional[Field] = None, tp: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, engine: Optional[Field] = None, measured: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     One decode step: bytes, FLOPs, bound, step time, tokens per second; MoE, launch overhead, speculative decoding, SLO capacity.
 
@@ -309,6 +309,7 @@ def decode(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = No
         output: Output tokens per request, for goodput.
         reserve: Memory held back for activations and the runtime (default 10%).
         force: Allow a context beyond the model's maximum.
+        tp: Tensor-parallel ranks the step runs on: each device holds 1/tp of the sharded weights and ceil(kv heads / tp) of the KV heads, with two all-reduces per layer, priced as plan(tp=N, pp=1) (default 1).
         price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
         energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
         pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.

@@ -293,6 +293,13 @@ fn cost_in(
             ));
         }
     };
+    // One device's step; a TP group's is `plan`'s (super::tp).
+    if super::tp::degree(inputs)? > 1 {
+        return Err(Error::field(
+            "tp",
+            "decode::cost prices one device's step; a tensor-parallel group's is decode::tp::cost",
+        ));
+    }
     let context = inputs.context.0;
     let beyond_max = kv::check_context(m, context, inputs.force)?;
     let Fixed {

@@ -49,6 +49,10 @@ pub struct DecodeInputs {
     /// Allow a context beyond the model's maximum.
     #[serde(default)]
     pub force: bool,
+    /// Tensor-parallel ranks the step runs on (default 1: one device);
+    /// more is `plan`'s layout tp x 1 x 1 ([`super::tp`]).
+    #[serde(default)]
+    pub tp: Option<Count>,
     /// The engine the step runs on (the query's `engine` field, resolved
     /// against the catalog; the plain PyTorch forward when `None`).
     #[serde(skip)]

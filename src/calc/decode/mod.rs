@@ -5,7 +5,8 @@
 //! [`Roof`](super::roof::Roof): max(FLOPs / peak, bytes / bandwidth), plus launch overhead
 //! when asked. With speculative decoding a pass verifies g+1 tokens per
 //! sequence; with a time-per-output-token target the largest batch that
-//! meets it is found by bisection.
+//! meets it is found by bisection. On a tensor-parallel group (`tp`) the
+//! step is `plan`'s ([`tp`]).
 
 mod cost;
 mod fp8;
@@ -14,6 +15,7 @@ mod pricer;
 mod report;
 mod setup;
 mod timed;
+pub mod tp;
 
 pub use cost::{
     DecodeCost, Goodput, MemoryFit, Shared, Slo, SloBound, Speculation, cost, cost_shared,
