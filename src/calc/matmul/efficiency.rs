@@ -45,6 +45,12 @@ pub struct GemmModel {
     /// (`achievable.kernel-overhead`): a compute-bound shape is split only
     /// where the split saves more than this.
     pub split_cost_s: f64,
+    /// The library's split rule for weight-streaming GEMMs: (most rows,
+    /// least K / N) ascending in rows, and the K at or below which none
+    /// splits (`achievable.gemm.stream-split`; empty: no such rule).
+    pub stream_split: Vec<(u64, f64)>,
+    /// `achievable.gemm.stream-split-k-above`.
+    pub stream_split_k_above: u64,
     /// The hash of the figures above, made at the first GEMM priced and
     /// kept: a sweep prices a few GEMMs at every point.
     pub(crate) fingerprint: Fingerprint,
@@ -120,8 +126,25 @@ impl GemmModel {
                 .as_ref()
                 .and_then(|a| a.kernel_overhead)
                 .map_or(0.0, |s| s.get()),
+            stream_split: g
+                .map(|g| {
+                    g.stream_split
+                        .iter()
+                        .map(|r| (r.rows, r.k_over_n))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            stream_split_k_above: g.and_then(|g| g.stream_split_k_above).unwrap_or(0),
             fingerprint: Fingerprint::default(),
         }
+    }
+
+    /// Whether the library splits a weight-streaming GEMM of m x n x k,
+    /// by its measured rule (formulas.md, "Achievable: GEMM efficiency by
+    /// shape", split K); `None` where the rule does not cover m.
+    pub fn stream_splits(&self, m: u64, n: u64, k: u64) -> Option<bool> {
+        let &(_, ratio) = self.stream_split.iter().find(|(rows, _)| m <= *rows)?;
+        Some(k > self.stream_split_k_above && k as f64 >= ratio * n as f64)
     }
 
     /// The candidates the library chooses among: each tile, unsplit, and
@@ -289,6 +312,27 @@ impl GemmModel {
             });
             e = best.1;
         }
+        // A weight-streaming GEMM splits, or not, as the library's measured
+        // rule says; its compute term is not binding, so the split decides
+        // only the reduction kernel.
+        if groups <= 1.0 && flops / (rate * e.efficiency) <= read_s {
+            if let Some(split) = self.stream_splits(m, n, k) {
+                if split != (e.split_k > 1) {
+                    let mut best: Option<Efficiency> = None;
+                    self.candidates(m, n, k, groups, |c| {
+                        if (c.split_k > 1) == split
+                            && best.is_none_or(|b| c.efficiency > b.efficiency + 1e-12)
+                        {
+                            best = Some(c);
+                        }
+                    });
+                    e = best.unwrap_or(Efficiency {
+                        split_k: if split { 2 } else { 1 },
+                        ..e
+                    });
+                }
+            }
+        }
         let compute_s = flops / (rate * e.efficiency);
         GemmTime {
             compute_s,
@@ -311,6 +355,8 @@ mod tests {
             sms: 132,
             full_rate_reuse: None,
             split_cost_s: 0.0,
+            stream_split: Vec::new(),
+            stream_split_k_above: 0,
             fingerprint: Fingerprint::default(),
         }
     }
@@ -333,6 +379,8 @@ mod tests {
             sms: 1,
             full_rate_reuse: None,
             split_cost_s: 0.0,
+            stream_split: Vec::new(),
+            stream_split_k_above: 0,
             fingerprint: Fingerprint::default(),
         }
         .efficiency(100, 128, 4096, 1.0);
@@ -359,6 +407,8 @@ mod tests {
             sms: 132,
             full_rate_reuse: Some(reuse(128, 128)),
             split_cost_s: 0.0,
+            stream_split: Vec::new(),
+            stream_split_k_above: 0,
             fingerprint: Fingerprint::default(),
         };
         let e = g.efficiency(256, 256, 4096, 1.0);
@@ -378,6 +428,8 @@ mod tests {
             sms: 132,
             full_rate_reuse: None,
             split_cost_s: cost,
+            stream_split: Vec::new(),
+            stream_split_k_above: 0,
             fingerprint: Fingerprint::default(),
         };
         let flops = 2.0 * 256.0 * 256.0 * 4096.0;
@@ -398,6 +450,8 @@ mod tests {
             sms: 132,
             full_rate_reuse: None,
             split_cost_s: 0.0,
+            stream_split: Vec::new(),
+            stream_split_k_above: 0,
             fingerprint: Fingerprint::default(),
         };
         assert_eq!(g.efficiency(7, 7, 7, 1.0).efficiency, 1.0);

@@ -360,10 +360,30 @@ pub struct GemmTiling {
     /// tile's, reaches that share of the rate; absent: every tile runs at
     /// the full rate.
     pub full_rate_tile: Option<String>,
+    /// Where the library splits a weight-streaming (memory-bound) GEMM
+    /// over K, from the profiler's kernel names: by rows M, the least K/N
+    /// that splits (`[[achievable.gemm.stream-split]]`, M ascending);
+    /// absent: such a GEMM splits as a compute-bound one would.
+    #[serde(default)]
+    pub stream_split: Vec<StreamSplit>,
+    /// K at or below which a weight-streaming GEMM is never split.
+    pub stream_split_k_above: Option<u64>,
     /// `tiles` parsed, once: every point of an `--achievable` sweep
     /// resolves the GEMM model (the fields are not changed after loading).
     #[serde(skip)]
     parsed: std::sync::OnceLock<std::result::Result<Vec<(u64, u64)>, String>>,
+}
+
+/// One row of `[[achievable.gemm.stream-split]]`: GEMMs of at most `rows`
+/// rows (and more than the previous row's) split K where K / N is at least
+/// `k-over-n`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct StreamSplit {
+    /// The most rows M this row covers.
+    pub rows: u64,
+    /// The least K / N that splits.
+    pub k_over_n: f64,
 }
 
 impl GemmTiling {
