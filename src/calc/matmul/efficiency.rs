@@ -315,23 +315,23 @@ impl GemmModel {
         // A weight-streaming GEMM splits, or not, as the library's measured
         // rule says; its compute term is not binding, so the split decides
         // only the reduction kernel.
-        if groups <= 1.0 && flops / (rate * e.efficiency) <= read_s {
-            if let Some(split) = self.stream_splits(m, n, k) {
-                if split != (e.split_k > 1) {
-                    let mut best: Option<Efficiency> = None;
-                    self.candidates(m, n, k, groups, |c| {
-                        if (c.split_k > 1) == split
-                            && best.is_none_or(|b| c.efficiency > b.efficiency + 1e-12)
-                        {
-                            best = Some(c);
-                        }
-                    });
-                    e = best.unwrap_or(Efficiency {
-                        split_k: if split { 2 } else { 1 },
-                        ..e
-                    });
+        if groups <= 1.0
+            && flops / (rate * e.efficiency) <= read_s
+            && let Some(split) = self.stream_splits(m, n, k)
+            && split != (e.split_k > 1)
+        {
+            let mut best: Option<Efficiency> = None;
+            self.candidates(m, n, k, groups, |c| {
+                if (c.split_k > 1) == split
+                    && best.is_none_or(|b| c.efficiency > b.efficiency + 1e-12)
+                {
+                    best = Some(c);
                 }
-            }
+            });
+            e = best.unwrap_or(Efficiency {
+                split_k: if split { 2 } else { 1 },
+                ..e
+            });
         }
         let compute_s = flops / (rate * e.efficiency);
         GemmTime {
