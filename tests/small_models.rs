@@ -160,3 +160,29 @@ fn batch_64_decode_energy_within_15_percent() {
         assert!(w.abs() <= 0.10, "{} power: {:+.1}%", p["phase"], w * 100.0);
     }
 }
+
+#[test]
+fn qwen3_8b_graph_decode_within_10_percent() {
+    // validation/qwen3_decode_h200.py on one H200, 2026-12-02
+    // (validation/results/2026-12-02-h200/h200-qwen3-decode.json): Qwen3's
+    // per-head q/k norm over the lean Llama decode, replayed from a graph;
+    // no figure was fitted on it.
+    let p = format!(
+        "{}/validation/results/2026-12-02-h200/h200-qwen3-decode.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let d: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let rows = d["decode"].as_array().unwrap();
+    assert_eq!(rows.len(), 7);
+    for r in rows {
+        let p = decode(&"qwen3-8b".into(), &r["batch"], &r["context"], "graph");
+        let e = n(&p["step_time_s"]) / n(&r["graph_s"]) - 1.0;
+        assert!(
+            e.abs() <= 0.10,
+            "B={} T={}: {:+.1}%",
+            r["batch"],
+            r["context"],
+            e * 100.0
+        );
+    }
+}

@@ -6,6 +6,7 @@
 //! MXFP4 experts beside bf16 attention).
 
 use super::{KernelClass, LM_HEAD, Op, OpKind, Precisions};
+use crate::spec::engine::Engine;
 use crate::spec::model::Model;
 
 /// Bytes per element of the q and k the norm reads and writes (the 16-bit
@@ -14,23 +15,43 @@ const STREAM_BYTES: f64 = 2.0;
 
 /// Kernels of the q/k norm as a PyTorch forward runs it: the RMS
 /// normalisation over each head, then the multiply by the q and k weights
-/// (validation/qwen3_decode_h200.py; an engine's fused kernel runs one).
+/// (validation/qwen3_decode_h200.py); an engine with one-pass norms runs
+/// one norm kernel for q and one for k.
 pub const QK_NORM_KERNELS: f64 = 2.0;
 
-/// The q/k norm of `tokens` tokens, all layers: each kernel reads and
-/// writes the (h + h_kv) x d_h query and key elements. None for a model
-/// without it.
-pub fn qk_norm(m: &Model, tokens: u64) -> Option<Op> {
+/// The q/k norm of `tokens` tokens, all layers, as engine `e` runs it:
+/// each kernel reads and writes its share of the (h + h_kv) x d_h query
+/// and key elements. PyTorch's is a norm kernel (`kernel-fixed.norm`) and
+/// an elementwise multiply; one-pass norms are priced as elementwise
+/// kernels (formulas.md, "Engines: how a profile turns into kernels").
+/// Empty for a model without it.
+pub fn qk_norm(m: &Model, tokens: u64, e: &Engine) -> Vec<Op> {
     if m.attention.qk_norm == crate::spec::model::QkNorm::None {
-        return None;
+        return Vec::new();
     }
     let layers = m.layers.get() as f64;
     let qk = tokens as f64 * (m.attention.heads.get() + m.kv_heads()) as f64 * m.head_dim() as f64;
-    Some(Op {
-        class: KernelClass::Norm,
-        activation_bytes: QK_NORM_KERNELS * 2.0 * qk * STREAM_BYTES * layers,
-        ..Op::plain("qk-norm", OpKind::Elementwise, layers, QK_NORM_KERNELS)
-    })
+    // One pass over the q and k elements: read and write each.
+    let pass = 2.0 * qk * STREAM_BYTES * layers;
+    if e.fusion.norm_one_pass {
+        return vec![Op {
+            class: KernelClass::Pointwise,
+            activation_bytes: pass,
+            ..Op::plain("qk-norm", OpKind::Elementwise, layers, QK_NORM_KERNELS)
+        }];
+    }
+    vec![
+        Op {
+            class: KernelClass::Norm,
+            activation_bytes: pass,
+            ..Op::plain("qk-norm", OpKind::Elementwise, layers, 1.0)
+        },
+        Op {
+            class: KernelClass::Pointwise,
+            activation_bytes: pass,
+            ..Op::plain("qk-norm-scale", OpKind::Elementwise, layers, 1.0)
+        },
+    ]
 }
 
 /// The sink logits' FLOPs: one more score a query head, exponentiated and

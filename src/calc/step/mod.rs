@@ -655,7 +655,7 @@ pub fn forward_on(
     }
 
     let mut extra = elementwise::kernels_between_on(m, shape, tokens, p, eng)?;
-    extra.extend(attention_extra::qk_norm(m, tokens));
+    extra.extend(attention_extra::qk_norm(m, tokens, eng));
     attention_extra::apply_formats(m, &mut ops, p);
     Ok(Step {
         ops,
