@@ -20,7 +20,7 @@ calls captured in one graph, per call.
 """
 
 import json
-import statistics
+import os
 import sys
 import time
 
@@ -28,6 +28,10 @@ import torch
 import torch.nn.functional as F
 import triton
 import triton.language as tl
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import graph_of  # noqa: E402
+from serving_fidelity import ev_time, kernel_count as kernels_of  # noqa: E402
 
 MODELS = {
     "llama-3-8b": dict(L=32, d=4096, h=32, kv=8, dh=128, ff=14336, V=128256),
@@ -136,7 +140,7 @@ class Model:
 
 def reference_check():
     """The fused kernels against plain PyTorch on one small case."""
-    d, h, kv, dh = 256, 4, 2, 64
+    d = 256
     x = torch.randn(3, d, **BF)
     r = torch.randn(3, d, **BF)
     w = torch.rand(d, **BF)
@@ -154,50 +158,8 @@ def reference_check():
 
 
 def ev(fn, reps):
-    out = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        out.append(s.elapsed_time(e) * 1e-3)
-    return statistics.median(out), min(out)
-
-
-def graph_of(body, n=1):
-    st = torch.cuda.Stream()
-    st.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(st):
-        for _ in range(2):
-            body()
-    torch.cuda.current_stream().wait_stream(st)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(n):
-            body()
-    return g
-
-
-def kernels_of(fn):
-    from torch.profiler import ProfilerActivity, profile
-
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    names = {}
-    k = mem = 0
-    for e in prof.events():
-        if e.device_type != torch.autograd.DeviceType.CUDA:
-            continue
-        if "memcpy" in e.name.lower() or "memset" in e.name.lower():
-            mem += 1
-            continue
-        k += 1
-        names[e.name[:90]] = names.get(e.name[:90], 0) + 1
-    return dict(kernels=k, memcpy_memset=mem, top=sorted(names.items(), key=lambda x: -x[1])[:16])
+    t = ev_time(fn, reps)
+    return t[0], t[1]
 
 
 def setup(M, B, T):
@@ -233,7 +195,7 @@ def singles(M, B):
     }
     out = []
     for name, body in bodies.items():
-        g = graph_of(body, n=200)
+        g = graph_of(lambda body=body: [body() for _ in range(200)])
         g.replay()
         t, tmin = ev(g.replay, 10)
         out.append(dict(model=M.name, batch=B, kernel=name, per_call_s=t / 200, min_s=tmin / 200))

@@ -50,6 +50,9 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import graph_of as common_graph_of  # noqa: E402
+
 T0 = time.time()
 ARGS = None
 RANK = 0
@@ -117,16 +120,9 @@ def ev_time(fn, reps, barrier=True):
 
 
 def graph_of(body):
-    st = torch.cuda.Stream()
-    st.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(st):
-        for _ in range(3):
-            body()
-    torch.cuda.current_stream().wait_stream(st)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        body()
+    """validation/common.py's capture, replayed once so NCCL's graph
+    resources are set up before the timed replays."""
+    g = common_graph_of(body)
     g.replay()
     torch.cuda.synchronize()
     return g

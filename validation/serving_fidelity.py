@@ -56,6 +56,9 @@ import traceback
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
+from common import graph_of  # noqa: E402 - validation/common.py's, also sf.graph_of for the probes
+
 MODELS = {
     "llama-3-8b": dict(L=32, d=4096, h=32, kv=8, dh=128, ff=14336, V=128256),
     "llama-2-7b": dict(L=32, d=4096, h=32, kv=32, dh=128, ff=11008, V=32000),
@@ -297,20 +300,6 @@ def caches(M, B, T):
     kc = [torch.randn(B, m["kv"], T, m["dh"], **bf) for _ in range(m["L"])]
     vc = [torch.randn(B, m["kv"], T, m["dh"], **bf) for _ in range(m["L"])]
     return kc, vc
-
-
-def graph_of(body):
-    st = torch.cuda.Stream()
-    st.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(st):
-        for _ in range(2):
-            body()
-    torch.cuda.current_stream().wait_stream(st)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        body()
-    return g
 
 
 def run_decode(M, res, B, T, count=False):

@@ -14,7 +14,6 @@ op's calls and self CPU time, to name the calls whose host path differs.
 import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import host_probe as hp  # noqa: E402
