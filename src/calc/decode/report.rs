@@ -238,59 +238,14 @@ impl DecodeCost {
             });
         }
         if let Some(slo) = &self.slo {
-            r.result("slo_batch", slo.batch as f64, || {
-                Quantity::new(
-                    format!(
-                        "largest batch with time per token <= {}",
-                        units::seconds(slo.tpot_s)
-                    ),
-                    Unit::Count,
-                )
-                .formula(format!("bisection over batch 1..{}", slo.searched_to))
-            });
-            r.result("slo_tokens_per_s", slo.tokens_per_s, || {
-                Quantity::new("tokens per second per device there", Unit::Count)
-                    .formula("slo batch / time per token")
-            });
-            r.result("slo_time_per_token_s", slo.batch_tpot_s, || {
-                Quantity::new("time per output token there", Unit::Seconds)
-            });
-            r.result("slo_bound", slo.bound.as_str(), || {
-                Quantity::new("what sets that batch", Unit::None).formula(
-                    "memory when the search reaches the sequences that fit, else the next batch's time per token",
-                )
-            });
+            record_slo(&mut r, slo, "", "slo batch / time per token");
         }
         if let Some(g) = &self.goodput {
-            r.result("ttft_s", g.ttft_s, || {
-                Quantity::new(
-                    format!(
-                        "time to first token ({} prompt tokens)",
-                        units::whole(g.prompt)
-                    ),
-                    Unit::Seconds,
-                )
-                .formula("prefill of one prompt")
-            });
-            r.result("request_latency_s", g.request_latency_s, || {
-                Quantity::new(
-                    format!("request latency ({} output tokens)", units::whole(g.output)),
-                    Unit::Seconds,
-                )
-                .formula("ttft + output x time per token")
-            });
-            r.result("requests_per_s", g.requests_per_s, || {
-                Quantity::new("requests per second per device", Unit::Count)
-                    .formula("batch / (output steps x step time + batch x ttft)")
-            });
-            r.result(
-                "goodput_requests_per_s",
-                if g.meets_slo { g.requests_per_s } else { 0.0 },
-                || {
-                    Quantity::new("requests per second meeting the SLOs", Unit::Count).formula(
-                        "requests per second if ttft and time per token meet their targets, else 0",
-                    )
-                },
+            record_goodput(
+                &mut r,
+                g,
+                "prefill of one prompt",
+                "requests per second per device",
             );
         }
         self.energy.record(&mut r);
@@ -428,4 +383,69 @@ impl DecodeCost {
         }
         r
     }
+}
+
+/// The `--slo-tpot` results: the largest batch meeting the target and its
+/// rates. `searched` names what was bisected beyond the batch range (empty
+/// for one device's step); `rate` is the tokens-per-second formula.
+pub(super) fn record_slo(r: &mut Report, slo: &super::Slo, searched: &str, rate: &str) {
+    r.result("slo_batch", slo.batch as f64, || {
+        Quantity::new(
+            format!(
+                "largest batch with time per token <= {}",
+                units::seconds(slo.tpot_s)
+            ),
+            Unit::Count,
+        )
+        .formula(format!(
+            "bisection over batch 1..{}{searched}",
+            slo.searched_to
+        ))
+    });
+    r.result("slo_tokens_per_s", slo.tokens_per_s, || {
+        Quantity::new("tokens per second per device there", Unit::Count).formula(rate)
+    });
+    r.result("slo_time_per_token_s", slo.batch_tpot_s, || {
+        Quantity::new("time per output token there", Unit::Seconds)
+    });
+    r.result("slo_bound", slo.bound.as_str(), || {
+        Quantity::new("what sets that batch", Unit::None).formula(
+            "memory when the search reaches the sequences that fit, else the next batch's time per token",
+        )
+    });
+}
+
+/// The goodput results: time to first token (`ttft` says how it was
+/// priced), request latency, requests per second (`rps` labels whose) and
+/// those meeting the SLOs.
+pub(super) fn record_goodput(r: &mut Report, g: &super::Goodput, ttft: &str, rps: &str) {
+    r.result("ttft_s", g.ttft_s, || {
+        Quantity::new(
+            format!(
+                "time to first token ({} prompt tokens)",
+                units::whole(g.prompt)
+            ),
+            Unit::Seconds,
+        )
+        .formula(ttft)
+    });
+    r.result("request_latency_s", g.request_latency_s, || {
+        Quantity::new(
+            format!("request latency ({} output tokens)", units::whole(g.output)),
+            Unit::Seconds,
+        )
+        .formula("ttft + output x time per token")
+    });
+    r.result("requests_per_s", g.requests_per_s, || {
+        Quantity::new(rps, Unit::Count).formula("batch / (output steps x step time + batch x ttft)")
+    });
+    r.result(
+        "goodput_requests_per_s",
+        if g.meets_slo { g.requests_per_s } else { 0.0 },
+        || {
+            Quantity::new("requests per second meeting the SLOs", Unit::Count).formula(
+                "requests per second if ttft and time per token meet their targets, else 0",
+            )
+        },
+    );
 }

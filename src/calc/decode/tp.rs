@@ -526,62 +526,19 @@ impl TpCost {
             r.group_since(mark, "time");
         }
         if let Some(slo) = &self.slo {
-            r.result("slo_batch", slo.batch as f64, || {
-                Quantity::new(
-                    format!(
-                        "largest batch with time per token <= {}",
-                        units::seconds(slo.tpot_s)
-                    ),
-                    Unit::Count,
-                )
-                .formula(format!(
-                    "bisection over batch 1..{} of the group's step",
-                    slo.searched_to
-                ))
-            });
-            r.result("slo_tokens_per_s", slo.tokens_per_s, || {
-                Quantity::new("tokens per second per device there", Unit::Count)
-                    .formula("slo batch / time per token / tp")
-            });
-            r.result("slo_time_per_token_s", slo.batch_tpot_s, || {
-                Quantity::new("time per output token there", Unit::Seconds)
-            });
-            r.result("slo_bound", slo.bound.as_str(), || {
-                Quantity::new("what sets that batch", Unit::None).formula(
-                    "memory when the search reaches the sequences that fit, else the next batch's time per token",
-                )
-            });
+            super::report::record_slo(
+                &mut r,
+                slo,
+                " of the group's step",
+                "slo batch / time per token / tp",
+            );
         }
         if let Some(g) = &self.goodput {
-            r.result("ttft_s", g.ttft_s, || {
-                Quantity::new(
-                    format!(
-                        "time to first token ({} prompt tokens)",
-                        units::whole(g.prompt)
-                    ),
-                    Unit::Seconds,
-                )
-                .formula("the group's prefill of one prompt (plan's)")
-            });
-            r.result("request_latency_s", g.request_latency_s, || {
-                Quantity::new(
-                    format!("request latency ({} output tokens)", units::whole(g.output)),
-                    Unit::Seconds,
-                )
-                .formula("ttft + output x time per token")
-            });
-            r.result("requests_per_s", g.requests_per_s, || {
-                Quantity::new("requests per second of the group", Unit::Count)
-                    .formula("batch / (output steps x step time + batch x ttft)")
-            });
-            r.result(
-                "goodput_requests_per_s",
-                if g.meets_slo { g.requests_per_s } else { 0.0 },
-                || {
-                    Quantity::new("requests per second meeting the SLOs", Unit::Count).formula(
-                        "requests per second if ttft and time per token meet their targets, else 0",
-                    )
-                },
+            super::report::record_goodput(
+                &mut r,
+                g,
+                "the group's prefill of one prompt (plan's)",
+                "requests per second of the group",
             );
         }
         p.energy.record(&mut r);
