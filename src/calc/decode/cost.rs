@@ -421,23 +421,7 @@ fn cost_in(
                 let (_, pass, e, _) = at(b)?;
                 Ok(pass / e)
             };
-            let (best, best_tpot) = if tpot(1)? > target {
-                (0, tpot(1)?)
-            } else if tpot(hi)? <= target {
-                (hi, tpot(hi)?)
-            } else {
-                // Invariant: lo meets the target, hi does not.
-                let (mut lo, mut hi) = (1u64, hi);
-                while hi - lo > 1 {
-                    let mid = lo + (hi - lo) / 2;
-                    if tpot(mid)? <= target {
-                        lo = mid;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                (lo, tpot(lo)?)
-            };
+            let (best, best_tpot) = largest_meeting(target, hi, &tpot)?;
             // What stops the batch growing: at the top of the search, the
             // memory (or the search's own limit); below it, the next batch's
             // time per token.
@@ -595,6 +579,33 @@ impl DecodeCost {
     pub fn tokens_per_s_per_user(&self) -> f64 {
         self.tokens_per_step / self.step_time_s
     }
+}
+
+/// The largest batch in 1..=hi whose time per token `tpot` is at most
+/// `target`, by bisection (time per token grows with the batch), with its
+/// time per token; batch 0 and batch 1's time when none meets it.
+pub(super) fn largest_meeting(
+    target: f64,
+    hi: u64,
+    tpot: &impl Fn(u64) -> Result<f64>,
+) -> Result<(u64, f64)> {
+    Ok(if tpot(1)? > target {
+        (0, tpot(1)?)
+    } else if tpot(hi)? <= target {
+        (hi, tpot(hi)?)
+    } else {
+        // Invariant: lo meets the target, hi does not.
+        let (mut lo, mut hi) = (1u64, hi);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if tpot(mid)? <= target {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        (lo, tpot(lo)?)
+    })
 }
 
 #[cfg(test)]

@@ -285,23 +285,7 @@ fn slo_search(
     step: impl Fn(u64) -> Result<f64>,
 ) -> Result<Slo> {
     let hi = fit.max(1);
-    let (best, best_tpot) = if step(1)? > target {
-        (0, step(1)?)
-    } else if step(hi)? <= target {
-        (hi, step(hi)?)
-    } else {
-        // Invariant: lo meets the target, hi does not.
-        let (mut lo, mut hi) = (1u64, hi);
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if step(mid)? <= target {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        (lo, step(lo)?)
-    };
+    let (best, best_tpot) = super::cost::largest_meeting(target, hi, &step)?;
     let (bound, next_tpot_s) = if best == hi && best > 0 {
         (SloBound::Memory, None)
     } else {
