@@ -317,6 +317,50 @@ fn vllm_fused_kernels_against_the_h200_measurements() {
     assert!(median(errs.clone()) <= 0.10, "median {}", median(errs));
 }
 
+/// `fusion.kv-write` writes a token's key and value in one kernel: one
+/// kernel fewer a layer (Llama-3-8B's 32), the same bytes; `engine show`
+/// lists both new fusions.
+#[test]
+fn one_cache_write_kernel_a_layer_under_kv_write() {
+    let f = [
+        ("model", Value::from("llama-3-8b")),
+        ("hw", "h200-sxm".into()),
+        ("batch", 1.into()),
+        ("context", 1024.into()),
+    ];
+    let plain = run("decode", Mode::Achievable, &[], &f).unwrap();
+    let fused = run(
+        "decode",
+        Mode::Achievable,
+        &["engine.fusion.kv-write=true"],
+        &f,
+    )
+    .unwrap();
+    assert_eq!(num(&plain, "kernels") - num(&fused, "kernels"), 32.0);
+    assert_eq!(
+        num(&plain, "kv_write_bytes").to_bits(),
+        num(&fused, "kv_write_bytes").to_bits()
+    );
+    let show = |e: &str| {
+        run(
+            "engine show",
+            Mode::SpeedOfLight,
+            &[],
+            &[("engine", e.into())],
+        )
+        .unwrap()
+    };
+    for (e, kv, norm) in [
+        ("pytorch", false, false),
+        ("vllm", true, true),
+        ("sglang", false, true),
+    ] {
+        let r = show(e);
+        assert_eq!(r.results["fused_kv_write"], Value::from(kv), "{e}");
+        assert_eq!(r.results["norm_one_pass"], Value::from(norm), "{e}");
+    }
+}
+
 #[test]
 fn trtllm_all_reduces_16_kib_over_8_h200s_under_10_us_below_nccl() {
     let f = |e: &str| {
