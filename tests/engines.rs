@@ -353,7 +353,7 @@ fn one_cache_write_kernel_a_layer_under_kv_write() {
     for (e, kv, norm) in [
         ("pytorch", false, false),
         ("vllm", true, true),
-        ("sglang", false, true),
+        ("sglang", true, true),
     ] {
         let r = show(e);
         assert_eq!(r.results["fused_kv_write"], Value::from(kv), "{e}");
