@@ -505,6 +505,28 @@ impl Hardware {
             {
                 return err("achievable.gemm.full-rate-tile", e);
             }
+            if let Some(g) = &a.gemm {
+                let mut last = 0;
+                for (i, r) in g.stream_split.iter().enumerate() {
+                    let field = format!("achievable.gemm.stream-split.{i}");
+                    if r.rows <= last {
+                        return err(
+                            &format!("{field}.rows"),
+                            format!(
+                                "{}: expected rows in ascending order, each above the one before ({last})",
+                                r.rows
+                            ),
+                        );
+                    }
+                    if !(r.k_over_n.is_finite() && r.k_over_n >= 0.0) {
+                        return err(
+                            &format!("{field}.k-over-n"),
+                            format!("{}: expected a ratio K / N of 0 or more", r.k_over_n),
+                        );
+                    }
+                    last = r.rows;
+                }
+            }
             for key in a.dense.keys() {
                 if let (Some(m), Some(d)) = (a.dense.get(key), self.compute.dense.get(key))
                     && m > d * self.peak_multiplier() * (1.0 + 1e-9)
