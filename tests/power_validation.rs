@@ -6,9 +6,6 @@
 //! fp8 loop and the decode batches are held out. Power within 10% of each
 //! phase's mean; energy per decoded token within 15%.
 
-use roofline::inputs::Fields;
-use roofline::query::{self, Context};
-use roofline::spec::hardware::Mode;
 use serde_json::Value;
 
 fn summary() -> Value {
@@ -29,14 +26,7 @@ fn phase<'a>(s: &'a Value, name: &str) -> &'a Value {
 }
 
 fn results(command: &str, pairs: &[(&str, Value)]) -> Value {
-    let ctx = Context::new(Default::default(), Vec::new(), Mode::Achievable);
-    let mut f = Fields::new();
-    f.insert("hw".into(), "h200-sxm".into());
-    for (k, v) in pairs {
-        f.insert((*k).into(), v.clone());
-    }
-    let r = query::evaluate(&ctx, command, &f, &[], false).unwrap();
-    serde_json::to_value(&r[0].results).unwrap()
+    crate::common::h200_achievable(command, pairs)
 }
 
 fn n(v: &Value) -> f64 {

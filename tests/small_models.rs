@@ -19,14 +19,7 @@ fn read(name: &str) -> Value {
 }
 
 fn results(command: &str, pairs: &[(&str, Value)]) -> Value {
-    let ctx = Context::new(Default::default(), Vec::new(), Mode::Achievable);
-    let mut f = Fields::new();
-    f.insert("hw".into(), "h200-sxm".into());
-    for (k, v) in pairs {
-        f.insert((*k).into(), v.clone());
-    }
-    let r = query::evaluate(&ctx, command, &f, &[], false).unwrap();
-    serde_json::to_value(&r[0].results).unwrap()
+    crate::common::h200_achievable(command, pairs)
 }
 
 fn n(v: &Value) -> f64 {

@@ -293,3 +293,20 @@ pub fn cli_err(args: &[&str], code: i32) -> String {
     );
     err
 }
+
+/// The results of one `--achievable` query on the H200 through the library
+/// (`query::evaluate`, as the CLI runs it), `pairs` its inputs.
+pub fn h200_achievable(command: &str, pairs: &[(&str, serde_json::Value)]) -> serde_json::Value {
+    let ctx = roofline::query::Context::new(
+        Default::default(),
+        Vec::new(),
+        roofline::spec::hardware::Mode::Achievable,
+    );
+    let mut f = roofline::inputs::Fields::new();
+    f.insert("hw".into(), "h200-sxm".into());
+    for (k, v) in pairs {
+        f.insert((*k).into(), v.clone());
+    }
+    let r = roofline::query::evaluate(&ctx, command, &f, &[], false).unwrap();
+    serde_json::to_value(&r[0].results).unwrap()
+}
