@@ -421,31 +421,14 @@ fn cost_in(
                 let (_, pass, e, _) = at(b)?;
                 Ok(pass / e)
             };
-            let (best, best_tpot) = largest_meeting(target, hi, &tpot)?;
-            // What stops the batch growing: at the top of the search, the
-            // memory (or the search's own limit); below it, the next batch's
-            // time per token.
-            let (bound, next_tpot_s) = if best == hi && best > 0 {
-                match memory {
-                    Some(_) => (SloBound::Memory, None),
-                    None => (SloBound::SearchLimit, None),
-                }
+            // What stops the batch growing at the top of the search: the
+            // memory, or the search's own limit where nothing bounds it.
+            let top = if memory.is_some() {
+                SloBound::Memory
             } else {
-                (SloBound::TimePerToken, Some(tpot(best + 1)?))
+                SloBound::SearchLimit
             };
-            Some(Slo {
-                tpot_s: target,
-                batch: best,
-                searched_to: hi,
-                batch_tpot_s: best_tpot,
-                bound,
-                next_tpot_s,
-                tokens_per_s: if best == 0 {
-                    0.0
-                } else {
-                    best as f64 / best_tpot
-                },
-            })
+            Some(slo_search(target, hi, top, 1, &tpot)?)
         }
     };
 
@@ -581,15 +564,19 @@ impl DecodeCost {
     }
 }
 
-/// The largest batch in 1..=hi whose time per token `tpot` is at most
-/// `target`, by bisection (time per token grows with the batch), with its
-/// time per token; batch 0 and batch 1's time when none meets it.
-pub(super) fn largest_meeting(
+/// The `--slo-tpot` answer: the largest batch in 1..=hi whose time per
+/// token `tpot` is at most `target`, by bisection (time per token grows
+/// with the batch; batch 0 when none meets it). What stops it: `top` when
+/// the search reaches hi, else the next batch's time per token. Its tokens
+/// per second are per device of `devices`.
+pub(super) fn slo_search(
     target: f64,
     hi: u64,
+    top: SloBound,
+    devices: u64,
     tpot: &impl Fn(u64) -> Result<f64>,
-) -> Result<(u64, f64)> {
-    Ok(if tpot(1)? > target {
+) -> Result<Slo> {
+    let (best, best_tpot) = if tpot(1)? > target {
         (0, tpot(1)?)
     } else if tpot(hi)? <= target {
         (hi, tpot(hi)?)
@@ -605,6 +592,24 @@ pub(super) fn largest_meeting(
             }
         }
         (lo, tpot(lo)?)
+    };
+    let (bound, next_tpot_s) = if best == hi && best > 0 {
+        (top, None)
+    } else {
+        (SloBound::TimePerToken, Some(tpot(best + 1)?))
+    };
+    Ok(Slo {
+        tpot_s: target,
+        batch: best,
+        searched_to: hi,
+        batch_tpot_s: best_tpot,
+        bound,
+        next_tpot_s,
+        tokens_per_s: if best == 0 {
+            0.0
+        } else {
+            best as f64 / best_tpot / devices as f64
+        },
     })
 }
 

@@ -284,27 +284,7 @@ fn slo_search(
     devices: u64,
     step: impl Fn(u64) -> Result<f64>,
 ) -> Result<Slo> {
-    let hi = fit.max(1);
-    let (best, best_tpot) = super::cost::largest_meeting(target, hi, &step)?;
-    let (bound, next_tpot_s) = if best == hi && best > 0 {
-        (SloBound::Memory, None)
-    } else {
-        (SloBound::TimePerToken, Some(step(best + 1)?))
-    };
-    Ok(Slo {
-        tpot_s: target,
-        batch: best,
-        searched_to: hi,
-        batch_tpot_s: best_tpot,
-        bound,
-        next_tpot_s,
-        tokens_per_s: if best == 0 {
-            0.0
-        } else {
-            // Per device, as one device's search gives it.
-            best as f64 / best_tpot / devices as f64
-        },
-    })
+    super::cost::slo_search(target, fit.max(1), SloBound::Memory, devices, &step)
 }
 
 impl TpCost {
