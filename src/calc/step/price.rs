@@ -8,8 +8,8 @@
 //! shorter than its path. The step is the sum. Work that is compute-bound
 //! as a whole runs at the sustained (power-limited) rate where the file
 //! has one. A [`Pricer`] is resolved once and prices many steps: a sweep
-//! or a simulator resolves one `decode::Setup` (which holds the pricer
-//! under `--achievable`) and calls `decode::timed(model, &setup, shape)`
+//! or a simulator resolves one `step::Setup` (which holds the pricer
+//! under `--achievable`) and calls `step::timed(model, &setup, shape)`
 //! per iteration, a forward of `batch` sequences with `new` tokens over
 //! `past` cached ones.
 
@@ -820,8 +820,8 @@ mod tests {
 
 #[cfg(test)]
 mod prefill_tests {
-    use crate::calc::decode::{self, Choices};
     use crate::calc::step::Shape;
+    use crate::calc::step::{self as decode, Choices};
     use crate::catalog::Catalog;
     use crate::spec::hardware::Mode;
     use crate::spec::overrides::Set;
