@@ -16,7 +16,7 @@
 //! ranking of every layout, `disagg` separate prefill and decode pools, and
 //! `report` / `search_report` the reports made from those costs.
 
-use super::collective::{CallMode, Fabric};
+use super::collective::Fabric;
 use super::kv;
 use super::model::{Params, params};
 use super::roof::Roof;
@@ -230,11 +230,8 @@ impl<'a> Setup<'a> {
                 ..Default::default()
             },
         )?;
-        let call = match step.launch {
-            step::LaunchMode::Eager => CallMode::Eager,
-            step::LaunchMode::Graph => CallMode::Graph,
-            step::LaunchMode::None => CallMode::None,
-        };
+        // The collectives are called as the step's kernels are launched.
+        let call = step.launch;
         let (capacity, capacity_source) = kv::device_memory(hw)?;
         let mut step_shape = None;
         let (reserve, runtime_bytes) = match &inputs.reserve {
