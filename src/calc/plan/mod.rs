@@ -44,7 +44,7 @@ pub use evaluate::{PlanCost, evaluate};
 pub use replica::Replica;
 pub use search::{SearchCost, search};
 pub use stage::{StagePart, tp_device_params};
-pub use validate::{divisors, validate};
+pub use validate::{divisors, tensor_parallel, validate};
 
 /// `plan`'s inputs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -338,6 +338,24 @@ pub fn cost(hw: &Hardware, model: &Model, inputs: &PlanInputs, mode: Mode) -> Re
     let (l, devices) = layout(inputs)?;
     validate(&s, l, devices)?;
     evaluate(&s, l, workload(inputs)?)
+}
+
+/// Refuses `--reserve step:TOKENS,SEQS` for `plan`: plan prices its own
+/// pass's activations, so a step's shape (what `simulate` and `fleet`
+/// hold back for their iterations) would be parsed and not used.
+pub fn plan_reserve(inputs: &PlanInputs) -> Result<()> {
+    if let Some(v) = &inputs.reserve
+        && let Some(Some(_)) = step_reserve(v)?
+    {
+        return Err(Error::field(
+            "reserve",
+            format!(
+                "`{}`: plan prices its own pass's activations, so it takes no step shape; give `step` (the runtime's measured bytes outside the allocator) or a share such as 10%; simulate and fleet take step:TOKENS,SEQS",
+                v.as_str().unwrap_or_default()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// `--reserve step` (the run's own largest step) or `step:TOKENS,SEQS`
