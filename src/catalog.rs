@@ -324,7 +324,7 @@ impl Catalog {
             name: name.clone(),
             overridden: !refs.is_empty(),
         };
-        let src = overrides::apply(&text, &refs)?;
+        let src = overrides::apply(&text, &name, &refs)?;
         let set_paths: Vec<&str> = mine.iter().map(|s| s.path.as_str()).collect();
         let mut e = Engine::parse_with(&src, &origin, &set_paths).map_err(|e| match e {
             // A field a --set added to the file names the --set.
@@ -634,13 +634,17 @@ impl Loaded {
         if sets.is_empty() {
             return Ok(Cow::Borrowed(&self.text));
         }
-        let doc = self.doc.get_or_init(|| overrides::parse(&self.text));
+        let doc = self
+            .doc
+            .get_or_init(|| overrides::parse(&self.text, &self.name));
         overrides::apply_to_doc(doc.as_ref().map_err(Clone::clone)?.clone(), sets).map(Cow::Owned)
     }
 
     /// Whether the file itself has the table at a dotted path.
     fn has_table(&self, path: &str) -> bool {
-        let doc = self.doc.get_or_init(|| overrides::parse(&self.text));
+        let doc = self
+            .doc
+            .get_or_init(|| overrides::parse(&self.text, &self.name));
         doc.as_ref().is_ok_and(|doc| {
             let mut item = doc.as_item();
             path.split('.').all(|part| match item.get(part) {

@@ -128,6 +128,9 @@ mod prefill;
 #[path = "robustness.rs"]
 mod robustness;
 
+#[path = "robustness_iv.rs"]
+mod robustness_iv;
+
 #[path = "roofline.rs"]
 mod roofline;
 

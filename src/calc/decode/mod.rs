@@ -11,10 +11,7 @@
 mod cost;
 mod fp8;
 mod inputs;
-mod pricer;
 mod report;
-mod setup;
-mod timed;
 pub mod tp;
 
 pub use cost::{
@@ -22,6 +19,3 @@ pub use cost::{
 };
 pub use fp8::float_max_normal;
 pub use inputs::DecodeInputs;
-pub use pricer::pricer;
-pub use setup::{Choices, LaunchMode, Setup, record_precisions, setup};
-pub use timed::{Timed, time_step, timed, timed_with};

@@ -312,7 +312,7 @@ impl TpCost {
             r.input("batch", p.work.batch);
         }
         r.input("context", p.work.context);
-        super::setup::record_precisions(&mut r, self.precisions, p.mode);
+        crate::calc::step::record_precisions(&mut r, self.precisions, p.mode);
         r.input("tp", l.tp);
         if !lean {
             r.headline(&[

@@ -276,7 +276,7 @@ impl SimCost {
             r.input("prefill_max_batched_tokens", p.max_tokens);
         }
         r.input("block_size", self.caps.block);
-        crate::calc::decode::record_precisions(&mut r, self.precisions, self.mode);
+        crate::calc::step::record_precisions(&mut r, self.precisions, self.mode);
         let mut head = vec![
             "ttft_p50_s",
             "ttft_p99_s",
