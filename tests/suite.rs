@@ -62,6 +62,9 @@ mod fleet_check;
 #[path = "fusion.rs"]
 mod fusion;
 
+#[path = "power_consistency.rs"]
+mod power_consistency;
+
 #[path = "fuzz.rs"]
 mod fuzz;
 

@@ -3,9 +3,9 @@
 //! goodput with prefill in the loop, gathered into a [`DecodeCost`].
 
 use super::inputs::DecodeInputs;
-use super::setup::{Choices, Setup, setup};
-use super::timed::{Timed, timed_with};
 use crate::calc::step::Shape;
+use crate::calc::step::{Choices, Setup, setup};
+use crate::calc::step::{Timed, timed_with};
 use crate::calc::{kv, power, speculative};
 use crate::error::{Error, Result};
 use crate::inputs::{at_least_one, positive};

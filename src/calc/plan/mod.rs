@@ -16,12 +16,12 @@
 //! ranking of every layout, `disagg` separate prefill and decode pools, and
 //! `report` / `search_report` the reports made from those costs.
 
-use super::collective::{CallMode, Fabric};
-use super::decode;
+use super::collective::Fabric;
 use super::kv;
 use super::model::{Params, params};
 use super::roof::Roof;
 use super::simulate::slo::Target;
+use super::step;
 use crate::error::{Error, Result};
 use crate::inputs::{Count, Tokens, at_least_one};
 use crate::spec::hardware::{Hardware, Mode};
@@ -184,7 +184,7 @@ pub struct Setup<'a> {
     pub roof: Roof,
     /// Precisions, roof and launch overhead of a forward pass, as
     /// `decode` and `prefill` resolve them.
-    pub step: decode::Setup,
+    pub step: step::Setup,
     /// Device memory, bytes (measured usable memory where the file has
     /// it, else the datasheet capacity).
     pub capacity: f64,
@@ -215,11 +215,11 @@ impl<'a> Setup<'a> {
         inputs: &PlanInputs,
         mode: Mode,
     ) -> Result<Self> {
-        let step = decode::setup(
+        let step = step::setup(
             model,
             hw,
             mode,
-            decode::Choices {
+            step::Choices {
                 dtype: inputs.dtype.as_deref(),
                 kv_dtype: inputs.kv_dtype.as_deref(),
                 activations: inputs.activations.as_deref(),
@@ -230,11 +230,8 @@ impl<'a> Setup<'a> {
                 ..Default::default()
             },
         )?;
-        let call = match step.launch {
-            decode::LaunchMode::Eager => CallMode::Eager,
-            decode::LaunchMode::Graph => CallMode::Graph,
-            decode::LaunchMode::None => CallMode::None,
-        };
+        // The collectives are called as the step's kernels are launched.
+        let call = step.launch;
         let (capacity, capacity_source) = kv::device_memory(hw)?;
         let mut step_shape = None;
         let (reserve, runtime_bytes) = match &inputs.reserve {
