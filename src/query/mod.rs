@@ -247,7 +247,7 @@ fn grid(
         axes.iter()
             .filter(|a| commands::is_file_axis(command, &a.name)),
     )?;
-    preload(ctx, &base, &swept).map_err(ctx.rename)?;
+    preload(ctx, command, &base, &axes).map_err(ctx.rename)?;
     bound_fleet_sweep(command, &axes)?;
     // One point's answer: a result that overflowed or lost its value is
     // that point's error; a swept name the command never read is the
@@ -312,12 +312,18 @@ fn grid(
 /// Loads the hardware, model and engine a sweep does not vary, once,
 /// before its first point: an unknown id or a file that does not read
 /// fails every point the same way, so it is reported at once rather than
-/// after a million points (issue 55). Other errors are left to the
-/// points, which may answer them differently.
-fn preload(ctx: &Context, base: &Fields, swept: &[String]) -> Result<()> {
-    let fixed = |k: &str| base.contains_key(k) && !swept.iter().any(|s| s == k);
+/// after a million points (issue 55). A file's bad data is as fatal only
+/// where the sweep varies no field of a file (a swept `--set` could mend
+/// it); other errors are left to the points, which may answer them
+/// differently.
+fn preload(ctx: &Context, command: &str, base: &Fields, axes: &[Axis]) -> Result<()> {
+    let fixed = |k: &str| base.contains_key(k) && !axes.iter().any(|a| a.name == k);
+    let files_vary = axes
+        .iter()
+        .any(|a| commands::is_file_axis(command, &a.name));
     let fatal = |r: Result<()>| match r {
-        Err(e @ (Error::UnknownId { .. } | Error::Io { .. } | Error::Data { .. })) => Err(e),
+        Err(e @ (Error::UnknownId { .. } | Error::Io { .. })) => Err(e),
+        Err(e @ Error::Data { .. }) if !files_vary => Err(e),
         _ => Ok(()),
     };
     if fixed("hw") {
