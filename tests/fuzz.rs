@@ -328,7 +328,7 @@ const BASES: &[&str] = &[
     "occupancy --hw h100-sxm --threads 256 --regs 32 --target-occupancy 50%",
     "kv --model llama-3-8b --hw h200-sxm --context 8192 --tp 2",
     "plan --model llama-3.1-70b --hw h200-sxm --devices 8 --tp 8 --batch 32 --reserve step",
-    "fleet --model llama-3-8b --hw h200-sxm --rate 10/s --prompt 512 --output 64 --slo-tpot 50ms --requests 50 --sweep budgets=1..2",
+    "fleet --model llama-3-8b --hw h200-sxm --rate 10/s --prompt 512 --output 64 --slo-tpot 50ms --requests 50 --sweep budgets=1..1000:1",
     "kv --model nope --context 8192 --sweep batch=1..999999:1 --format csv",
 ];
 
