@@ -156,6 +156,10 @@ def transfer(base_id, target_id, rule, overrides, drop=(), out=None):
             extra_sections.setdefault(sec, []).append(f"{leaf} = {fmt(v)}")
             new_src[k] = src
 
+    # The kind of evidence, for the answers' band (src/calc/accuracy.rs).
+    extra_sections["achievable.evidence"] = [
+        'kind = "transferred"', f'from = "{base_id}"', f'rule = "{rule}"']
+
     # Energy figures of [package].
     pkg = []
     for k in ENERGY:
