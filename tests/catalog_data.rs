@@ -88,6 +88,9 @@ const TEXT_KEYS: &[&str] = &[
     // `[achievable.evidence]`: the kind of the figures, whose own sources
     // say it figure by figure.
     "evidence",
+    // `[calibration]`: a calibrated file's own provenance (which file, which
+    // device, its held-out error), written by `roofline calibrate`.
+    "calibration",
     "norm",
     "position-embedding",
     "activation",

@@ -15,6 +15,7 @@ prints, per family, median and worst of |predicted / measured - 1|.
 """
 
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -24,6 +25,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BIN = os.environ.get("ROOFLINE", os.path.join(ROOT, "target", "debug", "roofline"))
 RES = os.path.join(ROOT, "validation", "results")
+WHAT = {"decode": "measured decode steps by CUDA graph", "decode-eager": "measured decode steps launched eagerly from Python",
+        "prefill": "measured prefills and chunks over a cached prefix (eager and graph)", "all": "measured whole steps (decode, prefill, chunks)"}
 FULL_LAYERS = {"llama-3-8b": 32, "llama-2-7b": 32, "llama-3.1-70b": 80, "mixtral-8x7b": 32,
                "llama-3.2-1b": 16, "llama-3.2-3b": 28, "qwen3-8b": 36}
 # H200 runs of the three step scripts: the shapes predicted before measuring.
@@ -34,8 +37,12 @@ H200 = {
 }
 
 
+MODE = ["--achievable"]
+
+
 def q(hw_dir, *args):
-    out = subprocess.run([BIN, *args, "--hw", "h100-sxm", "--hw-dir", hw_dir, "--achievable",
+    where = ["--hw-dir", hw_dir] if hw_dir else []
+    out = subprocess.run([BIN, *args, "--hw", "h100-sxm", *where, *MODE,
                           "--format", "json"], capture_output=True, text=True)
     if out.returncode:
         return None, out.stderr.strip().splitlines()[-1] if out.stderr else "error"
@@ -95,8 +102,9 @@ def predict(hw_dir):
     print()
 
 
-def compare(meas_dir, hw_dir, speed_of_light=False):
+def compare(meas_dir, hw_dir, toml_part=None):
     fams = {}
+    kinds = {}
     lines = []
     for f in sorted(os.listdir(meas_dir)):
         if not f.endswith(".json"):
@@ -114,6 +122,8 @@ def compare(meas_dir, hw_dir, speed_of_light=False):
             p = r[key]
             e = p / meas - 1
             fams.setdefault((fam, mode.split()[0] if mode != "chunk graph" else "chunk"), []).append(abs(e))
+            kind = {"graph": "decode", "eager": "decode-eager"}.get(mode, "prefill")
+            kinds.setdefault(kind, []).append(e)
             lines.append(f"| {fam} | {lab} | {mode} | {meas * 1e3:.3f} | {p * 1e3:.3f} | {e * 100:+.1f}% |")
     print("| family | point | mode | measured ms | predicted ms | error |")
     print("| --- | --- | --- | --- | --- | --- |")
@@ -127,6 +137,20 @@ def compare(meas_dir, hw_dir, speed_of_light=False):
         print(f"| {fam} | {mode} | {len(v)} | {statistics.median(v) * 100:.1f}% | {max(v) * 100:.1f}% |")
     if allv:
         print(f"| all | | {len(allv)} | {statistics.median(allv) * 100:.1f}% | {max(allv) * 100:.1f}% |")
+    below = [e for v in kinds.values() for e in v if e > 0]
+    print(f"\n- predictions above the measurement: {len(below)} of {sum(len(v) for v in kinds.values())}")
+    if toml_part:
+        kinds["all"] = [e for v in list(kinds.values()) for e in v]
+        with open(os.environ["TOML_OUT"], "a") as f:
+            for k, v in kinds.items():
+                a = sorted(abs(x) for x in v)
+                band = a[min(len(a) - 1, math.ceil(0.8 * len(a)) - 1)]
+                f.write(f"\n[[entry]]\npart = \"{toml_part}\"\nanswer = \"{k}\"\n"
+                        f"what = \"{WHAT[k]} on an H100 ({', '.join(sorted({fm for fm, _ in fams}))})\"\n"
+                        f"points = {len(a)}\nmedian-error = {statistics.median(a):.4f}\n"
+                        f"worst-error = {a[-1]:.4f}\nband = {band:.4f}\n"
+                        f"measurements = \"validation/results/2026-12-07-h100/ (h100-serving-clean.json, "
+                        f"h100-qwen3-decode.json, h100-small-models.json)\"\ndate = \"2026-12-07\"\n")
 
 
 if __name__ == "__main__":
@@ -139,6 +163,9 @@ if __name__ == "__main__":
     if a[:1] == ["predict"]:
         predict(hw_dir)
     elif a[:1] == ["compare"]:
-        compare(a[1], hw_dir)
+        if "--sol" in a:
+            MODE[:] = []
+        part = a[a.index("--toml") + 1] if "--toml" in a else None
+        compare(a[1], os.path.join(ROOT, "hardware") if "--shipped" in a else hw_dir, part)
     else:
         sys.exit(__doc__)
