@@ -91,23 +91,19 @@ fn to_value(raw: &str) -> toml_edit::Value {
     }
 }
 
-/// Applies the assignments to TOML text and returns the new text.
-pub fn apply(src: &str, sets: &[&Set]) -> Result<String> {
+/// Applies the assignments to TOML text (the file `file`) and returns the
+/// new text.
+pub fn apply(src: &str, file: &str, sets: &[&Set]) -> Result<String> {
     if sets.is_empty() {
         return Ok(src.to_string());
     }
-    apply_to_doc(parse(src)?, sets)
+    apply_to_doc(parse(src, file)?, sets)
 }
 
-/// The text as a document the assignments can be applied to.
-pub fn parse(src: &str) -> Result<toml_edit::DocumentMut> {
-    toml_edit::DocumentMut::from_str(src).map_err(|e| Error::Data {
-        file: "--set".into(),
-        line: None,
-        col: None,
-        field: None,
-        message: format!("the file could not be parsed to apply overrides: {e}"),
-    })
+/// The text of the file `file` as a document the assignments can be
+/// applied to; an error names the file, line and field.
+pub fn parse(src: &str, file: &str) -> Result<toml_edit::DocumentMut> {
+    toml_edit::DocumentMut::from_str(src).map_err(|e| super::edit_error(src, file, &e))
 }
 
 /// Applies the assignments to a parsed document ([`parse`]) and returns
@@ -254,11 +250,11 @@ mod tests {
             "[memory]\nhbm-bandwidth = \"3.35 TB/s\"\n\n[[interconnect]]\nname = \"nvlink\"\n";
         let a: Set = "memory.hbm-bandwidth=4.8 TB/s".parse().unwrap();
         let b: Set = "interconnect.0.domain-size=72".parse().unwrap();
-        let out = apply(src, &[&a, &b]).unwrap();
+        let out = apply(src, "hw.toml", &[&a, &b]).unwrap();
         assert!(out.contains("hbm-bandwidth = \"4.8 TB/s\""), "{out}");
         assert!(out.contains("domain-size = 72"), "{out}");
         let c: Set = "interconnect.3.domain-size=72".parse().unwrap();
-        assert!(apply(src, &[&c]).is_err());
+        assert!(apply(src, "hw.toml", &[&c]).is_err());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! numbers assume.
 
 use super::cost::{DecodeCost, SloBound};
-use super::setup::LaunchMode;
+use crate::calc::step::LaunchMode;
 use crate::calc::step::{self, report as step_price};
 use crate::calc::{kv, roof};
 use crate::report::{Quantity, Report, Unit};
