@@ -46,15 +46,50 @@ fn precision_of(field: &str, name: Option<&str>) -> Result<&'static Precision> {
     })
 }
 
-/// Weight bytes of `m` with `p`'s counts: each module at its
-/// `weight-formats` precision, the rest (norms, sinks and biases a
-/// block-scaled checkpoint keeps at 16 bits included) at `default`
-/// (formulas.md, "Model figures", weight formats). Without a
-/// `weight-formats` table: every parameter at `default`.
-pub fn weight_bytes(m: &Model, p: &Params, default: f64) -> Result<f64> {
-    if m.weight_formats.is_empty() {
-        return Ok(p.total as f64 * default);
+/// A model's weights by module, in bytes, each module at its own
+/// precision: the one accounting `model show`, `kv`, `decode`, `plan`,
+/// `simulate` and `fleet` weigh a model by (formulas.md, "Model figures",
+/// weight formats). Every field covers all the layers that have it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct WeightBytes {
+    /// Input embedding (and learned positions).
+    pub embedding: f64,
+    /// Output projection (0 when tied).
+    pub lm_head: f64,
+    /// Attention projections (and their biases, q/k norms and sinks).
+    pub attention: f64,
+    /// Dense feed-forward blocks, all dense layers.
+    pub dense_ffn: f64,
+    /// Routed experts, all MoE layers, their biases included (kept at
+    /// the default precision).
+    pub routed_experts: f64,
+    /// Shared experts, all MoE layers (the routers apart).
+    pub shared_experts: f64,
+    /// The routers, all MoE layers.
+    pub router: f64,
+    /// Norm weights (and biases).
+    pub norms: f64,
+}
+
+impl WeightBytes {
+    /// The whole model's weights.
+    pub fn total(&self) -> f64 {
+        self.embedding
+            + self.lm_head
+            + self.attention
+            + self.dense_ffn
+            + self.routed_experts
+            + self.shared_experts
+            + self.router
+            + self.norms
     }
+}
+
+/// [`WeightBytes`] of `m` with `p`'s counts: each module at its
+/// `weight-formats` precision, the rest (norms, sinks and biases a
+/// block-scaled checkpoint keeps at 16 bits included) at `default` bytes
+/// per weight (formulas.md, "Model figures", weight formats).
+pub fn weight_split(m: &Model, p: &Params, default: f64) -> Result<WeightBytes> {
     let at = |module: &str| -> Result<f64> {
         match m.weight_formats.get(module) {
             None => Ok(default),
@@ -63,16 +98,26 @@ pub fn weight_bytes(m: &Model, p: &Params, default: f64) -> Result<f64> {
     };
     let routed = p.routed_experts - p.routed_expert_biases;
     let shared = p.shared_experts - p.router;
-    let rest =
-        p.total - p.embedding - p.lm_head - p.attention - p.dense_ffn - routed - shared - p.router;
-    Ok(p.embedding as f64 * at("embedding")?
-        + p.lm_head as f64 * at("lm-head")?
-        + p.attention as f64 * at("attention")?
-        + p.dense_ffn as f64 * at("dense-ffn")?
-        + routed as f64 * at("routed-experts")?
-        + shared as f64 * at("shared-experts")?
-        + p.router as f64 * at("router")?
-        + rest as f64 * default)
+    Ok(WeightBytes {
+        embedding: p.embedding as f64 * at("embedding")?,
+        lm_head: p.lm_head as f64 * at("lm-head")?,
+        attention: p.attention as f64 * at("attention")?,
+        dense_ffn: p.dense_ffn as f64 * at("dense-ffn")?,
+        routed_experts: routed as f64 * at("routed-experts")?
+            + p.routed_expert_biases as f64 * default,
+        shared_experts: shared as f64 * at("shared-experts")?,
+        router: p.router as f64 * at("router")?,
+        norms: p.norms as f64 * default,
+    })
+}
+
+/// Weight bytes of `m` with `p`'s counts: the sum of [`weight_split`].
+/// Without a `weight-formats` table, every parameter at `default`.
+pub fn weight_bytes(m: &Model, p: &Params, default: f64) -> Result<f64> {
+    if m.weight_formats.is_empty() {
+        return Ok(p.total as f64 * default);
+    }
+    Ok(weight_split(m, p, default)?.total())
 }
 
 /// Bytes per weight of one module of `m`: its `weight-formats` entry, else

@@ -19,7 +19,7 @@
 use super::collective::{CallMode, Fabric};
 use super::decode;
 use super::kv;
-use super::model::{Params, params};
+use super::model::{WeightBytes, params, weight_split};
 use super::roof::Roof;
 use super::simulate::slo::Target;
 use crate::error::{Error, Result};
@@ -43,7 +43,7 @@ pub use disagg::{DisaggCost, disaggregate};
 pub use evaluate::{PlanCost, evaluate};
 pub use replica::Replica;
 pub use search::{SearchCost, search};
-pub use stage::{StagePart, tp_device_params};
+pub use stage::{StagePart, tp_device_bytes};
 pub use validate::{divisors, validate};
 
 /// `plan`'s inputs.
@@ -204,7 +204,9 @@ pub struct Setup<'a> {
     pub redundant: u64,
     /// Whether TP may cross the scale-up domain.
     pub allow_cross_node: bool,
-    params: Params,
+    /// The model's weights by module at the step's precisions (the one
+    /// accounting `model show` reports).
+    weights: WeightBytes,
 }
 
 impl<'a> Setup<'a> {
@@ -257,6 +259,8 @@ impl<'a> Setup<'a> {
                 ),
             ));
         }
+        let params = params(model)?;
+        let weights = weight_split(model, &params, step.precisions.weight)?;
         Ok(Setup {
             hw,
             model,
@@ -271,7 +275,7 @@ impl<'a> Setup<'a> {
             step_shape,
             redundant,
             allow_cross_node: inputs.allow_cross_node.unwrap_or(false),
-            params: params(model)?,
+            weights,
         })
     }
 
