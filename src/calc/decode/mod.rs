@@ -23,5 +23,5 @@ pub use cost::{
 pub use fp8::float_max_normal;
 pub use inputs::DecodeInputs;
 pub use pricer::pricer;
-pub use setup::{Choices, LaunchMode, Setup, record_precisions, setup};
+pub use setup::{Choices, LaunchMode, Setup, W8A8_NOTE, record_precisions, setup};
 pub use timed::{Timed, time_step, timed, timed_with};

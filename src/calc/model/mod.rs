@@ -120,6 +120,35 @@ pub fn weight_bytes(m: &Model, p: &Params, default: f64) -> Result<f64> {
     Ok(weight_split(m, p, default)?.total())
 }
 
+/// The weights' precision in words, as a report's header gives it: `dtype`
+/// alone, or with the modules a checkpoint stores otherwise, grouped by
+/// format ("bf16, routed experts mxfp4"; "fp8, embedding, lm head and
+/// router bf16").
+pub fn weights_in(m: &Model, dtype: &str) -> String {
+    let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
+    for (module, f) in &m.weight_formats {
+        let f = precision::lookup(f).map_or(f.as_str(), |p| p.name);
+        if f == dtype {
+            continue;
+        }
+        let name = module.replace('-', " ");
+        match groups.iter_mut().find(|(g, _)| *g == f) {
+            Some((_, v)) => v.push(name),
+            None => groups.push((f, vec![name])),
+        }
+    }
+    let mut out = dtype.to_string();
+    for (f, names) in groups {
+        let list = match names.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => continue,
+        };
+        out.push_str(&format!(", {list} {f}"));
+    }
+    out
+}
+
 /// Bytes per weight of one module of `m`: its `weight-formats` entry, else
 /// `default` bytes (what the step model reads each operation's weights at).
 pub fn module_bytes(m: &Model, module: &str, default: f64) -> f64 {
@@ -187,6 +216,8 @@ pub struct ModelCost {
     pub name: String,
     /// Weight precision.
     pub dtype: &'static str,
+    /// The weights' precision in words, each module at its own.
+    pub weights_in: String,
     /// Bits per weight.
     pub weight_bits: f64,
     /// KV-cache precision.
@@ -197,8 +228,10 @@ pub struct ModelCost {
     pub params: Params,
     /// The parameter subtotals with their derivations.
     pub parts: Vec<Part>,
-    /// params x bits / 8.
+    /// params x bits / 8, each module at its own precision.
     pub weight_bytes: f64,
+    /// The weights by module (they sum to `weight_bytes`).
+    pub modules: WeightBytes,
     /// active params x bits / 8.
     pub active_weight_bytes: f64,
     /// KV elements per token per layer.
@@ -282,6 +315,7 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
         }
     }
     let per_layer = kv_elements as f64 * kv_dtype.bytes();
+    let modules = weight_split(m, &p, dtype.bytes())?;
     let weight_bytes = weight_bytes(m, &p, dtype.bytes())?;
     // Active bytes: the total's, less the routed experts a token skips, at
     // the routed experts' own format.
@@ -312,12 +346,14 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
         model: m.id.clone(),
         name: m.name.clone(),
         dtype: dtype.name,
+        weights_in: weights_in(m, dtype.name),
         weight_bits: dtype.bits,
         kv_dtype: kv_dtype.name,
         kv_element_bytes: kv_dtype.bytes(),
         params: p,
         parts: breakdown(m, &p),
         weight_bytes,
+        modules,
         active_weight_bytes,
         kv_elements_per_token_per_layer: kv_elements,
         kv_bytes_per_token_per_layer: per_layer,

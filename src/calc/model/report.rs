@@ -71,7 +71,7 @@ impl ModelCost {
         let arch = &self.architecture;
         let mut r = Report::new_lean("model show", lean);
         r.model = Some(self.model.clone());
-        r.input("dtype", self.dtype);
+        r.input("dtype", self.weights_in.as_str());
         r.input("kv_dtype", self.kv_dtype);
         r.result("name", self.name.as_str(), || {
             Quantity::new("name", Unit::None)

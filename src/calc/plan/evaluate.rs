@@ -54,6 +54,11 @@ pub struct PlanCost {
     pub mode: Mode,
     /// Weight precision.
     pub dtype: &'static str,
+    /// Weight precision in words, each module at its own
+    /// ("bf16, routed experts mxfp4").
+    pub weights_in: String,
+    /// Whether fp8 weights run as W8A8 by default.
+    pub w8a8_default: bool,
     /// KV precision.
     pub kv_dtype: &'static str,
     /// The layout.
@@ -264,6 +269,19 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let usable = s.capacity - reserve_bytes;
     let fits = memory <= usable;
     let why_not = (!fits).then(|| {
+        // Where --dtype replaced the checkpoint's own precision, say what
+        // the checkpoint's format would hold.
+        let own = m
+            .weight_dtype
+            .as_deref()
+            .and_then(|d| crate::precision::lookup(d).ok())
+            .filter(|d| d.name != s.step.weights && d.bits < crate::precision::lookup(s.step.weights).map_or(0.0, |p| p.bits))
+            .map_or(String::new(), |d| {
+                format!(
+                    "; the checkpoint's own format ({}, the default without --dtype) weighs less",
+                    crate::calc::model::weights_in(m, d.name)
+                )
+            });
         format!(
             "needs {} per device (weights {}, KV {}, activations {}) but {} has {} usable ({} less a {}% reserve)",
             si(memory, "B"),
@@ -274,7 +292,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
             si(usable, "B"),
             si(s.capacity, "B"),
             units::percent(s.reserve)
-        )
+        ) + &own
     });
     // Communication of one pass per stage.
     let decode_tokens = w.batch.div_ceil(microbatches) as f64;
@@ -382,6 +400,8 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         model: m.id.clone(),
         mode: s.mode,
         dtype: s.step.weights,
+        weights_in: crate::calc::model::weights_in(m, s.step.weights),
+        w8a8_default: s.step.w8a8_default,
         kv_dtype: s.step.kv.name,
         layout: l,
         redundant_experts: s.redundant,

@@ -40,7 +40,7 @@ mod validate;
 
 pub use comm::Comm;
 pub use disagg::{DisaggCost, disaggregate};
-pub use evaluate::{PlanCost, evaluate};
+pub use evaluate::{PlanCost, Weights, evaluate};
 pub use replica::Replica;
 pub use search::{SearchCost, search};
 pub use stage::{StagePart, tp_device_bytes};

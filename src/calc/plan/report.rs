@@ -266,7 +266,7 @@ pub(super) fn plan_results(
 pub(super) fn header(r: &mut Report, p: &PlanCost) {
     r.hardware = Some(p.hardware.clone());
     r.model = Some(p.model.clone());
-    r.input("dtype", p.dtype);
+    r.input("dtype", p.weights_in.as_str());
     if p.kv_dtype != p.dtype {
         r.input("kv_dtype", p.kv_dtype);
     }
@@ -331,6 +331,9 @@ impl PlanCost {
         }
         if self.layout.devices() > 1 {
             r.note(weights_note(self));
+        }
+        if self.w8a8_default {
+            r.note(crate::calc::decode::W8A8_NOTE);
         }
         if self.kv_share >= 1.0 && self.layout.tp > 1 {
             r.note("the KV latent is shared by every head, so each TP rank holds all of it: data-parallel attention saves the memory that tensor parallelism cannot");
