@@ -319,13 +319,15 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
     let weight_bytes = weight_bytes(m, &p, dtype.bytes())?;
     // Active bytes: the total's, less the routed experts a token skips, at
     // the routed experts' own format.
-    let active_weight_bytes = if m.weight_formats.is_empty() {
+    let words = weights_in(m, dtype.name);
+    let mixed = words != dtype.name;
+    let active_weight_bytes = if !mixed {
         p.active as f64 * dtype.bytes()
     } else {
         let skipped = (p.total - p.active) as f64;
         weight_bytes - skipped * module_bytes(m, "routed-experts", dtype.bytes())
     };
-    if !m.weight_formats.is_empty() {
+    if mixed {
         let list: Vec<String> = m
             .weight_formats
             .iter()
@@ -346,7 +348,7 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
         model: m.id.clone(),
         name: m.name.clone(),
         dtype: dtype.name,
-        weights_in: weights_in(m, dtype.name),
+        weights_in: words,
         weight_bits: dtype.bits,
         kv_dtype: kv_dtype.name,
         kv_element_bytes: kv_dtype.bytes(),

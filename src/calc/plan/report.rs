@@ -359,8 +359,13 @@ fn weights_note(p: &PlanCost) -> String {
     let l = p.layout;
     let mut parts = Vec::new();
     if w.tp_copies > 0.0 {
+        let what = if p.experts_per_device > 0.0 {
+            "norms and routers"
+        } else {
+            "norms"
+        };
         parts.push(format!(
-            "{} of norms and routers, whole on each of the {} TP ranks",
+            "{} of {what}, whole on each of the {} TP ranks",
             si(w.tp_copies, "B"),
             units::whole(l.tp)
         ));
