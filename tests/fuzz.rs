@@ -93,6 +93,51 @@ proptest! {
     }
 }
 
+/// A `calc` line nested `n` levels by one of the constructions that once
+/// overflowed the stack (issue 55), or a mix of them.
+fn nested(kind: usize, n: usize) -> String {
+    match kind {
+        0 => format!("{}1", "-".repeat(n)),
+        1 => format!("{}1{}", "(".repeat(n), ")".repeat(n)),
+        2 => format!("{}2", "2^".repeat(n)),
+        3 => format!("1{}", "+1".repeat(n)),
+        4 => format!("{}1 GB{}", "max(".repeat(n), ")".repeat(n)),
+        _ => format!("{}1{}", "-(2^".repeat(n), ")".repeat(n)),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Nesting from 1 to 10^6 levels (log-uniform, so the deep end is
+    /// reached): the parser and evaluator answer or refuse with an error
+    /// naming the bound, never abort on a stack overflow.
+    #[test]
+    fn calc_nesting_up_to_a_million_is_an_error_not_an_abort(kind in 0usize..6, exp in 0.0f64..=6.0) {
+        use roofline::calc::expr::{CalcInputs, cost, parse::MAX_DEPTH};
+        let n = 10f64.powf(exp).round() as usize;
+        let r = cost(&CalcInputs { expr: nested(kind, n) }, &mut |f| Err(format!("no field {f}")));
+        if n > 2 * MAX_DEPTH {
+            let e = r.expect_err("a line nested past the bound was answered");
+            prop_assert!(e.to_string().contains("nests more than"), "{e}");
+        }
+    }
+}
+
+#[test]
+fn calc_nesting_of_a_million_is_an_error() {
+    use roofline::calc::expr::{CalcInputs, cost};
+    for kind in 0..6 {
+        let r = cost(
+            &CalcInputs {
+                expr: nested(kind, 1_000_000),
+            },
+            &mut |f| Err(format!("no field {f}")),
+        );
+        assert!(r.unwrap_err().to_string().contains("nests more than"));
+    }
+}
+
 /// The parameter count of a dense, untied, bias-free GQA model with a
 /// SwiGLU FFN and RMSNorm, in checked 128-bit arithmetic (None beyond
 /// 128 bits): the reference the tool's 64-bit count must equal, or fail

@@ -572,6 +572,17 @@ fn fit(
     batch: u64,
 ) -> Result<Fit> {
     let tp = inputs.tp.map_or(Ok(1), |t| at_least_one("tp", t.0))?;
+    // The split `plan --tp N --pp 1` would make, refused where plan
+    // refuses it (heads that do not divide, a group past the domain).
+    if tp > 1 {
+        use crate::calc::collective::{CallMode, Fabric};
+        let fabric = Fabric::called(
+            hw,
+            crate::spec::hardware::Mode::SpeedOfLight,
+            CallMode::None,
+        );
+        crate::calc::plan::tensor_parallel(m, &hw.id, fabric.domain(), tp, false)?;
+    }
     let b = budget_on(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref(), tp)?;
     let (memory, source, reserve, p, weights) = (
         b.memory_bytes,

@@ -287,13 +287,61 @@ fn unused_flags(cli: &Cli) -> Result<()> {
     }
 }
 
+/// The files a parsed command line writes; standard output (`-`) is not
+/// one.
+pub fn targets(cli: &Cli) -> Vec<output::Target> {
+    use chart::ChartCommand as C;
+    use output::{Kind, Target};
+    let mut out = Vec::new();
+    let mut push = |flag, path: &std::path::Path, kind| {
+        if path.as_os_str() != "-" {
+            out.push(Target {
+                flag,
+                path: path.to_path_buf(),
+                kind,
+            });
+        }
+    };
+    if let Some(p) = &cli.global.chart {
+        push("--chart", p, Kind::Chart);
+    }
+    match &*cli.command {
+        Command::Chart(OnDemand(c)) => {
+            let p = match c {
+                C::Roofline(a) => &a.out,
+                C::Occupancy(a) => &a.out,
+                C::Tiles(a) => &a.out,
+                C::Decode(a) => &a.out,
+            };
+            push("--out", p, Kind::Chart);
+        }
+        Command::Calibrate(OnDemand(a)) => {
+            if let Some(p) = &a.out {
+                push("--out", p, Kind::Hardware);
+            }
+        }
+        Command::Man(OnDemand(a)) => {
+            if let Some(p) = &a.dir {
+                push("--dir", p, Kind::Folder);
+            }
+        }
+        Command::Run(OnDemand(a)) => {
+            if let Some(p) = &a.out_dir {
+                push("--out-dir", p, Kind::Folder);
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
 /// Runs a command line, scenarios included, from its parse by [`parse`]
 /// (given, so that `main` parses it once).
 pub fn execute(
     argv: &[String],
     parsed: Result<Cli, clap::Error>,
 ) -> anyhow::Result<(Global, Output)> {
-    output::preflight(argv, &parsed)?;
+    output::preflight(argv, parsed.as_ref().ok().map(targets))?;
     if let Ok(cli) = &parsed {
         unused_flags(cli)?;
         let bytes = match &*cli.command {

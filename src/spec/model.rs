@@ -423,6 +423,23 @@ impl Model {
                 return err(field, msg);
             }
         }
+        // A card's parameter count is a count: at least one parameter and
+        // no more than the largest count an input may give (2^53).
+        for (field, v) in [
+            ("card-params", self.card_params),
+            ("card-active-params", self.card_active_params),
+        ] {
+            if let Some(x) = v
+                && !(x.is_finite() && x >= 1.0 && x <= crate::inputs::MAX_COUNT as f64)
+            {
+                return err(
+                    field,
+                    format!(
+                        "{x} is not a plausible parameter count: give one of at least 1 and at most 2^53"
+                    ),
+                );
+            }
+        }
         if let Some(w) = &self.weight_dtype
             && let Err(e) = crate::precision::lookup(w)
         {

@@ -115,23 +115,19 @@ fn to_value(raw: &str) -> toml_edit::Value {
     }
 }
 
-/// Applies the assignments to TOML text and returns the new text.
-pub fn apply(src: &str, sets: &[&Set]) -> Result<String> {
+/// Applies the assignments to TOML text (the file `file`) and returns the
+/// new text.
+pub fn apply(src: &str, file: &str, sets: &[&Set]) -> Result<String> {
     if sets.is_empty() {
         return Ok(src.to_string());
     }
-    apply_to_doc(parse(src)?, sets)
+    apply_to_doc(parse(src, file)?, sets)
 }
 
-/// The text as a document the assignments can be applied to.
-pub fn parse(src: &str) -> Result<toml_edit::DocumentMut> {
-    toml_edit::DocumentMut::from_str(src).map_err(|e| Error::Data {
-        file: "--set".into(),
-        line: None,
-        col: None,
-        field: None,
-        message: format!("the file could not be parsed to apply overrides: {e}"),
-    })
+/// The text of the file `file` as a document the assignments can be
+/// applied to; an error names the file, line and field.
+pub fn parse(src: &str, file: &str) -> Result<toml_edit::DocumentMut> {
+    toml_edit::DocumentMut::from_str(src).map_err(|e| super::edit_error(src, file, &e))
 }
 
 /// Applies the assignments to a parsed document ([`parse`]) and returns

@@ -63,7 +63,7 @@ pub fn shape_words(r: &Row) -> String {
             r.dtype,
             o(r.batch),
             o(r.seq),
-            launch_word(r.launch)
+            r.launch.as_str()
         ),
         Operation::KernelSweep => format!(
             "{} {} x {}x{}x{}",
@@ -79,17 +79,9 @@ pub fn shape_words(r: &Row) -> String {
             r.dtype,
             o(r.batch),
             o(r.context),
-            launch_word(r.launch)
+            r.launch.as_str()
         ),
         _ => format!("{} {} bytes", r.dtype, r.bytes.unwrap_or(0.0)),
-    }
-}
-
-fn launch_word(l: LaunchMode) -> &'static str {
-    match l {
-        LaunchMode::Graph => "graph",
-        LaunchMode::Eager => "eager",
-        LaunchMode::Synchronised => "synchronised",
     }
 }
 

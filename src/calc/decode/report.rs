@@ -3,7 +3,8 @@
 //! numbers assume.
 
 use super::cost::{DecodeCost, SloBound};
-use super::setup::{LaunchMode, W8A8_NOTE};
+use crate::calc::step::LaunchMode;
+use crate::calc::step::W8A8_NOTE;
 use crate::calc::step::{self, report as step_price};
 use crate::calc::{kv, roof};
 use crate::report::{Quantity, Report, Unit};

@@ -117,9 +117,11 @@ pub struct PlanCost {
     pub prefill_tokens: f64,
     /// The model's hidden size.
     pub hidden: u64,
-    /// One decode step, seconds.
+    /// One decode step, at the board's power limit where it binds, seconds.
     pub decode_step_time_s: f64,
-    /// Time to first token for the batch's prompts, seconds.
+    /// Prefill of every prompt of the batch (the last request's time to
+    /// first token when the batch arrives at once), at the board's power
+    /// limit where it binds, seconds.
     pub prefill_time_s: f64,
     /// (P-1)/(M+P-1).
     pub bubble_fraction: f64,
@@ -336,9 +338,33 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     };
     let slots = microbatches as f64 + l.pp as f64 - 1.0;
     let (mut dec, mut pre) = (Busiest::default(), Busiest::default());
+    // What a device draws: its stage's part of each microbatch's pass,
+    // the same FLOPs and bytes its time counts, averaged over the stages
+    // (formulas.md, "Power and energy": each device idle for the rest of
+    // the step).
+    let share = microbatches as f64 / l.pp as f64;
+    let (mut dec_work, mut pre_work) = (Vec::new(), Vec::new());
     for (st, &(n_dense, n_moe)) in stage_params.iter().enumerate() {
         let first = st == 0;
         let last = st as u64 == l.pp - 1;
+        dec_work.extend(shard.work(
+            &decode_step_ops,
+            mb as f64,
+            n_dense,
+            n_moe,
+            first,
+            last,
+            share,
+        ));
+        pre_work.extend(shard.work(
+            &prefill_step_ops,
+            (mb * w.prompt) as f64,
+            n_dense,
+            n_moe,
+            first,
+            last,
+            share,
+        ));
         let (t, k) = pass(&decode_step_ops, mb as f64, n_dense, n_moe, first, last);
         dec.offer(
             t,
@@ -359,28 +385,24 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
             host(&prefill_comm, k, n_dense, n_moe),
         );
     }
-    let decode_step = slots * dec.slot;
-    let prefill = slots * pre.slot;
-    let tokens_per_s = w.batch as f64 * l.dp as f64 / decode_step;
-    // One replica's devices share its work; every microbatch runs the
-    // forward once.
+    // One replica's devices share its work; the board's limit stretches a
+    // step whose work would draw more (formulas.md, "Power and energy").
     let replica = (l.tp.saturating_mul(l.pp)) as f64;
-    let passes = microbatches as f64;
     let pm = power::PowerModel::of(s.hw, s.step.compute);
-    let spread = |t: f64, st: &step::Step| {
-        pm.clone().map(|pm| {
-            let k = passes / replica;
-            match s.mode {
-                // Operation by operation, as `decode` and `prefill` draw
-                // (formulas.md, "Power and energy", a step).
-                Mode::Achievable => pm.draw_step(t, power::step_work(st, k)),
-                // The step as one operation: the lower bound.
-                Mode::SpeedOfLight => pm.draw(t, k * st.flops(), k * st.bytes()),
-            }
-        })
+    let draw = |t: f64, work: Vec<power::Work>| pm.clone().map(|pm| pm.draw_step(t, work));
+    let decode_draw = draw(slots * dec.slot, dec_work);
+    let prefill_draw = draw(slots * pre.slot, pre_work);
+    // One time for each pass: the power-limited one where the board is
+    // power-limited; throughput, latencies and energy per token derive
+    // from it (the draw's note says what it stretched).
+    let limited = |d: &std::result::Result<power::Draw, String>, t: f64| {
+        d.as_ref().map_or(t, |d| d.limited_time_s.max(t))
     };
+    let decode_step = limited(&decode_draw, slots * dec.slot);
+    let prefill = limited(&prefill_draw, slots * pre.slot);
+    let tokens_per_s = w.batch as f64 * l.dp as f64 / decode_step;
     let energy = power::Energy::new(
-        spread(decode_step, &decode_step_ops),
+        decode_draw,
         decode_step,
         s.mode,
         replica,
@@ -388,7 +410,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         power::Per::Output,
     );
     let prefill_energy = power::Energy::new(
-        spread(prefill, &prefill_step_ops),
+        prefill_draw,
         prefill,
         s.mode,
         replica,

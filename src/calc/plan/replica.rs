@@ -35,6 +35,12 @@ impl<'a, 'b> Replica<'a, 'b> {
         &self.shard.s.step.engine
     }
 
+    /// The power model of its part at its compute precision, or the field
+    /// its file lacks.
+    pub fn power_model(&self) -> std::result::Result<crate::calc::power::PowerModel, String> {
+        crate::calc::power::PowerModel::of(self.shard.s.hw, self.shard.s.step.compute)
+    }
+
     /// Datasheet or achievable times.
     pub fn mode(&self) -> crate::spec::hardware::Mode {
         self.shard.s.mode

@@ -208,12 +208,27 @@ pub(super) fn plan_results(
             "(microbatches + pp - 1) x (the busiest stage's operations, each on its own roofline, summed + communication)"
         }
     };
-    let pipelined = |label: &'static str, stage_compute_s: f64, comm_s: f64| {
+    // Where the board's limit stretched a pass, its time is the limited
+    // one and the derivation says so (formulas.md, "Power and energy").
+    let capped = |e: &crate::calc::power::Energy| {
+        e.draw
+            .as_ref()
+            .ok()
+            .filter(|d| d.limited())
+            .map(|d| d.limited_time_s)
+    };
+    let pipelined = |label: &'static str,
+                     stage_compute_s: f64,
+                     comm_s: f64,
+                     limited: Option<f64>| {
         move || {
+            let at_limit = limited.map_or(String::new(), |t| {
+                format!(", {} at the board's power limit", units::seconds(t))
+            });
             Quantity::new(label, Unit::Seconds)
                 .formula(stage)
                 .derive(format!(
-                    "({} + {} - 1) x ({} + {})",
+                    "({} + {} - 1) x ({} + {}){at_limit}",
                     p.microbatches,
                     l.pp,
                     units::seconds(stage_compute_s),
@@ -221,19 +236,28 @@ pub(super) fn plan_results(
                 ))
         }
     };
+    // Every prompt of the batch prefilled before its first decode step: the
+    // last request's time to first token when the batch arrives at once
+    // (`simulate` gives each request's).
     r.result(
         key("prefill_time_s"),
         p.prefill_time_s,
         pipelined(
-            "time to first token (prefill)",
+            "prefill of the whole batch (its last first token)",
             p.prefill_stage_compute_s,
             p.prefill_comm_time_s,
+            capped(&p.prefill_energy),
         ),
     );
     r.result(
         key("decode_step_time_s"),
         p.decode_step_time_s,
-        pipelined("decode step", p.decode_stage_compute_s, p.comm_time_s),
+        pipelined(
+            "decode step",
+            p.decode_stage_compute_s,
+            p.comm_time_s,
+            capped(&p.energy),
+        ),
     );
     r.result(key("bubble_fraction"), p.bubble_fraction, || {
         Quantity::new("pipeline bubble", Unit::Fraction)
@@ -244,7 +268,7 @@ pub(super) fn plan_results(
             ))
     });
     r.result(key("tokens_per_s"), p.tokens_per_s, || {
-        Quantity::new("decode tokens per second (all replicas)", Unit::Count)
+        Quantity::new("decode tokens/s (all replicas)", Unit::Count)
             .formula("batch x dp / decode step")
             .derive(format!(
                 "{} x {} / {}",
@@ -256,7 +280,7 @@ pub(super) fn plan_results(
     r.result(
         key("tokens_per_s_per_device"),
         p.tokens_per_s_per_device,
-        || Quantity::new("decode tokens per second per device", Unit::Count),
+        || Quantity::new("decode tokens/s per device", Unit::Count),
     );
     if !lean {
         r.group_since(mark, "time");
@@ -333,7 +357,7 @@ impl PlanCost {
             r.note(weights_note(self));
         }
         if self.w8a8_default {
-            r.note(crate::calc::decode::W8A8_NOTE);
+            r.note(crate::calc::step::W8A8_NOTE);
         }
         if self.kv_share >= 1.0 && self.layout.tp > 1 {
             r.note("the KV latent is shared by every head, so each TP rank holds all of it: data-parallel attention saves the memory that tensor parallelism cannot");

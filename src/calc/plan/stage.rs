@@ -122,10 +122,14 @@ pub fn tp_device_bytes(m: &Model, w: &WeightBytes, tp: u64) -> f64 {
 /// device ([`Replica::add_part`](super::Replica::add_part)): sums that add over ops.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct StagePart {
-    /// FLOPs on the roofline (speed of light).
+    /// FLOPs one device of the stage does: the roofline's (speed of
+    /// light), and what the power model counts in both modes.
     pub flops: f64,
-    /// Bytes on the roofline.
+    /// Bytes it moves, likewise.
     pub bytes: f64,
+    /// Elements it computes on the strided elementwise path (the
+    /// per-operation model's; the power model's).
+    pub strided: f64,
     /// Launch overhead, seconds.
     pub launch_s: f64,
     /// The per-operation model's sums (`--achievable`).
@@ -136,9 +140,19 @@ impl std::ops::AddAssign for StagePart {
     fn add_assign(&mut self, o: StagePart) {
         self.flops += o.flops;
         self.bytes += o.bytes;
+        self.strided += o.strided;
         self.launch_s += o.launch_s;
         self.priced += o.priced;
     }
+}
+
+/// The routed experts of one device's expert group.
+struct ExpertGroup {
+    /// Distinct experts the device holds that its group's tokens touch,
+    /// per MoE layer.
+    held: f64,
+    /// Rows each touched expert's GEMMs run.
+    rows: u64,
 }
 
 /// Shards a replica's forward pass (serving's typed per-op costs) onto one
@@ -168,8 +182,13 @@ impl Shard<'_, '_> {
     ) -> StagePart {
         let s = self.s;
         if let Some(p) = &s.step.pricer {
+            let sharded = self.sharded(st, tokens, n_dense, n_moe, first, last);
+            let ops = || sharded.ops.iter().chain(&sharded.extra);
             return StagePart {
-                priced: p.part(&self.sharded(st, n_dense, n_moe, first, last)),
+                flops: ops().map(|o| o.flops).sum(),
+                bytes: ops().map(step::Op::bytes).sum(),
+                strided: ops().map(step::Op::strided_elements).sum(),
+                priced: p.part(&sharded),
                 ..StagePart::default()
             };
         }
@@ -198,14 +217,8 @@ impl Shard<'_, '_> {
                     flops += op.flops * f_moe / t;
                     bytes += op.activation_bytes * f_moe / t;
                     if let Some(moe) = &m.moe {
-                        let e = moe.routed_experts.get();
-                        let group = tokens * (self.l.ep.max(self.l.tp) as f64 / t);
-                        let hit = step::experts_touched(
-                            e,
-                            moe.experts_per_token.get(),
-                            group.ceil() as u64,
-                        ) / e as f64;
-                        bytes += n_moe * self.experts_per_device * self.expert_bytes * hit;
+                        let g = self.expert_group(moe, tokens);
+                        bytes += n_moe * g.held * self.expert_bytes;
                     }
                     continue;
                 }
@@ -222,6 +235,48 @@ impl Shard<'_, '_> {
             bytes,
             launch_s: st.kernels * f_layers * s.step.per_kernel_s,
             ..StagePart::default()
+        }
+    }
+
+    /// The routed experts one device of a replica running `tokens` tokens
+    /// reads per MoE layer: every token of its expert group (the ep ranks'
+    /// replicas, or the tp ranks of one) routes k of the experts, and the
+    /// device reads those it holds that any of them touched.
+    fn expert_group(&self, moe: &crate::spec::model::Moe, tokens: f64) -> ExpertGroup {
+        let e = moe.routed_experts.get();
+        let k = moe.experts_per_token.get();
+        let tokens = tokens * (self.l.ep.max(self.l.tp) as f64 / self.l.tp as f64);
+        let touched = step::experts_touched(e, k, tokens.ceil() as u64);
+        ExpertGroup {
+            held: self.experts_per_device * touched / e as f64,
+            rows: ((tokens * k as f64) / touched.max(1.0)).ceil().max(1.0) as u64,
+        }
+    }
+
+    /// The operations of a stage's part as the power model sees them, each
+    /// scaled by `k` (passes, shares): the FLOPs, bytes and strided
+    /// elements its time counts, so the step's power is its own bytes' and
+    /// FLOPs' energy over its own time (formulas.md, "Power and energy").
+    pub(super) fn work(
+        &self,
+        st: &step::Step,
+        tokens: f64,
+        n_dense: f64,
+        n_moe: f64,
+        first: bool,
+        last: bool,
+        k: f64,
+    ) -> Vec<crate::calc::power::Work> {
+        if self.s.step.pricer.is_some() {
+            let sharded = self.sharded(st, tokens, n_dense, n_moe, first, last);
+            crate::calc::power::step_work(&sharded, k).collect()
+        } else {
+            let p = self.part(st, tokens, n_dense, n_moe, first, last);
+            vec![crate::calc::power::Work {
+                flops: p.flops * k,
+                bytes: p.bytes * k,
+                ..Default::default()
+            }]
         }
     }
 
@@ -257,6 +312,7 @@ impl Shard<'_, '_> {
     fn sharded(
         &self,
         st: &step::Step,
+        tokens: f64,
         n_dense: f64,
         n_moe: f64,
         first: bool,
@@ -283,7 +339,14 @@ impl Shard<'_, '_> {
         let mut out = st.clone();
         out.heads = st.heads / t;
         out.kv_heads = (st.kv_heads / t).max(1.0);
+        let ep = self.l.ep > 1;
         for op in out.ops.iter_mut().chain(out.extra.iter_mut()) {
+            if ep && op.name == "routed-experts" {
+                if let Some(moe) = &m.moe {
+                    self.held_experts(op, moe, tokens, f_moe);
+                    continue;
+                }
+            }
             // (share of repetitions, share of work per repetition, share of
             // KV bytes per repetition)
             let (reps, work, kv) = match op.name {
@@ -321,5 +384,27 @@ impl Shard<'_, '_> {
             }
         }
         out
+    }
+
+    /// A routed-experts op under expert parallelism, as [`Shard::part`]
+    /// counts it: the device does k/tp of its replica's tokens' expert
+    /// work, each expert whole, and reads the experts it holds that its
+    /// group's tokens touch (not the replica's touched experts over the
+    /// whole model).
+    fn held_experts(&self, op: &mut step::Op, moe: &crate::spec::model::Moe, tokens: f64, f_moe: f64) {
+        let t = self.l.tp as f64;
+        let g = self.expert_group(moe, tokens);
+        let layers = self.s.moe_layers() as f64 * f_moe;
+        op.flops *= f_moe / t;
+        op.activation_bytes *= f_moe / t;
+        op.weight_bytes = layers * g.held * self.expert_bytes;
+        op.count *= f_moe;
+        if op.grouped.is_none() {
+            op.kernels = step::MOE_ROUTING_KERNELS + step::KERNELS_PER_TOUCHED_EXPERT * g.held;
+        }
+        for gemm in op.gemms.iter_mut().flatten() {
+            gemm.m = g.rows;
+            gemm.groups = g.held.max(1.0);
+        }
     }
 }

@@ -19,28 +19,7 @@ use crate::spec::model::Model;
 use crate::units;
 use serde::Serialize;
 
-/// Launch overhead mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LaunchMode {
-    /// No overhead: the speed of light.
-    None,
-    /// Kernels launched eagerly one after another.
-    Eager,
-    /// Kernels replayed from a CUDA graph.
-    Graph,
-}
-
-impl LaunchMode {
-    /// Its name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LaunchMode::None => "none",
-            LaunchMode::Eager => "eager",
-            LaunchMode::Graph => "graph",
-        }
-    }
-}
+pub use crate::calc::launch::LaunchMode;
 
 /// The note a report gives where fp8 weights run as W8A8 by default.
 pub const W8A8_NOTE: &str = "fp8 weights run as W8A8 (activations quantized to fp8, the matmuls at the fp8 peak), as serving engines run FP8 checkpoints; --activations bf16 prices weight-only fp8 at the bf16 peak";
@@ -160,17 +139,9 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
             Mode::Achievable if engine.graphs.decode => LaunchMode::Graph,
             Mode::Achievable => LaunchMode::Eager,
         },
-        Some(s) => match s.as_str() {
-            "none" => LaunchMode::None,
-            "eager" => LaunchMode::Eager,
-            "graph" => LaunchMode::Graph,
-            _ => {
-                return Err(Error::field(
-                    "launch",
-                    format!("`{s}`: expected none, eager or graph"),
-                ));
-            }
-        },
+        Some(s) => LaunchMode::of_choice(&s).ok_or_else(|| {
+            Error::field("launch", format!("`{s}`: expected none, eager or graph"))
+        })?,
     };
     let table = match mode {
         Mode::SpeedOfLight => hw.launch.as_ref(),
@@ -186,6 +157,17 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
             .and_then(|l| l.eager)
             .map(|s| s.get())
             .ok_or_else(|| hw.missing("launch.eager", "eager launch overhead", Some("7 us")))?,
+        // Not a step's choice (`of_choice` gives none, eager or graph); the
+        // file's figure should one ask for it.
+        LaunchMode::Synchronised => table
+            .and_then(|l| LaunchMode::Synchronised.in_file(l))
+            .ok_or_else(|| {
+                hw.missing(
+                    "launch.synchronised",
+                    "synchronised launch overhead",
+                    Some("10 us"),
+                )
+            })?,
         LaunchMode::Graph => table
             .and_then(|l| l.graph)
             .map(|s| s.get())
@@ -205,11 +187,7 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
             .achievable
             .as_ref()
             .and_then(|x| x.launch.as_ref())
-            .and_then(|l| match launch {
-                LaunchMode::None => None,
-                LaunchMode::Eager => l.eager,
-                LaunchMode::Graph => l.graph,
-            })
+            .and_then(|l| launch.in_file(l))
             .is_some();
     // Each source is made in one allocation: every sweep point resolves
     // them, though only a full report shows them.
@@ -226,6 +204,7 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
     let launch_field = match launch {
         LaunchMode::None => None,
         LaunchMode::Eager => Some(("achievable.launch.eager", "launch.eager")),
+        LaunchMode::Synchronised => Some(("achievable.launch.synchronised", "launch.synchronised")),
         LaunchMode::Graph => Some(("achievable.launch.graph", "launch.graph")),
     }
     .map(|(measured, plain)| {
