@@ -404,7 +404,8 @@ fn relaxed(mut c: clap::Command) -> clap::Command {
         .collect();
     for id in args {
         c = c.mut_arg(id, |a| {
-            a.required(false).required_unless_present(None::<clap::Id>)
+            a.required(false)
+                .required_unless_present(clap::builder::Resettable::<clap::Id>::Reset)
         });
     }
     let groups: Vec<clap::Id> = c
