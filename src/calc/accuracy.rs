@@ -84,6 +84,8 @@ pub fn kind(command: &str, launch: Option<&str>) -> Option<&'static str> {
         ("matmul", _) => Some("matmul"),
         ("plan", _) => Some("plan"),
         ("collective", _) => Some("collective"),
+        // Built from whole steps: quoted with the whole-step band.
+        ("simulate" | "fleet", _) => Some("all"),
         _ => None,
     }
 }
@@ -118,10 +120,13 @@ fn within(e: &Entry) -> String {
 /// file's held-out error, the transfer test's error for a transferred
 /// file, or "not validated".
 pub fn quote(kind: &str, hw: &Hardware) -> String {
-    let own = entries()
-        .into_iter()
-        .chain(transfer_entries())
-        .find(|e| e.part == hw.id && e.answer == kind);
+    // A kind without its own entry takes the part's whole-step one, then
+    // its graph decode one (simulate and fleet answers are built of steps).
+    let table: Vec<Entry> = entries().into_iter().chain(transfer_entries()).collect();
+    let own = [kind, "all", "decode"]
+        .iter()
+        .find_map(|k| table.iter().find(|e| e.part == hw.id && e.answer == *k))
+        .cloned();
     if let Some(e) = &own {
         return format!("measured here: {} (docs/validation.md)", within(e));
     }
