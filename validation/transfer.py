@@ -87,6 +87,7 @@ def transfer(base_id, target_id, rule, overrides, drop=(), out=None):
     base_text = open(base_path).read()
     base = tomllib.loads(base_text)
     tgt_text = open(tgt_path).read()
+    tgt = tomllib.loads(tgt_text)
     bsrc = base["sources"]
     new_src = {}
 
@@ -115,6 +116,11 @@ def transfer(base_id, target_id, rule, overrides, drop=(), out=None):
                     continue
                 res.append(f"{k} = {fmt(v)}")
                 new_src[full] = src
+            elif section == "launch" and k in tgt.get("launch", {}):
+                # The part's own speed-of-light launch figure (a course's
+                # estimate, a golden case) stays.
+                res.append(f"{k} = {fmt(tgt['launch'][k])}")
+                new_src[full] = tgt["sources"].get(full, "")
             else:
                 res.append(strip_comment(line))
                 if section.startswith("achievable.gemm.stream-split"):

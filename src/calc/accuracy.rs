@@ -84,6 +84,8 @@ pub fn kind(command: &str, launch: Option<&str>) -> Option<&'static str> {
         ("matmul", _) => Some("matmul"),
         ("plan", _) => Some("plan"),
         ("collective", _) => Some("collective"),
+        // Built from whole steps: quoted with the whole-step band.
+        ("simulate" | "fleet", _) => Some("all"),
         _ => None,
     }
 }
@@ -118,10 +120,13 @@ fn within(e: &Entry) -> String {
 /// file's held-out error, the transfer test's error for a transferred
 /// file, or "not validated".
 pub fn quote(kind: &str, hw: &Hardware) -> String {
-    let own = entries()
-        .into_iter()
-        .chain(transfer_entries())
-        .find(|e| e.part == hw.id && e.answer == kind);
+    // A kind without its own entry takes the part's whole-step one, then
+    // its graph decode one (simulate and fleet answers are built of steps).
+    let table: Vec<Entry> = entries().into_iter().chain(transfer_entries()).collect();
+    let own = [kind, "all", "decode"]
+        .iter()
+        .find_map(|k| table.iter().find(|e| e.part == hw.id && e.answer == *k))
+        .cloned();
     if let Some(e) = &own {
         return format!("measured here: {} (docs/validation.md)", within(e));
     }
@@ -150,15 +155,33 @@ pub fn quote(kind: &str, hw: &Hardware) -> String {
             ),
         };
         let t = transfer_entries();
+        // The rule's own check (public points of parts it wrote) first: it
+        // says how carrying did on those parts, not between two siblings.
+        let rule = format!("rule:{}", ev.rule.as_deref().unwrap_or(""));
+        if let Some(e) = t.iter().find(|e| e.part == rule) {
+            return format!(
+                "{what} (docs/formulas.md, \"Achievable figures carried between parts\"): {} \
+                 (docs/validation.md); no {kind} answer of `{}` itself has been measured",
+                within(e),
+                hw.id
+            );
+        }
         let hit = t
             .iter()
             .find(|e| e.part == "transfer" && e.answer == kind)
             .or_else(|| t.iter().find(|e| e.part == "transfer" && e.answer == "all"));
+        // The transfer test carried figures between two Hopper parts: for
+        // another rule it is the nearest check there is, and says so.
+        let caveat = if ev.rule.as_deref() == Some("Hopper sibling") {
+            ""
+        } else {
+            "; this rule itself is untested, so the band is a floor"
+        };
         return match hit {
             Some(e) => format!(
                 "{what} (docs/formulas.md, \"Achievable figures carried between parts\"): {} — \
                  the H100 transfer test, the H200's figures carried to an H100 and held out \
-                 (docs/validation.md); no {kind} answer of `{}` itself has been measured",
+                 (docs/validation.md); no {kind} answer of `{}` itself has been measured{caveat}",
                 within(e),
                 hw.id
             ),
@@ -186,6 +209,46 @@ mod tests {
         for x in &e {
             assert!(x.median_error <= x.worst_error, "{x:?}");
             assert!(x.points > 0 && x.worst_error.is_finite(), "{x:?}");
+        }
+    }
+
+    #[test]
+    fn the_transfer_table_parses_and_its_bands_lie_between_median_and_worst() {
+        let t = transfer_entries();
+        assert!(t.iter().any(|e| e.part == "transfer"));
+        for e in &t {
+            let b = e.band.expect("every transfer entry has a band");
+            assert!(e.median_error <= b && b <= e.worst_error, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn every_part_quotes_its_evidence_and_a_band() {
+        let cat = crate::catalog::Catalog::default();
+        let hw = |id: &str| cat.hardware(id, &[]).unwrap();
+        let q = quote("decode", &hw("b200"));
+        assert!(
+            q.starts_with("transferred from h200-sxm by the rule 'CUDA from Hopper to Blackwell'")
+                && q.contains("band ±"),
+            "{q}"
+        );
+        let q = quote("decode", &hw("mi300x"));
+        assert!(q.contains("band ±") && q.contains("untested"), "{q}");
+        let q = quote("prefill", &hw("h100-sxm"));
+        assert!(
+            q.starts_with("measured here:") && q.contains("band ±"),
+            "{q}"
+        );
+        for id in [
+            "b300",
+            "gb200",
+            "gb300",
+            "mi355x",
+            "tpu7x",
+            "trainium3",
+            "a100-sxm-80gb",
+        ] {
+            assert!(quote("decode", &hw(id)).contains("band ±"), "{id}");
         }
     }
 

@@ -11,7 +11,12 @@ tokens a sequence) fit in each of the point's TP devices, B sequences
 prefilled (ISL tokens each) then decoded for OSL steps at the middle
 context ISL + OSL / 2:
 
-    output tokens/s per GPU = B x OSL / (prefill(B, ISL) + OSL x step(B, ISL + OSL/2)) / TP
+    output tokens/s per GPU = B x OSL / (prefill(B, ISL) / TP + OSL x step(B, ISL + OSL/2)) / TP
+
+The KV cache is taken as fp8 (an assumption: NVIDIA's FP8 and FP4
+checkpoints that these tables serve quantize the KV cache to FP8; the
+tables do not say). (`decode --tp` prices the step's all-reduces; `prefill` takes no --tp, so
+the batch's prefill is one device's divided by TP, its all-reduces left out.)
 
 Each row prints the point, the tool's answer, the ratio and whether the
 answer's stated band covers the point.
@@ -44,7 +49,7 @@ def answer(x):
     hw, m, tp, p = HW[x["gpu"]], MODEL[x["model"]], x["tp"] or 1, prec(x["precision"])
     isl, osl = x["isl"], x["osl"]
     base = ["--model", m, "--hw", hw, "--tp", str(tp), "--dtype", p, "--activations",
-            "fp8" if p == "fp4" else p]
+            "fp8" if p == "fp4" else p, "--kv-dtype", "fp8"]
     lo, hi = 1, 4096
     fits = lambda b: (r := q("decode", *base, "--batch", str(b), "--context", str(isl + osl))) \
         and r["results"]["fits"]  # noqa: E731
@@ -58,10 +63,12 @@ def answer(x):
             hi = mid - 1
     B = lo
     d = q("decode", *base, "--batch", str(B), "--context", str(isl + osl // 2))
-    pf = q("prefill", *base, "--batch", str(B), "--prompt", str(isl), "--force")
+    one = [a for i, a in enumerate(base) if a != "--tp" and (i == 0 or base[i - 1] != "--tp")]
+    pf = q("prefill", *one, "--batch", str(B), "--prompt", str(isl), "--force")
     if not d or not pf:
         return None, None
-    t = pf["results"]["time_s"] + osl * d["results"]["step_time_s"]
+    # prefill takes no --tp: one device's prefill split over TP devices.
+    t = pf["results"]["time_s"] / tp + osl * d["results"]["step_time_s"]
     notes = " ".join(d.get("notes", []))
     return B * osl / t / tp, notes
 
