@@ -507,8 +507,5 @@ fn readme_names_every_part_and_engine() {
             );
         }
     }
-    assert!(
-        readme.contains("roofline calibrate"),
-        "README.md: no pointer to calibrate"
-    );
+    assert!(readme.contains("roofline calibrate"), "README.md: no pointer to calibrate");
 }
