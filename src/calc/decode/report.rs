@@ -47,6 +47,7 @@ impl DecodeCost {
                 "bound",
                 "launch_time_s",
                 "step_time_s",
+                "warm_l2_time_s",
                 "tokens_per_s",
                 "tokens_per_s_per_user",
                 "expected_tokens_per_pass",
@@ -130,6 +131,7 @@ impl DecodeCost {
             Quantity::new("bound", Unit::None).formula("the larger of the two times")
         });
         roof::times(&mut r, &s.roof, t, flops, bytes);
+        s.record_warm(&mut r, flops, weight_bytes + st.kv_read_bytes(), bytes, 1.0);
         let priced = self.timed.priced.as_ref();
         match priced {
             None => {

@@ -72,6 +72,10 @@ pub struct Setup {
     /// turns into kernels").
     #[serde(skip)]
     pub engine: std::sync::Arc<Engine>,
+    /// The device's L2, where its file records its capacity and bandwidth
+    /// (the warm-cache bound).
+    #[serde(skip)]
+    pub l2: Option<crate::calc::warm::L2>,
 }
 
 /// The precision, launch and kernel choices a step is set up with (each
@@ -284,6 +288,7 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
         pricer,
         missing,
         engine,
+        l2: crate::calc::warm::L2::of(hw),
     })
 }
 
@@ -374,6 +379,24 @@ impl Setup {
             Quantity::new("memory bandwidth", Unit::BytesPerSec).source(self.sources[1].as_deref())
         });
         roof::ridge(r, &self.roof);
+    }
+
+    /// At datasheet figures, records the bound with a warm L2 of `calls`
+    /// forwards of `flops` that stream `streamed` bytes of weights and
+    /// cache and move `bytes` in all, and the note saying what the speed of
+    /// light assumes about the L2 (formulas.md, "The speed of light with a
+    /// warm L2"); nothing with measured figures.
+    pub fn record_warm(&self, r: &mut Report, flops: f64, streamed: f64, bytes: f64, calls: f64) {
+        if self.mode != Mode::SpeedOfLight {
+            return;
+        }
+        match self.l2 {
+            Some(l2) => {
+                let w = crate::calc::warm::warm(&self.roof, l2, flops, streamed, bytes, calls);
+                crate::calc::warm::record(r, &self.roof, &w, "device time", streamed, bytes);
+            }
+            None => crate::calc::warm::note_cold(r),
+        }
     }
 }
 
