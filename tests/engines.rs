@@ -547,3 +547,71 @@ fn explain_derives_the_kernel_count_from_the_engine_s_operations() {
     assert!(block.contains("expert-dispatch 128"), "{block}");
     assert!(block.contains("routed-experts 64"), "{block}");
 }
+
+#[test]
+fn eager_attention_writes_out_the_scores_of_gpt_oss() {
+    // Issue 53: gpt-oss decode with transformers' eager attention. By hand,
+    // gpt-oss-20b at batch 16 over 32,768 cached tokens, bf16 cache (2 x 8
+    // KV heads x 64 x 2 B = 2,048 B a token a layer): a layer holds 16,448
+    // tokens on average (full layers 32,768, windowed ones 128) and 16,449
+    // after the new one. Beyond the fused kernel, repeat_kv writes the
+    // cache 8 times over for the 64 query heads and the two GEMMs read the
+    // copies, 2 x 8 x 16 x 16,449 x 2,048 B, and the score GEMM writes and
+    // the value GEMM reads 16 x 64 x 16,449 bf16 scores, 2 x 2 B each: 24
+    // layers x (8,623,423,488 + 67,375,104) = 208,593,321,984 B.
+    let base = [
+        ("model", Value::from("gpt-oss-20b")),
+        ("hw", "h200-sxm".into()),
+        ("batch", 16.into()),
+        ("context", 32768.into()),
+        ("dtype", "bf16".into()),
+    ];
+    let eager = ["engine.attention.path=eager"];
+    let flash = run("decode", Mode::SpeedOfLight, &[], &base).unwrap();
+    let written = run("decode", Mode::SpeedOfLight, &eager, &base).unwrap();
+    let extra = num(&written, "bytes") - num(&flash, "bytes");
+    assert!((extra - 208_593_321_984.0).abs() < 1.0, "{extra}");
+    // The whole rectangle of scores: one key more a query than the causal
+    // count's half of the new token's own (16,449 against 16,448.5).
+    let flops = num(&written, "flops") - num(&flash, "flops");
+    assert!(
+        (flops - 2.0 * 64.0 * 128.0 * 0.5 * 16.0 * 24.0).abs() < 1.0,
+        "{flops}"
+    );
+    // Per layer the second GEMM, scale, mask, concatenation, max,
+    // subtraction, softmax, the output copy and two repeat_kv copies: 10
+    // kernels, 240 over the 24 layers.
+    let fa = run("decode", Mode::Achievable, &[], &base).unwrap();
+    let ea = run("decode", Mode::Achievable, &eager, &base).unwrap();
+    assert_eq!(num(&ea, "kernels") - num(&fa, "kernels"), 240.0);
+    assert!(num(&ea, "step_time_s") > num(&fa, "step_time_s") + 40e-3);
+}
+
+#[test]
+fn biased_experts_read_their_biases_and_a_grouped_dispatch_adds_them() {
+    // gpt-oss-20b decode at batch 1: 4 experts touched a layer, each with
+    // 2 x 2,880 + 2,880 = 8,640 bf16 bias elements: 24 x 4 x 8,640 x 2 B =
+    // 1,658,880 B read. Grouped, each of the 4 slots gathers and adds its
+    // rows: 4 x 8,640 x (2 + 4 x 2) B = 345,600 B a layer, 4 kernels.
+    let base = [
+        ("model", Value::from("gpt-oss-20b")),
+        ("hw", "h200-sxm".into()),
+        ("batch", 1.into()),
+        ("context", 1024.into()),
+    ];
+    let bias = |r: &Report| {
+        r.quantities["weight_bytes"]
+            .derivation
+            .split(" + ")
+            .find_map(|s| s.strip_prefix("expert-bias "))
+            .map(str::to_string)
+    };
+    let r = run("decode", Mode::SpeedOfLight, &[], &base).unwrap();
+    assert_eq!(bias(&r).as_deref(), Some("1.659 MB"));
+    let grouped = ["engine.moe.dispatch=grouped"];
+    let loop_ = run("decode", Mode::Achievable, &[], &base).unwrap();
+    let g = run("decode", Mode::Achievable, &grouped, &base).unwrap();
+    let ops = |r: &Report| r.quantities["kernels"].derivation.clone();
+    assert!(ops(&g).contains("expert-bias-add 96"), "{}", ops(&g));
+    assert!(!ops(&loop_).contains("expert-bias-add"), "{}", ops(&loop_));
+}

@@ -80,6 +80,11 @@ fn time_against_measured(dtype: &str, m: u64, n: u64, k: u64) {
     );
     // The bound follows the L2 traffic, never below each operand once.
     assert!(c.traffic.bytes >= c.minimal_bytes * (1.0 - 1e-12), "{id}");
+    // The warm-L2 bound holds too, and never above the cold one
+    // (formulas.md, "The speed of light with a warm L2"; issue 53).
+    let w = c.warm.expect("the H200 file has the L2's bandwidth");
+    assert!(w.time_s <= meas, "{id}: warm bound {} s", w.time_s);
+    assert!(w.time_s <= c.time_s * (1.0 + 1e-12), "{id}");
     if c.flops >= LARGE {
         assert!(
             meas <= 2.0 * c.time_s,
@@ -290,4 +295,42 @@ fn the_issue_8192_cube_is_compute_bound_at_the_l2_level() {
     assert_eq!(r.results["traffic_level"], "l2");
     assert_eq!(r.results["tile_bound"], "memory");
     assert_eq!(r.results["bound"], "compute");
+}
+
+#[test]
+fn the_issue_h100_fp8_gemm_is_above_the_warm_bound() {
+    // Issue 53: on an H100, an fp8 32x6144x4096 GEMM ran in 7.45 us back
+    // to back, under the cold (HBM) speed of light. By hand: each operand
+    // once, 32x4096 + 4096x6144 + 32x6144 bytes = 25,493,504 B, 25.5 MB,
+    // inside the 50 MB L2; at the L2's 4.23 x 3.35 TB/s = 14.2 TB/s that
+    // is 1.795 us; the compute, 2x32x6144x4096 / 1979 TFLOP/s = 0.814 us.
+    let hw = Catalog::default().hardware("h100-sxm", &[]).unwrap();
+    let mut i = MatmulInputs::new(32, 6144, 4096);
+    i.dtype = Some("fp8".into());
+    i.tiles = Some(matmul::Tiles(Vec::new()));
+    let c = matmul::cost(&hw, &i, Mode::SpeedOfLight).unwrap();
+    assert!(c.time_s > 7.45e-6, "the cold bound {} s", c.time_s);
+    let w = c.warm.unwrap();
+    assert!(w.resident);
+    assert_eq!(w.hbm_s, 0.0);
+    assert!(
+        (w.l2_s - 25_493_504.0 / 14.2e12).abs() < 1e-12,
+        "{}",
+        w.l2_s
+    );
+    assert!(
+        (w.compute_s - 0.8138e-6).abs() < 0.001e-6,
+        "{}",
+        w.compute_s
+    );
+    assert!((w.time_s - 1.7953e-6).abs() < 0.001e-6, "{}", w.time_s);
+    assert!(w.time_s <= 7.45e-6);
+    // Measured figures price no bound.
+    i.launch = Some("none".into());
+    assert!(
+        matmul::cost(&hw, &i, Mode::Achievable)
+            .unwrap()
+            .warm
+            .is_none()
+    );
 }

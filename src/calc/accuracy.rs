@@ -5,12 +5,23 @@
 //! `tests/achievable_errors.rs` recomputes every entry of the table from
 //! the raw measurements with the current model, so the table cannot drift
 //! from what the tool answers.
+//!
+//! A part whose figures were carried from a measured sibling
+//! (`[achievable.evidence] kind = "transferred"`) quotes the transfer
+//! test instead (`validation/transfer-error.toml`): how the same kind of
+//! carrying did predicting real H100 steps from the H200's figures, held
+//! out (docs/validation.md, "The H100 transfer test"); its band is the
+//! error that 4 in 5 of those steps were within.
 
-use crate::spec::hardware::Hardware;
+use crate::spec::hardware::{EvidenceKind, Hardware};
 use serde::Deserialize;
 
 /// The table's text.
 pub const TABLE: &str = include_str!("../../validation/achievable-error.toml");
+
+/// The transfer test's and measured parts' table beside it (parts other
+/// than the H200's generated table: `validation/h100-transfer/`).
+pub const TRANSFER_TABLE: &str = include_str!("../../validation/transfer-error.toml");
 
 /// One validated kind of answer on one part.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -32,6 +43,10 @@ pub struct Entry {
     pub measurements: String,
     /// When the table entry was last computed.
     pub date: String,
+    /// The error that at least 4 in 5 of the points were within (the
+    /// 80th percentile of |error|): the band an answer of this kind quotes.
+    #[serde(default)]
+    pub band: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -49,6 +64,14 @@ pub fn entries() -> Vec<Entry> {
         .unwrap_or_default()
 }
 
+/// The transfer table's entries: `part = "transfer"` for the transfer
+/// test, a part id for parts measured here beside the H200.
+pub fn transfer_entries() -> Vec<Entry> {
+    toml::from_str::<Table>(TRANSFER_TABLE)
+        .map(|t| t.entry)
+        .unwrap_or_default()
+}
+
 /// The kind of answer a report is, from its command and launch mode; None
 /// for commands whose answers have no validated kind. A report's command
 /// may carry its subcommand (`collective all-reduce`).
@@ -61,6 +84,8 @@ pub fn kind(command: &str, launch: Option<&str>) -> Option<&'static str> {
         ("matmul", _) => Some("matmul"),
         ("plan", _) => Some("plan"),
         ("collective", _) => Some("collective"),
+        // Built from whole steps: quoted with the whole-step band.
+        ("simulate" | "fleet", _) => Some("all"),
         _ => None,
     }
 }
@@ -74,13 +99,42 @@ fn pct(x: f64) -> String {
     }
 }
 
-/// The note an `--achievable` answer of `kind` on `hw` carries.
+/// How an entry's error reads: "within 3.5% median, 11% worst of 29 ...",
+/// with the band first where the entry has one.
+fn within(e: &Entry) -> String {
+    let band = e
+        .band
+        .map(|b| format!("band ±{} (4 in 5 within it); ", pct(b)))
+        .unwrap_or_default();
+    format!(
+        "{band}within {} median, {} worst of {} {}",
+        pct(e.median_error),
+        pct(e.worst_error),
+        e.points,
+        e.what
+    )
+}
+
+/// The evidence word and the band of an `--achievable` answer of `kind`
+/// on `hw`: the validated error of that kind on that part, a calibrated
+/// file's held-out error, the transfer test's error for a transferred
+/// file, or "not validated".
 pub fn quote(kind: &str, hw: &Hardware) -> String {
+    // A kind without its own entry takes the part's whole-step one, then
+    // its graph decode one (simulate and fleet answers are built of steps).
+    let table: Vec<Entry> = entries().into_iter().chain(transfer_entries()).collect();
+    let own = [kind, "all", "decode"]
+        .iter()
+        .find_map(|k| table.iter().find(|e| e.part == hw.id && e.answer == *k))
+        .cloned();
+    if let Some(e) = &own {
+        return format!("measured here: {} (docs/validation.md)", within(e));
+    }
     if let Some(c) = &hw.calibration
         && let (Some(n), Some(m), Some(w)) = (c.points, c.median_error, c.worst_error)
     {
         return format!(
-            "calibrated: within {} median, {} worst of {n} held-out points of {} ({}, {}; roofline calibrate)",
+            "calibrated by you: within {} median, {} worst of {n} held-out points of {} ({}, {}; roofline calibrate)",
             pct(m),
             pct(w),
             c.measurements,
@@ -88,22 +142,60 @@ pub fn quote(kind: &str, hw: &Hardware) -> String {
             c.date.get(..10).unwrap_or(&c.date)
         );
     }
-    match entries()
-        .into_iter()
-        .find(|e| e.part == hw.id && e.answer == kind)
+    let ev = hw.achievable.as_ref().and_then(|a| a.evidence.as_ref());
+    if let Some(ev) = ev
+        && ev.kind != EvidenceKind::Measured
     {
-        Some(e) => format!(
-            "validated: within {} median, {} worst of {} {} (docs/validation.md)",
-            pct(e.median_error),
-            pct(e.worst_error),
-            e.points,
-            e.what
-        ),
-        None => format!(
-            "not validated on this part: no {kind} answers of `{}` have been measured (docs/validation.md lists what has)",
-            hw.id
-        ),
+        let what = match ev.kind {
+            EvidenceKind::Public => "public figures".to_string(),
+            _ => format!(
+                "transferred from {} by the rule '{}'",
+                ev.from.as_deref().unwrap_or("a measured sibling"),
+                ev.rule.as_deref().unwrap_or("unnamed")
+            ),
+        };
+        let t = transfer_entries();
+        // The rule's own check (public points of parts it wrote) first: it
+        // says how carrying did on those parts, not between two siblings.
+        let rule = format!("rule:{}", ev.rule.as_deref().unwrap_or(""));
+        if let Some(e) = t.iter().find(|e| e.part == rule) {
+            return format!(
+                "{what} (docs/formulas.md, \"Achievable figures carried between parts\"): {} \
+                 (docs/validation.md); no {kind} answer of `{}` itself has been measured",
+                within(e),
+                hw.id
+            );
+        }
+        let hit = t
+            .iter()
+            .find(|e| e.part == "transfer" && e.answer == kind)
+            .or_else(|| t.iter().find(|e| e.part == "transfer" && e.answer == "all"));
+        // The transfer test carried figures between two Hopper parts: for
+        // another rule it is the nearest check there is, and says so.
+        let caveat = if ev.rule.as_deref() == Some("Hopper sibling") {
+            ""
+        } else {
+            "; this rule itself is untested, so the band is a floor"
+        };
+        return match hit {
+            Some(e) => format!(
+                "{what} (docs/formulas.md, \"Achievable figures carried between parts\"): {} — \
+                 the H100 transfer test, the H200's figures carried to an H100 and held out \
+                 (docs/validation.md); no {kind} answer of `{}` itself has been measured{caveat}",
+                within(e),
+                hw.id
+            ),
+            None => format!(
+                "{what} (docs/formulas.md, \"Achievable figures carried between parts\"): \
+                 no band yet: no {kind} answers of `{}` or of the transfer test have been measured",
+                hw.id
+            ),
+        };
     }
+    format!(
+        "not validated on this part: no {kind} answers of `{}` have been measured (docs/validation.md lists what has)",
+        hw.id
+    )
 }
 
 #[cfg(test)]
@@ -117,6 +209,46 @@ mod tests {
         for x in &e {
             assert!(x.median_error <= x.worst_error, "{x:?}");
             assert!(x.points > 0 && x.worst_error.is_finite(), "{x:?}");
+        }
+    }
+
+    #[test]
+    fn the_transfer_table_parses_and_its_bands_lie_between_median_and_worst() {
+        let t = transfer_entries();
+        assert!(t.iter().any(|e| e.part == "transfer"));
+        for e in &t {
+            let b = e.band.expect("every transfer entry has a band");
+            assert!(e.median_error <= b && b <= e.worst_error, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn every_part_quotes_its_evidence_and_a_band() {
+        let cat = crate::catalog::Catalog::default();
+        let hw = |id: &str| cat.hardware(id, &[]).unwrap();
+        let q = quote("decode", &hw("b200"));
+        assert!(
+            q.starts_with("transferred from h200-sxm by the rule 'CUDA from Hopper to Blackwell'")
+                && q.contains("band ±"),
+            "{q}"
+        );
+        let q = quote("decode", &hw("mi300x"));
+        assert!(q.contains("band ±") && q.contains("untested"), "{q}");
+        let q = quote("prefill", &hw("h100-sxm"));
+        assert!(
+            q.starts_with("measured here:") && q.contains("band ±"),
+            "{q}"
+        );
+        for id in [
+            "b300",
+            "gb200",
+            "gb300",
+            "mi355x",
+            "tpu7x",
+            "trainium3",
+            "a100-sxm-80gb",
+        ] {
+            assert!(quote("decode", &hw(id)).contains("band ±"), "{id}");
         }
     }
 

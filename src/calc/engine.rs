@@ -116,6 +116,12 @@ fn fields(e: &Engine) -> Vec<(&'static str, serde_json::Value, &'static str, &'s
         "attention kernel",
     ));
     out.push((
+        "attention_path",
+        e.attention.path.as_str().into(),
+        "attention.path",
+        "attention path (flash: scores on chip; eager: written out)",
+    ));
+    out.push((
         "all_reduce_algorithm",
         match a.algorithm {
             AllReduceAlgorithm::Nccl => "nccl",
@@ -241,13 +247,17 @@ pub fn note(e: &Engine) -> String {
             g.gemm_kernels.unwrap_or(0)
         ),
     };
-    format!(
-        "engine {}: fused {}; {moe}; attention {} (formulas.md, \"Engines\")",
-        e.id,
-        fused.join(", "),
+    let attention = if e.attention.path == crate::spec::engine::AttentionPath::Eager {
+        "with its scores written out (eager path: repeat_kv copies, the score matrix and its softmax kernels)"
+    } else {
         e.attention
             .kernel
             .as_deref()
             .unwrap_or("as the hardware file measured")
+    };
+    format!(
+        "engine {}: fused {}; {moe}; attention {attention} (formulas.md, \"Engines\")",
+        e.id,
+        fused.join(", "),
     )
 }

@@ -28,3 +28,4 @@ pub mod roof;
 pub mod simulate;
 pub mod speculative;
 pub mod step;
+pub mod warm;

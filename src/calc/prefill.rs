@@ -309,6 +309,7 @@ impl PrefillCost {
             "intensity",
             "bound",
             "time_s",
+            "warm_l2_time_s",
             "tokens_per_s",
             "scores_bytes_per_head",
             "materialised_time_s",
@@ -377,6 +378,13 @@ impl PrefillCost {
             Quantity::new("memory time", Unit::Seconds)
                 .formula("bytes / bandwidth, per chunk, summed")
         });
+        s.record_warm(
+            &mut r,
+            self.flops,
+            self.weight_bytes + self.kv_read_bytes,
+            self.bytes,
+            self.chunks.len() as f64,
+        );
         let priced = self.priced();
         match &priced {
             Some(p) => step_price::record(&mut r, p, s.kernels_given, s.launch.as_str()),

@@ -516,11 +516,16 @@ fn calc(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
                 ctx.catalog.model_text(id)
             }
             .map_err(|e| e.to_string())?;
-            let mine: Vec<&Set> = ctx
+            let owned: Vec<Set> = ctx
                 .sets
                 .iter()
                 .filter(|s| overrides::is_model_path(&s.path) == is_model)
+                .map(|s| Set {
+                    path: overrides::file_path(&s.path).to_string(),
+                    value: s.value.clone(),
+                })
                 .collect();
+            let mine: Vec<&Set> = owned.iter().collect();
             let text = overrides::apply(&text, id, &mine).map_err(|e| e.to_string())?;
             let tree: toml::Table =
                 toml::from_str(&text).map_err(|e| format!("`{id}`: {}", e.message().trim()))?;

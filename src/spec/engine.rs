@@ -191,6 +191,40 @@ pub struct AttentionExec {
     /// hardware file's measured flash-attention peak fraction.
     #[serde(default)]
     pub peak_fraction: Option<f64>,
+    /// How the scores are computed (formulas.md, "Engines: attention
+    /// paths"): one fused kernel (`flash`, the default) or written out
+    /// (`eager`).
+    #[serde(default)]
+    pub path: AttentionPath,
+}
+
+/// How an engine computes attention (formulas.md, "Engines: attention
+/// paths").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AttentionPath {
+    /// One fused kernel keeps the scores on chip: SDPA's flash or cuDNN
+    /// kernels, FlashAttention, FlashInfer, TensorRT-LLM's. A sink logit is
+    /// folded into its softmax (FlashAttention-3's and TensorRT-LLM's sink
+    /// kernels), costing FLOPs and no bytes.
+    #[default]
+    Flash,
+    /// The scores written out, as transformers' `eager_attention_forward`
+    /// runs them: keys and values copied to every query head
+    /// (`repeat_kv`), a batched GEMM for the scores, the scale, the mask,
+    /// the sink column concatenated, its max subtracted, a softmax, a
+    /// batched GEMM over the values and the output made contiguous.
+    Eager,
+}
+
+impl AttentionPath {
+    /// Its name in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AttentionPath::Flash => "flash",
+            AttentionPath::Eager => "eager",
+        }
+    }
 }
 
 /// The all-reduce algorithm.

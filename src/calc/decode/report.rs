@@ -4,6 +4,7 @@
 
 use super::cost::{DecodeCost, SloBound};
 use crate::calc::step::LaunchMode;
+use crate::calc::step::W8A8_NOTE;
 use crate::calc::step::{self, report as step_price};
 use crate::calc::{kv, roof};
 use crate::report::{Quantity, Report, Unit};
@@ -46,6 +47,7 @@ impl DecodeCost {
                 "bound",
                 "launch_time_s",
                 "step_time_s",
+                "warm_l2_time_s",
                 "tokens_per_s",
                 "tokens_per_s_per_user",
                 "expected_tokens_per_pass",
@@ -129,6 +131,7 @@ impl DecodeCost {
             Quantity::new("bound", Unit::None).formula("the larger of the two times")
         });
         roof::times(&mut r, &s.roof, t, flops, bytes);
+        s.record_warm(&mut r, flops, weight_bytes + st.kv_read_bytes(), bytes, 1.0);
         let priced = self.timed.priced.as_ref();
         match priced {
             None => {
@@ -311,6 +314,9 @@ impl DecodeCost {
                     s.weights, s.activations, s.compute
                 )
             });
+        }
+        if s.w8a8_default {
+            r.note(W8A8_NOTE);
         }
         if s.activations == "fp8" || s.weights == "fp8" {
             r.note(

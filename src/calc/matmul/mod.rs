@@ -428,6 +428,12 @@ pub struct MatmulCost {
     /// Board power and energy over the headline time at the traffic
     /// (formulas.md, "Power and energy").
     pub energy: super::power::Energy,
+    /// At datasheet figures, the bound with a warm L2 (formulas.md, "The
+    /// speed of light with a warm L2"): each operand once, b·(MK + KN +
+    /// MN), with at most the L2's capacity of it on chip when the call
+    /// starts. `None` with measured figures or where the file lacks the
+    /// L2's bandwidth.
+    pub warm: Option<super::warm::Warm>,
 }
 
 /// A count input with its default, at least 1.
@@ -582,6 +588,12 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
         (None, None) => (time.time_s, time.bound),
     };
     let weight_bytes = b * k as f64 * n as f64;
+    let minimal = minimal_bytes(m, n, k, b);
+    let warm = match mode {
+        Mode::SpeedOfLight => super::warm::L2::of(hw)
+            .map(|l2| super::warm::warm(&effective_roof, l2, f, minimal, minimal, 1.0)),
+        Mode::Achievable => None,
+    };
     let energy = super::power::Energy::new(
         super::power::PowerModel::of(hw, prec.compute).map(|pm| pm.draw(time_s, f, tr.bytes)),
         time_s,
@@ -626,8 +638,8 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
         naive_intensity: f / nb,
         naive_time: roof.time(f, nb),
         output_bytes,
-        minimal_bytes: minimal_bytes(m, n, k, b),
-        minimal_intensity: f / minimal_bytes(m, n, k, b),
+        minimal_bytes: minimal,
+        minimal_intensity: f / minimal,
         mma,
         effective_roof,
         tile: t,
@@ -649,6 +661,7 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
         weight_bytes,
         weight_streaming: bound == Bound::Memory && weight_bytes >= 0.5 * tr.bytes,
         energy,
+        warm,
     })
 }
 

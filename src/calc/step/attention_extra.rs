@@ -91,3 +91,133 @@ pub fn apply_formats(m: &Model, ops: &mut [Op], p: &Precisions) {
         }
     }
 }
+
+/// What the eager attention path adds to a forward (formulas.md,
+/// "Engines: attention paths"): the bytes and kernels of its two batched
+/// GEMMs beyond a fused kernel's, and the elementwise kernels between them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Eager {
+    /// Score and value FLOPs of the full rectangle (the mask zeroes the
+    /// rest; nothing is skipped), all layers.
+    pub flops: f64,
+    /// Bytes the GEMMs move beyond a fused kernel's: the keys and values
+    /// copied to every query head (written by `repeat_kv`, read by the
+    /// GEMMs) and the scores written and the probabilities read, all layers.
+    pub gemm_bytes: f64,
+    /// The second batched GEMM (the fused kernel is one).
+    pub gemm_kernels: f64,
+    /// The kernels between the GEMMs.
+    pub between: Op,
+}
+
+/// Bytes per score element passes of the eager softmax make, in reads and
+/// writes of the score matrix: the scale (2), the mask add (2), the sink
+/// column's concatenation (2), the row max (1), its subtraction (2) and the
+/// softmax (2); without sinks the scale, the mask and the softmax (6).
+fn score_passes(sinks: bool) -> (f64, f64) {
+    if sinks { (11.0, 6.0) } else { (6.0, 3.0) }
+}
+
+/// The eager path of `batch` sequences of `new` tokens over a cache whose
+/// layers hold `seen` tokens on average (a window caps a windowed layer's
+/// cache), KV `kv_layer` bytes a token a layer, as transformers'
+/// `eager_attention_forward` runs it. `None` for MLA (whose eager form is
+/// its expanded attention, not priced here).
+pub fn eager(
+    m: &Model,
+    batch: u64,
+    new: u64,
+    seen: f64,
+    kv_layer: f64,
+    p: &Precisions,
+) -> Option<Eager> {
+    if m.attention.kind == crate::spec::model::AttentionKind::Mla {
+        return None;
+    }
+    let layers = m.layers.get() as f64;
+    let h = m.attention.heads.get() as f64;
+    let dh = m.head_dim() as f64;
+    let group = h / m.kv_heads() as f64;
+    let (b, q) = (batch as f64, new as f64);
+    // Each query scores every key the layer holds after this pass's write.
+    let keys = seen + q;
+    let scores = b * h * q * keys;
+    let a = p.activation;
+    // repeat_kv copies keys and values to every query head when heads share
+    // them (read once, written `group` times); the GEMMs read the copies.
+    let expand = if group > 1.0 {
+        2.0 * group * b * keys * kv_layer
+    } else {
+        0.0
+    };
+    let (passes, kernels) = score_passes(m.attention.sinks);
+    let copies = if group > 1.0 { 2.0 } else { 0.0 };
+    // The output's transpose made contiguous: read and write it.
+    let out = 2.0 * b * q * h * dh * a;
+    Some(Eager {
+        flops: 2.0 * h * 2.0 * dh * q * keys * b * layers,
+        gemm_bytes: (expand + 2.0 * scores * a) * layers,
+        gemm_kernels: 1.0,
+        between: Op {
+            class: KernelClass::Pointwise,
+            activation_bytes: (passes * scores * a + out) * layers,
+            ..Op::plain(
+                "attention-scores",
+                OpKind::Elementwise,
+                layers,
+                kernels + 1.0 + copies,
+            )
+        },
+    })
+}
+
+/// Bytes per element of an expert's bias: gpt-oss keeps its biases at 16
+/// bits beside the MXFP4 blocks (the checkpoint's `*_bias` tensors are
+/// bf16; config.json's quantization covers the blocks and scales).
+const BIAS_BYTES: f64 = 2.0;
+
+/// Kernels a grouped dispatch adds a layer for biased experts: the bias
+/// rows gathered by each routed slot's expert and added, after the
+/// gate/up GEMM and after the down GEMM (a grouped GEMM takes no bias).
+const GROUPED_BIAS_KERNELS: f64 = 4.0;
+
+/// Biased experts (gpt-oss; formulas.md, "Engines: attention paths",
+/// biased experts): the touched experts' bias vectors, `(mats - 1) ff + d`
+/// elements each, read every MoE layer. A loop over experts adds them in
+/// each expert's GEMM epilogue (`F.linear` with a bias: no kernel); a
+/// grouped dispatch gathers each routed slot's rows (read at 16 bits,
+/// written at the activation precision) and adds them (read the output and
+/// the rows, write the output), four kernels a layer.
+#[allow(clippy::too_many_arguments)]
+pub fn expert_bias(
+    tokens: u64,
+    k: u64,
+    touched: f64,
+    d: u64,
+    ff: u64,
+    mats: u64,
+    moe_layers: f64,
+    grouped: bool,
+    p: &Precisions,
+) -> (Op, Option<Op>) {
+    let per_expert = ((mats - 1) * ff + d) as f64;
+    let read = Op {
+        weight_bytes: touched * per_expert * BIAS_BYTES * moe_layers,
+        ..Op::plain("expert-bias", OpKind::Gather, moe_layers, 0.0)
+    };
+    let between = grouped.then(|| {
+        let slots = tokens as f64 * k as f64 * per_expert;
+        let a = p.activation;
+        Op {
+            class: KernelClass::Pointwise,
+            activation_bytes: slots * (BIAS_BYTES + a + 3.0 * a) * moe_layers,
+            ..Op::plain(
+                "expert-bias-add",
+                OpKind::Elementwise,
+                moe_layers,
+                GROUPED_BIAS_KERNELS,
+            )
+        }
+    });
+    (read, between)
+}

@@ -20,13 +20,13 @@ mod setup;
 mod timed;
 
 pub use pricer::pricer;
-pub use setup::{Choices, LaunchMode, Setup, record_precisions, setup};
+pub use setup::{Choices, LaunchMode, Setup, W8A8_NOTE, record_precisions, setup};
 pub use timed::{Timed, time_step, timed, timed_with};
 
 use super::matmul;
 use super::model::{self, Params};
 use crate::error::Result;
-use crate::spec::engine::{Dispatch, Engine};
+use crate::spec::engine::{AttentionPath, Dispatch, Engine};
 use crate::spec::model::{AttentionKind, Model};
 
 /// What an operation is.
@@ -551,17 +551,31 @@ pub fn forward_on(
     // One attention kernel and the two cache writes (keys, values), or one
     // where the engine writes both in one kernel.
     let attention_kernels = ATTENTION_KERNELS - if eng.fusion.kv_write { 1.0 } else { 0.0 };
-    ops.push(Op {
+    let mut attention = Op {
         flops: attn_flops,
         kv_read_bytes: batch as f64 * seen_mean * kv_token_layer * lf,
         kv_write_bytes: tokens as f64 * kv_token_layer * lf,
         activation_bytes: tokens as f64 * h as f64 * (qk_dim + v_dim) as f64 * p.activation * lf,
         ..Op::plain("attention", OpKind::Attention, lf, attention_kernels)
-    });
+    };
+    // The engine's attention path: written-out scores move the score
+    // matrix and the copied keys and values, and launch the kernels
+    // between the two GEMMs (formulas.md, "Engines: attention paths").
+    let mut eager_between = None;
+    if eng.attention.path == AttentionPath::Eager
+        && let Some(e) = attention_extra::eager(m, batch, new, seen_mean, kv_token_layer, p)
+    {
+        attention.flops = e.flops + attention_extra::sink_flops(m, tokens);
+        attention.activation_bytes += e.gemm_bytes;
+        attention.kernels += e.gemm_kernels;
+        eager_between = Some(e.between);
+    }
+    ops.push(attention);
 
     // Feed-forward: dense layers, then MoE layers.
     let mats: u64 = if m.ffn.gated() { 3 } else { 2 };
     let mut experts = None;
+    let mut bias_between = None;
     let (dense_layers, moe) = (m.dense_ffn_layers(), m.moe.as_ref());
     if dense_layers > 0 {
         let ff = m.ffn.intermediate_size.get();
@@ -638,6 +652,13 @@ pub fn forward_on(
             gemms: ffn_gemms(rows.max(1), d, ff, mats, touched.max(1.0)),
             ..Op::plain("routed-experts", OpKind::Matmul, moe_layers, kernels)
         });
+        if moe.expert_bias {
+            let (bias, between) = attention_extra::expert_bias(
+                tokens, k, touched, d, ff, mats, moe_layers, grouped, p,
+            );
+            ops.push(bias);
+            bias_between = between;
+        }
     }
 
     // Norms: their weights are read (tiny), their FLOPs negligible.
@@ -663,6 +684,8 @@ pub fn forward_on(
 
     let mut extra = elementwise::kernels_between_on(m, shape, tokens, p, eng)?;
     extra.extend(attention_extra::qk_norm(m, tokens, eng));
+    extra.extend(eager_between);
+    extra.extend(bias_between);
     attention_extra::apply_formats(m, &mut ops, p);
     Ok(Step {
         ops,

@@ -315,5 +315,17 @@ impl MatmulCost {
         if self.epilogue_time_s.is_some() {
             r.note("measured figures: the time adds the output write, which a cooperative kernel's epilogue does not overlap with its MMAs; datasheet figures give the lower bound");
         }
+        match (&self.warm, self.mode) {
+            (Some(w), _) => crate::calc::warm::record(
+                r,
+                &self.effective_roof,
+                w,
+                "time",
+                self.minimal_bytes,
+                self.minimal_bytes,
+            ),
+            (None, Mode::SpeedOfLight) => crate::calc::warm::note_cold(r),
+            (None, Mode::Achievable) => {}
+        }
     }
 }

@@ -62,6 +62,7 @@ impl MatmulCost {
             "traffic_level",
             "traffic_memory_time_s",
             "time_s",
+            "warm_l2_time_s",
             "bound",
             "weight_streaming",
             // The lecture's single-tile figures, what its tiling table lists.
