@@ -27,12 +27,15 @@ struct Busiest {
 
 impl Busiest {
     /// Keeps the stage if it is busier than the busiest so far: its
-    /// compute and communication one after another on the GPU, or, where
+    /// compute and the communication it does not hide on the GPU, or, where
     /// eager calls' host path is priced apart (`host`: the host's path over
     /// the stage's kernels and over its collective calls), the longer of
     /// that and the host's path.
-    fn offer(&mut self, compute: f64, comm: f64, host: Option<(f64, f64)>) {
-        let slot = host.map_or(compute + comm, |(k, c)| (compute + comm).max(k + c));
+    /// `hidden`: the communication the stage's compute hides (formulas.md,
+    /// "Plans: communication under compute").
+    fn offer(&mut self, compute: f64, comm: f64, hidden: f64, host: Option<(f64, f64)>) {
+        let gpu = compute + comm - hidden;
+        let slot = host.map_or(gpu, |(k, c)| gpu.max(k + c));
         if slot > self.slot {
             *self = Busiest {
                 slot,
@@ -52,6 +55,8 @@ pub struct PlanCost {
     pub model: String,
     /// Datasheet or measured figures.
     pub mode: Mode,
+    /// The engine that priced it.
+    pub engine: String,
     /// Weight precision.
     pub dtype: &'static str,
     /// KV precision.
@@ -270,10 +275,12 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     for (st, &(n_dense, n_moe)) in stage_params.iter().enumerate() {
         let first = st == 0;
         let last = st as u64 == l.pp - 1;
+        let send = l.pp > 1;
         let (t, k) = pass(&decode_step_ops, mb as f64, n_dense, n_moe, first, last);
         dec.offer(
             t,
             stage_comm(&decode_comm, n_dense, n_moe),
+            decode_comm.hidden_s(n_dense, n_moe, send, t),
             host(&decode_comm, k, n_dense, n_moe),
         );
         let (t, k) = pass(
@@ -287,6 +294,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         pre.offer(
             t,
             stage_comm(&prefill_comm, n_dense, n_moe),
+            prefill_comm.hidden_s(n_dense, n_moe, send, t),
             host(&prefill_comm, k, n_dense, n_moe),
         );
     }
@@ -330,6 +338,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         hardware: s.hw.id.clone(),
         model: m.id.clone(),
         mode: s.mode,
+        engine: s.step.engine.id.clone(),
         dtype: s.step.weights,
         kv_dtype: s.step.kv.name,
         layout: l,
