@@ -16,11 +16,20 @@ use crate::spec::hardware::{Hardware, Launch, Mode};
 use crate::units::{self, number, seconds};
 use serde::{Deserialize, Serialize};
 
-/// A way of issuing kernels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// A way of issuing kernels: the one launch-mode type of the library. The
+/// `launch` command compares eager, synchronised and graph launches; a
+/// step (`decode`, `prefill`, `plan`, `simulate`) and a collective take
+/// none, eager or graph; `calibrate` reads eager, synchronised and graph
+/// measurements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LaunchMode {
-    /// Launched back to back without waiting: the CPU's issue cost.
+    /// No launch overhead: the speed of light (a kernel's own fixed
+    /// overhead still counts under `--achievable`).
+    None,
+    /// Launched back to back without waiting: the CPU's issue cost. A
+    /// step's host runs ahead of the GPU: the step takes the longer of the
+    /// two.
     Eager,
     /// Each launch waited for before the next.
     Synchronised,
@@ -29,26 +38,42 @@ pub enum LaunchMode {
 }
 
 impl LaunchMode {
-    /// Every mode, the headline one (eager) first.
+    /// Every mode the `launch` command compares, the headline one (eager)
+    /// first.
     pub const ALL: [LaunchMode; 3] = [
         LaunchMode::Eager,
         LaunchMode::Synchronised,
         LaunchMode::Graph,
     ];
 
-    /// `eager`, `synchronised` or `graph`: as reports print it and as the
-    /// hardware file's `launch` section names it.
+    /// `none`, `eager`, `synchronised` or `graph`: as reports print it and
+    /// as the hardware file's `launch` section names it.
     pub fn as_str(self) -> &'static str {
         match self {
+            LaunchMode::None => "none",
             LaunchMode::Eager => "eager",
             LaunchMode::Synchronised => "synchronised",
             LaunchMode::Graph => "graph",
         }
     }
 
-    /// The input field that gives this mode's overhead.
+    /// A step's or a collective's `launch` choice: `none`, `eager` or
+    /// `graph`, any case, spaces around it ignored; `None` for anything
+    /// else (each caller's error names what it expected).
+    pub fn of_choice(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "none" => Some(LaunchMode::None),
+            "eager" => Some(LaunchMode::Eager),
+            "graph" => Some(LaunchMode::Graph),
+            _ => None,
+        }
+    }
+
+    /// The input field that gives this mode's overhead (`none` has none:
+    /// the `launch` choice itself).
     pub fn overhead_field(self) -> &'static str {
         match self {
+            LaunchMode::None => "launch",
             LaunchMode::Eager => "overhead",
             LaunchMode::Synchronised => "sync-overhead",
             LaunchMode::Graph => "graph-overhead",
@@ -58,14 +83,18 @@ impl LaunchMode {
     /// The input field that gives this mode's measured per-kernel time.
     pub fn measured_field(self) -> &'static str {
         match self {
+            LaunchMode::None => "launch",
             LaunchMode::Eager => "measured",
             LaunchMode::Synchronised => "measured-sync",
             LaunchMode::Graph => "measured-graph",
         }
     }
 
-    fn in_file(self, l: &Launch) -> Option<f64> {
+    /// This mode's figure, seconds per kernel, in a hardware file's
+    /// `launch` (or `achievable.launch`) section; `none` has none.
+    pub fn in_file(self, l: &Launch) -> Option<f64> {
         match self {
+            LaunchMode::None => None,
             LaunchMode::Eager => l.eager,
             LaunchMode::Synchronised => l.synchronised,
             LaunchMode::Graph => l.graph,
@@ -205,6 +234,7 @@ pub struct LaunchInputs {
 impl LaunchInputs {
     fn given(&self, m: LaunchMode) -> Option<Seconds> {
         match m {
+            LaunchMode::None => None,
             LaunchMode::Eager => self.overhead,
             LaunchMode::Synchronised => self.sync_overhead,
             LaunchMode::Graph => self.graph_overhead,
@@ -213,6 +243,7 @@ impl LaunchInputs {
 
     fn measured(&self, m: LaunchMode) -> Option<Seconds> {
         match m {
+            LaunchMode::None => None,
             LaunchMode::Eager => self.measured,
             LaunchMode::Synchronised => self.measured_sync,
             LaunchMode::Graph => self.measured_graph,

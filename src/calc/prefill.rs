@@ -7,12 +7,11 @@
 //! cache. What a naive attention that materialises the fp32 scores would
 //! move is reported beside the fused (flash) figure.
 
-use super::decode::{self, LaunchMode, Setup, Timed};
 use super::kv;
 use super::roof::{Bound, RoofTime};
 use super::step::price::Priced;
 use super::step::report as step_price;
-use super::step::{OpKind, Shape};
+use super::step::{self, LaunchMode, OpKind, Setup, Shape, Timed};
 use crate::error::{Error, Result};
 use crate::inputs::{Count, Tokens, at_least_one, mul};
 use crate::report::{Quantity, Report, Unit};
@@ -146,11 +145,11 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
             ),
         ));
     }
-    let s = decode::setup(
+    let s = step::setup(
         m,
         hw,
         mode,
-        decode::Choices {
+        step::Choices {
             dtype: inputs.dtype.as_deref(),
             activations: inputs.activations.as_deref(),
             kv_dtype: inputs.kv_dtype.as_deref(),
@@ -170,7 +169,7 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
         let past = context + done;
         let new = chunk.min(prompt - done);
         let last = k + 1 == n_chunks;
-        chunks.push(decode::timed(
+        chunks.push(step::timed(
             m,
             &s,
             Shape {

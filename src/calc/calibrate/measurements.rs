@@ -186,16 +186,10 @@ impl Operation {
     }
 }
 
-/// How the measured kernels were launched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum LaunchMode {
-    /// Back to back from Python (CUDA events around the calls).
-    Eager,
-    /// Each call followed by a synchronise (host clock).
-    Synchronised,
-    /// Replayed from a CUDA graph.
-    Graph,
-}
+/// How the measured kernels were launched: eager (back to back from
+/// Python, CUDA events around the calls), synchronised (each call followed
+/// by a synchronise, host clock) or graph (replayed from a CUDA graph).
+pub use crate::calc::launch::LaunchMode;
 
 /// One measurement.
 #[derive(Debug, Clone, PartialEq)]

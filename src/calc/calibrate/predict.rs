@@ -63,7 +63,7 @@ pub fn shape_words(r: &Row) -> String {
             r.dtype,
             o(r.batch),
             o(r.seq),
-            launch_word(r.launch)
+            r.launch.as_str()
         ),
         Operation::KernelSweep => format!(
             "{} {} x {}x{}x{}",
@@ -79,17 +79,9 @@ pub fn shape_words(r: &Row) -> String {
             r.dtype,
             o(r.batch),
             o(r.context),
-            launch_word(r.launch)
+            r.launch.as_str()
         ),
         _ => format!("{} {} bytes", r.dtype, r.bytes.unwrap_or(0.0)),
-    }
-}
-
-fn launch_word(l: LaunchMode) -> &'static str {
-    match l {
-        LaunchMode::Graph => "graph",
-        LaunchMode::Eager => "eager",
-        LaunchMode::Synchronised => "synchronised",
     }
 }
 
@@ -123,8 +115,9 @@ pub fn predict(r: &Row, hw: &Hardware, model: Option<&Model>) -> Result<Option<f
     let eager_call = a
         .and_then(|a| a.call.as_ref())
         .and_then(|c| c.matmul_eager)
-        .or_else(|| launch.and_then(|l| l.eager))
-        .map_or(0.0, |s| s.get());
+        .map(|s| s.get())
+        .or_else(|| launch.and_then(|l| l.eager).map(|s| s.get()))
+        .unwrap_or(0.0);
     let rate = |d: &str| {
         a.and_then(|a| a.dense.get(d))
             .ok_or_else(|| missing(&format!("achievable.dense.{d}")))

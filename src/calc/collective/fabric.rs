@@ -1,7 +1,7 @@
 //! The fabric tiers a collective runs on, read from the hardware file's
 //! `interconnect` list: scale-up up to its domain, then scale-out.
 
-use super::CallMode;
+use super::LaunchMode;
 use crate::error::{Error, Result};
 use crate::spec::hardware::{Hardware, Link, Mode};
 use serde::Serialize;
@@ -115,11 +115,11 @@ impl Fabric {
     /// CUDA graph (as a step or a plan runs them). A tier whose bandwidth
     /// the file lacks is an error only when a collective needs it.
     pub fn of(hw: &Hardware, mode: Mode) -> Fabric {
-        Self::called(hw, mode, CallMode::Graph)
+        Self::called(hw, mode, LaunchMode::Graph)
     }
 
     /// The tiers of `hw` with collectives called as `call` says.
-    pub fn called(hw: &Hardware, mode: Mode, call: CallMode) -> Fabric {
+    pub fn called(hw: &Hardware, mode: Mode, call: LaunchMode) -> Fabric {
         let build = |tier: &'static str| -> Option<std::result::Result<Tier, Missing>> {
             let (i, link) = hw
                 .interconnect
@@ -142,7 +142,7 @@ impl Fabric {
         link: &Link,
         tier: &'static str,
         mode: Mode,
-        call: CallMode,
+        call: LaunchMode,
     ) -> std::result::Result<Tier, Missing> {
         let sol = link
             .per_direction_bandwidth
@@ -215,24 +215,26 @@ impl Fabric {
                 // With the protocols the GPU pays the graph latency in either
                 // mode and an eager call's host path is priced apart.
                 let gpu_call = match (call, protocols) {
-                    (CallMode::Eager, Some(_)) => CallMode::Graph,
+                    (LaunchMode::Eager, Some(_)) => LaunchMode::Graph,
                     _ => call,
                 };
-                if call != CallMode::None
+                if call != LaunchMode::None
                     && let Some(p) = protocols
                 {
                     t.protocols = Some(p);
-                    if call == CallMode::Eager {
+                    if call == LaunchMode::Eager {
                         t.host_s = calls.and_then(|c| c.collective_eager).map(|l| l.get());
                     }
                 }
                 let (latency, field) = match gpu_call {
-                    CallMode::None => (None, None),
-                    CallMode::Graph => (
+                    LaunchMode::None => (None, None),
+                    LaunchMode::Graph => (
                         calls.and_then(|c| c.collective_graph),
                         Some("achievable.call.collective-graph"),
                     ),
-                    CallMode::Eager => (
+                    // A call waited for is issued from the host as an eager
+                    // one is.
+                    LaunchMode::Eager | LaunchMode::Synchronised => (
                         calls.and_then(|c| c.collective_eager),
                         Some("achievable.call.collective-eager"),
                     ),

@@ -98,40 +98,16 @@ pub struct CollectiveInputs {
     pub engine: Option<std::sync::Arc<crate::spec::engine::Engine>>,
 }
 
-/// How a collective is called, for its measured per-call latency.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CallMode {
-    /// No per-call latency beyond the link's hops.
-    None,
-    /// Captured in a CUDA graph (inside a step or a plan).
-    Graph,
-    /// Called eagerly from Python.
-    Eager,
-}
+/// How a collective is called, for its measured per-call latency, is a
+/// [`LaunchMode`]: none (no per-call latency beyond the link's hops),
+/// graph (captured in a CUDA graph, inside a step or a plan) or eager
+/// (called from Python).
+pub use crate::calc::launch::LaunchMode;
 
-impl CallMode {
-    /// Parses `none`, `graph` or `eager`.
-    pub fn parse(s: &str) -> Result<Self> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "none" => Ok(CallMode::None),
-            "graph" => Ok(CallMode::Graph),
-            "eager" => Ok(CallMode::Eager),
-            _ => Err(Error::field(
-                "launch",
-                format!("`{s}`: expected none, graph or eager"),
-            )),
-        }
-    }
-
-    /// Its name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CallMode::None => "none",
-            CallMode::Graph => "graph",
-            CallMode::Eager => "eager",
-        }
-    }
+/// Parses a collective's `none`, `graph` or `eager`.
+pub fn call_mode(s: &str) -> Result<LaunchMode> {
+    LaunchMode::of_choice(s)
+        .ok_or_else(|| Error::field("launch", format!("`{s}`: expected none, graph or eager")))
 }
 
 /// `collective`'s cost for `inputs` on `hw`.
@@ -144,9 +120,9 @@ pub fn cost(hw: &Hardware, inputs: &CollectiveInputs, mode: Mode) -> Result<Coll
     let call = inputs
         .launch
         .as_deref()
-        .map(CallMode::parse)
+        .map(call_mode)
         .transpose()?
-        .unwrap_or(CallMode::Eager);
+        .unwrap_or(LaunchMode::Eager);
     let fabric = Fabric::called(hw, mode, call);
     match &inputs.engine {
         Some(e) => time_on(&fabric, inputs.kind, inputs.devices.0, bytes, latency, e),

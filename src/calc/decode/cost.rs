@@ -3,9 +3,9 @@
 //! goodput with prefill in the loop, gathered into a [`DecodeCost`].
 
 use super::inputs::DecodeInputs;
-use super::setup::{Choices, Setup, setup};
-use super::timed::{Timed, timed_with};
 use crate::calc::step::Shape;
+use crate::calc::step::{Choices, Setup, setup};
+use crate::calc::step::{Timed, timed_with};
 use crate::calc::{kv, power, speculative};
 use crate::error::{Error, Result};
 use crate::inputs::{at_least_one, positive};
@@ -362,8 +362,7 @@ fn cost_in(
                     "at most 1024 drafted tokens per pass",
                 ));
             }
-            let c =
-                crate::inputs::non_negative("draft-cost", inputs.draft_cost.map_or(0.0, |c| c.0))?;
+            let c = speculative::draft_cost(inputs.draft_cost.map(|c| c.0))?;
             Some((a, g, c))
         }
     };

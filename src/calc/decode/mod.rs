@@ -11,17 +11,11 @@
 mod cost;
 mod fp8;
 mod inputs;
-mod pricer;
 mod report;
-mod setup;
-mod timed;
 pub mod tp;
 
 pub use cost::{
     DecodeCost, Goodput, MemoryFit, Shared, Slo, SloBound, Speculation, cost, cost_shared,
 };
 pub use fp8::float_max_normal;
-pub use inputs::DecodeInputs;
-pub use pricer::pricer;
-pub use setup::{Choices, LaunchMode, Setup, record_precisions, setup};
-pub use timed::{Timed, time_step, timed, timed_with};
+pub use inputs::{DecodeInputs, SPECULATIVE_PARTS, speculative_fields};

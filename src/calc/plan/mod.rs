@@ -16,12 +16,12 @@
 //! ranking of every layout, `disagg` separate prefill and decode pools, and
 //! `report` / `search_report` the reports made from those costs.
 
-use super::collective::{CallMode, Fabric};
-use super::decode;
+use super::collective::Fabric;
 use super::kv;
-use super::model::{Params, params};
+use super::model::{WeightBytes, params, weight_split};
 use super::roof::Roof;
 use super::simulate::slo::Target;
+use super::step;
 use crate::error::{Error, Result};
 use crate::inputs::{Count, Tokens, at_least_one};
 use crate::spec::hardware::{Hardware, Mode};
@@ -40,11 +40,11 @@ mod validate;
 
 pub use comm::Comm;
 pub use disagg::{DisaggCost, disaggregate};
-pub use evaluate::{PlanCost, evaluate};
+pub use evaluate::{PlanCost, Weights, evaluate};
 pub use replica::Replica;
 pub use search::{SearchCost, search};
-pub use stage::{StagePart, tp_device_params};
-pub use validate::{divisors, validate};
+pub use stage::{StagePart, tp_device_bytes};
+pub use validate::{divisors, tensor_parallel, validate};
 
 /// `plan`'s inputs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -184,7 +184,7 @@ pub struct Setup<'a> {
     pub roof: Roof,
     /// Precisions, roof and launch overhead of a forward pass, as
     /// `decode` and `prefill` resolve them.
-    pub step: decode::Setup,
+    pub step: step::Setup,
     /// Device memory, bytes (measured usable memory where the file has
     /// it, else the datasheet capacity).
     pub capacity: f64,
@@ -204,7 +204,9 @@ pub struct Setup<'a> {
     pub redundant: u64,
     /// Whether TP may cross the scale-up domain.
     pub allow_cross_node: bool,
-    params: Params,
+    /// The model's weights by module at the step's precisions (the one
+    /// accounting `model show` reports).
+    weights: WeightBytes,
 }
 
 impl<'a> Setup<'a> {
@@ -215,11 +217,11 @@ impl<'a> Setup<'a> {
         inputs: &PlanInputs,
         mode: Mode,
     ) -> Result<Self> {
-        let step = decode::setup(
+        let step = step::setup(
             model,
             hw,
             mode,
-            decode::Choices {
+            step::Choices {
                 dtype: inputs.dtype.as_deref(),
                 kv_dtype: inputs.kv_dtype.as_deref(),
                 activations: inputs.activations.as_deref(),
@@ -230,11 +232,8 @@ impl<'a> Setup<'a> {
                 ..Default::default()
             },
         )?;
-        let call = match step.launch {
-            decode::LaunchMode::Eager => CallMode::Eager,
-            decode::LaunchMode::Graph => CallMode::Graph,
-            decode::LaunchMode::None => CallMode::None,
-        };
+        // The collectives are called as the step's kernels are launched.
+        let call = step.launch;
         let (capacity, capacity_source) = kv::device_memory(hw)?;
         let mut step_shape = None;
         let (reserve, runtime_bytes) = match &inputs.reserve {
@@ -257,6 +256,8 @@ impl<'a> Setup<'a> {
                 ),
             ));
         }
+        let params = params(model)?;
+        let weights = weight_split(model, &params, step.precisions.weight)?;
         Ok(Setup {
             hw,
             model,
@@ -271,7 +272,7 @@ impl<'a> Setup<'a> {
             step_shape,
             redundant,
             allow_cross_node: inputs.allow_cross_node.unwrap_or(false),
-            params: params(model)?,
+            weights,
         })
     }
 
@@ -341,6 +342,24 @@ pub fn cost(hw: &Hardware, model: &Model, inputs: &PlanInputs, mode: Mode) -> Re
     let (l, devices) = layout(inputs)?;
     validate(&s, l, devices)?;
     evaluate(&s, l, workload(inputs)?)
+}
+
+/// Refuses `--reserve step:TOKENS,SEQS` for `plan`: plan prices its own
+/// pass's activations, so a step's shape (what `simulate` and `fleet`
+/// hold back for their iterations) would be parsed and not used.
+pub fn plan_reserve(inputs: &PlanInputs) -> Result<()> {
+    if let Some(v) = &inputs.reserve
+        && let Some(Some(_)) = step_reserve(v)?
+    {
+        return Err(Error::field(
+            "reserve",
+            format!(
+                "`{}`: plan prices its own pass's activations, so it takes no step shape; give `step` (the runtime's measured bytes outside the allocator) or a share such as 10%; simulate and fleet take step:TOKENS,SEQS",
+                v.as_str().unwrap_or_default()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// `--reserve step` (the run's own largest step) or `step:TOKENS,SEQS`

@@ -168,7 +168,7 @@ pub fn step_work(step: &crate::calc::step::Step, k: f64) -> impl Iterator<Item =
 /// The draw of a forward step: operation by operation where it was priced
 /// that way (`--achievable`), the step capped as a whole; else the step as
 /// one operation.
-pub fn of_timed(pm: &PowerModel, t: &crate::calc::decode::Timed) -> Draw {
+pub fn of_timed(pm: &PowerModel, t: &crate::calc::step::Timed) -> Draw {
     match &t.priced {
         Some(p) => pm.draw_step(
             t.total_s,

@@ -14,7 +14,14 @@ mod attention_extra;
 pub mod elementwise;
 pub mod power_limit;
 pub mod price;
+mod pricer;
 pub mod report;
+mod setup;
+mod timed;
+
+pub use pricer::pricer;
+pub use setup::{Choices, LaunchMode, Setup, W8A8_NOTE, record_precisions, setup};
+pub use timed::{Timed, time_step, timed, timed_with};
 
 use super::matmul;
 use super::model::{self, Params};

@@ -8,30 +8,17 @@
 //! shorter than its path. The step is the sum. Work that is compute-bound
 //! as a whole runs at the sustained (power-limited) rate where the file
 //! has one. A [`Pricer`] is resolved once and prices many steps: a sweep
-//! or a simulator resolves one `decode::Setup` (which holds the pricer
-//! under `--achievable`) and calls `decode::timed(model, &setup, shape)`
+//! or a simulator resolves one `step::Setup` (which holds the pricer
+//! under `--achievable`) and calls `step::timed(model, &setup, shape)`
 //! per iteration, a forward of `batch` sequences with `new` tokens over
 //! `past` cached ones.
 
 use super::super::matmul::efficiency::GemmModel;
 use super::power_limit::{Mix, PowerLimit};
 use super::{KernelClass, Op, OpKind, Precisions, Step};
+use crate::calc::launch::LaunchMode;
 use crate::spec::Seconds;
 use crate::spec::hardware::{Achievable, KernelFixed as Figures};
-
-/// How kernels reach the GPU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Launch {
-    /// No launch cost (kernels' own fixed overhead still counts).
-    None,
-    /// Replayed from a CUDA graph: `per_kernel_s` each, serially.
-    Graph,
-    /// Launched eagerly from the host, which spends `per_kernel_s` on each
-    /// kernel and runs ahead of the GPU: the step takes the longer of the
-    /// two.
-    Eager,
-}
 
 /// Everything the per-operation model needs of the device, resolved once.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,7 +30,7 @@ pub struct Pricer {
     /// Device-memory bandwidth, B/s.
     pub bandwidth: f64,
     /// Launch mode.
-    pub launch: Launch,
+    pub launch: LaunchMode,
     /// Per kernel: the graph launch, or the host's path per eager GEMM call.
     pub per_kernel_s: f64,
     /// Eagerly, the GPU's idle time before each kernel and copy while the
@@ -411,7 +398,7 @@ impl Pricer {
     /// runs ahead of the GPU, queueing kernels, so the step takes the
     /// longer of the GPU's work and the host's path over every call.
     fn with_host(&self, time_s: f64, overhead_s: f64, host: f64) -> (f64, f64) {
-        if self.launch == Launch::Eager && host > time_s {
+        if self.launch == LaunchMode::Eager && host > time_s {
             (host, overhead_s + host - time_s)
         } else {
             (time_s, overhead_s)
@@ -482,7 +469,7 @@ impl Pricer {
     /// both, as [`Pricer::time_with_wait`] counts them. From a graph the
     /// host's path is not on the clock.
     pub fn time_with_calls(&self, part: &Part, wait_s: f64, host_wait_s: f64) -> f64 {
-        if self.launch == Launch::Eager {
+        if self.launch == LaunchMode::Eager {
             let gpu_compute = if let Some(pl) = &self.power {
                 // The GPU idles while the host is behind.
                 let host = part.host_s + host_wait_s;
@@ -523,7 +510,7 @@ impl Pricer {
     /// class. A GEMM's split-K reduction and a split attention's combine
     /// are launched by the library inside the call, not from Python.
     fn host_of(&self, op: &Op, step: &Step) -> f64 {
-        if self.launch != Launch::Eager {
+        if self.launch != LaunchMode::Eager {
             return 0.0;
         }
         let h = &self.host;
@@ -678,12 +665,13 @@ impl Pricer {
         let fixed = own + extra_gemm * f.gemm_s + extra_combine * f.combine_s + copies * f.copy_s;
         let kernels = kernels + extra_gemm + extra_combine;
         let launch = match self.launch {
-            Launch::None => 0.0,
+            LaunchMode::None => 0.0,
             // Eager: the host's path is added over the whole step (`pass`);
             // on the GPU each kernel and copy waits for its dispatch.
-            Launch::Eager => (kernels + copies) * self.eager_gap_s,
-            // A copy in a graph is a node of its own, spaced as a kernel.
-            Launch::Graph => (kernels + copies) * self.per_kernel_s,
+            LaunchMode::Eager => (kernels + copies) * self.eager_gap_s,
+            // A copy in a graph is a node of its own, spaced as a kernel; a
+            // launch waited for is paid serially the same way.
+            LaunchMode::Graph | LaunchMode::Synchronised => (kernels + copies) * self.per_kernel_s,
         };
         let overhead = fixed + launch;
         let rep = gpu + copy_s + overhead;
@@ -820,8 +808,8 @@ mod tests {
 
 #[cfg(test)]
 mod prefill_tests {
-    use crate::calc::decode::{self, Choices};
     use crate::calc::step::Shape;
+    use crate::calc::step::{self as decode, Choices};
     use crate::catalog::Catalog;
     use crate::spec::hardware::Mode;
     use crate::spec::overrides::Set;

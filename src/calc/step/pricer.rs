@@ -6,7 +6,7 @@
 use super::setup::LaunchMode;
 use crate::calc::matmul::efficiency::GemmModel;
 use crate::calc::roof::Roof;
-use crate::calc::step::price::{CachedAttention, HeadPrecision, HostPath, Launch, Pricer};
+use crate::calc::step::price::{CachedAttention, HeadPrecision, HostPath, Pricer};
 use crate::calc::step::{self, Precisions};
 use crate::precision::{self, Precision};
 use crate::spec::hardware::{Hardware, Mode};
@@ -78,19 +78,16 @@ pub fn pricer(
     }
     // An eager step from Python pays each kernel's host path, the measured
     // cost of one eager call; the bare launch where the file lacks it.
-    let (launch, per_kernel_s) = match launch {
-        LaunchMode::None => (Launch::None, 0.0),
-        LaunchMode::Graph => (Launch::Graph, per_kernel_s),
-        LaunchMode::Eager => (
-            Launch::Eager,
-            match a.and_then(|a| a.call.as_ref()).and_then(|c| c.matmul_eager) {
-                Some(c) => c.get(),
-                None => {
-                    missing.push("achievable.call.matmul-eager");
-                    per_kernel_s
-                }
-            },
-        ),
+    let per_kernel_s = match launch {
+        LaunchMode::None => 0.0,
+        LaunchMode::Graph | LaunchMode::Synchronised => per_kernel_s,
+        LaunchMode::Eager => match a.and_then(|a| a.call.as_ref()).and_then(|c| c.matmul_eager) {
+            Some(c) => c.get(),
+            None => {
+                missing.push("achievable.call.matmul-eager");
+                per_kernel_s
+            }
+        },
     };
     // Each call's host path by its class; a file without the class figures
     // prices every call as a GEMM's.
@@ -147,7 +144,7 @@ pub fn pricer(
     });
     // Eagerly, the GPU's wait for each queued kernel's dispatch.
     let eager_gap_s = match launch {
-        Launch::Eager => a
+        LaunchMode::Eager => a
             .and_then(|a| a.launch.as_ref())
             .and_then(|l| l.eager_gap)
             .map_or(0.0, |s| s.get()),
