@@ -609,7 +609,10 @@ fn the_32_h100_deepseek_prefill_pool_is_under_the_speed_of_light() {
     let p = plan::cost(&h, &m, &i, Mode::SpeedOfLight).unwrap();
     let per_gpu = 2000.0 / p.prefill_time_s;
     let measured = 52_300.0 / 8.0;
-    assert!(per_gpu >= measured, "{per_gpu} tokens/s per GPU < {measured}");
+    assert!(
+        per_gpu >= measured,
+        "{per_gpu} tokens/s per GPU < {measured}"
+    );
     // One stage, one microbatch: the longer of compute and communication.
     close(
         "prefill = max(compute, comm)",
@@ -633,13 +636,24 @@ fn the_ep_dispatch_at_speed_of_light_sends_one_copy_per_node_in_fp8() {
     let p = plan::cost(&h, &m, &i, Mode::SpeedOfLight).unwrap();
     let c = &p.prefill_comm;
     // 2,000 tokens x 8 picks x 7,168 x 2 bytes
-    close("dispatch bytes", c.ep_alltoall_bytes, 2000.0 * 8.0 * 7168.0 * 2.0, 0.0);
+    close(
+        "dispatch bytes",
+        c.ep_alltoall_bytes,
+        2000.0 * 8.0 * 7168.0 * 2.0,
+        0.0,
+    );
     let fabric = Fabric::of(&h, Mode::SpeedOfLight);
-    let per_pick = roofline::calc::collective::time(&fabric, Kind::AllToAll, 32, c.ep_alltoall_bytes, None)
-        .unwrap()
-        .gpu_s;
+    let per_pick =
+        roofline::calc::collective::time(&fabric, Kind::AllToAll, 32, c.ep_alltoall_bytes, None)
+            .unwrap()
+            .gpu_s;
     close("combine share", c.ep_combine_s / per_pick, 0.451_777, 1e-5);
-    close("dispatch in fp8", c.ep_alltoall_s / c.ep_combine_s, 0.5, 1e-9);
+    close(
+        "dispatch in fp8",
+        c.ep_alltoall_s / c.ep_combine_s,
+        0.5,
+        1e-9,
+    );
 }
 
 /// `--achievable` hides only what the engine declares: SGLang's two-batch
