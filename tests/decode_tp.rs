@@ -80,6 +80,10 @@ fn tp_n_agrees_with_plan() {
         d.extend(common);
         d.extend(*extra);
         let mut p = vec!["plan", "--pp", "1"];
+        // decode prices with pytorch by default; plan with a serving engine
+        if !extra.contains(&"--engine") {
+            p.extend(["--engine", "pytorch"]);
+        }
         p.extend(common);
         p.extend(*extra);
         let (d, p) = (cli_json(&d), cli_json(&p));
@@ -129,8 +133,9 @@ fn tp_n_agrees_with_plan() {
 // 262,144 B, /8) and the KV once: (8,820,367,360 - 1,050,673,152 / 8) x 2 B
 // = 17,378,066,432 B, + 2,684,354,560 B = 20,062,420,992 B at 4.8 TB/s =
 // 4.1797 ms, memory-bound (2 x 16 x 8.69e9 FLOPs / 989 TFLOP/s = 0.28 ms);
-// + 163.11 us = 4.3428 ms, before the activations' few MB and the KV
-// written.
+// The all-reduces (163.11 us) run under it at speed of light (formulas.md,
+// "Plans: communication under compute"): the step is 4.1797 ms, before the
+// activations' few MB and the KV written.
 #[test]
 fn llama_70b_on_eight_h200s_by_hand() {
     let r = cli_json(&[
@@ -160,12 +165,13 @@ fn llama_70b_on_eight_h200s_by_hand() {
     };
     near("tp_allreduce_s", 458_752.0 / 450e9, 1e-9);
     near("comm_time_s", 160.0 * 458_752.0 / 450e9, 1e-9);
-    // The hand sum leaves out the activations and the KV written: the
-    // roofs' step (a device's share of the forward plus the all-reduces) is
-    // at least it and within 0.5% of it. The step shown is that, or longer
-    // where the board's power limit binds (it does here: issue 54).
-    let hand = 20_062_420_992.0 / 4.8e12 + 160.0 * 458_752.0 / 450e9;
-    let roofs = json_num(&r, "device_time_s") + json_num(&r, "comm_time_s");
+    // The hand figure leaves out the activations and the KV written: the
+    // roofs' step (a device's share of the forward, the all-reduces under
+    // it at speed of light) is at least it and within 0.5% of it. The step
+    // shown is that, or longer where the board's power limit binds (it
+    // does here: issue 54).
+    let hand = (20_062_420_992.0 / 4.8e12_f64).max(160.0 * 458_752.0 / 450e9);
+    let roofs = json_num(&r, "device_time_s").max(json_num(&r, "comm_time_s"));
     assert!(
         roofs >= hand && roofs <= hand * 1.005,
         "{roofs} against {hand}"

@@ -147,8 +147,14 @@ fn the_winner_holds_at_steady_state_where_a_short_run_would_pass() {
         "fp8",
         "--kv-dtype",
         "fp8",
+        // the figures below were set under the plain forward
+        "--engine",
+        "pytorch",
     ]);
-    assert!(common::json_num(&f, "devices") > 5.0, "{}", f["results"]);
+    // TP 4 on 4 devices: the step's all-reduces run under it at speed of
+    // light (formulas.md, "Plans: communication under compute"); with
+    // them after it, more than 5 devices were needed.
+    assert!(common::json_num(&f, "devices") >= 4.0, "{}", f["results"]);
     assert!(common::json_num(&f, "verdict_requests") >= 1000.0);
     let s = run_check(&f, Some("8000"));
     assert!(
@@ -192,6 +198,8 @@ fn the_winner_holds_at_steady_state_where_a_short_run_would_pass() {
         "fp8",
         "--kv-dtype",
         "fp8",
+        "--engine",
+        "pytorch",
     ]);
     assert!(common::json_num(&five, "tpot_p99_s") > 0.050);
 }
@@ -214,6 +222,9 @@ const QUESTION_70B: &[&str] = &[
     "2s",
     "--slo-tpot",
     "50ms",
+    // the figures below were set under the plain forward
+    "--engine",
+    "pytorch",
 ];
 
 #[test]
@@ -460,8 +471,63 @@ fn beside_the_peer_the_70b_bf16_plan_at_20_per_second() {
     step.extend(["--reserve", "step"]);
     let priced = common::cli_json(&step);
     let step_devices = common::json_num(&priced, "devices");
+    // With the all-reduces under the step at speed of light (formulas.md,
+    // "Plans: communication under compute") both take TP 8 on one HGX;
+    // with them after it the flat reserve took more.
     assert!(
         step_devices <= flat_devices,
         "{step_devices} vs {flat_devices}"
+    );
+}
+
+/// Issue 52's question: Llama-3.1-70B on H200s at 11.45 requests a
+/// second, 2,048 in / 256 out, p99 TTFT 2 s and TPOT 50 ms, measured
+/// figures, the plain forward. Its first eight plans met in the search's
+/// short run and fell over whole, and the ninth was shown unconfirmed (its
+/// check over 8,000 requests missed TPOT at 51.6 ms). The answer is now a
+/// plan that held over a whole run, so its check command over 8,000
+/// requests meets both targets; or no answer, saying none was confirmed.
+#[test]
+fn the_70b_answer_is_a_plan_that_held_or_none() {
+    let q = [
+        "fleet",
+        "--model",
+        "llama-3.1-70b",
+        "--hw",
+        "h200-sxm",
+        "--rate",
+        "11.45/s",
+        "--prompt",
+        "2048",
+        "--output",
+        "256",
+        "--slo-ttft",
+        "2s",
+        "--slo-tpot",
+        "50ms",
+        "--achievable",
+        "--engine",
+        "pytorch",
+    ];
+    let out = common::cli(&q);
+    if out.status.code() == Some(1) {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("was confirmed"), "{err}");
+        return;
+    }
+    let f = common::cli_json(&q);
+    let notes = f["notes"].to_string();
+    assert!(!notes.contains("not yet run whole"), "{notes}");
+    assert!(common::json_num(&f, "verdict_requests") >= 1000.0);
+    let s = run_check(&f, Some("8000"));
+    assert!(
+        common::json_num(&s, "ttft_p99_s") <= 2.0,
+        "{}",
+        s["results"]
+    );
+    assert!(
+        common::json_num(&s, "tpot_p99_s") <= 0.050,
+        "{}",
+        s["results"]
     );
 }

@@ -269,8 +269,10 @@ def tp(e):
     tp = load(e)
     rows = []
     for r in tp["decode"]:
+        # the plain forward the script measured (plan's default is vllm)
         p = q("plan", *hw, "--model", "llama-3-8b", "--tp", "2", "--devices", "2",
-              "--batch", str(r["batch"]), "--context", str(r["context"]))
+              "--batch", str(r["batch"]), "--context", str(r["context"]),
+              "--engine", "pytorch")
         rows.append((f"decode B={r['batch']} T={r['context']}", r["graph_s"],
                      p["decode_step_time_s"], "no"))
     # tp_h200.py's prefill applies no rotary embedding (its decode does):
@@ -278,7 +280,7 @@ def tp(e):
     for r in tp["prefill"]:
         p = q("plan", *hw, "--model", "llama-3-8b", "--tp", "2", "--devices", "2",
               "--batch", str(r["batch"]), "--prompt", str(r["prompt"]), "--launch", "eager",
-              "--set", "position-embedding=none")
+              "--set", "position-embedding=none", "--engine", "pytorch")
         rows.append((f"prefill B={r['batch']} S={r['prompt']}", r["time_s"],
                      p["prefill_time_s"], "no"))
     table(f"Tensor parallel, Llama-3-8B on two H200s (`plan --tp 2`, {name(e)})", rows)

@@ -11,8 +11,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, Args, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct DeployArgs {
-    /// Serving engine id or path (default pytorch): the kernels each step
-    /// runs and its all-reduce (`roofline engine list`).
+    /// Serving engine id or path (default vllm; pytorch for the plain
+    /// forward): the kernels each step runs and its all-reduce (`roofline
+    /// engine list`).
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub engine: Option<String>,

@@ -8,6 +8,7 @@ use crate::calc;
 use crate::error::{Error, Result};
 use crate::inputs::{Fields, from_fields_where};
 use crate::report::Report;
+use crate::spec::engine::SERVING_ENGINE;
 use crate::spec::hardware::Hardware;
 use serde_json::Value;
 
@@ -257,7 +258,7 @@ fn point_priced(
             };
             let pre = pre.as_ref().unwrap_or(&hw);
             let mut i: calc::simulate::SimulateInputs = inputs(fields)?;
-            i.engine = Some(ctx.point_engine(fields)?);
+            i.engine = Some(ctx.point_engine_or(fields, SERVING_ENGINE)?);
             let c = calc::simulate::cost_with(&m, &hw, pre, &i, mode)?;
             let mut r = c.report(lean);
             prices.record(&mut r, &[&c.energy]);
@@ -275,7 +276,7 @@ fn point_priced(
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
             let mut inputs = calc::fleet::FleetInputs::from_fields(&f)?;
-            inputs.sim.engine = Some(ctx.point_engine(fields)?);
+            inputs.sim.engine = Some(ctx.point_engine_or(fields, SERVING_ENGINE)?);
             // The names as given, for the check command it prints.
             let given = super::context::split(&list).map(String::from);
             let parts = hws.iter().map(|h| h.id.clone()).zip(given).collect();
@@ -354,7 +355,7 @@ fn plan(
     let model = ctx.point_model(fields)?;
     let mut inputs: PlanInputs = inputs(fields)?;
     plan::plan_reserve(&inputs)?;
-    inputs.engine = Some(ctx.point_engine(fields)?);
+    inputs.engine = Some(ctx.point_engine_or(fields, SERVING_ENGINE)?);
     if inputs.disaggregate == Some(true) {
         let s = Setup::new(&hw, &model, &inputs, ctx.mode)?;
         let w = plan::workload(&inputs)?;

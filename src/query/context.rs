@@ -195,6 +195,16 @@ impl Context {
     /// The engine of one point: its `engine` field (an id or a path), or
     /// the default engine; loaded once per id and `--set engine.*`.
     pub fn point_engine(&self, fields: &Fields) -> Result<std::sync::Arc<Engine>> {
+        self.point_engine_or(fields, DEFAULT_ENGINE)
+    }
+
+    /// [`Context::point_engine`] with `default` where the point names none
+    /// (the serving commands' [`crate::spec::engine::SERVING_ENGINE`]).
+    pub fn point_engine_or(
+        &self,
+        fields: &Fields,
+        default: &str,
+    ) -> Result<std::sync::Arc<Engine>> {
         self.engine_read.set(true);
         let id = match fields.get("engine") {
             // An empty id is a slip (an unset shell variable), not a
@@ -203,12 +213,12 @@ impl Context {
                 return Err(Error::field(
                     "engine",
                     format!(
-                        "an empty engine id; give one (`roofline engine list` names them), or leave it out for {DEFAULT_ENGINE}"
+                        "an empty engine id; give one (`roofline engine list` names them), or leave it out for {default}"
                     ),
                 ));
             }
             Some(serde_json::Value::String(s)) => s.trim(),
-            _ => DEFAULT_ENGINE,
+            _ => default,
         };
         let engine_field = |k: &str| crate::spec::overrides::is_engine_path(k);
         let key = Self::point_key(id, fields, &engine_field);

@@ -18,6 +18,11 @@ use serde::{Deserialize, Serialize};
 /// forward `validation/` measures.
 pub const DEFAULT_ENGINE: &str = "pytorch";
 
+/// The engine the serving commands (`plan`, `simulate`, `fleet`) price
+/// with when none is named: a serving engine, as deployments run
+/// (`--engine pytorch` gives the plain forward).
+pub const SERVING_ENGINE: &str = "vllm";
+
 /// One engine file.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -47,6 +52,9 @@ pub struct Engine {
     /// CUDA-graph capture.
     #[serde(default)]
     pub graphs: Graphs,
+    /// Communication the engine runs under compute.
+    #[serde(default)]
+    pub overlap: Overlap,
     /// Where each figure comes from, by dotted field path.
     #[serde(default)]
     pub sources: IndexMap<String, String>,
@@ -287,6 +295,29 @@ impl Default for Graphs {
     }
 }
 
+/// How an engine hides communication under compute (formulas.md, "Plans:
+/// communication under compute").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Overlap {
+    /// The expert-parallel dispatch and combine all-to-alls.
+    #[serde(default)]
+    pub ep_all_to_all: OverlapKind,
+}
+
+/// Whether and how a collective runs under compute.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OverlapKind {
+    /// After the compute that needs it, one after another.
+    #[default]
+    None,
+    /// The batch split in two microbatches, one's communication under the
+    /// other's compute: a pass of at least two tokens takes the longer of
+    /// its compute and that communication.
+    TwoBatch,
+}
+
 impl Default for Engine {
     /// A plain PyTorch forward: nothing fused beyond the QKV GEMM, experts
     /// in a loop, NCCL, decode from graphs (what `engines/pytorch.toml`
@@ -305,6 +336,7 @@ impl Default for Engine {
             attention: AttentionExec::default(),
             all_reduce: AllReduce::default(),
             graphs: Graphs::default(),
+            overlap: Overlap::default(),
             sources: IndexMap::new(),
         }
     }

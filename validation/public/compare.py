@@ -18,8 +18,9 @@ checkpoints that these tables serve quantize the KV cache to FP8; the
 tables do not say). (`decode --tp` prices the step's all-reduces; `prefill` takes no --tp, so
 the batch's prefill is one device's divided by TP, its all-reduces left out.)
 
-Each row prints the point, the tool's answer, the ratio and whether the
-answer's stated band covers the point.
+Each row prints the point, the tool's answer, the ratio, and the same
+answer at speed of light (no --achievable), which must be at or above the
+published figure: the last line counts the points it is not.
 """
 
 import json
@@ -34,8 +35,11 @@ HW = {"H100-SXM": "h100-sxm", "H200-SXM": "h200-sxm", "B200": "b200", "GB200": "
 MODEL = {"Llama-3.1-8B-Instruct": "llama-3-8b", "Llama-3.3-70B-Instruct": "llama-3.1-70b"}
 
 
+MODE = ["--achievable"]
+
+
 def q(*a):
-    out = subprocess.run([BIN, *a, "--achievable", "--format", "json"], capture_output=True, text=True)
+    out = subprocess.run([BIN, *a, *MODE, "--format", "json"], capture_output=True, text=True)
     if out.returncode:
         return None
     return json.loads(out.stdout)
@@ -73,22 +77,39 @@ def answer(x):
     return B * osl / t / tp, notes
 
 
+def sol(x):
+    """The answer at speed of light (datasheet figures)."""
+    global MODE
+    MODE = []
+    try:
+        return answer(x)[0]
+    finally:
+        MODE = ["--achievable"]
+
+
 def main():
     pts = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "trtllm-llama.json")))
-    print("| model | gpu | prec | TP | ISL/OSL | published tok/s/GPU | --achievable | ratio |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| model | gpu | prec | TP | ISL/OSL | published tok/s/GPU | --achievable | ratio | speed of light |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     by = {}
+    under = []
     for x in pts:
         meas = x["metrics"].get("output_tok_per_s_per_gpu")
         pred, _ = answer(x)
+        bound = sol(x)
+        if meas and bound is not None and bound < meas:
+            under.append(f"{x['model']} {x['gpu']} TP{x['tp']} {x['isl']}/{x['osl']}")
+        b = "-" if bound is None else f"{bound:,.0f}"
         if not meas or pred is None:
-            print(f"| {x['model']} | {x['gpu']} | {x['precision']} | {x['tp']} | {x['isl']}/{x['osl']} | {meas} | - | - |")
+            print(f"| {x['model']} | {x['gpu']} | {x['precision']} | {x['tp']} | {x['isl']}/{x['osl']} | {meas} | - | - | {b} |")
             continue
         r = pred / meas
         by.setdefault(x["gpu"], []).append(abs(r - 1))
         print(f"| {x['model']} | {x['gpu']} | {x['precision']} | {x['tp']} | {x['isl']}/{x['osl']} | "
-              f"{meas:,.0f} | {pred:,.0f} | {r:.2f} |")
+              f"{meas:,.0f} | {pred:,.0f} | {r:.2f} | {b} |")
     print()
+    print(f"- speed of light below the published figure: {len(under)} of {len(pts)} points"
+          + (": " + "; ".join(under) if under else ""))
     for g, v in by.items():
         print(f"- {g}: {len(v)} points, median |error| {statistics.median(v) * 100:.0f}%, worst {max(v) * 100:.0f}%")
 

@@ -593,7 +593,7 @@ export const COMMANDS = {
    {
     "name": "model",
     "switch": false,
-    "help": "Model id or path to a .toml file; a comma-separated list compares"
+    "help": "Model id (`roofline model list`) or path to a model .toml or a Hugging Face config.json; a comma-separated list compares"
    },
    {
     "name": "context",
@@ -663,7 +663,7 @@ export const COMMANDS = {
    {
     "name": "model",
     "switch": false,
-    "help": "Model id or path to a .toml file; a comma-separated list compares"
+    "help": "Model id (`roofline model list`) or path to a model .toml or a Hugging Face config.json; a comma-separated list compares"
    },
    {
     "name": "hw",
@@ -799,7 +799,7 @@ export const COMMANDS = {
    {
     "name": "model",
     "switch": false,
-    "help": "Model id or path to a .toml file; a comma-separated list compares"
+    "help": "Model id (`roofline model list`) or path to a model .toml or a Hugging Face config.json; a comma-separated list compares"
    },
    {
     "name": "hw",
@@ -971,7 +971,7 @@ export const COMMANDS = {
    {
     "name": "model",
     "switch": false,
-    "help": "Model id or path"
+    "help": "Model id (`roofline model list`) or path to a model .toml or a Hugging Face config.json"
    },
    {
     "name": "hw",
@@ -1031,7 +1031,7 @@ export const COMMANDS = {
    {
     "name": "engine",
     "switch": false,
-    "help": "Serving engine id or path (default pytorch): the kernels each step runs and its all-reduce (`roofline engine list`)"
+    "help": "Serving engine id or path (default vllm; pytorch for the plain forward): the kernels each step runs and its all-reduce (`roofline engine list`)"
    },
    {
     "name": "dtype",
@@ -1128,7 +1128,7 @@ export const COMMANDS = {
    {
     "name": "model",
     "switch": false,
-    "help": "Model id or path to a .toml file"
+    "help": "Model id (`roofline model list`) or path to a model .toml or a Hugging Face config.json"
    },
    {
     "name": "hw",
@@ -1188,7 +1188,7 @@ export const COMMANDS = {
    {
     "name": "engine",
     "switch": false,
-    "help": "Serving engine id or path (default pytorch): the kernels each step runs and its all-reduce (`roofline engine list`)"
+    "help": "Serving engine id or path (default vllm; pytorch for the plain forward): the kernels each step runs and its all-reduce (`roofline engine list`)"
    },
    {
     "name": "dtype",
@@ -1315,7 +1315,7 @@ export const COMMANDS = {
    {
     "name": "model",
     "switch": false,
-    "help": "Model id or path"
+    "help": "Model id (`roofline model list`) or path to a model .toml or a Hugging Face config.json"
    },
    {
     "name": "hw",
@@ -1370,7 +1370,7 @@ export const COMMANDS = {
    {
     "name": "engine",
     "switch": false,
-    "help": "Serving engine id or path (default pytorch): the kernels each step runs and its all-reduce (`roofline engine list`)"
+    "help": "Serving engine id or path (default vllm; pytorch for the plain forward): the kernels each step runs and its all-reduce (`roofline engine list`)"
    },
    {
     "name": "dtype",

@@ -444,7 +444,7 @@ impl TpCost {
         let (label, formula) = match p.mode {
             Mode::SpeedOfLight => (
                 "step time (speed of light: a lower bound)",
-                "one device's share of the forward, max(FLOPs / peak, bytes / bandwidth) + launch, + communication",
+                "max(one device's share of the forward, max(FLOPs / peak, bytes / bandwidth) + launch; communication): another microbatch's compute can run under any collective",
             ),
             Mode::Achievable => (
                 "step time (achievable: measured figures)",
@@ -471,11 +471,18 @@ impl TpCost {
         r.result("step_time_s", p.decode_step_time_s, || {
             Quantity::new(label, Unit::Seconds)
                 .formula(formula)
-                .derive(format!(
-                    "{} + {}{at_limit}",
-                    units::seconds(p.decode_stage_compute_s),
-                    units::seconds(p.comm_time_s)
-                ))
+                .derive(match p.mode {
+                    Mode::SpeedOfLight => format!(
+                        "max({}, {}){at_limit}",
+                        units::seconds(p.decode_stage_compute_s),
+                        units::seconds(p.comm_time_s)
+                    ),
+                    Mode::Achievable => format!(
+                        "{} + {}{at_limit}",
+                        units::seconds(p.decode_stage_compute_s),
+                        units::seconds(p.comm_time_s)
+                    ),
+                })
         });
         // `tokens_per_s` is per device, as one device's decode has it, so a
         // sweep over tp compares like with like.
@@ -541,8 +548,8 @@ impl TpCost {
             r.note("the KV latent is shared by every head, so each TP rank holds all of it");
         }
         r.note(match p.mode {
-            Mode::SpeedOfLight => "speed of light: datasheet peaks, memory and link bandwidths, no collective latency and no overlap of communication with compute; a lower bound on a real step",
-            Mode::Achievable => "achievable: measured peaks, memory bandwidth, link bandwidth and collective latency; communication is not overlapped with compute",
+            Mode::SpeedOfLight => "speed of light: datasheet peaks, memory and link bandwidths, no collective latency; communication runs under compute (the step takes the longer of the two); a lower bound on a real step",
+            Mode::Achievable => "achievable: measured peaks, memory bandwidth, link bandwidth and collective latency; communication follows compute (an engine's two-batch overlap hides only EP all-to-alls, which TP alone has none of)",
         });
         if let Some(slo) = &self.slo {
             r.note_with(|| slo_note(slo, self.batch_searched, p.work.context));

@@ -45,8 +45,9 @@ pub(super) struct Ctx<'a> {
 
 /// The longest run a verdict takes, requests.
 pub const MOST_REQUESTS: u64 = 64_000;
-/// Candidates run whole before the search gives up confirming.
-const CONFIRMS: usize = 8;
+/// Candidates run whole before the search gives up confirming: past it,
+/// the answer is that none was confirmed, never an unconfirmed plan.
+pub const CONFIRMS: usize = 64;
 /// Replicas a candidate may gain when its whole run misses.
 const BUMPS: u64 = 2;
 
@@ -170,20 +171,21 @@ fn settle(
 }
 
 /// Confirms the best candidate that meets, whole and at steady state,
-/// re-ranking after each that falls over.
+/// re-ranking after each that falls over, in order until one holds; Some
+/// (why) where none held within [`CONFIRMS`] (then no candidate meets).
 pub(super) fn confirm(
     cx: &Ctx,
     candidates: &mut [Candidate],
     runs: &mut u64,
     notes: &mut Vec<String>,
-) -> Result<()> {
+) -> Result<Option<String>> {
     let objective = cx.i.options.objective.unwrap_or(Objective::Devices);
     for _ in 0..CONFIRMS {
         let Some(c) = candidates.first_mut() else {
-            return Ok(());
+            return Ok(None);
         };
         if c.checked.is_some() || !matches!(c.verdict, Verdict::Meets { .. }) {
-            return Ok(());
+            return Ok(None);
         }
         let mut trial = c.clone();
         let mut first: Option<Fails> = None;
@@ -245,13 +247,26 @@ pub(super) fn confirm(
         }
         rank(candidates, objective, cx.i);
     }
+    // A plan is the answer only once it has held over a whole run: past
+    // the last confirmation, those that met only in the short run are
+    // not answers.
     if candidates
         .first()
         .is_some_and(|c| c.checked.is_none() && matches!(c.verdict, Verdict::Meets { .. }))
     {
-        notes.push(format!(
-            "the first {CONFIRMS} plans run whole fell over; the plan shown is the search's verdict, not yet run whole: run its check command"
-        ));
+        let why = format!(
+            "not run whole: the first {CONFIRMS} plans that met in the search's short run fell over when run whole, and the search stopped confirming"
+        );
+        for c in candidates.iter_mut() {
+            if c.checked.is_none() && matches!(c.verdict, Verdict::Meets { .. }) {
+                c.verdict = Verdict::Breaks {
+                    why: why.clone(),
+                    margin: None,
+                };
+            }
+        }
+        rank(candidates, objective, cx.i);
+        return Ok(Some(why));
     }
-    Ok(())
+    Ok(None)
 }

@@ -195,6 +195,13 @@ impl FleetCost {
             return Err(Error::NoAnswer("no layout was searched".into()));
         };
         let Verdict::Meets { at, binds } = &best.verdict else {
+            if let Some(why) = &self.unconfirmed {
+                return Err(Error::NoAnswer(format!(
+                    "no plan of {} within {} devices was confirmed: {why}",
+                    self.model,
+                    units::whole(self.max_devices)
+                )));
+            }
             let closest = self
                 .candidates
                 .iter()
@@ -265,6 +272,7 @@ impl FleetCost {
         r.input("seed", w.seed);
         r.input("objective", self.objective.as_str());
         r.input("max_devices", self.max_devices);
+        r.input("engine", self.engine.as_str());
         r.headline(&[
             "devices",
             "layout",

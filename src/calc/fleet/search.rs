@@ -109,6 +109,8 @@ pub struct ParetoPoint {
 pub struct FleetCost {
     /// The model.
     pub model: String,
+    /// The engine that priced every candidate.
+    pub engine: String,
     /// Datasheet or measured.
     pub mode: Mode,
     /// What was minimised.
@@ -125,6 +127,10 @@ pub struct FleetCost {
     pub pareto: Option<Vec<ParetoPoint>>,
     /// What the search left out, and why.
     pub notes: Vec<String>,
+    /// Why no plan is the answer though some met in the search's short
+    /// runs: none held over a whole run (formulas.md, "Fleet: steady
+    /// state").
+    pub unconfirmed: Option<String>,
     /// Prices for cost per token.
     pub prices: crate::calc::power::Prices,
     /// How the inputs were named, for the check command.
@@ -801,7 +807,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
     rank(&mut candidates, objective, i);
     // The winner's whole deployment at steady state, as its check command
     // runs it; one that falls over gives way to the next.
-    super::confirm::confirm(
+    let unconfirmed = super::confirm::confirm(
         &super::confirm::Ctx {
             m,
             hws,
@@ -819,6 +825,9 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
     let pareto = i.options.pareto.then(|| frontier(pareto_pts));
     Ok(FleetCost {
         model: m.id.clone(),
+        engine: insts
+            .first()
+            .map_or_else(String::new, |x| x.setup.step.engine.id.clone()),
         mode,
         objective,
         workload: w,
@@ -827,6 +836,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         runs,
         pareto,
         notes,
+        unconfirmed,
         prices: i.prices,
         check: i.check.clone().with_step(step),
         part_prices: i.part_prices.clone(),

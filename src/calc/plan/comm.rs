@@ -4,6 +4,8 @@
 use super::{Layout, Setup};
 use crate::calc::collective::{self, Kind};
 use crate::error::Result;
+use crate::spec::engine::OverlapKind;
+use crate::spec::hardware::Mode;
 use serde::Serialize;
 
 /// The communication of one pass (a decode step's microbatch or a prefill
@@ -21,8 +23,14 @@ pub struct Comm {
     /// Each EP all-to-all's input per rank (dispatch; combine is the same
     /// size), bytes.
     pub ep_alltoall_bytes: f64,
-    /// One EP all-to-all, seconds.
+    /// One EP dispatch all-to-all, seconds.
     pub ep_alltoall_s: f64,
+    /// One EP combine all-to-all, seconds (the dispatch's, save at speed
+    /// of light where the dispatch goes in fp8).
+    pub ep_combine_s: f64,
+    /// What runs under compute (formulas.md, "Plans: communication under
+    /// compute").
+    pub overlap: Overlapped,
     /// Activations sent across one stage boundary, bytes.
     pub pp_send_bytes: f64,
     /// One stage-to-stage send, seconds.
@@ -45,7 +53,42 @@ pub struct Comm {
     pub alltoalls_per_moe_layer: u64,
 }
 
+/// The communication a pass may run under its compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Overlapped {
+    /// None: compute, then communication.
+    #[default]
+    None,
+    /// All of it (speed of light: another microbatch's compute can run
+    /// under any collective, so the bound takes the longer of the two).
+    All,
+    /// The EP all-to-alls (an engine's two-batch overlap).
+    EpAllToAll,
+}
+
 impl Comm {
+    /// Communication of a stage (`n_dense` dense and `n_moe` MoE layers,
+    /// and its send when `send`) that runs under the stage's compute,
+    /// seconds; the pass hides up to its compute time of it.
+    pub fn overlappable_s(&self, n_dense: f64, n_moe: f64, send: bool) -> f64 {
+        match self.overlap {
+            Overlapped::None => 0.0,
+            Overlapped::All => {
+                n_dense * self.dense_layer_s
+                    + n_moe * self.moe_layer_s
+                    + if send { self.pp_send_s } else { 0.0 }
+            }
+            Overlapped::EpAllToAll => n_moe * (self.ep_alltoall_s + self.ep_combine_s),
+        }
+    }
+
+    /// Of a stage's communication, what its compute of `compute_s` hides.
+    pub fn hidden_s(&self, n_dense: f64, n_moe: f64, send: bool, compute_s: f64) -> f64 {
+        self.overlappable_s(n_dense, n_moe, send)
+            .min(compute_s.max(0.0))
+    }
+
     /// The host's path over a stage's collective calls (`n_dense` dense
     /// and `n_moe` MoE layers, and its send when `send`), where it is
     /// priced apart from the GPU's time.
@@ -92,7 +135,21 @@ pub(super) fn comm(s: &Setup, l: Layout, tokens: f64) -> Result<Comm> {
             // Each TP rank dispatches its 1/tp share of the replica's tokens,
             // each to k experts.
             c.ep_alltoall_bytes = tokens / l.tp as f64 * k * d * ACT_BYTES;
-            let (t, host) = coll(s, Kind::AllToAll, l.ep, c.ep_alltoall_bytes)?;
+            let (t, host) = if s.mode == Mode::SpeedOfLight {
+                // The fewest bytes a dispatch must move (formulas.md,
+                // "Plans: the EP all-to-all at speed of light"): one copy
+                // of a token per domain it reaches, and fp8 dispatch
+                // where the activations are fp8; the combine in bf16.
+                let f = node_dedup(s, l, moe.routed_experts.get(), moe.experts_per_token.get());
+                let (combine, _) = coll(s, Kind::AllToAll, l.ep, c.ep_alltoall_bytes * f)?;
+                c.ep_combine_s = combine;
+                let narrow = s.step.precisions.activation.min(ACT_BYTES) / ACT_BYTES;
+                coll(s, Kind::AllToAll, l.ep, c.ep_alltoall_bytes * f * narrow)?
+            } else {
+                let r = coll(s, Kind::AllToAll, l.ep, c.ep_alltoall_bytes)?;
+                c.ep_combine_s = r.0;
+                r
+            };
             c.ep_alltoall_s = t;
             c.alltoalls_per_moe_layer = 2;
             c.call_host_s = c.call_host_s.or(host);
@@ -101,7 +158,8 @@ pub(super) fn comm(s: &Setup, l: Layout, tokens: f64) -> Result<Comm> {
         }
     }
     c.dense_layer_s = c.allreduces_per_dense_layer as f64 * c.tp_allreduce_s;
-    c.moe_layer_s = c.allreduces_per_moe_layer as f64 * c.tp_allreduce_s + 2.0 * c.ep_alltoall_s;
+    c.moe_layer_s =
+        c.allreduces_per_moe_layer as f64 * c.tp_allreduce_s + c.ep_alltoall_s + c.ep_combine_s;
     if l.pp > 1 {
         c.pp_send_bytes = tokens * d * ACT_BYTES;
         let across = s.fabric.domain().is_some_and(|dom| l.tp * l.dp >= dom);
@@ -114,5 +172,45 @@ pub(super) fn comm(s: &Setup, l: Layout, tokens: f64) -> Result<Comm> {
         c.pp_send_s = send.gpu_s;
         c.call_host_s = c.call_host_s.or(send.host_s);
     }
+    c.overlap = match s.mode {
+        Mode::SpeedOfLight => Overlapped::All,
+        Mode::Achievable
+            if tokens >= 2.0
+                && c.ep_alltoall_s > 0.0
+                && s.step.engine.overlap.ep_all_to_all == OverlapKind::TwoBatch =>
+        {
+            Overlapped::EpAllToAll
+        }
+        Mode::Achievable => Overlapped::None,
+    };
     Ok(c)
+}
+
+/// The share of an EP all-to-all's bytes that must cross domains once each
+/// token goes to each domain it reaches once (and is forwarded inside it),
+/// against the per-pick exchange [`collective`] prices: where the expert
+/// group spans G > 1 scale-up domains, a token's k picks of E experts
+/// (spread evenly, E / G a domain) reach a given other domain with
+/// probability 1 - C(E - E/G, k) / C(E, k); the per-pick exchange sends
+/// k (n - d) / n copies across. 1 where the group fits one domain.
+pub(super) fn node_dedup(s: &Setup, l: Layout, experts: u64, k: u64) -> f64 {
+    let Some(dom) = s.fabric.domain() else {
+        return 1.0;
+    };
+    let n = l.ep;
+    if dom <= 1 || n <= dom || experts == 0 || k == 0 {
+        return 1.0;
+    }
+    let g = n as f64 / dom as f64;
+    let e = experts as f64;
+    let per = e / g;
+    // P(no pick lands in one given other domain)
+    let mut miss = 1.0;
+    for i in 0..k.min(experts) {
+        let i = i as f64;
+        miss *= ((e - per - i) / (e - i)).max(0.0);
+    }
+    let reached = (g - 1.0) * (1.0 - miss);
+    let per_pick = k as f64 * (n - dom) as f64 / n as f64;
+    (reached / per_pick).min(1.0)
 }

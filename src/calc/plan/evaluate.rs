@@ -27,12 +27,15 @@ struct Busiest {
 
 impl Busiest {
     /// Keeps the stage if it is busier than the busiest so far: its
-    /// compute and communication one after another on the GPU, or, where
+    /// compute and the communication it does not hide on the GPU, or, where
     /// eager calls' host path is priced apart (`host`: the host's path over
     /// the stage's kernels and over its collective calls), the longer of
     /// that and the host's path.
-    fn offer(&mut self, compute: f64, comm: f64, host: Option<(f64, f64)>) {
-        let slot = host.map_or(compute + comm, |(k, c)| (compute + comm).max(k + c));
+    /// `hidden`: the communication the stage's compute hides (formulas.md,
+    /// "Plans: communication under compute").
+    fn offer(&mut self, compute: f64, comm: f64, hidden: f64, host: Option<(f64, f64)>) {
+        let gpu = compute + comm - hidden;
+        let slot = host.map_or(gpu, |(k, c)| gpu.max(k + c));
         if slot > self.slot {
             *self = Busiest {
                 slot,
@@ -52,6 +55,8 @@ pub struct PlanCost {
     pub model: String,
     /// Datasheet or measured figures.
     pub mode: Mode,
+    /// The engine that priced it.
+    pub engine: String,
     /// Weight precision.
     pub dtype: &'static str,
     /// Weight precision in words, each module at its own
@@ -169,7 +174,10 @@ impl Weights {
         let (tp, dp) = (l.tp as f64, l.dp as f64);
         let all_devices = per_stage.iter().sum::<f64>() * tp * dp;
         let model = w.total();
-        let routed = m.moe.as_ref().map_or(0.0, |x| x.routed_experts.get() as f64);
+        let routed = m
+            .moe
+            .as_ref()
+            .map_or(0.0, |x| x.routed_experts.get() as f64);
         // Expert slots held over all devices, in units of one layer's
         // routed experts.
         let held = experts_per_device * tp * dp;
@@ -257,7 +265,8 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let kv_share = crate::calc::kv::kv_share(m, l.tp);
     let kv_per_token_layer = kv_elements_per_token_per_layer(m)? as f64 * s.step.precisions.kv;
     let context = w.context as f64;
-    let kv_bytes = w.batch as f64 * context * kv_per_token_layer * layers_per_stage as f64 * kv_share;
+    let kv_bytes =
+        w.batch as f64 * context * kv_per_token_layer * layers_per_stage as f64 * kv_share;
     // Live activations of one layer for the largest pass (a prefill
     // microbatch): residual, normed copy, attention output and the MLP's
     // gate and up projections on this rank.
@@ -347,6 +356,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     for (st, &(n_dense, n_moe)) in stage_params.iter().enumerate() {
         let first = st == 0;
         let last = st as u64 == l.pp - 1;
+        let send = l.pp > 1;
         dec_work.extend(shard.work(
             &decode_step_ops,
             mb as f64,
@@ -369,6 +379,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         dec.offer(
             t,
             stage_comm(&decode_comm, n_dense, n_moe),
+            decode_comm.hidden_s(n_dense, n_moe, send, t),
             host(&decode_comm, k, n_dense, n_moe),
         );
         let (t, k) = pass(
@@ -382,6 +393,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         pre.offer(
             t,
             stage_comm(&prefill_comm, n_dense, n_moe),
+            prefill_comm.hidden_s(n_dense, n_moe, send, t),
             host(&prefill_comm, k, n_dense, n_moe),
         );
     }
@@ -421,6 +433,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         hardware: s.hw.id.clone(),
         model: m.id.clone(),
         mode: s.mode,
+        engine: s.step.engine.id.clone(),
         dtype: s.step.weights,
         weights_in: crate::calc::model::weights_in(m, s.step.weights),
         w8a8_default: s.step.w8a8_default,

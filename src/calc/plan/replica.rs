@@ -119,7 +119,15 @@ impl<'a, 'b> Replica<'a, 'b> {
                 let send = if i == last { 0.0 } else { c.pp_send_s };
                 let wait = n_dense * c.dense_layer_s + n_moe * c.moe_layer_s + send;
                 let host = c.host_s(n_dense, n_moe, i != last).unwrap_or(wait);
-                self.shard.time_with_calls(p, wait, host)
+                let t = self.shard.time_with_calls(p, wait, host);
+                // What the compute hides (formulas.md, "Plans: communication
+                // under compute"), priced only where something may be.
+                if c.overlappable_s(n_dense, n_moe, i != last) > 0.0 {
+                    let compute = self.shard.time_with_calls(p, 0.0, 0.0);
+                    t - c.hidden_s(n_dense, n_moe, i != last, compute)
+                } else {
+                    t
+                }
             })
             .sum()
     }

@@ -302,12 +302,13 @@ pub(super) fn header(r: &mut Report, p: &PlanCost) {
     if p.mode == Mode::Achievable {
         r.input("achievable", true);
     }
+    r.input("engine", p.engine.as_str());
 }
 
 pub(super) fn time_note(r: &mut Report, mode: Mode) {
     r.note(match mode {
-        Mode::SpeedOfLight => "speed of light: datasheet peaks, memory and link bandwidths, no collective latency and no overlap of communication with compute; a lower bound on a real run",
-        Mode::Achievable => "achievable: measured peaks, memory bandwidth, link bandwidth and NCCL latency; communication is not overlapped with compute",
+        Mode::SpeedOfLight => "speed of light: datasheet peaks, memory and link bandwidths, no collective latency; communication runs under compute (each stage takes the longer of the two), the EP dispatch carries one copy of a token per scale-up domain it reaches, in fp8 where the activations are; a lower bound on a real run",
+        Mode::Achievable => "achievable: measured peaks, memory bandwidth, link bandwidth and NCCL latency; communication follows compute, save the EP all-to-alls of a pass of two or more tokens where the engine declares two-batch overlap (overlap.ep-all-to-all)",
     });
     r.note(match mode {
         Mode::SpeedOfLight => "decode and prefill times per device: the forward pass `decode` and `prefill` cost (their typed per-op FLOPs and bytes) sharded to one device of the busiest stage, timed as max(FLOPs / peak, bytes / bandwidth) plus launch overhead; collectives carry bf16 activations",

@@ -388,6 +388,8 @@ pub struct SimCost {
     pub model: String,
     /// Datasheet or measured figures.
     pub mode: Mode,
+    /// The engine that priced its steps.
+    pub engine: String,
     /// The layout.
     pub layout: Layout,
     /// The caps.
@@ -530,6 +532,7 @@ pub fn run(
         hardware: inst.setup.hw.id.clone(),
         model: m.id.clone(),
         mode: inst.setup.mode,
+        engine: inst.setup.step.engine.id.clone(),
         layout: inst.layout,
         caps: c,
         workload: w.clone(),
@@ -771,6 +774,7 @@ fn run_pools(
         hardware: hw.id.clone(),
         model: m.id.clone(),
         mode,
+        engine: dec.setup.step.engine.id.clone(),
         layout: dec.layout,
         caps: c,
         workload: w.clone(),

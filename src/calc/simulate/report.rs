@@ -253,6 +253,7 @@ impl SimCost {
         }
         r.input("requests", w.requests);
         r.input("seed", w.seed);
+        r.input("engine", self.engine.as_str());
         if w.prefix_hit > 0.0 {
             r.input("prefix_hit", w.prefix_hit);
         }
