@@ -383,7 +383,13 @@ impl Shard<'_, '_> {
     /// work, each expert whole, and reads the experts it holds that its
     /// group's tokens touch (not the replica's touched experts over the
     /// whole model).
-    fn held_experts(&self, op: &mut step::Op, moe: &crate::spec::model::Moe, tokens: f64, f_moe: f64) {
+    fn held_experts(
+        &self,
+        op: &mut step::Op,
+        moe: &crate::spec::model::Moe,
+        tokens: f64,
+        f_moe: f64,
+    ) {
         let t = self.l.tp as f64;
         let g = self.expert_group(moe, tokens);
         let layers = self.s.moe_layers() as f64 * f_moe;
