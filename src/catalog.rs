@@ -549,10 +549,16 @@ impl Catalog {
     /// The model of a file [`Catalog::read_model`] read, applying the model
     /// `--set`s as [`Catalog::hardware_from`] does.
     pub fn model_from(&self, file: &Loaded, what: &str, sets: &[Set]) -> Result<Model> {
-        let mine: Vec<&Set> = sets
+        // A `model.` prefix only routes the key; the file's path follows it.
+        let owned: Vec<Set> = sets
             .iter()
             .filter(|s| overrides::is_model_path(&s.path))
+            .map(|s| Set {
+                path: overrides::file_path(&s.path).to_string(),
+                value: s.value.clone(),
+            })
             .collect();
+        let mine: Vec<&Set> = owned.iter().collect();
         let imported = what.ends_with(".json");
         let origin = Origin {
             name: file.name.clone(),

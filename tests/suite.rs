@@ -155,5 +155,8 @@ mod terminal_width;
 #[path = "engines.rs"]
 mod engines;
 
+#[path = "weights.rs"]
+mod weights;
+
 #[path = "writes.rs"]
 mod writes;

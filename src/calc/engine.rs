@@ -3,7 +3,7 @@
 //! how a profile turns into kernels").
 
 use crate::report::{Quantity, Report, Row, RowsKind, Unit};
-use crate::spec::engine::{AllReduceAlgorithm, Engine};
+use crate::spec::engine::{AllReduceAlgorithm, Dispatch, Engine};
 
 /// The profile's fields as (key, value, file field) for a report.
 fn fields(e: &Engine) -> Vec<(&'static str, serde_json::Value, &'static str, &'static str)> {
@@ -223,4 +223,31 @@ pub fn list(engines: &[Engine]) -> Report {
     }
     r.note("the default engine is pytorch; choose another with --engine ID or a path");
     r
+}
+
+/// The note a step's report carries when its point names an engine: the
+/// kernels it fuses, how it runs the MoE experts, its attention kernel
+/// (formulas.md, "Engines").
+pub fn note(e: &Engine) -> String {
+    let fused = e.fusion.names();
+    let g = &e.moe.grouped;
+    let moe = match e.moe.dispatch {
+        Dispatch::Loop => "experts in a loop (8 kernels a touched expert)".to_string(),
+        Dispatch::Grouped => format!(
+            "experts grouped: 2 grouped GEMMs a layer, {} routing, {} permute, {} combine kernels, {} a GEMM call",
+            g.routing_kernels.unwrap_or(0),
+            g.permute_kernels.unwrap_or(0),
+            g.combine_kernels.unwrap_or(0),
+            g.gemm_kernels.unwrap_or(0)
+        ),
+    };
+    format!(
+        "engine {}: fused {}; {moe}; attention {} (formulas.md, \"Engines\")",
+        e.id,
+        fused.join(", "),
+        e.attention
+            .kernel
+            .as_deref()
+            .unwrap_or("as the hardware file measured")
+    )
 }

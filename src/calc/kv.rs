@@ -519,7 +519,7 @@ pub fn budget(
 }
 
 /// [`budget`] on one of `tp` tensor-parallel ranks (its share of the
-/// weights, [`crate::calc::plan::tp_device_params`]), answered even where
+/// weights, [`crate::calc::plan::tp_device_bytes`]), answered even where
 /// the weights do not fit: then the budget is negative, by how much they
 /// exceed the memory less the reserve.
 pub fn budget_on(
@@ -546,10 +546,12 @@ pub fn budget_on(
     // Each module at its own format where the checkpoint mixes them; a TP
     // rank holds its share of the parameters at the same mix.
     let params = super::model::params(m)?;
-    let mut weights = super::model::weight_bytes(m, &params, p.bytes())?;
-    if tp > 1 && params.total > 0 {
-        weights *= crate::calc::plan::tp_device_params(m, &params, tp) / params.total as f64;
-    }
+    let split = super::model::weight_split(m, &params, p.bytes())?;
+    let weights = if tp > 1 {
+        crate::calc::plan::tp_device_bytes(m, &split, tp)
+    } else {
+        split.total()
+    };
     let available = memory * (1.0 - reserve);
     Ok(Budget {
         memory_bytes: memory,

@@ -15,7 +15,6 @@
 //! The library never writes files: [`render`] returns the bytes.
 
 pub mod decode;
-pub mod kept;
 pub mod layout;
 pub mod occupancy;
 pub mod roofline;
@@ -29,8 +28,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
+pub use crate::report::ChartRows;
 pub use decode::DecodeData;
-pub use kept::ChartRows;
 pub use occupancy::OccupancyData;
 pub use roofline::RooflineData;
 pub use sweep::SweepData;

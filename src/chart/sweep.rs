@@ -5,9 +5,9 @@
 //! sweeps produce them.
 
 use super::draw_error;
-use super::kept::ChartRows;
 use super::style::{self, Scale};
 use crate::error::{Error, Result};
+use crate::report::ChartRows;
 use crate::report::{Report, Row, Unit};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{Ranged, ValueFormatter};

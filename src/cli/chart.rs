@@ -169,7 +169,7 @@ pub fn run_chart(cli: &super::Cli, argv: &[String]) -> Option<anyhow::Result<Cha
         return None;
     };
     // The file is checked before the chart is drawn.
-    let checked = super::output::check(argv, &super::output::targets(cli));
+    let checked = super::output::check(argv, &super::targets(cli));
     Some(
         checked
             .and_then(|()| draw(cmd, &cli.global))

@@ -287,13 +287,61 @@ fn unused_flags(cli: &Cli) -> Result<()> {
     }
 }
 
+/// The files a parsed command line writes; standard output (`-`) is not
+/// one.
+pub fn targets(cli: &Cli) -> Vec<output::Target> {
+    use chart::ChartCommand as C;
+    use output::{Kind, Target};
+    let mut out = Vec::new();
+    let mut push = |flag, path: &std::path::Path, kind| {
+        if path.as_os_str() != "-" {
+            out.push(Target {
+                flag,
+                path: path.to_path_buf(),
+                kind,
+            });
+        }
+    };
+    if let Some(p) = &cli.global.chart {
+        push("--chart", p, Kind::Chart);
+    }
+    match &*cli.command {
+        Command::Chart(OnDemand(c)) => {
+            let p = match c {
+                C::Roofline(a) => &a.out,
+                C::Occupancy(a) => &a.out,
+                C::Tiles(a) => &a.out,
+                C::Decode(a) => &a.out,
+            };
+            push("--out", p, Kind::Chart);
+        }
+        Command::Calibrate(OnDemand(a)) => {
+            if let Some(p) = &a.out {
+                push("--out", p, Kind::Hardware);
+            }
+        }
+        Command::Man(OnDemand(a)) => {
+            if let Some(p) = &a.dir {
+                push("--dir", p, Kind::Folder);
+            }
+        }
+        Command::Run(OnDemand(a)) => {
+            if let Some(p) = &a.out_dir {
+                push("--out-dir", p, Kind::Folder);
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
 /// Runs a command line, scenarios included, from its parse by [`parse`]
 /// (given, so that `main` parses it once).
 pub fn execute(
     argv: &[String],
     parsed: Result<Cli, clap::Error>,
 ) -> anyhow::Result<(Global, Output)> {
-    output::preflight(argv, &parsed)?;
+    output::preflight(argv, parsed.as_ref().ok().map(targets))?;
     if let Ok(cli) = &parsed {
         unused_flags(cli)?;
         let bytes = match &*cli.command {
@@ -343,15 +391,22 @@ fn sweeps(argv: &[String]) -> bool {
 }
 
 /// The command tree with nothing required: usage lines show what is, and a
-/// sweep may stand for it.
+/// sweep may stand for it. A flag required unless another is given
+/// (`matmul --k` unless `--solve`, `occupancy --regs`) is relaxed too:
+/// otherwise a sweep of it fell back to parsing the whole command line
+/// again at every point ([`expand`]), 100-200 us a point where the sweep
+/// itself costs a few.
 fn relaxed(mut c: clap::Command) -> clap::Command {
     let args: Vec<clap::Id> = c
         .get_arguments()
-        .filter(|a| a.is_required_set() && !a.is_positional())
+        .filter(|a| !a.is_positional())
         .map(|a| a.get_id().clone())
         .collect();
     for id in args {
-        c = c.mut_arg(id, |a| a.required(false));
+        c = c.mut_arg(id, |a| {
+            a.required(false)
+                .required_unless_present(clap::builder::Resettable::<clap::Id>::Reset)
+        });
     }
     let groups: Vec<clap::Id> = c
         .get_groups()

@@ -6,7 +6,6 @@
 //! leaves the old file as it was. File-system code, for the command line
 //! only.
 
-use super::{Cli, Command, tree::OnDemand};
 use roofline::chart::ChartFormat;
 use roofline::error::{Error, Result};
 use std::io::Write;
@@ -34,53 +33,6 @@ pub struct Target {
     pub kind: Kind,
 }
 
-/// The files a parsed command line writes; standard output (`-`) is not
-/// one.
-pub fn targets(cli: &Cli) -> Vec<Target> {
-    use super::chart::ChartCommand as C;
-    let mut out = Vec::new();
-    let mut push = |flag, path: &Path, kind| {
-        if path.as_os_str() != "-" {
-            out.push(Target {
-                flag,
-                path: path.to_path_buf(),
-                kind,
-            });
-        }
-    };
-    if let Some(p) = &cli.global.chart {
-        push("--chart", p, Kind::Chart);
-    }
-    match &*cli.command {
-        Command::Chart(OnDemand(c)) => {
-            let p = match c {
-                C::Roofline(a) => &a.out,
-                C::Occupancy(a) => &a.out,
-                C::Tiles(a) => &a.out,
-                C::Decode(a) => &a.out,
-            };
-            push("--out", p, Kind::Chart);
-        }
-        Command::Calibrate(OnDemand(a)) => {
-            if let Some(p) = &a.out {
-                push("--out", p, Kind::Hardware);
-            }
-        }
-        Command::Man(OnDemand(a)) => {
-            if let Some(p) = &a.dir {
-                push("--dir", p, Kind::Folder);
-            }
-        }
-        Command::Run(OnDemand(a)) => {
-            if let Some(p) = &a.out_dir {
-                push("--out-dir", p, Kind::Folder);
-            }
-        }
-        _ => {}
-    }
-    out
-}
-
 /// Checks every file a command line writes before it runs: its
 /// extension, that its folder exists and takes a new file, that it is not
 /// a folder, and that it is none of the files the command line reads (a
@@ -103,13 +55,13 @@ pub fn check(argv: &[String], targets: &[Target]) -> Result<()> {
     Ok(())
 }
 
-/// [`check`] for a command line before it runs: its parse's targets, or
-/// where it did not parse (a sweep standing for a required flag), its
-/// `--chart`.
-pub fn preflight(argv: &[String], parsed: &std::result::Result<Cli, clap::Error>) -> Result<()> {
+/// [`check`] for a command line before it runs: its parse's targets
+/// (`parsed`, from [`super::targets`]), or where it did not parse (a sweep
+/// standing for a required flag), its `--chart`.
+pub fn preflight(argv: &[String], parsed: Option<Vec<Target>>) -> Result<()> {
     let targets = match parsed {
-        Ok(cli) => targets(cli),
-        Err(_) => chart_flag(argv)
+        Some(t) => t,
+        None => chart_flag(argv)
             .filter(|p| p != "-")
             .map(|p| Target {
                 flag: "--chart",

@@ -95,15 +95,10 @@ pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
     let mut outputs: Vec<Vec<PathBuf>> = Vec::new();
     for (i, (q, argv)) in sc.queries.iter().zip(&argvs).enumerate() {
         let parsed = super::parse(argv);
-        super::output::preflight(argv, &parsed)
+        super::output::preflight(argv, parsed.as_ref().ok().map(super::targets))
             .map_err(|e| locate(e.into(), q, i, &src, &origin))?;
         let mine: Vec<PathBuf> = parsed
-            .map(|c| {
-                super::output::targets(&c)
-                    .into_iter()
-                    .map(|t| t.path)
-                    .collect()
-            })
+            .map(|c| super::targets(&c).into_iter().map(|t| t.path).collect())
             .unwrap_or_default();
         for p in &mine {
             if let Some(j) = outputs

@@ -190,28 +190,7 @@ fn point_priced(
         }
         "matmul" if fields.contains_key("solve") => {
             let hw = ctx.point_hardware(fields, Some(DEFAULT_HW))?;
-            // Only the part and its precision enter the ridge; a shape or
-            // tile given beside it is a question the solve does not answer.
-            if let Some(k) = fields
-                .keys()
-                .find(|k| !matches!(k.as_str(), "solve" | "dtype" | "hw"))
-            {
-                return Err(Error::field(
-                    k.as_str(),
-                    format!(
-                        "`{k}` has no part in --solve ridge, which finds the n of a square matmul from the part's ridge alone; leave it out"
-                    ),
-                ));
-            }
-            match fields.get("solve").and_then(Value::as_str) {
-                Some("ridge") => {}
-                other => {
-                    return Err(Error::field(
-                        "solve",
-                        format!("`{}`: matmul solves for `ridge` only", other.unwrap_or("?")),
-                    ));
-                }
-            }
+            calc::matmul::ridge::check_solve(fields)?;
             let dtype = fields.get("dtype").and_then(Value::as_str);
             let r = calc::matmul::ridge::ridge(&hw, dtype, mode)?.report(lean);
             noted_default(fields, r)
@@ -288,15 +267,7 @@ fn point_priced(
             // One joint search over the parts listed in `parts` (the
             // command line's --hw), not a comparison.
             let m = ctx.point_model(fields)?;
-            let list = match fields.get("parts") {
-                Some(Value::String(s)) => s.clone(),
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .collect::<Vec<_>>()
-                    .join(","),
-                _ => String::new(),
-            };
+            let list = calc::fleet::parts_list(fields);
             let hws = ctx.hardware(&list)?;
             let f: Fields = fields
                 .iter()
@@ -330,30 +301,7 @@ fn engine_note(ctx: &Context, fields: &Fields, r: &mut Report) -> Result<()> {
     if !named {
         return Ok(());
     }
-    let e = ctx.point_engine(fields)?;
-    let fused = e.fusion.names();
-    let g = &e.moe.grouped;
-    let moe = match e.moe.dispatch {
-        crate::spec::engine::Dispatch::Loop => {
-            "experts in a loop (8 kernels a touched expert)".to_string()
-        }
-        crate::spec::engine::Dispatch::Grouped => format!(
-            "experts grouped: 2 grouped GEMMs a layer, {} routing, {} permute, {} combine kernels, {} a GEMM call",
-            g.routing_kernels.unwrap_or(0),
-            g.permute_kernels.unwrap_or(0),
-            g.combine_kernels.unwrap_or(0),
-            g.gemm_kernels.unwrap_or(0)
-        ),
-    };
-    r.note(format!(
-        "engine {}: fused {}; {moe}; attention {} (formulas.md, \"Engines\")",
-        e.id,
-        fused.join(", "),
-        e.attention
-            .kernel
-            .as_deref()
-            .unwrap_or("as the hardware file measured")
-    ));
+    r.note(calc::engine::note(&*ctx.point_engine(fields)?));
     Ok(())
 }
 
@@ -464,10 +412,6 @@ fn assumed(mut r: Report, fields: &Fields) -> Report {
     r
 }
 
-/// The parts of `speculative = "A,G[,C]"`, decode's one-field form of
-/// `acceptance`, `draft-tokens` and `draft-cost`.
-const SPECULATIVE_PARTS: [&str; 3] = ["acceptance", "draft-tokens", "draft-cost"];
-
 fn decode(
     ctx: &Context,
     fields: &Fields,
@@ -508,43 +452,10 @@ fn decode(
         engine_note(ctx, fields, &mut r)?;
         return Ok(r);
     }
-    let spec = fields
-        .get("speculative")
-        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string));
-    let Some(spec) = spec else {
-        return priced(&inputs(fields)?);
-    };
-    if let Some(k) = SPECULATIVE_PARTS.iter().find(|k| fields.contains_key(**k)) {
-        return Err(Error::usage(
-            "--speculative",
-            format!(
-                "give the three parts in `speculative` or as fields, not both (`{k}` is also given)"
-            ),
-        ));
+    match decode::speculative_fields(fields)? {
+        None => priced(&inputs(fields)?),
+        Some((f, named)) => priced(&inputs(&f).map_err(named)?).map_err(named),
     }
-    let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
-    if !(2..=3).contains(&parts.len()) || parts.iter().any(|p| p.is_empty()) {
-        return Err(Error::field(
-            "speculative",
-            format!("`{spec}`: expected ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST], e.g. 0.8,4,0.05"),
-        ));
-    }
-    let mut f = fields.clone();
-    f.remove("speculative");
-    for (k, v) in SPECULATIVE_PARTS.iter().zip(&parts) {
-        f.insert((*k).into(), Value::from(*v));
-    }
-    // An error in a part names the one field given.
-    let named = |e: Error| match e {
-        Error::Field { field, message } if SPECULATIVE_PARTS.contains(&field.as_str()) => {
-            Error::field(
-                "speculative",
-                format!("its {} {message}", field.replace('-', " ")),
-            )
-        }
-        e => e,
-    };
-    priced(&inputs(&f).map_err(named)?).map_err(named)
 }
 
 /// `calc`: the expression's fields read from the catalog's files, the
@@ -605,11 +516,16 @@ fn calc(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
                 ctx.catalog.model_text(id)
             }
             .map_err(|e| e.to_string())?;
-            let mine: Vec<&Set> = ctx
+            let owned: Vec<Set> = ctx
                 .sets
                 .iter()
                 .filter(|s| overrides::is_model_path(&s.path) == is_model)
+                .map(|s| Set {
+                    path: overrides::file_path(&s.path).to_string(),
+                    value: s.value.clone(),
+                })
                 .collect();
+            let mine: Vec<&Set> = owned.iter().collect();
             let text = overrides::apply(&text, id, &mine).map_err(|e| e.to_string())?;
             let tree: toml::Table =
                 toml::from_str(&text).map_err(|e| format!("`{id}`: {}", e.message().trim()))?;

@@ -390,7 +390,7 @@ impl<'a> Gather<'a> {
                     let axes = self.axes;
                     self.out
                         .chart_rows
-                        .get_or_insert_with(|| crate::chart::ChartRows::new(axes))
+                        .get_or_insert_with(|| super::ChartRows::new(axes))
                         .push(&row);
                 }
                 Ok(())

@@ -17,10 +17,12 @@ use serde_json::Value;
 
 mod combine;
 mod gather;
+mod kept;
 mod unit;
 
 pub(crate) use gather::Gather;
 pub use gather::RowSink;
+pub use kept::ChartRows;
 pub use unit::Unit;
 
 /// What a result means: label, unit, formula and the substituted
@@ -191,9 +193,9 @@ pub struct Report {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rows: Vec<Row>,
     /// A streamed sweep's rows went out as they were made; these are the
-    /// points its chart draws, kept as numbers ([`crate::chart::ChartRows`]).
+    /// points its chart draws, kept as numbers ([`ChartRows`]).
     #[serde(skip)]
-    pub chart_rows: Option<crate::chart::ChartRows>,
+    pub chart_rows: Option<ChartRows>,
     /// Verdicts and assumptions.
     pub notes: Vec<String>,
     /// A lean report records values only: no quantities, no notes. A sweep

@@ -3,7 +3,8 @@
 //! device.
 
 use crate::calc::simulate::slo::Target;
-use crate::inputs::{Count, Number, Tokens};
+use crate::error::{Error, Result};
+use crate::inputs::{Count, Fields, Number, Tokens};
 use serde::{Deserialize, Serialize};
 
 /// `decode`'s inputs.
@@ -57,4 +58,55 @@ pub struct DecodeInputs {
     /// against the catalog; the plain PyTorch forward when `None`).
     #[serde(skip)]
     pub engine: Option<std::sync::Arc<crate::spec::engine::Engine>>,
+}
+
+/// The parts of `speculative = "A,G[,C]"`, decode's one-field form of
+/// `acceptance`, `draft-tokens` and `draft-cost`.
+pub const SPECULATIVE_PARTS: [&str; 3] = ["acceptance", "draft-tokens", "draft-cost"];
+
+/// A decode point's fields with `speculative = "A,G[,C]"` split into its
+/// parts, and the error namer that turns a part's error back into one of
+/// `speculative`; `None` where the point has no `speculative`. Giving the
+/// parts both ways is a usage error.
+#[allow(clippy::type_complexity)]
+pub fn speculative_fields(fields: &Fields) -> Result<Option<(Fields, fn(Error) -> Error)>> {
+    let spec = fields
+        .get("speculative")
+        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string));
+    let Some(spec) = spec else {
+        return Ok(None);
+    };
+    if let Some(k) = SPECULATIVE_PARTS.iter().find(|k| fields.contains_key(**k)) {
+        return Err(Error::usage(
+            "--speculative",
+            format!(
+                "give the three parts in `speculative` or as fields, not both (`{k}` is also given)"
+            ),
+        ));
+    }
+    let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
+    if !(2..=3).contains(&parts.len()) || parts.iter().any(|p| p.is_empty()) {
+        return Err(Error::field(
+            "speculative",
+            format!("`{spec}`: expected ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST], e.g. 0.8,4,0.05"),
+        ));
+    }
+    let mut f = fields.clone();
+    f.remove("speculative");
+    for (k, v) in SPECULATIVE_PARTS.iter().zip(&parts) {
+        f.insert((*k).into(), serde_json::Value::from(*v));
+    }
+    // An error in a part names the one field given.
+    fn named(e: Error) -> Error {
+        match e {
+            Error::Field { field, message } if SPECULATIVE_PARTS.contains(&field.as_str()) => {
+                Error::field(
+                    "speculative",
+                    format!("its {} {message}", field.replace('-', " ")),
+                )
+            }
+            e => e,
+        }
+    }
+    Ok(Some((f, named)))
 }

@@ -18,4 +18,4 @@ pub use cost::{
     DecodeCost, Goodput, MemoryFit, Shared, Slo, SloBound, Speculation, cost, cost_shared,
 };
 pub use fp8::float_max_normal;
-pub use inputs::DecodeInputs;
+pub use inputs::{DecodeInputs, SPECULATIVE_PARTS, speculative_fields};

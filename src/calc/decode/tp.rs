@@ -2,7 +2,7 @@
 //! devices. There is one TP model in the crate, `plan`'s: the step is the
 //! layout tp N x pp 1 x dp 1 x ep 1 evaluated at the decode workload
 //! ([`crate::calc::plan::evaluate`]: the weights and KV heads split as
-//! [`crate::calc::plan::tp_device_params`] and [`crate::calc::kv::kv_share`]
+//! [`crate::calc::plan::tp_device_bytes`] and [`crate::calc::kv::kv_share`]
 //! split them, the forward sharded onto one device, the all-reduces of
 //! `plan`'s communication on the scale-up fabric under the engine's
 //! algorithm). This file only maps decode's inputs onto it, refuses what
@@ -343,9 +343,9 @@ impl TpCost {
             Quantity::new("weights per device", Unit::Bytes)
                 .formula("(attention + FFN + experts) / tp per layer x layers + norms + (embedding + LM head) / tp, x bytes per weight (plan's split)")
                 .derive(format!(
-                    "{} params x {} B",
-                    units::number(p.weight_params),
-                    units::sig(p.weight_bytes / p.weight_params.max(1.0), 4)
+                    "{} of the model's {} (each module at its own precision)",
+                    si(p.weight_bytes, "B"),
+                    si(p.weights.model, "B")
                 ))
         });
         r.result("kv_share", p.kv_share, || {

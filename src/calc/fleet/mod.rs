@@ -331,6 +331,21 @@ pub const MAX_LIST: usize = 64;
 /// every layout (docs/cli.md, "Limits").
 pub const MAX_CANDIDATES: usize = 256;
 
+/// The parts a fleet point searches jointly (the command line's `--hw`,
+/// a scenario's list), as one comma list: the `parts` field as given.
+pub fn parts_list(fields: &crate::inputs::Fields) -> String {
+    use serde_json::Value;
+    match fields.get("parts") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => String::new(),
+    }
+}
+
 /// Parses a comma-separated list of counts: each from 1 to `most` (the
 /// bound `simulate` puts on the same field), at most [`MAX_LIST`] of them.
 pub fn counts(field: &str, text: &str) -> Result<Vec<u64>> {

@@ -9,6 +9,7 @@
 
 use super::super::roof::{self, Bound, Roof};
 use crate::error::{Error, Result};
+use crate::inputs::Fields;
 use crate::report::{Quantity, Report, Unit};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::units::number;
@@ -36,6 +37,30 @@ pub struct RidgeCost<'a> {
 /// element: 2n^3 / (3 b n^2).
 pub fn square_intensity(n: f64, b: f64) -> f64 {
     2.0 * n * n * n / (3.0 * b * n * n)
+}
+
+/// Checks a `matmul --solve` point: only the part and its precision enter
+/// the ridge, so a shape or tile given beside it is a question the solve
+/// does not answer; and `ridge` is the one thing it solves for.
+pub fn check_solve(fields: &Fields) -> Result<()> {
+    if let Some(k) = fields
+        .keys()
+        .find(|k| !matches!(k.as_str(), "solve" | "dtype" | "hw"))
+    {
+        return Err(Error::field(
+            k.as_str(),
+            format!(
+                "`{k}` has no part in --solve ridge, which finds the n of a square matmul from the part's ridge alone; leave it out"
+            ),
+        ));
+    }
+    match fields.get("solve").and_then(serde_json::Value::as_str) {
+        Some("ridge") => Ok(()),
+        other => Err(Error::field(
+            "solve",
+            format!("`{}`: matmul solves for `ridge` only", other.unwrap_or("?")),
+        )),
+    }
 }
 
 /// The n at which a square matmul in `dtype` (default: the part's) meets

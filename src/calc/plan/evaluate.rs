@@ -3,7 +3,7 @@
 //! times, throughput and energy.
 
 use super::comm::{ACT_BYTES, Comm, comm};
-use super::stage::{Shard, StageSlice, device_params, per_layer};
+use super::stage::{Shard, StageSlice, device_bytes, per_layer, stage_layers};
 use super::{Layout, Setup, Workload};
 use crate::calc::model::kv_elements_per_token_per_layer;
 use crate::calc::power;
@@ -54,6 +54,11 @@ pub struct PlanCost {
     pub mode: Mode,
     /// Weight precision.
     pub dtype: &'static str,
+    /// Weight precision in words, each module at its own
+    /// ("bf16, routed experts mxfp4").
+    pub weights_in: String,
+    /// Whether fp8 weights run as W8A8 by default.
+    pub w8a8_default: bool,
     /// KV precision.
     pub kv_dtype: &'static str,
     /// The layout.
@@ -101,8 +106,9 @@ pub struct PlanCost {
     pub decode_stage_compute_s: f64,
     /// Compute-or-memory time of one stage pass at prefill, seconds.
     pub prefill_stage_compute_s: f64,
-    /// Parameters on a device of the heaviest stage.
-    pub weight_params: f64,
+    /// The weights of every stage and device, and what the layout
+    /// replicates.
+    pub weights: Weights,
     /// KV bytes per token per layer (whole, before the TP share).
     pub kv_bytes_per_token_layer: f64,
     /// Tokens of one decode pass (sequences per microbatch).
@@ -131,6 +137,63 @@ pub struct PlanCost {
     pub prefill_energy: power::Energy,
 }
 
+/// A layout's weights: a device of each stage, all devices together, and
+/// what the layout holds more than once (formulas.md, "Plans", memory).
+/// All devices = the model's weights + the three replicated parts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Weights {
+    /// Weight bytes on a device of each pipeline stage.
+    pub per_stage: Vec<f64>,
+    /// Summed over every device: each stage's device x tp x dp.
+    pub all_devices: f64,
+    /// The model's own weights, as `model show` weighs them.
+    pub model: f64,
+    /// Norms and routers, whole on every TP rank: (tp - 1) copies in each
+    /// replica.
+    pub tp_copies: f64,
+    /// The weights other than the routed experts, whole in each DP
+    /// replica: dp - 1 more copies.
+    pub dp_copies: f64,
+    /// Routed experts held more than once: redundant experts, or every
+    /// expert once per group of ep devices where ep is less than tp x dp.
+    pub expert_copies: f64,
+}
+
+impl Weights {
+    /// The weights of layout `l` with `per_stage` bytes on a device of each
+    /// stage; the replicated parts from the whole model's modules, apart
+    /// from the per-stage sum, so the two check each other.
+    fn of(s: &Setup, l: Layout, experts_per_device: f64, per_stage: Vec<f64>) -> Weights {
+        let w = &s.weights;
+        let m = s.model;
+        let (tp, dp) = (l.tp as f64, l.dp as f64);
+        let all_devices = per_stage.iter().sum::<f64>() * tp * dp;
+        let model = w.total();
+        let routed = m.moe.as_ref().map_or(0.0, |x| x.routed_experts.get() as f64);
+        // Expert slots held over all devices, in units of one layer's
+        // routed experts.
+        let held = experts_per_device * tp * dp;
+        let expert_copies = if routed > 0.0 {
+            w.routed_experts * (held / routed - 1.0)
+        } else {
+            0.0
+        };
+        Weights {
+            all_devices,
+            model,
+            tp_copies: dp * (tp - 1.0) * (w.norms + w.router),
+            dp_copies: (dp - 1.0) * (model - w.routed_experts),
+            expert_copies,
+            per_stage,
+        }
+    }
+
+    /// The replicated parts together.
+    pub fn replicated(&self) -> f64 {
+        self.tp_copies + self.dp_copies + self.expert_copies
+    }
+}
+
 /// Live activation bytes of one layer per token on a device of TP `tp`:
 /// residual, normed copy, attention output and query (4 x hidden) and the
 /// MLP's gate and up projections on this rank (2 x ffn / tp; an MoE layer's
@@ -152,9 +215,8 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let m = s.model;
     let t = l.tp as f64;
     let layers = m.layers.get();
-    let per_stage = layers / l.pp;
+    let layers_per_stage = layers / l.pp;
     let pl = per_layer(s);
-    let bytes = s.step.precisions.weight;
     let microbatches = w.microbatches.unwrap_or(l.pp).max(1);
     let mf = microbatches as f64;
     let routed = m
@@ -168,40 +230,34 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     } else {
         routed / t
     };
-    let first_moe = m.moe.as_ref().map_or(layers, |moe| moe.dense_layers);
     // Weights of each stage's devices; the heaviest decides.
     let mut weight_bytes: f64 = 0.0;
-    let mut weight_params: f64 = 0.0;
-    let mut stage_params = Vec::with_capacity(l.pp as usize);
-    for st in 0..l.pp {
-        let (a, b) = (st * per_stage, (st + 1) * per_stage);
-        let n_moe = b.saturating_sub(a.max(first_moe)) as f64;
-        let n_dense = per_stage as f64 - n_moe;
-        let p = device_params(
+    let stage_params = stage_layers(m, l.pp);
+    let mut per_stage = Vec::with_capacity(stage_params.len());
+    for (st, &(n_dense, n_moe)) in stage_params.iter().enumerate() {
+        let bytes = device_bytes(
             &pl,
-            &s.params,
+            &s.weights,
             &StageSlice {
-                layers: per_stage as f64,
+                layers: layers_per_stage as f64,
                 dense: n_dense,
                 moe: n_moe,
                 tp: t,
                 experts_per_device,
                 first: st == 0,
-                last: st == l.pp - 1,
+                last: st as u64 == l.pp - 1,
             },
         );
-        stage_params.push((n_dense, n_moe));
-        if p * bytes > weight_bytes {
-            weight_bytes = p * bytes;
-            weight_params = p;
-        }
+        per_stage.push(bytes);
+        weight_bytes = weight_bytes.max(bytes);
     }
+    let weights = Weights::of(s, l, experts_per_device, per_stage);
     // KV: the tokens of this replica's sequences, this stage's layers, the
     // heads this rank holds.
     let kv_share = crate::calc::kv::kv_share(m, l.tp);
     let kv_per_token_layer = kv_elements_per_token_per_layer(m)? as f64 * s.step.precisions.kv;
     let context = w.context as f64;
-    let kv_bytes = w.batch as f64 * context * kv_per_token_layer * per_stage as f64 * kv_share;
+    let kv_bytes = w.batch as f64 * context * kv_per_token_layer * layers_per_stage as f64 * kv_share;
     // Live activations of one layer for the largest pass (a prefill
     // microbatch): residual, normed copy, attention output and the MLP's
     // gate and up projections on this rank.
@@ -215,6 +271,19 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let usable = s.capacity - reserve_bytes;
     let fits = memory <= usable;
     let why_not = (!fits).then(|| {
+        // Where --dtype replaced the checkpoint's own precision, say what
+        // the checkpoint's format would hold.
+        let own = m
+            .weight_dtype
+            .as_deref()
+            .and_then(|d| crate::precision::lookup(d).ok())
+            .filter(|d| d.name != s.step.weights && d.bits < crate::precision::lookup(s.step.weights).map_or(0.0, |p| p.bits))
+            .map_or(String::new(), |d| {
+                format!(
+                    "; the checkpoint's own format ({}, the default without --dtype) weighs less",
+                    crate::calc::model::weights_in(m, d.name)
+                )
+            });
         format!(
             "needs {} per device (weights {}, KV {}, activations {}) but {} has {} usable ({} less a {}% reserve)",
             si(memory, "B"),
@@ -225,7 +294,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
             si(usable, "B"),
             si(s.capacity, "B"),
             units::percent(s.reserve)
-        )
+        ) + &own
     });
     // Communication of one pass per stage.
     let decode_tokens = w.batch.div_ceil(microbatches) as f64;
@@ -257,7 +326,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         l,
         kv_share,
         experts_per_device,
-        expert_bytes: pl.expert * bytes,
+        expert_bytes: pl.expert,
     };
     // (its time, the host's path over its kernels when launched eagerly)
     let pass = |st: &step::Step, tokens: f64, n_dense: f64, n_moe: f64, first: bool, last: bool| {
@@ -353,12 +422,14 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         model: m.id.clone(),
         mode: s.mode,
         dtype: s.step.weights,
+        weights_in: crate::calc::model::weights_in(m, s.step.weights),
+        w8a8_default: s.step.w8a8_default,
         kv_dtype: s.step.kv.name,
         layout: l,
         redundant_experts: s.redundant,
         work: w,
         microbatches,
-        layers_per_stage: per_stage,
+        layers_per_stage,
         experts_per_device,
         weight_bytes,
         kv_bytes,
@@ -376,7 +447,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         prefill_comm_time_s: slots * pre.comm,
         decode_stage_compute_s: dec.compute,
         prefill_stage_compute_s: pre.compute,
-        weight_params,
+        weights,
         kv_bytes_per_token_layer: kv_per_token_layer,
         decode_tokens,
         prefill_tokens,

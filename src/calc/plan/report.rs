@@ -60,9 +60,19 @@ pub(super) fn plan_results(
     let mark = r.results.len();
     r.result(key("weight_bytes_per_device"), p.weight_bytes, || {
         Quantity::new("weights per device", Unit::Bytes).formula(
-            "params of the heaviest stage: attention, dense FFN and shared experts / tp, (routed + redundant) / ep experts, embedding / tp on the first stage, lm_head / tp on the last; x bytes per weight",
+            "the heaviest stage's device, each module at its own precision: attention, dense FFN and shared experts / tp, norms and routers whole, (routed + redundant) / ep experts, embedding / tp on the first stage, lm_head / tp on the last",
         )
-        .derive(format!("{} params x {} B", units::number(p.weight_params), units::sig(p.weight_bytes / p.weight_params.max(1.0), 4)))
+        .derive(stage_words(&p.weights))
+    });
+    let wt = &p.weights;
+    r.result(key("weight_bytes_all_devices"), wt.all_devices, || {
+        Quantity::new("weights over all devices", Unit::Bytes)
+            .formula("each stage's device x tp x dp = the model's weights + replicated")
+            .derive(format!(
+                "{} + {} replicated",
+                si(wt.model, "B"),
+                si(wt.replicated(), "B")
+            ))
     });
     if p.experts_per_device > 0.0 {
         r.result(key("experts_per_device"), p.experts_per_device, || {
@@ -278,7 +288,7 @@ pub(super) fn plan_results(
 pub(super) fn header(r: &mut Report, p: &PlanCost) {
     r.hardware = Some(p.hardware.clone());
     r.model = Some(p.model.clone());
-    r.input("dtype", p.dtype);
+    r.input("dtype", p.weights_in.as_str());
     if p.kv_dtype != p.dtype {
         r.input("kv_dtype", p.kv_dtype);
     }
@@ -341,10 +351,73 @@ impl PlanCost {
                 )
             });
         }
+        if self.layout.devices() > 1 {
+            r.note(weights_note(self));
+        }
+        if self.w8a8_default {
+            r.note(crate::calc::step::W8A8_NOTE);
+        }
         if self.kv_share >= 1.0 && self.layout.tp > 1 {
             r.note("the KV latent is shared by every head, so each TP rank holds all of it: data-parallel attention saves the memory that tensor parallelism cannot");
         }
         time_note(&mut r, self.mode);
         r
     }
+}
+
+/// A device of each stage, in words, for the per-device derivation.
+fn stage_words(w: &super::evaluate::Weights) -> String {
+    if w.per_stage.len() == 1 {
+        return format!("one stage: {}", si(w.per_stage[0], "B"));
+    }
+    let each: Vec<String> = w.per_stage.iter().map(|b| si(*b, "B")).collect();
+    format!("the heaviest of the stages' {}", each.join(", "))
+}
+
+/// What the layout's weights add up to over all its devices and what it
+/// holds more than once (formulas.md, "Plans", memory).
+fn weights_note(p: &PlanCost) -> String {
+    let w = &p.weights;
+    let l = p.layout;
+    let mut parts = Vec::new();
+    if w.tp_copies > 0.0 {
+        let what = if p.experts_per_device > 0.0 {
+            "norms and routers"
+        } else {
+            "norms"
+        };
+        parts.push(format!(
+            "{} of {what}, whole on each of the {} TP ranks",
+            si(w.tp_copies, "B"),
+            units::whole(l.tp)
+        ));
+    }
+    if w.dp_copies > 0.0 {
+        parts.push(format!(
+            "{} for {} more copies of the weights other than the routed experts (dp {})",
+            si(w.dp_copies, "B"),
+            units::whole(l.dp - 1),
+            units::whole(l.dp)
+        ));
+    }
+    if w.expert_copies.abs() > 0.0 {
+        parts.push(format!(
+            "{} of routed experts held more than once ({} per device per MoE layer over tp x dp = {} devices)",
+            si(w.expert_copies, "B"),
+            units::sig_grouped(p.experts_per_device, 4),
+            units::whole(l.tp.saturating_mul(l.dp))
+        ));
+    }
+    let replicated = if parts.is_empty() {
+        "nothing replicated".to_string()
+    } else {
+        format!("replicated: {}", parts.join("; "))
+    };
+    format!(
+        "weights over all {} devices: {} = the model's {} (as `model show` weighs it) + {}",
+        units::whole(l.devices()),
+        si(w.all_devices, "B"),
+        si(w.model, "B"),
+        replicated
+    )
 }

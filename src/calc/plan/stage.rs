@@ -1,26 +1,31 @@
 //! A replica's forward pass (serving's typed per-op costs) sharded onto
-//! one device of one pipeline stage, and the parameters of a layer's groups.
+//! one device of one pipeline stage, and the weights of a layer's groups.
 
 use super::{Layout, Setup};
-use crate::calc::model::Params;
+use crate::calc::model::WeightBytes;
 use crate::calc::step;
 use crate::spec::model::Model;
 
-/// Parameters of one layer's groups.
+/// Weight bytes of one layer's groups, each at its module's precision
+/// (the model's one accounting, [`WeightBytes`]).
 pub(super) struct PerLayer {
     pub(super) attention: f64,
     pub(super) dense_ffn: f64,
+    /// One routed expert of one MoE layer, its biases included.
     pub(super) expert: f64,
+    /// The shared experts of one MoE layer.
     pub(super) shared: f64,
+    /// The router of one MoE layer.
+    pub(super) router: f64,
     pub(super) norms: f64,
 }
 
 pub(super) fn per_layer(s: &Setup) -> PerLayer {
-    per_layer_of(s.model, &s.params)
+    per_layer_of(s.model, &s.weights)
 }
 
-/// [`per_layer`] of model `m` whose parameters are `p`.
-fn per_layer_of(m: &Model, p: &Params) -> PerLayer {
+/// [`per_layer`] of model `m` whose weights are `w`.
+fn per_layer_of(m: &Model, w: &WeightBytes) -> PerLayer {
     let layers = m.layers.get() as f64;
     let moe_layers = m.moe_layers() as f64;
     let dense = m.dense_ffn_layers() as f64;
@@ -28,29 +33,31 @@ fn per_layer_of(m: &Model, p: &Params) -> PerLayer {
         .moe
         .as_ref()
         .map_or(1.0, |m| m.routed_experts.get() as f64);
+    let per_moe = |x: f64| if moe_layers > 0.0 { x / moe_layers } else { 0.0 };
     PerLayer {
-        attention: p.attention as f64 / layers,
-        dense_ffn: if dense > 0.0 {
-            p.dense_ffn as f64 / dense
-        } else {
-            0.0
-        },
-        expert: if moe_layers > 0.0 {
-            p.routed_experts as f64 / moe_layers / routed
-        } else {
-            0.0
-        },
-        shared: if moe_layers > 0.0 {
-            p.shared_experts as f64 / moe_layers
-        } else {
-            0.0
-        },
-        norms: p.norms as f64 / layers,
+        attention: w.attention / layers,
+        dense_ffn: if dense > 0.0 { w.dense_ffn / dense } else { 0.0 },
+        expert: per_moe(w.routed_experts) / routed,
+        shared: per_moe(w.shared_experts),
+        router: per_moe(w.router),
+        norms: w.norms / layers,
     }
 }
 
+/// (dense, MoE) layers of each of `pp` equal pipeline stages of `m`, the
+/// MoE ones where the dense-first layers and the layer step place them.
+pub(super) fn stage_layers(m: &Model, pp: u64) -> Vec<(f64, f64)> {
+    let per = m.layers.get() / pp.max(1);
+    (0..pp)
+        .map(|st| {
+            let n_moe = m.moe_layers_in(st * per, (st + 1) * per) as f64;
+            (per as f64 - n_moe, n_moe)
+        })
+        .collect()
+}
+
 /// Which layers one pipeline stage holds and how a device of it shards
-/// them, for [`device_params`].
+/// them, for [`device_bytes`].
 pub(super) struct StageSlice {
     /// Layers of the stage.
     pub(super) layers: f64,
@@ -68,36 +75,37 @@ pub(super) struct StageSlice {
     pub(super) last: bool,
 }
 
-/// Parameters one device of a stage holds (formulas.md, "Plans",
+/// Weight bytes one device of a stage holds (formulas.md, "Plans",
 /// memory): attention, dense FFN, shared experts, embedding and LM head
-/// split over the TP ranks, norms replicated, routed experts as placed.
-pub(super) fn device_params(pl: &PerLayer, p: &Params, st: &StageSlice) -> f64 {
+/// split over the TP ranks, norms and routers whole on every rank (vLLM
+/// and SGLang replicate the router), routed experts as placed.
+pub(super) fn device_bytes(pl: &PerLayer, w: &WeightBytes, st: &StageSlice) -> f64 {
     let t = st.tp;
     let mut n = (pl.attention / t + pl.norms) * st.layers
         + st.dense * pl.dense_ffn / t
-        + st.moe * (pl.expert * st.experts_per_device + pl.shared / t);
+        + st.moe * (pl.expert * st.experts_per_device + pl.shared / t + pl.router);
     if st.first {
-        n += p.embedding as f64 / t;
+        n += w.embedding / t;
     }
     if st.last {
-        n += p.lm_head as f64 / t;
+        n += w.lm_head / t;
     }
     n
 }
 
-/// Parameters on one device when model `m` (parameters `p`) is split over
+/// Weight bytes on one device when model `m` (weights `w`) is split over
 /// `tp` tensor-parallel ranks and nothing else: a plan of one stage with
 /// the experts split as the TP ranks split them (`plan --tp N --pp 1`'s
 /// weights). `kv --tp` fits with it.
-pub fn tp_device_params(m: &Model, p: &Params, tp: u64) -> f64 {
+pub fn tp_device_bytes(m: &Model, w: &WeightBytes, tp: u64) -> f64 {
     let t = tp.max(1) as f64;
     let routed = m
         .moe
         .as_ref()
         .map_or(0.0, |x| x.routed_experts.get() as f64);
-    device_params(
-        &per_layer_of(m, p),
-        p,
+    device_bytes(
+        &per_layer_of(m, w),
+        w,
         &StageSlice {
             layers: m.layers.get() as f64,
             dense: m.dense_ffn_layers() as f64,

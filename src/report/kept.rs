@@ -4,7 +4,7 @@
 //! whole rows: per point its axis values and one number per result, so
 //! the chart costs a few bytes a point, not a map of every result.
 
-use crate::report::{Key, Map, Row, Unit};
+use super::{Key, Map, Row, Unit};
 use serde_json::Value;
 
 /// Kept points, in sweep order.
