@@ -357,24 +357,31 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         let first = st == 0;
         let last = st as u64 == l.pp - 1;
         let send = l.pp > 1;
-        dec_work.extend(shard.work(
-            &decode_step_ops,
-            mb as f64,
-            n_dense,
-            n_moe,
-            first,
-            last,
-            share,
-        ));
-        pre_work.extend(shard.work(
-            &prefill_step_ops,
-            (mb * w.prompt) as f64,
-            n_dense,
-            n_moe,
-            first,
-            last,
-            share,
-        ));
+        let scaled = |w: power::Work| power::Work {
+            flops: w.flops * share,
+            bytes: w.bytes * share,
+            strided: w.strided * share,
+            ..w
+        };
+        dec_work.extend(
+            shard
+                .work(&decode_step_ops, mb as f64, n_dense, n_moe, first, last)
+                .into_iter()
+                .map(scaled),
+        );
+        pre_work.extend(
+            shard
+                .work(
+                    &prefill_step_ops,
+                    (mb * w.prompt) as f64,
+                    n_dense,
+                    n_moe,
+                    first,
+                    last,
+                )
+                .into_iter()
+                .map(scaled),
+        );
         let (t, k) = pass(&decode_step_ops, mb as f64, n_dense, n_moe, first, last);
         dec.offer(
             t,

@@ -33,10 +33,20 @@ fn per_layer_of(m: &Model, w: &WeightBytes) -> PerLayer {
         .moe
         .as_ref()
         .map_or(1.0, |m| m.routed_experts.get() as f64);
-    let per_moe = |x: f64| if moe_layers > 0.0 { x / moe_layers } else { 0.0 };
+    let per_moe = |x: f64| {
+        if moe_layers > 0.0 {
+            x / moe_layers
+        } else {
+            0.0
+        }
+    };
     PerLayer {
         attention: w.attention / layers,
-        dense_ffn: if dense > 0.0 { w.dense_ffn / dense } else { 0.0 },
+        dense_ffn: if dense > 0.0 {
+            w.dense_ffn / dense
+        } else {
+            0.0
+        },
         expert: per_moe(w.routed_experts) / routed,
         shared: per_moe(w.shared_experts),
         router: per_moe(w.router),
@@ -253,10 +263,10 @@ impl Shard<'_, '_> {
         }
     }
 
-    /// The operations of a stage's part as the power model sees them, each
-    /// scaled by `k` (passes, shares): the FLOPs, bytes and strided
-    /// elements its time counts, so the step's power is its own bytes' and
-    /// FLOPs' energy over its own time (formulas.md, "Power and energy").
+    /// The operations of a stage's part as the power model sees them: the
+    /// FLOPs, bytes and strided elements its time counts, so the step's
+    /// power is its own bytes' and FLOPs' energy over its own time
+    /// (formulas.md, "Power and energy").
     pub(super) fn work(
         &self,
         st: &step::Step,
@@ -265,16 +275,15 @@ impl Shard<'_, '_> {
         n_moe: f64,
         first: bool,
         last: bool,
-        k: f64,
     ) -> Vec<crate::calc::power::Work> {
         if self.s.step.pricer.is_some() {
             let sharded = self.sharded(st, tokens, n_dense, n_moe, first, last);
-            crate::calc::power::step_work(&sharded, k).collect()
+            crate::calc::power::step_work(&sharded, 1.0).collect()
         } else {
             let p = self.part(st, tokens, n_dense, n_moe, first, last);
             vec![crate::calc::power::Work {
-                flops: p.flops * k,
-                bytes: p.bytes * k,
+                flops: p.flops,
+                bytes: p.bytes,
                 ..Default::default()
             }]
         }
@@ -341,11 +350,12 @@ impl Shard<'_, '_> {
         out.kv_heads = (st.kv_heads / t).max(1.0);
         let ep = self.l.ep > 1;
         for op in out.ops.iter_mut().chain(out.extra.iter_mut()) {
-            if ep && op.name == "routed-experts" {
-                if let Some(moe) = &m.moe {
-                    self.held_experts(op, moe, tokens, f_moe);
-                    continue;
-                }
+            if ep
+                && op.name == "routed-experts"
+                && let Some(moe) = &m.moe
+            {
+                self.held_experts(op, moe, tokens, f_moe);
+                continue;
             }
             // (share of repetitions, share of work per repetition, share of
             // KV bytes per repetition)
