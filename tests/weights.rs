@@ -107,7 +107,7 @@ fn plan_weights_over_all_devices_are_model_shows_plus_what_the_layout_replicates
                             p.weights.replicated()
                         );
                         // The heaviest stage is what a device must hold.
-                        let heaviest = p.weights.per_stage.iter().cloned().fold(0.0, f64::max);
+                        let heaviest = p.weights.per_stage.iter().copied().fold(0.0, f64::max);
                         assert_eq!(p.weight_bytes, heaviest, "{at}");
                         checked += 1;
                     }
@@ -246,7 +246,7 @@ fn every_catalog_model_defaults_to_its_published_checkpoints_precision() {
         };
         let cfg: serde_json::Value = serde_json::from_str(&text).unwrap();
         let quant = cfg.get("quantization_config").cloned().or_else(|| {
-            std::fs::read_to_string(format!("tests/data/hf/{}-quantization.json", m.id))
+            std::fs::read_to_string(format!("tests/data/{}-quantization.json", m.id))
                 .ok()
                 .map(|t| serde_json::from_str::<serde_json::Value>(&t).unwrap()["quantization_config"].clone())
         });
