@@ -183,8 +183,16 @@ fn looks_like_a_repo(what: &str) -> bool {
 /// The `n` ids among `ids` nearest to a repository's name (`owner/name`):
 /// most dash- or dot-separated parts in common with the name, lowercased,
 /// then the closest in length.
-pub fn nearest_ids<'a>(wanted: &str, ids: impl IntoIterator<Item = &'a str>, n: usize) -> Vec<String> {
-    let name = wanted.rsplit('/').next().unwrap_or(wanted).to_ascii_lowercase();
+pub fn nearest_ids<'a>(
+    wanted: &str,
+    ids: impl IntoIterator<Item = &'a str>,
+    n: usize,
+) -> Vec<String> {
+    let name = wanted
+        .rsplit('/')
+        .next()
+        .unwrap_or(wanted)
+        .to_ascii_lowercase();
     let parts = |s: &str| -> Vec<String> {
         s.to_ascii_lowercase()
             .split(['-', '.', '_'])
@@ -202,7 +210,11 @@ pub fn nearest_ids<'a>(wanted: &str, ids: impl IntoIterator<Item = &'a str>, n: 
         .filter(|(shared, _, _)| *shared > 0)
         .collect();
     scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(b.2)));
-    scored.into_iter().take(n).map(|(_, _, id)| id.to_string()).collect()
+    scored
+        .into_iter()
+        .take(n)
+        .map(|(_, _, id)| id.to_string())
+        .collect()
 }
 
 fn entries(

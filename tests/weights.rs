@@ -148,7 +148,11 @@ fn gpt_oss_120b_by_hand_fits_one_h200_and_splits_over_eight() {
     let m = model("gpt-oss-120b");
     let hw = h200();
     let shown = model::cost(&m, &ModelInputs::default()).unwrap();
-    assert!(close(shown.weight_bytes, total, 1e-6), "{}", shown.weight_bytes);
+    assert!(
+        close(shown.weight_bytes, total, 1e-6),
+        "{}",
+        shown.weight_bytes
+    );
     let one = plan_of(&hw, &m, 1, 1, 1, 1).unwrap();
     assert!(close(one.weight_bytes, total, 1e-6), "{}", one.weight_bytes);
     assert!(one.fits, "{:?}", one.why_not);
@@ -157,13 +161,25 @@ fn gpt_oss_120b_by_hand_fits_one_h200_and_splits_over_eight() {
         + (OSS_EXPERT_W * mxfp4 + OSS_EXPERT_B * bf16) / 8.0
         + (OSS_ROUTER + OSS_NORMS) * bf16;
     let eight = plan_of(&hw, &m, 8, 1, 1, 1).unwrap();
-    assert!(close(eight.weight_bytes, per, 1e-6), "{} vs {per}", eight.weight_bytes);
-    assert!(close(eight.weights.tp_copies, 7.0 * (OSS_ROUTER + OSS_NORMS) * bf16, 1e-6));
+    assert!(
+        close(eight.weight_bytes, per, 1e-6),
+        "{} vs {per}",
+        eight.weight_bytes
+    );
+    assert!(close(
+        eight.weights.tp_copies,
+        7.0 * (OSS_ROUTER + OSS_NORMS) * bf16,
+        1e-6
+    ));
     // EP 8 over DP 8: each device holds the whole non-expert model and 16
     // experts a layer.
     let dep = plan_of(&hw, &m, 1, 1, 8, 8).unwrap();
     let per = rest - OSS_EXPERT_B * bf16 + (OSS_EXPERT_W * mxfp4 + OSS_EXPERT_B * bf16) / 8.0;
-    assert!(close(dep.weight_bytes, per, 1e-6), "{} vs {per}", dep.weight_bytes);
+    assert!(
+        close(dep.weight_bytes, per, 1e-6),
+        "{} vs {per}",
+        dep.weight_bytes
+    );
 }
 
 // Llama 4 Maverick's config.json text_config: 48 layers, hidden 5120,
@@ -181,12 +197,8 @@ const MAV_NORMS: f64 = 5120.0 * (2.0 * 48.0 + 1.0);
 
 #[test]
 fn llama_4_maverick_by_hand_counts_its_experts_once() {
-    let params = 2.0 * MAV_EMBED
-        + MAV_ATTN
-        + MAV_DENSE
-        + 24.0 * 129.0 * MAV_EXPERT
-        + MAV_ROUTER
-        + MAV_NORMS;
+    let params =
+        2.0 * MAV_EMBED + MAV_ATTN + MAV_DENSE + 24.0 * 129.0 * MAV_EXPERT + MAV_ROUTER + MAV_NORMS;
     // 400.7B parameters, 801.4 GB in bf16 (the card's 400B includes the
     // vision encoder).
     assert!((params * 2.0 / 1e9 - 801.42).abs() < 0.01, "{params}");
@@ -199,7 +211,11 @@ fn llama_4_maverick_by_hand_counts_its_experts_once() {
     let split = 2.0 * MAV_EMBED + MAV_ATTN + MAV_DENSE + 24.0 * 129.0 * MAV_EXPERT;
     let per = (split / 8.0 + MAV_ROUTER + MAV_NORMS) * 2.0;
     let p = plan_of(&hw, &m, 8, 1, 1, 1).unwrap();
-    assert!(close(p.weight_bytes, per, 1e-6), "{} vs {per}", p.weight_bytes);
+    assert!(
+        close(p.weight_bytes, per, 1e-6),
+        "{} vs {per}",
+        p.weight_bytes
+    );
     assert!((per / 1e9 - 100.21).abs() < 0.01, "{per}");
     assert!(close(p.weights.all_devices, 8.0 * per, 1e-6));
     // PP 2: each stage holds 24 layers, 12 of them MoE; the first adds the
@@ -231,7 +247,11 @@ fn every_catalog_model_defaults_to_its_published_checkpoints_precision() {
     for e in Catalog::default().model_entries().unwrap() {
         let m = model(&e.id);
         if m.weight_dtype.is_some() {
-            assert!(m.sources.contains_key("weight-dtype"), "{}: weight-dtype has no source", m.id);
+            assert!(
+                m.sources.contains_key("weight-dtype"),
+                "{}: weight-dtype has no source",
+                m.id
+            );
         }
         for k in m.weight_formats.keys() {
             assert!(
@@ -248,7 +268,10 @@ fn every_catalog_model_defaults_to_its_published_checkpoints_precision() {
         let quant = cfg.get("quantization_config").cloned().or_else(|| {
             std::fs::read_to_string(format!("tests/data/{}-quantization.json", m.id))
                 .ok()
-                .map(|t| serde_json::from_str::<serde_json::Value>(&t).unwrap()["quantization_config"].clone())
+                .map(|t| {
+                    serde_json::from_str::<serde_json::Value>(&t).unwrap()["quantization_config"]
+                        .clone()
+                })
         });
         let shown = model::cost(&m, &ModelInputs::default()).unwrap();
         match quant.as_ref().and_then(|q| q["quant_method"].as_str()) {
@@ -268,7 +291,11 @@ fn every_catalog_model_defaults_to_its_published_checkpoints_precision() {
                     "{}",
                     m.id
                 );
-                assert!(shown.weights_in.contains("routed experts mxfp4"), "{}", shown.weights_in);
+                assert!(
+                    shown.weights_in.contains("routed experts mxfp4"),
+                    "{}",
+                    shown.weights_in
+                );
             }
             Some(other) => panic!("{}: a checkpoint in {other} the test does not know", m.id),
             None => {
@@ -281,10 +308,42 @@ fn every_catalog_model_defaults_to_its_published_checkpoints_precision() {
                 assert!(matches!(dtype, "bfloat16" | "float16"), "{}: {dtype}", m.id);
                 assert_eq!(m.weight_dtype, None, "{}", m.id);
                 assert!(m.weight_formats.is_empty(), "{}", m.id);
-                assert_eq!(shown.weight_bytes, 2.0 * shown.params.total as f64, "{}", m.id);
+                assert_eq!(
+                    shown.weight_bytes,
+                    2.0 * shown.params.total as f64,
+                    "{}",
+                    m.id
+                );
             }
         }
         compared += 1;
     }
-    assert!(compared >= 19, "{compared} models compared with their config.json");
+    assert!(
+        compared >= 19,
+        "{compared} models compared with their config.json"
+    );
+}
+
+/// Every top-level field a catalog model file uses goes to the model when
+/// given to `--set` (but those a hardware file has too, which take the
+/// `model.` prefix).
+#[test]
+fn every_model_field_given_to_set_goes_to_the_model() {
+    use roofline::spec::overrides::is_model_path;
+    for e in std::fs::read_dir("models").unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let doc: toml::Table = toml::from_str(&text).unwrap();
+        for key in doc.keys() {
+            if matches!(key.as_str(), "id" | "name" | "summary" | "sources") {
+                assert!(is_model_path(&format!("model.{key}")));
+                continue;
+            }
+            assert!(
+                is_model_path(key),
+                "{}: `{key}` would go to the hardware",
+                p.display()
+            );
+        }
+    }
 }

@@ -456,18 +456,18 @@ impl TpCost {
         });
         // Where the board's limit binds, the step is the limited time
         // (formulas.md, "Power and energy") and the derivation says so.
-        let at_limit = p
-            .energy
-            .draw
-            .as_ref()
-            .ok()
-            .filter(|d| d.limited())
-            .map_or(String::new(), |d| {
-                format!(
-                    ", {} at the board's power limit",
-                    units::seconds(d.limited_time_s)
-                )
-            });
+        let at_limit =
+            p.energy
+                .draw
+                .as_ref()
+                .ok()
+                .filter(|d| d.limited())
+                .map_or(String::new(), |d| {
+                    format!(
+                        ", {} at the board's power limit",
+                        units::seconds(d.limited_time_s)
+                    )
+                });
         r.result("step_time_s", p.decode_step_time_s, || {
             Quantity::new(label, Unit::Seconds)
                 .formula(formula)

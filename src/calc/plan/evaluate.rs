@@ -169,7 +169,10 @@ impl Weights {
         let (tp, dp) = (l.tp as f64, l.dp as f64);
         let all_devices = per_stage.iter().sum::<f64>() * tp * dp;
         let model = w.total();
-        let routed = m.moe.as_ref().map_or(0.0, |x| x.routed_experts.get() as f64);
+        let routed = m
+            .moe
+            .as_ref()
+            .map_or(0.0, |x| x.routed_experts.get() as f64);
         // Expert slots held over all devices, in units of one layer's
         // routed experts.
         let held = experts_per_device * tp * dp;
@@ -257,7 +260,8 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let kv_share = crate::calc::kv::kv_share(m, l.tp);
     let kv_per_token_layer = kv_elements_per_token_per_layer(m)? as f64 * s.step.precisions.kv;
     let context = w.context as f64;
-    let kv_bytes = w.batch as f64 * context * kv_per_token_layer * layers_per_stage as f64 * kv_share;
+    let kv_bytes =
+        w.batch as f64 * context * kv_per_token_layer * layers_per_stage as f64 * kv_share;
     // Live activations of one layer for the largest pass (a prefill
     // microbatch): residual, normed copy, attention output and the MLP's
     // gate and up projections on this rank.

@@ -217,25 +217,23 @@ pub(super) fn plan_results(
             .filter(|d| d.limited())
             .map(|d| d.limited_time_s)
     };
-    let pipelined = |label: &'static str,
-                     stage_compute_s: f64,
-                     comm_s: f64,
-                     limited: Option<f64>| {
-        move || {
-            let at_limit = limited.map_or(String::new(), |t| {
-                format!(", {} at the board's power limit", units::seconds(t))
-            });
-            Quantity::new(label, Unit::Seconds)
-                .formula(stage)
-                .derive(format!(
-                    "({} + {} - 1) x ({} + {}){at_limit}",
-                    p.microbatches,
-                    l.pp,
-                    units::seconds(stage_compute_s),
-                    units::seconds(comm_s / slots as f64)
-                ))
-        }
-    };
+    let pipelined =
+        |label: &'static str, stage_compute_s: f64, comm_s: f64, limited: Option<f64>| {
+            move || {
+                let at_limit = limited.map_or(String::new(), |t| {
+                    format!(", {} at the board's power limit", units::seconds(t))
+                });
+                Quantity::new(label, Unit::Seconds)
+                    .formula(stage)
+                    .derive(format!(
+                        "({} + {} - 1) x ({} + {}){at_limit}",
+                        p.microbatches,
+                        l.pp,
+                        units::seconds(stage_compute_s),
+                        units::seconds(comm_s / slots as f64)
+                    ))
+            }
+        };
     // Every prompt of the batch prefilled before its first decode step: the
     // last request's time to first token when the batch arrives at once
     // (`simulate` gives each request's).

@@ -33,10 +33,20 @@ fn per_layer_of(m: &Model, w: &WeightBytes) -> PerLayer {
         .moe
         .as_ref()
         .map_or(1.0, |m| m.routed_experts.get() as f64);
-    let per_moe = |x: f64| if moe_layers > 0.0 { x / moe_layers } else { 0.0 };
+    let per_moe = |x: f64| {
+        if moe_layers > 0.0 {
+            x / moe_layers
+        } else {
+            0.0
+        }
+    };
     PerLayer {
         attention: w.attention / layers,
-        dense_ffn: if dense > 0.0 { w.dense_ffn / dense } else { 0.0 },
+        dense_ffn: if dense > 0.0 {
+            w.dense_ffn / dense
+        } else {
+            0.0
+        },
         expert: per_moe(w.routed_experts) / routed,
         shared: per_moe(w.shared_experts),
         router: per_moe(w.router),
@@ -391,7 +401,13 @@ impl Shard<'_, '_> {
     /// work, each expert whole, and reads the experts it holds that its
     /// group's tokens touch (not the replica's touched experts over the
     /// whole model).
-    fn held_experts(&self, op: &mut step::Op, moe: &crate::spec::model::Moe, tokens: f64, f_moe: f64) {
+    fn held_experts(
+        &self,
+        op: &mut step::Op,
+        moe: &crate::spec::model::Moe,
+        tokens: f64,
+        f_moe: f64,
+    ) {
         let t = self.l.tp as f64;
         let g = self.expert_group(moe, tokens);
         let layers = self.s.moe_layers() as f64 * f_moe;
