@@ -575,11 +575,11 @@ fn fit(
     // The split `plan --tp N --pp 1` would make, refused where plan
     // refuses it (heads that do not divide, a group past the domain).
     if tp > 1 {
-        use crate::calc::collective::Fabric;
+        use crate::calc::collective::{Fabric, LaunchMode};
         let fabric = Fabric::called(
             hw,
             crate::spec::hardware::Mode::SpeedOfLight,
-            crate::calc::step::LaunchMode::None,
+            LaunchMode::None,
         );
         crate::calc::plan::tensor_parallel(m, &hw.id, fabric.domain(), tp, false)?;
     }

@@ -391,15 +391,22 @@ fn sweeps(argv: &[String]) -> bool {
 }
 
 /// The command tree with nothing required: usage lines show what is, and a
-/// sweep may stand for it.
+/// sweep may stand for it. A flag required unless another is given
+/// (`matmul --k` unless `--solve`, `occupancy --regs`) is relaxed too:
+/// otherwise a sweep of it fell back to parsing the whole command line
+/// again at every point ([`expand`]), 100-200 us a point where the sweep
+/// itself costs a few.
 fn relaxed(mut c: clap::Command) -> clap::Command {
     let args: Vec<clap::Id> = c
         .get_arguments()
-        .filter(|a| a.is_required_set() && !a.is_positional())
+        .filter(|a| !a.is_positional())
         .map(|a| a.get_id().clone())
         .collect();
     for id in args {
-        c = c.mut_arg(id, |a| a.required(false));
+        c = c.mut_arg(id, |a| {
+            a.required(false)
+                .required_unless_present(clap::builder::Resettable::<clap::Id>::Reset)
+        });
     }
     let groups: Vec<clap::Id> = c
         .get_groups()

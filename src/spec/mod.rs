@@ -73,6 +73,11 @@ quantity_type!(
     Seconds, Dim::Seconds, false
 );
 quantity_type!(
+    /// A time that may be zero: a launch cost a runtime does not pay (a
+    /// compiled whole-graph step launches no kernel from the host).
+    SecondsOrZero, Dim::Seconds, true
+);
+quantity_type!(
     /// A positive energy ("612 pJ").
     Joules, Dim::Joules, false
 );

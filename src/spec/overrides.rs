@@ -274,11 +274,11 @@ mod tests {
             "[memory]\nhbm-bandwidth = \"3.35 TB/s\"\n\n[[interconnect]]\nname = \"nvlink\"\n";
         let a: Set = "memory.hbm-bandwidth=4.8 TB/s".parse().unwrap();
         let b: Set = "interconnect.0.domain-size=72".parse().unwrap();
-        let out = apply(src, &[&a, &b]).unwrap();
+        let out = apply(src, "hw.toml", &[&a, &b]).unwrap();
         assert!(out.contains("hbm-bandwidth = \"4.8 TB/s\""), "{out}");
         assert!(out.contains("domain-size = 72"), "{out}");
         let c: Set = "interconnect.3.domain-size=72".parse().unwrap();
-        assert!(apply(src, &[&c]).is_err());
+        assert!(apply(src, "hw.toml", &[&c]).is_err());
     }
 
     #[test]

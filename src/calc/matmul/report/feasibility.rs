@@ -12,26 +12,26 @@ impl MatmulCost {
     /// accumulators against the register file, block slots, threads);
     /// `None` where the file records none of them.
     pub fn resident_limit(&self) -> Option<(u64, String)> {
+        self.resident_most()
+            .map(|(n, which)| (n, self.resident_why(which)))
+    }
+
+    /// [`Self::resident_limit`]'s count and which limit binds, without
+    /// its words: a sweep's point makes them only where it notes them.
+    pub(crate) fn resident_most(&self) -> Option<(u64, Resident)> {
         let t = &self.tile;
         let lim = &self.limits;
-        let mut best: Option<(u64, String)> = None;
-        let mut consider = |n: u64, why: String| {
-            if best.as_ref().is_none_or(|(b, _)| n < *b) {
-                best = Some((n, why));
+        let mut best: Option<(u64, Resident)> = None;
+        let mut consider = |n: u64, which: Resident| {
+            if best.is_none_or(|(b, _)| n < b) {
+                best = Some((n, which));
             }
         };
         let per_block = t.smem_bytes + lim.reserved_smem;
         if let Some(s) = lim.smem_per_sm
             && per_block > 0.0
         {
-            consider(
-                (s / per_block).floor() as u64,
-                format!(
-                    "shared memory ({} a program of {} per SM)",
-                    iec_bytes(per_block),
-                    iec_bytes(s)
-                ),
-            );
+            consider((s / per_block).floor() as u64, Resident::Smem);
         }
         if let Some(rf) = lim.register_file
             && t.accumulator_bytes > 0.0
@@ -40,27 +40,40 @@ impl MatmulCost {
             // registers hold addresses and operands.
             consider(
                 ((rf / t.accumulator_bytes).ceil() - 1.0).max(0.0) as u64,
-                format!(
-                    "registers ({} of fp32 accumulators a program of {} per SM)",
-                    iec_bytes(t.accumulator_bytes),
-                    iec_bytes(rf)
-                ),
+                Resident::Registers,
             );
         }
         if let Some(b) = self.max_blocks_per_sm {
-            consider(b, "block slots".into());
+            consider(b, Resident::Blocks);
         }
         if let (Some(ts), true) = (self.max_threads_per_sm, self.has_threads) {
-            consider(
-                ts / self.threads.max(1),
-                format!(
-                    "threads ({} a program of {} per SM)",
-                    number(self.threads as f64),
-                    number(ts as f64)
-                ),
-            );
+            consider(ts / self.threads.max(1), Resident::Threads);
         }
         best
+    }
+
+    /// Why at most [`Self::resident_most`]'s count fit, in words.
+    pub(crate) fn resident_why(&self, which: Resident) -> String {
+        let t = &self.tile;
+        let lim = &self.limits;
+        match which {
+            Resident::Smem => format!(
+                "shared memory ({} a program of {} per SM)",
+                iec_bytes(t.smem_bytes + lim.reserved_smem),
+                iec_bytes(lim.smem_per_sm.unwrap_or(0.0))
+            ),
+            Resident::Registers => format!(
+                "registers ({} of fp32 accumulators a program of {} per SM)",
+                iec_bytes(t.accumulator_bytes),
+                iec_bytes(lim.register_file.unwrap_or(0.0))
+            ),
+            Resident::Blocks => "block slots".into(),
+            Resident::Threads => format!(
+                "threads ({} a program of {} per SM)",
+                number(self.threads as f64),
+                number(self.max_threads_per_sm.unwrap_or(0) as f64)
+            ),
+        }
     }
 
     /// Shared memory, registers, threads and the ridge tile, in the
@@ -214,4 +227,17 @@ impl MatmulCost {
                 .derive(format!("({rti}*{bk} + {bk}*{rti})*{}*{stages}", bs()))
         });
     }
+}
+
+/// The per-SM limit that bounds the resident programs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resident {
+    /// Shared memory per SM.
+    Smem,
+    /// The register file (fp32 accumulators).
+    Registers,
+    /// Block slots.
+    Blocks,
+    /// Threads per SM.
+    Threads,
 }

@@ -121,11 +121,12 @@ impl MatmulCost {
             });
             // None fitting at all is the tile's or the threads' own
             // verdict (`fits`), noted above.
-            if let Some((most, why)) = self.resident_limit()
+            if let Some((most, which)) = self.resident_most()
                 && pps > most
                 && most > 0
             {
                 r.note_with(|| {
+                    let why = self.resident_why(which);
                     format!(
                         "warning: {} programs per SM is more than an SM of {} holds: at most {} by {why}; the waves and the L2 reuse assume they were resident",
                         units::whole(pps),
