@@ -507,5 +507,8 @@ fn readme_names_every_part_and_engine() {
             );
         }
     }
-    assert!(readme.contains("roofline calibrate"), "README.md: no pointer to calibrate");
+    assert!(
+        readme.contains("roofline calibrate"),
+        "README.md: no pointer to calibrate"
+    );
 }

@@ -267,6 +267,7 @@ impl Shard<'_, '_> {
     /// scaled by `k` (passes, shares): the FLOPs, bytes and strided
     /// elements its time counts, so the step's power is its own bytes' and
     /// FLOPs' energy over its own time (formulas.md, "Power and energy").
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn work(
         &self,
         st: &step::Step,
@@ -351,11 +352,12 @@ impl Shard<'_, '_> {
         out.kv_heads = (st.kv_heads / t).max(1.0);
         let ep = self.l.ep > 1;
         for op in out.ops.iter_mut().chain(out.extra.iter_mut()) {
-            if ep && op.name == "routed-experts" {
-                if let Some(moe) = &m.moe {
-                    self.held_experts(op, moe, tokens, f_moe);
-                    continue;
-                }
+            if ep
+                && op.name == "routed-experts"
+                && let Some(moe) = &m.moe
+            {
+                self.held_experts(op, moe, tokens, f_moe);
+                continue;
             }
             // (share of repetitions, share of work per repetition, share of
             // KV bytes per repetition)
