@@ -123,11 +123,17 @@ fn moe_reads_the_experts_touched() {
     let m = model("deepseek-v3");
     let p = roofline::calc::model::params(&m).unwrap();
     let b200 = big("b200");
-    let one = decode::cost(&m, &b200, &inputs(1, 1024), Mode::SpeedOfLight).unwrap();
+    // In bf16, 2 bytes a weight (the checkpoint's own is fp8).
+    let bf16 = |b, c| {
+        let mut i = inputs(b, c);
+        i.dtype = Some("bf16".into());
+        i
+    };
+    let one = decode::cost(&m, &b200, &bf16(1, 1024), Mode::SpeedOfLight).unwrap();
     let w = one.timed.step.weight_bytes() / 2.0;
     let emb = (m.vocab_size.get() * m.hidden_size.get()) as f64;
     assert!((w / (p.active as f64 - emb) - 1.0).abs() < 0.01, "{w}");
-    let many = decode::cost(&m, &b200, &inputs(4096, 16), Mode::SpeedOfLight).unwrap();
+    let many = decode::cost(&m, &b200, &bf16(4096, 16), Mode::SpeedOfLight).unwrap();
     let w = many.timed.step.weight_bytes() / 2.0;
     assert!(w / (p.total as f64 - emb) > 0.99, "{w}");
     // Mixtral at batch 4: about 5.5 of its 8 experts a layer.
@@ -237,13 +243,23 @@ fn achievable_on_published_bandwidth() {
 fn weight_only_against_weight_and_activation() {
     let mut i = inputs(64, 1024);
     i.dtype = Some("fp8".into());
-    let w8 = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
-    assert_eq!(w8.setup.compute, "bf16");
-    assert_eq!(w8.setup.roof.peak, 989e12);
-    i.activations = Some("fp8".into());
+    // fp8 weights alone run as W8A8 on a part with fp8 units (issue 54);
+    // --activations bf16 asks for weight-only, at the bf16 peak.
     let w8a8 = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     assert_eq!(w8a8.setup.compute, "fp8");
+    assert_eq!(w8a8.setup.activations, "fp8");
+    assert!(w8a8.setup.w8a8_default);
     assert_eq!(w8a8.setup.roof.peak, 1979e12);
+    i.activations = Some("bf16".into());
+    let w8 = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
+    assert_eq!(w8.setup.compute, "bf16");
+    assert!(!w8.setup.w8a8_default);
+    assert_eq!(w8.setup.roof.peak, 989e12);
+    // A part without fp8 units (the A100) keeps bf16 activations.
+    i.activations = None;
+    let a100 = run("llama-3-8b", "a100-sxm-80gb", &i, Mode::SpeedOfLight);
+    assert_eq!(a100.setup.compute, "bf16");
+    assert!(!a100.setup.w8a8_default);
     let mut i = inputs(1, 1024);
     i.dtype = Some("int4".into());
     let w4 = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);

@@ -107,7 +107,7 @@ fn plan_weights_over_all_devices_are_model_shows_plus_what_the_layout_replicates
                             p.weights.replicated()
                         );
                         // The heaviest stage is what a device must hold.
-                        let heaviest = p.weights.per_stage.iter().cloned().fold(0.0, f64::max);
+                        let heaviest = p.weights.per_stage.iter().copied().fold(0.0, f64::max);
                         assert_eq!(p.weight_bytes, heaviest, "{at}");
                         checked += 1;
                     }
@@ -266,7 +266,7 @@ fn every_catalog_model_defaults_to_its_published_checkpoints_precision() {
         };
         let cfg: serde_json::Value = serde_json::from_str(&text).unwrap();
         let quant = cfg.get("quantization_config").cloned().or_else(|| {
-            std::fs::read_to_string(format!("tests/data/hf/{}-quantization.json", m.id))
+            std::fs::read_to_string(format!("tests/data/{}-quantization.json", m.id))
                 .ok()
                 .map(|t| {
                     serde_json::from_str::<serde_json::Value>(&t).unwrap()["quantization_config"]
@@ -322,4 +322,28 @@ fn every_catalog_model_defaults_to_its_published_checkpoints_precision() {
         compared >= 19,
         "{compared} models compared with their config.json"
     );
+}
+
+/// Every top-level field a catalog model file uses goes to the model when
+/// given to `--set` (but those a hardware file has too, which take the
+/// `model.` prefix).
+#[test]
+fn every_model_field_given_to_set_goes_to_the_model() {
+    use roofline::spec::overrides::is_model_path;
+    for e in std::fs::read_dir("models").unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let doc: toml::Table = toml::from_str(&text).unwrap();
+        for key in doc.keys() {
+            if matches!(key.as_str(), "id" | "name" | "summary" | "sources") {
+                assert!(is_model_path(&format!("model.{key}")));
+                continue;
+            }
+            assert!(
+                is_model_path(key),
+                "{}: `{key}` would go to the hardware",
+                p.display()
+            );
+        }
+    }
 }

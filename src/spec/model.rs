@@ -700,7 +700,7 @@ impl Model {
         }
         let step = moe.layer_step.unwrap_or(NonZeroU64::MIN);
         // The multiples of step in (from, b].
-        b / step - from / step
+        (b / step).saturating_sub(from / step)
     }
 
     /// Layers with a dense feed-forward.

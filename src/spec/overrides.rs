@@ -285,5 +285,17 @@ mod tests {
     fn model_paths_are_recognised() {
         assert!(is_model_path("attention.kv-heads"));
         assert!(!is_model_path("memory.hbm-bandwidth"));
+        // A checkpoint's formats are the model's (they went to the
+        // hardware file, which refused them).
+        assert!(is_model_path("weight-formats.routed-experts"));
+        assert!(is_model_path("layer-types"));
+        // `name` is both kinds' field: the hardware's unless prefixed.
+        assert!(!is_model_path("name"));
+        assert!(is_model_path("model.name"));
+        assert_eq!(
+            file_path("model.weight-formats.router"),
+            "weight-formats.router"
+        );
+        assert_eq!(file_path("memory.hbm-bandwidth"), "memory.hbm-bandwidth");
     }
 }
