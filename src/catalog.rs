@@ -164,6 +164,47 @@ pub fn suggest<'a>(wanted: &str, ids: impl IntoIterator<Item = &'a str> + Clone)
     nearest(&wanted, lower.iter().map(String::as_str))
 }
 
+/// Whether `what` is written as a Hugging Face repository is
+/// (`meta-llama/Meta-Llama-3-8B`): one `owner/name`, no file extension,
+/// not a relative or absolute path.
+fn looks_like_a_repo(what: &str) -> bool {
+    let Some((owner, name)) = what.split_once('/') else {
+        return false;
+    };
+    !owner.is_empty()
+        && !name.is_empty()
+        && !name.contains('/')
+        && !what.contains('\\')
+        && !owner.starts_with(['.', '~'])
+        && !what.ends_with(".toml")
+        && !what.ends_with(".json")
+}
+
+/// The `n` ids among `ids` nearest to a repository's name (`owner/name`):
+/// most dash- or dot-separated parts in common with the name, lowercased,
+/// then the closest in length.
+pub fn nearest_ids<'a>(wanted: &str, ids: impl IntoIterator<Item = &'a str>, n: usize) -> Vec<String> {
+    let name = wanted.rsplit('/').next().unwrap_or(wanted).to_ascii_lowercase();
+    let parts = |s: &str| -> Vec<String> {
+        s.to_ascii_lowercase()
+            .split(['-', '.', '_'])
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let want = parts(&name);
+    let mut scored: Vec<(usize, usize, &str)> = ids
+        .into_iter()
+        .map(|id| {
+            let shared = parts(id).iter().filter(|p| want.contains(p)).count();
+            (shared, id.len().abs_diff(name.len()), id)
+        })
+        .filter(|(shared, _, _)| *shared > 0)
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(b.2)));
+    scored.into_iter().take(n).map(|(_, _, id)| id.to_string()).collect()
+}
+
 fn entries(
     builtin: &'static [(&'static str, &'static str, Option<&'static str>)],
     texts: &[(String, String)],
@@ -283,7 +324,7 @@ impl Catalog {
             name: name.clone(),
             overridden: !refs.is_empty(),
         };
-        let src = overrides::apply(&text, &refs)?;
+        let src = overrides::apply(&text, &name, &refs)?;
         let set_paths: Vec<&str> = mine.iter().map(|s| s.path.as_str()).collect();
         let mut e = Engine::parse_with(&src, &origin, &set_paths).map_err(|e| match e {
             // A field a --set added to the file names the --set.
@@ -354,6 +395,13 @@ impl Catalog {
         }
         if is_path(what) {
             let p = Path::new(what);
+            if kind == "models" && looks_like_a_repo(what) && !p.exists() {
+                let list = self.model_entries()?;
+                return Err(Error::NotAModel {
+                    id: what.to_string(),
+                    nearest: nearest_ids(what, list.iter().map(|e| e.id.as_str()), 3),
+                });
+            }
             return Ok(Loaded::new(
                 Cow::Owned(read(p)?),
                 p.display().to_string(),
@@ -489,10 +537,16 @@ impl Catalog {
     /// The model of a file [`Catalog::read_model`] read, applying the model
     /// `--set`s as [`Catalog::hardware_from`] does.
     pub fn model_from(&self, file: &Loaded, what: &str, sets: &[Set]) -> Result<Model> {
-        let mine: Vec<&Set> = sets
+        // A `model.` prefix only routes the key; the file's path follows it.
+        let owned: Vec<Set> = sets
             .iter()
             .filter(|s| overrides::is_model_path(&s.path))
+            .map(|s| Set {
+                path: overrides::file_path(&s.path).to_string(),
+                value: s.value.clone(),
+            })
             .collect();
+        let mine: Vec<&Set> = owned.iter().collect();
         let imported = what.ends_with(".json");
         let origin = Origin {
             name: file.name.clone(),
@@ -586,13 +640,17 @@ impl Loaded {
         if sets.is_empty() {
             return Ok(Cow::Borrowed(&self.text));
         }
-        let doc = self.doc.get_or_init(|| overrides::parse(&self.text));
+        let doc = self
+            .doc
+            .get_or_init(|| overrides::parse(&self.text, &self.name));
         overrides::apply_to_doc(doc.as_ref().map_err(Clone::clone)?.clone(), sets).map(Cow::Owned)
     }
 
     /// Whether the file itself has the table at a dotted path.
     fn has_table(&self, path: &str) -> bool {
-        let doc = self.doc.get_or_init(|| overrides::parse(&self.text));
+        let doc = self
+            .doc
+            .get_or_init(|| overrides::parse(&self.text, &self.name));
         doc.as_ref().is_ok_and(|doc| {
             let mut item = doc.as_item();
             path.split('.').all(|part| match item.get(part) {

@@ -36,6 +36,15 @@ pub enum Error {
         /// Every known id.
         available: Vec<String>,
     },
+    /// A model named as a Hugging Face repository is (`owner/name`): not a
+    /// catalog id, and no such file.
+    #[error("no model `{}`: not a catalog id and no such file; a catalog id looks like `llama-3-8b` (`roofline model list` lists them), and a Hugging Face model's config.json works as a path (`--model path/to/config.json`){}", crate::units::excerpt(id, 60), if nearest.is_empty() { String::new() } else { format!("; nearest catalog ids: {}", nearest.join(", ")) })]
+    NotAModel {
+        /// What was asked for.
+        id: String,
+        /// The catalog ids nearest to it, nearest first.
+        nearest: Vec<String>,
+    },
     /// A field the command needs that the file does not carry.
     #[error("{owner} has no `{field}`, which this command needs ({why}); supply it with --set {field}=VALUE{}", example.as_ref().map(|e| format!(", e.g. --set {field}=\"{e}\"")).unwrap_or_default())]
     MissingField {
@@ -144,6 +153,7 @@ impl Error {
         match self {
             Error::Data { .. }
             | Error::UnknownId { .. }
+            | Error::NotAModel { .. }
             | Error::MissingField { .. }
             | Error::Unsupported(_)
             | Error::Input { .. }
@@ -238,6 +248,10 @@ impl Clone for Error {
                 id: id.clone(),
                 suggestion: suggestion.clone(),
                 available: available.clone(),
+            },
+            Error::NotAModel { id, nearest } => Error::NotAModel {
+                id: id.clone(),
+                nearest: nearest.clone(),
             },
             Error::MissingField {
                 owner,

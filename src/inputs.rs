@@ -348,10 +348,15 @@ fn quantity<'de, D: Deserializer<'de>>(d: D, dim: Dim) -> std::result::Result<f6
                     self.0.accepted()
                 )));
             }
-            finite(v).map_err(E::custom)
+            finite(v)
+                .and_then(|x| units::plausible(self.0, x, &v.to_string()))
+                .map_err(E::custom)
         }
         fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<f64, E> {
-            units::parse(v, self.0).map_err(E::custom)
+            units::parse(v, self.0)
+                .map_err(|e| e.to_string())
+                .and_then(|x| units::plausible(self.0, x, v))
+                .map_err(E::custom)
         }
     }
     d.deserialize_any(V(dim))

@@ -119,6 +119,25 @@ pub enum UnitError {
     },
 }
 
+/// The longest time a flag or a file may give: 10^9 s, about 32 years
+/// (the bound a serving target already had). A latency, a launch
+/// overhead, a measured kernel or a trace is far shorter; past it a time
+/// (`1e308 s`) is a slip that turns every sum of times infinite.
+pub const MAX_SECONDS: f64 = 1e9;
+
+/// The plausible-range rule a quantity a flag or a file gives passes
+/// beyond being finite: a time at most [`MAX_SECONDS`]. `text` is the
+/// value as written, for the message.
+pub fn plausible(dim: Dim, v: f64, text: &str) -> Result<f64, String> {
+    if dim == Dim::Seconds && v.abs() > MAX_SECONDS {
+        return Err(format!(
+            "`{}` is longer than 1e9 s (about 32 years), the longest time an input may give",
+            excerpt(text, 40)
+        ));
+    }
+    Ok(v)
+}
+
 /// Whether a value is one the calculations can work with: finite, and
 /// zero or at least the smallest normal double (a subnormal input gives
 /// results of zero or infinity).

@@ -85,6 +85,12 @@ const TEXT_KEYS: &[&str] = &[
     "topology",
     "register-allocation-granularity",
     "peak-scope",
+    // `[achievable.evidence]`: the kind of the figures, whose own sources
+    // say it figure by figure.
+    "evidence",
+    // `[calibration]`: a calibrated file's own provenance (which file, which
+    // device, its held-out error), written by `roofline calibrate`.
+    "calibration",
     "norm",
     "position-embedding",
     "activation",
@@ -190,6 +196,10 @@ fn vendor_figures_are_marked() {
                 "measured",
                 "derived:",
                 "assumption:",
+                // Carried from a measured sibling by a rule of
+                // docs/formulas.md, or a third party's published figure.
+                "transferred",
+                "third-party",
             ]
             .iter()
             .any(|p| s.starts_with(p));

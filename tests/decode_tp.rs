@@ -160,14 +160,18 @@ fn llama_70b_on_eight_h200s_by_hand() {
     };
     near("tp_allreduce_s", 458_752.0 / 450e9, 1e-9);
     near("comm_time_s", 160.0 * 458_752.0 / 450e9, 1e-9);
-    // The hand sum leaves out the activations and the KV written: the step
-    // is at least it and within 0.5% of it.
+    // The hand sum leaves out the activations and the KV written: the
+    // roofs' step (a device's share of the forward plus the all-reduces) is
+    // at least it and within 0.5% of it. The step shown is that, or longer
+    // where the board's power limit binds (it does here: issue 54).
     let hand = 20_062_420_992.0 / 4.8e12 + 160.0 * 458_752.0 / 450e9;
-    let step = json_num(&r, "step_time_s");
+    let roofs = json_num(&r, "device_time_s") + json_num(&r, "comm_time_s");
     assert!(
-        step >= hand && step <= hand * 1.005,
-        "{step} against {hand}"
+        roofs >= hand && roofs <= hand * 1.005,
+        "{roofs} against {hand}"
     );
+    let step = json_num(&r, "step_time_s");
+    assert_eq!(step, roofs.max(json_num(&r, "power_limited_time_s")));
     near("tokens_per_s_per_group", 16.0 / step, 1e-12);
     near("tokens_per_s", 16.0 / step / 8.0, 1e-12);
     assert_eq!(r["inputs"]["tp"], 8);

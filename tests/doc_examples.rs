@@ -483,3 +483,29 @@ fn readme_names_the_commands_that_refuse_sweep_and_achievable() {
         assert_eq!(said, refused, "README's exceptions to {flag}");
     }
 }
+
+/// README names every built-in part (`hw list`) and every engine (`engine
+/// list`): a file added to hardware/ or engines/ must reach the page a new
+/// user reads first (issue 54).
+#[test]
+fn readme_names_every_part_and_engine() {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    for dir in ["hardware", "engines"] {
+        let mut ids: Vec<String> = std::fs::read_dir(Path::new(ROOT).join(dir))
+            .unwrap()
+            .filter_map(|e| {
+                let name = e.unwrap().file_name().into_string().unwrap();
+                name.strip_suffix(".toml").map(str::to_string)
+            })
+            .collect();
+        ids.sort();
+        assert!(!ids.is_empty(), "{dir}");
+        for id in ids {
+            assert!(
+                readme.contains(&format!("`{id}`")),
+                "README.md does not name {dir}/{id}.toml"
+            );
+        }
+    }
+    assert!(readme.contains("roofline calibrate"), "README.md: no pointer to calibrate");
+}

@@ -447,7 +447,9 @@ fn the_reserve_priced_from_the_step_fits_70b_bf16_on_one_h200_for_prefill() {
 /// llama-3.1-70b-bf16-h200-20rps.txt); speed of light is a floor under
 /// any measured answer, so ours takes no more. Priced from the step, the
 /// reserve leaves room that the flat 10% does not (one H200 holds the
-/// weights), so the winner takes fewer devices than with the flat reserve.
+/// weights), so the winner takes no more devices than with the flat
+/// reserve (as many, now that each iteration runs at the board's power
+/// limit: the limit, not memory, binds at 20 requests a second).
 #[test]
 fn beside_the_peer_the_70b_bf16_plan_at_20_per_second() {
     let q = QUESTION_70B;
@@ -459,7 +461,7 @@ fn beside_the_peer_the_70b_bf16_plan_at_20_per_second() {
     let priced = common::cli_json(&step);
     let step_devices = common::json_num(&priced, "devices");
     assert!(
-        step_devices < flat_devices,
+        step_devices <= flat_devices,
         "{step_devices} vs {flat_devices}"
     );
 }

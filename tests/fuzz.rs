@@ -1,6 +1,6 @@
 //! No input may panic: property tests feed the unit parser and the data-file
 //! loaders arbitrary text and mutations of real files, and require an `Ok`
-//! or an `Err`, never a panic. Each property runs `CASES` inputs.
+//! or an `Err`, never a panic. Each property runs [`cases`] inputs.
 //!
 //! `fuzz_command_lines` builds whole command lines (and the hardware, model,
 //! Hugging Face, trace, calibration and scenario files they read) from the
@@ -18,7 +18,14 @@ use roofline::spec::hardware::Hardware;
 use roofline::spec::model::Model;
 use roofline::units::{self, Dim};
 
-const CASES: u32 = 2_000;
+/// Inputs per property: 2,000, or `ROOFLINE_FUZZ_CASES` (a long run sets
+/// 10^6; docs/validation.md).
+fn cases() -> u32 {
+    std::env::var("ROOFLINE_FUZZ_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2_000)
+}
 const H100: &str = include_str!("../hardware/h100-sxm.toml");
 const LLAMA: &str = include_str!("../models/llama-3-8b.toml");
 
@@ -40,7 +47,7 @@ const DIMS: [Dim; 7] = [
 ];
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn unit_parser_never_panics(s in "\\PC{0,24}", d in 0usize..7) {
@@ -93,6 +100,51 @@ proptest! {
     }
 }
 
+/// A `calc` line nested `n` levels by one of the constructions that once
+/// overflowed the stack (issue 55), or a mix of them.
+fn nested(kind: usize, n: usize) -> String {
+    match kind {
+        0 => format!("{}1", "-".repeat(n)),
+        1 => format!("{}1{}", "(".repeat(n), ")".repeat(n)),
+        2 => format!("{}2", "2^".repeat(n)),
+        3 => format!("1{}", "+1".repeat(n)),
+        4 => format!("{}1 GB{}", "max(".repeat(n), ")".repeat(n)),
+        _ => format!("{}1{}", "-(2^".repeat(n), ")".repeat(n)),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Nesting from 1 to 10^6 levels (log-uniform, so the deep end is
+    /// reached): the parser and evaluator answer or refuse with an error
+    /// naming the bound, never abort on a stack overflow.
+    #[test]
+    fn calc_nesting_up_to_a_million_is_an_error_not_an_abort(kind in 0usize..6, exp in 0.0f64..=6.0) {
+        use roofline::calc::expr::{CalcInputs, cost, parse::MAX_DEPTH};
+        let n = 10f64.powf(exp).round() as usize;
+        let r = cost(&CalcInputs { expr: nested(kind, n) }, &mut |f| Err(format!("no field {f}")));
+        if n > 2 * MAX_DEPTH {
+            let e = r.expect_err("a line nested past the bound was answered");
+            prop_assert!(e.to_string().contains("nests more than"), "{e}");
+        }
+    }
+}
+
+#[test]
+fn calc_nesting_of_a_million_is_an_error() {
+    use roofline::calc::expr::{CalcInputs, cost};
+    for kind in 0..6 {
+        let r = cost(
+            &CalcInputs {
+                expr: nested(kind, 1_000_000),
+            },
+            &mut |f| Err(format!("no field {f}")),
+        );
+        assert!(r.unwrap_err().to_string().contains("nests more than"));
+    }
+}
+
 /// The parameter count of a dense, untied, bias-free GQA model with a
 /// SwiGLU FFN and RMSNorm, in checked 128-bit arithmetic (None beyond
 /// 128 bits): the reference the tool's 64-bit count must equal, or fail
@@ -129,7 +181,7 @@ fn edge() -> impl Strategy<Value = u64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     /// Sizes up to the largest TOML integer: every generated file parses,
     /// and the count is either exact or an error naming a field; it never
@@ -214,6 +266,18 @@ const CORPUS: &[&str] = &[
     // Every one of 64 x 1,024 x 7 points fails (458,752 points: 9 s in the
     // debug binary on an idle machine, past 30 s under three builds).
     "decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --sweep dtype=1..12345678901234567890 --sweep compute.dense.bf16=1..1e308EB --sweep context=1..64",
+    // Issue 55: each answered an impossible value with exit 0, or ran long
+    // before failing.
+    "hw show h100-sxm --set memory.levels.1.bytes-per-cycle=-1",
+    "hw show h100-sxm --set memory.levels.1.bytes-per-cycle=nan",
+    "kv --model llama-3-8b --context 8192 --hw h200-sxm --tp 1000000",
+    "engine show vllm --set engine.all-reduce.one-shot-devices=0",
+    "launch --hw h100-sxm --kernels 400 --overhead 1e308us",
+    "prefill --model llama-3-8b --hw h200-sxm --prompt 4096 --measured 1e308ns",
+    "speculative --acceptance 0.8 --draft-tokens 4 --draft-cost 1e308",
+    "occupancy --hw h100-sxm --threads 256 --regs 32 --target-occupancy 1e-320",
+    "plan --model llama-3.1-70b --hw h200-sxm --devices 8 --tp 8 --batch 32 --reserve step:100000000,1",
+    "point --hw nope --intensity 8 --sweep flops=1..999999:1 --format csv",
 ];
 
 /// Working command lines the generator mutates: one or more per command.
@@ -249,7 +313,34 @@ const BASES: &[&str] = &[
     "fleet --model llama-3-8b --hw h200-sxm --trace TRACE --slo-tpot 50ms --requests 200 --objective cost --price 2/h",
     "calibrate --hw h200-sxm CAL",
     "calibrate --hw h200-sxm CAL --out OUT/cal.toml",
+    // Issue 55's classes: expressions, engines, flags with a plausible
+    // range, a plan reserve, a fleet sweep (ENG becomes a mutated engine
+    // file; NEST a deeply nested expression; WIDE a 65,534-letter name).
+    "calc NEST",
+    "calc h100-sxm.memory.hbm-capacity / h100-sxm.memory.hbm-bandwidth",
+    "engine show ENG",
+    "engine show vllm --set engine.name=WIDE",
+    "hw show h100-sxm --set name=WIDE",
+    "decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --engine ENG",
+    "launch --hw h100-sxm --kernels 400 --overhead 5us",
+    "prefill --model llama-3-8b --hw h200-sxm --prompt 4096 --measured 40ms",
+    "speculative --acceptance 0.8 --draft-tokens 4 --draft-cost 0.1",
+    "occupancy --hw h100-sxm --threads 256 --regs 32 --target-occupancy 50%",
+    "kv --model llama-3-8b --hw h200-sxm --context 8192 --tp 2",
+    "plan --model llama-3.1-70b --hw h200-sxm --devices 8 --tp 8 --batch 32 --reserve step",
+    "fleet --model llama-3-8b --hw h200-sxm --rate 10/s --prompt 512 --output 64 --slo-tpot 50ms --requests 50 --sweep budgets=1..2",
+    "kv --model nope --context 8192 --sweep batch=1..999999:1 --format csv",
 ];
+
+/// An engine file the serving lines read, mutated.
+const ENGINE: &str = include_str!("../engines/vllm.toml");
+
+/// A `calc` line nested by one of the constructions of [`nested`], at a
+/// depth from 1 to 10^5.
+fn nest(r: &mut Rng) -> String {
+    let depth = 10usize.pow(r.below(6) as u32);
+    nested(r.below(6), depth)
+}
 
 /// The trace and the measurement file the serving lines read, mutated.
 const TRACE: &str = include_str!("data/simulate/trace.csv");
@@ -314,6 +405,13 @@ const EDGES: &[&str] = &[
     "lognormal:2048,0.5",
     "uniform:1..0",
     "1,2,1000000",
+    "1e308us",
+    "1e308ns",
+    "1e-320",
+    "step:100000000,1",
+    "step:2304,256",
+    "step",
+    "1e308 s",
 ];
 
 /// Flags a mutation may add, with any edge value.
@@ -370,6 +468,13 @@ const FLAGS: &[&str] = &[
     "--trace",
     "--out",
     "--force",
+    "--engine",
+    "--overhead",
+    "--measured",
+    "--draft-cost",
+    "--target-occupancy",
+    "--reserve",
+    "--acceptance",
 ];
 
 const SWEEP_NAMES: &[&str] = &[
@@ -406,6 +511,10 @@ const SETS: &[&str] = &[
     "attention.heads",
     "vocab-size",
     "sm.count",
+    "memory.levels.1.bytes-per-cycle",
+    "engine.all-reduce.latency",
+    "engine.all-reduce.one-shot-devices",
+    "name",
 ];
 
 /// xorshift64*: the fuzz needs no cryptographic randomness, only a seed a
@@ -491,6 +600,15 @@ fn generate(r: &mut Rng, dir: &std::path::Path, n: usize) -> Vec<String> {
         let p = dir.join(format!("{n}-cal.csv"));
         let _ = std::fs::write(&p, mutate_csv(CAL, r));
         line.replace("CAL", &p.display().to_string())
+    } else if line.contains("ENG") {
+        let p = dir.join(format!("{n}-engine.toml"));
+        let _ = std::fs::write(&p, mutate_toml(ENGINE, r));
+        line.replace("ENG", &p.display().to_string())
+    } else if line.contains("NEST") {
+        // One word: the expression holds no space.
+        return vec!["calc".into(), nest(r)];
+    } else if line.contains("WIDE") {
+        line.replace("WIDE", &"x".repeat(65_534))
     } else {
         line.to_string()
     };
@@ -585,6 +703,10 @@ fn generate(r: &mut Rng, dir: &std::path::Path, n: usize) -> Vec<String> {
                 // A file a query reads: beside the scenario, or outside
                 // its folder (which must be refused, never quoted).
                 let read = r.pick(&["f.csv", "../f.csv", "/etc/passwd", "sub/../f.csv"]);
+                let read_toml = r.pick(&["e.toml", "../e.toml", "/etc/passwd", "link/e.toml"]);
+                let _ = std::fs::write(dir.join("e.toml"), ENGINE);
+                #[cfg(unix)]
+                let _ = std::os::unix::fs::symlink("/etc", dir.join("link"));
                 let second = match r.below(3) {
                     0 => format!(
                         "command = \"point\"\nhw = \"h100-sxm\"\nintensity = {:?}\n",
@@ -605,8 +727,19 @@ fn generate(r: &mut Rng, dir: &std::path::Path, n: usize) -> Vec<String> {
                         )
                     }
                 };
+                // An engine or a part read by path, as a field or a sweep.
+                let third = match r.below(3) {
+                    0 => format!("command = \"engine show\"\nengine = {read_toml:?}\n"),
+                    1 => format!(
+                        "command = \"point\"\nhw = \"h100-sxm\"\nintensity = 1\nsweep = [\"{}={read_toml}\"]\n",
+                        r.pick(&["engine", "prefill-hw", "hw", "model", "trace", "from"])
+                    ),
+                    _ => format!(
+                        "command = \"simulate\"\nmodel = \"llama-3-8b\"\nhw = \"h200-sxm\"\nrate = \"1/s\"\nprompt = 64\noutput = 8\nrequests = 4\nprefill-hw = {read_toml:?}\n"
+                    ),
+                };
                 let text = format!(
-                    "title = \"f\"\n\n[[query]]\ncommand = \"chart roofline\"\nhw = {hw:?}\nout = {outv:?}\n\n[[query]]\n{second}"
+                    "title = \"f\"\n\n[[query]]\ncommand = \"chart roofline\"\nhw = {hw:?}\nout = {outv:?}\n\n[[query]]\n{second}\n[[query]]\n{third}"
                 );
                 let _ = std::fs::write(&sc, text);
                 words = vec![
@@ -717,6 +850,17 @@ fn fuzz_command_lines() {
                 && !dir.join("escaped.svg").exists()
                 && !dir.join("escaped.toml").exists(),
             "a scenario wrote outside its folder: roofline {shown}"
+        );
+        // No error reprints a line of the user's file under a caret.
+        assert!(
+            !err.lines().any(|l| {
+                let t = l.trim_start();
+                t.starts_with("| ")
+                    || t == "|"
+                    || t.split_once(" | ")
+                        .is_some_and(|(n, _)| n.trim().parse::<u32>().is_ok())
+            }),
+            "an error quoted a file's line: roofline {shown}\n{err}"
         );
         // A scenario reads only its own folders, and no error quotes a
         // file it was not allowed to read.

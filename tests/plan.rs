@@ -415,10 +415,18 @@ fn one_device_matches_decode_and_prefill() {
         Mode::SpeedOfLight,
     )
     .unwrap();
+    // The roofs' step, and the step under the board's power limit (the
+    // plan's decode step: issue 54).
     close(
         "plan decode = decode",
-        p.decode_step_time_s,
+        p.decode_stage_compute_s + p.comm_time_s,
         d.step_time_s,
+        1e-9,
+    );
+    close(
+        "plan decode = decode under the power limit",
+        p.decode_step_time_s,
+        d.energy.draw.as_ref().unwrap().limited_time_s,
         1e-9,
     );
     assert_eq!(p.comm_time_s, 0.0);
@@ -431,7 +439,18 @@ fn one_device_matches_decode_and_prefill() {
         Mode::SpeedOfLight,
     )
     .unwrap();
-    close("plan prefill = prefill", p.prefill_time_s, pre.time_s, 1e-9);
+    close(
+        "plan prefill = prefill",
+        p.prefill_stage_compute_s + p.prefill_comm_time_s,
+        pre.time_s,
+        1e-9,
+    );
+    close(
+        "plan prefill = prefill under the power limit",
+        p.prefill_time_s,
+        pre.energy.draw.as_ref().unwrap().limited_time_s,
+        1e-9,
+    );
 }
 
 #[test]

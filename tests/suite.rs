@@ -62,6 +62,9 @@ mod fleet_check;
 #[path = "fusion.rs"]
 mod fusion;
 
+#[path = "power_consistency.rs"]
+mod power_consistency;
+
 #[path = "fuzz.rs"]
 mod fuzz;
 
@@ -125,6 +128,9 @@ mod prefill;
 #[path = "robustness.rs"]
 mod robustness;
 
+#[path = "robustness_iv.rs"]
+mod robustness_iv;
+
 #[path = "roofline.rs"]
 mod roofline;
 
@@ -148,6 +154,9 @@ mod terminal_width;
 
 #[path = "engines.rs"]
 mod engines;
+
+#[path = "weights.rs"]
+mod weights;
 
 #[path = "writes.rs"]
 mod writes;

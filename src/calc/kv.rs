@@ -519,7 +519,7 @@ pub fn budget(
 }
 
 /// [`budget`] on one of `tp` tensor-parallel ranks (its share of the
-/// weights, [`crate::calc::plan::tp_device_params`]), answered even where
+/// weights, [`crate::calc::plan::tp_device_bytes`]), answered even where
 /// the weights do not fit: then the budget is negative, by how much they
 /// exceed the memory less the reserve.
 pub fn budget_on(
@@ -546,10 +546,12 @@ pub fn budget_on(
     // Each module at its own format where the checkpoint mixes them; a TP
     // rank holds its share of the parameters at the same mix.
     let params = super::model::params(m)?;
-    let mut weights = super::model::weight_bytes(m, &params, p.bytes())?;
-    if tp > 1 && params.total > 0 {
-        weights *= crate::calc::plan::tp_device_params(m, &params, tp) / params.total as f64;
-    }
+    let split = super::model::weight_split(m, &params, p.bytes())?;
+    let weights = if tp > 1 {
+        crate::calc::plan::tp_device_bytes(m, &split, tp)
+    } else {
+        split.total()
+    };
     let available = memory * (1.0 - reserve);
     Ok(Budget {
         memory_bytes: memory,
@@ -570,6 +572,17 @@ fn fit(
     batch: u64,
 ) -> Result<Fit> {
     let tp = inputs.tp.map_or(Ok(1), |t| at_least_one("tp", t.0))?;
+    // The split `plan --tp N --pp 1` would make, refused where plan
+    // refuses it (heads that do not divide, a group past the domain).
+    if tp > 1 {
+        use crate::calc::collective::{Fabric, LaunchMode};
+        let fabric = Fabric::called(
+            hw,
+            crate::spec::hardware::Mode::SpeedOfLight,
+            LaunchMode::None,
+        );
+        crate::calc::plan::tensor_parallel(m, &hw.id, fabric.domain(), tp, false)?;
+    }
     let b = budget_on(m, hw, inputs.dtype.as_deref(), inputs.reserve.as_ref(), tp)?;
     let (memory, source, reserve, p, weights) = (
         b.memory_bytes,

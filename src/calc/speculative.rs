@@ -73,6 +73,28 @@ pub struct SpeculativeCost {
 /// The longest draft the best-g search tries.
 pub const MAX_DRAFT: u64 = 64;
 
+/// The most a draft pass may cost, in target passes: a draft that costs
+/// more than the target it drafts for is not a draft (the speedup is
+/// below one from a cost of one up).
+pub const MAX_DRAFT_COST: f64 = 100.0;
+
+/// A draft pass's cost relative to a target pass (default 0): finite,
+/// zero or more and at most [`MAX_DRAFT_COST`]. `speculative` and
+/// `decode` both check it here.
+pub fn draft_cost(c: Option<f64>) -> Result<f64> {
+    let c = non_negative("draft-cost", c.unwrap_or(0.0))?;
+    if c > MAX_DRAFT_COST {
+        return Err(Error::field(
+            "draft-cost",
+            format!(
+                "{} target passes is no draft's cost: give one of at most {MAX_DRAFT_COST} (a draft model costs a fraction of one)",
+                crate::units::sig(c, 4)
+            ),
+        ));
+    }
+    Ok(c)
+}
+
 /// `speculative`'s cost.
 pub fn cost(inputs: &SpeculativeInputs) -> Result<SpeculativeCost> {
     let a = acceptance(inputs.acceptance.0)?;
@@ -83,7 +105,7 @@ pub fn cost(inputs: &SpeculativeInputs) -> Result<SpeculativeCost> {
             "at most 1024 drafted tokens per pass",
         ));
     }
-    let c = non_negative("draft-cost", inputs.draft_cost.map_or(0.0, |c| c.0))?;
+    let c = draft_cost(inputs.draft_cost.map(|c| c.0))?;
     let (best_g, best) =
         (1..=MAX_DRAFT)
             .map(|g| (g, speedup(a, g, c)))

@@ -21,7 +21,7 @@ Beside aggregated replicas it searches disaggregated prefill and decode pools (e
 its own part, layout and replicas; the KV cache moved over the scale-out NICs).
 SLOs: a bare time is a p99 target; name the percentile as p50=500ms.")]
 pub struct FleetArgs {
-    /// Model id or path.
+    /// Model id (`roofline model list`) or path to a model .toml or a Hugging Face config.json.
     #[arg(long)]
     pub model: String,
     /// Hardware ids or paths, comma-separated: one joint search.

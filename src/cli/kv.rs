@@ -19,7 +19,7 @@ use serde::Serialize;
   roofline kv --model llama-3-8b --context 4096 --hw h100-sxm --sweep batch=1..256
   roofline kv --model llama-3.1-70b --context 8192 --batch 16 --hw h200-sxm --tp 4  # per device")]
 pub struct KvArgs {
-    /// Model id or path to a .toml file; a comma-separated list compares.
+    /// Model id (`roofline model list`) or path to a model .toml or a Hugging Face config.json; a comma-separated list compares.
     #[arg(long)]
     pub model: String,
     /// Tokens per sequence.

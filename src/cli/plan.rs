@@ -19,7 +19,7 @@ use serde::Serialize;
   roofline plan --model llama-3.1-70b --hw h200-sxm --search --devices 16 --objective goodput --slo-ttft 500ms --slo-tpot 50ms --batch 32
   roofline plan --model llama-3.1-70b --hw h200-sxm --disaggregate --prefill-devices 8 --decode-devices 16 --batch 32")]
 pub struct PlanArgs {
-    /// Model id or path.
+    /// Model id (`roofline model list`) or path to a model .toml or a Hugging Face config.json.
     #[arg(long)]
     pub model: String,
     /// Hardware id or path; a comma-separated list compares several.

@@ -22,7 +22,7 @@ pub struct PrefillArgs {
     /// of the roofs (mfu, mbu).
     #[arg(long, allow_hyphen_values = true)]
     pub measured: Option<String>,
-    /// Model id or path to a .toml file; a comma-separated list compares.
+    /// Model id (`roofline model list`) or path to a model .toml or a Hugging Face config.json; a comma-separated list compares.
     #[arg(long)]
     pub model: String,
     /// Hardware id or path; a comma-separated list compares.

@@ -55,7 +55,7 @@ struct Answer {
 /// Runs the scenario and renders every answer in the chosen format.
 pub fn run(a: &RunArgs, g: &Global) -> anyhow::Result<Vec<u8>> {
     let Some(file) = &a.file else {
-        return Ok(list());
+        return Ok(list(g.format == FormatArg::Json));
     };
     let (name, src) = source(file)?;
     let origin = Origin {
@@ -184,16 +184,32 @@ fn same_output(a: &Path, b: &Path) -> bool {
     a == b || super::output::same_file(a, b)
 }
 
-/// The built-in scenarios, a name and a title a line.
-fn list() -> Vec<u8> {
-    let mut out = String::from("Built-in scenarios (roofline run NAME):\n");
+/// The built-in scenarios, a name and a title a line; with `json`, a list
+/// of `{"name", "title"}` objects.
+fn list(json: bool) -> Vec<u8> {
     let all = roofline::catalog::builtin_scenarios();
-    let w = all.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
-    for (name, text) in all {
-        let title = toml::from_str::<toml::Table>(text)
-            .ok()
-            .and_then(|t| t.get("title").and_then(|v| v.as_str()).map(String::from))
-            .unwrap_or_default();
+    let titled: Vec<(&str, String)> = all
+        .iter()
+        .map(|(name, text)| {
+            let title = toml::from_str::<toml::Table>(text)
+                .ok()
+                .and_then(|t| t.get("title").and_then(|v| v.as_str()).map(String::from))
+                .unwrap_or_default();
+            (*name, title)
+        })
+        .collect();
+    if json {
+        let doc: Vec<_> = titled
+            .iter()
+            .map(|(name, title)| serde_json::json!({ "name": name, "title": title }))
+            .collect();
+        let mut out = serde_json::to_vec_pretty(&doc).unwrap_or_default();
+        out.push(b'\n');
+        return out;
+    }
+    let mut out = String::from("Built-in scenarios (roofline run NAME):\n");
+    let w = titled.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    for (name, title) in titled {
         out.push_str(&format!("  {name:<w$}  {title}\n"));
     }
     out.into_bytes()
@@ -207,10 +223,12 @@ fn source(file: &Path) -> Result<(String, String), Error> {
     match std::fs::read_to_string(file) {
         Ok(src) => Ok((name, src)),
         Err(e) => {
-            let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            // A built-in id may hold dots (`serving-capacity-llama-3.1-70b`):
+            // only `.toml` is an extension here.
+            let file_name = file.file_name().and_then(|s| s.to_str()).unwrap_or("");
+            let stem = file_name.strip_suffix(".toml").unwrap_or(file_name);
             let dir = file.parent().and_then(Path::to_str).unwrap_or("");
-            let named =
-                matches!(dir, "" | "scenarios") && file.extension().is_none_or(|x| x == "toml");
+            let named = matches!(dir, "" | "scenarios");
             let builtin = roofline::catalog::builtin_scenarios();
             if e.kind() == std::io::ErrorKind::NotFound
                 && named
@@ -384,16 +402,23 @@ fn argv(
     }
     out.extend(flags);
     for s in &q.sweep {
-        // A swept hardware or model may be a file: it is read where any
-        // other would be.
+        // A swept hardware, model, engine or any other path is read (or
+        // written) where the field's would be.
         let s = match s.split_once('=') {
-            Some((name, list)) if matches!(name.trim(), "hw" | "model") => {
-                let items = list
-                    .split(',')
-                    .map(|v| resolve(name.trim(), v.trim(), confine))
+            Some((name, list)) if PATH_FIELDS.iter().any(|(k, _)| *k == name.trim()) => {
+                let name = name.trim();
+                let items = if PATH_FIELDS.contains(&(name, PathField::Write)) {
+                    vec![resolve(name, list.trim(), confine)]
+                } else {
+                    list.split(',')
+                        .map(|v| resolve(name, v.trim(), confine))
+                        .collect()
+                };
+                let items = items
+                    .into_iter()
                     .collect::<Result<Vec<_>, String>>()
                     .map_err(|m| err("sweep", m))?;
-                format!("{}={}", name.trim(), items.join(","))
+                format!("{name}={}", items.join(","))
             }
             _ => s.clone(),
         };
@@ -413,29 +438,55 @@ fn argv(
     Ok(out)
 }
 
+/// How a scenario field names a file: one it writes, one it reads, or an
+/// id that is a file only when it looks like a path (`my.toml`, `a/b`).
+#[derive(Clone, Copy, PartialEq)]
+enum PathField {
+    Write,
+    Read,
+    IdOrRead,
+}
+
+/// Every path-valued field a query can carry, as a field or a sweep's
+/// name: the one list [`resolve`] checks, so a field added to a command
+/// is confined by adding it here (the test in tests/robustness.rs walks
+/// each one, absolute, `../` and through a symbolic link).
+const PATH_FIELDS: &[(&str, PathField)] = &[
+    ("out", PathField::Write),
+    ("chart", PathField::Write),
+    ("dir", PathField::Write),
+    ("trace", PathField::Read),
+    ("file", PathField::Read),
+    ("from", PathField::Read),
+    ("hw", PathField::IdOrRead),
+    ("model", PathField::IdOrRead),
+    ("engine", PathField::IdOrRead),
+    ("prefill-hw", PathField::IdOrRead),
+];
+
 /// A path in a scenario is relative to its folder and stays in the
 /// folders it may read; a file it writes is relative to the output folder
-/// and stays in it ([`super::confine`]). A list of hardware or models
-/// (`a.toml,b`) is checked item by item.
+/// and stays in it ([`super::confine`]). A list (`a.toml,b`) is checked
+/// item by item.
 fn resolve(key: &str, value: &str, confine: &super::confine::Confine) -> Result<String, String> {
-    match key {
-        "out" | "chart" | "dir" => confine.write(value),
-        // Always files: a trace, calibrate's measurements.
-        "trace" | "file" => confine.read(value),
-        "hw" | "model" | "from" | "prefill-hw" => value
-            .split(',')
-            .map(|v| {
-                let v = v.trim();
-                if key == "from" || roofline::catalog::is_path(v) {
-                    confine.read(v)
-                } else {
-                    Ok(v.to_string())
-                }
-            })
-            .collect::<Result<Vec<_>, String>>()
-            .map(|v| v.join(",")),
-        _ => Ok(value.to_string()),
+    let Some(&(_, kind)) = PATH_FIELDS.iter().find(|(k, _)| *k == key) else {
+        return Ok(value.to_string());
+    };
+    if kind == PathField::Write {
+        return confine.write(value);
     }
+    value
+        .split(',')
+        .map(|v| {
+            let v = v.trim();
+            if kind == PathField::Read || roofline::catalog::is_path(v) {
+                confine.read(v)
+            } else {
+                Ok(v.to_string())
+            }
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map(|v| v.join(","))
 }
 
 /// Points an error at the query's field where it names one.

@@ -23,7 +23,7 @@ or uniform:A..B. SLOs: a bare time is a p99 target (2s); name the percentile as 
 Disaggregated (any --prefill-* flag): prompts run on a prefill pool, their KV cache
 crosses the scale-out fabric, and a decode pool runs decode-only steps.")]
 pub struct SimulateArgs {
-    /// Model id or path to a .toml file.
+    /// Model id (`roofline model list`) or path to a model .toml or a Hugging Face config.json.
     #[arg(long)]
     pub model: String,
     /// Hardware id or path.

@@ -83,6 +83,9 @@ pub(super) fn point(ctx: &Context, command: &str, fields: &Fields, lean: bool) -
                 format!("`{m}`: a measured time is positive"),
             ));
         }
+        let typed = m.as_str().map_or_else(|| m.to_string(), String::from);
+        let time = crate::units::plausible(crate::units::Dim::Seconds, time, &typed)
+            .map_err(|e| Error::field("measured", e))?;
         if command == "decode" {
             // A bad tp is reported where the point is read.
             let tp = decode_tp(fields).unwrap_or(1);
@@ -350,6 +353,7 @@ fn plan(
     let hw = ctx.point_hardware(fields, None)?;
     let model = ctx.point_model(fields)?;
     let mut inputs: PlanInputs = inputs(fields)?;
+    plan::plan_reserve(&inputs)?;
     inputs.engine = Some(ctx.point_engine(fields)?);
     if inputs.disaggregate == Some(true) {
         let s = Setup::new(&hw, &model, &inputs, ctx.mode)?;
@@ -512,13 +516,19 @@ fn calc(ctx: &Context, fields: &Fields, lean: bool) -> Result<Report> {
                 ctx.catalog.model_text(id)
             }
             .map_err(|e| e.to_string())?;
-            let mine: Vec<&Set> = ctx
+            let owned: Vec<Set> = ctx
                 .sets
                 .iter()
                 .filter(|s| overrides::is_model_path(&s.path) == is_model)
+                .map(|s| Set {
+                    path: overrides::file_path(&s.path).to_string(),
+                    value: s.value.clone(),
+                })
                 .collect();
-            let text = overrides::apply(&text, &mine).map_err(|e| e.to_string())?;
-            let tree: toml::Table = toml::from_str(&text).map_err(|e| format!("`{id}`: {e}"))?;
+            let mine: Vec<&Set> = owned.iter().collect();
+            let text = overrides::apply(&text, id, &mine).map_err(|e| e.to_string())?;
+            let tree: toml::Table =
+                toml::from_str(&text).map_err(|e| format!("`{id}`: {}", e.message().trim()))?;
             trees.insert(id.to_string(), tree);
         }
         expr::fields::field(&trees[id], id, path)

@@ -197,7 +197,17 @@ impl Context {
     pub fn point_engine(&self, fields: &Fields) -> Result<std::sync::Arc<Engine>> {
         self.engine_read.set(true);
         let id = match fields.get("engine") {
-            Some(serde_json::Value::String(s)) if !s.trim().is_empty() => s.trim(),
+            // An empty id is a slip (an unset shell variable), not a
+            // request for the default: refused, naming the default.
+            Some(serde_json::Value::String(s)) if s.trim().is_empty() => {
+                return Err(Error::field(
+                    "engine",
+                    format!(
+                        "an empty engine id; give one (`roofline engine list` names them), or leave it out for {DEFAULT_ENGINE}"
+                    ),
+                ));
+            }
+            Some(serde_json::Value::String(s)) => s.trim(),
             _ => DEFAULT_ENGINE,
         };
         let engine_field = |k: &str| crate::spec::overrides::is_engine_path(k);

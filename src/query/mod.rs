@@ -247,6 +247,8 @@ fn grid(
         axes.iter()
             .filter(|a| commands::is_file_axis(command, &a.name)),
     )?;
+    preload(ctx, &base, &swept).map_err(ctx.rename)?;
+    bound_fleet_sweep(command, &axes)?;
     // One point's answer: a result that overflowed or lost its value is
     // that point's error; a swept name the command never read is the
     // whole sweep's.
@@ -305,6 +307,53 @@ fn grid(
         ));
     }
     Ok((vec![r], streamed))
+}
+
+/// Loads the hardware, model and engine a sweep does not vary, once,
+/// before its first point: an unknown id or a file that does not read
+/// fails every point the same way, so it is reported at once rather than
+/// after a million points (issue 55). Other errors are left to the
+/// points, which may answer them differently.
+fn preload(ctx: &Context, base: &Fields, swept: &[String]) -> Result<()> {
+    let fixed = |k: &str| base.contains_key(k) && !swept.iter().any(|s| s == k);
+    let fatal = |r: Result<()>| match r {
+        Err(e @ (Error::UnknownId { .. } | Error::Io { .. } | Error::Data { .. })) => Err(e),
+        _ => Ok(()),
+    };
+    if fixed("hw") {
+        fatal(ctx.point_hardware(base, None).map(|_| ()))?;
+    }
+    if fixed("model") {
+        fatal(ctx.point_model(base).map(|_| ()))?;
+    }
+    if fixed("engine") {
+        fatal(ctx.point_engine(base).map(|_| ()))?;
+    }
+    Ok(())
+}
+
+/// The most points a `fleet` sweep may have: each point is a whole fleet
+/// search (hundreds of simulated replicas, about a second in the release
+/// build), so a thousand-point sweep would run for many minutes.
+const MAX_FLEET_POINTS: usize = 64;
+
+/// Refuses a `fleet` sweep of more than [`MAX_FLEET_POINTS`] points,
+/// saying why.
+fn bound_fleet_sweep(command: &str, axes: &[Axis]) -> Result<()> {
+    if command != "fleet" {
+        return Ok(());
+    }
+    let n = sweep::grid_size(axes)?;
+    if n > MAX_FLEET_POINTS {
+        return Err(Error::input(
+            "--sweep",
+            format!(
+                "{} points, each a whole fleet search (about a second or more each); fleet sweeps at most {MAX_FLEET_POINTS} points: give fewer values, or a coarser step",
+                crate::units::number(n as f64)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A comparison of parts or models: an item with no answer (a model that

@@ -194,6 +194,12 @@ pub(crate) fn format_input(key: &str, v: &serde_json::Value, report: &Report) ->
     {
         return crate::units::grouped(n);
     }
+    // An arrival rate (`simulate`, `fleet`) is requests per second.
+    if key == "rate"
+        && let Some(x) = v.as_f64()
+    {
+        return format!("{} requests/s", crate::units::sig_grouped(x, 6));
+    }
     // The rates first: `_bytes_per_s` also ends in `_s`.
     let unit = if key.ends_with("bytes_per_s") {
         Unit::BytesPerSec

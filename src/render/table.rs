@@ -17,6 +17,49 @@ fn heading(group: &str) -> String {
     format!("[{}]", group.to_uppercase())
 }
 
+/// The widest line a cell shows, in columns. The table library counts
+/// widths in 16 bits, so a cell of 65,534 columns (a hardware file's
+/// `name`, a kernel's, a long `calc` line) would overflow it; past this a
+/// line is cut and ends in `…` (in Markdown too; JSON and CSV keep it
+/// whole).
+pub(crate) const MAX_CELL: usize = 1000;
+
+/// `text` with each line cut to [`MAX_CELL`] columns.
+pub(crate) fn clip(text: impl Into<String>) -> String {
+    let text = text.into();
+    if UnicodeWidthStr::width(text.as_str()) <= MAX_CELL {
+        return text;
+    }
+    text.split('\n')
+        .map(|line| {
+            if UnicodeWidthStr::width(line) <= MAX_CELL {
+                return line.to_string();
+            }
+            let mut out = String::new();
+            let mut w = 0;
+            for c in line.chars() {
+                let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                if w + cw > MAX_CELL - 1 {
+                    break;
+                }
+                w += cw;
+                out.push(c);
+            }
+            out.push('…');
+            out
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn add_row<S: Into<String>>(g: &mut Grid, cells: Vec<S>) {
+    g.add_row(cells.into_iter().map(clip).collect::<Vec<_>>());
+}
+
+fn set_header<S: Into<String>>(g: &mut Grid, cells: Vec<S>) {
+    g.set_header(cells.into_iter().map(clip).collect::<Vec<_>>());
+}
+
 /// Columns a terminal that reports no width (0 under `script`, in some
 /// containers and CI logs) is taken to have: the classic terminal's.
 const FALLBACK_WIDTH: u16 = 80;
@@ -113,12 +156,15 @@ pub(crate) fn results_grid(
         return None;
     }
     let mut g = grid(preset, markdown);
-    g.set_header(vec!["quantity", "value"]);
+    set_header(&mut g, vec!["quantity", "value"]);
     for (k, v) in &report.inputs {
-        g.add_row(vec![
-            format!("{} (input)", input_label(k)),
-            format_input(k, v, report),
-        ]);
+        add_row(
+            &mut g,
+            vec![
+                format!("{} (input)", input_label(k)),
+                format_input(k, v, report),
+            ],
+        );
     }
     let mut section: Option<&str> = None;
     // A list or an object (plan's `plans`) is data for scripts; the table
@@ -133,15 +179,27 @@ pub(crate) fn results_grid(
             .get(AsRef::<str>::as_ref(k))
             .and_then(|q| q.group.as_deref());
         if group.is_some() && group != section {
-            g.add_row(vec![heading(group.unwrap_or_default()), String::new()]);
+            add_row(
+                &mut g,
+                vec![heading(group.unwrap_or_default()), String::new()],
+            );
             section = group;
         }
-        g.add_row(vec![report.label(k), report.unit(k).format_value(v)]);
+        add_row(
+            &mut g,
+            vec![report.label(k), report.unit(k).format_value(v)],
+        );
     }
     if !same.is_empty() {
-        g.add_row(vec!["[SAME AT EVERY POINT]".to_string(), String::new()]);
+        add_row(
+            &mut g,
+            vec!["[SAME AT EVERY POINT]".to_string(), String::new()],
+        );
         for (k, v) in &same {
-            g.add_row(vec![report.label(k), report.unit(k).format_value(v)]);
+            add_row(
+                &mut g,
+                vec![report.label(k), report.unit(k).format_value(v)],
+            );
         }
     }
     keep_short_cells_whole(&mut g);
@@ -241,7 +299,7 @@ fn comparison_grid(report: &Report, preset: comfy_table::TableStyle, markdown: b
             v.as_str().map_or_else(|| v.to_string(), String::from)
         })
     }));
-    g.set_header(header);
+    set_header(&mut g, header);
     for k in ins.iter().filter(|k| *k != axis) {
         let mut cells = vec![format!("{} (input)", input_label(k))];
         cells.extend(report.rows.iter().map(|r| {
@@ -249,7 +307,7 @@ fn comparison_grid(report: &Report, preset: comfy_table::TableStyle, markdown: b
                 .get(k.as_str())
                 .map_or("-".into(), |v| format_input(k, v, report))
         }));
-        g.add_row(cells);
+        add_row(&mut g, cells);
     }
     let group_of = |k: &str| report.quantities.get(k).and_then(|q| q.group.as_deref());
     // Items with figures the first lacks (an MI355X's LDS after an H100)
@@ -263,7 +321,7 @@ fn comparison_grid(report: &Report, preset: comfy_table::TableStyle, markdown: b
         if group.is_some() && group != section {
             let mut cells = vec![heading(group.unwrap_or_default())];
             cells.extend(report.rows.iter().map(|_| String::new()));
-            g.add_row(cells);
+            add_row(&mut g, cells);
             section = group;
         }
         let mut cells = vec![report.label(k)];
@@ -272,7 +330,7 @@ fn comparison_grid(report: &Report, preset: comfy_table::TableStyle, markdown: b
                 .get(k.as_str())
                 .map_or("-".into(), |v| r.unit(k, report).format_value(v))
         }));
-        g.add_row(cells);
+        add_row(&mut g, cells);
     }
     keep_short_cells_whole(&mut g);
     g
@@ -356,9 +414,9 @@ pub(crate) fn rows_text(
         }
         _ => Vec::new(),
     };
-    g.set_header(header);
+    set_header(&mut g, header);
     for row in body {
-        g.add_row(row);
+        add_row(&mut g, row);
     }
     keep_short_cells_whole(&mut g);
     let mut text = g.to_string();
@@ -706,5 +764,28 @@ pub(crate) mod tests {
     #[test]
     fn snapshot() {
         insta::assert_snapshot!(String::from_utf8(Table.render(&sample())).unwrap());
+    }
+
+    #[test]
+    fn a_cell_wider_than_sixteen_bits_is_cut_not_a_panic() {
+        // A 65,534-letter name once overflowed the table library's 16-bit
+        // widths (issue 55).
+        let mut r = sample();
+        let long = "x".repeat(65_534);
+        r.result("name", long.as_str(), Quantity::new(&long, Unit::None));
+        r.rows[0]
+            .inputs
+            .insert(long.clone().into(), long.as_str().into());
+        for md in [false, true] {
+            let text = if md {
+                String::from_utf8(super::super::markdown::Markdown.render(&r)).unwrap()
+            } else {
+                String::from_utf8(Table.render(&r)).unwrap()
+            };
+            assert!(text.contains(&format!("{}…", "x".repeat(MAX_CELL - 1))));
+            assert!(!text.contains(&"x".repeat(MAX_CELL)));
+        }
+        assert_eq!(clip("short"), "short");
+        assert_eq!(clip("é".repeat(2000)).chars().count(), MAX_CELL);
     }
 }

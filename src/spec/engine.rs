@@ -286,13 +286,8 @@ impl Engine {
     /// need no source of their own (the what-if is theirs).
     pub fn parse_with(src: &str, origin: &Origin, set: &[&str]) -> Result<Self> {
         let e: Engine = super::from_toml(src, origin)?;
-        let doc = toml_edit::Document::parse(src).map_err(|x| Error::Data {
-            file: origin.name.clone(),
-            line: None,
-            col: None,
-            field: None,
-            message: x.to_string(),
-        })?;
+        let doc = toml_edit::Document::parse(src)
+            .map_err(|x| super::edit_error(src, &origin.name, &x))?;
         e.validate(&doc, src, origin, set)?;
         Ok(e)
     }
@@ -343,6 +338,24 @@ impl Engine {
             self.moe.grouped.weight_stream_fraction,
         )?;
         frac("attention.peak-fraction", self.attention.peak_fraction)?;
+        // Device counts the custom all-reduce applies up to: at least one
+        // device, and no more than the largest count an input may give.
+        for (name, v) in [
+            (
+                "all-reduce.one-shot-devices",
+                self.all_reduce.one_shot_devices,
+            ),
+            ("all-reduce.max-devices", self.all_reduce.max_devices),
+        ] {
+            if let Some(n) = v
+                && n == 0
+            {
+                return Err(err(
+                    name,
+                    "0 devices: give a whole number of at least 1".into(),
+                ));
+            }
+        }
         Ok(())
     }
 

@@ -73,6 +73,11 @@ quantity_type!(
     Seconds, Dim::Seconds, false
 );
 quantity_type!(
+    /// A time that may be zero: a launch cost a runtime does not pay (a
+    /// compiled whole-graph step launches no kernel from the host).
+    SecondsOrZero, Dim::Seconds, true
+);
+quantity_type!(
     /// A positive energy ("612 pJ").
     Joules, Dim::Joules, false
 );
@@ -99,7 +104,7 @@ impl QuantityVisitor {
             };
             return Err(E::custom(format!("`{text}` must be {must}")));
         }
-        Ok(v)
+        units::plausible(self.dim, v, text).map_err(E::custom)
     }
 }
 
@@ -223,6 +228,20 @@ pub fn has_path(doc: &toml::de::DeTable<'_>, path: &str) -> bool {
         table = t;
     }
     true
+}
+
+/// A `toml_edit` parse error as a data error naming the file, the line,
+/// the column and the field, in words: never the error's own rendering,
+/// which reprints the user's line under a caret.
+pub fn edit_error(src: &str, file: &str, e: &toml_edit::TomlError) -> Error {
+    let (line, col) = e.span().map(|s| line_col(src, s.start)).unzip();
+    Error::Data {
+        file: file.to_string(),
+        line,
+        col,
+        field: e.span().and_then(|s| path_at(src, s.start)),
+        message: crate::units::in_words(e.message().trim()),
+    }
 }
 
 /// A TOML parse or deserialization error as a data error that names the

@@ -423,6 +423,23 @@ impl Model {
                 return err(field, msg);
             }
         }
+        // A card's parameter count is a count: at least one parameter and
+        // no more than the largest count an input may give (2^53).
+        for (field, v) in [
+            ("card-params", self.card_params),
+            ("card-active-params", self.card_active_params),
+        ] {
+            if let Some(x) = v
+                && !(x.is_finite() && x >= 1.0 && x <= crate::inputs::MAX_COUNT as f64)
+            {
+                return err(
+                    field,
+                    format!(
+                        "{x} is not a plausible parameter count: give one of at least 1 and at most 2^53"
+                    ),
+                );
+            }
+        }
         if let Some(w) = &self.weight_dtype
             && let Err(e) = crate::precision::lookup(w)
         {
@@ -667,14 +684,23 @@ impl Model {
 
     /// MoE layers: after the dense ones, those the layer step picks.
     pub fn moe_layers(&self) -> u64 {
+        self.moe_layers_in(0, self.layers.get())
+    }
+
+    /// MoE layers among layers `a..b` (counted from 0): layer i is MoE
+    /// when it is past the dense ones and (i + 1) is a multiple of the
+    /// layer step. A pipeline stage's share (Llama 4 Maverick: every other
+    /// layer).
+    pub fn moe_layers_in(&self, a: u64, b: u64) -> u64 {
         let Some(moe) = &self.moe else { return 0 };
-        let layers = self.layers.get();
-        let first = moe.dense_layers.min(layers);
-        let step = moe.layer_step.map_or(1, NonZeroU64::get);
-        // Layer i (from 0) is MoE when i >= first and (i + 1) % step == 0:
-        // the multiples of step in (first, layers].
-        (layers / NonZeroU64::new(step).unwrap_or(NonZeroU64::MIN))
-            .saturating_sub(first / NonZeroU64::new(step).unwrap_or(NonZeroU64::MIN))
+        let b = b.min(self.layers.get());
+        let from = a.max(moe.dense_layers);
+        if from >= b {
+            return 0;
+        }
+        let step = moe.layer_step.unwrap_or(NonZeroU64::MIN);
+        // The multiples of step in (from, b].
+        b / step - from / step
     }
 
     /// Layers with a dense feed-forward.

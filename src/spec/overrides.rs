@@ -49,26 +49,50 @@ impl FromStr for Set {
     }
 }
 
-/// Which kind of file a `--set` path belongs to: a path whose first part is
-/// a top-level section of the model schema goes to the model.
+/// The top-level fields of the model schema that no hardware file has: a
+/// `--set` path starting with one goes to the model. `id`, `name`,
+/// `summary` and `sources`, which both kinds of file have, go to the
+/// model only under the `model.` prefix.
+pub const MODEL_ROOTS: &[&str] = &[
+    "layers",
+    "hidden-size",
+    "vocab-size",
+    "tied-embeddings",
+    "max-context",
+    "sliding-window",
+    "layer-types",
+    "norms-per-layer",
+    "weight-dtype",
+    "weight-formats",
+    "card-params",
+    "card-active-params",
+    "family",
+    "norm",
+    "position-embedding",
+    "linear-bias",
+    "attention",
+    "ffn",
+    "moe",
+];
+
+/// The prefix that sends any `--set` path to the model
+/// (`model.weight-formats.routed-experts=nvfp4`, `model.name=...`).
+pub const MODEL_PREFIX: &str = "model.";
+
+/// Which kind of file a `--set` path belongs to: a path under the
+/// `model.` prefix, or whose first part is a top-level field of the model
+/// schema ([`MODEL_ROOTS`]), goes to the model.
 pub fn is_model_path(path: &str) -> bool {
-    const MODEL_ROOTS: &[&str] = &[
-        "layers",
-        "hidden-size",
-        "vocab-size",
-        "tied-embeddings",
-        "max-context",
-        "sliding-window",
-        "weight-dtype",
-        "norm",
-        "position-embedding",
-        "linear-bias",
-        "attention",
-        "ffn",
-        "moe",
-    ];
+    if path.starts_with(MODEL_PREFIX) {
+        return true;
+    }
     let root = path.split('.').next().unwrap_or("");
     MODEL_ROOTS.contains(&root)
+}
+
+/// The path inside the file: a model path without its `model.` prefix.
+pub fn file_path(path: &str) -> &str {
+    path.strip_prefix(MODEL_PREFIX).unwrap_or(path)
 }
 
 /// Whether a `--set` path is an engine file's (`engine.moe.dispatch`):
@@ -91,23 +115,19 @@ fn to_value(raw: &str) -> toml_edit::Value {
     }
 }
 
-/// Applies the assignments to TOML text and returns the new text.
-pub fn apply(src: &str, sets: &[&Set]) -> Result<String> {
+/// Applies the assignments to TOML text (the file `file`) and returns the
+/// new text.
+pub fn apply(src: &str, file: &str, sets: &[&Set]) -> Result<String> {
     if sets.is_empty() {
         return Ok(src.to_string());
     }
-    apply_to_doc(parse(src)?, sets)
+    apply_to_doc(parse(src, file)?, sets)
 }
 
-/// The text as a document the assignments can be applied to.
-pub fn parse(src: &str) -> Result<toml_edit::DocumentMut> {
-    toml_edit::DocumentMut::from_str(src).map_err(|e| Error::Data {
-        file: "--set".into(),
-        line: None,
-        col: None,
-        field: None,
-        message: format!("the file could not be parsed to apply overrides: {e}"),
-    })
+/// The text of the file `file` as a document the assignments can be
+/// applied to; an error names the file, line and field.
+pub fn parse(src: &str, file: &str) -> Result<toml_edit::DocumentMut> {
+    toml_edit::DocumentMut::from_str(src).map_err(|e| super::edit_error(src, file, &e))
 }
 
 /// Applies the assignments to a parsed document ([`parse`]) and returns
@@ -254,11 +274,11 @@ mod tests {
             "[memory]\nhbm-bandwidth = \"3.35 TB/s\"\n\n[[interconnect]]\nname = \"nvlink\"\n";
         let a: Set = "memory.hbm-bandwidth=4.8 TB/s".parse().unwrap();
         let b: Set = "interconnect.0.domain-size=72".parse().unwrap();
-        let out = apply(src, &[&a, &b]).unwrap();
+        let out = apply(src, "hw.toml", &[&a, &b]).unwrap();
         assert!(out.contains("hbm-bandwidth = \"4.8 TB/s\""), "{out}");
         assert!(out.contains("domain-size = 72"), "{out}");
         let c: Set = "interconnect.3.domain-size=72".parse().unwrap();
-        assert!(apply(src, &[&c]).is_err());
+        assert!(apply(src, "hw.toml", &[&c]).is_err());
     }
 
     #[test]

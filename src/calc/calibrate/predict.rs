@@ -115,8 +115,9 @@ pub fn predict(r: &Row, hw: &Hardware, model: Option<&Model>) -> Result<Option<f
     let eager_call = a
         .and_then(|a| a.call.as_ref())
         .and_then(|c| c.matmul_eager)
-        .or_else(|| launch.and_then(|l| l.eager))
-        .map_or(0.0, |s| s.get());
+        .map(|s| s.get())
+        .or_else(|| launch.and_then(|l| l.eager).map(|s| s.get()))
+        .unwrap_or(0.0);
     let rate = |d: &str| {
         a.and_then(|a| a.dense.get(d))
             .ok_or_else(|| missing(&format!("achievable.dense.{d}")))

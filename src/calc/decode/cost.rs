@@ -362,8 +362,7 @@ fn cost_in(
                     "at most 1024 drafted tokens per pass",
                 ));
             }
-            let c =
-                crate::inputs::non_negative("draft-cost", inputs.draft_cost.map_or(0.0, |c| c.0))?;
+            let c = speculative::draft_cost(inputs.draft_cost.map(|c| c.0))?;
             Some((a, g, c))
         }
     };

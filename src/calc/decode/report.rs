@@ -4,6 +4,7 @@
 
 use super::cost::{DecodeCost, SloBound};
 use crate::calc::step::LaunchMode;
+use crate::calc::step::W8A8_NOTE;
 use crate::calc::step::{self, report as step_price};
 use crate::calc::{kv, roof};
 use crate::report::{Quantity, Report, Unit};
@@ -311,6 +312,9 @@ impl DecodeCost {
                     s.weights, s.activations, s.compute
                 )
             });
+        }
+        if s.w8a8_default {
+            r.note(W8A8_NOTE);
         }
         if s.activations == "fp8" || s.weights == "fp8" {
             r.note(

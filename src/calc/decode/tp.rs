@@ -2,7 +2,7 @@
 //! devices. There is one TP model in the crate, `plan`'s: the step is the
 //! layout tp N x pp 1 x dp 1 x ep 1 evaluated at the decode workload
 //! ([`crate::calc::plan::evaluate`]: the weights and KV heads split as
-//! [`crate::calc::plan::tp_device_params`] and [`crate::calc::kv::kv_share`]
+//! [`crate::calc::plan::tp_device_bytes`] and [`crate::calc::kv::kv_share`]
 //! split them, the forward sharded onto one device, the all-reduces of
 //! `plan`'s communication on the scale-up fabric under the engine's
 //! algorithm). This file only maps decode's inputs onto it, refuses what
@@ -343,9 +343,9 @@ impl TpCost {
             Quantity::new("weights per device", Unit::Bytes)
                 .formula("(attention + FFN + experts) / tp per layer x layers + norms + (embedding + LM head) / tp, x bytes per weight (plan's split)")
                 .derive(format!(
-                    "{} params x {} B",
-                    units::number(p.weight_params),
-                    units::sig(p.weight_bytes / p.weight_params.max(1.0), 4)
+                    "{} of the model's {} (each module at its own precision)",
+                    si(p.weight_bytes, "B"),
+                    si(p.weights.model, "B")
                 ))
         });
         r.result("kv_share", p.kv_share, || {
@@ -454,11 +454,25 @@ impl TpCost {
         r.result("device_time_s", p.decode_stage_compute_s, || {
             Quantity::new("one device's share of the forward", Unit::Seconds)
         });
+        // Where the board's limit binds, the step is the limited time
+        // (formulas.md, "Power and energy") and the derivation says so.
+        let at_limit = p
+            .energy
+            .draw
+            .as_ref()
+            .ok()
+            .filter(|d| d.limited())
+            .map_or(String::new(), |d| {
+                format!(
+                    ", {} at the board's power limit",
+                    units::seconds(d.limited_time_s)
+                )
+            });
         r.result("step_time_s", p.decode_step_time_s, || {
             Quantity::new(label, Unit::Seconds)
                 .formula(formula)
                 .derive(format!(
-                    "{} + {}",
+                    "{} + {}{at_limit}",
                     units::seconds(p.decode_stage_compute_s),
                     units::seconds(p.comm_time_s)
                 ))

@@ -151,6 +151,31 @@ struct Parser {
     at: usize,
 }
 
+/// The deepest tree a line may build: parentheses, unary signs, powers,
+/// function calls and chained operators each add a level. A hand-written
+/// line stays far below it; the parser and the evaluator recurse once
+/// per level, so a bound keeps a machine-made line (15,000 `-`, 7,000
+/// `(`) an error, not a stack overflow.
+pub const MAX_DEPTH: usize = 200;
+
+/// A subtree and how deep it is.
+type Deep = (Node, usize);
+
+fn too_deep() -> Fail {
+    format!(
+        "the expression nests more than {MAX_DEPTH} levels deep (parentheses, signs, powers and chained operators); split it"
+    )
+}
+
+/// `a op b`, refused past [`MAX_DEPTH`].
+fn bin(op: char, (l, dl): Deep, (r, dr): Deep) -> Result<Deep, Fail> {
+    let d = dl.max(dr) + 1;
+    if d > MAX_DEPTH {
+        return Err(too_deep());
+    }
+    Ok((Node::Bin(op, Box::new(l), Box::new(r)), d))
+}
+
 impl Parser {
     fn peek(&self) -> Option<&Tok> {
         self.toks.get(self.at)
@@ -162,52 +187,61 @@ impl Parser {
         t
     }
 
-    fn sum(&mut self) -> Result<Node, Fail> {
-        let mut left = self.product()?;
+    fn sum(&mut self, depth: usize) -> Result<Deep, Fail> {
+        let mut left = self.product(depth)?;
         while let Some(Tok::Op(op @ ('+' | '-'))) = self.peek().cloned() {
             self.at += 1;
-            let right = self.product()?;
-            left = Node::Bin(op, Box::new(left), Box::new(right));
+            let right = self.product(depth)?;
+            left = bin(op, left, right)?;
         }
         Ok(left)
     }
 
-    fn product(&mut self) -> Result<Node, Fail> {
-        let mut left = self.unary()?;
+    fn product(&mut self, depth: usize) -> Result<Deep, Fail> {
+        let mut left = self.unary(depth)?;
         while let Some(Tok::Op(op @ ('*' | '/'))) = self.peek().cloned() {
             self.at += 1;
-            let right = self.unary()?;
-            left = Node::Bin(op, Box::new(left), Box::new(right));
+            let right = self.unary(depth)?;
+            left = bin(op, left, right)?;
         }
         Ok(left)
     }
 
-    fn unary(&mut self) -> Result<Node, Fail> {
+    /// Every recursion passes here, `depth` levels down: refused past
+    /// [`MAX_DEPTH`] before it goes deeper.
+    fn unary(&mut self, depth: usize) -> Result<Deep, Fail> {
+        if depth > MAX_DEPTH {
+            return Err(too_deep());
+        }
         match self.peek() {
             Some(Tok::Op('-')) => {
                 self.at += 1;
-                Ok(Node::Neg(Box::new(self.unary()?)))
+                let (inner, d) = self.unary(depth + 1)?;
+                if d + 1 > MAX_DEPTH {
+                    return Err(too_deep());
+                }
+                Ok((Node::Neg(Box::new(inner)), d + 1))
             }
             Some(Tok::Op('+')) => {
                 self.at += 1;
-                self.unary()
+                self.unary(depth + 1)
             }
-            _ => self.power(),
+            _ => self.power(depth),
         }
     }
 
-    fn power(&mut self) -> Result<Node, Fail> {
-        let base = self.atom()?;
+    fn power(&mut self, depth: usize) -> Result<Deep, Fail> {
+        let base = self.atom(depth)?;
         if let Some(Tok::Op('^')) = self.peek() {
             self.at += 1;
             // Right-associative, and `2^-1` is a half.
-            let exp = self.unary()?;
-            return Ok(Node::Bin('^', Box::new(base), Box::new(exp)));
+            let exp = self.unary(depth + 1)?;
+            return bin('^', base, exp);
         }
         Ok(base)
     }
 
-    fn atom(&mut self) -> Result<Node, Fail> {
+    fn atom(&mut self, depth: usize) -> Result<Deep, Fail> {
         match self.next() {
             Some(Tok::Num(v, text)) => {
                 let (unit, typed) = self.unit_after_number()?;
@@ -218,25 +252,25 @@ impl Parser {
                 } else {
                     format!("{text} {typed}")
                 };
-                Ok(Node::Lit(lit, text))
+                Ok((Node::Lit(lit, text), 1))
             }
             Some(Tok::Open) => {
-                let inner = self.sum()?;
+                let inner = self.sum(depth + 1)?;
                 match self.next() {
                     Some(Tok::Close) => Ok(inner),
                     _ => Err("a `(` is not closed".into()),
                 }
             }
-            Some(Tok::Word(w)) if w.contains('.') => Ok(Node::Field(w)),
+            Some(Tok::Word(w)) if w.contains('.') => Ok((Node::Field(w), 1)),
             Some(Tok::Word(w)) => {
                 if let Some((_, arity)) = FUNCTIONS.iter().find(|(f, _)| *f == w) {
-                    return self.call(w, *arity);
+                    return self.call(w, *arity, depth);
                 }
                 // A unit alone is one of it (`GB / s`, `1 / ns`).
                 let (unit, typed) = self.unit_from(&w)?;
                 let mut one = Value::count(unit.scale);
                 one.dims = unit.dims;
-                Ok(Node::Lit(one, typed))
+                Ok((Node::Lit(one, typed), 1))
             }
             Some(Tok::Close) => Err("a `)` with no `(` before it".into()),
             Some(Tok::Comma) => Err("a `,` outside min(...) or max(...)".into()),
@@ -246,16 +280,21 @@ impl Parser {
         }
     }
 
-    fn call(&mut self, name: String, arity: Option<usize>) -> Result<Node, Fail> {
+    fn call(&mut self, name: String, arity: Option<usize>, depth: usize) -> Result<Deep, Fail> {
         if self.next() != Some(Tok::Open) {
             return Err(format!(
                 "`{name}` takes its argument in parentheses: {name}(...)"
             ));
         }
-        let mut args = vec![self.sum()?];
+        let (first, mut deepest) = self.sum(depth + 1)?;
+        let mut args = vec![first];
         loop {
             match self.next() {
-                Some(Tok::Comma) => args.push(self.sum()?),
+                Some(Tok::Comma) => {
+                    let (a, d) = self.sum(depth + 1)?;
+                    deepest = deepest.max(d);
+                    args.push(a);
+                }
                 Some(Tok::Close) => break,
                 _ => return Err(format!("`{name}(` is not closed")),
             }
@@ -265,7 +304,10 @@ impl Parser {
         {
             return Err(format!("`{name}` takes {n} argument, not {}", args.len()));
         }
-        Ok(Node::Call(name, args))
+        if deepest + 1 > MAX_DEPTH {
+            return Err(too_deep());
+        }
+        Ok((Node::Call(name, args), deepest + 1))
     }
 
     /// The unit that follows a number, if any: words joined by `/`.
@@ -379,7 +421,7 @@ pub fn parse(text: &str) -> Result<Parsed, Fail> {
         return Err("the expression is empty".into());
     }
     let mut p = Parser { toks, at: 0 };
-    let node = p.sum()?;
+    let (node, _) = p.sum(0)?;
     let target = match p.peek() {
         Some(Tok::Arrow) => {
             p.at += 1;
@@ -645,5 +687,28 @@ mod tests {
         assert!(run("1 2").is_err());
         assert!(run("min(1 GB, 1 s)").is_err());
         assert!(run("").is_err());
+    }
+
+    #[test]
+    fn nesting_is_bounded_by_an_error() {
+        // Each of these once overflowed the stack (issue 55): a bound
+        // makes them errors naming the limit; one level under it parses.
+        for text in [
+            format!("{}1", "-".repeat(15_000)),
+            format!("{}1{}", "(".repeat(7_000), ")".repeat(7_000)),
+            format!("{}2", "2^".repeat(20_000)),
+            format!("1{}", "+1".repeat(20_000)),
+            format!("{}1{}", "abs(".repeat(5_000), ")".repeat(5_000)),
+        ] {
+            let e = parse(&text).unwrap_err();
+            assert!(e.contains("nests more than"), "{e}");
+        }
+        let ok = format!(
+            "{}1{}",
+            "(".repeat(MAX_DEPTH - 1),
+            ")".repeat(MAX_DEPTH - 1)
+        );
+        assert_eq!(run(&ok).unwrap().value, 1.0);
+        assert_eq!(run(&format!("{}1", "--".repeat(50))).unwrap().value, 1.0);
     }
 }

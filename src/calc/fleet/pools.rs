@@ -413,7 +413,7 @@ pub(super) fn search(
         let ppower = crate::calc::power::PowerModel::of(ph, ps.step.compute);
         let psize = c.layout.tp * c.layout.pp;
         if let Ok(pm) = &ppower {
-            pf.meter(pm.clone(), psize as f64);
+            pf.meter(pm.clone());
         }
         let pcfg = Config {
             max_tokens: c.max_tokens,
@@ -487,7 +487,7 @@ pub(super) fn search(
                 let mut f = Forward::new(&rep, m, ds.step.precisions, max_budget, max_cap)?;
                 let dpower = crate::calc::power::PowerModel::of(hd, ds.step.compute);
                 if let Ok(pm) = &dpower {
-                    f.meter(pm.clone(), size as f64);
+                    f.meter(pm.clone());
                 }
                 let ctx = mean_prompt as u64;
                 let mut one = Batch::default();

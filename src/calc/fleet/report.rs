@@ -360,7 +360,7 @@ impl FleetCost {
             l.dp as f64
         };
         r.result("throughput_requests_per_s", at.throughput * whole, || {
-            Quantity::new("throughput, all replicas", Unit::None)
+            Quantity::new("throughput, all replicas (requests/s)", Unit::None)
         });
         if let Some(p) = &best.prefill {
             r.result("prefill_devices", p.layout.devices(), || {

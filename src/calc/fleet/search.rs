@@ -448,7 +448,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             Forward::new(replica, m, inst.setup.step.precisions, max_budget, max_cap)?;
         let power = crate::calc::power::PowerModel::of(hw, inst.setup.step.compute);
         if let Ok(pm) = &power {
-            forward.meter(pm.clone(), (l.tp * l.pp) as f64);
+            forward.meter(pm.clone());
         }
         // Light-load limits: one sequence's decode step and one whole
         // prompt. A target below them is never met by this layout.

@@ -63,10 +63,16 @@ pub(super) fn shaped(
     let overhead = a.and_then(|a| a.kernel_overhead).map_or(0.0, |s| s.get());
     let fields = |f: &str| -> Result<f64> {
         let v = match f {
-            "achievable.launch.graph" => a.and_then(|a| a.launch.as_ref()).and_then(|l| l.graph),
-            _ => a.and_then(|a| a.call.as_ref()).and_then(|c| c.matmul_eager),
+            "achievable.launch.graph" => a
+                .and_then(|a| a.launch.as_ref())
+                .and_then(|l| l.graph)
+                .map(|s| s.get()),
+            _ => a
+                .and_then(|a| a.call.as_ref())
+                .and_then(|c| c.matmul_eager)
+                .map(|s| s.get()),
         };
-        v.map(|s| s.get()).ok_or_else(|| {
+        v.ok_or_else(|| {
             hw.missing(
                 f,
                 if f.ends_with("graph") {

@@ -46,15 +46,50 @@ fn precision_of(field: &str, name: Option<&str>) -> Result<&'static Precision> {
     })
 }
 
-/// Weight bytes of `m` with `p`'s counts: each module at its
-/// `weight-formats` precision, the rest (norms, sinks and biases a
-/// block-scaled checkpoint keeps at 16 bits included) at `default`
-/// (formulas.md, "Model figures", weight formats). Without a
-/// `weight-formats` table: every parameter at `default`.
-pub fn weight_bytes(m: &Model, p: &Params, default: f64) -> Result<f64> {
-    if m.weight_formats.is_empty() {
-        return Ok(p.total as f64 * default);
+/// A model's weights by module, in bytes, each module at its own
+/// precision: the one accounting `model show`, `kv`, `decode`, `plan`,
+/// `simulate` and `fleet` weigh a model by (formulas.md, "Model figures",
+/// weight formats). Every field covers all the layers that have it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct WeightBytes {
+    /// Input embedding (and learned positions).
+    pub embedding: f64,
+    /// Output projection (0 when tied).
+    pub lm_head: f64,
+    /// Attention projections (and their biases, q/k norms and sinks).
+    pub attention: f64,
+    /// Dense feed-forward blocks, all dense layers.
+    pub dense_ffn: f64,
+    /// Routed experts, all MoE layers, their biases included (kept at
+    /// the default precision).
+    pub routed_experts: f64,
+    /// Shared experts, all MoE layers (the routers apart).
+    pub shared_experts: f64,
+    /// The routers, all MoE layers.
+    pub router: f64,
+    /// Norm weights (and biases).
+    pub norms: f64,
+}
+
+impl WeightBytes {
+    /// The whole model's weights.
+    pub fn total(&self) -> f64 {
+        self.embedding
+            + self.lm_head
+            + self.attention
+            + self.dense_ffn
+            + self.routed_experts
+            + self.shared_experts
+            + self.router
+            + self.norms
     }
+}
+
+/// [`WeightBytes`] of `m` with `p`'s counts: each module at its
+/// `weight-formats` precision, the rest (norms, sinks and biases a
+/// block-scaled checkpoint keeps at 16 bits included) at `default` bytes
+/// per weight (formulas.md, "Model figures", weight formats).
+pub fn weight_split(m: &Model, p: &Params, default: f64) -> Result<WeightBytes> {
     let at = |module: &str| -> Result<f64> {
         match m.weight_formats.get(module) {
             None => Ok(default),
@@ -63,16 +98,55 @@ pub fn weight_bytes(m: &Model, p: &Params, default: f64) -> Result<f64> {
     };
     let routed = p.routed_experts - p.routed_expert_biases;
     let shared = p.shared_experts - p.router;
-    let rest =
-        p.total - p.embedding - p.lm_head - p.attention - p.dense_ffn - routed - shared - p.router;
-    Ok(p.embedding as f64 * at("embedding")?
-        + p.lm_head as f64 * at("lm-head")?
-        + p.attention as f64 * at("attention")?
-        + p.dense_ffn as f64 * at("dense-ffn")?
-        + routed as f64 * at("routed-experts")?
-        + shared as f64 * at("shared-experts")?
-        + p.router as f64 * at("router")?
-        + rest as f64 * default)
+    Ok(WeightBytes {
+        embedding: p.embedding as f64 * at("embedding")?,
+        lm_head: p.lm_head as f64 * at("lm-head")?,
+        attention: p.attention as f64 * at("attention")?,
+        dense_ffn: p.dense_ffn as f64 * at("dense-ffn")?,
+        routed_experts: routed as f64 * at("routed-experts")?
+            + p.routed_expert_biases as f64 * default,
+        shared_experts: shared as f64 * at("shared-experts")?,
+        router: p.router as f64 * at("router")?,
+        norms: p.norms as f64 * default,
+    })
+}
+
+/// Weight bytes of `m` with `p`'s counts: the sum of [`weight_split`].
+/// Without a `weight-formats` table, every parameter at `default`.
+pub fn weight_bytes(m: &Model, p: &Params, default: f64) -> Result<f64> {
+    if m.weight_formats.is_empty() {
+        return Ok(p.total as f64 * default);
+    }
+    Ok(weight_split(m, p, default)?.total())
+}
+
+/// The weights' precision in words, as a report's header gives it: `dtype`
+/// alone, or with the modules a checkpoint stores otherwise, grouped by
+/// format ("bf16, routed experts mxfp4"; "fp8, embedding, lm head and
+/// router bf16").
+pub fn weights_in(m: &Model, dtype: &str) -> String {
+    let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
+    for (module, f) in &m.weight_formats {
+        let f = precision::lookup(f).map_or(f.as_str(), |p| p.name);
+        if f == dtype {
+            continue;
+        }
+        let name = module.replace('-', " ");
+        match groups.iter_mut().find(|(g, _)| *g == f) {
+            Some((_, v)) => v.push(name),
+            None => groups.push((f, vec![name])),
+        }
+    }
+    let mut out = dtype.to_string();
+    for (f, names) in groups {
+        let list = match names.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => continue,
+        };
+        out.push_str(&format!(", {list} {f}"));
+    }
+    out
 }
 
 /// Bytes per weight of one module of `m`: its `weight-formats` entry, else
@@ -142,6 +216,8 @@ pub struct ModelCost {
     pub name: String,
     /// Weight precision.
     pub dtype: &'static str,
+    /// The weights' precision in words, each module at its own.
+    pub weights_in: String,
     /// Bits per weight.
     pub weight_bits: f64,
     /// KV-cache precision.
@@ -152,8 +228,10 @@ pub struct ModelCost {
     pub params: Params,
     /// The parameter subtotals with their derivations.
     pub parts: Vec<Part>,
-    /// params x bits / 8.
+    /// params x bits / 8, each module at its own precision.
     pub weight_bytes: f64,
+    /// The weights by module (they sum to `weight_bytes`).
+    pub modules: WeightBytes,
     /// active params x bits / 8.
     pub active_weight_bytes: f64,
     /// KV elements per token per layer.
@@ -237,16 +315,19 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
         }
     }
     let per_layer = kv_elements as f64 * kv_dtype.bytes();
+    let modules = weight_split(m, &p, dtype.bytes())?;
     let weight_bytes = weight_bytes(m, &p, dtype.bytes())?;
     // Active bytes: the total's, less the routed experts a token skips, at
     // the routed experts' own format.
-    let active_weight_bytes = if m.weight_formats.is_empty() {
+    let words = weights_in(m, dtype.name);
+    let mixed = words != dtype.name;
+    let active_weight_bytes = if !mixed {
         p.active as f64 * dtype.bytes()
     } else {
         let skipped = (p.total - p.active) as f64;
         weight_bytes - skipped * module_bytes(m, "routed-experts", dtype.bytes())
     };
-    if !m.weight_formats.is_empty() {
+    if mixed {
         let list: Vec<String> = m
             .weight_formats
             .iter()
@@ -267,12 +348,14 @@ pub fn cost(m: &Model, i: &ModelInputs) -> Result<ModelCost> {
         model: m.id.clone(),
         name: m.name.clone(),
         dtype: dtype.name,
+        weights_in: words,
         weight_bits: dtype.bits,
         kv_dtype: kv_dtype.name,
         kv_element_bytes: kv_dtype.bytes(),
         params: p,
         parts: breakdown(m, &p),
         weight_bytes,
+        modules,
         active_weight_bytes,
         kv_elements_per_token_per_layer: kv_elements,
         kv_bytes_per_token_per_layer: per_layer,

@@ -71,7 +71,7 @@ impl ModelCost {
         let arch = &self.architecture;
         let mut r = Report::new_lean("model show", lean);
         r.model = Some(self.model.clone());
-        r.input("dtype", self.dtype);
+        r.input("dtype", self.weights_in.as_str());
         r.input("kv_dtype", self.kv_dtype);
         r.result("name", self.name.as_str(), || {
             Quantity::new("name", Unit::None)
@@ -128,7 +128,8 @@ impl ModelCost {
                 )
             });
         }
-        let mixed = !self.weight_formats.is_empty();
+        // Mixed where some module is at a format other than dtype.
+        let mixed = self.weights_in != self.dtype;
         r.result("weight_bytes", self.weight_bytes, || {
             if mixed {
                 Quantity::new("weights", Unit::Bytes).formula(
@@ -216,7 +217,7 @@ impl ModelCost {
         }
         r.note_with(|| {
             // A checkpoint that mixes formats is not "in" one of them.
-            let formats = if self.weight_formats.is_empty() {
+            let formats = if self.weights_in == self.dtype {
                 String::new()
             } else {
                 let list: Vec<String> = self

@@ -82,12 +82,16 @@ impl<'de> Deserialize<'de> for Share {
     }
 }
 
+/// The smallest occupancy a target may ask for: 0.1%, below one warp of
+/// the largest warp budget any part has (one of 64 is 1.6%).
+const MIN_SHARE: f64 = 1e-3;
+
 fn share(x: f64) -> std::result::Result<Share, String> {
-    if x.is_finite() && x > 0.0 && x <= 1.0 {
+    if x.is_finite() && (MIN_SHARE..=1.0).contains(&x) {
         Ok(Share(x))
     } else {
         Err(format!(
-            "{} is no occupancy: give a share above 0 and at most 100% (0.4 or 40%)",
+            "{} is no occupancy: give a share of at least 0.1% and at most 100% (0.4 or 40%)",
             pct(x)
         ))
     }

@@ -112,7 +112,7 @@ impl DisaggCost {
             }
         }
         r.result("prefill_time_s", self.prefill.prefill_time_s, || {
-            Quantity::new("time to first token (prefill pool)", Unit::Seconds)
+            Quantity::new("prefill of the whole batch (prefill pool)", Unit::Seconds)
         });
         r.result("decode_step_time_s", self.decode.decode_step_time_s, || {
             Quantity::new("decode step (decode pool)", Unit::Seconds)

@@ -3,7 +3,7 @@
 //! times, throughput and energy.
 
 use super::comm::{ACT_BYTES, Comm, comm};
-use super::stage::{Shard, StageSlice, device_params, per_layer};
+use super::stage::{Shard, StageSlice, device_bytes, per_layer, stage_layers};
 use super::{Layout, Setup, Workload};
 use crate::calc::model::kv_elements_per_token_per_layer;
 use crate::calc::power;
@@ -54,6 +54,11 @@ pub struct PlanCost {
     pub mode: Mode,
     /// Weight precision.
     pub dtype: &'static str,
+    /// Weight precision in words, each module at its own
+    /// ("bf16, routed experts mxfp4").
+    pub weights_in: String,
+    /// Whether fp8 weights run as W8A8 by default.
+    pub w8a8_default: bool,
     /// KV precision.
     pub kv_dtype: &'static str,
     /// The layout.
@@ -101,8 +106,9 @@ pub struct PlanCost {
     pub decode_stage_compute_s: f64,
     /// Compute-or-memory time of one stage pass at prefill, seconds.
     pub prefill_stage_compute_s: f64,
-    /// Parameters on a device of the heaviest stage.
-    pub weight_params: f64,
+    /// The weights of every stage and device, and what the layout
+    /// replicates.
+    pub weights: Weights,
     /// KV bytes per token per layer (whole, before the TP share).
     pub kv_bytes_per_token_layer: f64,
     /// Tokens of one decode pass (sequences per microbatch).
@@ -111,9 +117,11 @@ pub struct PlanCost {
     pub prefill_tokens: f64,
     /// The model's hidden size.
     pub hidden: u64,
-    /// One decode step, seconds.
+    /// One decode step, at the board's power limit where it binds, seconds.
     pub decode_step_time_s: f64,
-    /// Time to first token for the batch's prompts, seconds.
+    /// Prefill of every prompt of the batch (the last request's time to
+    /// first token when the batch arrives at once), at the board's power
+    /// limit where it binds, seconds.
     pub prefill_time_s: f64,
     /// (P-1)/(M+P-1).
     pub bubble_fraction: f64,
@@ -127,6 +135,63 @@ pub struct PlanCost {
     pub energy: power::Energy,
     /// The same for the prefill of the batch's prompts, per prompt token.
     pub prefill_energy: power::Energy,
+}
+
+/// A layout's weights: a device of each stage, all devices together, and
+/// what the layout holds more than once (formulas.md, "Plans", memory).
+/// All devices = the model's weights + the three replicated parts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Weights {
+    /// Weight bytes on a device of each pipeline stage.
+    pub per_stage: Vec<f64>,
+    /// Summed over every device: each stage's device x tp x dp.
+    pub all_devices: f64,
+    /// The model's own weights, as `model show` weighs them.
+    pub model: f64,
+    /// Norms and routers, whole on every TP rank: (tp - 1) copies in each
+    /// replica.
+    pub tp_copies: f64,
+    /// The weights other than the routed experts, whole in each DP
+    /// replica: dp - 1 more copies.
+    pub dp_copies: f64,
+    /// Routed experts held more than once: redundant experts, or every
+    /// expert once per group of ep devices where ep is less than tp x dp.
+    pub expert_copies: f64,
+}
+
+impl Weights {
+    /// The weights of layout `l` with `per_stage` bytes on a device of each
+    /// stage; the replicated parts from the whole model's modules, apart
+    /// from the per-stage sum, so the two check each other.
+    fn of(s: &Setup, l: Layout, experts_per_device: f64, per_stage: Vec<f64>) -> Weights {
+        let w = &s.weights;
+        let m = s.model;
+        let (tp, dp) = (l.tp as f64, l.dp as f64);
+        let all_devices = per_stage.iter().sum::<f64>() * tp * dp;
+        let model = w.total();
+        let routed = m.moe.as_ref().map_or(0.0, |x| x.routed_experts.get() as f64);
+        // Expert slots held over all devices, in units of one layer's
+        // routed experts.
+        let held = experts_per_device * tp * dp;
+        let expert_copies = if routed > 0.0 {
+            w.routed_experts * (held / routed - 1.0)
+        } else {
+            0.0
+        };
+        Weights {
+            all_devices,
+            model,
+            tp_copies: dp * (tp - 1.0) * (w.norms + w.router),
+            dp_copies: (dp - 1.0) * (model - w.routed_experts),
+            expert_copies,
+            per_stage,
+        }
+    }
+
+    /// The replicated parts together.
+    pub fn replicated(&self) -> f64 {
+        self.tp_copies + self.dp_copies + self.expert_copies
+    }
 }
 
 /// Live activation bytes of one layer per token on a device of TP `tp`:
@@ -150,9 +215,8 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let m = s.model;
     let t = l.tp as f64;
     let layers = m.layers.get();
-    let per_stage = layers / l.pp;
+    let layers_per_stage = layers / l.pp;
     let pl = per_layer(s);
-    let bytes = s.step.precisions.weight;
     let microbatches = w.microbatches.unwrap_or(l.pp).max(1);
     let mf = microbatches as f64;
     let routed = m
@@ -166,40 +230,34 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     } else {
         routed / t
     };
-    let first_moe = m.moe.as_ref().map_or(layers, |moe| moe.dense_layers);
     // Weights of each stage's devices; the heaviest decides.
     let mut weight_bytes: f64 = 0.0;
-    let mut weight_params: f64 = 0.0;
-    let mut stage_params = Vec::with_capacity(l.pp as usize);
-    for st in 0..l.pp {
-        let (a, b) = (st * per_stage, (st + 1) * per_stage);
-        let n_moe = b.saturating_sub(a.max(first_moe)) as f64;
-        let n_dense = per_stage as f64 - n_moe;
-        let p = device_params(
+    let stage_params = stage_layers(m, l.pp);
+    let mut per_stage = Vec::with_capacity(stage_params.len());
+    for (st, &(n_dense, n_moe)) in stage_params.iter().enumerate() {
+        let bytes = device_bytes(
             &pl,
-            &s.params,
+            &s.weights,
             &StageSlice {
-                layers: per_stage as f64,
+                layers: layers_per_stage as f64,
                 dense: n_dense,
                 moe: n_moe,
                 tp: t,
                 experts_per_device,
                 first: st == 0,
-                last: st == l.pp - 1,
+                last: st as u64 == l.pp - 1,
             },
         );
-        stage_params.push((n_dense, n_moe));
-        if p * bytes > weight_bytes {
-            weight_bytes = p * bytes;
-            weight_params = p;
-        }
+        per_stage.push(bytes);
+        weight_bytes = weight_bytes.max(bytes);
     }
+    let weights = Weights::of(s, l, experts_per_device, per_stage);
     // KV: the tokens of this replica's sequences, this stage's layers, the
     // heads this rank holds.
     let kv_share = crate::calc::kv::kv_share(m, l.tp);
     let kv_per_token_layer = kv_elements_per_token_per_layer(m)? as f64 * s.step.precisions.kv;
     let context = w.context as f64;
-    let kv_bytes = w.batch as f64 * context * kv_per_token_layer * per_stage as f64 * kv_share;
+    let kv_bytes = w.batch as f64 * context * kv_per_token_layer * layers_per_stage as f64 * kv_share;
     // Live activations of one layer for the largest pass (a prefill
     // microbatch): residual, normed copy, attention output and the MLP's
     // gate and up projections on this rank.
@@ -213,6 +271,19 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     let usable = s.capacity - reserve_bytes;
     let fits = memory <= usable;
     let why_not = (!fits).then(|| {
+        // Where --dtype replaced the checkpoint's own precision, say what
+        // the checkpoint's format would hold.
+        let own = m
+            .weight_dtype
+            .as_deref()
+            .and_then(|d| crate::precision::lookup(d).ok())
+            .filter(|d| d.name != s.step.weights && d.bits < crate::precision::lookup(s.step.weights).map_or(0.0, |p| p.bits))
+            .map_or(String::new(), |d| {
+                format!(
+                    "; the checkpoint's own format ({}, the default without --dtype) weighs less",
+                    crate::calc::model::weights_in(m, d.name)
+                )
+            });
         format!(
             "needs {} per device (weights {}, KV {}, activations {}) but {} has {} usable ({} less a {}% reserve)",
             si(memory, "B"),
@@ -223,7 +294,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
             si(usable, "B"),
             si(s.capacity, "B"),
             units::percent(s.reserve)
-        )
+        ) + &own
     });
     // Communication of one pass per stage.
     let decode_tokens = w.batch.div_ceil(microbatches) as f64;
@@ -255,7 +326,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         l,
         kv_share,
         experts_per_device,
-        expert_bytes: pl.expert * bytes,
+        expert_bytes: pl.expert,
     };
     // (its time, the host's path over its kernels when launched eagerly)
     let pass = |st: &step::Step, tokens: f64, n_dense: f64, n_moe: f64, first: bool, last: bool| {
@@ -267,9 +338,33 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     };
     let slots = microbatches as f64 + l.pp as f64 - 1.0;
     let (mut dec, mut pre) = (Busiest::default(), Busiest::default());
+    // What a device draws: its stage's part of each microbatch's pass,
+    // the same FLOPs and bytes its time counts, averaged over the stages
+    // (formulas.md, "Power and energy": each device idle for the rest of
+    // the step).
+    let share = microbatches as f64 / l.pp as f64;
+    let (mut dec_work, mut pre_work) = (Vec::new(), Vec::new());
     for (st, &(n_dense, n_moe)) in stage_params.iter().enumerate() {
         let first = st == 0;
         let last = st as u64 == l.pp - 1;
+        dec_work.extend(shard.work(
+            &decode_step_ops,
+            mb as f64,
+            n_dense,
+            n_moe,
+            first,
+            last,
+            share,
+        ));
+        pre_work.extend(shard.work(
+            &prefill_step_ops,
+            (mb * w.prompt) as f64,
+            n_dense,
+            n_moe,
+            first,
+            last,
+            share,
+        ));
         let (t, k) = pass(&decode_step_ops, mb as f64, n_dense, n_moe, first, last);
         dec.offer(
             t,
@@ -290,28 +385,24 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
             host(&prefill_comm, k, n_dense, n_moe),
         );
     }
-    let decode_step = slots * dec.slot;
-    let prefill = slots * pre.slot;
-    let tokens_per_s = w.batch as f64 * l.dp as f64 / decode_step;
-    // One replica's devices share its work; every microbatch runs the
-    // forward once.
+    // One replica's devices share its work; the board's limit stretches a
+    // step whose work would draw more (formulas.md, "Power and energy").
     let replica = (l.tp.saturating_mul(l.pp)) as f64;
-    let passes = microbatches as f64;
     let pm = power::PowerModel::of(s.hw, s.step.compute);
-    let spread = |t: f64, st: &step::Step| {
-        pm.clone().map(|pm| {
-            let k = passes / replica;
-            match s.mode {
-                // Operation by operation, as `decode` and `prefill` draw
-                // (formulas.md, "Power and energy", a step).
-                Mode::Achievable => pm.draw_step(t, power::step_work(st, k)),
-                // The step as one operation: the lower bound.
-                Mode::SpeedOfLight => pm.draw(t, k * st.flops(), k * st.bytes()),
-            }
-        })
+    let draw = |t: f64, work: Vec<power::Work>| pm.clone().map(|pm| pm.draw_step(t, work));
+    let decode_draw = draw(slots * dec.slot, dec_work);
+    let prefill_draw = draw(slots * pre.slot, pre_work);
+    // One time for each pass: the power-limited one where the board is
+    // power-limited; throughput, latencies and energy per token derive
+    // from it (the draw's note says what it stretched).
+    let limited = |d: &std::result::Result<power::Draw, String>, t: f64| {
+        d.as_ref().map_or(t, |d| d.limited_time_s.max(t))
     };
+    let decode_step = limited(&decode_draw, slots * dec.slot);
+    let prefill = limited(&prefill_draw, slots * pre.slot);
+    let tokens_per_s = w.batch as f64 * l.dp as f64 / decode_step;
     let energy = power::Energy::new(
-        spread(decode_step, &decode_step_ops),
+        decode_draw,
         decode_step,
         s.mode,
         replica,
@@ -319,7 +410,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         power::Per::Output,
     );
     let prefill_energy = power::Energy::new(
-        spread(prefill, &prefill_step_ops),
+        prefill_draw,
         prefill,
         s.mode,
         replica,
@@ -331,12 +422,14 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         model: m.id.clone(),
         mode: s.mode,
         dtype: s.step.weights,
+        weights_in: crate::calc::model::weights_in(m, s.step.weights),
+        w8a8_default: s.step.w8a8_default,
         kv_dtype: s.step.kv.name,
         layout: l,
         redundant_experts: s.redundant,
         work: w,
         microbatches,
-        layers_per_stage: per_stage,
+        layers_per_stage,
         experts_per_device,
         weight_bytes,
         kv_bytes,
@@ -354,7 +447,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         prefill_comm_time_s: slots * pre.comm,
         decode_stage_compute_s: dec.compute,
         prefill_stage_compute_s: pre.compute,
-        weight_params,
+        weights,
         kv_bytes_per_token_layer: kv_per_token_layer,
         decode_tokens,
         prefill_tokens,

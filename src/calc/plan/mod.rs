@@ -18,7 +18,7 @@
 
 use super::collective::Fabric;
 use super::kv;
-use super::model::{Params, params};
+use super::model::{WeightBytes, params, weight_split};
 use super::roof::Roof;
 use super::simulate::slo::Target;
 use super::step;
@@ -40,11 +40,11 @@ mod validate;
 
 pub use comm::Comm;
 pub use disagg::{DisaggCost, disaggregate};
-pub use evaluate::{PlanCost, evaluate};
+pub use evaluate::{PlanCost, Weights, evaluate};
 pub use replica::Replica;
 pub use search::{SearchCost, search};
-pub use stage::{StagePart, tp_device_params};
-pub use validate::{divisors, validate};
+pub use stage::{StagePart, tp_device_bytes};
+pub use validate::{divisors, tensor_parallel, validate};
 
 /// `plan`'s inputs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -204,7 +204,9 @@ pub struct Setup<'a> {
     pub redundant: u64,
     /// Whether TP may cross the scale-up domain.
     pub allow_cross_node: bool,
-    params: Params,
+    /// The model's weights by module at the step's precisions (the one
+    /// accounting `model show` reports).
+    weights: WeightBytes,
 }
 
 impl<'a> Setup<'a> {
@@ -254,6 +256,8 @@ impl<'a> Setup<'a> {
                 ),
             ));
         }
+        let params = params(model)?;
+        let weights = weight_split(model, &params, step.precisions.weight)?;
         Ok(Setup {
             hw,
             model,
@@ -268,7 +272,7 @@ impl<'a> Setup<'a> {
             step_shape,
             redundant,
             allow_cross_node: inputs.allow_cross_node.unwrap_or(false),
-            params: params(model)?,
+            weights,
         })
     }
 
@@ -338,6 +342,24 @@ pub fn cost(hw: &Hardware, model: &Model, inputs: &PlanInputs, mode: Mode) -> Re
     let (l, devices) = layout(inputs)?;
     validate(&s, l, devices)?;
     evaluate(&s, l, workload(inputs)?)
+}
+
+/// Refuses `--reserve step:TOKENS,SEQS` for `plan`: plan prices its own
+/// pass's activations, so a step's shape (what `simulate` and `fleet`
+/// hold back for their iterations) would be parsed and not used.
+pub fn plan_reserve(inputs: &PlanInputs) -> Result<()> {
+    if let Some(v) = &inputs.reserve
+        && let Some(Some(_)) = step_reserve(v)?
+    {
+        return Err(Error::field(
+            "reserve",
+            format!(
+                "`{}`: plan prices its own pass's activations, so it takes no step shape; give `step` (the runtime's measured bytes outside the allocator) or a share such as 10%; simulate and fleet take step:TOKENS,SEQS",
+                v.as_str().unwrap_or_default()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// `--reserve step` (the run's own largest step) or `step:TOKENS,SEQS`

@@ -3,7 +3,7 @@
 
 use super::comm::{Comm, comm};
 use super::evaluate::evaluate;
-use super::stage::{Shard, StagePart, per_layer};
+use super::stage::{Shard, StagePart, per_layer, stage_layers};
 use super::{Layout, Setup, Workload};
 use crate::calc::step;
 use crate::error::Result;
@@ -35,6 +35,12 @@ impl<'a, 'b> Replica<'a, 'b> {
         &self.shard.s.step.engine
     }
 
+    /// The power model of its part at its compute precision, or the field
+    /// its file lacks.
+    pub fn power_model(&self) -> std::result::Result<crate::calc::power::PowerModel, String> {
+        crate::calc::power::PowerModel::of(self.shard.s.hw, self.shard.s.step.compute)
+    }
+
     /// Datasheet or achievable times.
     pub fn mode(&self) -> crate::spec::hardware::Mode {
         self.shard.s.mode
@@ -51,14 +57,7 @@ impl<'a, 'b> Replica<'a, 'b> {
         let p = evaluate(s, l, w)?;
         let layers = s.model.layers.get();
         let per_stage = layers / l.pp;
-        let first_moe = s.model.moe.as_ref().map_or(layers, |moe| moe.dense_layers);
-        let stages = (0..l.pp)
-            .map(|st| {
-                let (a, b) = (st * per_stage, (st + 1) * per_stage);
-                let n_moe = b.saturating_sub(a.max(first_moe)) as f64;
-                (per_stage as f64 - n_moe, n_moe)
-            })
-            .collect();
+        let stages = stage_layers(s.model, l.pp);
         let pl = per_layer(s);
         Ok(Replica {
             shard: Shard {
@@ -66,7 +65,7 @@ impl<'a, 'b> Replica<'a, 'b> {
                 l,
                 kv_share: p.kv_share,
                 experts_per_device: p.experts_per_device,
-                expert_bytes: pl.expert * s.step.precisions.weight,
+                expert_bytes: pl.expert,
             },
             stages,
             layout: l,

@@ -60,9 +60,19 @@ pub(super) fn plan_results(
     let mark = r.results.len();
     r.result(key("weight_bytes_per_device"), p.weight_bytes, || {
         Quantity::new("weights per device", Unit::Bytes).formula(
-            "params of the heaviest stage: attention, dense FFN and shared experts / tp, (routed + redundant) / ep experts, embedding / tp on the first stage, lm_head / tp on the last; x bytes per weight",
+            "the heaviest stage's device, each module at its own precision: attention, dense FFN and shared experts / tp, norms and routers whole, (routed + redundant) / ep experts, embedding / tp on the first stage, lm_head / tp on the last",
         )
-        .derive(format!("{} params x {} B", units::number(p.weight_params), units::sig(p.weight_bytes / p.weight_params.max(1.0), 4)))
+        .derive(stage_words(&p.weights))
+    });
+    let wt = &p.weights;
+    r.result(key("weight_bytes_all_devices"), wt.all_devices, || {
+        Quantity::new("weights over all devices", Unit::Bytes)
+            .formula("each stage's device x tp x dp = the model's weights + replicated")
+            .derive(format!(
+                "{} + {} replicated",
+                si(wt.model, "B"),
+                si(wt.replicated(), "B")
+            ))
     });
     if p.experts_per_device > 0.0 {
         r.result(key("experts_per_device"), p.experts_per_device, || {
@@ -198,12 +208,27 @@ pub(super) fn plan_results(
             "(microbatches + pp - 1) x (the busiest stage's operations, each on its own roofline, summed + communication)"
         }
     };
-    let pipelined = |label: &'static str, stage_compute_s: f64, comm_s: f64| {
+    // Where the board's limit stretched a pass, its time is the limited
+    // one and the derivation says so (formulas.md, "Power and energy").
+    let capped = |e: &crate::calc::power::Energy| {
+        e.draw
+            .as_ref()
+            .ok()
+            .filter(|d| d.limited())
+            .map(|d| d.limited_time_s)
+    };
+    let pipelined = |label: &'static str,
+                     stage_compute_s: f64,
+                     comm_s: f64,
+                     limited: Option<f64>| {
         move || {
+            let at_limit = limited.map_or(String::new(), |t| {
+                format!(", {} at the board's power limit", units::seconds(t))
+            });
             Quantity::new(label, Unit::Seconds)
                 .formula(stage)
                 .derive(format!(
-                    "({} + {} - 1) x ({} + {})",
+                    "({} + {} - 1) x ({} + {}){at_limit}",
                     p.microbatches,
                     l.pp,
                     units::seconds(stage_compute_s),
@@ -211,19 +236,28 @@ pub(super) fn plan_results(
                 ))
         }
     };
+    // Every prompt of the batch prefilled before its first decode step: the
+    // last request's time to first token when the batch arrives at once
+    // (`simulate` gives each request's).
     r.result(
         key("prefill_time_s"),
         p.prefill_time_s,
         pipelined(
-            "time to first token (prefill)",
+            "prefill of the whole batch (its last first token)",
             p.prefill_stage_compute_s,
             p.prefill_comm_time_s,
+            capped(&p.prefill_energy),
         ),
     );
     r.result(
         key("decode_step_time_s"),
         p.decode_step_time_s,
-        pipelined("decode step", p.decode_stage_compute_s, p.comm_time_s),
+        pipelined(
+            "decode step",
+            p.decode_stage_compute_s,
+            p.comm_time_s,
+            capped(&p.energy),
+        ),
     );
     r.result(key("bubble_fraction"), p.bubble_fraction, || {
         Quantity::new("pipeline bubble", Unit::Fraction)
@@ -234,7 +268,7 @@ pub(super) fn plan_results(
             ))
     });
     r.result(key("tokens_per_s"), p.tokens_per_s, || {
-        Quantity::new("decode tokens per second (all replicas)", Unit::Count)
+        Quantity::new("decode tokens/s (all replicas)", Unit::Count)
             .formula("batch x dp / decode step")
             .derive(format!(
                 "{} x {} / {}",
@@ -246,7 +280,7 @@ pub(super) fn plan_results(
     r.result(
         key("tokens_per_s_per_device"),
         p.tokens_per_s_per_device,
-        || Quantity::new("decode tokens per second per device", Unit::Count),
+        || Quantity::new("decode tokens/s per device", Unit::Count),
     );
     if !lean {
         r.group_since(mark, "time");
@@ -256,7 +290,7 @@ pub(super) fn plan_results(
 pub(super) fn header(r: &mut Report, p: &PlanCost) {
     r.hardware = Some(p.hardware.clone());
     r.model = Some(p.model.clone());
-    r.input("dtype", p.dtype);
+    r.input("dtype", p.weights_in.as_str());
     if p.kv_dtype != p.dtype {
         r.input("kv_dtype", p.kv_dtype);
     }
@@ -319,10 +353,73 @@ impl PlanCost {
                 )
             });
         }
+        if self.layout.devices() > 1 {
+            r.note(weights_note(self));
+        }
+        if self.w8a8_default {
+            r.note(crate::calc::step::W8A8_NOTE);
+        }
         if self.kv_share >= 1.0 && self.layout.tp > 1 {
             r.note("the KV latent is shared by every head, so each TP rank holds all of it: data-parallel attention saves the memory that tensor parallelism cannot");
         }
         time_note(&mut r, self.mode);
         r
     }
+}
+
+/// A device of each stage, in words, for the per-device derivation.
+fn stage_words(w: &super::evaluate::Weights) -> String {
+    if w.per_stage.len() == 1 {
+        return format!("one stage: {}", si(w.per_stage[0], "B"));
+    }
+    let each: Vec<String> = w.per_stage.iter().map(|b| si(*b, "B")).collect();
+    format!("the heaviest of the stages' {}", each.join(", "))
+}
+
+/// What the layout's weights add up to over all its devices and what it
+/// holds more than once (formulas.md, "Plans", memory).
+fn weights_note(p: &PlanCost) -> String {
+    let w = &p.weights;
+    let l = p.layout;
+    let mut parts = Vec::new();
+    if w.tp_copies > 0.0 {
+        let what = if p.experts_per_device > 0.0 {
+            "norms and routers"
+        } else {
+            "norms"
+        };
+        parts.push(format!(
+            "{} of {what}, whole on each of the {} TP ranks",
+            si(w.tp_copies, "B"),
+            units::whole(l.tp)
+        ));
+    }
+    if w.dp_copies > 0.0 {
+        parts.push(format!(
+            "{} for {} more copies of the weights other than the routed experts (dp {})",
+            si(w.dp_copies, "B"),
+            units::whole(l.dp - 1),
+            units::whole(l.dp)
+        ));
+    }
+    if w.expert_copies.abs() > 0.0 {
+        parts.push(format!(
+            "{} of routed experts held more than once ({} per device per MoE layer over tp x dp = {} devices)",
+            si(w.expert_copies, "B"),
+            units::sig_grouped(p.experts_per_device, 4),
+            units::whole(l.tp.saturating_mul(l.dp))
+        ));
+    }
+    let replicated = if parts.is_empty() {
+        "nothing replicated".to_string()
+    } else {
+        format!("replicated: {}", parts.join("; "))
+    };
+    format!(
+        "weights over all {} devices: {} = the model's {} (as `model show` weighs it) + {}",
+        units::whole(l.devices()),
+        si(w.all_devices, "B"),
+        si(w.model, "B"),
+        replicated
+    )
 }

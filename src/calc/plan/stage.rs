@@ -1,26 +1,31 @@
 //! A replica's forward pass (serving's typed per-op costs) sharded onto
-//! one device of one pipeline stage, and the parameters of a layer's groups.
+//! one device of one pipeline stage, and the weights of a layer's groups.
 
 use super::{Layout, Setup};
-use crate::calc::model::Params;
+use crate::calc::model::WeightBytes;
 use crate::calc::step;
 use crate::spec::model::Model;
 
-/// Parameters of one layer's groups.
+/// Weight bytes of one layer's groups, each at its module's precision
+/// (the model's one accounting, [`WeightBytes`]).
 pub(super) struct PerLayer {
     pub(super) attention: f64,
     pub(super) dense_ffn: f64,
+    /// One routed expert of one MoE layer, its biases included.
     pub(super) expert: f64,
+    /// The shared experts of one MoE layer.
     pub(super) shared: f64,
+    /// The router of one MoE layer.
+    pub(super) router: f64,
     pub(super) norms: f64,
 }
 
 pub(super) fn per_layer(s: &Setup) -> PerLayer {
-    per_layer_of(s.model, &s.params)
+    per_layer_of(s.model, &s.weights)
 }
 
-/// [`per_layer`] of model `m` whose parameters are `p`.
-fn per_layer_of(m: &Model, p: &Params) -> PerLayer {
+/// [`per_layer`] of model `m` whose weights are `w`.
+fn per_layer_of(m: &Model, w: &WeightBytes) -> PerLayer {
     let layers = m.layers.get() as f64;
     let moe_layers = m.moe_layers() as f64;
     let dense = m.dense_ffn_layers() as f64;
@@ -28,29 +33,31 @@ fn per_layer_of(m: &Model, p: &Params) -> PerLayer {
         .moe
         .as_ref()
         .map_or(1.0, |m| m.routed_experts.get() as f64);
+    let per_moe = |x: f64| if moe_layers > 0.0 { x / moe_layers } else { 0.0 };
     PerLayer {
-        attention: p.attention as f64 / layers,
-        dense_ffn: if dense > 0.0 {
-            p.dense_ffn as f64 / dense
-        } else {
-            0.0
-        },
-        expert: if moe_layers > 0.0 {
-            p.routed_experts as f64 / moe_layers / routed
-        } else {
-            0.0
-        },
-        shared: if moe_layers > 0.0 {
-            p.shared_experts as f64 / moe_layers
-        } else {
-            0.0
-        },
-        norms: p.norms as f64 / layers,
+        attention: w.attention / layers,
+        dense_ffn: if dense > 0.0 { w.dense_ffn / dense } else { 0.0 },
+        expert: per_moe(w.routed_experts) / routed,
+        shared: per_moe(w.shared_experts),
+        router: per_moe(w.router),
+        norms: w.norms / layers,
     }
 }
 
+/// (dense, MoE) layers of each of `pp` equal pipeline stages of `m`, the
+/// MoE ones where the dense-first layers and the layer step place them.
+pub(super) fn stage_layers(m: &Model, pp: u64) -> Vec<(f64, f64)> {
+    let per = m.layers.get() / pp.max(1);
+    (0..pp)
+        .map(|st| {
+            let n_moe = m.moe_layers_in(st * per, (st + 1) * per) as f64;
+            (per as f64 - n_moe, n_moe)
+        })
+        .collect()
+}
+
 /// Which layers one pipeline stage holds and how a device of it shards
-/// them, for [`device_params`].
+/// them, for [`device_bytes`].
 pub(super) struct StageSlice {
     /// Layers of the stage.
     pub(super) layers: f64,
@@ -68,36 +75,37 @@ pub(super) struct StageSlice {
     pub(super) last: bool,
 }
 
-/// Parameters one device of a stage holds (formulas.md, "Plans",
+/// Weight bytes one device of a stage holds (formulas.md, "Plans",
 /// memory): attention, dense FFN, shared experts, embedding and LM head
-/// split over the TP ranks, norms replicated, routed experts as placed.
-pub(super) fn device_params(pl: &PerLayer, p: &Params, st: &StageSlice) -> f64 {
+/// split over the TP ranks, norms and routers whole on every rank (vLLM
+/// and SGLang replicate the router), routed experts as placed.
+pub(super) fn device_bytes(pl: &PerLayer, w: &WeightBytes, st: &StageSlice) -> f64 {
     let t = st.tp;
     let mut n = (pl.attention / t + pl.norms) * st.layers
         + st.dense * pl.dense_ffn / t
-        + st.moe * (pl.expert * st.experts_per_device + pl.shared / t);
+        + st.moe * (pl.expert * st.experts_per_device + pl.shared / t + pl.router);
     if st.first {
-        n += p.embedding as f64 / t;
+        n += w.embedding / t;
     }
     if st.last {
-        n += p.lm_head as f64 / t;
+        n += w.lm_head / t;
     }
     n
 }
 
-/// Parameters on one device when model `m` (parameters `p`) is split over
+/// Weight bytes on one device when model `m` (weights `w`) is split over
 /// `tp` tensor-parallel ranks and nothing else: a plan of one stage with
 /// the experts split as the TP ranks split them (`plan --tp N --pp 1`'s
 /// weights). `kv --tp` fits with it.
-pub fn tp_device_params(m: &Model, p: &Params, tp: u64) -> f64 {
+pub fn tp_device_bytes(m: &Model, w: &WeightBytes, tp: u64) -> f64 {
     let t = tp.max(1) as f64;
     let routed = m
         .moe
         .as_ref()
         .map_or(0.0, |x| x.routed_experts.get() as f64);
-    device_params(
-        &per_layer_of(m, p),
-        p,
+    device_bytes(
+        &per_layer_of(m, w),
+        w,
         &StageSlice {
             layers: m.layers.get() as f64,
             dense: m.dense_ffn_layers() as f64,
@@ -114,10 +122,14 @@ pub fn tp_device_params(m: &Model, p: &Params, tp: u64) -> f64 {
 /// device ([`Replica::add_part`](super::Replica::add_part)): sums that add over ops.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct StagePart {
-    /// FLOPs on the roofline (speed of light).
+    /// FLOPs one device of the stage does: the roofline's (speed of
+    /// light), and what the power model counts in both modes.
     pub flops: f64,
-    /// Bytes on the roofline.
+    /// Bytes it moves, likewise.
     pub bytes: f64,
+    /// Elements it computes on the strided elementwise path (the
+    /// per-operation model's; the power model's).
+    pub strided: f64,
     /// Launch overhead, seconds.
     pub launch_s: f64,
     /// The per-operation model's sums (`--achievable`).
@@ -128,9 +140,19 @@ impl std::ops::AddAssign for StagePart {
     fn add_assign(&mut self, o: StagePart) {
         self.flops += o.flops;
         self.bytes += o.bytes;
+        self.strided += o.strided;
         self.launch_s += o.launch_s;
         self.priced += o.priced;
     }
+}
+
+/// The routed experts of one device's expert group.
+struct ExpertGroup {
+    /// Distinct experts the device holds that its group's tokens touch,
+    /// per MoE layer.
+    held: f64,
+    /// Rows each touched expert's GEMMs run.
+    rows: u64,
 }
 
 /// Shards a replica's forward pass (serving's typed per-op costs) onto one
@@ -160,8 +182,13 @@ impl Shard<'_, '_> {
     ) -> StagePart {
         let s = self.s;
         if let Some(p) = &s.step.pricer {
+            let sharded = self.sharded(st, tokens, n_dense, n_moe, first, last);
+            let ops = || sharded.ops.iter().chain(&sharded.extra);
             return StagePart {
-                priced: p.part(&self.sharded(st, n_dense, n_moe, first, last)),
+                flops: ops().map(|o| o.flops).sum(),
+                bytes: ops().map(step::Op::bytes).sum(),
+                strided: ops().map(step::Op::strided_elements).sum(),
+                priced: p.part(&sharded),
                 ..StagePart::default()
             };
         }
@@ -190,14 +217,8 @@ impl Shard<'_, '_> {
                     flops += op.flops * f_moe / t;
                     bytes += op.activation_bytes * f_moe / t;
                     if let Some(moe) = &m.moe {
-                        let e = moe.routed_experts.get();
-                        let group = tokens * (self.l.ep.max(self.l.tp) as f64 / t);
-                        let hit = step::experts_touched(
-                            e,
-                            moe.experts_per_token.get(),
-                            group.ceil() as u64,
-                        ) / e as f64;
-                        bytes += n_moe * self.experts_per_device * self.expert_bytes * hit;
+                        let g = self.expert_group(moe, tokens);
+                        bytes += n_moe * g.held * self.expert_bytes;
                     }
                     continue;
                 }
@@ -214,6 +235,48 @@ impl Shard<'_, '_> {
             bytes,
             launch_s: st.kernels * f_layers * s.step.per_kernel_s,
             ..StagePart::default()
+        }
+    }
+
+    /// The routed experts one device of a replica running `tokens` tokens
+    /// reads per MoE layer: every token of its expert group (the ep ranks'
+    /// replicas, or the tp ranks of one) routes k of the experts, and the
+    /// device reads those it holds that any of them touched.
+    fn expert_group(&self, moe: &crate::spec::model::Moe, tokens: f64) -> ExpertGroup {
+        let e = moe.routed_experts.get();
+        let k = moe.experts_per_token.get();
+        let tokens = tokens * (self.l.ep.max(self.l.tp) as f64 / self.l.tp as f64);
+        let touched = step::experts_touched(e, k, tokens.ceil() as u64);
+        ExpertGroup {
+            held: self.experts_per_device * touched / e as f64,
+            rows: ((tokens * k as f64) / touched.max(1.0)).ceil().max(1.0) as u64,
+        }
+    }
+
+    /// The operations of a stage's part as the power model sees them, each
+    /// scaled by `k` (passes, shares): the FLOPs, bytes and strided
+    /// elements its time counts, so the step's power is its own bytes' and
+    /// FLOPs' energy over its own time (formulas.md, "Power and energy").
+    pub(super) fn work(
+        &self,
+        st: &step::Step,
+        tokens: f64,
+        n_dense: f64,
+        n_moe: f64,
+        first: bool,
+        last: bool,
+        k: f64,
+    ) -> Vec<crate::calc::power::Work> {
+        if self.s.step.pricer.is_some() {
+            let sharded = self.sharded(st, tokens, n_dense, n_moe, first, last);
+            crate::calc::power::step_work(&sharded, k).collect()
+        } else {
+            let p = self.part(st, tokens, n_dense, n_moe, first, last);
+            vec![crate::calc::power::Work {
+                flops: p.flops * k,
+                bytes: p.bytes * k,
+                ..Default::default()
+            }]
         }
     }
 
@@ -249,6 +312,7 @@ impl Shard<'_, '_> {
     fn sharded(
         &self,
         st: &step::Step,
+        tokens: f64,
         n_dense: f64,
         n_moe: f64,
         first: bool,
@@ -275,7 +339,14 @@ impl Shard<'_, '_> {
         let mut out = st.clone();
         out.heads = st.heads / t;
         out.kv_heads = (st.kv_heads / t).max(1.0);
+        let ep = self.l.ep > 1;
         for op in out.ops.iter_mut().chain(out.extra.iter_mut()) {
+            if ep && op.name == "routed-experts" {
+                if let Some(moe) = &m.moe {
+                    self.held_experts(op, moe, tokens, f_moe);
+                    continue;
+                }
+            }
             // (share of repetitions, share of work per repetition, share of
             // KV bytes per repetition)
             let (reps, work, kv) = match op.name {
@@ -313,5 +384,27 @@ impl Shard<'_, '_> {
             }
         }
         out
+    }
+
+    /// A routed-experts op under expert parallelism, as [`Shard::part`]
+    /// counts it: the device does k/tp of its replica's tokens' expert
+    /// work, each expert whole, and reads the experts it holds that its
+    /// group's tokens touch (not the replica's touched experts over the
+    /// whole model).
+    fn held_experts(&self, op: &mut step::Op, moe: &crate::spec::model::Moe, tokens: f64, f_moe: f64) {
+        let t = self.l.tp as f64;
+        let g = self.expert_group(moe, tokens);
+        let layers = self.s.moe_layers() as f64 * f_moe;
+        op.flops *= f_moe / t;
+        op.activation_bytes *= f_moe / t;
+        op.weight_bytes = layers * g.held * self.expert_bytes;
+        op.count *= f_moe;
+        if op.grouped.is_none() {
+            op.kernels = step::MOE_ROUTING_KERNELS + step::KERNELS_PER_TOUCHED_EXPERT * g.held;
+        }
+        for gemm in op.gemms.iter_mut().flatten() {
+            gemm.m = g.rows;
+            gemm.groups = g.held.max(1.0);
+        }
     }
 }

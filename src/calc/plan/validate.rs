@@ -42,23 +42,27 @@ fn list(v: &[u64]) -> String {
     }
 }
 
-/// Checks a layout against the model and the fabric; the error names the
-/// constraint that failed and suggests values that pass.
-pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
-    let m = s.model;
-    for (f, v) in [("tp", l.tp), ("pp", l.pp), ("dp", l.dp), ("ep", l.ep)] {
-        at_least_one(f, v)?;
-    }
+/// The tensor-parallel degree against the model's heads and the fabric's
+/// scale-up domain (`domain` devices, on the part `hw`): the checks `plan`
+/// makes of a layout's tp, and `kv --tp` of its split.
+pub fn tensor_parallel(
+    m: &crate::spec::model::Model,
+    hw: &str,
+    domain: Option<u64>,
+    tp: u64,
+    allow_cross_node: bool,
+) -> Result<()> {
+    at_least_one("tp", tp)?;
     let heads = m.attention.heads.get();
     let kv = m.kv_heads();
-    if !heads.is_multiple_of(l.tp) && !kv.is_multiple_of(l.tp) {
+    if !heads.is_multiple_of(tp) && !kv.is_multiple_of(tp) {
         let mut ok: Vec<u64> = divisors(heads);
-        ok.retain(|t| s.allow_cross_node || s.fabric.domain().is_none_or(|d| *t <= d));
+        ok.retain(|t| allow_cross_node || domain.is_none_or(|d| *t <= d));
         return Err(Error::field(
             "tp",
             format!(
                 "tp {} divides neither the {} KV heads nor the {} heads of {}; valid: {}",
-                units::whole(l.tp),
+                units::whole(tp),
                 units::whole(kv),
                 units::whole(heads),
                 m.id,
@@ -66,37 +70,48 @@ pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
             ),
         ));
     }
-    if let Some(d) = s.fabric.domain()
-        && l.tp > d
-        && !s.allow_cross_node
+    if let Some(d) = domain
+        && tp > d
+        && !allow_cross_node
     {
         let ok: Vec<u64> = divisors(heads).into_iter().filter(|t| *t <= d).collect();
         return Err(Error::field(
             "tp",
             format!(
                 "tp {} exceeds {}'s scale-up domain of {} devices, so every all-reduce would cross the network; give tp of at most {} ({}) or allow it with --allow-cross-node",
-                units::whole(l.tp),
-                s.hw.id,
+                units::whole(tp),
+                hw,
                 units::whole(d),
                 units::whole(d),
                 list(&ok)
             ),
         ));
     }
-    if let Some(d) = s.fabric.domain()
-        && l.tp > d
-        && !l.tp.is_multiple_of(d)
+    if let Some(d) = domain
+        && tp > d
+        && !tp.is_multiple_of(d)
     {
         return Err(Error::field(
             "tp",
             format!(
                 "tp {} across domains of {} must be a multiple of {}",
-                units::whole(l.tp),
+                units::whole(tp),
                 units::whole(d),
                 units::whole(d)
             ),
         ));
     }
+    Ok(())
+}
+
+/// Checks a layout against the model and the fabric; the error names the
+/// constraint that failed and suggests values that pass.
+pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
+    let m = s.model;
+    for (f, v) in [("tp", l.tp), ("pp", l.pp), ("dp", l.dp), ("ep", l.ep)] {
+        at_least_one(f, v)?;
+    }
+    tensor_parallel(m, &s.hw.id, s.fabric.domain(), l.tp, s.allow_cross_node)?;
     if let Some(n) = devices
         && l.devices() != n
     {

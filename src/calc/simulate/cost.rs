@@ -85,14 +85,10 @@ impl StepCost for Mock {
 
 /// What the operations of a pass that do not depend on the cache cost each
 /// stage (the body by token count, the LM head by sampled tokens), with
-/// their FLOPs and bytes (for the power meter) and, for a body, the pass's
-/// communication.
+/// their FLOPs and, for a body, the pass's communication.
 struct Kept {
     parts: Vec<StagePart>,
     flops: f64,
-    bytes: f64,
-    /// Elements on the strided elementwise path.
-    strided: f64,
     comm: Option<Comm>,
 }
 
@@ -115,8 +111,11 @@ pub struct Forward<'r, 'a, 'b> {
     parts: Vec<StagePart>,
     kernels: f64,
     scratch: Step,
-    /// The power model and the devices of a replica, when metered.
-    meter: Option<(crate::calc::power::PowerModel, f64)>,
+    /// The part's power model, where its file has the figures: an
+    /// iteration takes the power-limited time.
+    limit: Option<crate::calc::power::PowerModel>,
+    /// Whether each iteration's draw is summed.
+    metered: bool,
     /// Every iteration's draw per device, summed.
     drawn: crate::calc::power::Draw,
 }
@@ -177,15 +176,17 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
             kernels: scratch.kernels,
             scratch,
             parts: vec![StagePart::default(); replica.stages()],
-            meter: None,
+            limit: replica.power_model().ok(),
+            metered: false,
             drawn: crate::calc::power::Draw::default(),
         })
     }
 
-    /// Meters every iteration's board power on a replica of `devices`
-    /// devices sharing its work evenly (formulas.md, "Power and energy").
-    pub fn meter(&mut self, pm: crate::calc::power::PowerModel, devices: f64) {
-        self.meter = Some((pm, devices.max(1.0)));
+    /// Meters every iteration's board power on a device of the replica:
+    /// its stage's share of the work (formulas.md, "Power and energy").
+    pub fn meter(&mut self, pm: crate::calc::power::PowerModel) {
+        self.limit = Some(pm);
+        self.metered = true;
     }
 
     /// FLOPs of one token's forward beyond attention and the LM head (the
@@ -222,13 +223,6 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
         Kept {
             parts,
             flops: st.flops(),
-            bytes: st.bytes(),
-            strided: st
-                .ops
-                .iter()
-                .chain(&st.extra)
-                .map(Op::strided_elements)
-                .sum(),
             comm: None,
         }
     }
@@ -300,7 +294,6 @@ impl StepCost for Forward<'_, '_, '_> {
         attention.kv_read_bytes = self.per_seen_bytes * b.seen;
         attention.kv_write_bytes *= t;
         attention.activation_bytes *= t;
-        let (mut flops, mut bytes, mut strided) = (attention.flops, attention.bytes(), 0.0);
         // The per-operation model prices attention by the longest
         // sequence's new tokens and the cache it sees (flash attention for
         // a prefill chunk, streaming for decodes).
@@ -324,39 +317,41 @@ impl StepCost for Forward<'_, '_, '_> {
             for (p, q) in parts.iter_mut().zip(&h.parts) {
                 *p += *q;
             }
-            flops += h.flops;
-            bytes += h.bytes;
-            strided += h.strided;
         }
         let body = self.body(b.tokens)?;
         for (p, q) in parts.iter_mut().zip(&body.parts) {
             *p += *q;
         }
-        flops += body.flops;
-        bytes += body.bytes;
-        strided += body.strided;
         let comm = body.comm.expect("a body keeps its communication");
         let s = self.replica.pass_s_of(&parts, &comm);
-        self.parts = parts;
-        if let Some((pm, n)) = &self.meter {
-            // The strided path's energy is a measured inefficiency: only
-            // the achievable model pays it (formulas.md, "Power and energy").
-            let strided = match self.replica.mode() {
-                crate::spec::hardware::Mode::Achievable => strided / n,
+        // What a device draws: its stage's part, the FLOPs and bytes its
+        // time counts, averaged over the stages (formulas.md, "Power and
+        // energy"). The strided path's energy is a measured inefficiency:
+        // only the achievable model pays it.
+        let stages = parts.len().max(1) as f64;
+        let work = crate::calc::power::Work {
+            time_s: s,
+            flops: parts.iter().map(|p| p.flops).sum::<f64>() / stages,
+            bytes: parts.iter().map(|p| p.bytes).sum::<f64>() / stages,
+            strided: match self.replica.mode() {
+                crate::spec::hardware::Mode::Achievable => {
+                    parts.iter().map(|p| p.strided).sum::<f64>() / stages
+                }
                 crate::spec::hardware::Mode::SpeedOfLight => 0.0,
-            };
-            let d = pm.draw_step(
-                s,
-                [crate::calc::power::Work {
-                    time_s: s,
-                    flops: flops / n,
-                    bytes: bytes / n,
-                    strided,
-                }],
-            );
+            },
+        };
+        self.parts = parts;
+        // One time for the iteration: the power-limited one where the board
+        // is power-limited, so latencies, throughput and energy all derive
+        // from it.
+        let Some(pm) = &self.limit else {
+            return Ok(s);
+        };
+        let d = pm.draw_step(s, [work]);
+        if self.metered {
             self.drawn = crate::calc::power::Draw::sum([self.drawn, d]);
         }
-        Ok(s)
+        Ok(d.limited_time_s)
     }
 }
 

@@ -511,7 +511,7 @@ pub fn run(
     let pm = crate::calc::power::PowerModel::of(inst.setup.hw, inst.setup.step.compute);
     let per_replica = inst.layout.tp.saturating_mul(inst.layout.pp) as f64;
     if let Ok(pm) = &pm {
-        fwd.meter(pm.clone(), per_replica);
+        fwd.meter(pm.clone());
     }
     let cfg = Config {
         max_tokens: c.max_tokens,
@@ -563,8 +563,12 @@ pub fn run_energy(
         let idle_device_s = (devices * span - busy_device_s).max(0.0);
         let total_j = busy.energy_j * per_replica + pm.idle_w * idle_device_s;
         let time = span.max(busy_device_s / devices);
+        // The iterations ran at the power-limited time already; what the
+        // limit added to them, per device, makes the draw say so (its
+        // note: the board is power-limited).
+        let stretch = (busy.limited_time_s - busy.time_s).max(0.0) * per_replica / devices;
         Draw {
-            time_s: time,
+            time_s: (time - stretch).max(0.0),
             limited_time_s: time,
             energy_j: total_j / devices,
             power_w: total_j / devices / time,
@@ -715,7 +719,7 @@ fn run_pools(
     let mut pfwd = cost::Forward::new(&prep, m, pre.setup.step.precisions, pre_tokens, c.max_seqs)?;
     let ppower = crate::calc::power::PowerModel::of(ph, pre.setup.step.compute);
     if let Ok(pm) = &ppower {
-        pfwd.meter(pm.clone(), (lp.tp * lp.pp) as f64);
+        pfwd.meter(pm.clone());
     }
     let (pout, ptot) = pools::run_prefill(pcfg, &mut pfwd, &reqs, pkv, c.block, w.seed)?;
     let dcfg = Config {
@@ -735,7 +739,7 @@ fn run_pools(
     )?;
     let dpower = crate::calc::power::PowerModel::of(hw, dec.setup.step.compute);
     if let Ok(pm) = &dpower {
-        dfwd.meter(pm.clone(), (dec.layout.tp * dec.layout.pp) as f64);
+        dfwd.meter(pm.clone());
     }
     let d = pools::run_decode(
         dcfg, &mut dfwd, &reqs, &pout, &transfer, dkv, c.block, w.seed, None, None, i.timeline,

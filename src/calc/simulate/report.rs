@@ -384,7 +384,7 @@ impl SimCost {
             "last finish - first arrival",
         );
         r.result("throughput_requests_per_s", s.throughput, || {
-            Quantity::new("throughput", Unit::None).formula("requests / span (requests/s)")
+            Quantity::new("throughput (requests/s)", Unit::None).formula("requests / span")
         });
         r.result("output_tokens_per_s", s.output_tokens_per_s, || {
             Quantity::new("output tokens/s", Unit::None).formula("output tokens / span")
@@ -407,8 +407,8 @@ impl SimCost {
         });
         if s.ttft_slo.is_some() || s.tpot_slo.is_some() {
             r.result("goodput_requests_per_s", s.goodput, || {
-                Quantity::new("goodput", Unit::None)
-                    .formula("requests meeting every target / span (requests/s)")
+                Quantity::new("goodput (requests/s)", Unit::None)
+                    .formula("requests meeting every target / span")
             });
             for (k, a) in [("ttft", s.ttft_slo), ("tpot", s.tpot_slo)] {
                 if let Some(a) = a {

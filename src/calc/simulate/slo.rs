@@ -13,7 +13,7 @@ use std::fmt;
 pub const DEFAULT_PERCENTILE: f64 = 99.0;
 
 /// The longest target time accepted, seconds.
-pub const MAX_TARGET_S: f64 = 1e9;
+pub const MAX_TARGET_S: f64 = units::MAX_SECONDS;
 
 /// A latency target: `seconds` at `percentile`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

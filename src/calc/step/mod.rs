@@ -20,7 +20,7 @@ mod setup;
 mod timed;
 
 pub use pricer::pricer;
-pub use setup::{Choices, LaunchMode, Setup, record_precisions, setup};
+pub use setup::{Choices, LaunchMode, Setup, W8A8_NOTE, record_precisions, setup};
 pub use timed::{Timed, time_step, timed, timed_with};
 
 use super::matmul;

@@ -21,6 +21,9 @@ use serde::Serialize;
 
 pub use crate::calc::launch::LaunchMode;
 
+/// The note a report gives where fp8 weights run as W8A8 by default.
+pub const W8A8_NOTE: &str = "fp8 weights run as W8A8 (activations quantized to fp8, the matmuls at the fp8 peak), as serving engines run FP8 checkpoints; --activations bf16 prices weight-only fp8 at the bf16 peak";
+
 /// The precisions and roof a step runs on, and its launch overhead.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Setup {
@@ -28,6 +31,12 @@ pub struct Setup {
     pub weights: &'static str,
     /// Activation precision.
     pub activations: &'static str,
+    /// The weights' precision in words, each module at its own
+    /// ([`crate::calc::model::weights_in`]).
+    pub weights_in: String,
+    /// Whether the activations are fp8 because the weights are and the
+    /// part has fp8 matrix units (W8A8, not asked for).
+    pub w8a8_default: bool,
     /// The compute key the matmuls run at.
     pub compute: &'static str,
     /// KV precision.
@@ -102,8 +111,16 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
     // hardware's default.
     let dtype = dtype.or(m.weight_dtype.as_deref());
     let w = precision::lookup(dtype.unwrap_or(&hw.default_dtype)).map_err(|e| named("dtype", e))?;
-    let a = precision::lookup(activations.unwrap_or(&hw.default_dtype))
-        .map_err(|e| named("activations", e))?;
+    // fp8 weights run as W8A8 where the part has fp8 matrix units, as
+    // serving engines run FP8 checkpoints (formulas.md, "Serving: weight
+    // and activation precision"); --activations bf16 asks for weight-only.
+    let w8a8 = activations.is_none() && w.name == "fp8" && hw.compute.dense.get("fp8").is_some();
+    let a_name = match activations {
+        Some(a) => a,
+        None if w8a8 => "fp8",
+        None => &hw.default_dtype,
+    };
+    let a = precision::lookup(a_name).map_err(|e| named("activations", e))?;
     let kv = kv::kv_precision(kv_dtype.unwrap_or("bf16"))?;
     // A matmul runs at the precision of its wider operand: int4 weights
     // against bf16 activations run at the bf16 peak (weight-only); fp8
@@ -247,6 +264,8 @@ pub fn setup(m: &Model, hw: &Hardware, mode: Mode, c: Choices) -> Result<Setup> 
     Ok(Setup {
         weights: w.name,
         activations: a.name,
+        w8a8_default: w8a8,
+        weights_in: crate::calc::model::weights_in(m, w.name),
         compute: p.name,
         kv: *kv,
         precisions: Precisions {
@@ -336,6 +355,9 @@ impl Setup {
     /// ([`record_precisions`]).
     pub fn record_precisions(&self, r: &mut Report) {
         record_precisions(r, self.precision_names(), self.mode);
+        if self.weights_in != self.weights {
+            r.input("dtype", self.weights_in.as_str());
+        }
     }
 
     /// Records the peak, the bandwidth (each with the file field it came

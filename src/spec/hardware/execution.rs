@@ -1,7 +1,7 @@
 //! The execution section (the limits and granularities occupancy needs,
 //! the matrix units), the vendor, and kernel launch costs.
 
-use crate::spec::{Bytes, BytesOrZero, Seconds};
+use crate::spec::{Bytes, BytesOrZero, SecondsOrZero};
 use serde::Deserialize;
 use std::num::NonZeroU32;
 
@@ -140,13 +140,15 @@ impl std::fmt::Display for Vendor {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Launch {
     /// Per kernel, launched eagerly back to back.
-    pub eager: Option<Seconds>,
+    pub eager: Option<SecondsOrZero>,
     /// Per kernel, launched then synchronised.
-    pub synchronised: Option<Seconds>,
-    /// Per kernel, replayed from a CUDA graph.
-    pub graph: Option<Seconds>,
+    pub synchronised: Option<SecondsOrZero>,
+    /// Per kernel, replayed from a CUDA graph; zero where a runtime runs a
+    /// step as one compiled program with no per-kernel launch (TPU, Trainium:
+    /// formulas.md, "Achievable figures carried between parts").
+    pub graph: Option<SecondsOrZero>,
     /// The GPU's idle time before each kernel launched eagerly while the
     /// host runs ahead of it: a queued kernel still waits this long after
     /// the one before it ends (measured; `achievable.launch` only).
-    pub eager_gap: Option<Seconds>,
+    pub eager_gap: Option<SecondsOrZero>,
 }

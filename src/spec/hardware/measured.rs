@@ -12,6 +12,12 @@ use std::num::{NonZeroU32, NonZeroU64};
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Achievable {
+    /// What kind of evidence the section's figures are, taken together
+    /// (the weakest of its figures; each figure's own kind is in
+    /// `[sources]`): every `--achievable` answer states it with its error
+    /// band (`calc::accuracy`). Absent: the figures are measured.
+    #[serde(default)]
+    pub evidence: Option<Evidence>,
     /// Sustained device-memory bandwidth (stream).
     pub hbm_bandwidth: Option<BytesPerSec>,
     /// Best measured matmul rates per precision.
@@ -448,4 +454,31 @@ pub struct AttentionEfficiency {
     /// Queries per tile of that kernel's split-KV variant, which it runs
     /// when batch x heads x query blocks would leave the SMs idle.
     pub cached_split_query_tile: Option<NonZeroU64>,
+}
+
+/// The kind of evidence behind a file's `achievable` figures
+/// (formulas.md, "Achievable figures carried between parts").
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Evidence {
+    /// `measured` (on this part, here), `public` (published measurements,
+    /// cited), `transferred` (from a measured sibling by a named rule).
+    pub kind: EvidenceKind,
+    /// The measured sibling a transfer starts from (`h200-sxm`).
+    pub from: Option<String>,
+    /// The transfer rule's name, as docs/formulas.md heads it.
+    pub rule: Option<String>,
+}
+
+/// See [`Evidence::kind`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EvidenceKind {
+    /// Measured on this part with validation/.
+    #[default]
+    Measured,
+    /// Published measurements on this part, each cited.
+    Public,
+    /// Carried from a measured sibling by a rule.
+    Transferred,
 }

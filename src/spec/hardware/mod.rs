@@ -25,8 +25,8 @@ pub use compute::{Compute, PeakScope, Peaks};
 pub use execution::{Execution, Launch, MatrixUnit, Vendor};
 pub use fabric::{Link, Tier};
 pub use measured::{
-    Achievable, AttentionEfficiency, BusEfficiency, Call, CollectiveProtocol, GemmTiling,
-    KernelFixed, PowerLimitFigures, ShareTable, Shares,
+    Achievable, AttentionEfficiency, BusEfficiency, Call, CollectiveProtocol, Evidence,
+    EvidenceKind, GemmTiling, KernelFixed, PowerLimitFigures, ShareTable, Shares,
 };
 pub use memory::{Level, Memory, Scope};
 pub use package::{Calibration, Host, Package};

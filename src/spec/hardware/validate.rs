@@ -21,6 +21,9 @@ fn first_unknown_source(doc: &toml::de::DeTable<'_>) -> Option<String> {
         .map(|k| k.to_string())
 }
 
+/// The most bytes a memory level may move a cycle per unit of its scope.
+const MAX_BYTES_PER_CYCLE: f64 = 1_048_576.0;
+
 impl Hardware {
     /// Parses and validates a hardware file's text.
     pub fn parse(src: &str, origin: &Origin) -> Result<Self> {
@@ -209,6 +212,19 @@ impl Hardware {
         }
         self.check_power(src, origin)?;
         for (i, l) in self.memory.levels.iter().enumerate() {
+            // A level moves some bytes a cycle: not none, not a negative
+            // or NaN figure, not more than a 2^20-byte (1 MiB) line a
+            // cycle per unit (an H100's shared memory moves 128).
+            if let Some(b) = l.bytes_per_cycle
+                && !(b.is_finite() && b > 0.0 && b <= MAX_BYTES_PER_CYCLE)
+            {
+                return err(
+                    &format!("memory.levels.{i}.bytes-per-cycle"),
+                    format!(
+                        "{b} is not a plausible bytes per cycle: give a finite number above 0 and at most 1,048,576 (a level's bytes per cycle per unit of its scope)"
+                    ),
+                );
+            }
             if l.scope == Scope::Core && l.count.is_none() && self.compute.cores.is_none() {
                 return err(
                     &format!("memory.levels.{i}.scope"),
