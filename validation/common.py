@@ -199,8 +199,9 @@ class Writer:
             self.f.close()
 
 
-def events_time(fn, reps):
-    """Median seconds of fn() over reps, by CUDA events, after fn has been warmed."""
+def events_times(fn, reps):
+    """Seconds of each of reps calls of fn(), by CUDA events, after fn has been warmed."""
+    need_torch()
     times = []
     for _ in range(reps):
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -209,7 +210,20 @@ def events_time(fn, reps):
         e.record()
         e.synchronize()
         times.append(s.elapsed_time(e) * 1e-3)
-    return statistics.median(times)
+    return times
+
+
+def events_time(fn, reps):
+    """Median seconds of fn() over reps, by CUDA events, after fn has been warmed."""
+    return statistics.median(events_times(fn, reps))
+
+
+def events_upper_median(fn, reps):
+    """The upper median (the middle after sorting; of an even count the
+    larger of the two) of events_times: what serving_h200.py and
+    qwen3_decode_h200.py recorded their data with."""
+    times = sorted(events_times(fn, reps))
+    return times[len(times) // 2]
 
 
 def time_cold(make, fn, per_copy_bytes, est_s, reps):

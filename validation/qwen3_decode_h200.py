@@ -17,11 +17,15 @@ Usage: python3 validation/qwen3_decode_h200.py OUT.json
 """
 
 import json
+import os
 import sys
 import time
 
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import events_upper_median  # noqa: E402
 
 Q3 = dict(L=36, d=4096, h=32, kv=8, dh=128, ff=12288, V=151936)
 EPS = 1e-6
@@ -90,17 +94,7 @@ def decode_step(M, tok, kcache, vcache, pos):
     return logits.argmax(-1)
 
 
-def time_fn(fn, reps):
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    out = []
-    for _ in range(reps):
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        out.append(s.elapsed_time(e) / 1e3)
-    out.sort()
-    return out[len(out) // 2]
+time_fn = events_upper_median
 
 
 def main():

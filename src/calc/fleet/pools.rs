@@ -222,16 +222,7 @@ pub(super) fn search(
     if usable.is_empty() {
         return Ok(out);
     }
-    let pi = plan_inputs(&sh.i.sim);
-    let setups: Vec<plan::Setup> = sh
-        .hws
-        .iter()
-        .map(|hw| {
-            let mut s = plan::Setup::new(hw, m, &pi, sh.mode)?;
-            s.step_shape.get_or_insert(sh.step);
-            Ok(s)
-        })
-        .collect::<Result<_>>()?;
+    let setups = part_setups(sh)?;
     let window = m.window();
     let mean_prompt = w.prompt.mean();
     let mean_output = w.output.mean();
@@ -766,6 +757,20 @@ pub(super) fn search(
     Ok(out)
 }
 
+/// Each part's plan set-up for the disaggregated pools, with the search's
+/// step shape: what the pool search and the Pareto trace both walk.
+fn part_setups<'x>(sh: &Shared<'x>) -> Result<Vec<plan::Setup<'x>>> {
+    let pi = plan_inputs(&sh.i.sim);
+    sh.hws
+        .iter()
+        .map(|hw| {
+            let mut s = plan::Setup::new(hw, sh.m, &pi, sh.mode)?;
+            s.step_shape.get_or_insert(sh.step);
+            Ok(s)
+        })
+        .collect()
+}
+
 /// The disaggregated points of the frontier (formulas.md, "Fleet: the
 /// frontier"): for each decode part, layout and batch cap, a decode
 /// replica saturated with decode-only steps at the mean context (its
@@ -785,16 +790,7 @@ pub(super) fn pareto(
     if usable.is_empty() {
         return Ok(out);
     }
-    let pi = plan_inputs(&sh.i.sim);
-    let setups: Vec<plan::Setup> = sh
-        .hws
-        .iter()
-        .map(|hw| {
-            let mut s = plan::Setup::new(hw, m, &pi, sh.mode)?;
-            s.step_shape.get_or_insert(sh.step);
-            Ok(s)
-        })
-        .collect::<Result<_>>()?;
+    let setups = part_setups(sh)?;
     let window = m.window();
     let mean_prompt = w.prompt.mean().max(1.0) as u64;
     let mean_output = w.output.mean().max(1.0);

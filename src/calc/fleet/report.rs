@@ -342,26 +342,13 @@ impl FleetCost {
                 });
             }
             if let Some(a) = a {
-                r.result(format!("{k}_s"), a.value_s, || {
-                    Quantity::new(
-                        format!(
-                            "{} at p{}",
-                            k.to_uppercase(),
-                            units::sig(a.target.percentile, 4)
-                        ),
-                        Unit::Seconds,
-                    )
-                    .formula(format!("simulated; target {}", a.target.text()))
-                });
-                let m = if a.margin.is_finite() {
-                    Value::from(a.margin)
-                } else {
-                    Value::Null
-                };
-                r.result(format!("{k}_margin"), m, || {
-                    Quantity::new(format!("{} margin", k.to_uppercase()), Unit::Fraction)
-                        .formula("target / value - 1")
-                });
+                a.record(
+                    &mut r,
+                    k,
+                    (format!("{k}_s"), format!("{k}_margin")),
+                    "simulated; ",
+                    "target / value - 1",
+                );
             }
         }
         r.result(

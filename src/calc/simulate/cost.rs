@@ -227,23 +227,26 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
         }
     }
 
+    /// The forward of `tokens` one-token sequences over no cache, the LM
+    /// head on `lm_head_tokens` of them: what a body or a head keeps.
+    fn forward(&self, tokens: u64, lm_head_tokens: u64) -> Result<Step> {
+        step::forward_engine(
+            self.model,
+            Shape {
+                batch: tokens,
+                new: 1,
+                past: 0,
+                lm_head_tokens,
+            },
+            &self.precisions,
+            self.replica.engine(),
+        )
+    }
+
     fn body(&mut self, tokens: u64) -> Result<&Kept> {
-        let i = tokens as usize;
-        if i >= self.bodies.len() {
-            self.bodies.resize_with(i + 1, || None);
-        }
+        let i = slot(&mut self.bodies, tokens);
         if self.bodies[i].is_none() {
-            let st = step::forward_engine(
-                self.model,
-                Shape {
-                    batch: tokens,
-                    new: 1,
-                    past: 0,
-                    lm_head_tokens: 0,
-                },
-                &self.precisions,
-                self.replica.engine(),
-            )?;
+            let st = self.forward(tokens, 0)?;
             let ops = st
                 .ops
                 .into_iter()
@@ -260,22 +263,9 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
         if tokens == 0 {
             return Ok(None);
         }
-        let i = tokens as usize;
-        if i >= self.heads.len() {
-            self.heads.resize_with(i + 1, || None);
-        }
+        let i = slot(&mut self.heads, tokens);
         if self.heads[i].is_none() {
-            let st = step::forward_engine(
-                self.model,
-                Shape {
-                    batch: tokens,
-                    new: 1,
-                    past: 0,
-                    lm_head_tokens: 1,
-                },
-                &self.precisions,
-                self.replica.engine(),
-            )?;
+            let st = self.forward(tokens, 1)?;
             let norm = st
                 .extra
                 .into_iter()
@@ -363,4 +353,14 @@ impl StepCost for Forward<'_, '_, '_> {
         }
         Ok(d.limited_time_s)
     }
+}
+
+/// The index of `tokens` in a memo of kept forwards, the memo grown to
+/// hold it.
+fn slot(memo: &mut Vec<Option<Kept>>, tokens: u64) -> usize {
+    let i = tokens as usize;
+    if i >= memo.len() {
+        memo.resize_with(i + 1, || None);
+    }
+    i
 }

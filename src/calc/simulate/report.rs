@@ -89,6 +89,42 @@ impl Against {
     pub fn met(&self) -> bool {
         self.value_s <= self.target.seconds
     }
+
+    /// Records the run's value at the target's percentile under
+    /// `value_key` and the margin under `margin_key`, as simulate's and
+    /// fleet's reports show a target (`k`: `ttft` or `tpot`); `said` words
+    /// the value's formula before the target, `margin_formula` the
+    /// margin's. A margin that is no number is recorded as null.
+    pub fn record(
+        &self,
+        r: &mut Report,
+        k: &str,
+        (value_key, margin_key): (String, String),
+        said: &str,
+        margin_formula: &'static str,
+    ) {
+        let a = *self;
+        r.result(value_key, a.value_s, || {
+            Quantity::new(
+                format!(
+                    "{} at p{}",
+                    k.to_uppercase(),
+                    units::sig(a.target.percentile, 4)
+                ),
+                Unit::Seconds,
+            )
+            .formula(format!("{said}target {}", a.target.text()))
+        });
+        let m = if a.margin.is_finite() {
+            serde_json::Value::from(a.margin)
+        } else {
+            serde_json::Value::Null
+        };
+        r.result(margin_key, m, || {
+            Quantity::new(format!("{} margin", k.to_uppercase()), Unit::Fraction)
+                .formula(margin_formula)
+        });
+    }
 }
 
 /// Every statistic of a run.
@@ -377,21 +413,13 @@ impl SimCost {
             });
             for (k, a) in [("ttft", s.ttft_slo), ("tpot", s.tpot_slo)] {
                 if let Some(a) = a {
-                    r.result(format!("{k}_slo_value_s"), a.value_s, || {
-                        Quantity::new(
-                            format!(
-                                "{} at p{}",
-                                k.to_uppercase(),
-                                units::sig(a.target.percentile, 4)
-                            ),
-                            Unit::Seconds,
-                        )
-                        .formula(format!("target {}", a.target.text()))
-                    });
-                    r.result(format!("{k}_slo_margin"), a.margin, || {
-                        Quantity::new(format!("{} margin", k.to_uppercase()), Unit::Fraction)
-                            .formula("target / value - 1 (below zero: missed)")
-                    });
+                    a.record(
+                        &mut r,
+                        k,
+                        (format!("{k}_slo_value_s"), format!("{k}_slo_margin")),
+                        "",
+                        "target / value - 1 (below zero: missed)",
+                    );
                 }
             }
             r.result("slo_met", s.meets(), || {

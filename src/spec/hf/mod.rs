@@ -180,22 +180,20 @@ impl Out {
 /// The routed experts as Mixtral's config names them (`num_local_experts`,
 /// `num_experts_per_tok`, each expert `intermediate_size` wide), which
 /// gpt-oss and Llama 4 keep.
-fn experts(o: &mut Out, c: &Cfg) -> Result<()> {
-    o.field(
-        "moe.routed-experts",
-        c.need("num_local_experts")?,
-        "num_local_experts",
-    );
+fn experts(o: &mut Out, c: &Cfg, routed: &str, width: &str) -> Result<()> {
+    o.field("moe.routed-experts", c.need(routed)?, routed);
+    per_token(o, c, width)
+}
+
+/// The experts a token is routed to and each expert's width (`width`, the
+/// config's key for it): every MoE family's pair.
+fn per_token(o: &mut Out, c: &Cfg, width: &str) -> Result<()> {
     o.field(
         "moe.experts-per-token",
         c.need("num_experts_per_tok")?,
         "num_experts_per_tok",
     );
-    o.field(
-        "moe.expert-intermediate-size",
-        c.need("intermediate_size")?,
-        "intermediate_size",
-    );
+    o.field("moe.expert-intermediate-size", c.need(width)?, width);
     Ok(())
 }
 
@@ -896,24 +894,14 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
 
     if family == "qwen3_moe" {
         o.section("moe");
-        o.field("moe.routed-experts", c.need("num_experts")?, "num_experts");
-        o.field(
-            "moe.experts-per-token",
-            c.need("num_experts_per_tok")?,
-            "num_experts_per_tok",
-        );
-        o.field(
-            "moe.expert-intermediate-size",
-            c.need("moe_intermediate_size")?,
-            "moe_intermediate_size",
-        );
+        experts(&mut o, &c, "num_experts", "moe_intermediate_size")?;
         if let Some(step) = c.uint("decoder_sparse_step")? {
             o.field("moe.layer-step", step, "decoder_sparse_step");
         }
     }
     if oss {
         o.section("moe");
-        experts(&mut o, &c)?;
+        experts(&mut o, &c, "num_local_experts", "intermediate_size")?;
         o.field(
             "moe.router-bias",
             true,
@@ -949,7 +937,7 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
             }
         }
         o.section("moe");
-        experts(&mut o, &c)?;
+        experts(&mut o, &c, "num_local_experts", "intermediate_size")?;
         o.field(
             "moe.shared-experts",
             1,
@@ -959,7 +947,7 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
     }
     if family == "mixtral" {
         o.section("moe");
-        experts(&mut o, &c)?;
+        experts(&mut o, &c, "num_local_experts", "intermediate_size")?;
     }
     if (deepseek || glm)
         && let Some(routed) = c.uint("n_routed_experts")?
@@ -978,16 +966,7 @@ pub fn import(src: &str, name: &str) -> Result<Imported> {
             c.uint("n_shared_experts")?.unwrap_or(0),
             "n_shared_experts",
         );
-        o.field(
-            "moe.experts-per-token",
-            c.need("num_experts_per_tok")?,
-            "num_experts_per_tok",
-        );
-        o.field(
-            "moe.expert-intermediate-size",
-            c.need("moe_intermediate_size")?,
-            "moe_intermediate_size",
-        );
+        per_token(&mut o, &c, "moe_intermediate_size")?;
         o.field(
             "moe.dense-layers",
             c.uint("first_k_dense_replace")?.unwrap_or(0),
