@@ -145,7 +145,7 @@ fn roofline_with_nothing_to_draw_is_an_error() {
     assert_eq!(e.exit_code(), 65);
     assert!(e.to_string().contains("nothing to draw"), "{e}");
     // Measured roofs asked for where none are recorded.
-    let e = RooflineData::build(&[hw("tpu7x")], &[], vec![], true).unwrap_err();
+    let e = RooflineData::build(&[hw("h800")], &[], vec![], true).unwrap_err();
     assert_eq!(e.exit_code(), 65);
 }
 

@@ -427,7 +427,7 @@ fn the_faster_protocol_and_the_longer_of_host_and_gpu() {
 fn a_protocol_figure_without_the_other_is_refused() {
     let e = Catalog::default()
         .hardware(
-            "h100-sxm",
+            "h800",
             &["achievable.collective-protocol.simple-latency=80us"
                 .parse::<Set>()
                 .unwrap()],

@@ -188,8 +188,9 @@ fn launch_overhead_and_kernels() {
 fn achievable_on_published_bandwidth() {
     let mut i = inputs(8, 1024);
     i.launch = Some("none".into());
+    // The H100 ships calibrated on measured steps (kernel-fixed costs and
+    // all, like the H200), so it is no longer a published-bandwidth part.
     for (id, datasheet, measured) in [
-        ("h100-sxm", 3.35e12, 2.97e12),
         ("a100-sxm-80gb", 2039e9, 1.70e12),
         ("mi300x", 5.3e12, 4.10e12),
         ("b200", 8e12, 6668.71e9),
@@ -203,21 +204,31 @@ fn achievable_on_published_bandwidth() {
             "{id}"
         );
         // Each operation streams at the measured bandwidth, so the step is
-        // at least datasheet / measured slower; the elementwise kernels the
-        // speed of light fuses away add a little more.
+        // at least datasheet / measured slower; the kernel-fixed costs these
+        // parts now carry (transferred from the H200 by a rule) add more.
         let ratio = ach.step_time_s / sol.step_time_s;
         let floor = datasheet / measured;
         assert!(
-            ratio >= floor * (1.0 - 1e-9) && ratio <= floor * 1.05,
+            ratio >= floor * (1.0 - 1e-9),
             "{id}: {ratio} against {floor}"
         );
         assert!(!ach.setup.launch_measured, "{id}");
     }
-    // The default launch under --achievable is the CUDA graph, which none
-    // of these files measures: the error names the field and the way out.
+    // The default launch under --achievable is the CUDA graph: a file
+    // with measured rates but no graph figure (an H800 given them here) is
+    // refused, naming the field and the way out.
+    let h800 = roofline::catalog::Catalog::default()
+        .hardware(
+            "h800",
+            &[
+                "achievable.hbm-bandwidth=2.9 TB/s".parse().unwrap(),
+                "achievable.dense.bf16=700 TFLOP/s".parse().unwrap(),
+            ],
+        )
+        .unwrap();
     let e = decode::cost(
         &model("llama-3-8b"),
-        &hw("h100-sxm"),
+        &h800,
         &inputs(8, 1024),
         Mode::Achievable,
     )
@@ -227,11 +238,11 @@ fn achievable_on_published_bandwidth() {
         e.contains("launch.graph") && e.contains("--launch none"),
         "{e}"
     );
-    // Eager launch falls back to the file's launch.eager, not a measurement;
-    // the H200's graph figure is one.
+    // Eager launch falls back to the file's launch.eager (the H800's is the
+    // lecture's 5 us), not a measurement; the H200's graph figure is one.
     i.launch = Some("eager".into());
-    let eager = run("llama-3-8b", "h100-sxm", &i, Mode::Achievable);
-    close("h100 eager", eager.setup.per_kernel_s, 5e-6, 0.0);
+    let eager = decode::cost(&model("llama-3-8b"), &h800, &i, Mode::Achievable).unwrap();
+    close("h800 eager", eager.setup.per_kernel_s, 5e-6, 0.0);
     assert!(!eager.setup.launch_measured);
     i.launch = Some("graph".into());
     let graph = run("llama-3-8b", "h200-sxm", &i, Mode::Achievable);

@@ -155,7 +155,7 @@ mod tests {
     /// A part without the measured figures: null figures naming the field.
     #[test]
     fn missing_fields_are_named() {
-        let hw = Catalog::default().hardware("h100-sxm", &[]).unwrap();
+        let hw = Catalog::default().hardware("h800", &[]).unwrap();
         assert_eq!(
             PowerModel::of(&hw, "bf16").unwrap_err(),
             "package.idle-watts"
