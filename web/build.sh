@@ -54,10 +54,11 @@ else
     say "no wasm-opt (Debian: binaryen): the module keeps some unused functions"
 fi
 size=$(wc -c <dist/roofline.wasm)
-# 4 MiB: the engine profiles, `calc` and `dtype` (2026-12-02) took the
-# module past 3.5 MiB (3,652,889 bytes on 2026-12-03); issue 37 asks for
-# under 3 MB, which opt-level "z" does not reach either (docs/web.md says
-# why it is not met).
-limit=$((4 * 1024 * 1024))
-[ "$size" -lt "$limit" ] || die "roofline.wasm is $size bytes, over the 4 MiB budget"
+# 5 MiB: the engine profiles, `calc` and `dtype` (2026-12-02) took the
+# module past 3.5 MiB (3,652,889 bytes on 2026-12-03); the achievable
+# figures of ten more parts, each with its source, past 4 MiB (4,384,832
+# bytes on 2026-12-07). Issue 37 asks for under 3 MB, which opt-level "z"
+# does not reach either (docs/web.md says why it is not met).
+limit=$((5 * 1024 * 1024))
+[ "$size" -lt "$limit" ] || die "roofline.wasm is $size bytes, over the 5 MiB budget"
 say "wrote web/dist/ (roofline.wasm: $size bytes); serve it with: python3 -m http.server -d web/dist"
