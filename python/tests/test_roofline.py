@@ -329,17 +329,17 @@ class TestSweep:
 
     def test_column_types(self):
         """Switches are a bool column, texts a text column, and a result a
-        part lacks (the B300 file has no board power, so its energy is
+        part lacks (the H800 file has no power figures, so its energy is
         null in the JSON) is NaN in a float column, as pandas reads a
         list with gaps."""
         pd = pytest.importorskip("pandas")
-        df = roofline.sweep("decode", model="llama-3-8b", hw=["h200-sxm", "b300"], batch=[1, 2], context=1024)
+        df = roofline.sweep("decode", model="llama-3-8b", hw=["h200-sxm", "h800"], batch=[1, 2], context=1024)
         assert df["fits"].dtype == bool
         assert list(df["bound"]) == ["memory"] * 4
         assert df["power_w"].dtype == float
-        b300 = df[df.hardware == "b300"]
-        assert b300["power_w"].isna().all()
-        single = roofline.decode(model="llama-3-8b", hw="b300", batch=1, context=1024)
+        h800 = df[df.hardware == "h800"]
+        assert h800["power_w"].isna().all()
+        single = roofline.decode(model="llama-3-8b", hw="h800", batch=1, context=1024)
         assert single.results["power_w"] is None
         assert df[df.hardware == "h200-sxm"]["power_w"].tolist() == [700.0, 700.0]  # the H200's 700 W TDP
 
