@@ -6,20 +6,9 @@
 //! nothing is the floor.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use std::process::{Command, Stdio};
+mod process;
+use process::run;
 use std::time::Duration;
-
-/// Runs the binary once with `args`, its output thrown away.
-fn run(bin: &str, args: &[&str]) {
-    let status = Command::new(bin)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("the binary starts");
-    assert!(status.success(), "{bin} {args:?}: {status}");
-}
 
 fn startup(c: &mut Criterion) {
     let bin = env!("CARGO_BIN_EXE_roofline");
