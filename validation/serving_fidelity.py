@@ -23,7 +23,7 @@ values), built straight on the GPU:
   top-2 and softmax, then per expert the tokens routed to it gathered, its
   gate+up, SiLU x up and down GEMMs, weighted and scattered back. Routing is
   uniform: every token picks 2 distinct experts at random, independently per
-  layer (the tool's assumption, `src/calc/step.rs` "experts touched"); the
+  layer (the tool's assumption, `src/calc/forward/step.rs` "experts touched"); the
   choice is drawn before capture so the graph has fixed shapes, and an
   expert no token picked is skipped (its weights are not read).
 - decode: timed eagerly from Python (`eager_s`, the host path in the clock)

@@ -7,7 +7,7 @@
 //! the ridge (peak / bandwidth) at n = 3 b ridge / 2: below it the matmul
 //! is memory-bound, at or above it compute-bound.
 
-use super::super::roof::{self, Bound, Roof};
+use crate::calc::roof::{self, Bound, Roof};
 use crate::error::{Error, Result};
 use crate::inputs::Fields;
 use crate::report::{Quantity, Report, Unit};

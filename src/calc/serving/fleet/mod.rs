@@ -3,7 +3,7 @@
 //! (formulas.md, "Fleet"). It searches every part named, every layout of
 //! a replica (TP, PP, EP) that fits, batch caps and token budgets, and for
 //! each the fewest data-parallel replicas whose simulated run meets the
-//! targets. Every verdict comes from the simulator ([`super::simulate`]):
+//! targets. Every verdict comes from the simulator ([`crate::calc::simulate`]):
 //! one replica at the rate divided by the replicas (random routing splits
 //! Poisson arrivals into Poisson arrivals), with the same seed, so more
 //! replicas only ever thin the same arrivals. A decode-only throughput
@@ -23,7 +23,7 @@ pub mod steady;
 #[cfg(test)]
 mod tests;
 
-use super::simulate::{self, SimulateInputs};
+use crate::calc::simulate::{self, SimulateInputs};
 use crate::error::{Error, Result};
 use crate::inputs::Count;
 use crate::units;

@@ -478,7 +478,7 @@ impl LittlesLawCost<'_> {
                 .formula("bandwidth / pointer-chase bandwidth")
                 .derive(format!("{} / {}", si(bw, "B/s"), si(chase_bw, "B/s")))
         });
-        if let Some(n) = super::hw::clock_note(hw, given.clock.map(|c| c.0)) {
+        if let Some(n) = crate::calc::hw::clock_note(hw, given.clock.map(|c| c.0)) {
             r.note(n);
         }
         if given.latency.is_none() {

@@ -1,17 +1,17 @@
 //! `prefill`: processing a prompt of S tokens, the time to first token
 //! (formulas.md, "Serving: prefill"; 004 "KV cache"). The same forward as
-//! decode ([`super::step::forward`]) with S new tokens and no cache: FLOPs
+//! decode ([`crate::calc::step::forward`]) with S new tokens and no cache: FLOPs
 //! 2 x parameters x tokens plus causal attention, weights read once, the
 //! prompt's keys and values written, the LM head on the last token only.
 //! Chunked prefill runs the prompt as a sequence of chunks over a growing
 //! cache. What a naive attention that materialises the fp32 scores would
 //! move is reported beside the fused (flash) figure.
 
-use super::kv;
-use super::roof::{Bound, RoofTime};
-use super::step::price::Priced;
-use super::step::report as step_price;
-use super::step::{self, LaunchMode, OpKind, Setup, Shape, Timed};
+use crate::calc::kv;
+use crate::calc::roof::{Bound, RoofTime};
+use crate::calc::step::price::Priced;
+use crate::calc::step::report as step_price;
+use crate::calc::step::{self, LaunchMode, OpKind, Setup, Shape, Timed};
 use crate::error::{Error, Result};
 use crate::inputs::{Count, Tokens, at_least_one, mul};
 use crate::report::{Quantity, Report, Unit};
@@ -115,7 +115,7 @@ pub struct PrefillCost {
     pub beyond_max: Option<u64>,
     /// Board power and energy per prompt token (formulas.md, "Power and
     /// energy").
-    pub energy: super::power::Energy,
+    pub energy: crate::calc::power::Energy,
 }
 
 /// `prefill`'s cost.
@@ -200,15 +200,17 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
         .iter()
         .find(|l| l.name == "l2")
         .map(|l| l.capacity.get());
-    let energy = super::power::Energy::new(
-        super::power::PowerModel::of(hw, s.compute).map(|pm| {
-            super::power::Draw::sum(chunks.iter().map(|c| super::power::of_timed(&pm, c)))
+    let energy = crate::calc::power::Energy::new(
+        crate::calc::power::PowerModel::of(hw, s.compute).map(|pm| {
+            crate::calc::power::Draw::sum(
+                chunks.iter().map(|c| crate::calc::power::of_timed(&pm, c)),
+            )
         }),
         time_s,
         mode,
         1.0,
         prompt as f64 * batch as f64,
-        super::power::Per::Prompt,
+        crate::calc::power::Per::Prompt,
     );
     Ok(PrefillCost {
         hardware: hw.id.clone(),
@@ -366,7 +368,7 @@ impl PrefillCost {
         r.result("bytes", self.bytes, || {
             Quantity::new("bytes moved", Unit::Bytes).formula("weights + KV + activations")
         });
-        super::roof::intensity(&mut r, &s.roof, self.flops, self.bytes);
+        crate::calc::roof::intensity(&mut r, &s.roof, self.flops, self.bytes);
         s.record_roof(&mut r);
         r.result("bound", self.bound.as_str(), || {
             Quantity::new("bound", Unit::None).formula("the larger of the summed times")

@@ -16,12 +16,12 @@
 //! ranking of every layout, `disagg` separate prefill and decode pools, and
 //! `report` / `search_report` the reports made from those costs.
 
-use super::collective::Fabric;
-use super::kv;
-use super::model::{WeightBytes, params, weight_split};
-use super::roof::Roof;
-use super::simulate::slo::Target;
-use super::step;
+use crate::calc::collective::Fabric;
+use crate::calc::kv;
+use crate::calc::model::{WeightBytes, params, weight_split};
+use crate::calc::roof::Roof;
+use crate::calc::simulate::slo::Target;
+use crate::calc::step;
 use crate::error::{Error, Result};
 use crate::inputs::{Count, Tokens, at_least_one};
 use crate::spec::hardware::{Hardware, Mode};

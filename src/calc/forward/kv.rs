@@ -340,7 +340,7 @@ pub fn cost(m: &Model, hw: Option<&Hardware>, inputs: &KvInputs) -> Result<KvCos
     let batch = at_least_one("batch", inputs.batch.map_or(1, |b| b.0))?;
     let beyond_max = check_context(m, context, inputs.force)?;
     let kv = kv_precision(inputs.kv_dtype.as_deref().unwrap_or("bf16"))?;
-    let elements = super::model::kv_elements_per_token_per_layer(m)?;
+    let elements = crate::calc::model::kv_elements_per_token_per_layer(m)?;
     let layers = m.layers.get();
     let cached = m.sliding_window.map_or(context, |w| context.min(w.get()));
     // Windowed layers cache at most the window; with layer-types the
@@ -545,8 +545,8 @@ pub fn budget_on(
     })?;
     // Each module at its own format where the checkpoint mixes them; a TP
     // rank holds its share of the parameters at the same mix.
-    let params = super::model::params(m)?;
-    let split = super::model::weight_split(m, &params, p.bytes())?;
+    let params = crate::calc::model::params(m)?;
+    let split = crate::calc::model::weight_split(m, &params, p.bytes())?;
     let weights = if tp > 1 {
         crate::calc::plan::tp_device_bytes(m, &split, tp)
     } else {

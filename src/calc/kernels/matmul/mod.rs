@@ -18,7 +18,7 @@
 //! a tile's traffic, roofline and feasibility, for the headline tile and
 //! for every row of the tile table alike.
 
-use super::roof::{self, Bound, Roof, RoofTime};
+use crate::calc::roof::{self, Bound, Roof, RoofTime};
 use crate::error::{Error, Result};
 use crate::inputs::{Count, at_least_one, mul, parse_count};
 use crate::report::{Quantity, Report, Row, RowsKind, Unit};
@@ -427,13 +427,13 @@ pub struct MatmulCost {
     pub weight_streaming: bool,
     /// Board power and energy over the headline time at the traffic
     /// (formulas.md, "Power and energy").
-    pub energy: super::power::Energy,
+    pub energy: crate::calc::power::Energy,
     /// At datasheet figures, the bound with a warm L2 (formulas.md, "The
     /// speed of light with a warm L2"): each operand once, b·(MK + KN +
     /// MN), with at most the L2's capacity of it on chip when the call
     /// starts. `None` with measured figures or where the file lacks the
     /// L2's bandwidth.
-    pub warm: Option<super::warm::Warm>,
+    pub warm: Option<crate::calc::warm::Warm>,
 }
 
 /// A count input with its default, at least 1.
@@ -590,17 +590,17 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
     let weight_bytes = b * k as f64 * n as f64;
     let minimal = minimal_bytes(m, n, k, b);
     let warm = match mode {
-        Mode::SpeedOfLight => super::warm::L2::of(hw)
-            .map(|l2| super::warm::warm(&effective_roof, l2, f, minimal, minimal, 1.0)),
+        Mode::SpeedOfLight => crate::calc::warm::L2::of(hw)
+            .map(|l2| crate::calc::warm::warm(&effective_roof, l2, f, minimal, minimal, 1.0)),
         Mode::Achievable => None,
     };
-    let energy = super::power::Energy::new(
-        super::power::PowerModel::of(hw, prec.compute).map(|pm| pm.draw(time_s, f, tr.bytes)),
+    let energy = crate::calc::power::Energy::new(
+        crate::calc::power::PowerModel::of(hw, prec.compute).map(|pm| pm.draw(time_s, f, tr.bytes)),
         time_s,
         mode,
         1.0,
         0.0,
-        super::power::Per::Work,
+        crate::calc::power::Per::Work,
     );
     Ok(MatmulCost {
         hardware: hw.id.clone(),

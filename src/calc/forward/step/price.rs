@@ -13,10 +13,10 @@
 //! per iteration, a forward of `batch` sequences with `new` tokens over
 //! `past` cached ones.
 
-use super::super::matmul::efficiency::GemmModel;
 use super::power_limit::{Mix, PowerLimit};
 use super::{KernelClass, Op, OpKind, Precisions, Step};
 use crate::calc::launch::LaunchMode;
+use crate::calc::matmul::efficiency::GemmModel;
 use crate::spec::Seconds;
 use crate::spec::hardware::{Achievable, KernelFixed as Figures};
 
@@ -716,7 +716,7 @@ fn curve(figures: Option<(f64, f64)>, length: f64) -> f64 {
 /// over idle SMs (the fp8 kernels at the decode shapes did not split). Its
 /// fp32 partials, m x n per split, stay in the L2, so only the kernel's
 /// fixed costs are priced.
-pub fn reduces(g: &super::super::matmul::efficiency::GemmTime, weight_bytes: f64) -> bool {
+pub fn reduces(g: &crate::calc::matmul::efficiency::GemmTime, weight_bytes: f64) -> bool {
     g.efficiency.split_k > 1 && (g.compute_s > g.read_s || weight_bytes >= 2.0)
 }
 

@@ -4,7 +4,7 @@
 //! (a projection as a matmul, attention over the cache, the MoE experts the
 //! batch touches, the LM head, the embedding gather) carries its FLOPs and
 //! the bytes it moves, split by kind; the step sums them and a
-//! [`Roof`](super::roof::Roof) times the sum: the speed of light. Each op
+//! [`Roof`](crate::calc::roof::Roof) times the sum: the speed of light. Each op
 //! also carries its GEMM shapes, its repetitions and the kernels it
 //! launches, and the step the elementwise kernels between the matmuls, so
 //! that [`price`] can time it operation by operation (`--achievable`).
@@ -23,8 +23,8 @@ pub use pricer::pricer;
 pub use setup::{Choices, LaunchMode, Setup, W8A8_NOTE, record_precisions, setup};
 pub use timed::{Timed, time_step, timed, timed_with};
 
-use super::matmul;
-use super::model::{self, Params};
+use crate::calc::matmul;
+use crate::calc::model::{self, Params};
 use crate::error::Result;
 use crate::spec::engine::{AttentionPath, Dispatch, Engine};
 use crate::spec::model::{AttentionKind, Model};

@@ -8,7 +8,7 @@
 //! flags) and a `cost` function returning a [`FusionCost`], whose
 //! [`FusionCost::report`] is the command's report.
 
-use super::roof::{Roof, RoofTime};
+use crate::calc::roof::{Roof, RoofTime};
 use crate::error::Result;
 use crate::inputs::{Count, Number, Seconds, at_least_one, finite_result, non_negative, positive};
 use crate::report::{Quantity, Report, Unit};

@@ -3,7 +3,7 @@
 //! reach, whether memory or compute binds it, and, given its FLOPs and
 //! bytes, its time (formulas.md, "Roofline point"; 002 §7.7 and §7.8).
 
-use super::roof::{self, Bound, Roof, RoofTime};
+use crate::calc::roof::{self, Bound, Roof, RoofTime};
 use crate::error::{Error, Result};
 use crate::inputs::{Bytes, Flop, Number, positive};
 use crate::precision::Precision;
@@ -25,7 +25,7 @@ pub struct PointInputs {
     /// Precision (default: the hardware's `default-dtype`).
     pub dtype: Option<String>,
     /// Use the 2:4 structured-sparsity peak (default false).
-    pub sparse: Option<super::hw::Switch>,
+    pub sparse: Option<crate::calc::hw::Switch>,
 }
 
 /// What the kernel is: an intensity, or its FLOPs and bytes.
@@ -116,7 +116,7 @@ pub struct PointCost {
     pub time: Option<RoofTime>,
     /// Board power (and, given FLOPs and bytes, energy) of the work
     /// (formulas.md, "Power and energy").
-    pub energy: super::power::Energy,
+    pub energy: crate::calc::power::Energy,
 }
 
 impl Serialize for Work {
@@ -181,12 +181,12 @@ pub fn cost(hw: &Hardware, inputs: &PointInputs, mode: Mode) -> Result<PointCost
     // An intensity alone has a power (its FLOPs and bytes per second) but
     // no energy: price one byte's worth and record only the power.
     let (flops, bytes, per) = match work {
-        Work::Totals { flops, bytes } => (flops, bytes, super::power::Per::Work),
-        Work::Intensity(i) => (i, 1.0, super::power::Per::Rate),
+        Work::Totals { flops, bytes } => (flops, bytes, crate::calc::power::Per::Work),
+        Work::Intensity(i) => (i, 1.0, crate::calc::power::Per::Rate),
     };
     let t = roof.time(flops, bytes).time_s;
-    let energy = super::power::Energy::new(
-        super::power::PowerModel::of(hw, p.compute).map(|pm| pm.draw(t, flops, bytes)),
+    let energy = crate::calc::power::Energy::new(
+        crate::calc::power::PowerModel::of(hw, p.compute).map(|pm| pm.draw(t, flops, bytes)),
         t,
         mode,
         1.0,
