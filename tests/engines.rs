@@ -615,3 +615,105 @@ fn biased_experts_read_their_biases_and_a_grouped_dispatch_adds_them() {
     assert!(ops(&g).contains("expert-bias-add 96"), "{}", ops(&g));
     assert!(!ops(&loop_).contains("expert-bias-add"), "{}", ops(&loop_));
 }
+
+/// A Qwen3-8B verify pass of `q` tokens over 2,048 cached at batch `b` on
+/// the H100, replayed from a graph (`decode --speculative 0.5,q-1,0`: the
+/// verify forward alone), under the engine `sets`.
+fn verify_pass(b: u64, q: u64, sets: &[&str]) -> Report {
+    let base = [
+        ("model", Value::from("qwen3-8b")),
+        ("hw", "h100-sxm".into()),
+        ("batch", b.into()),
+        ("context", 2048.into()),
+        ("launch", "graph".into()),
+        ("acceptance", 0.5.into()),
+        ("draft-tokens", (q - 1).into()),
+        ("draft-cost", 0.0.into()),
+    ];
+    run("decode", Mode::Achievable, sets, &base).unwrap()
+}
+
+#[test]
+fn a_mask_tensor_adds_the_kernels_the_profiler_counted() {
+    // torch.profiler over one verify pass at B = 16, q = 4 (validation/
+    // results/2026-12-07-h100/h100a-multitoken-log.txt): 652 kernels under
+    // the lower-right bias, 760 under a boolean mask tensor, 36 layers.
+    let tensor = ["engine.attention.mask=tensor"];
+    let lr = num(&verify_pass(16, 4, &[]), "kernels");
+    let t = num(&verify_pass(16, 4, &tensor), "kernels");
+    assert_eq!(t - lr, 760.0 - 652.0);
+}
+
+#[test]
+fn verify_passes_by_the_mask_that_ran_against_two_h100s() {
+    // Issue 53: Qwen3-8B verify passes over 2,048 cached, graph-replayed,
+    // measured on two H100s (validation/results/2026-12-07-h100/
+    // h100a-multitoken-steps.json and h100b-, `graph_s`, ms). The
+    // lower-right rows price with FlashAttention-2's figures carried from
+    // the H200 (fitted there, held out here); the tensor-mask rows with
+    // cuDNN's kernel fitted on h100a's attention alone at B = 16 and 64
+    // (the whole steps and B = 1 held out). q = 3 (an odd key count, 1.6
+    // times slower under a mask tensor) is left out: not priced.
+    let points: [(u64, u64, &str, f64, f64); 18] = [
+        (1, 2, "lower-right", 8.07, 7.94),
+        (1, 4, "lower-right", 8.13, 7.97),
+        (1, 8, "lower-right", 8.20, 8.04),
+        (16, 2, "lower-right", 15.76, 15.57),
+        (16, 4, "lower-right", 15.94, 15.78),
+        (16, 8, "lower-right", 16.30, 16.14),
+        (64, 2, "lower-right", 40.91, 39.93),
+        (64, 4, "lower-right", 43.74, 42.10),
+        (64, 8, "lower-right", 49.59, 48.07),
+        (1, 2, "tensor", 9.37, 9.21),
+        (1, 4, "tensor", 9.45, 9.29),
+        (1, 8, "tensor", 9.53, 9.40),
+        (16, 2, "tensor", 14.73, 14.53),
+        (16, 4, "tensor", 14.89, 14.70),
+        (16, 8, "tensor", 15.27, 15.10),
+        (64, 2, "tensor", 34.49, 34.71),
+        (64, 4, "tensor", 36.86, 36.50),
+        (64, 8, "tensor", 43.11, 41.92),
+    ];
+    let mut errs = Vec::new();
+    for (b, q, mask, a, bb) in points {
+        let set = format!("engine.attention.mask={mask}");
+        let p = num(&verify_pass(b, q, &[set.as_str()]), "step_time_s") * 1e3;
+        for m in [a, bb] {
+            let e = (p / m - 1.0).abs();
+            assert!(e < 0.10, "{mask} B={b} q={q}: {p:.2} ms against {m} ms");
+            errs.push(e);
+        }
+    }
+    assert!(median(errs) < 0.05);
+}
+
+#[test]
+fn mla_absorbed_as_batched_gemms_reads_the_latent_twice() {
+    // Issue 53: MLA's absorbed attention in plain PyTorch (validation/
+    // mla_steps.py). By hand, DeepSeek-V2-Lite (16 heads, latent 512 +
+    // rotary 64, 27 layers) decoding at batch 64 over 4,096 cached tokens
+    // (4,097 keys after the new one), bf16: beyond the fused kernel's one
+    // read of the latent, the value GEMM reads its 512 columns again, 64 x
+    // 4,097 x 512 x 2 B = 268,500,992 B, and the scores are written and
+    // read back, 2 x 64 x 16 x 4,097 x 2 B = 16,781,312 B: 27 x
+    // 285,282,304 = 7,702,622,208 B. The FLOPs are the fused kernel's.
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/validation/models/deepseek-v2-lite.toml");
+    let base = [
+        ("model", Value::from(model)),
+        ("hw", "h100-sxm".into()),
+        ("batch", 64.into()),
+        ("context", 4096.into()),
+    ];
+    let eager = ["engine.attention.path=eager"];
+    let flash = run("decode", Mode::SpeedOfLight, &[], &base).unwrap();
+    let bmm = run("decode", Mode::SpeedOfLight, &eager, &base).unwrap();
+    let extra = num(&bmm, "bytes") - num(&flash, "bytes");
+    assert!((extra - 7_702_622_208.0).abs() < 1.0, "{extra}");
+    assert_eq!(num(&bmm, "flops"), num(&flash, "flops"));
+    // A layer: the second latent GEMM, the scale, the two casts and the
+    // softmax, the query's concatenation, the W_UK and W_UV GEMMs and the
+    // output copy: 9 kernels, 243 over 27 layers.
+    let fa = run("decode", Mode::Achievable, &[], &base).unwrap();
+    let ea = run("decode", Mode::Achievable, &eager, &base).unwrap();
+    assert_eq!(num(&ea, "kernels") - num(&fa, "kernels"), 243.0);
+}

@@ -204,6 +204,39 @@ pub struct AttentionExec {
     /// (`eager`).
     #[serde(default)]
     pub path: AttentionPath,
+    /// How a pass of several new tokens over a cache (a verify pass, a
+    /// chunk) masks its queries (formulas.md, "A multi-token step"):
+    /// PyTorch's lower-right causal bias (`lower-right`, the default: SDPA
+    /// runs FlashAttention-2's kernel) or an explicit boolean mask tensor
+    /// (`tensor`: SDPA runs cuDNN's kernel).
+    #[serde(default)]
+    pub mask: AttentionMask,
+}
+
+/// How a multi-token pass over a cache masks its queries (formulas.md, "A
+/// multi-token step").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AttentionMask {
+    /// `torch.nn.attention.bias.causal_lower_right`: PyTorch sends it to
+    /// FlashAttention-2's kernel (`achievable.attention.cached-*`).
+    #[default]
+    LowerRight,
+    /// A boolean mask tensor (as a forward that builds its own mask passes
+    /// it): PyTorch sends it with grouped heads to cuDNN's kernel
+    /// (`achievable.attention.tensor-mask-*`); FlashAttention takes no
+    /// mask tensor and the memory-efficient kernel no grouped heads.
+    Tensor,
+}
+
+impl AttentionMask {
+    /// Its name in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AttentionMask::LowerRight => "lower-right",
+            AttentionMask::Tensor => "tensor",
+        }
+    }
 }
 
 /// How an engine computes attention (formulas.md, "Engines: attention

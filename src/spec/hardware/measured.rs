@@ -454,6 +454,15 @@ pub struct AttentionEfficiency {
     /// Queries per tile of that kernel's split-KV variant, which it runs
     /// when batch x heads x query blocks would leave the SMs idle.
     pub cached_split_query_tile: Option<NonZeroU64>,
+    /// The share of the dense rate the kernel that attends several new
+    /// tokens over a cache under an explicit mask tensor runs at, per
+    /// padded FLOP (cuDNN's, where PyTorch sends a boolean mask with
+    /// grouped heads): it does not split the keys, so its tiles run in
+    /// whole waves over the SMs (formulas.md, "A multi-token step").
+    pub tensor_mask_peak_fraction: Option<f64>,
+    /// That kernel's queries per tile (q new tokens of a sequence and head
+    /// are padded up to it).
+    pub tensor_mask_query_tile: Option<NonZeroU64>,
 }
 
 /// The kind of evidence behind a file's `achievable` figures

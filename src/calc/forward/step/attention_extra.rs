@@ -121,8 +121,8 @@ fn score_passes(sinks: bool) -> (f64, f64) {
 /// The eager path of `batch` sequences of `new` tokens over a cache whose
 /// layers hold `seen` tokens on average (a window caps a windowed layer's
 /// cache), KV `kv_layer` bytes a token a layer, as transformers'
-/// `eager_attention_forward` runs it. `None` for MLA (whose eager form is
-/// its expanded attention, not priced here).
+/// `eager_attention_forward` runs it; for MLA, its absorbed attention as
+/// batched GEMMs over the latent ([`mla_absorbed`]).
 pub fn eager(
     m: &Model,
     batch: u64,
@@ -132,7 +132,7 @@ pub fn eager(
     p: &Precisions,
 ) -> Option<Eager> {
     if m.attention.kind == crate::spec::model::AttentionKind::Mla {
-        return None;
+        return mla_absorbed(m, batch, new, seen, p);
     }
     let layers = m.layers.get() as f64;
     let h = m.attention.heads.get() as f64;
@@ -166,6 +166,59 @@ pub fn eager(
                 OpKind::Elementwise,
                 layers,
                 kernels + 1.0 + copies,
+            )
+        },
+    })
+}
+
+/// Kernels of MLA's absorbed attention in plain PyTorch beyond the fused
+/// kernel's one, a layer (validation/mla_steps.py's `decode_step`, the
+/// kernels of one replay in validation/results/2026-12-07-h100/
+/// h100a-mla-log.txt): between the two latent GEMMs the scale, the cast
+/// to fp32, the softmax and the cast back; around them the query's fold by
+/// W_UK and the output's by W_UV (two batched GEMMs over the heads), the
+/// folded query concatenated with its rotary part, the output made
+/// contiguous.
+const MLA_BETWEEN_KERNELS: f64 = 4.0;
+const MLA_AROUND_KERNELS: f64 = 4.0;
+
+/// MLA's absorbed attention as plain PyTorch runs it (formulas.md,
+/// "Engines: attention paths", MLA): the scores one batched GEMM of each
+/// sequence's h x q queries over its latent and rotary keys, written out
+/// (E = B x h x q x K elements at the activation precision), scaled, cast
+/// to fp32, softmaxed and cast back, then a second batched GEMM over the
+/// latent's first r columns (the latent read again). FLOPs are the fused
+/// kernel's; the bytes beyond its single read of the latent are the second
+/// read (B x K x r x kv bytes) and the scores written and read back by the
+/// GEMMs (2 E a); between them `E (4 a + 16)` bytes in 4 kernels.
+fn mla_absorbed(m: &Model, batch: u64, new: u64, seen: f64, p: &Precisions) -> Option<Eager> {
+    let a = &m.attention;
+    let r = a.kv_lora_rank?.get() as f64;
+    let rope = a.qk_rope_head_dim.map_or(0.0, |x| x.get() as f64);
+    let layers = m.layers.get() as f64;
+    let h = a.heads.get() as f64;
+    let (b, q) = (batch as f64, new as f64);
+    let keys = seen + q;
+    let scores = b * h * q * keys;
+    let act = p.activation;
+    // Scale (read, write), cast to fp32 (read, write 4 B), softmax (4 B
+    // each way), cast back (read 4 B, write).
+    let between = scores * (4.0 * act + 16.0);
+    // The folded query and rotary part concatenated (read, write), the
+    // output made contiguous (read, write).
+    let around = 2.0 * b * q * h * (r + rope) * act + 2.0 * b * q * h * r * act;
+    Some(Eager {
+        flops: 2.0 * h * (2.0 * r + rope) * q * keys * b * layers,
+        gemm_bytes: (b * keys * r * p.kv + 2.0 * scores * act) * layers,
+        gemm_kernels: 1.0,
+        between: Op {
+            class: KernelClass::Pointwise,
+            activation_bytes: (between + around) * layers,
+            ..Op::plain(
+                "attention-scores",
+                OpKind::Elementwise,
+                layers,
+                MLA_BETWEEN_KERNELS + MLA_AROUND_KERNELS,
             )
         },
     })

@@ -26,7 +26,7 @@ pub use timed::{Timed, time_step, timed, timed_with};
 use crate::calc::matmul;
 use crate::calc::model::{self, Params};
 use crate::error::Result;
-use crate::spec::engine::{AttentionPath, Dispatch, Engine};
+use crate::spec::engine::{AttentionMask, AttentionPath, Dispatch, Engine};
 use crate::spec::model::{AttentionKind, Model};
 
 /// What an operation is.
@@ -281,6 +281,9 @@ pub struct Step {
     /// Key-value heads the device's attention reads (divided likewise): a
     /// decode attention kernel's grid is batch x these.
     pub kv_heads: f64,
+    /// How a pass of several new tokens over a cache masks its queries
+    /// (the engine's `attention.mask`): it chooses the kernel.
+    pub mask: AttentionMask,
 }
 
 /// Each op's weight bytes, for a derivation: `embedding 16.4 KB + qkv ...`.
@@ -686,6 +689,19 @@ pub fn forward_on(
     extra.extend(attention_extra::qk_norm(m, tokens, eng));
     extra.extend(eager_between);
     extra.extend(bias_between);
+    // An explicit mask tensor over a cached prefix: PyTorch turns it into
+    // the kernel's bias (3 kernels and a copy a layer beyond the lower-right
+    // bias's, torch.profiler in validation/results/2026-12-07-h100-families/
+    // multitoken-log.txt: 760 kernels and 110 copies against 652 and 74 over
+    // 36 layers). The copy's bytes were not measured; its fixed time is
+    // priced.
+    if eng.attention.mask == AttentionMask::Tensor && new > 1 && past > 0 {
+        extra.push(Op {
+            class: KernelClass::Pointwise,
+            copies: 1.0,
+            ..Op::plain("attention-mask", OpKind::Elementwise, lf, MASK_TENSOR_KERNELS)
+        });
+    }
     attention_extra::apply_formats(m, &mut ops, p);
     Ok(Step {
         ops,
@@ -697,8 +713,13 @@ pub fn forward_on(
         shape,
         heads: h as f64,
         kv_heads: m.kv_heads() as f64,
+        mask: eng.attention.mask,
     })
 }
+
+/// Kernels a layer an explicit attention mask tensor adds to a pass over a
+/// cached prefix (see `forward_on`).
+pub const MASK_TENSOR_KERNELS: f64 = 3.0;
 
 #[cfg(test)]
 mod tests {

@@ -15,6 +15,7 @@
 
 use super::power_limit::{Mix, PowerLimit};
 use super::{KernelClass, Op, OpKind, Precisions, Step};
+use crate::spec::engine::AttentionMask;
 use crate::calc::launch::LaunchMode;
 use crate::calc::matmul::efficiency::GemmModel;
 use crate::spec::Seconds;
@@ -53,6 +54,10 @@ pub struct Pricer {
     /// The kernel that attends several new tokens over a cached prefix, if
     /// the file has its figures (the prefill figures otherwise).
     pub cached_attention: Option<CachedAttention>,
+    /// The kernel an explicit mask tensor sends such a pass to: (its share
+    /// of the dense rate per padded FLOP, its query tile), if the file has
+    /// them (the cached kernel's figures otherwise).
+    pub tensor_mask: Option<(f64, u64)>,
     /// Burst rate of attention's products, at the KV cache's precision.
     pub attention_rate: f64,
     /// Sustained rate at that precision, if known.
@@ -596,7 +601,27 @@ impl Pricer {
                 // Prefill (several new tokens) runs flash attention at its
                 // efficiency for the keys each query sees; decode streams
                 // the cache.
-                let (eff, pad) = if shape.new > 1 {
+                let tensor = match self.tensor_mask {
+                    Some(t) if shape.new > 1 && cached > 0 && step.mask == AttentionMask::Tensor => {
+                        Some(t)
+                    }
+                    _ => None,
+                };
+                let (eff, pad) = if let Some((fraction, tile)) = tensor {
+                    // An explicit mask tensor: cuDNN's kernel, one CTA a
+                    // tile of queries of a sequence and head, no split of
+                    // the keys: its tiles run in whole waves over the SMs
+                    // (formulas.md, "A multi-token step").
+                    let q = shape.new;
+                    let tile = tile.max(1);
+                    let blocks = shape.batch as f64 * step.heads * q.div_ceil(tile) as f64;
+                    let sms = self.gemm.sms.max(1) as f64;
+                    let waves = (blocks / sms).ceil() * sms / blocks.max(1.0);
+                    (
+                        fraction,
+                        (q.div_ceil(tile) * tile) as f64 / q as f64 * waves,
+                    )
+                } else if shape.new > 1 {
                     let q = shape.new;
                     let grid =
                         |t: u64| shape.batch as f64 * step.heads * q.div_ceil(t.max(1)) as f64;

@@ -72,6 +72,12 @@ pub fn pricer(
             split_query_tile: at.cached_split_query_tile.map(|t| t.get()),
         })
     });
+    let tensor_mask = a.and_then(|a| a.attention.as_ref()).and_then(|at| {
+        Some((
+            at.tensor_mask_peak_fraction?,
+            at.tensor_mask_query_tile?.get(),
+        ))
+    });
     let gemm = GemmModel::of(hw);
     if gemm.tiles.is_empty() {
         missing.push("achievable.gemm");
@@ -165,6 +171,7 @@ pub fn pricer(
         attention,
         query_tile,
         cached_attention,
+        tensor_mask,
         attention_rate,
         attention_sustained,
         precisions,
