@@ -697,7 +697,10 @@ fn mla_absorbed_as_batched_gemms_reads_the_latent_twice() {
     // 4,097 x 512 x 2 B = 268,500,992 B, and the scores are written and
     // read back, 2 x 64 x 16 x 4,097 x 2 B = 16,781,312 B: 27 x
     // 285,282,304 = 7,702,622,208 B. The FLOPs are the fused kernel's.
-    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/validation/models/deepseek-v2-lite.toml");
+    let model = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/validation/models/deepseek-v2-lite.toml"
+    );
     let base = [
         ("model", Value::from(model)),
         ("hw", "h100-sxm".into()),

@@ -699,7 +699,12 @@ pub fn forward_on(
         extra.push(Op {
             class: KernelClass::Pointwise,
             copies: 1.0,
-            ..Op::plain("attention-mask", OpKind::Elementwise, lf, MASK_TENSOR_KERNELS)
+            ..Op::plain(
+                "attention-mask",
+                OpKind::Elementwise,
+                lf,
+                MASK_TENSOR_KERNELS,
+            )
         });
     }
     attention_extra::apply_formats(m, &mut ops, p);

@@ -15,10 +15,10 @@
 
 use super::power_limit::{Mix, PowerLimit};
 use super::{KernelClass, Op, OpKind, Precisions, Step};
-use crate::spec::engine::AttentionMask;
 use crate::calc::launch::LaunchMode;
 use crate::calc::matmul::efficiency::GemmModel;
 use crate::spec::Seconds;
+use crate::spec::engine::AttentionMask;
 use crate::spec::hardware::{Achievable, KernelFixed as Figures};
 
 /// Everything the per-operation model needs of the device, resolved once.
@@ -602,7 +602,9 @@ impl Pricer {
                 // efficiency for the keys each query sees; decode streams
                 // the cache.
                 let tensor = match self.tensor_mask {
-                    Some(t) if shape.new > 1 && cached > 0 && step.mask == AttentionMask::Tensor => {
+                    Some(t)
+                        if shape.new > 1 && cached > 0 && step.mask == AttentionMask::Tensor =>
+                    {
                         Some(t)
                     }
                     _ => None,
