@@ -276,6 +276,14 @@ fn point_priced(
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
             let mut inputs = calc::fleet::FleetInputs::from_fields(&f)?;
+            // Compared parts (no `joint`): each search takes its own part's
+            // price from a per-part list.
+            if !fields.contains_key("parts")
+                && let [one] = hws.as_slice()
+                && !inputs.part_prices.0.is_empty()
+            {
+                inputs.part_prices.only(&one.id);
+            }
             inputs.sim.engine = Some(ctx.point_engine_or(fields, SERVING_ENGINE)?);
             // The names as given, for the check command it prints.
             let given = super::context::split(&list).map(String::from);

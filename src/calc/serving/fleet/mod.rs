@@ -185,6 +185,16 @@ impl PartPrices {
         Ok(Some(PartPrices(out)))
     }
 
+    /// Keeps the price of `id` alone: a comparison searches each part on
+    /// its own (`fleet --hw a,b`), and each search takes its part's price.
+    /// A list that does not price `id` is left whole, so that the search
+    /// says which part lacks a price.
+    pub fn only(&mut self, id: &str) {
+        if self.0.iter().any(|(q, _)| q == id) {
+            self.0.retain(|(q, _)| q == id);
+        }
+    }
+
     /// Checks every part searched has a price (a per-part list given).
     pub fn check(&self, parts: &[&str]) -> Result<()> {
         if self.0.is_empty() {
