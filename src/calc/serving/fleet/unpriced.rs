@@ -9,12 +9,14 @@ use crate::error::Error;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// A layout as (devices, tp, pp, ep): ordered smallest first.
+type Key = (u64, u64, u64, u64);
+
 /// Layouts left out, per part and reason.
 #[derive(Default)]
 pub struct Unpriced {
-    /// (part, the error's text) -> the layouts (devices, tp, pp, ep) it
-    /// left out, smallest first.
-    left: RefCell<BTreeMap<(String, String), BTreeSet<(u64, u64, u64, u64)>>>,
+    /// (part, the error's text) -> the layouts it left out.
+    left: RefCell<BTreeMap<(String, String), BTreeSet<Key>>>,
 }
 
 /// Layouts a note lists by name before it counts the rest.
