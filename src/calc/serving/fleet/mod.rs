@@ -22,6 +22,7 @@ pub mod search;
 pub mod steady;
 #[cfg(test)]
 mod tests;
+mod unpriced;
 
 use crate::calc::simulate::{self, SimulateInputs};
 use crate::error::{Error, Result};
