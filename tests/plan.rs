@@ -771,8 +771,18 @@ fn a_dep8_decode_step_by_hand() {
     // Before the split head: each rank's 32 hidden states; after it, its
     // 1/8 of the vocabulary for all 8 x 32 rows.
     let (hidden, logits) = (32.0 * 7168.0 * 2.0, 8.0 * 32.0 * 129_280.0 / 8.0 * 2.0);
-    close("gather", gathered.decode_comm.lm_head_gather_bytes, hidden, 1e-12);
-    close("logits", gathered.decode_comm.lm_head_logits_bytes, logits, 1e-12);
+    close(
+        "gather",
+        gathered.decode_comm.lm_head_gather_bytes,
+        hidden,
+        1e-12,
+    );
+    close(
+        "logits",
+        gathered.decode_comm.lm_head_logits_bytes,
+        logits,
+        1e-12,
+    );
     // Two all-gathers over 8 at speed of light: each device receives
     // the other seven ranks' inputs over its 450 GB/s.
     close(

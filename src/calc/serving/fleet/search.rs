@@ -545,9 +545,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                     full.add(1, ctx + mean_output as u64 / 2, true, window);
                 }
                 let per_token = forward.seconds(&full)? / cap as f64;
-                let bound = (rate * mean_output * per_token / g as f64)
-                    .ceil()
-                    .max(1.0) as u64;
+                let bound = (rate * mean_output * per_token / g as f64).ceil().max(1.0) as u64;
                 if bound > max_devices / size {
                     candidates.push(mk(
                         format!(

@@ -461,19 +461,28 @@ fn dep_candidates_fill_one_domain() {
     let cat = Catalog::default();
     let hw = cat.hardware("h200-sxm", &[]).unwrap();
     let m = cat.model("deepseek-v3", &[]).unwrap();
-    let s = crate::calc::plan::Setup::new(&hw, &m, &Default::default(), Mode::SpeedOfLight).unwrap();
+    let s =
+        crate::calc::plan::Setup::new(&hw, &m, &Default::default(), Mode::SpeedOfLight).unwrap();
     let got: Vec<(u64, u64, u64)> = super::search::dep_layouts(&s, 1024)
         .iter()
         .map(|l| (l.tp, l.dp, l.ep))
         .collect();
     assert_eq!(
         got,
-        vec![(1, 2, 2), (1, 4, 4), (1, 8, 8), (2, 2, 4), (2, 4, 8), (4, 2, 8)]
+        vec![
+            (1, 2, 2),
+            (1, 4, 4),
+            (1, 8, 8),
+            (2, 2, 4),
+            (2, 4, 8),
+            (4, 2, 8)
+        ]
     );
     for l in super::search::dep_layouts(&s, 1024) {
         assert_eq!(l.attention_dp(), l.dp);
     }
     let dense = cat.model("llama-3-8b", &[]).unwrap();
-    let s = crate::calc::plan::Setup::new(&hw, &dense, &Default::default(), Mode::SpeedOfLight).unwrap();
+    let s = crate::calc::plan::Setup::new(&hw, &dense, &Default::default(), Mode::SpeedOfLight)
+        .unwrap();
     assert!(super::search::dep_layouts(&s, 1024).is_empty());
 }

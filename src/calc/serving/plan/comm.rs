@@ -96,7 +96,14 @@ impl Comm {
     }
 
     /// Of a stage's communication, what its compute of `compute_s` hides.
-    pub fn hidden_s(&self, n_dense: f64, n_moe: f64, send: bool, last: bool, compute_s: f64) -> f64 {
+    pub fn hidden_s(
+        &self,
+        n_dense: f64,
+        n_moe: f64,
+        send: bool,
+        last: bool,
+        compute_s: f64,
+    ) -> f64 {
         self.overlappable_s(n_dense, n_moe, send, last)
             .min(compute_s.max(0.0))
     }
