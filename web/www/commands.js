@@ -1181,6 +1181,11 @@ export const COMMANDS = {
     "help": "Tokens per KV block (default 16, vLLM's block_size)"
    },
    {
+    "name": "redundant-experts",
+    "switch": false,
+    "help": "Redundant copies of hot experts over each expert group (default 0), as plan takes them"
+   },
+   {
     "name": "force",
     "switch": true,
     "help": "Allow requests beyond the model's maximum context"
@@ -1366,6 +1371,11 @@ export const COMMANDS = {
     "name": "block-size",
     "switch": false,
     "help": "Tokens per KV block (default 16, vLLM's block_size)"
+   },
+   {
+    "name": "redundant-experts",
+    "switch": false,
+    "help": "Redundant copies of hot experts over each expert group (default 0), as plan takes them"
    },
    {
     "name": "force",
