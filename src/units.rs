@@ -151,7 +151,7 @@ pub fn plausible_number(v: f64, text: &str) -> Result<f64, String> {
     if m > NUMBER.max || (m != 0.0 && m < NUMBER.min) || m.is_nan() {
         let what = if m > NUMBER.max { "above" } else { "below" };
         return Err(format!(
-            "`{}` is {what} the plausible range: a dimensionless input is {}, or zero where the field allows it",
+            "`{}` is {what} the plausible range: a dimensionless input is {}",
             excerpt(text, 40),
             NUMBER.shown
         ));
@@ -229,7 +229,7 @@ pub fn plausible(dim: Dim, v: f64, text: &str) -> Result<f64, String> {
             "is below the plausible range"
         };
         return Err(format!(
-            "`{}` {what}: a {} is {}, or zero where the field allows it",
+            "`{}` {what}: a {} is {}",
             excerpt(text, 40),
             dim.noun(),
             r.shown

@@ -85,6 +85,23 @@ fn count_lines(text: &str) -> Vec<(usize, String)> {
         .collect()
 }
 
+/// Every `key = NUMBER` line with a fraction or an exponent: the plain
+/// numbers (shares, ratios, exponents, watts, errors).
+fn plain_lines(text: &str) -> Vec<(usize, String)> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let (k, v) = l.split_once('=')?;
+            let k = k.trim();
+            if k.starts_with('"') || k.starts_with('#') {
+                return None;
+            }
+            let v = v.trim();
+            (v.parse::<u64>().is_err() && v.parse::<f64>().is_ok()).then(|| (i, k.to_string()))
+        })
+        .collect()
+}
+
 fn replaced(text: &str, line: usize, key: &str, value: &str) -> String {
     text.lines()
         .enumerate()
@@ -154,6 +171,36 @@ proptest! {
         match r {
             Ok(()) => prop_assert!(false, "{key} = {v} was accepted"),
             Err(e) => prop_assert!(names(&e, key), "{key} = {v}: {e}"),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A plain number of a hardware, model or engine file (a share, an
+    /// exponent, watts, an error) beyond the widest range of any plain
+    /// kind (10^-15 to 10^15).
+    #[test]
+    fn file_plain_numbers_outside_their_range_are_refused_by_field(
+        which in 0usize..3, pick in any::<prop::sample::Index>(), above in any::<bool>(), factor in 1i32..40,
+    ) {
+        let base = [H100, LLAMA, VLLM][which];
+        let lines = plain_lines(base);
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let (i, key) = &lines[pick.index(lines.len())];
+        let v = beyond((1e-15, 1e15), above, factor);
+        let text = replaced(base, *i, key, &format!("{v:e}"));
+        let r = match which {
+            0 => Hardware::parse(&text, &origin()).map(|_| ()),
+            1 => Model::parse(&text, &origin()).map(|_| ()),
+            _ => Engine::parse(&text, &origin()).map(|_| ()),
+        };
+        match r {
+            Ok(()) => prop_assert!(false, "{key} = {v:e} was accepted"),
+            Err(e) => prop_assert!(names(&e, key), "{key} = {v:e}: {e}"),
         }
     }
 }
