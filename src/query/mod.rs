@@ -340,7 +340,7 @@ fn preload(ctx: &Context, command: &str, base: &Fields, axes: &[Axis]) -> Result
         .iter()
         .any(|a| commands::is_file_axis(command, &a.name));
     let fatal = |r: Result<()>| match r {
-        Err(e @ (Error::UnknownId { .. } | Error::Io { .. })) => Err(e),
+        Err(e @ (Error::UnknownId { .. } | Error::NotAModel { .. } | Error::Io { .. })) => Err(e),
         Err(e @ Error::Data { .. }) if !files_vary => Err(e),
         _ => Ok(()),
     };
