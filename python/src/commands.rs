@@ -803,7 +803,8 @@ commands! {
     ///
     /// Args:
     ///     model: Model id or path.
-    ///     hw: Hardware ids or paths searched together, as a list or comma-separated: one joint search, not a comparison (a scenario's `hw`, the CLI's --hw).
+    ///     hw: Hardware ids or paths, as a list or comma-separated: each part's own search, side by side (joint=True searches them together).
+    ///     joint: Search the listed parts together: one deployment may mix them (a prefill pool of one part, a decode pool of another).
     ///     rate: Poisson arrivals: requests per second (40/s).
     ///     prompt: Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
     ///     output: Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
@@ -832,5 +833,5 @@ commands! {
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn fleet = "fleet" () [model, hw, rate, prompt, output, prefix_hit, slo_ttft, slo_tpot, requests, seed, max_devices, caps, budgets, objective, pareto, block_size, dtype, kv_dtype, activations, launch, reserve, force, price, energy_price, pue, engine];
+    fn fleet = "fleet" () [model, hw, joint, rate, prompt, output, prefix_hit, slo_ttft, slo_tpot, requests, seed, max_devices, caps, budgets, objective, pareto, block_size, dtype, kv_dtype, activations, launch, reserve, force, price, energy_price, pue, engine];
 }

@@ -1320,7 +1320,12 @@ export const COMMANDS = {
    {
     "name": "hw",
     "switch": false,
-    "help": "Hardware ids or paths, comma-separated: one joint search"
+    "help": "Hardware ids or paths, comma-separated: each part's own search, side by side (--joint searches them together)"
+   },
+   {
+    "name": "joint",
+    "switch": true,
+    "help": "Search the listed parts together: one deployment may mix them (a prefill pool of one part, a decode pool of another)"
    },
    {
     "name": "rate",

@@ -320,7 +320,7 @@ def decode(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = No
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, rate: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, requests: Optional[Field] = None, seed: Optional[Field] = None, max_devices: Optional[Field] = None, caps: Optional[Field] = None, budgets: Optional[Field] = None, objective: Optional[Field] = None, pareto: Optional[Field] = None, block_size: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, force: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, engine: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, joint: Optional[Field] = None, rate: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, requests: Optional[Field] = None, seed: Optional[Field] = None, max_devices: Optional[Field] = None, caps: Optional[Field] = None, budgets: Optional[Field] = None, objective: Optional[Field] = None, pareto: Optional[Field] = None, block_size: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, force: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, engine: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     The fewest devices that serve a request rate within TTFT and TPOT targets: layouts, batch caps and parts searched by simulation; pareto=True traces tokens/s per device against tokens/s per user.
 
@@ -328,7 +328,8 @@ def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = Non
 
     Args:
         model: Model id or path.
-        hw: Hardware ids or paths searched together, as a list or comma-separated: one joint search, not a comparison (a scenario's `hw`, the CLI's --hw).
+        hw: Hardware ids or paths, as a list or comma-separated: each part's own search, side by side (joint=True searches them together).
+        joint: Search the listed parts together: one deployment may mix them (a prefill pool of one part, a decode pool of another).
         rate: Poisson arrivals: requests per second (40/s).
         prompt: Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
         output: Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.

@@ -331,11 +331,13 @@ pub const MAX_LIST: usize = 64;
 /// every layout (docs/cli.md, "Limits").
 pub const MAX_CANDIDATES: usize = 256;
 
-/// The parts a fleet point searches jointly (the command line's `--hw`,
-/// a scenario's list), as one comma list: the `parts` field as given.
+/// The parts a fleet point searches jointly (the command line's
+/// `--hw --joint`, a scenario's list with `joint`), as one comma list: the
+/// `parts` field as given, or the one part `hw` names where the parts are
+/// compared one search each.
 pub fn parts_list(fields: &crate::inputs::Fields) -> String {
     use serde_json::Value;
-    match fields.get("parts") {
+    match fields.get("parts").or_else(|| fields.get("hw")) {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(items)) => items
             .iter()
