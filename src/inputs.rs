@@ -82,10 +82,7 @@ pub fn value_error(e: &Error) -> Option<&str> {
         return None;
     };
     VALUE_ERROR
-        .with_borrow(|v| {
-            v.as_ref()
-                .is_some_and(|(f, m)| f == field && m == message)
-        })
+        .with_borrow(|v| v.as_ref().is_some_and(|(f, m)| f == field && m == message))
         .then_some(field.as_str())
 }
 
@@ -279,13 +276,16 @@ impl<'de> Deserialize<'de> for Number {
                     .parse()
                     .map_err(|_| E::custom(format!("`{v}` is not a number")))?;
                 // Name the value as typed (`1e400`), not as parsed (`inf`).
-                finite(x).and_then(|x| units::plausible_number(x, v)).map(Number).map_err(|e| {
-                    E::custom(if x.is_finite() {
-                        e.replacen(&format!("`{x:e}`"), &format!("`{v}`"), 1)
-                    } else {
-                        format!("`{v}` is not a finite number")
+                finite(x)
+                    .and_then(|x| units::plausible_number(x, v))
+                    .map(Number)
+                    .map_err(|e| {
+                        E::custom(if x.is_finite() {
+                            e.replacen(&format!("`{x:e}`"), &format!("`{v}`"), 1)
+                        } else {
+                            format!("`{v}` is not a finite number")
+                        })
                     })
-                })
             }
         }
         d.deserialize_any(V)

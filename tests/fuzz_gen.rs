@@ -24,7 +24,6 @@ pub fn nested(kind: usize, n: usize) -> String {
     }
 }
 
-
 /// The crash corpus of issue 27, and lines found since: each once panicked,
 /// hung or blew up.
 pub const CORPUS: &[&str] = &[
@@ -576,7 +575,12 @@ pub fn corpus(dir: &std::path::Path) -> Vec<Vec<String>> {
 /// code, no panic, nothing written outside a scenario's folder, no error
 /// that reprints a line of the user's file or quotes a file a scenario
 /// may not read. `Err` says which rule broke.
-pub fn judge(args: &[String], code: Option<i32>, err: &str, dir: &std::path::Path) -> Result<(), String> {
+pub fn judge(
+    args: &[String],
+    code: Option<i32>,
+    err: &str,
+    dir: &std::path::Path,
+) -> Result<(), String> {
     if !code.is_some_and(|c| EXIT_CODES.contains(&c)) || err.contains("panicked") {
         return Err(format!("exit {code:?}\n{err}"));
     }
@@ -599,7 +603,9 @@ pub fn judge(args: &[String], code: Option<i32>, err: &str, dir: &std::path::Pat
     // A scenario reads only its own folders, and no error quotes a file
     // it was not allowed to read.
     if args.first().is_some_and(|a| a == "run") && err.contains("root:x:0:0") {
-        return Err(format!("a scenario quoted a file outside its folder:\n{err}"));
+        return Err(format!(
+            "a scenario quoted a file outside its folder:\n{err}"
+        ));
     }
     Ok(())
 }

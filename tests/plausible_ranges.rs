@@ -29,9 +29,7 @@ fn kind(unit: &str) -> Option<(f64, f64, &'static str)> {
     Some(match unit {
         "B" | "KB" | "MB" | "GB" | "TB" | "KiB" | "MiB" | "GiB" | "TiB" => (0.125, 1e18, "B"),
         "B/s" | "KB/s" | "MB/s" | "GB/s" | "TB/s" | "GiB/s" => (1.0, 1e18, "B/s"),
-        "FLOP/s" | "GFLOP/s" | "TFLOP/s" | "PFLOP/s" | "TOPS" | "POPS" => {
-            (1.0, 1e22, "FLOP/s")
-        }
+        "FLOP/s" | "GFLOP/s" | "TFLOP/s" | "PFLOP/s" | "TOPS" | "POPS" => (1.0, 1e22, "FLOP/s"),
         "Hz" | "kHz" | "MHz" | "GHz" => (1e3, 1e11, "Hz"),
         "cycles" => (1e-3, 1e15, "cycles"),
         "s" | "ms" | "us" | "ns" | "ps" => (1e-15, 1e9, "s"),
@@ -209,18 +207,78 @@ proptest! {
 /// in base units and the unit written (`""` for a dimensionless number or
 /// a count).
 const FLAGS: &[(&str, &str, f64, f64, &str)] = &[
-    ("launch --hw h100-sxm --kernels 400", "--overhead", 1e-15, 1e9, "s"),
-    ("prefill --model llama-3-8b --hw h200-sxm --prompt 4096", "--measured", 1e-15, 1e9, "s"),
-    ("point --hw h100-sxm --bytes 1GB", "--flops", 1.0, 1e30, "FLOP"),
-    ("point --hw h100-sxm --flops 1GFLOP", "--bytes", 0.125, 1e18, "B"),
+    (
+        "launch --hw h100-sxm --kernels 400",
+        "--overhead",
+        1e-15,
+        1e9,
+        "s",
+    ),
+    (
+        "prefill --model llama-3-8b --hw h200-sxm --prompt 4096",
+        "--measured",
+        1e-15,
+        1e9,
+        "s",
+    ),
+    (
+        "point --hw h100-sxm --bytes 1GB",
+        "--flops",
+        1.0,
+        1e30,
+        "FLOP",
+    ),
+    (
+        "point --hw h100-sxm --flops 1GFLOP",
+        "--bytes",
+        0.125,
+        1e18,
+        "B",
+    ),
     ("point --hw h100-sxm", "--intensity", 1e-15, 1e15, ""),
-    ("collective all-reduce --hw h200-sxm --devices 8", "--bytes", 0.125, 1e18, "B"),
-    ("occupancy --hw h100-sxm --threads 256 --regs 32", "--smem", 0.125, 1e18, "B"),
-    ("speculative --acceptance 0.8 --draft-tokens 4", "--draft-cost", 1e-15, 1e15, ""),
+    (
+        "collective all-reduce --hw h200-sxm --devices 8",
+        "--bytes",
+        0.125,
+        1e18,
+        "B",
+    ),
+    (
+        "occupancy --hw h100-sxm --threads 256 --regs 32",
+        "--smem",
+        0.125,
+        1e18,
+        "B",
+    ),
+    (
+        "speculative --acceptance 0.8 --draft-tokens 4",
+        "--draft-cost",
+        1e-15,
+        1e15,
+        "",
+    ),
     ("hw show h100-sxm", "--clock", 1e3, 1e11, "Hz"),
-    ("decode --model llama-3-8b --hw h200-sxm --batch 8", "--context", 1.0, 9007199254740992.0, ""),
-    ("kv --model llama-3-8b --context 8192", "--batch", 1.0, 9007199254740992.0, ""),
-    ("prefill --model llama-3-8b --hw h200-sxm", "--prompt", 1.0, 9007199254740992.0, ""),
+    (
+        "decode --model llama-3-8b --hw h200-sxm --batch 8",
+        "--context",
+        1.0,
+        9007199254740992.0,
+        "",
+    ),
+    (
+        "kv --model llama-3-8b --context 8192",
+        "--batch",
+        1.0,
+        9007199254740992.0,
+        "",
+    ),
+    (
+        "prefill --model llama-3-8b --hw h200-sxm",
+        "--prompt",
+        1.0,
+        9007199254740992.0,
+        "",
+    ),
 ];
 
 proptest! {

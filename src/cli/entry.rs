@@ -94,9 +94,7 @@ fn run(argv: &[String], err: &mut Errors) -> u8 {
     // JSON already carries every derivation; CSV has nowhere to put one.
     let explain = global.explain && global.format != super::FormatArg::Json;
     if explain && global.format == super::FormatArg::Csv {
-        err.line(
-            "error: --explain has no CSV form; use --format json for the derivations as data",
-        );
+        err.line("error: --explain has no CSV form; use --format json for the derivations as data");
         return 2;
     }
     let bytes = if explain {

@@ -126,7 +126,9 @@ fn main() {
                 if began == 0 {
                     continue;
                 }
-                let ran = start.elapsed().saturating_sub(Duration::from_millis(began - 1));
+                let ran = start
+                    .elapsed()
+                    .saturating_sub(Duration::from_millis(began - 1));
                 if ran > limit {
                     let input = std::fs::read_to_string(&current).unwrap_or_default();
                     let msg = format!(
