@@ -24,7 +24,6 @@
 #[path = "../../src/cli/mod.rs"]
 mod cli;
 
-#[allow(dead_code)]
 #[path = "../fuzz_gen.rs"]
 mod fuzz_gen;
 
@@ -70,7 +69,7 @@ fn rss_mib() -> u64 {
     std::fs::read_to_string("/proc/self/statm")
         .ok()
         .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
-        .map_or(0, |pages| pages * 4096 >> 20)
+        .map_or(0, |pages| (pages * 4096) >> 20)
 }
 
 fn append(path: &Path, text: &str) {
@@ -205,7 +204,7 @@ fn main() {
             let _ = std::fs::remove_file(dir.join("escaped.svg"));
             let _ = std::fs::remove_file(dir.join("escaped.toml"));
         }
-        if n % 10_000 == 0 {
+        if n.is_multiple_of(10_000) {
             append(
                 &progress,
                 &format!(

@@ -241,11 +241,9 @@ mod tests {
         // GHz, within the plausible range a file's clock may have: 1e99
         // GHz is refused as it is read, issue 55).
         let set = catalog_hw("h100-sxm", &["compute.clock=50GHz"]);
-        assert!(
-            clock_note(&set, None)
-                .unwrap()
-                .contains("is more than twice the fastest boost clock in the catalog (2.4 GHz): check the unit")
-        );
+        assert!(clock_note(&set, None).unwrap().contains(
+            "is more than twice the fastest boost clock in the catalog (2.4 GHz): check the unit"
+        ));
         let slow = catalog_hw("h100-sxm", &["compute.clock=1MHz"]);
         assert!(
             clock_note(&slow, None)
