@@ -427,7 +427,7 @@ fn one_device_matches_decode_and_prefill() {
     close(
         "plan decode = decode under the power limit",
         p.decode_step_time_s,
-        d.energy.draw.as_ref().unwrap().limited_time_s,
+        d.power_limit.map_or(d.step_time_s, |l| l.limited_time_s),
         1e-9,
     );
     assert_eq!(p.comm_time_s, 0.0);

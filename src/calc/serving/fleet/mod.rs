@@ -22,6 +22,7 @@ pub mod search;
 pub mod steady;
 #[cfg(test)]
 mod tests;
+mod unpriced;
 
 use crate::calc::simulate::{self, SimulateInputs};
 use crate::error::{Error, Result};
@@ -183,6 +184,16 @@ impl PartPrices {
             out.push((part, p.device_hour.unwrap_or_default()));
         }
         Ok(Some(PartPrices(out)))
+    }
+
+    /// Keeps the price of `id` alone: a comparison searches each part on
+    /// its own (`fleet --hw a,b`), and each search takes its part's price.
+    /// A list that does not price `id` is left whole, so that the search
+    /// says which part lacks a price.
+    pub fn only(&mut self, id: &str) {
+        if self.0.iter().any(|(q, _)| q == id) {
+            self.0.retain(|(q, _)| q == id);
+        }
     }
 
     /// Checks every part searched has a price (a per-part list given).

@@ -51,6 +51,8 @@ pub(super) struct Shared<'x> {
     /// The largest iteration (tokens, sequences) of the search, which
     /// `--reserve step` holds back on every plan.
     pub step: (u64, u64),
+    /// Layouts left out for a figure their part lacks.
+    pub left: &'x super::unpriced::Unpriced,
 }
 
 /// A part's cheapest prefill pool.
@@ -112,12 +114,14 @@ fn prefill_replica<'a, 'b>(
 /// TTFT target.
 fn alone_meets(
     sh: &Shared,
+    at: (&str, Layout),
     f: &mut Forward,
     mean_prompt: u64,
     budget: u64,
     t: &Transfer,
 ) -> Result<Option<f64>> {
-    let Some(alone) = unpriced(prefill_alone(f, mean_prompt, budget, sh.m.window()))? else {
+    let Some(alone) = unpriced(sh, at, prefill_alone(f, mean_prompt, budget, sh.m.window()))?
+    else {
         return Ok(None);
     };
     let misses =
@@ -126,14 +130,17 @@ fn alone_meets(
     Ok((!misses).then_some(alone))
 }
 
-/// A step's time, or None where the layout needs a figure the part lacks
-/// (a pipeline hand-off past the scale-up domain under `--achievable`
-/// without a measured NIC): that layout is not searched, as the aggregated
-/// search leaves it out.
-fn unpriced(t: Result<f64>) -> Result<Option<f64>> {
+/// A step's time, or None where the layout `at` needs a figure the part
+/// lacks (a pipeline hand-off past the scale-up domain under
+/// `--achievable` without a measured NIC): that layout is not searched, as
+/// the aggregated search leaves it out, and the answer's notes say so.
+fn unpriced(sh: &Shared, at: (&str, Layout), t: Result<f64>) -> Result<Option<f64>> {
     match t {
         Ok(t) => Ok(Some(t)),
-        Err(crate::error::Error::MissingField { .. }) => Ok(None),
+        Err(e @ crate::error::Error::MissingField { .. }) => {
+            sh.left.add(at.0, at.1, &e);
+            Ok(None)
+        }
         Err(e) => Err(e),
     }
 }
@@ -243,12 +250,19 @@ pub(super) fn search(
         let hw = &sh.hws[k];
         let mut best: Option<(u64, f64, Choice)> = None;
         let mut pruned = false;
-        for l in layouts(s, sh.max_devices) {
+        for l in layouts(s, sh.max_devices, sh.left) {
             let Some((rep, kv, t)) = prefill_replica(sh, s, hw, l, &pre_reqs, kv_bytes)? else {
                 continue;
             };
             let mut f = Forward::new(&rep, m, s.step.precisions, pre_budget, pre_seqs)?;
-            let Some(alone) = alone_meets(sh, &mut f, mean_prompt.max(1.0) as u64, pre_budget, &t)?
+            let Some(alone) = alone_meets(
+                sh,
+                (&hw.id, l),
+                &mut f,
+                mean_prompt.max(1.0) as u64,
+                pre_budget,
+                &t,
+            )?
             else {
                 continue;
             };
@@ -453,7 +467,7 @@ pub(super) fn search(
         };
         for &k in &usable {
             let (hd, ds) = (&sh.hws[k], &setups[k]);
-            for l in layouts(ds, sh.max_devices) {
+            for l in layouts(ds, sh.max_devices, sh.left) {
                 let rep = Replica::new(ds, l)?;
                 let size = l.tp * l.pp;
                 let mk = |cap: u64, tokens: u64, why: String, margin: Option<f64>| Candidate {
@@ -492,7 +506,7 @@ pub(super) fn search(
                 let ctx = mean_prompt as u64;
                 let mut one = Batch::default();
                 one.add(1, ctx, true, window);
-                let Some(step1) = unpriced(f.seconds(&one))? else {
+                let Some(step1) = unpriced(sh, (&hd.id, l), f.seconds(&one))? else {
                     continue;
                 };
                 if let Some(tt) = w.slo_tpot
@@ -801,13 +815,13 @@ pub(super) fn pareto(
     for &k in &usable {
         let (s, hw) = (&setups[k], &sh.hws[k]);
         let mut best: Option<(Layout, f64)> = None;
-        for l in layouts(s, sh.max_devices) {
+        for l in layouts(s, sh.max_devices, sh.left) {
             let Some((rep, _, t)) = prefill_replica(sh, s, hw, l, &pre_reqs, kv_bytes)? else {
                 continue;
             };
             let budget = simulate::DEFAULT_WHOLE_PROMPT;
             let mut f = Forward::new(&rep, m, s.step.precisions, budget, 1)?;
-            let Some(alone) = alone_meets(sh, &mut f, mean_prompt, budget, &t)? else {
+            let Some(alone) = alone_meets(sh, (&hw.id, l), &mut f, mean_prompt, budget, &t)? else {
                 continue;
             };
             let cost = alone * (l.tp * l.pp) as f64;
@@ -828,7 +842,7 @@ pub(super) fn pareto(
     let ctx = mean_prompt + mean_output as u64 / 2;
     for &k in &usable {
         let s = &setups[k];
-        for l in layouts(s, sh.max_devices) {
+        for l in layouts(s, sh.max_devices, sh.left) {
             let rep = Replica::new(s, l)?;
             let Some(kv) = room(&rep) else { continue };
             if simulate::check_fit(m, sh.base, kv, sh.block, sh.i.sim.force).is_err() {
@@ -846,7 +860,7 @@ pub(super) fn pareto(
                 for _ in 0..cap {
                     b.add(1, ctx, true, window);
                 }
-                let Some(step) = unpriced(f.seconds(&b))? else {
+                let Some(step) = unpriced(sh, (&sh.hws[k].id, l), f.seconds(&b))? else {
                     break;
                 };
                 let tokens = cap as f64 / step;

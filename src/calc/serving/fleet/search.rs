@@ -2,6 +2,7 @@
 //! budget), and for each the fewest replicas whose simulated run meets
 //! every target.
 
+use super::unpriced::Unpriced;
 use super::{FleetInputs, Objective};
 use crate::calc::plan::{self, Layout, Replica};
 use crate::calc::simulate::arrivals::{self, Arrivals};
@@ -169,8 +170,10 @@ struct Pending {
 
 /// Layouts of one replica worth trying: tp over the divisors of the heads
 /// that `plan` accepts, pp over the divisors of the layers up to 16, ep
-/// over the divisors of tp for MoE; at most `max` devices.
-pub(super) fn layouts(s: &plan::Setup, max: u64) -> Vec<Layout> {
+/// over the divisors of tp for MoE; at most `max` devices. One `plan`
+/// accepts but the part cannot price (a figure it lacks) goes to `left`,
+/// which the answer's notes name.
+pub(super) fn layouts(s: &plan::Setup, max: u64, left: &Unpriced) -> Vec<Layout> {
     let m = s.model;
     let mut out = Vec::new();
     for tp in plan::divisors(m.attention.heads.get()) {
@@ -188,10 +191,14 @@ pub(super) fn layouts(s: &plan::Setup, max: u64) -> Vec<Layout> {
             };
             for ep in eps {
                 let l = Layout { tp, pp, dp: 1, ep };
-                // A layout `plan` accepts may still need a link the part
-                // lacks (a pipeline hand-off past an MI300X board).
-                if plan::validate(s, l, None).is_ok() && Replica::new(s, l).is_ok() {
-                    out.push(l);
+                // A layout `plan` accepts may still need a figure the part
+                // lacks (a pipeline hand-off past an MI300X board, an
+                // achievable link bandwidth): left out, and said so.
+                if plan::validate(s, l, None).is_ok() {
+                    match Replica::new(s, l) {
+                        Ok(_) => out.push(l),
+                        Err(e) => left.add(&s.hw.id, l, &e),
+                    }
                 }
             }
         }
@@ -399,9 +406,10 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             Ok(inst)
         })
         .collect::<Result<_>>()?;
+    let left = Unpriced::default();
     let mut replicas = Vec::new();
     for (k, inst) in insts.iter().enumerate() {
-        for l in layouts(&inst.setup, max_devices) {
+        for l in layouts(&inst.setup, max_devices, &left) {
             replicas.push((k, Replica::new(&inst.setup, l)?));
         }
     }
@@ -782,6 +790,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         budgets: budgets.as_deref(),
         keep: KEEP,
         step,
+        left: &left,
     };
     let mut scores = found.clone();
     // Pools prune by devices under the devices objective.
@@ -823,6 +832,10 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         pareto_pts.extend(super::pools::pareto(&shared, &mut notes)?);
     }
     let pareto = i.options.pareto.then(|| frontier(pareto_pts));
+    // Layouts a missing figure left out come first: they may be what the
+    // answer would otherwise have been.
+    let per_layout = (caps.len() * budgets.as_ref().map_or(1, Vec::len)) as u64;
+    notes.splice(0..0, left.notes(per_layout));
     Ok(FleetCost {
         model: m.id.clone(),
         engine: insts

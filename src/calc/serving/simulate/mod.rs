@@ -580,6 +580,7 @@ pub fn run_energy(
             flop_j: busy.flop_j * per_replica / devices,
             byte_j: busy.byte_j * per_replica / devices,
             strided_j: busy.strided_j * per_replica / devices,
+            held: false,
         }
     });
     Energy::new(draw, span, mode, devices, tokens, Per::Output)

@@ -44,7 +44,10 @@ fn decode_step(m: &Model, hw: &Hardware, batch: u64, context: u64) -> f64 {
     }))
     .unwrap();
     let c = crate::calc::decode::cost(m, hw, &i, Mode::SpeedOfLight).unwrap();
-    limited(c.step_time_s, &c.energy)
+    // decode holds the board at its limit over its own step and names the
+    // stretched time (formulas.md, "One time on one device").
+    c.power_limit
+        .map_or(c.step_time_s, |d| d.limited_time_s.max(c.step_time_s))
 }
 
 fn prefill_time(m: &Model, hw: &Hardware, prompt: u64) -> f64 {
