@@ -39,6 +39,7 @@ pub fn from_fields_where<T: DeserializeOwned>(
             .filter(|(k, _)| keep(k))
             .map(|(k, v)| (k.as_str(), v)),
     );
+    VALUE_ERROR.with_borrow_mut(|v| *v = None);
     serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
@@ -55,12 +56,34 @@ pub fn from_fields_where<T: DeserializeOwned>(
                 field,
             }
         } else {
+            VALUE_ERROR.with_borrow_mut(|v| *v = Some((field.clone(), msg.clone())));
             Error::Field {
                 field,
                 message: msg,
             }
         }
     })
+}
+
+std::thread_local! {
+    /// The field and message of the last [`from_fields_where`] that
+    /// refused a field's own value ([`value_error`]).
+    static VALUE_ERROR: std::cell::RefCell<Option<(String, String)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Whether `e` is a field's own value refused as it was read (not a
+/// number, out of its range, an unknown field): an error that depends on
+/// that field's value alone, not on any other input. A sweep that does
+/// not vary the field fails this way at every point, so it reports the
+/// error once, before its points (issue 55).
+pub fn value_error(e: &Error) -> Option<&str> {
+    let Error::Field { field, message } = e else {
+        return None;
+    };
+    VALUE_ERROR
+        .with_borrow(|v| v.as_ref().is_some_and(|(f, m)| f == field && m == message))
+        .then_some(field.as_str())
 }
 
 /// The field a serde message names (`unknown field `foo``).
@@ -202,12 +225,13 @@ impl<'de> Deserialize<'de> for Tokens {
                 f.write_str("a number of tokens")
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Tokens, E> {
-                Ok(Tokens(v))
+                bounded_count(v).map(Tokens).map_err(E::custom)
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Tokens, E> {
-                u64::try_from(v)
-                    .map(Tokens)
-                    .map_err(|_| E::custom(format!("`{v}` is negative; expected a whole number")))
+                let v = u64::try_from(v).map_err(|_| {
+                    E::custom(format!("`{v}` is negative; expected a whole number"))
+                })?;
+                bounded_count(v).map(Tokens).map_err(E::custom)
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Tokens, E> {
                 count_from_f64(v)
@@ -236,13 +260,15 @@ impl<'de> Deserialize<'de> for Number {
                 f.write_str("a number")
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Number, E> {
-                Ok(Number(v as f64))
+                self.visit_f64(v as f64)
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Number, E> {
-                Ok(Number(v as f64))
+                self.visit_f64(v as f64)
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Number, E> {
-                finite(v).map(Number).map_err(E::custom)
+                finite_number(v, &v.to_string())
+                    .map(Number)
+                    .map_err(E::custom)
             }
             fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Number, E> {
                 let t = v.trim().replace('_', "");
@@ -250,13 +276,16 @@ impl<'de> Deserialize<'de> for Number {
                     .parse()
                     .map_err(|_| E::custom(format!("`{v}` is not a number")))?;
                 // Name the value as typed (`1e400`), not as parsed (`inf`).
-                finite(x).map(Number).map_err(|e| {
-                    E::custom(if x.is_finite() {
-                        e.replacen(&format!("`{x:e}`"), &format!("`{v}`"), 1)
-                    } else {
-                        format!("`{v}` is not a finite number")
+                finite(x)
+                    .and_then(|x| units::plausible_number(x, v))
+                    .map(Number)
+                    .map_err(|e| {
+                        E::custom(if x.is_finite() {
+                            e.replacen(&format!("`{x:e}`"), &format!("`{v}`"), 1)
+                        } else {
+                            format!("`{v}` is not a finite number")
+                        })
                     })
-                })
             }
         }
         d.deserialize_any(V)
@@ -273,6 +302,12 @@ fn finite(v: f64) -> std::result::Result<f64, String> {
     } else {
         Ok(v)
     }
+}
+
+/// [`finite`], then the plausible range of a dimensionless input
+/// ([`units::NUMBER`]).
+fn finite_number(v: f64, text: &str) -> std::result::Result<f64, String> {
+    finite(v).and_then(|x| units::plausible_number(x, text))
 }
 
 macro_rules! quantity {

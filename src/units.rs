@@ -52,6 +52,20 @@ impl Dim {
         matches!(self, Dim::Bytes | Dim::Flop | Dim::Cycles)
     }
 
+    /// What a quantity of this kind is called, for messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Dim::Bytes => "size in bytes",
+            Dim::BytesPerSec => "bandwidth",
+            Dim::Flop => "count of FLOP",
+            Dim::FlopPerSec => "compute rate",
+            Dim::Hz => "frequency",
+            Dim::Cycles => "count of cycles",
+            Dim::Seconds => "time",
+            Dim::Joules => "energy",
+        }
+    }
+
     /// The base unit's symbol.
     pub fn base_symbol(self) -> &'static str {
         match self {
@@ -119,20 +133,106 @@ pub enum UnitError {
     },
 }
 
+/// The plausible range of a dimensionless input (an intensity in FLOP/B,
+/// an acceptance, a cost ratio, a factor): 10^-15 to 10^15. Real
+/// kernels' intensities lie between about 0.01 and 10^5 FLOP/B and the
+/// ratios near 1; past these bounds a product of two such inputs with a
+/// count (at most 2^53) still stays far from the double's range.
+pub const NUMBER: Range = Range {
+    min: 1e-15,
+    max: 1e15,
+    shown: "1e-15 to 1e15",
+};
+
+/// [`plausible`] for a dimensionless input: zero, or a magnitude within
+/// [`NUMBER`].
+pub fn plausible_number(v: f64, text: &str) -> Result<f64, String> {
+    let m = v.abs();
+    if m > NUMBER.max || (m != 0.0 && m < NUMBER.min) || m.is_nan() {
+        let what = if m > NUMBER.max { "above" } else { "below" };
+        return Err(format!(
+            "`{}` is {what} the plausible range: a dimensionless input is {}",
+            excerpt(text, 40),
+            NUMBER.shown
+        ));
+    }
+    Ok(v)
+}
+
 /// The longest time a flag or a file may give: 10^9 s, about 32 years
 /// (the bound a serving target already had). A latency, a launch
 /// overhead, a measured kernel or a trace is far shorter; past it a time
 /// (`1e308 s`) is a slip that turns every sum of times infinite.
 pub const MAX_SECONDS: f64 = 1e9;
 
-/// The plausible-range rule a quantity a flag or a file gives passes
-/// beyond being finite: a time at most [`MAX_SECONDS`]. `text` is the
-/// value as written, for the message.
+/// The plausible range of one kind of quantity, in base units: a value a
+/// flag or a file gives is zero (where its field allows zero) or has a
+/// magnitude from `min` to `max`. docs/data-schemas.md ("Plausible
+/// ranges") gives the reason for each bound.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Range {
+    /// The smallest non-zero magnitude.
+    pub min: f64,
+    /// The largest magnitude.
+    pub max: f64,
+    /// The bounds as a person writes them, for the message.
+    pub shown: &'static str,
+}
+
+/// The plausible range of each kind of quantity: the one table every
+/// quantity a hardware, model or engine file or a flag gives is checked
+/// against ([`plausible`]).
+pub fn range(dim: Dim) -> Range {
+    let (min, max, shown) = match dim {
+        // One bit; an exabyte (10^5 devices of 10 TB each).
+        Dim::Bytes => (0.125, 1e18, "1 bit (0.125 B) to 1 EB"),
+        // A byte a second; an exabyte a second (about 50 times the
+        // fastest on-chip SRAM figure published, 21 PB/s).
+        Dim::BytesPerSec => (1.0, 1e18, "1 B/s to 1 EB/s"),
+        // One operation; 10^30 FLOP (about 2,000 times the largest
+        // training runs, some 5e26 FLOP).
+        Dim::Flop => (1.0, 1e30, "1 FLOP to 1e30 FLOP"),
+        // One operation a second; 10^22 FLOP/s (10^5 parts at five times
+        // the fastest part's 4-bit rate).
+        Dim::FlopPerSec => (1.0, 1e22, "1 FLOP/s to 1e22 FLOP/s"),
+        // A kilohertz; 100 GHz (some 15 times the fastest clock shipped).
+        Dim::Hz => (1e3, 1e11, "1 kHz to 100 GHz"),
+        // A thousandth of a cycle (an issue rate's share of one); 10^15
+        // cycles (about six days at 2 GHz).
+        Dim::Cycles => (1e-3, 1e15, "0.001 to 1e15 cycles"),
+        // A femtosecond (a thousandth of the finest unit, ps); 10^9 s,
+        // about 32 years (the bound a serving target already had).
+        Dim::Seconds => (1e-15, MAX_SECONDS, "1 fs to 1e9 s (about 32 years)"),
+        // An attojoule (a millionth of the pJ a bit or an operation
+        // costs); a petajoule (a year of a 30 MW site).
+        Dim::Joules => (1e-18, 1e15, "1 aJ to 1 PJ"),
+    };
+    Range { min, max, shown }
+}
+
+/// The plausible-range rule every quantity a flag or a file gives passes
+/// beyond being finite: zero, or a magnitude within [`range`] of its
+/// kind. `text` is the value as written, for the message.
 pub fn plausible(dim: Dim, v: f64, text: &str) -> Result<f64, String> {
-    if dim == Dim::Seconds && v.abs() > MAX_SECONDS {
+    let r = range(dim);
+    let m = v.abs();
+    if dim == Dim::Seconds && m > r.max {
         return Err(format!(
             "`{}` is longer than 1e9 s (about 32 years), the longest time an input may give",
             excerpt(text, 40)
+        ));
+    }
+    if m > r.max || (m != 0.0 && m < r.min) || m.is_nan() {
+        let what = if m > r.max {
+            "is above the plausible range"
+        } else {
+            "is below the plausible range"
+        };
+        return Err(format!(
+            "`{}` {what}: a {} is {}",
+            excerpt(text, 40),
+            dim.noun(),
+            r.shown
         ));
     }
     Ok(v)

@@ -131,6 +131,9 @@ mod robustness;
 #[path = "robustness_iv.rs"]
 mod robustness_iv;
 
+#[path = "plausible_ranges.rs"]
+mod plausible_ranges;
+
 #[path = "roofline.rs"]
 mod roofline;
 

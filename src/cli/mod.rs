@@ -20,6 +20,7 @@ mod confine;
 mod decode;
 mod dtype;
 mod engine;
+pub mod entry;
 mod kv;
 mod littles_law;
 mod occupancy;
@@ -581,7 +582,7 @@ fn run_reports(
             held_rows(g)?;
         }
         let mut sink: Option<Box<dyn roofline::report::RowSink>> = stream.then(|| {
-            let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
+            let out = std::io::BufWriter::with_capacity(1 << 16, entry::stdout());
             if g.format == FormatArg::Csv {
                 Box::new(roofline::render::CsvStream::new(out))
                     as Box<dyn roofline::report::RowSink>

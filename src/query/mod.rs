@@ -255,8 +255,26 @@ fn grid(
     // that point's error; a swept name the command never read is the
     // whole sweep's.
     let mut checked = false;
+    // A field's own value refused where the sweep does not vary it fails
+    // every point alike: it is kept here and ends the sweep at its first
+    // point (a `--sweep` error is what stops a sweep at once), then
+    // returned in place of that stop.
+    let whole: std::cell::Cell<Option<Error>> = std::cell::Cell::new(None);
+    let stop = |e: Error| match whole.take() {
+        Some(w) => w,
+        None => named(e),
+    };
     let mut point_eval = |f: &Fields, lean: bool| -> Result<Report> {
-        let r = point(ctx, command, f, lean).map_err(|e| (ctx.rename)(unknown_sweep(e, &swept)))?;
+        let r = match point(ctx, command, f, lean) {
+            Err(e)
+                if crate::inputs::value_error(&e)
+                    .is_some_and(|field| !swept.iter().any(|s| s == field)) =>
+            {
+                whole.set(Some((ctx.rename)(e)));
+                return Err(Error::input("--sweep", "stopped at its first point"));
+            }
+            r => r.map_err(|e| (ctx.rename)(unknown_sweep(e, &swept)))?,
+        };
         if !checked {
             check_axes_read(ctx, &axes)?;
             checked = true;
@@ -274,7 +292,7 @@ fn grid(
             out.push(point_eval(&f, false)?);
             Ok(Report::new_lean("", true))
         })
-        .map_err(named)?;
+        .map_err(stop)?;
         return Ok((out, false));
     }
     // A comparison has few items and each may describe its figures in its
@@ -282,7 +300,7 @@ fn grid(
     // point of each accelerator or precision in full itself).
     let comparison = axes.iter().all(|a| a.name == "hw" || a.name == "model");
     if comparison {
-        let r = compare(ctx, command, &axes, f).map_err(named)?;
+        let r = compare(ctx, command, &axes, f).map_err(stop)?;
         check_axes_read(ctx, &axes)?;
         return Ok((vec![r], false));
     }
@@ -292,7 +310,7 @@ fn grid(
         apply(&mut f, p);
         point_eval(&f, lean)
     })
-    .map_err(named)?;
+    .map_err(stop)?;
     if let Some(st) = strides.as_ref().filter(|st| st.iter().any(|&s| s > 1)) {
         let n = sweep::grid_size(&axes)?;
         let every: Vec<String> = axes
@@ -324,7 +342,7 @@ fn preload(ctx: &Context, command: &str, base: &Fields, axes: &[Axis]) -> Result
         .iter()
         .any(|a| commands::is_file_axis(command, &a.name));
     let fatal = |r: Result<()>| match r {
-        Err(e @ (Error::UnknownId { .. } | Error::Io { .. })) => Err(e),
+        Err(e @ (Error::UnknownId { .. } | Error::NotAModel { .. } | Error::Io { .. })) => Err(e),
         Err(e @ Error::Data { .. }) if !files_vary => Err(e),
         _ => Ok(()),
     };

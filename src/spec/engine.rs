@@ -188,7 +188,7 @@ pub struct Grouped {
     pub scatter_in_gemm: bool,
     /// The share of the device's achievable bandwidth a grouped GEMM
     /// streams its weights at (without it: the dense GEMM model's).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub weight_stream_fraction: Option<f64>,
 }
 
@@ -201,7 +201,7 @@ pub struct AttentionExec {
     pub kernel: Option<String>,
     /// Its share of the attention rate at long lengths, in place of the
     /// hardware file's measured flash-attention peak fraction.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub peak_fraction: Option<f64>,
     /// How the scores are computed (formulas.md, "Engines: attention
     /// paths"): one fused kernel (`flash`, the default) or written out

@@ -142,6 +142,130 @@ impl<'de> Visitor<'de> for QuantityVisitor {
     }
 }
 
+/// Plain numbers of a data file (no unit), each checked against the
+/// plausible range of its kind where it is read, as quantities are
+/// (docs/data-schemas.md, "Plausible ranges"): `#[serde(default,
+/// deserialize_with = "crate::spec::plain::watts")]` on an `Option<f64>`.
+pub mod plain {
+    use crate::units;
+    use serde::de::{self, Deserializer, Visitor};
+    use std::fmt;
+
+    /// The most a board, a node or a site draws: 1 GW (a large site; a
+    /// board draws tens of watts to a few kilowatts).
+    pub const MAX_WATTS: f64 = 1e9;
+    /// The least non-zero power: 1 mW.
+    pub const MIN_WATTS: f64 = 1e-3;
+
+    struct Plain {
+        what: &'static str,
+        min: f64,
+        max: f64,
+        shown: &'static str,
+    }
+
+    impl Visitor<'_> for Plain {
+        type Value = f64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "a number ({})", self.what)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
+            self.visit_f64(v as f64)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
+            self.visit_f64(v as f64)
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
+            let m = v.abs();
+            if !units::usable(v) {
+                return Err(E::custom(format!(
+                    "`{v}` is not a finite number of normal size"
+                )));
+            }
+            if m > self.max || (m != 0.0 && m < self.min) {
+                return Err(E::custom(format!(
+                    "`{v}` is outside the plausible range: {} is {}",
+                    self.what, self.shown
+                )));
+            }
+            Ok(v)
+        }
+    }
+
+    fn opt<'de, D: Deserializer<'de>>(d: D, p: Plain) -> Result<Option<f64>, D::Error> {
+        d.deserialize_any(p).map(Some)
+    }
+
+    /// A power in watts.
+    pub fn watts<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        opt(
+            d,
+            Plain {
+                what: "a power in watts",
+                min: MIN_WATTS,
+                max: MAX_WATTS,
+                shown: "1 mW to 1 GW",
+            },
+        )
+    }
+
+    /// A dimensionless figure (a share, a ratio, an exponent, a relative
+    /// error): [`units::NUMBER`].
+    pub fn number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        opt(
+            d,
+            Plain {
+                what: "a dimensionless figure",
+                min: units::NUMBER.min,
+                max: units::NUMBER.max,
+                shown: units::NUMBER.shown,
+            },
+        )
+    }
+
+    /// [`number`] for a field that must be given.
+    pub fn number_req<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        number(d).map(|v| v.unwrap_or(0.0))
+    }
+
+    struct Count;
+
+    impl Visitor<'_> for Count {
+        type Value = u64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a whole number")
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+            let v = u64::try_from(v)
+                .map_err(|_| E::custom(format!("`{v}` is negative; expected a whole number")))?;
+            self.visit_u64(v)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+            crate::inputs::bounded_count(v).map_err(E::custom)
+        }
+    }
+
+    /// A count: at most 2^53 ([`crate::inputs::MAX_COUNT`]).
+    pub fn count<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        d.deserialize_any(Count)
+    }
+
+    /// An optional [`count`] of at least 1.
+    pub fn opt_nonzero<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<std::num::NonZeroU64>, D::Error> {
+        let v = count(d)?;
+        std::num::NonZeroU64::new(v)
+            .map(Some)
+            .ok_or_else(|| de::Error::custom("`0`: give a whole number of at least 1"))
+    }
+
+    /// An optional [`count`].
+    pub fn opt_count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        count(d).map(Some)
+    }
+}
+
 /// Where a file's text came from, for error messages.
 #[derive(Debug, Clone)]
 pub struct Origin {

@@ -110,14 +110,18 @@ pub struct Achievable {
 pub struct PowerLimitFigures {
     /// Back-to-back GEMMs at the burst clock, W (above the limit: the
     /// board holds it only for a short burst).
+    #[serde(default, deserialize_with = "crate::spec::plain::watts")]
     pub gemm_watts: Option<f64>,
     /// Causal flash attention of a long prefill at the burst clock, W.
+    #[serde(default, deserialize_with = "crate::spec::plain::watts")]
     pub attention_watts: Option<f64>,
     /// How attention's time grows as the clock drops: time x clock^beta
     /// is constant (1: bound by the clock alone).
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub attention_clock_exponent: Option<f64>,
     /// A GPU waiting at the burst clock (a spin kernel: gaps between
     /// kernels, a collective's wait), W.
+    #[serde(default, deserialize_with = "crate::spec::plain::watts")]
     pub wait_watts: Option<f64>,
     /// A GEMM's time at the burst clock (on a board at rest) as a share of
     /// its time back to back, the state the GEMM figures (`dense`, `gemm`)
@@ -146,24 +150,34 @@ pub enum Shares {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct ShareTable {
     /// FP64.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub fp64: Option<f64>,
     /// FP32.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub fp32: Option<f64>,
     /// TF32.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub tf32: Option<f64>,
     /// BF16.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub bf16: Option<f64>,
     /// FP16.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub fp16: Option<f64>,
     /// FP8.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub fp8: Option<f64>,
     /// FP6.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub fp6: Option<f64>,
     /// FP4.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub fp4: Option<f64>,
     /// INT8.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub int8: Option<f64>,
     /// INT4.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub int4: Option<f64>,
 }
 
@@ -284,6 +298,7 @@ pub struct Call {
     /// of their paths called back to back alone (a call after a different
     /// one costs more than after itself): it multiplies every call's path
     /// in an eager step (1 without it).
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub interleave: Option<f64>,
     /// One NCCL collective called eagerly from Python and timed on its own:
     /// its latency term under `collective --launch eager` (host path,
@@ -309,6 +324,7 @@ pub struct CollectiveProtocol {
     pub simple_latency: Option<Seconds>,
     /// The small-message protocol's bandwidth as a share (0 to 1] of the
     /// large-message protocol's.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub ll128_share: Option<f64>,
 }
 
@@ -320,14 +336,19 @@ pub struct CollectiveProtocol {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct BusEfficiency {
     /// All-reduce.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub all_reduce: Option<f64>,
     /// All-gather.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub all_gather: Option<f64>,
     /// Reduce-scatter.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub reduce_scatter: Option<f64>,
     /// All-to-all.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub all_to_all: Option<f64>,
     /// Send/recv.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub send_recv: Option<f64>,
 }
 
@@ -373,6 +394,7 @@ pub struct GemmTiling {
     #[serde(default)]
     pub stream_split: Vec<StreamSplit>,
     /// K at or below which a weight-streaming GEMM is never split.
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_count")]
     pub stream_split_k_above: Option<u64>,
     /// `tiles` parsed, once: every point of an `--achievable` sweep
     /// resolves the GEMM model (the fields are not changed after loading).
@@ -387,8 +409,10 @@ pub struct GemmTiling {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct StreamSplit {
     /// The most rows M this row covers.
+    #[serde(deserialize_with = "crate::spec::plain::count")]
     pub rows: u64,
     /// The least K / N that splits.
+    #[serde(deserialize_with = "crate::spec::plain::number_req")]
     pub k_over_n: f64,
 }
 
@@ -430,29 +454,36 @@ fn tile(t: &str) -> std::result::Result<(u64, u64), String> {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct AttentionEfficiency {
     /// The share (0 to 1] of the dense rate approached at long sequences.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub peak_fraction: Option<f64>,
     /// The sequence length, in tokens, at which the efficiency is half of
     /// `peak-fraction`.
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
     pub half_length: Option<NonZeroU64>,
     /// Queries per tile of the attention kernel when several tokens per
     /// sequence are new (a chunk, a verify pass): fewer queries than this
     /// are padded up to it, so q new tokens cost ceil(q / tile) x tile
     /// queries' compute. One new token (decode) runs a split-KV decode
     /// kernel and is not padded.
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
     pub query_tile: Option<NonZeroU64>,
     /// The share of the dense rate approached at long spans by the kernel
     /// that attends several new tokens per sequence over a cached prefix
     /// (a chunk, a prefix-cache hit, a speculative verify pass); the
     /// prefill figures apply where the file has none.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub cached_peak_fraction: Option<f64>,
     /// That kernel's half length: efficiency(S) = cached-peak-fraction x
     /// S / (S + cached-half-length) for S keys each query sees.
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
     pub cached_half_length: Option<NonZeroU64>,
     /// Queries per tile of that kernel (q new tokens of a sequence and head
     /// are padded up to it).
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
     pub cached_query_tile: Option<NonZeroU64>,
     /// Queries per tile of that kernel's split-KV variant, which it runs
     /// when batch x heads x query blocks would leave the SMs idle.
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
     pub cached_split_query_tile: Option<NonZeroU64>,
     /// The share of the dense rate the kernel that attends several new
     /// tokens over a cache under an explicit mask tensor runs at, per

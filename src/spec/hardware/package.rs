@@ -28,19 +28,19 @@ pub struct Calibration {
     #[serde(default)]
     pub held_out: String,
     /// Held-out points predicted.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_count")]
     pub points: Option<u64>,
     /// Their median relative error.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub median_error: Option<f64>,
     /// Their worst relative error.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub worst_error: Option<f64>,
     /// The base file's median relative error over the same points.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub shipped_median_error: Option<f64>,
     /// The base file's worst relative error over them.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub shipped_worst_error: Option<f64>,
     /// Figures the measurements gave that were kept at the base's value,
     /// each with why.
@@ -67,9 +67,11 @@ pub struct Package {
     /// draws; the power model caps every operation at it.
     pub tdp_watts: Option<NonZeroU32>,
     /// Measured board power with nothing running, watts.
+    #[serde(default, deserialize_with = "crate::spec::plain::watts")]
     pub idle_watts: Option<f64>,
     /// Measured board power during a long compute-bound matmul loop at the
     /// sustained rate (`achievable.sustained`), watts.
+    #[serde(default, deserialize_with = "crate::spec::plain::watts")]
     pub compute_watts: Option<f64>,
     /// Device-memory traffic of the loop `compute-watts` was measured on
     /// (bytes read and written per second, by a profiler): the share of
@@ -77,6 +79,7 @@ pub struct Package {
     pub compute_traffic: Option<BytesPerSec>,
     /// Measured board power while streaming device memory at the
     /// achievable bandwidth (`achievable.hbm-bandwidth`), watts.
+    #[serde(default, deserialize_with = "crate::spec::plain::watts")]
     pub stream_watts: Option<f64>,
     /// Measured energy of an element of an elementwise kernel on the
     /// strided (non-vectorized) path beyond its bytes' and idle power's

@@ -152,7 +152,8 @@ fn settle(
                     },
                 )));
             }
-            Some(why) if n >= MOST_REQUESTS => {
+            // A runaway queue only climbs further in a longer run.
+            Some(why) if n >= MOST_REQUESTS || st.runaway() => {
                 return Ok(Err(Fails {
                     why: format!(
                         "not at steady state after {} requests: {why}",

@@ -129,6 +129,18 @@ impl Steady {
         (!why.is_empty()).then(|| why.join(", "))
     }
 
+    /// Whether the requests in the system more than double from window 2
+    /// to window 4 (window 3 between): arrivals outrun the service over
+    /// the run's whole second half, past any warm-up (window 1), so a
+    /// longer run only climbs further. The search gives such a plan up at
+    /// once rather than doubling its run to 64,000 requests (issue 55:
+    /// each doubling of an overloaded plan was most of a `fleet` without
+    /// a TTFT target).
+    pub fn runaway(&self) -> bool {
+        let [_, a, b, c] = self.windows;
+        c.in_flight > 2.0 * a.in_flight + 1.0 && b.in_flight >= a.in_flight
+    }
+
     /// The last window in words, for a verdict.
     pub fn text(&self) -> String {
         let [_, a, _, c] = self.windows;
@@ -171,8 +183,23 @@ mod tests {
         let growing: Vec<Outcome> = (0..400)
             .map(|i| req(i as f64, 0.05 * i as f64, 5.0))
             .collect();
-        let why = Steady::of(&growing).trend(Some(2.0)).unwrap();
+        let s = Steady::of(&growing);
+        let why = s.trend(Some(2.0)).unwrap();
         assert!(why.contains("queue wait rises"), "{why}");
         assert!(why.contains("requests in the system rise"), "{why}");
+        // By hand: request i is in the system 5 + 0.05 i s, so at time t
+        // about the arrivals after t - 5 - 0.05 t are, 5 + 0.05 t / 1.05:
+        // over window 2 (100 to 200 s) a mean of about 12, over window 4
+        // (300 to 400 s) about 21.7, short of twice 12 + 1: a climb, not a
+        // runaway. The flat stream is neither.
+        assert!(!s.runaway(), "{s:?}");
+        assert!(!Steady::of(&flat).runaway());
+        // Each request waits 0.5 s longer than the one before: (0.5 t + 5)
+        // / 1.5 in the system, about 53 over window 2 and 120 over window
+        // 4, more than twice 53 + 1.
+        let runaway: Vec<Outcome> = (0..400)
+            .map(|i| req(i as f64, 0.5 * i as f64, 5.0))
+            .collect();
+        assert!(Steady::of(&runaway).runaway());
     }
 }
