@@ -4,6 +4,9 @@
 
 mod cli;
 
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use roofline::render::{Format, explain_all};
 use std::io::Write;
 use std::process::ExitCode;
