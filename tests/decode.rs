@@ -36,8 +36,12 @@ fn run(m: &str, h: &str, i: &DecodeInputs, mode: Mode) -> DecodeCost {
 
 /// A part with room for DeepSeek-V3's weights (a what-if).
 fn big(id: &str) -> Hardware {
-    let set = "memory.hbm-capacity=4 TB".parse().unwrap();
-    Catalog::default().hardware(id, &[set]).unwrap()
+    // The runtime's total, where a file gives one, bounds the capacity too.
+    let sets = [
+        "memory.hbm-capacity=4 TB".parse().unwrap(),
+        "memory.usable-capacity=4 TB".parse().unwrap(),
+    ];
+    Catalog::default().hardware(id, &sets).unwrap()
 }
 
 fn close(id: &str, got: f64, expected: f64, tol: f64) {

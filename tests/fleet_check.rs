@@ -309,6 +309,7 @@ fn a_price_per_part_ranks_by_each_parts_price_and_checks_with_it() {
             "llama-3-8b",
             "--hw",
             "h100-sxm,b200",
+            "--joint",
             "--rate",
             "20/s",
             "--prompt",
@@ -348,6 +349,7 @@ fn a_price_per_part_ranks_by_each_parts_price_and_checks_with_it() {
             "llama-3-8b",
             "--hw",
             "h100-sxm,b200",
+            "--joint",
             "--rate",
             "20/s",
             "--prompt",
@@ -364,6 +366,46 @@ fn a_price_per_part_ranks_by_each_parts_price_and_checks_with_it() {
         65,
     );
     assert!(err.contains("no price for b200"), "{err}");
+}
+
+/// Compared parts (no `--joint`) each take their own price from a per-part
+/// list: each column's cost is its part's alone, as if searched on its own
+/// with that one price.
+#[test]
+fn compared_parts_each_take_their_own_price() {
+    let q = |hw: &str, price: &str| {
+        common::cli_json(&[
+            "fleet",
+            "--model",
+            "llama-3-8b",
+            "--hw",
+            hw,
+            "--rate",
+            "20/s",
+            "--prompt",
+            "1024",
+            "--output",
+            "200",
+            "--slo-tpot",
+            "30ms",
+            "--max-devices",
+            "8",
+            "--price",
+            price,
+        ])
+    };
+    let both = q("h100-sxm,b200", "h100-sxm=2/h,b200=5/h");
+    let rows = both["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    for (row, (part, price)) in rows.iter().zip([("h100-sxm", "2/h"), ("b200", "5/h")]) {
+        let alone = q(part, price);
+        let key = "cost_per_million_output_tokens";
+        let (a, b) = (
+            row["results"][key].as_f64().unwrap(),
+            common::json_num(&alone, key),
+        );
+        assert!((a / b - 1.0).abs() < 1e-12, "{part}: {a} vs {b}");
+    }
 }
 
 #[test]

@@ -427,7 +427,7 @@ fn one_device_matches_decode_and_prefill() {
     close(
         "plan decode = decode under the power limit",
         p.decode_step_time_s,
-        d.energy.draw.as_ref().unwrap().limited_time_s,
+        d.power_limit.map_or(d.step_time_s, |l| l.limited_time_s),
         1e-9,
     );
     assert_eq!(p.comm_time_s, 0.0);
@@ -710,4 +710,103 @@ fn achievable_hides_the_all_to_all_the_engine_declares() {
         1e-12,
     );
     assert_eq!(a.decode_step_time_s, b.decode_step_time_s);
+}
+
+/// Attention data-parallel with expert parallelism (DEP 8, formulas.md,
+/// "Plans: attention data-parallel with expert parallelism"): the issue's
+/// DeepSeek-V3 decode on eight H200s, 32 sequences a rank at 4,096 tokens
+/// of context, fp8, derived by hand from the model's config.json (hidden
+/// 7,168, vocabulary 129,280, 61 layers, 256 routed experts, 8 a token,
+/// MLA's cache of 512 + 64 elements a token a layer) and NVLink 4's 450
+/// GB/s a direction (900 GB/s bidirectional, NVIDIA's H200 datasheet).
+/// TensorRT-LLM keeps the LM head whole on each rank; SGLang (without
+/// --enable-dp-lm-head) splits its vocabulary over the eight and gathers.
+#[test]
+fn a_dep8_decode_step_by_hand() {
+    let m = model("deepseek-v3");
+    let h = hw("h200-sxm");
+    let cat = Catalog::default();
+    let run = |engine: &str| {
+        let mut i = layout(8, 1, 1, 8, 8);
+        i.batch = c(32);
+        i.context = Some(Tokens(4096));
+        i.dtype = Some("fp8".into());
+        i.activations = Some("fp8".into());
+        i.engine = Some(std::sync::Arc::new(cat.engine(engine, &[]).unwrap()));
+        plan::cost(&h, &m, &i, Mode::SpeedOfLight).unwrap()
+    };
+    let (local, gathered) = (run("trtllm"), run("sglang"));
+    for p in [&local, &gathered] {
+        assert_eq!(p.layout.attention_dp(), 8);
+        // Each rank caches only its own 32 sequences, all 61 layers, the
+        // whole latent (bf16).
+        close("KV", p.kv_bytes, 32.0 * 4096.0 * 61.0 * 576.0 * 2.0, 1e-12);
+        close("experts a device", p.experts_per_device, 256.0 / 8.0, 0.0);
+        // Each rank dispatches its own 32 tokens to 8 experts each, and
+        // there is no tensor-parallel all-reduce.
+        close(
+            "dispatch a rank",
+            p.decode_comm.ep_alltoall_bytes,
+            32.0 * 8.0 * 7168.0 * 2.0,
+            1e-12,
+        );
+        assert_eq!(p.decode_comm.tp_allreduce_s, 0.0);
+        assert_eq!(p.decode_comm.allreduces_per_moe_layer, 0);
+        // Eight ranks of 32 sequences each.
+        close(
+            "tokens/s",
+            p.tokens_per_s,
+            8.0 * 32.0 / p.decode_step_time_s,
+            1e-12,
+        );
+        let w = &p.weights;
+        close(
+            "weights identity",
+            w.all_devices,
+            w.model + w.replicated(),
+            1e-9,
+        );
+    }
+    assert_eq!(local.decode_comm.lm_head_s, 0.0);
+    // Before the split head: each rank's 32 hidden states; after it, its
+    // 1/8 of the vocabulary for all 8 x 32 rows.
+    let (hidden, logits) = (32.0 * 7168.0 * 2.0, 8.0 * 32.0 * 129_280.0 / 8.0 * 2.0);
+    close(
+        "gather",
+        gathered.decode_comm.lm_head_gather_bytes,
+        hidden,
+        1e-12,
+    );
+    close(
+        "logits",
+        gathered.decode_comm.lm_head_logits_bytes,
+        logits,
+        1e-12,
+    );
+    // Two all-gathers over 8 at speed of light: each device receives
+    // the other seven ranks' inputs over its 450 GB/s.
+    close(
+        "LM head all-gathers",
+        gathered.decode_comm.lm_head_s,
+        7.0 * (hidden + logits) / 450e9,
+        1e-9,
+    );
+    // A rank holds 1/8 of the bf16 head: 7/8 of 129,280 x 7,168 x 2 B
+    // less than a rank that holds it whole; over the eight, one copy of
+    // the head where the local layout holds eight.
+    let head = 129_280.0 * 7168.0 * 2.0;
+    close(
+        "head per device",
+        local.weight_bytes - gathered.weight_bytes,
+        head * 7.0 / 8.0,
+        1e-9,
+    );
+    close(
+        "head over the group",
+        local.weights.all_devices - gathered.weights.all_devices,
+        7.0 * head,
+        1e-9,
+    );
+    // At speed of light the gathers run under the step's compute.
+    assert!(gathered.decode_step_time_s >= gathered.comm_time_s);
 }

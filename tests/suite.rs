@@ -158,6 +158,9 @@ mod terminal_width;
 #[path = "engines.rs"]
 mod engines;
 
+#[path = "every_part.rs"]
+mod every_part;
+
 #[path = "weights.rs"]
 mod weights;
 

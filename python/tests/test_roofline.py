@@ -70,8 +70,13 @@ CASES = [
     ("simulate", dict(model="llama-3-8b", hw="h200-sxm", rate="12/s", prompt=2048, output=256, requests=200),
      ["simulate", "--model", "llama-3-8b", "--hw", "h200-sxm", "--rate", "12/s", "--prompt", "2048",
       "--output", "256", "--requests", "200"]),
-    # fleet's parts are one joint search: a Python list is the CLI's
-    # comma-separated --hw, not one search per part.
+    # fleet's parts with joint=True are one joint search: a Python list is
+    # the CLI's comma-separated --hw --joint, not one search per part.
+    ("fleet", dict(model="llama-3-8b", hw=["h100-sxm", "h200-sxm"], joint=True, rate="20/s", prompt=512, output=64,
+                   slo_ttft="2s", slo_tpot="50ms", requests=100, max_devices=8),
+     ["fleet", "--model", "llama-3-8b", "--hw", "h100-sxm,h200-sxm", "--joint", "--rate", "20/s", "--prompt", "512",
+      "--output", "64", "--slo-ttft", "2s", "--slo-tpot", "50ms", "--requests", "100", "--max-devices", "8"]),
+    # Without joint, a list of parts is compared: each part's own search.
     ("fleet", dict(model="llama-3-8b", hw=["h100-sxm", "h200-sxm"], rate="20/s", prompt=512, output=64,
                    slo_ttft="2s", slo_tpot="50ms", requests=100, max_devices=8),
      ["fleet", "--model", "llama-3-8b", "--hw", "h100-sxm,h200-sxm", "--rate", "20/s", "--prompt", "512",

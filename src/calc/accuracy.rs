@@ -128,6 +128,24 @@ pub fn quote(kind: &str, hw: &Hardware) -> String {
         .find_map(|k| table.iter().find(|e| e.part == hw.id && e.answer == *k))
         .cloned();
     if let Some(e) = &own {
+        // A whole deployment (plan, simulate, fleet) on a part with
+        // published serving points quotes their band where it is the
+        // wider: its steps can be right and the deployment not (batching,
+        // layouts the steps never ran).
+        let public = table
+            .iter()
+            .find(|p| p.part == hw.id && p.answer == "public")
+            .filter(|p| matches!(kind, "plan" | "all") && p.band > e.band);
+        if let Some(p) = public {
+            return format!(
+                "measured here: {} (validation/public/); its measured steps: {} (docs/validation.md)",
+                within(p),
+                within(&Entry {
+                    band: None,
+                    ..e.clone()
+                })
+            );
+        }
         return format!("measured here: {} (docs/validation.md)", within(e));
     }
     if let Some(c) = &hw.calibration
@@ -250,6 +268,24 @@ mod tests {
         ] {
             assert!(quote("decode", &hw(id)).contains("band ±"), "{id}");
         }
+        // The H200's generated table carries bands too.
+        assert!(quote("decode", &hw("h200-sxm")).contains("band ±"));
+    }
+
+    #[test]
+    fn a_whole_deployment_quotes_the_wider_public_band() {
+        let cat = crate::catalog::Catalog::default();
+        let h100 = cat.hardware("h100-sxm", &[]).unwrap();
+        let band = |q: &str| -> f64 {
+            let i = q.find("band ±").unwrap() + "band ±".len();
+            q[i..].split('%').next().unwrap().parse().unwrap()
+        };
+        let step = quote("decode", &h100);
+        let fleet = quote("all", &h100);
+        assert!(fleet.contains("(validation/public/)"), "{fleet}");
+        assert!(band(&fleet) > band(&step), "{fleet} / {step}");
+        // A single step keeps the steps' band.
+        assert!(!step.contains("validation/public"), "{step}");
     }
 
     #[test]

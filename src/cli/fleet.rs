@@ -11,22 +11,30 @@ use serde::Serialize;
 #[serde(rename_all = "kebab-case")]
 #[command(after_help = "Examples:
   roofline fleet --model llama-3.1-70b --hw h200-sxm,b200 --rate 40/s --prompt 2048 --output 300 --slo-ttft 2s --slo-tpot 50ms
+  roofline fleet --model llama-3.1-70b --hw h200-sxm,b200 --joint --rate 40/s --prompt 2048 --output 300 --slo-ttft 2s --slo-tpot 50ms
   roofline fleet --model llama-3-8b --hw h200-sxm --rate 100/s --prompt lognormal:1024,0.5 --output 200 --slo-ttft p50=300ms --slo-tpot 30ms
   roofline fleet --model llama-3-8b --hw h200-sxm --rate 20/s --prompt 1024 --output 200 --slo-ttft 2s --slo-tpot 30ms --objective cost --price 3.50/h --energy-price 0.12/kWh
   roofline fleet --model llama-3.1-70b --hw h200-sxm --rate 10/s --prompt 2048 --output 300 --slo-tpot 50ms --pareto --chart frontier.svg
-  roofline fleet --model llama-3-8b --hw h200-sxm,a100-sxm-80gb --rate 8/s --prompt 8000 --output 192 --slo-ttft 2s --slo-tpot 4ms --max-devices 16 --requests 300
+  roofline fleet --model llama-3-8b --hw h200-sxm,a100-sxm-80gb --joint --rate 8/s --prompt 8000 --output 192 --slo-ttft 2s --slo-tpot 4ms --max-devices 16 --requests 300
 
 Every verdict is simulated (simulate's engine, one replica at the rate / replicas).
 Beside aggregated replicas it searches disaggregated prefill and decode pools (each
 its own part, layout and replicas; the KV cache moved over the scale-out NICs).
+Several parts (--hw a,b) are searched one by one and answered side by side;
+--joint searches them together, so one deployment may mix them.
 SLOs: a bare time is a p99 target; name the percentile as p50=500ms.")]
 pub struct FleetArgs {
     /// Model id (`roofline model list`) or path to a model .toml or a Hugging Face config.json.
     #[arg(long)]
     pub model: String,
-    /// Hardware ids or paths, comma-separated: one joint search.
+    /// Hardware ids or paths, comma-separated: each part's own search, side
+    /// by side (--joint searches them together).
     #[arg(long)]
     pub hw: String,
+    /// Search the listed parts together: one deployment may mix them (a
+    /// prefill pool of one part, a decode pool of another).
+    #[arg(long)]
+    pub joint: bool,
     /// The workload, and the engine, precisions, launch and reserve.
     #[command(flatten)]
     #[serde(flatten)]
@@ -64,11 +72,8 @@ impl Query for FleetArgs {
     }
 
     fn fields(&self) -> Result<Fields> {
-        let mut f = flag_fields(self)?;
-        // One joint search: the list is the search's, not a comparison.
-        if let Some(v) = f.remove("hw") {
-            f.insert("parts".into(), v);
-        }
-        Ok(f)
+        // The parts are compared (one search each) unless `joint` is set,
+        // which the query reads (the same rule for Python and scenarios).
+        flag_fields(self)
     }
 }

@@ -145,6 +145,8 @@ pub struct Global {
 
 /// The commands. Each one's flags are built only when the command line
 /// names it or needs the whole tree ([`tree`]).
+// One value a process, parsed once: the variants' sizes cost nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// The hardware catalog: list accelerators or show one's numbers.

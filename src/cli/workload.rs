@@ -68,6 +68,10 @@ pub struct WorkloadArgs {
     /// Tokens per KV block (default 16, vLLM's block_size).
     #[arg(long)]
     pub block_size: Option<String>,
+    /// Redundant copies of hot experts over each expert group (default 0),
+    /// as plan takes them.
+    #[arg(long)]
+    pub redundant_experts: Option<String>,
     /// Allow requests beyond the model's maximum context.
     #[arg(long)]
     pub force: bool,

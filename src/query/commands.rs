@@ -276,13 +276,35 @@ fn point_priced(
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
             let mut inputs = calc::fleet::FleetInputs::from_fields(&f)?;
+            // Compared parts (no `joint`): each search takes its own part's
+            // price from a per-part list.
+            if !fields.contains_key("parts")
+                && let [one] = hws.as_slice()
+                && !inputs.part_prices.0.is_empty()
+            {
+                inputs.part_prices.only(&one.id);
+            }
             inputs.sim.engine = Some(ctx.point_engine_or(fields, SERVING_ENGINE)?);
             // The names as given, for the check command it prints.
             let given = super::context::split(&list).map(String::from);
             let parts = hws.iter().map(|h| h.id.clone()).zip(given).collect();
             inputs.check = calc::fleet::check::Check::of(fields, &ctx.sets, mode, parts)
                 .with_dirs(&ctx.catalog);
-            calc::fleet::search::search(&m, &hws, &inputs, mode)?.report(lean)?
+            let mut r = calc::fleet::search::search(&m, &hws, &inputs, mode)?.report(lean)?;
+            // The parts are loaded as one list, not through the cache the
+            // evidence notes read (Context::quote_errors): each part's
+            // evidence and band is quoted here, as simulate's is.
+            if mode == crate::spec::hardware::Mode::Achievable {
+                for h in &hws {
+                    let q = calc::accuracy::quote("all", h);
+                    r.note(if hws.len() == 1 {
+                        q
+                    } else {
+                        format!("{}: {q}", h.id)
+                    });
+                }
+            }
+            r
         }
         "calc" => calc(ctx, fields, lean)?,
         "dtype" => calc::dtype::report(&inputs(fields)?, lean)?,

@@ -163,9 +163,11 @@ fn grid(
     chart: bool,
 ) -> Result<(Vec<Report>, bool)> {
     let mut base = fields.clone();
-    // `fleet` searches every part it is given jointly: its list is one
-    // input, not a comparison.
+    // `fleet` compares the parts it is given, one search each, as `decode`
+    // does; with `joint` its list is one search's input (a deployment may
+    // mix the parts), not a comparison.
     if command == "fleet"
+        && matches!(base.remove("joint"), Some(Value::Bool(true)))
         && let Some(v) = base.remove("hw")
     {
         base.insert("parts".into(), v);
@@ -209,9 +211,9 @@ fn grid(
             }
         }
     }
-    // A list of `fleet`'s parts (Python's `hw=[...]`, a scenario's
-    // `hw = [...]`) is the one joint search the comma-separated `--hw` is,
-    // not an axis of one search per part.
+    // A list of `fleet`'s joint parts (Python's `hw=[...]`, a scenario's
+    // `hw = [...]`, with `joint`) is the one search the comma-separated
+    // `--hw --joint` is, not an axis of one search per part.
     let listed: Vec<String> = base
         .iter()
         .filter(|(k, v)| v.is_array() && !(command == "fleet" && k.as_str() == "parts"))

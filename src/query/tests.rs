@@ -85,12 +85,13 @@ fn a_set_no_file_takes_is_an_error() {
 #[test]
 fn fleet_parts_as_a_list_are_one_joint_search_like_the_comma_text() {
     // Python's `hw=[...]` and a scenario's `hw = [...]` reach the library
-    // as a list; the command line's `--hw a,b` as text. Both are one search
-    // over both parts, not one search per part.
+    // as a list; the command line's `--hw a,b` as text. With `joint`, both
+    // are one search over both parts, not one search per part.
     let common = |hw: Value| {
         fields(&[
             ("model", "llama-3-8b".into()),
             ("hw", hw),
+            ("joint", true.into()),
             ("rate", "20/s".into()),
             ("prompt", 512.into()),
             ("output", 64.into()),
@@ -122,6 +123,50 @@ fn fleet_parts_as_a_list_are_one_joint_search_like_the_comma_text() {
         serde_json::to_value(&listed[0]).unwrap(),
         serde_json::to_value(&text[0]).unwrap()
     );
+}
+
+#[test]
+fn fleet_parts_without_joint_are_each_searched_and_compared() {
+    // Issue 54, item 6: `fleet --hw a,b` gives each part's best answer side
+    // by side, as `decode --hw a,b` does: each column is what that part's
+    // own search answers.
+    let with = |hw: Value| {
+        fields(&[
+            ("model", "llama-3-8b".into()),
+            ("hw", hw),
+            ("rate", "20/s".into()),
+            ("prompt", 512.into()),
+            ("output", 64.into()),
+            ("slo-ttft", "2s".into()),
+            ("slo-tpot", "50ms".into()),
+            ("requests", 100.into()),
+            ("max-devices", 8.into()),
+        ])
+    };
+    let ctx = Context::default();
+    let compared = evaluate(
+        &ctx,
+        "fleet",
+        &with(serde_json::json!(["h100-sxm", "h200-sxm"])),
+        &[],
+        false,
+    )
+    .unwrap();
+    assert_eq!(compared.len(), 1);
+    assert_eq!(compared[0].axes, vec!["hardware".to_string()]);
+    assert_eq!(compared[0].rows.len(), 2);
+    for (row, part) in compared[0].rows.iter().zip(["h100-sxm", "h200-sxm"]) {
+        assert_eq!(row.inputs["hardware"], part);
+        let alone = evaluate(&ctx, "fleet", &with(part.into()), &[], false).unwrap();
+        for k in ["devices", "layout", "tp", "dp", "ttft_s", "tpot_s"] {
+            assert_eq!(row.results[k], alone[0].results[k], "{part} {k}");
+        }
+    }
+    // With `joint` the same list is one search: one answer, no axis.
+    let mut joint = with(serde_json::json!(["h100-sxm", "h200-sxm"]));
+    joint.insert("joint".into(), true.into());
+    let one = evaluate(&ctx, "fleet", &joint, &[], false).unwrap();
+    assert!(one[0].axes.is_empty(), "{:?}", one[0].axes);
 }
 
 #[test]

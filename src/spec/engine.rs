@@ -55,6 +55,10 @@ pub struct Engine {
     /// Communication the engine runs under compute.
     #[serde(default)]
     pub overlap: Overlap,
+    /// How attention data-parallel ranks (an expert group wider than
+    /// tensor parallelism) run the LM head.
+    #[serde(default)]
+    pub dp_attention: DpAttention,
     /// Where each figure comes from, by dotted field path.
     #[serde(default)]
     pub sources: IndexMap<String, String>,
@@ -318,6 +322,30 @@ pub enum OverlapKind {
     TwoBatch,
 }
 
+/// Attention data-parallel with expert parallelism (formulas.md, "Plans:
+/// attention data-parallel with expert parallelism").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct DpAttention {
+    /// Where the LM head's vocabulary lives.
+    #[serde(default)]
+    pub lm_head: LmHead,
+}
+
+/// How the ranks of an attention data-parallel group run the LM head.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LmHead {
+    /// Each rank holds the whole head (split only by its own tensor
+    /// parallelism) and computes its own sequences' logits: no collective.
+    #[default]
+    Local,
+    /// The head's vocabulary split over every rank of the group: the
+    /// ranks' hidden states all-gathered before it, the logits all-gathered
+    /// after it, each rank keeping its own rows.
+    Gathered,
+}
+
 impl Default for Engine {
     /// A plain PyTorch forward: nothing fused beyond the QKV GEMM, experts
     /// in a loop, NCCL, decode from graphs (what `engines/pytorch.toml`
@@ -337,6 +365,7 @@ impl Default for Engine {
             all_reduce: AllReduce::default(),
             graphs: Graphs::default(),
             overlap: Overlap::default(),
+            dp_attention: DpAttention::default(),
             sources: IndexMap::new(),
         }
     }

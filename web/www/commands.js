@@ -1181,6 +1181,11 @@ export const COMMANDS = {
     "help": "Tokens per KV block (default 16, vLLM's block_size)"
    },
    {
+    "name": "redundant-experts",
+    "switch": false,
+    "help": "Redundant copies of hot experts over each expert group (default 0), as plan takes them"
+   },
+   {
     "name": "force",
     "switch": true,
     "help": "Allow requests beyond the model's maximum context"
@@ -1320,7 +1325,12 @@ export const COMMANDS = {
    {
     "name": "hw",
     "switch": false,
-    "help": "Hardware ids or paths, comma-separated: one joint search"
+    "help": "Hardware ids or paths, comma-separated: each part's own search, side by side (--joint searches them together)"
+   },
+   {
+    "name": "joint",
+    "switch": true,
+    "help": "Search the listed parts together: one deployment may mix them (a prefill pool of one part, a decode pool of another)"
    },
    {
     "name": "rate",
@@ -1361,6 +1371,11 @@ export const COMMANDS = {
     "name": "block-size",
     "switch": false,
     "help": "Tokens per KV block (default 16, vLLM's block_size)"
+   },
+   {
+    "name": "redundant-experts",
+    "switch": false,
+    "help": "Redundant copies of hot experts over each expert group (default 0), as plan takes them"
    },
    {
     "name": "force",

@@ -322,7 +322,7 @@ def decode(*, measured: Optional[Field] = None, model: Optional[ModelLike] = Non
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, rate: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, requests: Optional[Field] = None, seed: Optional[Field] = None, max_devices: Optional[Field] = None, caps: Optional[Field] = None, budgets: Optional[Field] = None, objective: Optional[Field] = None, pareto: Optional[Field] = None, block_size: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, force: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, engine: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, joint: Optional[Field] = None, rate: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, requests: Optional[Field] = None, seed: Optional[Field] = None, max_devices: Optional[Field] = None, caps: Optional[Field] = None, budgets: Optional[Field] = None, objective: Optional[Field] = None, pareto: Optional[Field] = None, block_size: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, redundant_experts: Optional[Field] = None, force: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, engine: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     The fewest devices that serve a request rate within TTFT and TPOT targets: layouts, batch caps and parts searched by simulation; pareto=True traces tokens/s per device against tokens/s per user.
 
@@ -330,7 +330,8 @@ def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = Non
 
     Args:
         model: Model id or path.
-        hw: Hardware ids or paths searched together, as a list or comma-separated: one joint search, not a comparison (a scenario's `hw`, the CLI's --hw).
+        hw: Hardware ids or paths, as a list or comma-separated: each part's own search, side by side (joint=True searches them together).
+        joint: Search the listed parts together: one deployment may mix them (a prefill pool of one part, a decode pool of another).
         rate: Poisson arrivals: requests per second (40/s).
         prompt: Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
         output: Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
@@ -350,6 +351,7 @@ def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = Non
         activations: Activation precision.
         launch: Launch overhead per kernel: none (default), eager or graph.
         reserve: Memory held back: a share (default 10%), or "step": the runtime's measured footprint and the largest step the caps allow.
+        redundant_experts: Redundant copies of hot experts over each expert group (default 0), as plan takes them.
         force: Allow requests beyond the model's maximum context.
         price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
         energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
@@ -784,7 +786,7 @@ def roofline_chart(hw: Optional[HardwareLike], *, dtype: Optional[Union[str, Seq
         Chart: shown as SVG in a notebook; `.save(path)` writes .svg or .png.
     """
 
-def simulate(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, rate: Optional[Field] = None, concurrency: Optional[Field] = None, trace: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, requests: Optional[Field] = None, seed: Optional[Field] = None, max_batched_tokens: Optional[Field] = None, max_seqs: Optional[Field] = None, block_size: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, tp: Optional[Field] = None, pp: Optional[Field] = None, ep: Optional[Field] = None, dp: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, per_request: Optional[Field] = None, force: Optional[Field] = None, prefill_dp: Optional[Field] = None, prefill_tp: Optional[Field] = None, prefill_pp: Optional[Field] = None, prefill_ep: Optional[Field] = None, prefill_hw: Optional[Field] = None, prefill_max_batched_tokens: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, engine: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def simulate(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, rate: Optional[Field] = None, concurrency: Optional[Field] = None, trace: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, requests: Optional[Field] = None, seed: Optional[Field] = None, max_batched_tokens: Optional[Field] = None, max_seqs: Optional[Field] = None, block_size: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, tp: Optional[Field] = None, pp: Optional[Field] = None, ep: Optional[Field] = None, dp: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, per_request: Optional[Field] = None, redundant_experts: Optional[Field] = None, force: Optional[Field] = None, prefill_dp: Optional[Field] = None, prefill_tp: Optional[Field] = None, prefill_pp: Optional[Field] = None, prefill_ep: Optional[Field] = None, prefill_hw: Optional[Field] = None, prefill_max_batched_tokens: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, engine: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     One serving deployment request by request: continuous batching, chunked prefill, paged KV with preemption; latency percentiles, throughput, goodput under SLOs.
 
@@ -816,6 +818,7 @@ def simulate(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = 
         launch: Launch overhead per kernel: none (default), eager or graph (the default with achievable).
         reserve: Memory held back for activations and the runtime: a share (default 10%), or "step": the runtime's measured footprint and the largest iteration's activations and logits ("step:TOKENS,SEQS" names it).
         per_request: One row per request (arrival, queue, TTFT, TPOT, E2E).
+        redundant_experts: Redundant copies of hot experts over each expert group (default 0), as plan takes them.
         force: Allow requests beyond the model's maximum context.
         prefill_dp: Disaggregated: replicas of a separate prefill pool; tp, pp, ep, dp and hw are then the decode pool's.
         prefill_tp: Tensor parallelism of a prefill replica (default 1).

@@ -198,10 +198,11 @@ pub(super) fn confirm(
                     break;
                 }
                 Err(f) => {
-                    // A replica more on the pool that binds.
+                    // A replica more on the pool that binds (an attention
+                    // data-parallel group more: its G replicas).
                     match (&mut trial.prefill, f.ttft) {
                         (Some(p), true) => p.layout.dp += 1,
-                        _ => trial.layout.dp += 1,
+                        _ => trial.layout.dp += trial.layout.attention_dp(),
                     }
                     first.get_or_insert(f);
                 }

@@ -22,6 +22,7 @@ pub mod search;
 pub mod steady;
 #[cfg(test)]
 mod tests;
+mod unpriced;
 
 use crate::calc::simulate::{self, SimulateInputs};
 use crate::error::{Error, Result};
@@ -185,6 +186,16 @@ impl PartPrices {
         Ok(Some(PartPrices(out)))
     }
 
+    /// Keeps the price of `id` alone: a comparison searches each part on
+    /// its own (`fleet --hw a,b`), and each search takes its part's price.
+    /// A list that does not price `id` is left whole, so that the search
+    /// says which part lacks a price.
+    pub fn only(&mut self, id: &str) {
+        if self.0.iter().any(|(q, _)| q == id) {
+            self.0.retain(|(q, _)| q == id);
+        }
+    }
+
     /// Checks every part searched has a price (a per-part list given).
     pub fn check(&self, parts: &[&str]) -> Result<()> {
         if self.0.is_empty() {
@@ -331,11 +342,13 @@ pub const MAX_LIST: usize = 64;
 /// every layout (docs/cli.md, "Limits").
 pub const MAX_CANDIDATES: usize = 256;
 
-/// The parts a fleet point searches jointly (the command line's `--hw`,
-/// a scenario's list), as one comma list: the `parts` field as given.
+/// The parts a fleet point searches jointly (the command line's
+/// `--hw --joint`, a scenario's list with `joint`), as one comma list: the
+/// `parts` field as given, or the one part `hw` names where the parts are
+/// compared one search each.
 pub fn parts_list(fields: &crate::inputs::Fields) -> String {
     use serde_json::Value;
-    match fields.get("parts") {
+    match fields.get("parts").or_else(|| fields.get("hw")) {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(items)) => items
             .iter()

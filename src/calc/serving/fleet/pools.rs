@@ -51,6 +51,8 @@ pub(super) struct Shared<'x> {
     /// The largest iteration (tokens, sequences) of the search, which
     /// `--reserve step` holds back on every plan.
     pub step: (u64, u64),
+    /// Layouts left out for a figure their part lacks.
+    pub left: &'x super::unpriced::Unpriced,
 }
 
 /// A part's cheapest prefill pool.
@@ -102,7 +104,7 @@ fn prefill_layouts(
 ) -> Result<()> {
     let budget = simulate::DEFAULT_WHOLE_PROMPT;
     let mean_prompt = sh.w.prompt.mean().max(1.0) as u64;
-    for l in layouts(s, sh.max_devices) {
+    for l in layouts(s, sh.max_devices, sh.left) {
         let rep = Replica::new(s, l)?;
         let Some(kv) = room(&rep) else { continue };
         if simulate::check_fit(sh.m, pre_reqs, kv, sh.block, sh.i.sim.force).is_err() {
@@ -110,7 +112,11 @@ fn prefill_layouts(
         }
         let t = sp::transfer(sh.m, kv_bytes, (hw, l), (hw, l), sh.mode)?;
         let mut f = Forward::new(&rep, sh.m, s.step.precisions, budget, max_seqs)?;
-        let Some(alone) = unpriced(prefill_alone(&mut f, mean_prompt, budget, sh.m.window()))?
+        let Some(alone) = unpriced(
+            sh,
+            (&hw.id, l),
+            prefill_alone(&mut f, mean_prompt, budget, sh.m.window()),
+        )?
         else {
             continue;
         };
@@ -132,7 +138,7 @@ fn decode_layouts(
     s: &plan::Setup,
     mut visit: impl FnMut(Layout, &Replica, u64) -> Result<()>,
 ) -> Result<()> {
-    for l in layouts(s, sh.max_devices) {
+    for l in layouts(s, sh.max_devices, sh.left) {
         let rep = Replica::new(s, l)?;
         let Some(kv) = room(&rep) else { continue };
         if simulate::check_fit(sh.m, sh.base, kv, sh.block, sh.i.sim.force).is_err() {
@@ -163,14 +169,17 @@ fn usable_parts(sh: &Shared, mut notes: Option<&mut Vec<String>>) -> Vec<usize> 
     usable
 }
 
-/// A step's time, or None where the layout needs a figure the part lacks
-/// (a pipeline hand-off past the scale-up domain under `--achievable`
-/// without a measured NIC): that layout is not searched, as the aggregated
-/// search leaves it out.
-fn unpriced(t: Result<f64>) -> Result<Option<f64>> {
+/// A step's time, or None where the layout `at` needs a figure the part
+/// lacks (a pipeline hand-off past the scale-up domain under
+/// `--achievable` without a measured NIC): that layout is not searched, as
+/// the aggregated search leaves it out, and the answer's notes say so.
+fn unpriced(sh: &Shared, at: (&str, Layout), t: Result<f64>) -> Result<Option<f64>> {
     match t {
         Ok(t) => Ok(Some(t)),
-        Err(crate::error::Error::MissingField { .. }) => Ok(None),
+        Err(e @ crate::error::Error::MissingField { .. }) => {
+            sh.left.add(at.0, at.1, &e);
+            Ok(None)
+        }
         Err(e) => Err(e),
     }
 }
@@ -516,7 +525,7 @@ pub(super) fn search(
                 let ctx = mean_prompt as u64;
                 let mut one = Batch::default();
                 one.add(1, ctx, true, window);
-                let Some(step1) = unpriced(f.seconds(&one))? else {
+                let Some(step1) = unpriced(sh, (&hd.id, l), f.seconds(&one))? else {
                     return Ok(());
                 };
                 if let Some(tt) = w.slo_tpot
@@ -864,7 +873,7 @@ pub(super) fn pareto(
                 for _ in 0..cap {
                     b.add(1, ctx, true, window);
                 }
-                let Some(step) = unpriced(f.seconds(&b))? else {
+                let Some(step) = unpriced(sh, (&sh.hws[k].id, l), f.seconds(&b))? else {
                     break;
                 };
                 let tokens = cap as f64 / step;

@@ -2,6 +2,7 @@
 //! budget), and for each the fewest replicas whose simulated run meets
 //! every target.
 
+use super::unpriced::Unpriced;
 use super::{FleetInputs, Objective};
 use crate::calc::plan::{self, Layout, Replica};
 use crate::calc::simulate::arrivals::{self, Arrivals};
@@ -169,8 +170,10 @@ struct Pending {
 
 /// Layouts of one replica worth trying: tp over the divisors of the heads
 /// that `plan` accepts, pp over the divisors of the layers up to 16, ep
-/// over the divisors of tp for MoE; at most `max` devices.
-pub(super) fn layouts(s: &plan::Setup, max: u64) -> Vec<Layout> {
+/// over the divisors of tp for MoE; at most `max` devices. One `plan`
+/// accepts but the part cannot price (a figure it lacks) goes to `left`,
+/// which the answer's notes name.
+pub(super) fn layouts(s: &plan::Setup, max: u64, left: &Unpriced) -> Vec<Layout> {
     let m = s.model;
     let mut out = Vec::new();
     for tp in plan::divisors(m.attention.heads.get()) {
@@ -188,12 +191,45 @@ pub(super) fn layouts(s: &plan::Setup, max: u64) -> Vec<Layout> {
             };
             for ep in eps {
                 let l = Layout { tp, pp, dp: 1, ep };
-                // A layout `plan` accepts may still need a link the part
-                // lacks (a pipeline hand-off past an MI300X board).
-                if plan::validate(s, l, None).is_ok() && Replica::new(s, l).is_ok() {
-                    out.push(l);
+                // A layout `plan` accepts may still need a figure the part
+                // lacks (a pipeline hand-off past an MI300X board, an
+                // achievable link bandwidth): left out, and said so.
+                if plan::validate(s, l, None).is_ok() {
+                    match Replica::new(s, l) {
+                        Ok(_) => out.push(l),
+                        Err(e) => left.add(&s.hw.id, l, &e),
+                    }
                 }
             }
+        }
+    }
+    out
+}
+
+/// Attention data-parallel layouts worth trying for an MoE model (formulas.md,
+/// "Fleet", DEP): one stage, tp over the divisors of the heads, and the
+/// experts over G = 2, 4, 8, ... such replicas (dp = G, ep = tp x G) while
+/// the group fits one scale-up domain and `max` devices. A replica is then
+/// one rank of a group, and replicas come G at a time.
+pub(super) fn dep_layouts(s: &plan::Setup, max: u64) -> Vec<Layout> {
+    let m = s.model;
+    let (Some(_), Some(dom)) = (&m.moe, s.fabric.domain()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for tp in plan::divisors(m.attention.heads.get()) {
+        let mut g = 2;
+        while tp * g <= dom.min(max) {
+            let l = Layout {
+                tp,
+                pp: 1,
+                dp: g,
+                ep: tp * g,
+            };
+            if plan::validate(s, l, None).is_ok() && Replica::new(s, l).is_ok() {
+                out.push(l);
+            }
+            g *= 2;
         }
     }
     out
@@ -399,9 +435,13 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             Ok(inst)
         })
         .collect::<Result<_>>()?;
+    let left = Unpriced::default();
     let mut replicas = Vec::new();
     for (k, inst) in insts.iter().enumerate() {
-        for l in layouts(&inst.setup, max_devices) {
+        for l in layouts(&inst.setup, max_devices, &left)
+            .into_iter()
+            .chain(dep_layouts(&inst.setup, max_devices))
+        {
             replicas.push((k, Replica::new(&inst.setup, l)?));
         }
     }
@@ -495,7 +535,11 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             ));
             continue;
         }
-        let size = l.tp * l.pp;
+        // A replica's devices (`rank`), and what the search counts in: a
+        // group of G attention data-parallel replicas (1 without DEP).
+        let g = l.attention_dp();
+        let rank = l.tp * l.pp;
+        let size = rank * g;
         let flops1 = forward.body_flops_per_token()?;
         for &cap in &caps {
             let tokens_list = budgets
@@ -509,7 +553,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                     full.add(1, ctx + mean_output as u64 / 2, true, window);
                 }
                 let per_token = forward.seconds(&full)? / cap as f64;
-                let bound = (rate * mean_output * per_token).ceil().max(1.0) as u64;
+                let bound = (rate * mean_output * per_token / g as f64).ceil().max(1.0) as u64;
                 if bound > max_devices / size {
                     candidates.push(mk(
                         format!(
@@ -567,7 +611,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                 };
                 runs += 1;
                 let (out, t) = simulate::simulate(cfg, &mut forward, &wc, reqs, kv, block, false)?;
-                let s = Summary::of(&out, &t, 1, size, &wc);
+                let s = Summary::of(&out, &t, 1, rank, &wc);
                 if s.tpot.mean > 0.0 {
                     pareto_pts.push(ParetoPoint {
                         hardware: hw.id.clone(),
@@ -598,7 +642,9 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         let sz = &mut sized[p.layout];
         let hw = &hws[sz.hw];
         let l = sz.forward.layout();
-        let size = l.tp * l.pp;
+        let g = l.attention_dp();
+        let rank = l.tp * l.pp;
+        let size = rank * g;
         let (cap, tokens, bound) = (p.cap, p.tokens, p.bound);
         let mut c = Candidate {
             hardware: hw.id.clone(),
@@ -658,7 +704,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                 &w,
                 &base,
                 &unit_gaps,
-                rate / r as f64,
+                rate / (r * g) as f64,
                 cap,
                 tokens,
                 block,
@@ -685,7 +731,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             hi = (hi * 2).min(most);
         }
         if !passes(&at) {
-            c.layout.dp = hi;
+            c.layout.dp = hi * g;
             if ranked.is_some() {
                 c.verdict = Verdict::Breaks {
                     why: format!(
@@ -735,15 +781,15 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         } else {
             None
         };
-        c.layout.dp = hi;
+        c.layout.dp = hi * g;
         let mut at = at.unwrap_or_default();
         at.devices = hi * size;
-        at.output_tokens_per_s_per_device = at.output_tokens_per_s / size as f64;
+        at.output_tokens_per_s_per_device = at.output_tokens_per_s / rank as f64;
         // The run is one replica's at rate / replicas: its energy per token
         // is the deployment's.
         let mut one = at.clone();
-        one.devices = size;
-        let energy = simulate::run_energy(sz.power.clone(), at_drawn, &one, size as f64, mode);
+        one.devices = rank;
+        let energy = simulate::run_energy(sz.power.clone(), at_drawn, &one, rank as f64, mode);
         let score = objective.score(
             hi * size,
             &energy,
@@ -782,6 +828,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         budgets: budgets.as_deref(),
         keep: KEEP,
         step,
+        left: &left,
     };
     let mut scores = found.clone();
     // Pools prune by devices under the devices objective.
@@ -823,6 +870,10 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         pareto_pts.extend(super::pools::pareto(&shared, &mut notes)?);
     }
     let pareto = i.options.pareto.then(|| frontier(pareto_pts));
+    // Layouts a missing figure left out come first: they may be what the
+    // answer would otherwise have been.
+    let per_layout = (caps.len() * budgets.as_ref().map_or(1, Vec::len)) as u64;
+    notes.splice(0..0, left.notes(per_layout));
     Ok(FleetCost {
         model: m.id.clone(),
         engine: insts

@@ -450,3 +450,39 @@ fn split_pruning_keeps_the_five_best_and_the_best_split() {
         assert!(few < many, "{objective:?}: {few} runs pruned vs {many}");
     }
 }
+
+/// The attention data-parallel candidates of an MoE model (formulas.md,
+/// "Fleet"): DeepSeek-V3 (128 heads) on H200s (NVLink domains of 8) gets
+/// every tp dividing the heads with its experts over G = 2, 4, 8 replicas
+/// while tp x G stays within 8: tp 1 with ep 2, 4, 8; tp 2 with ep 4, 8;
+/// tp 4 with ep 8. A dense model gets none.
+#[test]
+fn dep_candidates_fill_one_domain() {
+    let cat = Catalog::default();
+    let hw = cat.hardware("h200-sxm", &[]).unwrap();
+    let m = cat.model("deepseek-v3", &[]).unwrap();
+    let s =
+        crate::calc::plan::Setup::new(&hw, &m, &Default::default(), Mode::SpeedOfLight).unwrap();
+    let got: Vec<(u64, u64, u64)> = super::search::dep_layouts(&s, 1024)
+        .iter()
+        .map(|l| (l.tp, l.dp, l.ep))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (1, 2, 2),
+            (1, 4, 4),
+            (1, 8, 8),
+            (2, 2, 4),
+            (2, 4, 8),
+            (4, 2, 8)
+        ]
+    );
+    for l in super::search::dep_layouts(&s, 1024) {
+        assert_eq!(l.attention_dp(), l.dp);
+    }
+    let dense = cat.model("llama-3-8b", &[]).unwrap();
+    let s = crate::calc::plan::Setup::new(&hw, &dense, &Default::default(), Mode::SpeedOfLight)
+        .unwrap();
+    assert!(super::search::dep_layouts(&s, 1024).is_empty());
+}

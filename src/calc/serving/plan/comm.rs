@@ -31,6 +31,16 @@ pub struct Comm {
     /// What runs under compute (formulas.md, "Plans: communication under
     /// compute").
     pub overlap: Overlapped,
+    /// Where the LM head's vocabulary is split over an attention
+    /// data-parallel group (formulas.md, "Plans: attention data-parallel
+    /// with expert parallelism"): each rank's hidden states of its sampled
+    /// tokens, all-gathered before the head, bytes per rank.
+    pub lm_head_gather_bytes: f64,
+    /// Its slice of every rank's logits, all-gathered after the head,
+    /// bytes per rank.
+    pub lm_head_logits_bytes: f64,
+    /// The two all-gathers, seconds (on the last stage).
+    pub lm_head_s: f64,
     /// Activations sent across one stage boundary, bytes.
     pub pp_send_bytes: f64,
     /// One stage-to-stage send, seconds.
@@ -71,22 +81,40 @@ impl Comm {
     /// Communication of a stage (`n_dense` dense and `n_moe` MoE layers,
     /// and its send when `send`) that runs under the stage's compute,
     /// seconds; the pass hides up to its compute time of it.
-    pub fn overlappable_s(&self, n_dense: f64, n_moe: f64, send: bool) -> f64 {
+    /// `last`: the stage holds the LM head.
+    pub fn overlappable_s(&self, n_dense: f64, n_moe: f64, send: bool, last: bool) -> f64 {
         match self.overlap {
             Overlapped::None => 0.0,
             Overlapped::All => {
                 n_dense * self.dense_layer_s
                     + n_moe * self.moe_layer_s
                     + if send { self.pp_send_s } else { 0.0 }
+                    + if last { self.lm_head_s } else { 0.0 }
             }
             Overlapped::EpAllToAll => n_moe * (self.ep_alltoall_s + self.ep_combine_s),
         }
     }
 
     /// Of a stage's communication, what its compute of `compute_s` hides.
-    pub fn hidden_s(&self, n_dense: f64, n_moe: f64, send: bool, compute_s: f64) -> f64 {
-        self.overlappable_s(n_dense, n_moe, send)
+    pub fn hidden_s(
+        &self,
+        n_dense: f64,
+        n_moe: f64,
+        send: bool,
+        last: bool,
+        compute_s: f64,
+    ) -> f64 {
+        self.overlappable_s(n_dense, n_moe, send, last)
             .min(compute_s.max(0.0))
+    }
+
+    /// A stage's communication (`n_dense` dense and `n_moe` MoE layers,
+    /// its send when `send`, the LM head's gathers when `last`), seconds.
+    pub fn stage_comm_s(&self, n_dense: f64, n_moe: f64, send: bool, last: bool) -> f64 {
+        n_dense * self.dense_layer_s
+            + n_moe * self.moe_layer_s
+            + if send { self.pp_send_s } else { 0.0 }
+            + if last { self.lm_head_s } else { 0.0 }
     }
 
     /// The host's path over a stage's collective calls (`n_dense` dense
@@ -117,7 +145,9 @@ fn coll(s: &Setup, kind: Kind, n: u64, bytes: f64) -> Result<(f64, Option<f64>)>
     Ok((c.gpu_s, c.host_s))
 }
 
-pub(super) fn comm(s: &Setup, l: Layout, tokens: f64) -> Result<Comm> {
+/// The communication of a pass of `tokens` tokens of which `seqs` sample
+/// (the LM head's rows).
+pub(super) fn comm(s: &Setup, l: Layout, tokens: f64, seqs: f64) -> Result<Comm> {
     let d = s.model.hidden_size.get() as f64;
     let mut c = Comm {
         tp_allreduce_bytes: tokens * d * ACT_BYTES,
@@ -172,6 +202,9 @@ pub(super) fn comm(s: &Setup, l: Layout, tokens: f64) -> Result<Comm> {
         c.pp_send_s = send.gpu_s;
         c.call_host_s = c.call_host_s.or(send.host_s);
     }
+    let (t, host) = lm_head_gathers(s, l, seqs, &mut c)?;
+    c.lm_head_s = t;
+    c.call_host_s = c.call_host_s.or(host);
     c.overlap = match s.mode {
         Mode::SpeedOfLight => Overlapped::All,
         Mode::Achievable
@@ -184,6 +217,34 @@ pub(super) fn comm(s: &Setup, l: Layout, tokens: f64) -> Result<Comm> {
         Mode::Achievable => Overlapped::None,
     };
     Ok(c)
+}
+
+/// The LM head's collectives where its vocabulary is split over the
+/// attention data-parallel group of E = T x G ranks (formulas.md, "Plans:
+/// attention data-parallel with expert parallelism"): every rank's hidden
+/// states of its `seqs` sampled tokens all-gathered over E (`seqs / T x
+/// hidden x 2 B` a rank), and each rank's vocabulary slice of all G x seqs
+/// rows' logits all-gathered back (`G seqs x vocab / E x 2 B = seqs x vocab
+/// / T x 2 B` a rank). None where each rank keeps its own head: (0, None).
+pub(super) fn lm_head_gathers(
+    s: &Setup,
+    l: Layout,
+    seqs: f64,
+    c: &mut Comm,
+) -> Result<(f64, Option<f64>)> {
+    let g = s.lm_head_split(l);
+    if g <= 1 || seqs <= 0.0 {
+        return Ok((0.0, None));
+    }
+    let n = l.tp * g;
+    let d = s.model.hidden_size.get() as f64;
+    let vocab = s.model.vocab_size.get() as f64;
+    let t = l.tp as f64;
+    c.lm_head_gather_bytes = seqs / t * d * ACT_BYTES;
+    c.lm_head_logits_bytes = seqs * vocab / t * ACT_BYTES;
+    let (a, host) = coll(s, Kind::AllGather, n, c.lm_head_gather_bytes)?;
+    let (b, _) = coll(s, Kind::AllGather, n, c.lm_head_logits_bytes)?;
+    Ok((a + b, host))
 }
 
 /// The share of an EP all-to-all's bytes that must cross domains once each

@@ -157,7 +157,8 @@ pub struct Weights {
     /// replica.
     pub tp_copies: f64,
     /// The weights other than the routed experts, whole in each DP
-    /// replica: dp - 1 more copies.
+    /// replica: dp - 1 more copies (the LM head dp / G - 1 where its
+    /// vocabulary is split over attention data-parallel groups of G).
     pub dp_copies: f64,
     /// Routed experts held more than once: redundant experts, or every
     /// expert once per group of ep devices where ep is less than tp x dp.
@@ -186,11 +187,14 @@ impl Weights {
         } else {
             0.0
         };
+        // A head split over an attention data-parallel group of G ranks
+        // is held once per group, not once per replica.
+        let groups = dp / s.lm_head_split(l) as f64;
         Weights {
             all_devices,
             model,
             tp_copies: dp * (tp - 1.0) * (w.norms + w.router),
-            dp_copies: (dp - 1.0) * (model - w.routed_experts),
+            dp_copies: (dp - 1.0) * (model - w.routed_experts) - (dp - groups) * w.lm_head,
             expert_copies,
             per_stage,
         }
@@ -254,6 +258,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
                 experts_per_device,
                 first: st == 0,
                 last: st as u64 == l.pp - 1,
+                lm_head_split: s.lm_head_split(l) as f64,
             },
         );
         per_stage.push(bytes);
@@ -307,11 +312,12 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
     });
     // Communication of one pass per stage.
     let decode_tokens = w.batch.div_ceil(microbatches) as f64;
-    let decode_comm = comm(s, l, decode_tokens)?;
-    let prefill_comm = comm(s, l, prefill_tokens)?;
-    let stage_comm = |c: &Comm, n_dense: f64, n_moe: f64| {
-        n_dense * c.dense_layer_s + n_moe * c.moe_layer_s + c.pp_send_s
-    };
+    // Each sequence samples one token a pass: the LM head's rows.
+    let seqs = w.batch.div_ceil(microbatches) as f64;
+    let decode_comm = comm(s, l, decode_tokens, seqs)?;
+    let prefill_comm = comm(s, l, prefill_tokens, seqs)?;
+    let stage_comm =
+        |c: &Comm, n_dense: f64, n_moe: f64, last: bool| c.stage_comm_s(n_dense, n_moe, true, last);
     // Compute and memory of one pass through each stage: serving's typed
     // forward pass of one replica's microbatch, sharded per device.
     let mb = w.batch.div_ceil(microbatches);
@@ -336,6 +342,7 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         kv_share,
         experts_per_device,
         expert_bytes: pl.expert,
+        lm_head_split: s.lm_head_split(l) as f64,
     };
     // (its time, the host's path over its kernels when launched eagerly)
     let pass = |st: &step::Step, tokens: f64, n_dense: f64, n_moe: f64, first: bool, last: bool| {
@@ -385,8 +392,8 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         let (t, k) = pass(&decode_step_ops, mb as f64, n_dense, n_moe, first, last);
         dec.offer(
             t,
-            stage_comm(&decode_comm, n_dense, n_moe),
-            decode_comm.hidden_s(n_dense, n_moe, send, t),
+            stage_comm(&decode_comm, n_dense, n_moe, last),
+            decode_comm.hidden_s(n_dense, n_moe, send, last, t),
             host(&decode_comm, k, n_dense, n_moe),
         );
         let (t, k) = pass(
@@ -399,8 +406,8 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
         );
         pre.offer(
             t,
-            stage_comm(&prefill_comm, n_dense, n_moe),
-            prefill_comm.hidden_s(n_dense, n_moe, send, t),
+            stage_comm(&prefill_comm, n_dense, n_moe, last),
+            prefill_comm.hidden_s(n_dense, n_moe, send, last, t),
             host(&prefill_comm, k, n_dense, n_moe),
         );
     }

@@ -154,6 +154,19 @@ impl Layout {
     pub fn devices(&self) -> u64 {
         self.tp.saturating_mul(self.pp).saturating_mul(self.dp)
     }
+
+    /// The data-parallel ranks one expert group spans: E / T where the
+    /// experts spread over whole TP groups of several replicas (attention
+    /// data-parallel with expert parallelism, DEP: formulas.md, "Plans:
+    /// attention data-parallel with expert parallelism"), else 1. Those
+    /// replicas run each MoE layer together, each with its own batch.
+    pub fn attention_dp(&self) -> u64 {
+        if self.ep > self.tp && self.ep.is_multiple_of(self.tp) {
+            self.ep / self.tp
+        } else {
+            1
+        }
+    }
 }
 
 /// The workload a plan is costed at.
@@ -282,6 +295,17 @@ impl<'a> Setup<'a> {
 
     fn dense_layers(&self) -> u64 {
         self.model.layers.get() - self.moe_layers()
+    }
+
+    /// The ranks the LM head's vocabulary is split over beyond tensor
+    /// parallelism: the attention data-parallel group where the engine
+    /// gathers the ranks' hidden states for it
+    /// (`dp-attention.lm-head = "gathered"`), else 1.
+    pub fn lm_head_split(&self, l: Layout) -> u64 {
+        match self.step.engine.dp_attention.lm_head {
+            crate::spec::engine::LmHead::Gathered => l.attention_dp(),
+            crate::spec::engine::LmHead::Local => 1,
+        }
     }
 
     /// Routed experts plus redundant copies.
@@ -448,6 +472,20 @@ pub fn step_reserve_note(s: &Setup, tp: u64) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::Value;
+
+    #[test]
+    fn an_expert_group_wider_than_tp_is_attention_data_parallel() {
+        let l = |tp, dp, ep| Layout { tp, pp: 1, dp, ep };
+        // DEP 8: eight replicas of one device share the experts.
+        assert_eq!(l(1, 8, 8).attention_dp(), 8);
+        // SGLang's --tp 8 --dp 4 --enable-dp-attention: attention TP 2.
+        assert_eq!(l(2, 4, 8).attention_dp(), 4);
+        // Experts within one TP group, or none spread: one replica each.
+        assert_eq!(l(8, 1, 8).attention_dp(), 1);
+        assert_eq!(l(4, 2, 1).attention_dp(), 1);
+        // A group that is not whole TP groups is no DP-attention group.
+        assert_eq!(l(2, 3, 3).attention_dp(), 1);
+    }
 
     #[test]
     fn the_reserve_reads_step_a_named_step_or_a_share() {

@@ -66,6 +66,7 @@ impl<'a, 'b> Replica<'a, 'b> {
                 kv_share: p.kv_share,
                 experts_per_device: p.experts_per_device,
                 expert_bytes: pl.expert,
+                lm_head_split: s.lm_head_split(l) as f64,
             },
             stages,
             layout: l,
@@ -84,9 +85,18 @@ impl<'a, 'b> Replica<'a, 'b> {
         })
     }
 
-    /// The communication of one pass of `tokens` tokens.
+    /// The communication of one pass of `tokens` tokens, the LM head's
+    /// left out ([`Replica::lm_head_s`]).
     pub fn comm(&self, tokens: f64) -> Result<Comm> {
-        comm(self.shard.s, self.layout, tokens)
+        comm(self.shard.s, self.layout, tokens, 0.0)
+    }
+
+    /// The LM head's collectives for `seqs` sampled tokens, seconds: 0
+    /// unless its vocabulary is split over an attention data-parallel
+    /// group.
+    pub fn lm_head_s(&self, seqs: f64) -> Result<f64> {
+        let mut c = Comm::default();
+        Ok(super::comm::lm_head_gathers(self.shard.s, self.layout, seqs, &mut c)?.0)
     }
 
     /// Pipeline stages.
@@ -116,15 +126,14 @@ impl<'a, 'b> Replica<'a, 'b> {
             .zip(parts)
             .enumerate()
             .map(|(i, (&(n_dense, n_moe), p))| {
-                let send = if i == last { 0.0 } else { c.pp_send_s };
-                let wait = n_dense * c.dense_layer_s + n_moe * c.moe_layer_s + send;
+                let wait = c.stage_comm_s(n_dense, n_moe, i != last, i == last);
                 let host = c.host_s(n_dense, n_moe, i != last).unwrap_or(wait);
                 let t = self.shard.time_with_calls(p, wait, host);
                 // What the compute hides (formulas.md, "Plans: communication
                 // under compute"), priced only where something may be.
-                if c.overlappable_s(n_dense, n_moe, i != last) > 0.0 {
+                if c.overlappable_s(n_dense, n_moe, i != last, i == last) > 0.0 {
                     let compute = self.shard.time_with_calls(p, 0.0, 0.0);
-                    t - c.hidden_s(n_dense, n_moe, i != last, compute)
+                    t - c.hidden_s(n_dense, n_moe, i != last, i == last, compute)
                 } else {
                     t
                 }

@@ -167,6 +167,17 @@ pub(super) fn plan_results(
             )
         });
     }
+    if c.lm_head_s > 0.0 {
+        r.result(key("lm_head_logits_bytes"), c.lm_head_logits_bytes, || {
+            Quantity::new("LM head logits all-gathered per rank (decode)", Unit::Bytes)
+                .formula("sequences / tp x vocabulary x 2 B (the hidden states before it: sequences / tp x hidden x 2 B)")
+        });
+        r.result(key("lm_head_s"), c.lm_head_s, || {
+            Quantity::new("LM head all-gathers (decode)", Unit::Seconds).formula(
+                "two all-gathers over the attention data-parallel group (formulas.md, Plans: attention data-parallel with expert parallelism)",
+            )
+        });
+    }
     if l.pp > 1 {
         r.result(key("pp_send_bytes"), c.pp_send_bytes, || {
             Quantity::new("activations per stage boundary (decode)", Unit::Bytes)
@@ -352,6 +363,24 @@ impl PlanCost {
                 )
             });
         }
+        let g = self.layout.attention_dp();
+        if self.experts_per_device > 0.0 && g > 1 {
+            r.note_with(|| {
+                let head = if self.decode_comm.lm_head_s > 0.0 {
+                    format!("the LM head's vocabulary split over the group ({}'s dp-attention.lm-head = gathered): each rank's hidden states all-gathered before it, its slice of the logits after", self.engine)
+                } else {
+                    format!("the LM head whole on each replica, its own sequences' logits, no collective ({}'s dp-attention.lm-head = local)", self.engine)
+                };
+                format!(
+                    "attention data-parallel with expert parallelism (DEP {}): {} replicas of tp {} run every MoE layer together, each its own {} sequences' attention and KV; the dispatch and combine all-to-all over the {} devices; {head}",
+                    units::whole(self.layout.ep),
+                    units::whole(g),
+                    units::whole(self.layout.tp),
+                    units::whole(self.work.batch),
+                    units::whole(self.layout.ep),
+                )
+            });
+        }
         if self.layout.devices() > 1 {
             r.note(weights_note(self));
         }
@@ -395,10 +424,15 @@ fn weights_note(p: &PlanCost) -> String {
     }
     if w.dp_copies > 0.0 {
         parts.push(format!(
-            "{} for {} more copies of the weights other than the routed experts (dp {})",
+            "{} for {} more copies of the weights other than the routed experts (dp {}){}",
             si(w.dp_copies, "B"),
             units::whole(l.dp - 1),
-            units::whole(l.dp)
+            units::whole(l.dp),
+            if p.decode_comm.lm_head_s > 0.0 {
+                ", the LM head once per attention data-parallel group"
+            } else {
+                ""
+            }
         ));
     }
     if w.expert_copies.abs() > 0.0 {

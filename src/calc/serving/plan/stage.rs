@@ -83,6 +83,9 @@ pub(super) struct StageSlice {
     /// (the last).
     pub(super) first: bool,
     pub(super) last: bool,
+    /// Ranks the LM head's vocabulary is split over beyond TP (1: whole on
+    /// each TP group; G: over an attention data-parallel group).
+    pub(super) lm_head_split: f64,
 }
 
 /// Weight bytes one device of a stage holds (formulas.md, "Plans",
@@ -98,7 +101,7 @@ pub(super) fn device_bytes(pl: &PerLayer, w: &WeightBytes, st: &StageSlice) -> f
         n += w.embedding / t;
     }
     if st.last {
-        n += w.lm_head / t;
+        n += w.lm_head / (t * st.lm_head_split);
     }
     n
 }
@@ -124,6 +127,7 @@ pub fn tp_device_bytes(m: &Model, w: &WeightBytes, tp: u64) -> f64 {
             experts_per_device: routed / t,
             first: true,
             last: true,
+            lm_head_split: 1.0,
         },
     )
 }
@@ -174,6 +178,9 @@ pub(super) struct Shard<'a, 'b> {
     pub(super) experts_per_device: f64,
     /// One routed expert's weights, bytes.
     pub(super) expert_bytes: f64,
+    /// Ranks the LM head's vocabulary is split over beyond TP
+    /// ([`super::Setup::lm_head_split`]).
+    pub(super) lm_head_split: f64,
 }
 
 impl Shard<'_, '_> {
@@ -219,7 +226,14 @@ impl Shard<'_, '_> {
                 "router" => (f_moe, 0.0),
                 "shared-experts" => (f_moe / t, 0.0),
                 "norms" => (f_layers, 0.0),
-                "lm-head" => (if last { 1.0 / t } else { 0.0 }, 0.0),
+                "lm-head" if last => {
+                    // Split over G ranks, each computes its slice of all G
+                    // ranks' rows: the same FLOPs, 1/G of the weights.
+                    flops += op.flops / t;
+                    bytes += op.weight_bytes / (t * self.lm_head_split) + op.activation_bytes / t;
+                    continue;
+                }
+                "lm-head" => (0.0, 0.0),
                 "routed-experts" => {
                     // A device does k/tp of its replica's tokens' expert work
                     // and reads the experts it holds that any token of its
@@ -381,6 +395,17 @@ impl Shard<'_, '_> {
                 // the all-reduce before the residual is added, so it
                 // cannot fold the residual in (`addmm`): no copy.
                 op.copies = 0.0;
+            }
+            if op.name == "lm-head" && self.lm_head_split > 1.0 {
+                // Its vocabulary over the attention data-parallel group:
+                // G times the rows (every rank's sampled tokens), 1/G of
+                // the columns and of the weights.
+                let g = self.lm_head_split;
+                op.weight_bytes /= g;
+                if let Some(gemm) = &mut op.gemms[0] {
+                    gemm.m = gemm.m.saturating_mul(g as u64);
+                    gemm.n = gemm.n.div_ceil(g as u64).max(1);
+                }
             }
             if tp > 1 && work < 1.0 {
                 match op.name {

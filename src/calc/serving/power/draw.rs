@@ -80,6 +80,44 @@ impl PowerModel {
             flop_j,
             byte_j,
             strided_j,
+            held: false,
+        }
+    }
+}
+
+impl PowerModel {
+    /// `d` over its own time, the time not stretched: the caller's time is
+    /// a bound (the roofs') or already priced at the clock the limit
+    /// settles (`--achievable`). The mean power is what the work would
+    /// draw in that time, at most the limit; the energy is that power over
+    /// the time (so energy per token x tokens per second is the power
+    /// shown), the dynamic shares scaled to it. Held at the limit, the
+    /// energy is still a lower bound where the time is: the work's own
+    /// energy over any longer time is at least the limit's over this one
+    /// (formulas.md, "Power and energy", one time).
+    pub fn held(&self, d: Draw) -> Draw {
+        let t = d.time_s;
+        let dynamic = d.flop_j + d.byte_j + d.strided_j;
+        let uncapped = d.idle_w * t + dynamic;
+        let energy = self.limit_w.max(d.idle_w) * t;
+        if uncapped <= energy || dynamic <= 0.0 {
+            if !d.limited() {
+                return d;
+            }
+            return Draw {
+                limited_time_s: t,
+                energy_j: uncapped,
+                power_w: if t > 0.0 { uncapped / t } else { d.idle_w },
+                ..d
+            };
+        }
+        Draw {
+            time_s: t,
+            limited_time_s: t,
+            energy_j: energy,
+            power_w: if t > 0.0 { energy / t } else { d.idle_w },
+            held: true,
+            ..d
         }
     }
 }
@@ -105,6 +143,11 @@ pub struct Draw {
     pub byte_j: f64,
     /// Energy of the strided elementwise path beyond its bytes', J.
     pub strided_j: f64,
+    /// Whether the board was held at its limit over the work's own time
+    /// ([`PowerModel::held`]): the energy is the limit's, less than the
+    /// work's idle and dynamic energies add to.
+    #[serde(skip)]
+    pub held: bool,
 }
 
 impl Draw {
@@ -207,6 +250,23 @@ mod tests {
         let t = (0.762e-12 * f + 141.9e-12 * bytes) / (700.0 - 80.9);
         assert!(close(d.limited_time_s, t, 2e-3), "{} {t}", d.limited_time_s);
         assert!(close(d.energy_j / f, 692.8 / 651e12, 2e-3));
+    }
+
+    /// Held to its own time, a GEMM at its burst rate draws the limit (its
+    /// uncapped draw is above it) and its energy is the limit over that
+    /// time; a memory-bound operation below the limit is unchanged.
+    #[test]
+    fn held_to_its_own_time() {
+        let pm = PowerModel::of(&h200(), "bf16").unwrap();
+        let f = 2.0 * 8192f64.powi(3);
+        let t = f / 764e12;
+        let d = pm.held(pm.draw(t, f, 1.28e9));
+        assert!(close(d.time_s, t, 1e-12) && !d.limited());
+        assert!(close(d.power_w, pm.limit_w, 1e-9));
+        assert!(close(d.energy_j, pm.limit_w * t, 1e-9));
+        assert!(d.held && d.idle_j() + d.flop_j + d.byte_j + d.strided_j > d.energy_j);
+        let m = pm.draw(1e-3, 0.0, 2e9);
+        assert_eq!(pm.held(m), m);
     }
 
     /// Below the limit a memory-bound operation draws idle plus its bytes'

@@ -104,6 +104,7 @@ impl Energy {
                     flop_j: share(|d| d.flop_j),
                     byte_j: share(|d| d.byte_j),
                     strided_j: share(|d| d.strided_j),
+                    held: false,
                 }
             });
         Energy::new(draw, span, mode, devices, tokens, Per::Output)

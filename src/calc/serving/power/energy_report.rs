@@ -43,6 +43,20 @@ impl Energy {
             .formula("(idle x time + J/FLOP x FLOPs + J/B x bytes) / time, at most the limit")
             .group("energy");
             match d {
+                Some(d) if d.held => q.derive(format!(
+                    "min({}, ({} x {} + {} + {}{}) / {}): held at the limit",
+                    units::si(d.power_w, "W"),
+                    units::si(d.idle_w, "W"),
+                    units::seconds(d.time_s),
+                    crate::units::joules(d.flop_j),
+                    crate::units::joules(d.byte_j),
+                    if d.strided_j > 0.0 {
+                        format!(" + {} strided", crate::units::joules(d.strided_j))
+                    } else {
+                        String::new()
+                    },
+                    units::seconds(d.time_s),
+                )),
                 Some(d) => q.derive(format!(
                     "({} x {} + {} + {}{}) / {}{}",
                     units::si(d.idle_w, "W"),
@@ -61,7 +75,9 @@ impl Energy {
             }
         });
         // Only where modelled: a null time reads as an overflow.
-        if let (true, Some(d)) = (self.per != Per::Rate, d) {
+        // A draw held at the limit over its own time leaves the stretched
+        // time to its caller (an estimate it names as one).
+        if let (true, Some(d)) = (self.per != Per::Rate, d.filter(|d| !d.held)) {
             r.result("power_limited_time_s", d.limited_time_s, || {
                 Quantity::new("time under the board limit", Unit::Seconds)
                     .formula("max(time, dynamic energy / (limit - idle)) over each step")

@@ -272,7 +272,13 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
                 .filter(|o| o.name == "final-norm")
                 .collect();
             let head = st.ops.into_iter().filter(|o| o.name == "lm-head").collect();
-            let k = self.kept(head, norm, 0.0, tokens);
+            let mut k = self.kept(head, norm, 0.0, tokens);
+            // Its collectives where the vocabulary is split over an
+            // attention data-parallel group.
+            k.comm = Some(crate::calc::plan::Comm {
+                lm_head_s: self.replica.lm_head_s(tokens as f64)?,
+                ..Default::default()
+            });
             self.heads[i] = Some(k);
         }
         Ok(self.heads[i].as_ref())
@@ -313,16 +319,19 @@ impl StepCost for Forward<'_, '_, '_> {
         let mut parts = std::mem::take(&mut self.parts);
         parts.fill(StagePart::default());
         self.replica.add_part(&self.scratch, t, &mut parts);
+        let mut head_s = 0.0;
         if let Some(h) = self.head(b.lm_head)? {
             for (p, q) in parts.iter_mut().zip(&h.parts) {
                 *p += *q;
             }
+            head_s = h.comm.map_or(0.0, |c| c.lm_head_s);
         }
         let body = self.body(b.tokens)?;
         for (p, q) in parts.iter_mut().zip(&body.parts) {
             *p += *q;
         }
-        let comm = body.comm.expect("a body keeps its communication");
+        let mut comm = body.comm.expect("a body keeps its communication");
+        comm.lm_head_s = head_s;
         let s = self.replica.pass_s_of(&parts, &comm);
         // What a device draws: its stage's part, the FLOPs and bytes its
         // time counts, averaged over the stages (formulas.md, "Power and

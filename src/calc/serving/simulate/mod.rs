@@ -125,6 +125,9 @@ pub struct SimulateInputs {
     pub ep: Option<Count>,
     /// Data-parallel replicas (requests routed among them at random).
     pub dp: Option<Count>,
+    /// Redundant copies of hot experts over each expert group (default 0),
+    /// as `plan` takes them.
+    pub redundant_experts: Option<Count>,
     /// Weight precision.
     pub dtype: Option<String>,
     /// KV precision.
@@ -340,6 +343,7 @@ impl<'a> Instance<'a> {
             launch: i.launch.clone(),
             reserve: i.reserve.clone(),
             engine: i.engine.clone(),
+            redundant_experts: i.redundant_experts,
             ..Default::default()
         };
         let setup = plan::Setup::new(hw, m, &pi, mode)?;
@@ -580,6 +584,7 @@ pub fn run_energy(
             flop_j: busy.flop_j * per_replica / devices,
             byte_j: busy.byte_j * per_replica / devices,
             strided_j: busy.strided_j * per_replica / devices,
+            held: false,
         }
     });
     Energy::new(draw, span, mode, devices, tokens, Per::Output)

@@ -44,7 +44,10 @@ fn decode_step(m: &Model, hw: &Hardware, batch: u64, context: u64) -> f64 {
     }))
     .unwrap();
     let c = crate::calc::decode::cost(m, hw, &i, Mode::SpeedOfLight).unwrap();
-    limited(c.step_time_s, &c.energy)
+    // decode holds the board at its limit over its own step and names the
+    // stretched time (formulas.md, "One time on one device").
+    c.power_limit
+        .map_or(c.step_time_s, |d| d.limited_time_s.max(c.step_time_s))
 }
 
 fn prefill_time(m: &Model, hw: &Hardware, prompt: u64) -> f64 {
@@ -424,4 +427,34 @@ fn batch_size_counts_match_the_list() {
             .percentile(50.0)
             .is_nan()
     );
+}
+
+/// Redundant experts (`--redundant-experts`, as `plan` takes them):
+/// DeepSeek-V3 at fp8 in DEP 8 on H200s with 32 redundant experts holds
+/// (256 + 32) / 8 = 36 experts a device per MoE layer where it held 32, so
+/// each device carries 4 experts more in each of its 58 MoE layers, each
+/// expert 3 x 7,168 x 2,048 fp8 weights (config.json; block scales add
+/// 0.02%), and its KV room shrinks by those bytes over a token's bf16 KV,
+/// 61 layers x 576 elements x 2 B: 4 x 58 x 44,040,192 / 70,272 = 145,397
+/// tokens.
+#[test]
+fn redundant_experts_take_their_bytes_from_the_kv_room() {
+    let (m, hw) = (model("deepseek-v3"), hardware("h200-sxm"));
+    let mut i = inputs("4/s", 1024, 16);
+    i.tp = Some(Count(1));
+    i.dp = Some(Count(8));
+    i.ep = Some(Count(8));
+    i.dtype = Some("fp8".into());
+    i.requests = Some(Count(20));
+    let plain = cost(&m, &hw, &i, Mode::SpeedOfLight).unwrap();
+    i.redundant_experts = Some(Count(32));
+    let more = cost(&m, &hw, &i, Mode::SpeedOfLight).unwrap();
+    let lost = (plain.kv_tokens - more.kv_tokens) as f64;
+    let want = 4.0 * 58.0 * 3.0 * 7168.0 * 2048.0 / (61.0 * 576.0 * 2.0);
+    assert!((lost / want - 1.0).abs() < 1e-3, "{lost} vs {want}");
+    // A dense model has no experts to copy.
+    let mut d = inputs("4/s", 1024, 16);
+    d.redundant_experts = Some(Count(8));
+    let e = cost(&model("llama-3-8b"), &hw, &d, Mode::SpeedOfLight).unwrap_err();
+    assert!(e.to_string().contains("redundant-experts"), "{e}");
 }
