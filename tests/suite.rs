@@ -47,6 +47,9 @@ mod coalesce;
 #[path = "collective.rs"]
 mod collective;
 
+#[path = "declared.rs"]
+mod declared;
+
 #[path = "decode.rs"]
 mod decode;
 

@@ -298,7 +298,8 @@ fn column<'py>(
     Ok(PyList::new(py, items)?.into_any())
 }
 
-macro_rules! commands {
+/// One function per command: its keywords, in order, and its docstring.
+macro_rules! command_fns {
     ($(
         $(#[doc = $doc:literal])*
         fn $fname:ident = $cmd:literal ($($pos:ident),*) [$($kw:ident),*];
@@ -320,10 +321,33 @@ macro_rules! commands {
                 run(py, $cmd, args, achievable, set.as_ref())
             }
         )*
+    };
+}
+
+// The commands whose inputs the library declares once
+// (`roofline::query::declared`): `decode` and `prefill`, their keywords
+// and docstrings written by build.rs from that declaration.
+include!(concat!(env!("OUT_DIR"), "/declared.rs"));
+
+/// The functions written here, then the declared ones; `register` adds
+/// them all.
+macro_rules! commands {
+    ($(
+        $(#[doc = $doc:literal])*
+        fn $fname:ident = $cmd:literal ($($pos:ident),*) [$($kw:ident),*];
+    )*) => {
+        command_fns! {
+            $(
+                $(#[doc = $doc])*
+                fn $fname = $cmd ($($pos),*) [$($kw),*];
+            )*
+        }
 
         /// Adds every command's function, and `sweep`.
         pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             $(m.add_function(wrap_pyfunction!($fname, m)?)?;)*
+            m.add_function(wrap_pyfunction!(decode, m)?)?;
+            m.add_function(wrap_pyfunction!(prefill, m)?)?;
             m.add_function(wrap_pyfunction!(sweep, m)?)?;
             Ok(())
         }
@@ -610,69 +634,6 @@ commands! {
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     fn kv = "kv" () [model, context, batch, kv_dtype, hw, dtype, reserve, page, reserved, force, tp];
 
-    /// One decode step: bytes, FLOPs, bound, step time, tokens per second; MoE, launch overhead, speculative decoding, SLO capacity.
-    ///
-    /// Quantities are numbers in base units or text with a unit ("4.8 TB/s");
-    /// a list of values sweeps that input (one row per value).
-    ///
-    /// Args:
-    ///     model: Model id, path or roofline.Model; a list compares.
-    ///     hw: Hardware id, path or roofline.Hardware; a list compares.
-    ///     batch: Sequences decoded together.
-    ///     context: Tokens already in each sequence's KV cache.
-    ///     dtype: Weight precision (default: the hardware's default-dtype): bf16, fp8, int8, int4, mxfp8, mxfp6, mxfp4, nvfp4, ...
-    ///     kv_dtype: KV precision: bf16 (default), fp16, fp8, int8, int4, int2, fp32.
-    ///     activations: Activation precision (default: the hardware's default-dtype); the matmuls run at the peak of the wider of weights and activations.
-    ///     launch: Launch overhead per kernel: none (default: speed of light), eager or graph (the default with achievable).
-    ///     kernels: Kernels per step (default: from the layer structure).
-    ///     speculative: Speculative decoding in one field: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,4,0.05), the same as acceptance, draft_tokens and draft_cost.
-    ///     acceptance: Speculative decoding: probability a drafted token is accepted.
-    ///     draft_tokens: Speculative decoding: tokens drafted per pass (default 4).
-    ///     draft_cost: Speculative decoding: a drafted token's cost as a share of a step.
-    ///     slo_tpot: Time-per-output-token target: the largest batch meeting it.
-    ///     slo_ttft: Time-to-first-token target, for goodput (needs prompt, output).
-    ///     prompt: Prompt tokens per request, for goodput with prefill in the loop.
-    ///     output: Output tokens per request, for goodput.
-    ///     reserve: Memory held back for activations and the runtime (default 10%).
-    ///     force: Allow a context beyond the model's maximum.
-    ///     tp: Tensor-parallel ranks the step runs on: each device holds 1/tp of the sharded weights and ceil(kv heads / tp) of the KV heads, with two all-reduces per layer, priced as plan(tp=N, pp=1) (default 1).
-    ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
-    ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
-    ///     pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
-    ///     achievable: Use the hardware's measured figures instead of the datasheet's.
-    ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
-    ///
-    /// Returns:
-    ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn decode = "decode" () [model, hw, batch, context, dtype, kv_dtype, activations, launch, kernels, speculative, acceptance, draft_tokens, draft_cost, slo_tpot, slo_ttft, prompt, output, reserve, force, tp, price, energy_price, pue, engine, measured];
-
-    /// A prompt's prefill: FLOPs, bytes, bound, time to first token; chunked, and against materialised attention scores.
-    ///
-    /// Quantities are numbers in base units or text with a unit ("4.8 TB/s");
-    /// a list of values sweeps that input (one row per value).
-    ///
-    /// Args:
-    ///     model: Model id, path or roofline.Model; a list compares.
-    ///     hw: Hardware id, path or roofline.Hardware; a list compares.
-    ///     prompt: Prompt tokens per sequence.
-    ///     context: Tokens already cached per sequence before the prompt (a prefix-cache hit, a chunk continuing a long prompt, a speculative verify pass): attention reads them (default 0).
-    ///     batch: Sequences (default 1).
-    ///     chunk: Tokens per chunk (chunked prefill; default: the whole prompt).
-    ///     dtype: Weight precision (default: the hardware's default-dtype).
-    ///     kv_dtype: KV precision (default bf16).
-    ///     activations: Activation precision (default: the hardware's default-dtype).
-    ///     launch: Launch overhead per kernel: none (default: speed of light), eager or graph (the default with achievable).
-    ///     kernels: Kernels per forward (default: from the layer structure).
-    ///     force: Allow a prompt beyond the model's maximum context.
-    ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
-    ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
-    ///     pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
-    ///     achievable: Use the hardware's measured figures instead of the datasheet's.
-    ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
-    ///
-    /// Returns:
-    ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn prefill = "prefill" () [model, hw, prompt, context, batch, chunk, dtype, kv_dtype, activations, launch, kernels, force, price, energy_price, pue, engine, measured];
 
     /// Speculative decoding: tokens per target pass and speedup.
     ///

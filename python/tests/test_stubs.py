@@ -24,3 +24,28 @@ class TestStubs:
                 continue
             assert f"def {name}(" in stub or f"class {name}" in stub, name
             assert getattr(roofline, name).__doc__, name
+
+
+class TestDeclaredInputs:
+    """decode's and prefill's keywords and docstrings are written from the
+    library's declaration of their inputs, the one the CLI's flags come
+    from: every flag of `--help` is a keyword, in the same order, and the
+    docstring documents each."""
+
+    def test_keywords_and_docs_are_the_cli_flags(self, cli):
+        import inspect
+        import re
+
+        import roofline
+
+        for command in ("decode", "prefill"):
+            _, text, _ = cli(command, "--help", as_json=False)
+            own = text.split("Common options:")[0]
+            flags = [f.replace("-", "_") for f in re.findall(r"^ {6}--([a-z0-9-]+)", own, re.M)]
+            fn = getattr(roofline, command)
+            params = list(inspect.signature(fn).parameters)
+            assert params == flags + ["achievable", "set"], command
+            doc = inspect.getdoc(fn)
+            args = doc.split("Args:")[1].split("Returns:")[0]
+            documented = re.findall(r"^ {4}([a-z_]+): ", args, re.M)
+            assert documented == params, command

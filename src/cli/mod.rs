@@ -17,6 +17,7 @@ pub mod chart;
 mod coalesce;
 mod collective;
 mod confine;
+mod declared;
 mod decode;
 mod dtype;
 mod engine;
@@ -192,11 +193,11 @@ pub enum Command {
     /// KV-cache bytes per token, layer, sequence and batch; with --hw the
     /// batch and context that fit beside the weights.
     Kv(OnDemand<kv::KvArgs>),
-    /// One decode step: bytes, FLOPs, bound, step time, tokens per second;
-    /// MoE, launch overhead, speculative decoding, SLO capacity.
+    // One decode step: its summary and flags are declared in the library.
+    #[command(about = roofline::query::declared::DECODE.summary)]
     Decode(OnDemand<decode::DecodeArgs>),
-    /// A prompt's prefill: FLOPs, bytes, bound, time to first token;
-    /// chunked, and against materialised attention scores.
+    // A prompt's prefill: its summary and flags are declared in the library.
+    #[command(about = roofline::query::declared::PREFILL.summary)]
     Prefill(OnDemand<prefill::PrefillArgs>),
     /// Speculative decoding: tokens per target pass and speedup.
     Speculative(OnDemand<speculative::SpeculativeArgs>),

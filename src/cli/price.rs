@@ -1,25 +1,36 @@
 //! The price flags every command with an energy answer takes: `--price`,
-//! `--energy-price` and `--pue` (formulas.md, "Cost per token").
+//! `--energy-price` and `--pue` (formulas.md, "Cost per token"), as the
+//! library declares them ([`roofline::query::declared::PRICES`]).
 
-use clap::Args;
+use roofline::inputs::Fields;
+use roofline::query::declared::PRICES;
 use serde::Serialize;
 
-/// Price flags (plain numbers: the currency is yours).
-#[derive(Debug, Clone, Args, Serialize)]
-#[serde(rename_all = "kebab-case")]
-#[command(next_help_heading = "Cost")]
+/// Price flags (plain numbers: the currency is yours): the fields given,
+/// flattened into the command's own.
+#[derive(Debug, Clone, Serialize)]
 pub struct PriceArgs {
-    /// Price of one device for an hour, as AMOUNT/h (2.50/h; also /min,
-    /// /s): gives cost per million tokens. A plain number in your
-    /// currency.
-    #[arg(long, value_name = "AMOUNT/h")]
-    pub price: Option<String>,
-    /// Price of energy, as AMOUNT/kWh (0.10/kWh; also /MWh, /Wh): adds
-    /// the energy bill to the cost and reports its share.
-    #[arg(long, value_name = "AMOUNT/kWh")]
-    pub energy_price: Option<String>,
-    /// Power usage effectiveness, at least 1 (default 1): scales the
-    /// energy bill only (facility energy over device energy).
-    #[arg(long, requires = "energy_price")]
-    pub pue: Option<String>,
+    #[serde(flatten)]
+    fields: Fields,
+}
+
+impl clap::FromArgMatches for PriceArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(Self {
+            fields: super::declared::group_fields(m, PRICES),
+        })
+    }
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.fields = super::declared::group_fields(m, PRICES);
+        Ok(())
+    }
+}
+
+impl clap::Args for PriceArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        super::declared::augment_group(cmd, PRICES)
+    }
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }

@@ -28,6 +28,7 @@
 
 mod commands;
 mod context;
+pub mod declared;
 mod flags;
 mod list;
 

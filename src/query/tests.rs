@@ -195,3 +195,66 @@ fn fleet_with_one_target_reports_the_other_as_simulated() {
         }
     }
 }
+
+/// The fields a typed input reads: its own serialised keys (every field,
+/// one not given as null), read from `given`.
+fn typed_keys<T: serde::de::DeserializeOwned + serde::Serialize>(
+    given: &Fields,
+) -> std::collections::BTreeSet<String> {
+    let t: T = crate::inputs::from_fields(given).unwrap();
+    let v = serde_json::to_value(t).unwrap();
+    v.as_object().unwrap().keys().cloned().collect()
+}
+
+#[test]
+fn each_declared_input_is_a_field_the_library_reads() {
+    use super::declared::{DECODE, Declared, PREFILL};
+    use std::collections::BTreeSet;
+    // The query's own fields: the files, the engine, a measured time
+    // (commands.rs) and the prices (calc::power::Prices); the rest are the
+    // command's typed inputs, and decode's `speculative` is split into
+    // three of them (calc::decode::SPECULATIVE_PARTS).
+    let own = ["model", "hw", "engine", "measured"]
+        .into_iter()
+        .chain(crate::calc::power::PRICE_FIELDS);
+    let check = |d: &Declared, typed: BTreeSet<String>, split: &[&str]| {
+        let declared: BTreeSet<String> = d.flags().map(|f| f.name.to_string()).collect();
+        let read: BTreeSet<String> = own
+            .clone()
+            .chain(split.iter().copied())
+            .map(String::from)
+            .chain(typed)
+            .collect();
+        assert_eq!(declared, read, "{}", d.command);
+    };
+    check(
+        &DECODE,
+        typed_keys::<crate::calc::decode::DecodeInputs>(&fields(&[("context", 1.into())])),
+        &["speculative"],
+    );
+    check(
+        &PREFILL,
+        typed_keys::<crate::calc::prefill::PrefillInputs>(&fields(&[("prompt", 1.into())])),
+        &[],
+    );
+    for p in crate::calc::decode::SPECULATIVE_PARTS {
+        assert!(DECODE.flag(p).is_some(), "{p}");
+    }
+}
+
+#[test]
+fn a_python_docstring_names_inputs_as_keywords() {
+    // The command line's `--prompt` is Python's `prompt`, `--draft-tokens`
+    // its `draft_tokens`; a sentence ends with a period.
+    let f = super::declared::DECODE.flag("slo-ttft").unwrap();
+    assert_eq!(
+        f.python_help(),
+        "Time-to-first-token target, for goodput (needs prompt, output; a time, or PERCENTILE=TIME as in simulate)."
+    );
+    let f = super::declared::DECODE.flag("dtype").unwrap();
+    assert!(
+        f.python_help().ends_with("nvfp4, ..."),
+        "{}",
+        f.python_help()
+    );
+}

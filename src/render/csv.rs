@@ -11,10 +11,19 @@ pub struct Csv;
 
 /// Quotes a field if it holds a comma, a quote or a line break.
 fn field(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    push_field(&mut out, s);
+    out
+}
+
+/// Appends a field, quoted if it holds a comma, a quote or a line break.
+fn push_field(out: &mut String, s: &str) {
     if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+        out.push('"');
+        out.push_str(&s.replace('"', "\"\""));
+        out.push('"');
     } else {
-        s.to_string()
+        out.push_str(s);
     }
 }
 
@@ -26,23 +35,34 @@ fn cell(v: Option<&Value>) -> String {
 
 /// Appends one cell to a line, without an intermediate string.
 fn push_cell(out: &mut String, v: Option<&Value>) {
-    use std::fmt::Write;
     match v {
         None | Some(Value::Null) => {}
-        Some(Value::String(s)) => out.push_str(&field(s)),
-        // Whole numbers print without a fraction (`132`, not `132.0`), as
-        // JSON prints counts, up to the 64-bit range (a 2.25 PFLOP/s peak
-        // reads `2250000000000000` like a 989 TFLOP/s one).
-        Some(Value::Number(n)) => {
-            let _ = match n.as_f64() {
-                Some(x) if n.is_f64() && x.fract() == 0.0 && x.abs() < 9.2e18 => {
-                    write!(out, "{}", x as i64)
-                }
-                _ => write!(out, "{n}"),
-            };
-        }
+        Some(Value::String(s)) => push_field(out, s),
+        Some(Value::Number(n)) => push_number(out, n),
         Some(Value::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
         Some(other) => out.push_str(&field(&other.to_string())),
+    }
+}
+
+/// Appends a number as serde_json's `Display` writes it (itoa for an
+/// integer, zmij for a float), except that a whole float prints without a
+/// fraction (`132`, not `132.0`), as JSON prints counts, up to the 64-bit
+/// range (a 2.25 PFLOP/s peak reads `2250000000000000` like a 989 TFLOP/s
+/// one). Written straight into the line: a sweep's cells are most of its
+/// time.
+fn push_number(out: &mut String, n: &serde_json::Number) {
+    if let Some(u) = n.as_u64() {
+        out.push_str(itoa::Buffer::new().format(u));
+    } else if let Some(i) = n.as_i64() {
+        out.push_str(itoa::Buffer::new().format(i));
+    } else if let Some(x) = n.as_f64() {
+        // Whole and inside the i64 range: the cast there and back is exact
+        // (a cheaper test than `fract`).
+        if x.abs() < 9.2e18 && (x as i64) as f64 == x {
+            out.push_str(itoa::Buffer::new().format(x as i64));
+        } else {
+            out.push_str(zmij::Buffer::new().format_finite(x));
+        }
     }
 }
 
@@ -202,6 +222,10 @@ pub struct CsvStream<W: std::io::Write> {
     axes: Vec<String>,
     results: Vec<String>,
     line: String,
+    /// Each result column's last number and its text: a sweep's column
+    /// often holds one value row after row (the peak, the tile, the
+    /// ridge), written once and copied after.
+    last: Vec<Option<(serde_json::Number, String)>>,
 }
 
 impl<W: std::io::Write> CsvStream<W> {
@@ -213,6 +237,7 @@ impl<W: std::io::Write> CsvStream<W> {
             axes: Vec::new(),
             results: Vec::new(),
             line: String::new(),
+            last: Vec::new(),
         }
     }
 
@@ -254,13 +279,25 @@ impl<W: std::io::Write> RowSink for CsvStream<W> {
         header.extend(self.results.iter().map(|k| field(k)));
         header.push("error".into());
         self.line = header.join(",");
+        self.last = vec![None; self.results.len()];
         self.flush_line()
     }
 
     fn row(&mut self, row: &Row) -> Result<()> {
         let mut line = std::mem::take(&mut self.line);
+        // A row's inputs are its axes and any input that differs from the
+        // first point's: most rows have none of the latter.
+        let differs = row
+            .inputs
+            .keys()
+            .any(|k| !self.axes.iter().any(|a| a == k.as_ref()));
         for (k, v) in &self.shared {
-            push_cell(&mut line, Some(row.inputs.get(k.as_str()).unwrap_or(v)));
+            let v = if differs {
+                row.inputs.get(k.as_str()).unwrap_or(v)
+            } else {
+                v
+            };
+            push_cell(&mut line, Some(v));
             line.push(',');
         }
         for (i, k) in self.axes.iter().enumerate() {
@@ -268,11 +305,27 @@ impl<W: std::io::Write> RowSink for CsvStream<W> {
             line.push(',');
         }
         for (i, k) in self.results.iter().enumerate() {
-            push_cell(&mut line, at(&row.results, i, k));
+            let v = at(&row.results, i, k);
+            match (v, &mut self.last[i]) {
+                (Some(Value::Number(n)), Some((was, text))) if was == n => line.push_str(text),
+                (Some(Value::Number(n)), last) => {
+                    let from = line.len();
+                    push_number(&mut line, n);
+                    match last {
+                        Some((was, text)) => {
+                            *was = n.clone();
+                            text.clear();
+                            text.push_str(&line[from..]);
+                        }
+                        None => *last = Some((n.clone(), line[from..].to_string())),
+                    }
+                }
+                _ => push_cell(&mut line, v),
+            }
             line.push(',');
         }
         if let Some(e) = &row.error {
-            line.push_str(&field(e));
+            push_field(&mut line, e);
         }
         self.line = line;
         self.flush_line()
@@ -296,6 +349,27 @@ mod tests {
         assert_eq!(cell(1.5), "1.5");
         // Beyond 64 bits the number is printed as serde_json writes it.
         assert_eq!(cell(1e20), "1e+20");
+        // Each kind of number as serde_json's own Display writes it.
+        for v in [
+            Value::from(0.1),
+            Value::from(-2.5e-7),
+            Value::from(1.0e300),
+            Value::from(u64::MAX),
+            Value::from(i64::MIN),
+            Value::from(-0.0),
+            Value::from(f64::MIN_POSITIVE),
+        ] {
+            let Value::Number(n) = &v else { unreachable!() };
+            let want = if n
+                .as_f64()
+                .is_some_and(|x| x.fract() == 0.0 && x.abs() < 9.2e18 && n.is_f64())
+            {
+                format!("{}", n.as_f64().unwrap() as i64)
+            } else {
+                n.to_string()
+            };
+            assert_eq!(super::cell(Some(&v)), want, "{v}");
+        }
     }
 
     #[test]

@@ -282,7 +282,7 @@ def collective(kind: Optional[Field] = None, *, hw: Optional[HardwareLike] = Non
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def decode(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, batch: Optional[Field] = None, context: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, kernels: Optional[Field] = None, speculative: Optional[Field] = None, acceptance: Optional[Field] = None, draft_tokens: Optional[Field] = None, draft_cost: Optional[Field] = None, slo_tpot: Optional[Field] = None, slo_ttft: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, reserve: Optional[Field] = None, force: Optional[Field] = None, tp: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, engine: Optional[Field] = None, measured: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def decode(*, measured: Optional[Field] = None, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, engine: Optional[Field] = None, batch: Optional[Field] = None, context: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, kernels: Optional[Field] = None, speculative: Optional[Field] = None, acceptance: Optional[Field] = None, draft_tokens: Optional[Field] = None, draft_cost: Optional[Field] = None, slo_tpot: Optional[Field] = None, slo_ttft: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, reserve: Optional[Field] = None, force: Optional[Field] = None, tp: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     One decode step: bytes, FLOPs, bound, step time, tokens per second; MoE, launch overhead, speculative decoding, SLO capacity.
 
@@ -290,8 +290,10 @@ def decode(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = No
     a list of values sweeps that input (one row per value).
 
     Args:
+        measured: A measured time (e.g. 1.2ms): the achieved rates and their shares of the roofs (mfu, mbu).
         model: Model id, path or roofline.Model; a list compares.
         hw: Hardware id, path or roofline.Hardware; a list compares.
+        engine: Serving engine id or path to a .toml file (default pytorch): which kernels a step runs (`roofline engine list`).
         batch: Sequences decoded together.
         context: Tokens already in each sequence's KV cache.
         dtype: Weight precision (default: the hardware's default-dtype): bf16, fp8, int8, int4, mxfp8, mxfp6, mxfp4, nvfp4, ...
@@ -303,8 +305,8 @@ def decode(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = No
         acceptance: Speculative decoding: probability a drafted token is accepted.
         draft_tokens: Speculative decoding: tokens drafted per pass (default 4).
         draft_cost: Speculative decoding: a drafted token's cost as a share of a step.
-        slo_tpot: Time-per-output-token target: the largest batch meeting it.
-        slo_ttft: Time-to-first-token target, for goodput (needs prompt, output).
+        slo_tpot: Time-per-output-token target: the largest batch meeting it (20ms; p99=20ms is accepted as in simulate: a step has one time).
+        slo_ttft: Time-to-first-token target, for goodput (needs prompt, output; a time, or PERCENTILE=TIME as in simulate).
         prompt: Prompt tokens per request, for goodput with prefill in the loop.
         output: Output tokens per request, for goodput.
         reserve: Memory held back for activations and the runtime (default 10%).
@@ -738,7 +740,7 @@ def point(*, hw: Optional[HardwareLike] = None, intensity: Optional[Field] = Non
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def prefill(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, prompt: Optional[Field] = None, context: Optional[Field] = None, batch: Optional[Field] = None, chunk: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, kernels: Optional[Field] = None, force: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, engine: Optional[Field] = None, measured: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def prefill(*, measured: Optional[Field] = None, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, engine: Optional[Field] = None, prompt: Optional[Field] = None, batch: Optional[Field] = None, chunk: Optional[Field] = None, context: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, kernels: Optional[Field] = None, force: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     A prompt's prefill: FLOPs, bytes, bound, time to first token; chunked, and against materialised attention scores.
 
@@ -746,12 +748,14 @@ def prefill(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = N
     a list of values sweeps that input (one row per value).
 
     Args:
+        measured: A measured time (e.g. 1.2ms): the achieved rates and their shares of the roofs (mfu, mbu).
         model: Model id, path or roofline.Model; a list compares.
         hw: Hardware id, path or roofline.Hardware; a list compares.
+        engine: Serving engine id or path to a .toml file (default pytorch): which kernels a step runs (`roofline engine list`).
         prompt: Prompt tokens per sequence.
-        context: Tokens already cached per sequence before the prompt (a prefix-cache hit, a chunk continuing a long prompt, a speculative verify pass): attention reads them (default 0).
         batch: Sequences (default 1).
         chunk: Tokens per chunk (chunked prefill; default: the whole prompt).
+        context: Tokens already cached per sequence before the prompt (a prefix-cache hit, a chunk continuing a long prompt, a speculative verify pass): attention reads them (default 0).
         dtype: Weight precision (default: the hardware's default-dtype).
         kv_dtype: KV precision (default bf16).
         activations: Activation precision (default: the hardware's default-dtype).

@@ -87,47 +87,86 @@ fn prefill_alone(
     Ok(t)
 }
 
-/// A prefill layout's replica, its KV room and its transfer, or None
-/// where its weights leave no room or a prompt does not fit: the checks
-/// the pool search and the frontier make before any step is priced.
-fn prefill_replica<'a, 'b>(
+/// The one walk over a part's prefill layouts, shared by the pool search
+/// and the frontier: each layout whose weights leave KV room, whose
+/// prompts fit, and whose mean prompt alone (chunked by the whole-prompt
+/// budget) with its transfer meets the TTFT target, handed to `visit` with
+/// its KV room, transfer, forward (`max_seqs` sequences) and that prompt's
+/// seconds alone. A layout that needs a figure the part lacks is skipped.
+fn prefill_layouts(
     sh: &Shared,
-    s: &'a plan::Setup<'b>,
+    s: &plan::Setup,
     hw: &Hardware,
-    l: Layout,
     pre_reqs: &[Request],
     kv_bytes: f64,
-) -> Result<Option<(Replica<'a, 'b>, u64, Transfer)>> {
-    let rep = Replica::new(s, l)?;
-    let Some(kv) = room(&rep) else {
-        return Ok(None);
-    };
-    if simulate::check_fit(sh.m, pre_reqs, kv, sh.block, sh.i.sim.force).is_err() {
-        return Ok(None);
+    max_seqs: u64,
+    mut visit: impl FnMut(Layout, u64, &Transfer, &mut Forward, f64) -> Result<()>,
+) -> Result<()> {
+    let budget = simulate::DEFAULT_WHOLE_PROMPT;
+    let mean_prompt = sh.w.prompt.mean().max(1.0) as u64;
+    for l in layouts(s, sh.max_devices, sh.left) {
+        let rep = Replica::new(s, l)?;
+        let Some(kv) = room(&rep) else { continue };
+        if simulate::check_fit(sh.m, pre_reqs, kv, sh.block, sh.i.sim.force).is_err() {
+            continue;
+        }
+        let t = sp::transfer(sh.m, kv_bytes, (hw, l), (hw, l), sh.mode)?;
+        let mut f = Forward::new(&rep, sh.m, s.step.precisions, budget, max_seqs)?;
+        let Some(alone) = unpriced(
+            sh,
+            (&hw.id, l),
+            prefill_alone(&mut f, mean_prompt, budget, sh.m.window()),
+        )?
+        else {
+            continue;
+        };
+        let misses =
+            sh.w.slo_ttft
+                .is_some_and(|tt| alone + t.seconds(mean_prompt) > tt.seconds);
+        if !misses {
+            visit(l, kv, &t, &mut f, alone)?;
+        }
     }
-    let t = sp::transfer(sh.m, kv_bytes, (hw, l), (hw, l), sh.mode)?;
-    Ok(Some((rep, kv, t)))
+    Ok(())
 }
 
-/// The mean prompt's prefill alone (chunked by `budget`), or None where
-/// the part lacks a figure it needs or it and its transfer alone miss the
-/// TTFT target.
-fn alone_meets(
+/// The one walk over a part's decode layouts, shared by the pool search
+/// and the frontier: each replica whose weights leave KV room that every
+/// request fits, handed to `visit` with that room.
+fn decode_layouts(
     sh: &Shared,
-    at: (&str, Layout),
-    f: &mut Forward,
-    mean_prompt: u64,
-    budget: u64,
-    t: &Transfer,
-) -> Result<Option<f64>> {
-    let Some(alone) = unpriced(sh, at, prefill_alone(f, mean_prompt, budget, sh.m.window()))?
-    else {
-        return Ok(None);
-    };
-    let misses =
-        sh.w.slo_ttft
-            .is_some_and(|tt| alone + t.seconds(mean_prompt) > tt.seconds);
-    Ok((!misses).then_some(alone))
+    s: &plan::Setup,
+    mut visit: impl FnMut(Layout, &Replica, u64) -> Result<()>,
+) -> Result<()> {
+    for l in layouts(s, sh.max_devices, sh.left) {
+        let rep = Replica::new(s, l)?;
+        let Some(kv) = room(&rep) else { continue };
+        if simulate::check_fit(sh.m, sh.base, kv, sh.block, sh.i.sim.force).is_err() {
+            continue;
+        }
+        visit(l, &rep, kv)?;
+    }
+    Ok(())
+}
+
+/// The parts whose scale-out link is known; each other part's reason goes
+/// to `notes` where given.
+fn usable_parts(sh: &Shared, mut notes: Option<&mut Vec<String>>) -> Vec<usize> {
+    let mut usable = Vec::new();
+    for (k, hw) in sh.hws.iter().enumerate() {
+        match sp::link(hw, sh.mode) {
+            Ok(_) => usable.push(k),
+            Err(e) => {
+                if let Some(n) = notes.as_mut() {
+                    n.push(format!(
+                        "disaggregated pools on {} were not searched: {e}",
+                        hw.id
+                    ));
+                }
+            }
+        }
+    }
+    usable
 }
 
 /// A step's time, or None where the layout `at` needs a figure the part
@@ -216,16 +255,7 @@ pub(super) fn search(
     let objective = sh.i.options.objective.unwrap_or_default();
     let mut out = Vec::new();
     // Parts whose scale-out link is known.
-    let mut usable = Vec::new();
-    for (k, hw) in sh.hws.iter().enumerate() {
-        match sp::link(hw, sh.mode) {
-            Ok(_) => usable.push(k),
-            Err(e) => notes.push(format!(
-                "disaggregated pools on {} were not searched: {e}",
-                hw.id
-            )),
-        }
-    }
+    let usable = usable_parts(sh, Some(notes));
     if usable.is_empty() {
         return Ok(out);
     }
@@ -250,138 +280,132 @@ pub(super) fn search(
         let hw = &sh.hws[k];
         let mut best: Option<(u64, f64, Choice)> = None;
         let mut pruned = false;
-        for l in layouts(s, sh.max_devices, sh.left) {
-            let Some((rep, kv, t)) = prefill_replica(sh, s, hw, l, &pre_reqs, kv_bytes)? else {
-                continue;
-            };
-            let mut f = Forward::new(&rep, m, s.step.precisions, pre_budget, pre_seqs)?;
-            let Some(alone) = alone_meets(
-                sh,
-                (&hw.id, l),
-                &mut f,
-                mean_prompt.max(1.0) as u64,
-                pre_budget,
-                &t,
-            )?
-            else {
-                continue;
-            };
-            let size = l.tp * l.pp;
-            let most = sh.max_devices / size;
-            // A pool busier than its replicas can be never drains.
-            // `as u64` saturates a huge rate; the add must too.
-            let bound = ((sh.rate * alone).floor() as u64).saturating_add(1);
-            if bound > most {
-                continue;
-            }
-            // Bounds before any run: a pool that needs more devices than
-            // this part's best so far, or than the K-th best plan found
-            // beside one decode device, is not simulated.
-            if best.as_ref().is_some_and(|(d, _, _)| bound * size > *d) {
-                continue;
-            }
-            let floor = (bound * size + 1) as f64;
-            if found.len() >= sh.keep && floor as u64 > found[sh.keep - 1] {
-                pruned = true;
-                continue;
-            }
-            let min_kv = sh
-                .base
-                .iter()
-                .map(|r| {
-                    if r.output > 1 {
-                        t.seconds(r.prompt)
-                    } else {
-                        0.0
+        prefill_layouts(
+            sh,
+            s,
+            hw,
+            &pre_reqs,
+            kv_bytes,
+            pre_seqs,
+            |l, kv, t, f, alone| {
+                let size = l.tp * l.pp;
+                let most = sh.max_devices / size;
+                // A pool busier than its replicas can be never drains.
+                // `as u64` saturates a huge rate; the add must too.
+                let bound = ((sh.rate * alone).floor() as u64).saturating_add(1);
+                if bound > most {
+                    return Ok(());
+                }
+                // Bounds before any run: a pool that needs more devices than
+                // this part's best so far, or than the K-th best plan found
+                // beside one decode device, is not simulated.
+                if best.as_ref().is_some_and(|(d, _, _)| bound * size > *d) {
+                    return Ok(());
+                }
+                let floor = (bound * size + 1) as f64;
+                if found.len() >= sh.keep && floor as u64 > found[sh.keep - 1] {
+                    pruned = true;
+                    return Ok(());
+                }
+                let min_kv = sh
+                    .base
+                    .iter()
+                    .map(|r| {
+                        if r.output > 1 {
+                            t.seconds(r.prompt)
+                        } else {
+                            0.0
+                        }
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                let cfg = Config {
+                    max_tokens: pre_budget,
+                    max_seqs: pre_seqs,
+                    prefix_hit: w.prefix_hit,
+                    window,
+                    replicas: 1,
+                    prefilled: false,
+                };
+                // One replica at rate / r; None when TTFT misses.
+                let mut check = |r: u64, runs: &mut u64| -> Result<Option<Summary>> {
+                    *runs += 1;
+                    let reqs = at_rate(&pre_reqs, sh.rate / r as f64);
+                    let mut sim = Simulation::new(
+                        cfg,
+                        &mut *f,
+                        &Arrivals::Trace(Vec::new()),
+                        reqs.clone(),
+                        kv,
+                        sh.block,
+                        w.seed,
+                    );
+                    if let Some(tt) = w.slo_ttft {
+                        let n = reqs.len() as u64;
+                        sim.abort_when(Abort {
+                            ttft: Some((
+                                tt.seconds - min_kv,
+                                n - ((tt.percentile / 100.0) * n as f64).ceil() as u64,
+                            )),
+                            tpot: None,
+                        });
                     }
-                })
-                .fold(f64::INFINITY, f64::min);
-            let cfg = Config {
-                max_tokens: pre_budget,
-                max_seqs: pre_seqs,
-                prefix_hit: w.prefix_hit,
-                window,
-                replicas: 1,
-                prefilled: false,
-            };
-            // One replica at rate / r; None when TTFT misses.
-            let mut check = |r: u64, runs: &mut u64| -> Result<Option<Summary>> {
-                *runs += 1;
-                let reqs = at_rate(&pre_reqs, sh.rate / r as f64);
-                let mut sim = Simulation::new(
-                    cfg,
-                    &mut f,
-                    &Arrivals::Trace(Vec::new()),
-                    reqs.clone(),
-                    kv,
-                    sh.block,
-                    w.seed,
-                );
-                if let Some(tt) = w.slo_ttft {
-                    let n = reqs.len() as u64;
-                    sim.abort_when(Abort {
-                        ttft: Some((
-                            tt.seconds - min_kv,
-                            n - ((tt.percentile / 100.0) * n as f64).ceil() as u64,
-                        )),
-                        tpot: None,
-                    });
-                }
-                sim.step_until_no_events()?;
-                if sim.aborted() {
-                    return Ok(None);
-                }
-                let (o, tot) = sim.finish();
-                let full = at_rate(sh.base, sh.rate / r as f64);
-                let s = Summary::of(&landed(&full, &o, &t), &tot, 1, size, &ttft_only);
-                Ok((s.meets() && s.late_meets).then_some(s))
-            };
-            let reps = if w.slo_ttft.is_none() {
-                bound
-            } else {
-                let (mut lo, mut hi) = (bound - 1, bound);
-                let mut ok = false;
-                loop {
-                    if check(hi, runs)?.is_some() {
-                        ok = true;
-                        break;
+                    sim.step_until_no_events()?;
+                    if sim.aborted() {
+                        return Ok(None);
                     }
-                    lo = hi;
-                    if hi >= most {
-                        break;
+                    let (o, tot) = sim.finish();
+                    let full = at_rate(sh.base, sh.rate / r as f64);
+                    let s = Summary::of(&landed(&full, &o, t), &tot, 1, size, &ttft_only);
+                    Ok((s.meets() && s.late_meets).then_some(s))
+                };
+                let reps = if w.slo_ttft.is_none() {
+                    bound
+                } else {
+                    let (mut lo, mut hi) = (bound - 1, bound);
+                    let mut ok = false;
+                    loop {
+                        if check(hi, runs)?.is_some() {
+                            ok = true;
+                            break;
+                        }
+                        lo = hi;
+                        if hi >= most {
+                            break;
+                        }
+                        hi = (hi * 2).min(most);
                     }
-                    hi = (hi * 2).min(most);
-                }
-                if !ok {
-                    continue;
-                }
-                while hi - lo > 1 {
-                    let mid = lo + (hi - lo) / 2;
-                    if check(mid, runs)?.is_some() {
-                        hi = mid;
-                    } else {
-                        lo = mid;
+                    if !ok {
+                        return Ok(());
                     }
+                    while hi - lo > 1 {
+                        let mid = lo + (hi - lo) / 2;
+                        if check(mid, runs)?.is_some() {
+                            hi = mid;
+                        } else {
+                            lo = mid;
+                        }
+                    }
+                    hi
+                };
+                let score = (reps * size) as f64;
+                let better = best
+                    .as_ref()
+                    .is_none_or(|(d, a, _)| score < *a || (score == *a && reps * size < *d));
+                if better {
+                    best = Some((
+                        reps * size,
+                        score,
+                        Choice {
+                            hw: k,
+                            layout: l,
+                            replicas: reps,
+                            max_tokens: pre_budget,
+                        },
+                    ));
                 }
-                hi
-            };
-            let score = (reps * size) as f64;
-            let better = best
-                .as_ref()
-                .is_none_or(|(d, a, _)| score < *a || (score == *a && reps * size < *d));
-            if better {
-                best = Some((
-                    reps * size,
-                    score,
-                    Choice {
-                        hw: k,
-                        layout: l,
-                        replicas: reps,
-                        max_tokens: pre_budget,
-                    },
-                ));
-            }
-        }
+                Ok(())
+            },
+        )?;
         match best {
             Some((_, _, c)) => choices.push(c),
             None if pruned => notes.push(format!(
@@ -467,8 +491,7 @@ pub(super) fn search(
         };
         for &k in &usable {
             let (hd, ds) = (&sh.hws[k], &setups[k]);
-            for l in layouts(ds, sh.max_devices, sh.left) {
-                let rep = Replica::new(ds, l)?;
+            decode_layouts(sh, ds, |l, rep, kv| {
                 let size = l.tp * l.pp;
                 let mk = |cap: u64, tokens: u64, why: String, margin: Option<f64>| Candidate {
                     hardware: hd.id.clone(),
@@ -480,10 +503,6 @@ pub(super) fn search(
                     prefill: None,
                     checked: None,
                 };
-                let Some(kv) = room(&rep) else { continue };
-                if simulate::check_fit(m, sh.base, kv, sh.block, sh.i.sim.force).is_err() {
-                    continue;
-                }
                 let t = sp::transfer(m, kv_bytes, (ph, c.layout), (hd, l), sh.mode)?;
                 let pool = |rp: u64| PrefillPool {
                     hardware: ph.id.clone(),
@@ -498,7 +517,7 @@ pub(super) fn search(
                     .budgets
                     .and_then(|b| b.iter().max().copied())
                     .unwrap_or(simulate::DEFAULT_WHOLE_PROMPT + max_cap);
-                let mut f = Forward::new(&rep, m, ds.step.precisions, max_budget, max_cap)?;
+                let mut f = Forward::new(rep, m, ds.step.precisions, max_budget, max_cap)?;
                 let dpower = crate::calc::power::PowerModel::of(hd, ds.step.compute);
                 if let Ok(pm) = &dpower {
                     f.meter(pm.clone());
@@ -507,7 +526,7 @@ pub(super) fn search(
                 let mut one = Batch::default();
                 one.add(1, ctx, true, window);
                 let Some(step1) = unpriced(sh, (&hd.id, l), f.seconds(&one))? else {
-                    continue;
+                    return Ok(());
                 };
                 if let Some(tt) = w.slo_tpot
                     && step1 > tt.seconds
@@ -524,7 +543,7 @@ pub(super) fn search(
                     );
                     x.prefill = Some(pool(c.replicas));
                     out.push(x);
-                    continue;
+                    return Ok(());
                 }
                 // TTFT at this decode side's fabric: add prefill replicas
                 // while the slower receiver pushes it past the target.
@@ -765,7 +784,8 @@ pub(super) fn search(
                     }
                     out.push(x);
                 }
-            }
+                Ok(())
+            })?;
         }
     }
     Ok(out)
@@ -798,9 +818,7 @@ pub(super) fn pareto(
 ) -> Result<Vec<super::search::ParetoPoint>> {
     let (m, w) = (sh.m, sh.w);
     let mut out = Vec::new();
-    let usable: Vec<usize> = (0..sh.hws.len())
-        .filter(|&k| sp::link(&sh.hws[k], sh.mode).is_ok())
-        .collect();
+    let usable = usable_parts(sh, None);
     if usable.is_empty() {
         return Ok(out);
     }
@@ -813,22 +831,22 @@ pub(super) fn pareto(
     // Each part's cheapest prefill layout: device-seconds per prompt.
     let mut pre: Vec<(usize, Layout, f64)> = Vec::new();
     for &k in &usable {
-        let (s, hw) = (&setups[k], &sh.hws[k]);
         let mut best: Option<(Layout, f64)> = None;
-        for l in layouts(s, sh.max_devices, sh.left) {
-            let Some((rep, _, t)) = prefill_replica(sh, s, hw, l, &pre_reqs, kv_bytes)? else {
-                continue;
-            };
-            let budget = simulate::DEFAULT_WHOLE_PROMPT;
-            let mut f = Forward::new(&rep, m, s.step.precisions, budget, 1)?;
-            let Some(alone) = alone_meets(sh, (&hw.id, l), &mut f, mean_prompt, budget, &t)? else {
-                continue;
-            };
-            let cost = alone * (l.tp * l.pp) as f64;
-            if best.is_none_or(|(_, c)| cost < c) {
-                best = Some((l, cost));
-            }
-        }
+        prefill_layouts(
+            sh,
+            &setups[k],
+            &sh.hws[k],
+            &pre_reqs,
+            kv_bytes,
+            1,
+            |l, _, _, _, alone| {
+                let cost = alone * (l.tp * l.pp) as f64;
+                if best.is_none_or(|(_, c)| cost < c) {
+                    best = Some((l, cost));
+                }
+                Ok(())
+            },
+        )?;
         if let Some((l, c)) = best {
             pre.push((k, l, c));
         }
@@ -842,14 +860,9 @@ pub(super) fn pareto(
     let ctx = mean_prompt + mean_output as u64 / 2;
     for &k in &usable {
         let s = &setups[k];
-        for l in layouts(s, sh.max_devices, sh.left) {
-            let rep = Replica::new(s, l)?;
-            let Some(kv) = room(&rep) else { continue };
-            if simulate::check_fit(m, sh.base, kv, sh.block, sh.i.sim.force).is_err() {
-                continue;
-            }
+        decode_layouts(sh, s, |l, rep, kv| {
             let max_cap = *sh.caps.iter().max().unwrap_or(&256);
-            let mut f = Forward::new(&rep, m, s.step.precisions, max_cap, max_cap)?;
+            let mut f = Forward::new(rep, m, s.step.precisions, max_cap, max_cap)?;
             let size = (l.tp * l.pp) as f64;
             for &cap in sh.caps {
                 // A saturated batch must fit the cache at the mean context.
@@ -874,7 +887,8 @@ pub(super) fn pareto(
                     prefill: Some((sh.hws[pk].id.clone(), pl, prefill_devices)),
                 });
             }
-        }
+            Ok(())
+        })?;
     }
     Ok(out)
 }
