@@ -490,9 +490,11 @@ pub struct AttentionEfficiency {
     /// padded FLOP (cuDNN's, where PyTorch sends a boolean mask with
     /// grouped heads): it does not split the keys, so its tiles run in
     /// whole waves over the SMs (formulas.md, "A multi-token step").
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub tensor_mask_peak_fraction: Option<f64>,
     /// That kernel's queries per tile (q new tokens of a sequence and head
     /// are padded up to it).
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
     pub tensor_mask_query_tile: Option<NonZeroU64>,
 }
 
