@@ -42,37 +42,31 @@ impl Energy {
             )
             .formula("(idle x time + J/FLOP x FLOPs + J/B x bytes) / time, at most the limit")
             .group("energy");
-            match d {
-                Some(d) if d.held => q.derive(format!(
-                    "min({}, ({} x {} + {} + {}{}) / {}): held at the limit",
-                    units::si(d.power_w, "W"),
-                    units::si(d.idle_w, "W"),
-                    units::seconds(d.time_s),
-                    crate::units::joules(d.flop_j),
-                    crate::units::joules(d.byte_j),
-                    if d.strided_j > 0.0 {
-                        format!(" + {} strided", crate::units::joules(d.strided_j))
-                    } else {
-                        String::new()
-                    },
-                    units::seconds(d.time_s),
-                )),
-                Some(d) => q.derive(format!(
-                    "({} x {} + {} + {}{}) / {}{}",
-                    units::si(d.idle_w, "W"),
-                    units::seconds(d.limited_time_s),
-                    crate::units::joules(d.flop_j),
-                    crate::units::joules(d.byte_j),
-                    if d.strided_j > 0.0 {
-                        format!(" + {} strided", crate::units::joules(d.strided_j))
-                    } else {
-                        String::new()
-                    },
-                    units::seconds(d.limited_time_s),
-                    if d.limited() { " (at the limit)" } else { "" }
-                )),
-                None => q,
-            }
+            let Some(d) = d else { return q };
+            // Idle over the draw's time plus its dynamic energies, over
+            // that time (a held draw's time is its own).
+            let t = units::seconds(d.limited_time_s);
+            let strided = if d.strided_j > 0.0 {
+                format!(" + {} strided", crate::units::joules(d.strided_j))
+            } else {
+                String::new()
+            };
+            let mean = format!(
+                "({} x {t} + {} + {}{strided}) / {t}",
+                units::si(d.idle_w, "W"),
+                crate::units::joules(d.flop_j),
+                crate::units::joules(d.byte_j),
+            );
+            q.derive(if d.held {
+                format!(
+                    "min({}, {mean}): held at the limit",
+                    units::si(d.power_w, "W")
+                )
+            } else if d.limited() {
+                format!("{mean} (at the limit)")
+            } else {
+                mean
+            })
         });
         // Only where modelled: a null time reads as an overflow.
         // A draw held at the limit over its own time leaves the stretched
