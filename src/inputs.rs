@@ -33,14 +33,22 @@ pub fn from_fields_where<T: DeserializeOwned>(
 ) -> Result<T> {
     // The map is borrowed through a value deserializer so a sweep does not
     // clone it per point.
-    let de = serde::de::value::MapDeserializer::new(
-        fields
-            .iter()
-            .filter(|(k, _)| keep(k))
-            .map(|(k, v)| (k.as_str(), v)),
-    );
+    let de = || {
+        serde::de::value::MapDeserializer::new(
+            fields
+                .iter()
+                .filter(|(k, _)| keep(k))
+                .map(|(k, v)| (k.as_str(), v)),
+        )
+    };
     VALUE_ERROR.with_borrow_mut(|v| *v = None);
-    serde_path_to_error::deserialize::<_, T>(de).map_err(|e| {
+    // Read plainly first (a sweep reads its fields at every point); only
+    // a refusal is read again with the path it failed at, to name it.
+    let plain: std::result::Result<T, serde_json::Error> = T::deserialize(de());
+    if let Ok(t) = plain {
+        return Ok(t);
+    }
+    serde_path_to_error::deserialize::<_, T>(de()).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         let msg = inner.to_string();

@@ -474,6 +474,8 @@ pub fn evaluate_into(
     // report's head, so they are worked again once it is known (a failing
     // point fails again, and nothing of it is kept meanwhile).
     let mut failed_before = 0usize;
+    // Set by the first answering point, until the sweep ends.
+    let mut columns: Option<crate::report::ColumnsGuard> = None;
     let kept = |idx: &[usize]| {
         keep.is_some_and(|strides| {
             idx.iter().zip(strides).zip(axes).all(|((&j, &s), a)| {
@@ -497,6 +499,9 @@ pub fn evaluate_into(
             Ok(r) => {
                 if !gather.seen() {
                     crate::report::set_size_hint(r.inputs.len(), r.results.len());
+                    columns = gather
+                        .columns(&r)
+                        .map(crate::report::ColumnsGuard::set);
                     let row = gather.make_row(r, &point, unit_class);
                     gather.start()?;
                     let mut again = vec![0usize; axes.len()];
@@ -551,6 +556,7 @@ pub fn evaluate_into(
         advance(axes, &mut idx);
     }
     crate::report::set_size_hint(0, 0);
+    drop(columns);
     if !gather.seen() {
         return Err(first_error.unwrap_or_else(|| Error::NoAnswer("no point answered".into())));
     }

@@ -6,7 +6,7 @@
 use crate::catalog::{Catalog, Loaded};
 use crate::error::{Error, Result};
 use crate::inputs::Fields;
-use crate::report::Report;
+use crate::report::{Key, Report};
 use crate::spec::engine::{DEFAULT_ENGINE, Engine};
 use crate::spec::hardware::{Hardware, Mode};
 use crate::spec::model::Model;
@@ -388,13 +388,25 @@ impl Context {
             "flop_per_byte",
             "efficiency",
         ];
-        let bad = |k: &str, v: &serde_json::Value| {
-            v.as_f64().is_some_and(|x| !x.is_finite())
-                || (v.is_null() && MEASURES.iter().any(|m| k.ends_with(m)))
-        };
+        fn first_bad<'a>(
+            mut pairs: impl Iterator<Item = (&'a Key, &'a serde_json::Value)>,
+        ) -> Option<&'a Key> {
+            pairs
+                .find(|(k, v)| match v {
+                    serde_json::Value::Null => MEASURES.iter().any(|m| k.ends_with(m)),
+                    serde_json::Value::Number(n) => n.as_f64().is_some_and(|x| !x.is_finite()),
+                    _ => false,
+                })
+                .map(|(k, _)| k)
+        }
         for r in reports {
-            let rows = r.rows.iter().flat_map(|row| row.results.iter());
-            if let Some((k, _)) = r.results.iter().chain(rows).find(|(k, v)| bad(k, v)) {
+            let found = r
+                .flat
+                .as_ref()
+                .and_then(|f| first_bad(f.pairs()))
+                .or_else(|| first_bad(r.results.iter()))
+                .or_else(|| r.rows.iter().find_map(|row| first_bad(row.results.iter())));
+            if let Some(k) = found {
                 return Err(Error::Unsupported(format!(
                     "`{k}` overflowed to infinity; the inputs are too large to compute with"
                 )));

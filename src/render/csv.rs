@@ -3,7 +3,7 @@
 
 use super::{Renderer, row_columns};
 use crate::error::Result;
-use crate::report::{Report, Row, RowSink};
+use crate::report::{Key, Report, Row, RowSink};
 use serde_json::Value;
 
 /// Renders CSV.
@@ -219,6 +219,9 @@ pub struct CsvStream<W: std::io::Write> {
     /// The first answering point's inputs, the value of a shared column
     /// where a row does not differ.
     shared: Vec<(String, Value)>,
+    /// Those inputs' cells, each followed by its comma: the start of every
+    /// line whose inputs do not differ.
+    shared_cells: String,
     axes: Vec<String>,
     results: Vec<String>,
     line: String,
@@ -226,6 +229,11 @@ pub struct CsvStream<W: std::io::Write> {
     /// often holds one value row after row (the peak, the tile, the
     /// ridge), written once and copied after.
     last: Vec<Option<(serde_json::Number, String)>>,
+    /// For rows given as values ([`RowSink::row_values`]): each result
+    /// column's position among the keys, and those keys (as a pointer
+    /// and a length: a sweep gives the same slice every time).
+    positions: Vec<Option<usize>>,
+    positions_of: (usize, usize),
 }
 
 impl<W: std::io::Write> CsvStream<W> {
@@ -234,11 +242,67 @@ impl<W: std::io::Write> CsvStream<W> {
         CsvStream {
             out,
             shared: Vec::new(),
+            shared_cells: String::new(),
             axes: Vec::new(),
             results: Vec::new(),
             line: String::new(),
             last: Vec::new(),
+            positions: Vec::new(),
+            positions_of: (0, 0),
         }
+    }
+
+    /// Writes a row whose result for column `i` (named `key`) is
+    /// `result(i, key)`.
+    fn write_row<'v>(
+        &mut self,
+        row: &Row,
+        result: impl Fn(usize, &str) -> Option<&'v Value>,
+    ) -> Result<()> {
+        let mut line = std::mem::take(&mut self.line);
+        // A row's inputs are its axes and any input that differs from the
+        // first point's: most rows have none of the latter.
+        let differs = row
+            .inputs
+            .keys()
+            .any(|k| !self.axes.iter().any(|a| a == k.as_ref()));
+        if differs {
+            for (k, v) in &self.shared {
+                push_cell(&mut line, Some(row.inputs.get(k.as_str()).unwrap_or(v)));
+                line.push(',');
+            }
+        } else {
+            line.push_str(&self.shared_cells);
+        }
+        for (i, k) in self.axes.iter().enumerate() {
+            push_cell(&mut line, at(&row.inputs, i, k));
+            line.push(',');
+        }
+        for (i, k) in self.results.iter().enumerate() {
+            let v = result(i, k);
+            match (v, &mut self.last[i]) {
+                (Some(Value::Number(n)), Some((was, text))) if was == n => line.push_str(text),
+                (Some(Value::Number(n)), last) => {
+                    let from = line.len();
+                    push_number(&mut line, n);
+                    match last {
+                        Some((was, text)) => {
+                            *was = n.clone();
+                            text.clear();
+                            text.push_str(&line[from..]);
+                        }
+                        None => *last = Some((n.clone(), line[from..].to_string())),
+                    }
+                }
+                _ => push_cell(&mut line, v),
+            }
+            line.push(',');
+        }
+        if let Some(e) = &row.error {
+            push_field(&mut line, e);
+        }
+        self.line = line;
+        self.flush_line()
     }
 
     fn flush_line(&mut self) -> Result<()> {
@@ -279,56 +343,32 @@ impl<W: std::io::Write> RowSink for CsvStream<W> {
         header.extend(self.results.iter().map(|k| field(k)));
         header.push("error".into());
         self.line = header.join(",");
+        self.shared_cells.clear();
+        for (_, v) in &self.shared {
+            push_cell(&mut self.shared_cells, Some(v));
+            self.shared_cells.push(',');
+        }
         self.last = vec![None; self.results.len()];
         self.flush_line()
     }
 
     fn row(&mut self, row: &Row) -> Result<()> {
-        let mut line = std::mem::take(&mut self.line);
-        // A row's inputs are its axes and any input that differs from the
-        // first point's: most rows have none of the latter.
-        let differs = row
-            .inputs
-            .keys()
-            .any(|k| !self.axes.iter().any(|a| a == k.as_ref()));
-        for (k, v) in &self.shared {
-            let v = if differs {
-                row.inputs.get(k.as_str()).unwrap_or(v)
-            } else {
-                v
-            };
-            push_cell(&mut line, Some(v));
-            line.push(',');
+        self.write_row(row, |i, k| at(&row.results, i, k))
+    }
+
+    fn row_values(&mut self, row: Row, keys: &[Key], values: Vec<Value>) -> Result<()> {
+        if self.positions_of != (keys.as_ptr() as usize, keys.len()) {
+            self.positions_of = (keys.as_ptr() as usize, keys.len());
+            self.positions = self
+                .results
+                .iter()
+                .map(|r| keys.iter().position(|k| k.as_ref() == r.as_str()))
+                .collect();
         }
-        for (i, k) in self.axes.iter().enumerate() {
-            push_cell(&mut line, at(&row.inputs, i, k));
-            line.push(',');
-        }
-        for (i, k) in self.results.iter().enumerate() {
-            let v = at(&row.results, i, k);
-            match (v, &mut self.last[i]) {
-                (Some(Value::Number(n)), Some((was, text))) if was == n => line.push_str(text),
-                (Some(Value::Number(n)), last) => {
-                    let from = line.len();
-                    push_number(&mut line, n);
-                    match last {
-                        Some((was, text)) => {
-                            *was = n.clone();
-                            text.clear();
-                            text.push_str(&line[from..]);
-                        }
-                        None => *last = Some((n.clone(), line[from..].to_string())),
-                    }
-                }
-                _ => push_cell(&mut line, v),
-            }
-            line.push(',');
-        }
-        if let Some(e) = &row.error {
-            push_field(&mut line, e);
-        }
-        self.line = line;
-        self.flush_line()
+        let positions = std::mem::take(&mut self.positions);
+        let written = self.write_row(&row, |i, _| values.get(positions[i]?));
+        self.positions = positions;
+        written
     }
 
     fn finish(&mut self, _tail: &Report) -> Result<()> {

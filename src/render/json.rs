@@ -1,7 +1,7 @@
 //! JSON: the report as one pretty-printed object, base units throughout.
 
 use super::Renderer;
-use crate::report::{Map, Report, Row, RowSink, Unit};
+use crate::report::{Key, Map, Report, Row, RowSink, Unit};
 use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};
 use serde_json::Value;
 
@@ -44,31 +44,58 @@ struct Counted<'a> {
     counts: &'a rustc_hash::FxHashSet<&'a str>,
 }
 
-/// One row: its inputs and results, and for a point of a sweep or
-/// comparison its error (null where it answered).
+/// Results given as values in the order of their keys
+/// ([`RowSink::row_values`]), with counts as integers.
+struct CountedPairs<'a> {
+    keys: &'a [Key],
+    values: &'a [Value],
+    counts: &'a rustc_hash::FxHashSet<&'a str>,
+}
+
+/// One row: its inputs and results (or the values given for them), and
+/// for a point of a sweep or comparison its error (null where it
+/// answered).
 struct ShownRow<'a> {
     row: &'a Row,
+    values: Option<(&'a [Key], &'a [Value])>,
     counts: &'a rustc_hash::FxHashSet<&'a str>,
     errors: bool,
 }
 
+/// The entries of a map with counts as integers.
+fn counted<'a, S: Serializer>(
+    s: S,
+    len: usize,
+    entries: impl Iterator<Item = (&'a Key, &'a Value)>,
+    counts: &rustc_hash::FxHashSet<&str>,
+) -> Result<S::Ok, S::Error> {
+    let mut m = s.serialize_map(Some(len))?;
+    for (k, v) in entries {
+        match v.as_f64() {
+            Some(x)
+                if v.is_f64()
+                    && x.fract() == 0.0
+                    && x.abs() < 9.007_199_254_740_992e15
+                    && counts.contains(k.as_ref()) =>
+            {
+                m.serialize_entry(k, &(x as i64))?;
+            }
+            _ => m.serialize_entry(k, v)?,
+        }
+    }
+    m.end()
+}
+
 impl Serialize for Counted<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.map.len()))?;
-        for (k, v) in self.map {
-            match v.as_f64() {
-                Some(x)
-                    if v.is_f64()
-                        && x.fract() == 0.0
-                        && x.abs() < 9.007_199_254_740_992e15
-                        && self.counts.contains(k.as_ref()) =>
-                {
-                    m.serialize_entry(k, &(x as i64))?;
-                }
-                _ => m.serialize_entry(k, v)?,
-            }
-        }
-        m.end()
+        counted(s, self.map.len(), self.map.iter(), self.counts)
+    }
+}
+
+impl Serialize for CountedPairs<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let entries = self.keys.iter().zip(self.values);
+        counted(s, self.values.len(), entries, self.counts)
     }
 }
 
@@ -82,13 +109,23 @@ impl Serialize for ShownRow<'_> {
                 counts: self.counts,
             },
         )?;
-        st.serialize_field(
-            "results",
-            &Counted {
-                map: &self.row.results,
-                counts: self.counts,
-            },
-        )?;
+        match self.values {
+            Some((keys, values)) => st.serialize_field(
+                "results",
+                &CountedPairs {
+                    keys,
+                    values,
+                    counts: self.counts,
+                },
+            )?,
+            None => st.serialize_field(
+                "results",
+                &Counted {
+                    map: &self.row.results,
+                    counts: self.counts,
+                },
+            )?,
+        }
         if self.errors {
             st.serialize_field("error", &self.row.error)?;
         }
@@ -135,6 +172,7 @@ impl Serialize for Shown<'_> {
                 .iter()
                 .map(|row| ShownRow {
                     row,
+                    values: None,
                     counts: c,
                     errors: r.rows_are_points(),
                 })
@@ -185,6 +223,28 @@ fn entry(out: &mut impl std::io::Write, key: &str, v: &impl Serialize) -> crate:
     writeln!(out, "  {}: {text},", Value::from(key)).map_err(super::csv::stdout_error)
 }
 
+impl<W: std::io::Write> JsonStream<W> {
+    /// Writes one row (its results given as values, where they are).
+    fn write_row(
+        &mut self,
+        row: &Row,
+        values: Option<(&[Key], &[Value])>,
+    ) -> crate::error::Result<()> {
+        let counts: rustc_hash::FxHashSet<&str> = self.counts.iter().map(String::as_str).collect();
+        let shown = ShownRow {
+            row,
+            values,
+            counts: &counts,
+            errors: true,
+        };
+        let text = serde_json::to_string_pretty(&shown).unwrap_or_else(|_| "null".into());
+        let sep = if self.rows == 0 { "\n" } else { ",\n" };
+        self.rows += 1;
+        write!(self.out, "{sep}    {}", text.replace('\n', "\n    "))
+            .map_err(super::csv::stdout_error)
+    }
+}
+
 impl<W: std::io::Write> RowSink for JsonStream<W> {
     fn start(&mut self, head: &Report) -> crate::error::Result<()> {
         self.counts = count_keys(&head.quantities);
@@ -212,17 +272,17 @@ impl<W: std::io::Write> RowSink for JsonStream<W> {
     }
 
     fn row(&mut self, row: &Row) -> crate::error::Result<()> {
-        let counts: rustc_hash::FxHashSet<&str> = self.counts.iter().map(String::as_str).collect();
-        let shown = ShownRow {
-            row,
-            counts: &counts,
-            errors: true,
-        };
-        let text = serde_json::to_string_pretty(&shown).unwrap_or_else(|_| "null".into());
-        let sep = if self.rows == 0 { "\n" } else { ",\n" };
-        self.rows += 1;
-        write!(self.out, "{sep}    {}", text.replace('\n', "\n    "))
-            .map_err(super::csv::stdout_error)
+        self.write_row(row, None)
+    }
+
+    fn row_values(
+        &mut self,
+        row: Row,
+        keys: &[Key],
+        values: Vec<Value>,
+    ) -> crate::error::Result<()> {
+        let keys = &keys[..values.len().min(keys.len())];
+        self.write_row(&row, Some((keys, &values)))
     }
 
     fn finish(&mut self, tail: &Report) -> crate::error::Result<()> {

@@ -2,7 +2,7 @@
 //! and where streamed rows go ([`RowSink`]).
 
 use super::combine::{item_label, names, table_as_results};
-use super::{Map, Report, Row, RowsKind, Unit};
+use super::{Columns, Key, Map, Report, Row, RowsKind, Unit};
 use indexmap::IndexMap;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
@@ -20,6 +20,20 @@ pub trait RowSink {
     fn start(&mut self, head: &Report) -> crate::error::Result<()>;
     /// One point's row, in grid order.
     fn row(&mut self, row: &Row) -> crate::error::Result<()>;
+    /// One point's row whose results are `values`, the first
+    /// `values.len()` of `keys` in order: `keys` are the head's results
+    /// (the first answering point's), the same slice at every call of a
+    /// sweep. A sink that takes them by position saves a map per point;
+    /// by default the row is given them as its results.
+    fn row_values(
+        &mut self,
+        mut row: Row,
+        keys: &[Key],
+        values: Vec<Value>,
+    ) -> crate::error::Result<()> {
+        row.results = keys.iter().cloned().zip(values).collect();
+        self.row(&row)
+    }
     /// After the last row: the report less its rows (every quantity, the
     /// shared notes).
     fn finish(&mut self, tail: &Report) -> crate::error::Result<()>;
@@ -107,8 +121,36 @@ impl<'a> Gather<'a> {
         point: &[(&str, &Value)],
         class: Option<&[usize]>,
     ) -> crate::error::Result<()> {
-        let row = self.make_row(r, point, class);
-        self.emit(row, true)
+        let mut r = r;
+        let Some(flat) = r.flat.take() else {
+            let row = self.make_row(r, point, class);
+            return self.emit(row, true);
+        };
+        let mut row = self.make_row(r, point, class);
+        match self.sink.as_mut() {
+            Some(sink) if !self.keep && self.started => {
+                sink.row_values(row, &flat.columns.keys, flat.values)
+            }
+            _ => {
+                row.results = flat.into_map();
+                self.emit(row, true)
+            }
+        }
+    }
+
+    /// The columns a streamed sweep's later lean points may fill by
+    /// position ([`Columns`]): the first answering point's results, when
+    /// none of them is an axis or the error (each a column of its own,
+    /// taken out of the results by [`Gather::make_row`]).
+    pub(crate) fn columns(&self, first: &Report) -> Option<Columns> {
+        let own_column = |k: &Key| k == "error" || self.axes.iter().any(|a| a == k.as_ref());
+        if self.sink.is_none() || first.results.keys().any(own_column) {
+            return None;
+        }
+        Some(Columns {
+            command: first.command.clone(),
+            keys: first.results.keys().cloned().collect(),
+        })
     }
 
     /// The row of an answering point, its inputs diffed against the first

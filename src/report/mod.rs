@@ -15,10 +15,13 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
 
+mod columns;
 mod combine;
 mod gather;
 mod kept;
 mod unit;
+
+pub(crate) use columns::{Columns, ColumnsGuard, Flat};
 
 pub(crate) use gather::Gather;
 pub use gather::RowSink;
@@ -226,6 +229,11 @@ pub struct Report {
     /// means all. `--all` shows every column.
     #[serde(skip)]
     pub row_headline: Vec<String>,
+    /// A lean point of a streamed sweep whose results come in the order
+    /// its first answering point's did: their values alone ([`Flat`]),
+    /// `results` staying empty until a result comes out of that order.
+    #[serde(skip)]
+    pub(crate) flat: Option<Flat>,
 }
 
 impl Report {
@@ -244,11 +252,15 @@ impl Report {
         } else {
             (0, 0)
         };
+        let command = command.into();
+        let flat = if lean { columns::flat_for(&command) } else { None };
+        let results = if flat.is_some() { 0 } else { results };
         Report {
-            command: command.into(),
+            command,
             lean,
             inputs: Map::with_capacity_and_hasher(inputs, Default::default()),
             results: Map::with_capacity_and_hasher(results, Default::default()),
+            flat,
             ..Default::default()
         }
     }
@@ -265,7 +277,32 @@ impl Report {
         if !self.lean {
             self.quantities.insert(key.clone(), q.quantity());
         }
+        if let Some(flat) = &mut self.flat {
+            if flat.next_is(&key) {
+                flat.values.push(value.into());
+                return;
+            }
+            self.spill();
+        }
         self.results.insert(key, value.into());
+    }
+
+    /// Moves a lean point's values ([`Report::flat`]) into `results`, for
+    /// a result out of its sweep's order or a reader that wants the map.
+    pub(crate) fn spill(&mut self) {
+        if let Some(flat) = self.flat.take() {
+            let mut results = flat.into_map();
+            results.extend(std::mem::take(&mut self.results));
+            self.results = results;
+        }
+    }
+
+    /// The results as (key, value) pairs, in order, whichever way they
+    /// are held.
+    #[cfg(test)]
+    pub(crate) fn result_pairs(&self) -> impl Iterator<Item = (&Key, &Value)> {
+        let flat = self.flat.iter().flat_map(Flat::pairs);
+        flat.chain(self.results.iter())
     }
 
     /// Describes a key that appears only in rows or inputs; a key that is
@@ -317,6 +354,7 @@ impl Report {
     /// Orders results by section, in the order given; results in no section
     /// come first and each section keeps its own order.
     pub fn order_groups(&mut self, order: &[&str]) {
+        self.spill();
         let rank = |q: Option<&Quantity>| match q.and_then(|q| q.group.as_deref()) {
             None => 0,
             Some(g) => order
@@ -333,7 +371,11 @@ impl Report {
 
     /// A result as a number, if it is one.
     pub fn number(&self, key: &str) -> Option<f64> {
-        self.results.get(key).and_then(Value::as_f64)
+        match &self.flat {
+            Some(flat) => flat.get(key).or_else(|| self.results.get(key)),
+            None => self.results.get(key),
+        }
+        .and_then(Value::as_f64)
     }
 
     /// The label of a key, or the key itself.
