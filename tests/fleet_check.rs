@@ -34,42 +34,12 @@ fn run_check(fleet: &serde_json::Value, requests: Option<&str>) -> serde_json::V
 
 #[test]
 fn the_check_command_carries_every_flag_and_reproduces_the_verdict() {
-    let search = [
-        "fleet",
-        "--model",
-        "llama-3-8b",
-        "--hw",
-        "h200-sxm",
-        "--rate",
-        "20/s",
-        "--prompt",
-        "1024",
-        "--output",
-        "128",
-        "--slo-ttft",
-        "1s",
-        "--slo-tpot",
-        "30ms",
-        "--max-devices",
-        "4",
-        "--dtype",
-        "fp8",
-        "--activations",
-        "fp8",
-        "--kv-dtype",
-        "fp8",
-        "--block-size",
-        "32",
-        "--reserve",
-        "12%",
-        "--prefix-hit",
-        "10%",
-        "--price",
-        "2.5/h",
-        "--set",
-        "memory.hbm-bandwidth=4.5 TB/s",
-        "--achievable",
-    ];
+    let mut search = common::words(
+        "fleet --model llama-3-8b --hw h200-sxm --rate 20/s --prompt 1024 --output 128 \
+         --slo-ttft 1s --slo-tpot 30ms --max-devices 4 --dtype fp8 --activations fp8 \
+         --kv-dtype fp8 --block-size 32 --reserve 12% --prefix-hit 10% --price 2.5/h",
+    );
+    search.extend(["--set", "memory.hbm-bandwidth=4.5 TB/s", "--achievable"]);
     let f = common::cli_json(&search);
     let line = f["results"]["check_command"].as_str().unwrap();
     let w = words(line);
@@ -125,32 +95,13 @@ fn the_check_command_carries_every_flag_and_reproduces_the_verdict() {
 /// whole at 8,000 requests.
 #[test]
 fn the_winner_holds_at_steady_state_where_a_short_run_would_pass() {
-    let f = common::cli_json(&[
-        "fleet",
-        "--model",
-        "llama-3.1-70b",
-        "--hw",
-        "h200-sxm",
-        "--rate",
-        "20/s",
-        "--prompt",
-        "2048",
-        "--output",
-        "300",
-        "--slo-ttft",
-        "2s",
-        "--slo-tpot",
-        "50ms",
-        "--dtype",
-        "fp8",
-        "--activations",
-        "fp8",
-        "--kv-dtype",
-        "fp8",
-        // the figures below were set under the plain forward
-        "--engine",
-        "pytorch",
-    ]);
+    // `--engine pytorch`: the figures below were set under the plain
+    // forward.
+    let f = common::cli_json(&common::words(
+        "fleet --model llama-3.1-70b --hw h200-sxm --rate 20/s --prompt 2048 --output 300 \
+         --slo-ttft 2s --slo-tpot 50ms --dtype fp8 --activations fp8 --kv-dtype fp8 \
+         --engine pytorch",
+    ));
     // TP 4 on 4 devices: the step's all-reduces run under it at speed of
     // light (formulas.md, "Plans: communication under compute"); with
     // them after it, more than 5 devices were needed.
@@ -168,39 +119,11 @@ fn the_winner_holds_at_steady_state_where_a_short_run_would_pass() {
         s["results"]
     );
     // The 5-device split plan, run whole at 8,000 requests, misses TPOT.
-    let five = common::cli_json(&[
-        "simulate",
-        "--model",
-        "llama-3.1-70b",
-        "--hw",
-        "h200-sxm",
-        "--rate",
-        "20/s",
-        "--prompt",
-        "2048",
-        "--output",
-        "300",
-        "--max-seqs",
-        "256",
-        "--max-batched-tokens",
-        "2304",
-        "--prefill-dp",
-        "4",
-        "--slo-ttft",
-        "2s",
-        "--slo-tpot",
-        "50ms",
-        "--requests",
-        "8000",
-        "--dtype",
-        "fp8",
-        "--activations",
-        "fp8",
-        "--kv-dtype",
-        "fp8",
-        "--engine",
-        "pytorch",
-    ]);
+    let five = common::cli_json(&common::words(
+        "simulate --model llama-3.1-70b --hw h200-sxm --rate 20/s --prompt 2048 --output 300 \
+         --max-seqs 256 --max-batched-tokens 2304 --prefill-dp 4 --slo-ttft 2s --slo-tpot 50ms \
+         --requests 8000 --dtype fp8 --activations fp8 --kv-dtype fp8 --engine pytorch",
+    ));
     assert!(common::json_num(&five, "tpot_p99_s") > 0.050);
 }
 
@@ -254,31 +177,11 @@ fn achievable_searches_disaggregated_pools_without_a_hand_set_nic_and_pareto_sho
 fn the_check_command_carries_the_engine_its_folder_and_the_step_reserve() {
     // tests/data/enginedir holds vLLM's profile under another id: only the
     // folder names it, so a check without --engine-dir fails to find it.
-    let f = common::cli_json(&[
-        "fleet",
-        "--model",
-        "llama-3-8b",
-        "--hw",
-        "h200-sxm",
-        "--rate",
-        "10/s",
-        "--prompt",
-        "1024",
-        "--output",
-        "128",
-        "--slo-ttft",
-        "2s",
-        "--slo-tpot",
-        "30ms",
-        "--max-devices",
-        "2",
-        "--engine",
-        "vllm-copy",
-        "--engine-dir",
-        "tests/data/enginedir",
-        "--reserve",
-        "step",
-    ]);
+    let f = common::cli_json(&common::words(
+        "fleet --model llama-3-8b --hw h200-sxm --rate 10/s --prompt 1024 --output 128 \
+         --slo-ttft 2s --slo-tpot 30ms --max-devices 2 --engine vllm-copy \
+         --engine-dir tests/data/enginedir --reserve step",
+    ));
     let line = f["results"]["check_command"].as_str().unwrap();
     let w = words(line);
     for pair in [
@@ -343,26 +246,10 @@ fn a_price_per_part_ranks_by_each_parts_price_and_checks_with_it() {
     );
     assert!((a / b - 1.0).abs() < 0.02, "{a} vs {b}");
     let err = common::cli_err(
-        &[
-            "fleet",
-            "--model",
-            "llama-3-8b",
-            "--hw",
-            "h100-sxm,b200",
-            "--joint",
-            "--rate",
-            "20/s",
-            "--prompt",
-            "1024",
-            "--output",
-            "200",
-            "--slo-tpot",
-            "30ms",
-            "--objective",
-            "cost",
-            "--price",
-            "h100-sxm=2/h",
-        ],
+        &common::words(
+            "fleet --model llama-3-8b --hw h100-sxm,b200 --joint --rate 20/s --prompt 1024 \
+             --output 200 --slo-tpot 30ms --objective cost --price h100-sxm=2/h",
+        ),
         65,
     );
     assert!(err.contains("no price for b200"), "{err}");
@@ -411,23 +298,10 @@ fn compared_parts_each_take_their_own_price() {
 #[test]
 fn at_120_columns_the_table_keeps_both_targets_and_says_why_ranks_skip() {
     let out = Command::new(env!("CARGO_BIN_EXE_roofline"))
-        .args([
-            "fleet",
-            "--model",
-            "llama-3.1-70b",
-            "--hw",
-            "h200-sxm",
-            "--rate",
-            "10/s",
-            "--prompt",
-            "2048",
-            "--output",
-            "300",
-            "--slo-ttft",
-            "2s",
-            "--slo-tpot",
-            "50ms",
-        ])
+        .args(common::words(
+            "fleet --model llama-3.1-70b --hw h200-sxm --rate 10/s --prompt 2048 --output 300 \
+             --slo-ttft 2s --slo-tpot 50ms",
+        ))
         .env("COLUMNS", "120")
         .output()
         .unwrap();
@@ -459,21 +333,10 @@ fn at_120_columns_the_table_keeps_both_targets_and_says_why_ranks_skip() {
 /// 327,680 B a token: 23,588 tokens.
 #[test]
 fn the_reserve_priced_from_the_step_fits_70b_bf16_on_one_h200_for_prefill() {
-    let q = [
-        "simulate",
-        "--model",
-        "llama-3.1-70b",
-        "--hw",
-        "h200-sxm",
-        "--rate",
-        "0.5/s",
-        "--prompt",
-        "2048",
-        "--output",
-        "1",
-        "--requests",
-        "100",
-    ];
+    let q = common::words(
+        "simulate --model llama-3.1-70b --hw h200-sxm --rate 0.5/s --prompt 2048 --output 1 \
+         --requests 100",
+    );
     let err = common::cli_err(&q, 1);
     assert!(err.contains("does not fit"), "{err}");
     let mut step = q.to_vec();
@@ -531,26 +394,10 @@ fn beside_the_peer_the_70b_bf16_plan_at_20_per_second() {
 /// requests meets both targets; or no answer, saying none was confirmed.
 #[test]
 fn the_70b_answer_is_a_plan_that_held_or_none() {
-    let q = [
-        "fleet",
-        "--model",
-        "llama-3.1-70b",
-        "--hw",
-        "h200-sxm",
-        "--rate",
-        "11.45/s",
-        "--prompt",
-        "2048",
-        "--output",
-        "256",
-        "--slo-ttft",
-        "2s",
-        "--slo-tpot",
-        "50ms",
-        "--achievable",
-        "--engine",
-        "pytorch",
-    ];
+    let q = common::words(
+        "fleet --model llama-3.1-70b --hw h200-sxm --rate 11.45/s --prompt 2048 --output 256 \
+         --slo-ttft 2s --slo-tpot 50ms --achievable --engine pytorch",
+    );
     let out = common::cli(&q);
     if out.status.code() == Some(1) {
         let err = String::from_utf8_lossy(&out.stderr);

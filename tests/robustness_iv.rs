@@ -6,6 +6,7 @@
 //! message fragments come from that rule and the issue's statement of
 //! each case, not from the program's output.
 
+use crate::common::words;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -292,28 +293,8 @@ fn wide_cells_are_cut_not_a_panic() {
 #[test]
 fn an_error_no_swept_value_changes_comes_before_the_sweep() {
     for args in [
-        &[
-            "kv",
-            "--model",
-            "nope",
-            "--context",
-            "8192",
-            "--sweep",
-            "batch=1..999999:1",
-            "--format",
-            "csv",
-        ][..],
-        &[
-            "point",
-            "--hw",
-            "nope",
-            "--intensity",
-            "8",
-            "--sweep",
-            "flops=1..999999:1",
-            "--format",
-            "csv",
-        ][..],
+        &words("kv --model nope --context 8192 --sweep batch=1..999999:1 --format csv")[..],
+        &words("point --hw nope --intensity 8 --sweep flops=1..999999:1 --format csv")[..],
     ] {
         let o = expect(args, 65, &["nope"]);
         assert!(o.stdout.is_empty(), "rows were printed before the error");
@@ -331,16 +312,7 @@ fn implausible_numbers_are_refused_naming_the_field() {
         a.push(&set);
         expect(&a, 65, &["memory.levels.1.bytes-per-cycle"]);
     }
-    let kv = [
-        "kv",
-        "--model",
-        "llama-3-8b",
-        "--context",
-        "8192",
-        "--hw",
-        "h200-sxm",
-        "--tp",
-    ];
+    let kv = words("kv --model llama-3-8b --context 8192 --hw h200-sxm --tp");
     // plan's rules: the heads must divide, the group stay in the domain.
     for (tp, says) in [("1000000", "tp"), ("3", "divides neither")] {
         let mut a = kv.to_vec();
@@ -371,13 +343,7 @@ fn implausible_numbers_are_refused_naming_the_field() {
         &["all-reduce.latency", "1e9 s"],
     );
     expect(
-        &[
-            "engine",
-            "show",
-            "vllm",
-            "--set",
-            "engine.all-reduce.one-shot-devices=0",
-        ],
+        &words("engine show vllm --set engine.all-reduce.one-shot-devices=0"),
         65,
         &["all-reduce.one-shot-devices"],
     );
@@ -394,77 +360,30 @@ fn implausible_numbers_are_refused_naming_the_field() {
         &["card-params"],
     );
     expect(
-        &[
-            "launch",
-            "--hw",
-            "h100-sxm",
-            "--kernels",
-            "400",
-            "--overhead",
-            "1e308us",
-        ],
+        &words("launch --hw h100-sxm --kernels 400 --overhead 1e308us"),
         65,
         &["--overhead", "1e9 s"],
     );
     expect(
-        &[
-            "prefill",
-            "--model",
-            "llama-3-8b",
-            "--hw",
-            "h200-sxm",
-            "--prompt",
-            "4096",
-            "--measured",
-            "1e308ns",
-        ],
+        &words("prefill --model llama-3-8b --hw h200-sxm --prompt 4096 --measured 1e308ns"),
         65,
         &["--measured", "1e9 s"],
     );
     expect(
-        &[
-            "speculative",
-            "--acceptance",
-            "0.8",
-            "--draft-tokens",
-            "4",
-            "--draft-cost",
-            "1e308",
-        ],
+        &words("speculative --acceptance 0.8 --draft-tokens 4 --draft-cost 1e308"),
         65,
         &["--draft-cost"],
     );
     expect(
-        &[
-            "decode",
-            "--model",
-            "llama-3-8b",
-            "--hw",
-            "h200-sxm",
-            "--batch",
-            "8",
-            "--context",
-            "2048",
-            "--acceptance",
-            "0.8",
-            "--draft-cost",
-            "1e308",
-        ],
+        &words(
+            "decode --model llama-3-8b --hw h200-sxm --batch 8 --context 2048 --acceptance 0.8 \
+             --draft-cost 1e308",
+        ),
         65,
         &["--draft-cost"],
     );
     expect(
-        &[
-            "occupancy",
-            "--hw",
-            "h100-sxm",
-            "--threads",
-            "256",
-            "--regs",
-            "32",
-            "--target-occupancy",
-            "1e-320",
-        ],
+        &words("occupancy --hw h100-sxm --threads 256 --regs 32 --target-occupancy 1e-320"),
         65,
         &["--target-occupancy", "0.1%"],
     );
@@ -499,21 +418,10 @@ fn a_malformed_file_with_set_is_named_by_path_and_line_not_quoted() {
 #[test]
 fn ignored_input_is_refused() {
     expect(
-        &[
-            "plan",
-            "--model",
-            "llama-3.1-70b",
-            "--hw",
-            "h200-sxm",
-            "--devices",
-            "8",
-            "--tp",
-            "8",
-            "--batch",
-            "32",
-            "--reserve",
-            "step:100000000,1",
-        ],
+        &words(
+            "plan --model llama-3.1-70b --hw h200-sxm --devices 8 --tp 8 --batch 32 \
+             --reserve step:100000000,1",
+        ),
         65,
         &["--reserve", "step shape"],
     );
@@ -541,23 +449,10 @@ fn ignored_input_is_refused() {
 #[test]
 fn a_fleet_sweep_is_bounded() {
     expect(
-        &[
-            "fleet",
-            "--model",
-            "llama-3.1-70b",
-            "--hw",
-            "h200-sxm",
-            "--rate",
-            "40/s",
-            "--prompt",
-            "2048",
-            "--output",
-            "300",
-            "--slo-tpot",
-            "50ms",
-            "--sweep",
-            "budgets=1..1000:1",
-        ],
+        &words(
+            "fleet --model llama-3.1-70b --hw h200-sxm --rate 40/s --prompt 2048 --output 300 \
+             --slo-tpot 50ms --sweep budgets=1..1000:1",
+        ),
         65,
         &["--sweep", "at most 64 points"],
     );

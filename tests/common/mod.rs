@@ -251,6 +251,14 @@ fn fmt_figure(x: f64) -> String {
     s.to_string()
 }
 
+/// A command line as it is typed, split at its spaces:
+/// `words("decode --model llama-3-8b --batch 8")` is the array of those
+/// five words. A value that holds a space (`--set "memory.hbm-bandwidth=4.5
+/// TB/s"`) is pushed on after as a word of its own.
+pub fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
 /// Runs the binary.
 pub fn cli(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_roofline"))
