@@ -499,9 +499,7 @@ pub fn evaluate_into(
             Ok(r) => {
                 if !gather.seen() {
                     crate::report::set_size_hint(r.inputs.len(), r.results.len());
-                    columns = gather
-                        .columns(&r)
-                        .map(crate::report::ColumnsGuard::set);
+                    columns = gather.columns(&r).map(crate::report::ColumnsGuard::set);
                     let row = gather.make_row(r, &point, unit_class);
                     gather.start()?;
                     let mut again = vec![0usize; axes.len()];

@@ -413,6 +413,40 @@ mod tests {
     }
 
     #[test]
+    fn a_row_given_as_values_is_the_line_its_map_gives() {
+        let mut head = Report::new("t");
+        head.input("m", 4.0);
+        head.axes = vec!["k".into()];
+        let keys: Vec<Key> = vec!["x".into(), "bound".into(), "y".into()];
+        for k in &keys {
+            head.results.insert(k.clone(), Value::Null);
+        }
+        let lines = |by_values: bool| {
+            let mut out = Vec::new();
+            let mut s = CsvStream::new(&mut out);
+            s.start(&head).unwrap();
+            for (k, x) in [(1.0, 0.5), (2.0, 0.5), (3.0, 1e-9)] {
+                let mut row = Row::default();
+                row.inputs.insert("k".into(), k.into());
+                // The last point leaves `y` out.
+                let mut values: Vec<Value> = vec![x.into(), "memory".into(), (k * 3.5).into()];
+                values.truncate(if k == 3.0 { 2 } else { 3 });
+                if by_values {
+                    s.row_values(row, &keys, values).unwrap();
+                } else {
+                    row.results = keys.iter().cloned().zip(values).collect();
+                    s.row(&row).unwrap();
+                }
+            }
+            String::from_utf8(out).unwrap()
+        };
+        let want =
+            "m,k,x,bound,y,error\n4,1,0.5,memory,3.5,\n4,2,0.5,memory,7,\n4,3,1e-9,memory,,\n";
+        assert_eq!(lines(false), want);
+        assert_eq!(lines(true), want);
+    }
+
+    #[test]
     fn quoting() {
         assert_eq!(field("a,b"), "\"a,b\"");
         assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");

@@ -307,6 +307,35 @@ mod tests {
     use crate::report::{Quantity, Unit};
 
     #[test]
+    fn a_row_given_as_values_is_the_row_its_map_gives() {
+        let mut head = Report::new("t");
+        head.axes = vec!["k".into()];
+        head.result("sms", 132.0, Quantity::new("SMs", Unit::Count));
+        let keys: Vec<Key> = vec!["sms".into(), "time_s".into()];
+        let rows = |by_values: bool| {
+            let mut out = Vec::new();
+            let mut s = JsonStream::new(&mut out);
+            s.start(&head).unwrap();
+            for k in [1.0, 2.0] {
+                let mut row = Row::default();
+                row.inputs.insert("k".into(), k.into());
+                let values: Vec<Value> = vec![132.0.into(), (k * 0.25).into()];
+                if by_values {
+                    s.row_values(row, &keys, values).unwrap();
+                } else {
+                    row.results = keys.iter().cloned().zip(values).collect();
+                    s.row(&row).unwrap();
+                }
+            }
+            s.finish(&head).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let by_map = rows(false);
+        assert!(by_map.contains("\"sms\": 132,"), "{by_map}");
+        assert_eq!(rows(true), by_map);
+    }
+
+    #[test]
     fn counts_are_integers() {
         let mut r = Report::new("hw show");
         r.result("sms", 132.0, Quantity::new("SMs", Unit::Count));

@@ -253,7 +253,11 @@ impl Report {
             (0, 0)
         };
         let command = command.into();
-        let flat = if lean { columns::flat_for(&command) } else { None };
+        let flat = if lean {
+            columns::flat_for(&command)
+        } else {
+            None
+        };
         let results = if flat.is_some() { 0 } else { results };
         Report {
             command,
