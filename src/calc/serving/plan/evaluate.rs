@@ -122,11 +122,11 @@ pub struct PlanCost {
     pub prefill_tokens: f64,
     /// The model's hidden size.
     pub hidden: u64,
-    /// One decode step, at the board's power limit where it binds, seconds.
+    /// One decode step, seconds: the time model's, not stretched by the
+    /// board's power limit (formulas.md, "One time on one device").
     pub decode_step_time_s: f64,
     /// Prefill of every prompt of the batch (the last request's time to
-    /// first token when the batch arrives at once), at the board's power
-    /// limit where it binds, seconds.
+    /// first token when the batch arrives at once), seconds, likewise.
     pub prefill_time_s: f64,
     /// (P-1)/(M+P-1).
     pub bubble_fraction: f64,

@@ -222,20 +222,19 @@ pub(super) fn plan_results(
     // The pipeline's time, the one time of each pass (formulas.md, "One
     // time on one device"): the board's limit holds its power, not its
     // time.
-    let pipelined =
-        |label: &'static str, stage_compute_s: f64, comm_s: f64| {
-            move || {
-                Quantity::new(label, Unit::Seconds)
-                    .formula(stage)
-                    .derive(format!(
-                        "({} + {} - 1) x ({} + {})",
-                        p.microbatches,
-                        l.pp,
-                        units::seconds(stage_compute_s),
-                        units::seconds(comm_s / slots as f64)
-                    ))
-            }
-        };
+    let pipelined = |label: &'static str, stage_compute_s: f64, comm_s: f64| {
+        move || {
+            Quantity::new(label, Unit::Seconds)
+                .formula(stage)
+                .derive(format!(
+                    "({} + {} - 1) x ({} + {})",
+                    p.microbatches,
+                    l.pp,
+                    units::seconds(stage_compute_s),
+                    units::seconds(comm_s / slots as f64)
+                ))
+        }
+    };
     // Every prompt of the batch prefilled before its first decode step: the
     // last request's time to first token when the batch arrives at once
     // (`simulate` gives each request's).
@@ -251,11 +250,7 @@ pub(super) fn plan_results(
     r.result(
         key("decode_step_time_s"),
         p.decode_step_time_s,
-        pipelined(
-            "decode step",
-            p.decode_stage_compute_s,
-            p.comm_time_s,
-        ),
+        pipelined("decode step", p.decode_stage_compute_s, p.comm_time_s),
     );
     r.result(key("bubble_fraction"), p.bubble_fraction, || {
         Quantity::new("pipeline bubble", Unit::Fraction)
