@@ -128,6 +128,9 @@ pub struct SimulateInputs {
     /// Redundant copies of hot experts over each expert group (default 0),
     /// as `plan` takes them.
     pub redundant_experts: Option<Count>,
+    /// Speculative decoding: `ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]`, as
+    /// `decode --speculative` takes it.
+    pub speculative: Option<String>,
     /// Weight precision.
     pub dtype: Option<String>,
     /// KV precision.
@@ -197,6 +200,9 @@ pub struct Workload {
     pub slo_ttft: Option<Target>,
     /// The targets.
     pub slo_tpot: Option<Target>,
+    /// Speculative decoding on every decode step (the acceptance is the
+    /// text's as much as the draft's).
+    pub draft: Option<crate::calc::speculative::Draft>,
 }
 
 /// Resolves the workload flags (shared with `fleet`).
@@ -274,6 +280,11 @@ pub fn workload(i: &SimulateInputs) -> Result<Workload> {
         seed: i.seed.map_or(0, |c| c.0),
         slo_ttft: i.slo_ttft,
         slo_tpot: i.slo_tpot,
+        draft: i
+            .speculative
+            .as_deref()
+            .map(crate::calc::speculative::Draft::parse)
+            .transpose()?,
     })
 }
 
@@ -526,6 +537,7 @@ pub fn run(
         window: m.window(),
         replicas: inst.layout.dp,
         prefilled: false,
+        draft: w.draft,
     };
     let (outcomes, totals) = simulate(cfg, &mut fwd, w, reqs, kv, c.block, keep.1)?;
     let devices = inst.layout.devices();
@@ -723,6 +735,8 @@ fn run_pools(
         window,
         replicas: lp.dp,
         prefilled: false,
+        // The prefill pool emits only each request's first token.
+        draft: None,
     };
     let mut pfwd = cost::Forward::new(&prep, m, pre.setup.step.precisions, pre_tokens, c.max_seqs)?;
     let ppower = crate::calc::power::PowerModel::of(ph, pre.setup.step.compute);
@@ -737,6 +751,7 @@ fn run_pools(
         window,
         replicas: dec.layout.dp,
         prefilled: true,
+        draft: w.draft,
     };
     let mut dfwd = cost::Forward::new(
         &drep,

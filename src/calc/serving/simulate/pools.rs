@@ -335,6 +335,7 @@ mod tests {
             window: crate::spec::model::Window::NONE,
             replicas: 1,
             prefilled: false,
+            draft: None,
         };
         let reqs = [
             Request {

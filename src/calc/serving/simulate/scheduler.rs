@@ -37,6 +37,21 @@ pub struct Config {
     /// and decodes from its first iteration (formulas.md, "Simulation:
     /// disaggregated pools").
     pub prefilled: bool,
+    /// Speculative decoding: each decode verifies its drafts as one
+    /// multi-token step and gains the expected accepted tokens
+    /// (formulas.md, "Simulation: speculative decoding").
+    pub draft: Option<crate::calc::speculative::Draft>,
+}
+
+/// Positions a decode feeds this iteration: its last token alone, or with
+/// speculative decoding that token and up to g drafts, within the
+/// iteration's token budget and no more than the `owed` tokens it still
+/// has to emit (formulas.md, "Simulation: speculative decoding").
+fn verified(draft: Option<crate::calc::speculative::Draft>, budget: u64, owed: u64) -> u64 {
+    match draft {
+        None => 1,
+        Some(d) => (d.draft_tokens + 1).min(budget).min(owed).max(1),
+    }
 }
 
 /// Stops a run as soon as a target is sure to be missed: more requests
@@ -81,6 +96,9 @@ struct Live {
     prefilling: bool,
     blocks: u64,
     done: bool,
+    /// Speculative decoding: the expected accepted tokens not yet emitted
+    /// (a share of one token, carried to the next pass).
+    credit: f64,
 }
 
 /// A replica's state.
@@ -202,6 +220,9 @@ pub struct Simulation<C: StepCost> {
     abort: Option<Abort>,
     misses: (u64, u64),
     aborted: bool,
+    /// Scratch: (drafts, cached tokens) of each speculating decode in the
+    /// iteration being formed.
+    drafting: Vec<(u64, u64)>,
 }
 
 impl<C: StepCost> Simulation<C> {
@@ -262,6 +283,7 @@ impl<C: StepCost> Simulation<C> {
             abort: None,
             misses: (0, 0),
             aborted: false,
+            drafting: Vec::new(),
         };
         match arrivals {
             Arrivals::Closed(users) => {
@@ -369,6 +391,7 @@ impl<C: StepCost> Simulation<C> {
                     prefilling: true,
                     blocks: 0,
                     done: false,
+                    credit: 0.0,
                 },
             );
         }
@@ -381,6 +404,7 @@ impl<C: StepCost> Simulation<C> {
             prefilling: !pre,
             blocks: 0,
             done: false,
+            credit: 0.0,
         };
         self.out[i].arrival_s = self.now;
         if pre {
@@ -408,6 +432,8 @@ impl<C: StepCost> Simulation<C> {
         let out = &mut self.out;
         let mut budget = cfg.max_tokens;
         let mut b = Batch::default();
+        let mut drafting = std::mem::take(&mut self.drafting);
+        drafting.clear();
         eng.batch.clear();
         let mut preempted = false;
         let mut i = 0;
@@ -417,7 +443,7 @@ impl<C: StepCost> Simulation<C> {
             let new = if l.prefilling {
                 (l.target - l.computed).min(budget)
             } else {
-                1
+                verified(cfg.draft, budget, out[r].output - l.generated)
             };
             let need = eng.pool.more_for(l.blocks, l.computed + new);
             let mut self_out = false;
@@ -447,8 +473,15 @@ impl<C: StepCost> Simulation<C> {
             let l = &mut live[r];
             l.blocks += need;
             budget -= new;
-            let samples = !l.prefilling || l.computed + new == l.target;
-            b.add(new, l.computed, samples, cfg.window);
+            let sampled = if l.prefilling {
+                u64::from(l.computed + new == l.target)
+            } else {
+                new
+            };
+            b.add_sampled(new, l.computed, sampled, cfg.window);
+            if !l.prefilling && new > 1 {
+                drafting.push((new - 1, l.computed));
+            }
             eng.batch.push((r as u32, new));
             i += 1;
         }
@@ -459,7 +492,7 @@ impl<C: StepCost> Simulation<C> {
             let new = if l.prefilling {
                 (l.target - l.computed).min(budget)
             } else {
-                1
+                verified(cfg.draft, budget, out[w as usize].output - l.generated)
             };
             let need = eng.pool.more_for(l.blocks, l.computed + new);
             if eng.pool.free < need {
@@ -471,12 +504,15 @@ impl<C: StepCost> Simulation<C> {
             let l = &mut live[w as usize];
             l.blocks += need;
             budget -= new;
-            b.add(
-                new,
-                l.computed,
-                !l.prefilling || l.computed + new == l.target,
-                cfg.window,
-            );
+            let sampled = if l.prefilling {
+                u64::from(l.computed + new == l.target)
+            } else {
+                new
+            };
+            b.add_sampled(new, l.computed, sampled, cfg.window);
+            if !l.prefilling && new > 1 {
+                drafting.push((new - 1, l.computed));
+            }
             eng.batch.push((w, new));
             let o = &mut out[w as usize];
             if o.start_s.is_nan() {
@@ -485,9 +521,22 @@ impl<C: StepCost> Simulation<C> {
         }
         if eng.batch.is_empty() {
             eng.busy = false;
+            self.drafting = drafting;
             return Ok(());
         }
-        let dt = self.cost.seconds(&b)?;
+        let mut dt = self.cost.seconds(&b)?;
+        if let Some(d) = cfg.draft
+            && d.draft_cost > 0.0
+            && !drafting.is_empty()
+        {
+            dt += super::cost::draft_seconds(
+                &mut self.cost,
+                &mut drafting,
+                d.draft_cost,
+                cfg.window,
+            )?;
+        }
+        self.drafting = drafting;
         let eng = &mut self.engines[e];
         eng.busy = true;
         eng.started_s = self.now;
@@ -514,19 +563,30 @@ impl<C: StepCost> Simulation<C> {
         let batch = std::mem::take(&mut self.engines[e].batch);
         for &(r, new) in &batch {
             let (l, o) = (&mut self.live[r as usize], &mut self.out[r as usize]);
-            l.computed += new;
-            let emits = if l.prefilling {
+            let emitted = if l.prefilling {
+                l.computed += new;
                 if l.computed == l.target {
                     l.prefilling = false;
-                    true
+                    1
                 } else {
-                    false
+                    0
                 }
+            } else if new == 1 {
+                l.computed += 1;
+                1
             } else {
-                true
+                // A verify pass of new - 1 drafts: the expected accepted
+                // tokens, whole ones now and the share carried; the cache
+                // keeps the accepted positions.
+                let e = self.cfg.draft.map_or(1.0, |d| d.tokens(new - 1));
+                let x = l.credit + e;
+                let k = (x.floor() as u64).clamp(1, new);
+                l.credit = (x - k as f64).max(0.0);
+                l.computed += k;
+                k
             };
-            if emits {
-                l.generated += 1;
+            if emitted > 0 {
+                l.generated += emitted;
                 if o.first_token_s.is_nan() {
                     o.first_token_s = now;
                     self.last_ttft = now - o.arrival_s;

@@ -310,6 +310,7 @@ fn the_mock_closed_loop_by_hand() {
         window: crate::spec::model::Window::NONE,
         replicas: 1,
         prefilled: false,
+        draft: None,
     };
     let mock = Mock {
         fixed_s: 1.0,
@@ -325,6 +326,7 @@ fn the_mock_closed_loop_by_hand() {
         seed: 0,
         slo_ttft: None,
         slo_tpot: None,
+        draft: None,
     };
     let reqs = vec![
         Request {
@@ -357,6 +359,7 @@ fn a_full_cache_preempts_and_recomputes() {
         window: crate::spec::model::Window::NONE,
         replicas: 1,
         prefilled: false,
+        draft: None,
     };
     let mock = Mock {
         fixed_s: 0.01,
@@ -372,6 +375,7 @@ fn a_full_cache_preempts_and_recomputes() {
         seed: 0,
         slo_ttft: None,
         slo_tpot: None,
+        draft: None,
     };
     let reqs: Vec<Request> = (0..4)
         .map(|k| Request {
