@@ -641,7 +641,8 @@ pub fn draft_note(d: &crate::calc::speculative::Draft) -> String {
         ", the drafts free".to_string()
     };
     format!(
-        "speculative decoding: each decode step verifies its last token and {g} drafts as one {}-token step{cost}, and gains (1 - a^(g+1)) / (1 - a) = {} tokens (a = {}), whole tokens each step and the rest carried; the KV cache holds the drafted positions while they are verified, and a sequence drafts no more than the tokens it still owes",
+        "speculative decoding: each decode step verifies its last token and {g} draft{} as one {}-token step{cost}, and gains (1 - a^(g+1)) / (1 - a) = {} tokens (a = {}), whole tokens each step and the rest carried; the KV cache holds the drafted positions while they are verified, and a sequence drafts no more than the tokens it still owes",
+        if g == 1 { "" } else { "s" },
         g + 1,
         units::sig(d.tokens(g), 4),
         units::sig(d.acceptance, 4)

@@ -626,7 +626,11 @@ fn a_speculative_pass_costs_what_decode_says() {
         let di: DecodeInputs = serde_json::from_value(j).unwrap();
         let c = crate::calc::decode::cost(&m, &hw, &di, Mode::Achievable).unwrap();
         let sp = c.speculation.unwrap();
-        assert!(close(got, sp.pass_s, 1e-9), "{spec}: {got} vs {}", sp.pass_s);
+        assert!(
+            close(got, sp.pass_s, 1e-9),
+            "{spec}: {got} vs {}",
+            sp.pass_s
+        );
         assert!(close(tokens, sp.expected_tokens, 1e-12));
     }
 }
