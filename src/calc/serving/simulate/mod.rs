@@ -675,12 +675,6 @@ fn run_pools(
     mode: Mode,
 ) -> Result<SimCost> {
     let w = workload(i)?;
-    if matches!(w.arrivals, Arrivals::Closed(_)) {
-        return Err(Error::field(
-            "concurrency",
-            "a disaggregated run takes Poisson (rate) or trace arrivals; a closed loop would feed the prefill pool from the decode pool's finishes",
-        ));
-    }
     let c = caps(i)?;
     let one = |f: &str, x: Option<Count>| crate::inputs::at_least_one(f, x.map_or(1, |c| c.0));
     let lp = Layout {
@@ -743,7 +737,6 @@ fn run_pools(
     if let Ok(pm) = &ppower {
         pfwd.meter(pm.clone());
     }
-    let (pout, ptot) = pools::run_prefill(pcfg, &mut pfwd, &reqs, pkv, c.block, w.seed)?;
     let dcfg = Config {
         max_tokens: c.max_tokens,
         max_seqs: c.max_seqs,
@@ -764,10 +757,29 @@ fn run_pools(
     if let Ok(pm) = &dpower {
         dfwd.meter(pm.clone());
     }
-    let d = pools::run_decode(
-        dcfg, &mut dfwd, &reqs, &pout, &transfer, dkv, c.block, w.seed, None, None, i.timeline,
-    )?
-    .expect("a run without an abort finishes");
+    let (d, ptot) = match w.arrivals {
+        // Each client's next request waits on the decode pool's last token.
+        Arrivals::Closed(users) => pools::run_closed(
+            (pcfg, &mut pfwd),
+            (dcfg, &mut dfwd),
+            &reqs,
+            users,
+            &transfer,
+            (pkv, dkv),
+            c.block,
+            w.seed,
+            i.timeline,
+        )?,
+        _ => {
+            let (pout, ptot) = pools::run_prefill(pcfg, &mut pfwd, &reqs, pkv, c.block, w.seed)?;
+            let d = pools::run_decode(
+                dcfg, &mut dfwd, &reqs, &pout, &transfer, dkv, c.block, w.seed, None, None,
+                i.timeline,
+            )?
+            .expect("a run without an abort finishes");
+            (d, ptot)
+        }
+    };
     let devices = dec.layout.devices() + lp.devices();
     let mut summary = Summary::of(&d.outcomes, &d.totals, dec.layout.dp, devices, &w);
     let mean_prompt = reqs.iter().map(|r| r.prompt as f64).sum::<f64>() / reqs.len().max(1) as f64;

@@ -212,6 +212,12 @@ pub struct Simulation<C: StepCost> {
     engines: Vec<Engine>,
     closed: bool,
     next_closed: usize,
+    /// Arrivals come only from [`Simulation::arrive_at`]: a pool of a
+    /// disaggregated closed loop, whose clients wait on the other pool.
+    external: bool,
+    /// Requests finished since [`Simulation::take_finished`] last ran, with
+    /// their times (kept only when external).
+    finished: Vec<(u32, f64)>,
     in_flight: u64,
     last_change: f64,
     totals: Totals,
@@ -275,6 +281,8 @@ impl<C: StepCost> Simulation<C> {
             engines,
             closed: false,
             next_closed: 0,
+            external: false,
+            finished: Vec::new(),
             in_flight: 0,
             last_change: 0.0,
             totals: Totals::default(),
@@ -301,6 +309,50 @@ impl<C: StepCost> Simulation<C> {
             }
         }
         s
+    }
+
+    /// A run whose requests arrive only when [`Simulation::arrive_at`]
+    /// sends them (one pool of a disaggregated closed loop): none is sent
+    /// at the start, none follows another, and each finish is kept for
+    /// [`Simulation::take_finished`].
+    pub fn external(
+        cfg: Config,
+        cost: C,
+        requests: Vec<Request>,
+        kv_tokens: u64,
+        block: u64,
+        seed: u64,
+    ) -> Self {
+        let mut s = Self::new(
+            cfg,
+            cost,
+            &Arrivals::Closed(0),
+            requests,
+            kv_tokens,
+            block,
+            seed,
+        );
+        s.external = true;
+        s
+    }
+
+    /// Sends request `req` at time `t` (not before the run's time now).
+    pub fn arrive_at(&mut self, req: u32, t: f64) {
+        self.queue.push(t.max(self.now), Kind::Arrival { req });
+    }
+
+    /// The time of the next event, if any.
+    pub fn next_time(&self) -> Option<f64> {
+        if self.aborted {
+            return None;
+        }
+        self.queue.next_time()
+    }
+
+    /// The requests finished (their last token) since the last call, with
+    /// the time each finished.
+    pub fn take_finished(&mut self) -> Vec<(u32, f64)> {
+        std::mem::take(&mut self.finished)
     }
 
     /// Keeps replica 0's state after every iteration (for `--chart`).
@@ -607,6 +659,9 @@ impl<C: StepCost> Simulation<C> {
                     }
                     o.finish_s = now;
                     l.done = true;
+                    if self.external {
+                        self.finished.push((r, now));
+                    }
                     self.engines[e].pool.free += l.blocks;
                     l.blocks = 0;
                     finished += 1;
@@ -619,7 +674,7 @@ impl<C: StepCost> Simulation<C> {
             self.engines[e].running.retain(|&r| !live[r as usize].done);
             for _ in 0..finished {
                 self.count_in_flight(-1);
-                if self.closed && self.next_closed < self.requests.len() {
+                if self.closed && !self.external && self.next_closed < self.requests.len() {
                     let i = self.next_closed;
                     self.next_closed += 1;
                     self.queue.push(now, Kind::Arrival { req: i as u32 });
