@@ -94,7 +94,7 @@ pub fn draft_seconds<C: StepCost>(
     c: f64,
     window: Window,
 ) -> Result<f64> {
-    drafting.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    drafting.sort_unstable_by_key(|x| std::cmp::Reverse(x.0));
     let mut plain = Batch::default();
     let mut s = 0.0;
     let mut i = 0;
