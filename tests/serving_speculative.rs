@@ -62,3 +62,60 @@ fn bad_input() {
         "{e}"
     );
 }
+
+/// `simulate --speculative` at the speed of light against TensorRT-LLM's
+/// published DeepSeek-R1 MTP run on 8 H200s (tests/data/public/
+/// trtllm-deepseek-r1-mtp-h200.toml): one request at a time, MTP with 3
+/// drafts. Its acceptance is not published, so the bound takes every
+/// draft accepted and free (1,3,0: 4 tokens a verify step), the most any
+/// acceptance gives; the speed of light must then be at least as fast as
+/// the measurement. (EP 8: the published EP 4 layout does not fit the
+/// tool's weights per device; docs/validation.md, "Public points:
+/// DeepSeek-R1 with MTP", gives the `--achievable` answer and its error.)
+#[test]
+fn the_speed_of_light_with_mtp_bounds_the_published_h200_run() {
+    let p: toml::Table =
+        toml::from_str(include_str!("data/public/trtllm-deepseek-r1-mtp-h200.toml")).unwrap();
+    let int = |k: &str| p[k].as_integer().unwrap().to_string();
+    let (prompt, output, requests) = (int("prompt"), int("output"), int("requests"));
+    let spec = format!("1,{},0", int("draft-tokens"));
+    let r = crate::common::cli_json(&[
+        "simulate",
+        "--model",
+        "deepseek-v3",
+        "--hw",
+        "h200-sxm",
+        "--tp",
+        "8",
+        "--ep",
+        "8",
+        "--dtype",
+        "fp8",
+        "--activations",
+        "fp8",
+        "--engine",
+        "trtllm",
+        "--concurrency",
+        "1",
+        "--prompt",
+        &prompt,
+        "--output",
+        &output,
+        "--requests",
+        &requests,
+        "--speculative",
+        &spec,
+    ]);
+    let e2e = crate::common::json_num(&r, "e2e_mean_s");
+    let measured = p["request-latency-mean-s"].as_float().unwrap();
+    assert!(
+        e2e <= measured,
+        "speed of light {e2e} s > measured {measured} s"
+    );
+    let per_user = output.parse::<f64>().unwrap() / e2e;
+    let measured = p["per-user-tokens-per-s"].as_float().unwrap();
+    assert!(
+        per_user >= measured,
+        "speed of light {per_user}/s < measured {measured}/s"
+    );
+}

@@ -742,6 +742,7 @@ commands! {
     ///     reserve: Memory held back for activations and the runtime: a share (default 10%), or "step": the runtime's measured footprint and the largest iteration's activations and logits ("step:TOKENS,SEQS" names it).
     ///     per_request: One row per request (arrival, queue, TTFT, TPOT, E2E).
     ///     redundant_experts: Redundant copies of hot experts over each expert group (default 0), as plan takes them.
+    ///     speculative: Speculative decoding (MTP, EAGLE) on every decode step: "ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]" ("0.8,3,0.05"), as decode's speculative takes it.
     ///     force: Allow requests beyond the model's maximum context.
     ///     prefill_dp: Disaggregated: replicas of a separate prefill pool; tp, pp, ep, dp and hw are then the decode pool's.
     ///     prefill_tp: Tensor parallelism of a prefill replica (default 1).
@@ -757,7 +758,7 @@ commands! {
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn simulate = "simulate" () [model, hw, rate, concurrency, trace, prompt, output, prefix_hit, requests, seed, max_batched_tokens, max_seqs, block_size, slo_ttft, slo_tpot, tp, pp, ep, dp, dtype, kv_dtype, activations, launch, reserve, per_request, redundant_experts, force, prefill_dp, prefill_tp, prefill_pp, prefill_ep, prefill_hw, prefill_max_batched_tokens, price, energy_price, pue, engine];
+    fn simulate = "simulate" () [model, hw, rate, concurrency, trace, prompt, output, prefix_hit, requests, seed, max_batched_tokens, max_seqs, block_size, slo_ttft, slo_tpot, tp, pp, ep, dp, dtype, kv_dtype, activations, launch, reserve, per_request, redundant_experts, speculative, force, prefill_dp, prefill_tp, prefill_pp, prefill_ep, prefill_hw, prefill_max_batched_tokens, price, energy_price, pue, engine];
 
     /// The fewest devices that serve a request rate within TTFT and TPOT targets: layouts, batch caps and parts searched by simulation; pareto=True traces tokens/s per device against tokens/s per user.
     ///
@@ -787,6 +788,7 @@ commands! {
     ///     launch: Launch overhead per kernel: none (default), eager or graph.
     ///     reserve: Memory held back: a share (default 10%), or "step": the runtime's measured footprint and the largest step the caps allow.
     ///     redundant_experts: Redundant copies of hot experts over each expert group (default 0), as plan takes them.
+    ///     speculative: Speculative decoding (MTP, EAGLE) on every decode step: "ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]" ("0.8,3,0.05"), as decode's speculative takes it.
     ///     force: Allow requests beyond the model's maximum context.
     ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
     ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
@@ -796,5 +798,5 @@ commands! {
     ///
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn fleet = "fleet" () [model, hw, joint, rate, prompt, output, prefix_hit, slo_ttft, slo_tpot, requests, seed, max_devices, caps, budgets, objective, pareto, block_size, dtype, kv_dtype, activations, launch, reserve, redundant_experts, force, price, energy_price, pue, engine];
+    fn fleet = "fleet" () [model, hw, joint, rate, prompt, output, prefix_hit, slo_ttft, slo_tpot, requests, seed, max_devices, caps, budgets, objective, pareto, block_size, dtype, kv_dtype, activations, launch, reserve, redundant_experts, speculative, force, price, energy_price, pue, engine];
 }

@@ -72,6 +72,11 @@ pub struct WorkloadArgs {
     /// as plan takes them.
     #[arg(long)]
     pub redundant_experts: Option<String>,
+    /// Speculative decoding (MTP, EAGLE) on every decode step:
+    /// ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,3,0.05), as decode
+    /// --speculative takes it.
+    #[arg(long)]
+    pub speculative: Option<String>,
     /// Allow requests beyond the model's maximum context.
     #[arg(long)]
     pub force: bool,

@@ -1186,6 +1186,11 @@ export const COMMANDS = {
     "help": "Redundant copies of hot experts over each expert group (default 0), as plan takes them"
    },
    {
+    "name": "speculative",
+    "switch": false,
+    "help": "Speculative decoding (MTP, EAGLE) on every decode step: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,3,0.05), as decode --speculative takes it"
+   },
+   {
     "name": "force",
     "switch": true,
     "help": "Allow requests beyond the model's maximum context"
@@ -1376,6 +1381,11 @@ export const COMMANDS = {
     "name": "redundant-experts",
     "switch": false,
     "help": "Redundant copies of hot experts over each expert group (default 0), as plan takes them"
+   },
+   {
+    "name": "speculative",
+    "switch": false,
+    "help": "Speculative decoding (MTP, EAGLE) on every decode step: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,3,0.05), as decode --speculative takes it"
    },
    {
     "name": "force",

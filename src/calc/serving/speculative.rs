@@ -95,16 +95,82 @@ pub fn draft_cost(c: Option<f64>) -> Result<f64> {
     Ok(c)
 }
 
-/// `speculative`'s cost.
-pub fn cost(inputs: &SpeculativeInputs) -> Result<SpeculativeCost> {
-    let a = acceptance(inputs.acceptance.0)?;
-    let g = at_least_one("draft-tokens", inputs.draft_tokens.0)?;
+/// Validated draft length g: at least one, at most 1024. `speculative`,
+/// `decode` and the request-level commands check it here.
+pub fn draft_tokens(g: u64) -> Result<u64> {
+    let g = at_least_one("draft-tokens", g)?;
     if g > 1024 {
         return Err(Error::field(
             "draft-tokens",
             "at most 1024 drafted tokens per pass",
         ));
     }
+    Ok(g)
+}
+
+/// Draft-then-verify applied to every decode step of a request-level run
+/// (`simulate --speculative`, `fleet --speculative`; formulas.md,
+/// "Simulation: speculative decoding"): the same A,G[,C] as `decode
+/// --speculative`, with the same meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Draft {
+    /// a: probability a drafted token is accepted.
+    pub acceptance: f64,
+    /// g: tokens drafted per pass.
+    pub draft_tokens: u64,
+    /// c: one drafted token's cost as a share of a plain target step of
+    /// the same batch.
+    pub draft_cost: f64,
+}
+
+impl Draft {
+    /// Reads `ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]` as `decode
+    /// --speculative` reads it (decode's own splitter and checks); an error
+    /// names `speculative`.
+    pub fn parse(text: &str) -> Result<Draft> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields, rename_all = "kebab-case")]
+        struct Parts {
+            acceptance: Number,
+            draft_tokens: Count,
+            draft_cost: Option<Number>,
+        }
+        let mut f = crate::inputs::Fields::new();
+        f.insert("speculative".into(), text.into());
+        let (f, named) =
+            crate::calc::decode::speculative_fields(&f)?.expect("the field was just given");
+        let check = || -> Result<Draft> {
+            let p: Parts = crate::inputs::from_fields(&f)?;
+            Ok(Draft {
+                acceptance: acceptance(p.acceptance.0)?,
+                draft_tokens: draft_tokens(p.draft_tokens.0)?,
+                draft_cost: draft_cost(p.draft_cost.map(|c| c.0))?,
+            })
+        };
+        check().map_err(named)
+    }
+
+    /// Expected tokens a sequence gains from a pass that verifies `drafts`
+    /// drafted tokens: (1 - a^(d+1)) / (1 - a).
+    pub fn tokens(&self, drafts: u64) -> f64 {
+        expected_tokens(self.acceptance, drafts)
+    }
+
+    /// The flag's text, A,G,C.
+    pub fn text(&self) -> String {
+        format!(
+            "{},{},{}",
+            units::sig(self.acceptance, 6),
+            self.draft_tokens,
+            units::sig(self.draft_cost, 6)
+        )
+    }
+}
+
+/// `speculative`'s cost.
+pub fn cost(inputs: &SpeculativeInputs) -> Result<SpeculativeCost> {
+    let a = acceptance(inputs.acceptance.0)?;
+    let g = draft_tokens(inputs.draft_tokens.0)?;
     let c = draft_cost(inputs.draft_cost.map(|c| c.0))?;
     let (best_g, best) =
         (1..=MAX_DRAFT)

@@ -357,13 +357,7 @@ fn cost_in(
         }
         Some(a) => {
             let a = speculative::acceptance(a.0)?;
-            let g = at_least_one("draft-tokens", inputs.draft_tokens.map_or(4, |g| g.0))?;
-            if g > 1024 {
-                return Err(Error::field(
-                    "draft-tokens",
-                    "at most 1024 drafted tokens per pass",
-                ));
-            }
+            let g = speculative::draft_tokens(inputs.draft_tokens.map_or(4, |g| g.0))?;
             let c = speculative::draft_cost(inputs.draft_cost.map(|c| c.0))?;
             Some((a, g, c))
         }

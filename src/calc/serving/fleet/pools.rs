@@ -15,7 +15,7 @@ use super::search::{Candidate, PrefillPool, Verdict, layouts, misses, plan_input
 use crate::calc::plan::{self, Layout, Replica};
 use crate::calc::power::Energy;
 use crate::calc::simulate::arrivals::{self, Arrivals, Request};
-use crate::calc::simulate::cost::{Batch, Forward, StepCost};
+use crate::calc::simulate::cost::{Batch, Forward, StepCost, decode_pass};
 use crate::calc::simulate::dist::Random;
 use crate::calc::simulate::pools::{self as sp, Transfer};
 use crate::calc::simulate::report::Summary;
@@ -325,6 +325,7 @@ pub(super) fn search(
                     window,
                     replicas: 1,
                     prefilled: false,
+                    draft: None,
                 };
                 // One replica at rate / r; None when TTFT misses.
                 let mut check = |r: u64, runs: &mut u64| -> Result<Option<Summary>> {
@@ -460,6 +461,7 @@ pub(super) fn search(
             window,
             replicas: 1,
             prefilled: false,
+            draft: None,
         };
         // The whole prefill pool's outcomes and energy by (replicas,
         // requests).
@@ -523,9 +525,8 @@ pub(super) fn search(
                     f.meter(pm.clone());
                 }
                 let ctx = mean_prompt as u64;
-                let mut one = Batch::default();
-                one.add(1, ctx, true, window);
-                let Some(step1) = unpriced(sh, (&hd.id, l), f.seconds(&one))? else {
+                let one = decode_pass(&mut f, w.draft, 1, ctx, window).map(|(s, e)| s / e);
+                let Some(step1) = unpriced(sh, (&hd.id, l), one)? else {
                     return Ok(());
                 };
                 if let Some(tt) = w.slo_tpot
@@ -571,11 +572,9 @@ pub(super) fn search(
                         .unwrap_or(simulate::DEFAULT_WHOLE_PROMPT + cap);
                     let mut x = mk(cap, tokens, String::new(), None);
                     x.prefill = Some(pool(rp));
-                    let mut full = Batch::default();
-                    for _ in 0..cap {
-                        full.add(1, ctx + mean_output as u64 / 2, true, window);
-                    }
-                    let per_token = f.seconds(&full)? / cap as f64;
+                    let (pass, gained) =
+                        decode_pass(&mut f, w.draft, cap, ctx + mean_output as u64 / 2, window)?;
+                    let per_token = pass / (cap as f64 * gained);
                     let bound = (sh.rate * mean_output * per_token).ceil().max(1.0) as u64;
                     let most = sh.max_devices.saturating_sub(pre_devices) / size;
                     if bound > most {
@@ -652,6 +651,7 @@ pub(super) fn search(
                         window,
                         replicas: 1,
                         prefilled: true,
+                        draft: w.draft,
                     };
                     // One decode replica of rd, fed by the whole prefill
                     // pool; `full` runs to the end (a quoted verdict). The
@@ -869,11 +869,9 @@ pub(super) fn pareto(
                 if cap.saturating_mul(ctx) > kv {
                     continue;
                 }
-                let mut b = Batch::default();
-                for _ in 0..cap {
-                    b.add(1, ctx, true, window);
-                }
-                let Some(step) = unpriced(sh, (&sh.hws[k].id, l), f.seconds(&b))? else {
+                // A pass's time per token each sequence gains.
+                let pass = decode_pass(&mut f, sh.w.draft, cap, ctx, window).map(|(s, e)| s / e);
+                let Some(step) = unpriced(sh, (&sh.hws[k].id, l), pass)? else {
                     break;
                 };
                 let tokens = cap as f64 / step;

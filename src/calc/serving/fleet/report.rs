@@ -273,6 +273,9 @@ impl FleetCost {
         r.input("objective", self.objective.as_str());
         r.input("max_devices", self.max_devices);
         r.input("engine", self.engine.as_str());
+        if let Some(d) = w.draft {
+            r.input("speculative", d.text());
+        }
         r.headline(&[
             "devices",
             "layout",
@@ -569,6 +572,9 @@ impl FleetCost {
         ));
         r.note(format!("check it: {line}"));
         r.note("disaggregated candidates: each part's prefill pool with the fewest devices meeting TTFT (queue + prefill + KV transfer), then every decode pool beside it, each verdict a coupled run of both pools");
+        if let Some(d) = w.draft {
+            r.note(crate::calc::simulate::report::draft_note(&d));
+        }
         for n in &self.notes {
             r.note(n.clone());
         }

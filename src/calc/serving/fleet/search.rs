@@ -6,7 +6,7 @@ use super::unpriced::Unpriced;
 use super::{FleetInputs, Objective};
 use crate::calc::plan::{self, Layout, Replica};
 use crate::calc::simulate::arrivals::{self, Arrivals};
-use crate::calc::simulate::cost::{Batch, Forward, StepCost};
+use crate::calc::simulate::cost::{Batch, Forward, StepCost, decode_pass};
 use crate::calc::simulate::dist::Random;
 use crate::calc::simulate::report::Summary;
 use crate::calc::simulate::scheduler::{Abort, Config};
@@ -265,6 +265,7 @@ fn run(
         window: sz.window,
         replicas: 1,
         prefilled: false,
+        draft: w.draft,
     };
     let wr = Workload {
         arrivals: Arrivals::Poisson(rate),
@@ -499,9 +500,9 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
         // Light-load limits: one sequence's decode step and one whole
         // prompt. A target below them is never met by this layout.
         let ctx = mean_prompt as u64;
-        let mut one = Batch::default();
-        one.add(1, ctx, true, window);
-        let step1 = forward.seconds(&one)?;
+        // With speculative decoding, one sequence's pass over the tokens
+        // it gains.
+        let step1 = decode_pass(&mut forward, w.draft, 1, ctx, window).map(|(s, e)| s / e)?;
         let mut pre = Batch::default();
         pre.add(mean_prompt.max(1.0) as u64, 0, true, window);
         let ttft0 = forward.seconds(&pre)?;
@@ -548,11 +549,14 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
             for &tokens in &tokens_list {
                 // Decode-only bound on one replica's rate: cap sequences at
                 // the mean context give cap tokens a step.
-                let mut full = Batch::default();
-                for _ in 0..cap {
-                    full.add(1, ctx + mean_output as u64 / 2, true, window);
-                }
-                let per_token = forward.seconds(&full)? / cap as f64;
+                let (pass, gained) = decode_pass(
+                    &mut forward,
+                    w.draft,
+                    cap,
+                    ctx + mean_output as u64 / 2,
+                    window,
+                )?;
+                let per_token = pass / (cap as f64 * gained);
                 let bound = (rate * mean_output * per_token / g as f64).ceil().max(1.0) as u64;
                 if bound > max_devices / size {
                     candidates.push(mk(
@@ -603,6 +607,7 @@ pub fn search(m: &Model, hws: &[Hardware], i: &FleetInputs, mode: Mode) -> Resul
                     window,
                     replicas: 1,
                     prefilled: false,
+                    draft: w.draft,
                 };
                 let wc = Workload {
                     arrivals: Arrivals::Closed(cap),

@@ -39,11 +39,18 @@ impl Batch {
     /// when it ends with a sampled token. The window logic is
     /// [`step::forward`]'s.
     pub fn add(&mut self, new: u64, past: u64, samples: bool, window: Window) {
+        self.add_sampled(new, past, u64::from(samples), window);
+    }
+
+    /// Adds a sequence of `new` tokens over `past` cached ones, `sampled`
+    /// of them through the LM head (a verify pass samples at every
+    /// position).
+    pub fn add_sampled(&mut self, new: u64, past: u64, sampled: u64, window: Window) {
         // Windowed layers read at most the window; full ones every token
         // (a mean over the layers, as the step model counts it).
         let seen = window.seen(past);
         self.tokens += new;
-        self.lm_head += u64::from(samples);
+        self.lm_head += sampled;
         self.seen += seen;
         self.pairs += window.pairs(new, past, step::causal_pairs);
         self.seqs += 1;
@@ -57,12 +64,82 @@ impl Batch {
 pub trait StepCost {
     /// Seconds the iteration `b` takes.
     fn seconds(&mut self, b: &Batch) -> Result<f64>;
+
+    /// Seconds of `share` of the iteration `b` (a speculative draft's cost:
+    /// its drafted tokens x their cost as a share of a plain step of `b`).
+    fn share_seconds(&mut self, b: &Batch, share: f64) -> Result<f64> {
+        Ok(share * self.seconds(b)?)
+    }
 }
 
 impl<C: StepCost> StepCost for &mut C {
     fn seconds(&mut self, b: &Batch) -> Result<f64> {
         (**self).seconds(b)
     }
+    fn share_seconds(&mut self, b: &Batch, share: f64) -> Result<f64> {
+        (**self).share_seconds(b, share)
+    }
+}
+
+/// The drafts of a speculative iteration (formulas.md, "Simulation:
+/// speculative decoding"): `drafting` holds each speculating sequence's
+/// (drafts, cached tokens). A draft round runs one token for every
+/// sequence still drafting, at `c` of a plain one-token step of those
+/// sequences, as `decode --speculative` prices its g drafts; the
+/// sequences drafting fewer (near their last token) leave the later
+/// rounds.
+pub fn draft_seconds<C: StepCost>(
+    cost: &mut C,
+    drafting: &mut [(u64, u64)],
+    c: f64,
+    window: Window,
+) -> Result<f64> {
+    drafting.sort_unstable_by_key(|x| std::cmp::Reverse(x.0));
+    let mut plain = Batch::default();
+    let mut s = 0.0;
+    let mut i = 0;
+    while i < drafting.len() {
+        let d = drafting[i].0;
+        while i < drafting.len() && drafting[i].0 == d {
+            plain.add(1, drafting[i].1, true, window);
+            i += 1;
+        }
+        let next = drafting.get(i).map_or(0, |x| x.0);
+        s += cost.share_seconds(&plain, c * (d - next) as f64)?;
+    }
+    Ok(s)
+}
+
+/// One decode pass of `seqs` sequences over `past` cached tokens each:
+/// (seconds, tokens each sequence gains). Plain: one token. With a draft:
+/// the verify step of g + 1 tokens a sequence plus g drafts at c of the
+/// plain step, for (1 - a^(g+1)) / (1 - a) tokens (formulas.md,
+/// "Simulation: speculative decoding"). `fleet`'s decode-only bounds
+/// price a full batch with it.
+pub fn decode_pass<C: StepCost>(
+    cost: &mut C,
+    draft: Option<crate::calc::speculative::Draft>,
+    seqs: u64,
+    past: u64,
+    window: Window,
+) -> Result<(f64, f64)> {
+    let mut plain = Batch::default();
+    for _ in 0..seqs {
+        plain.add(1, past, true, window);
+    }
+    let Some(d) = draft else {
+        return Ok((cost.seconds(&plain)?, 1.0));
+    };
+    let g = d.draft_tokens;
+    let mut verify = Batch::default();
+    for _ in 0..seqs {
+        verify.add_sampled(g + 1, past, g + 1, window);
+    }
+    let mut s = cost.seconds(&verify)?;
+    if d.draft_cost > 0.0 {
+        s += cost.share_seconds(&plain, g as f64 * d.draft_cost)?;
+    }
+    Ok((s, d.tokens(g)))
 }
 
 /// A stand-in for tests: a fixed time per iteration plus a time per token
@@ -286,6 +363,18 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
 }
 
 impl StepCost for Forward<'_, '_, '_> {
+    /// The draft's share: its time, and the draw it meters, `share` of
+    /// the plain step's.
+    fn share_seconds(&mut self, b: &Batch, share: f64) -> Result<f64> {
+        let before = std::mem::take(&mut self.drawn);
+        let s = self.seconds(b);
+        let drawn = std::mem::replace(&mut self.drawn, before);
+        if self.metered {
+            self.drawn = crate::calc::power::Draw::sum([self.drawn, drawn.scaled(share)]);
+        }
+        Ok(share * s?)
+    }
+
     fn seconds(&mut self, b: &Batch) -> Result<f64> {
         if b.tokens == 0 {
             return Ok(0.0);

@@ -128,6 +128,9 @@ pub struct SimulateInputs {
     /// Redundant copies of hot experts over each expert group (default 0),
     /// as `plan` takes them.
     pub redundant_experts: Option<Count>,
+    /// Speculative decoding: `ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]`, as
+    /// `decode --speculative` takes it.
+    pub speculative: Option<String>,
     /// Weight precision.
     pub dtype: Option<String>,
     /// KV precision.
@@ -197,6 +200,9 @@ pub struct Workload {
     pub slo_ttft: Option<Target>,
     /// The targets.
     pub slo_tpot: Option<Target>,
+    /// Speculative decoding on every decode step (the acceptance is the
+    /// text's as much as the draft's).
+    pub draft: Option<crate::calc::speculative::Draft>,
 }
 
 /// Resolves the workload flags (shared with `fleet`).
@@ -274,6 +280,11 @@ pub fn workload(i: &SimulateInputs) -> Result<Workload> {
         seed: i.seed.map_or(0, |c| c.0),
         slo_ttft: i.slo_ttft,
         slo_tpot: i.slo_tpot,
+        draft: i
+            .speculative
+            .as_deref()
+            .map(crate::calc::speculative::Draft::parse)
+            .transpose()?,
     })
 }
 
@@ -526,6 +537,7 @@ pub fn run(
         window: m.window(),
         replicas: inst.layout.dp,
         prefilled: false,
+        draft: w.draft,
     };
     let (outcomes, totals) = simulate(cfg, &mut fwd, w, reqs, kv, c.block, keep.1)?;
     let devices = inst.layout.devices();
@@ -660,12 +672,6 @@ fn run_pools(
     mode: Mode,
 ) -> Result<SimCost> {
     let w = workload(i)?;
-    if matches!(w.arrivals, Arrivals::Closed(_)) {
-        return Err(Error::field(
-            "concurrency",
-            "a disaggregated run takes Poisson (rate) or trace arrivals; a closed loop would feed the prefill pool from the decode pool's finishes",
-        ));
-    }
     let c = caps(i)?;
     let one = |f: &str, x: Option<Count>| crate::inputs::at_least_one(f, x.map_or(1, |c| c.0));
     let lp = Layout {
@@ -720,13 +726,14 @@ fn run_pools(
         window,
         replicas: lp.dp,
         prefilled: false,
+        // The prefill pool emits only each request's first token.
+        draft: None,
     };
     let mut pfwd = cost::Forward::new(&prep, m, pre.setup.step.precisions, pre_tokens, c.max_seqs)?;
     let ppower = crate::calc::power::PowerModel::of(ph, pre.setup.step.compute);
     if let Ok(pm) = &ppower {
         pfwd.meter(pm.clone());
     }
-    let (pout, ptot) = pools::run_prefill(pcfg, &mut pfwd, &reqs, pkv, c.block, w.seed)?;
     let dcfg = Config {
         max_tokens: c.max_tokens,
         max_seqs: c.max_seqs,
@@ -734,6 +741,7 @@ fn run_pools(
         window,
         replicas: dec.layout.dp,
         prefilled: true,
+        draft: w.draft,
     };
     let mut dfwd = cost::Forward::new(
         &drep,
@@ -746,10 +754,29 @@ fn run_pools(
     if let Ok(pm) = &dpower {
         dfwd.meter(pm.clone());
     }
-    let d = pools::run_decode(
-        dcfg, &mut dfwd, &reqs, &pout, &transfer, dkv, c.block, w.seed, None, None, i.timeline,
-    )?
-    .expect("a run without an abort finishes");
+    let (d, ptot) = match w.arrivals {
+        // Each client's next request waits on the decode pool's last token.
+        Arrivals::Closed(users) => pools::run_closed(
+            (pcfg, &mut pfwd),
+            (dcfg, &mut dfwd),
+            &reqs,
+            users,
+            &transfer,
+            (pkv, dkv),
+            c.block,
+            w.seed,
+            i.timeline,
+        )?,
+        _ => {
+            let (pout, ptot) = pools::run_prefill(pcfg, &mut pfwd, &reqs, pkv, c.block, w.seed)?;
+            let d = pools::run_decode(
+                dcfg, &mut dfwd, &reqs, &pout, &transfer, dkv, c.block, w.seed, None, None,
+                i.timeline,
+            )?
+            .expect("a run without an abort finishes");
+            (d, ptot)
+        }
+    };
     let devices = dec.layout.devices() + lp.devices();
     let mut summary = Summary::of(&d.outcomes, &d.totals, dec.layout.dp, devices, &w);
     let mean_prompt = reqs.iter().map(|r| r.prompt as f64).sum::<f64>() / reqs.len().max(1) as f64;

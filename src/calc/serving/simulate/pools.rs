@@ -303,6 +303,101 @@ pub fn run_decode<C: StepCost>(
     Ok(Some(Decoded { outcomes, totals }))
 }
 
+/// A closed loop of `users` clients over both pools (formulas.md,
+/// "Simulation: disaggregated pools", closed loop): each client sends a
+/// request to the prefill pool and, when its last token comes back from the
+/// decode pool (or its prompt ends, for one output token), its next; the
+/// k-th request sent takes the lengths of `reqs[k]`. The two pools run in
+/// one time order, each prompt's cache landing in the decode pool its
+/// transfer after its prompt ends. The joined requests with the decode
+/// pool's totals, and the prefill pool's totals.
+#[allow(clippy::too_many_arguments)]
+pub fn run_closed<P: StepCost, D: StepCost>(
+    (pcfg, pcost): (Config, P),
+    (dcfg, dcost): (Config, D),
+    reqs: &[Request],
+    users: u64,
+    transfer: &Transfer,
+    (pkv, dkv): (u64, u64),
+    block: u64,
+    seed: u64,
+    timeline: bool,
+) -> Result<(Decoded, Totals)> {
+    let n = reqs.len();
+    let mut p = Simulation::external(pcfg, pcost, prefill_requests(reqs), pkv, block, seed);
+    let dcfg = Config {
+        prefilled: true,
+        ..dcfg
+    };
+    let mut d = Simulation::external(dcfg, dcost, reqs.to_vec(), dkv, block, seed);
+    if timeline {
+        d.keep_timeline();
+    }
+    let first = (users as usize).min(n);
+    for k in 0..first {
+        p.arrive_at(k as u32, 0.0);
+    }
+    let mut next = first;
+    loop {
+        // The earlier pool's next event; the prefill pool's first on a tie
+        // (a prompt that ends then may land in the decode pool then).
+        let prefill = match (p.next_time(), d.next_time()) {
+            (None, None) => break,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some(a), Some(b)) => a <= b,
+        };
+        let mut send = |sim: &mut Simulation<P>, t: f64| {
+            if next < n {
+                sim.arrive_at(next as u32, t);
+                next += 1;
+            }
+        };
+        if prefill {
+            p.step()?;
+            for (k, t) in p.take_finished() {
+                let r = reqs[k as usize];
+                if r.output > 1 {
+                    d.arrive_at(k, t + transfer.seconds(r.prompt));
+                } else {
+                    send(&mut p, t);
+                }
+            }
+        } else {
+            d.step()?;
+            for (_, t) in d.take_finished() {
+                send(&mut p, t);
+            }
+        }
+    }
+    let (pout, ptot) = p.finish();
+    let (dout, mut totals) = d.finish();
+    let outcomes: Vec<Outcome> = (0..n)
+        .map(|k| {
+            let (pk, r) = (pout[k], reqs[k]);
+            if r.output <= 1 {
+                return Outcome {
+                    output: r.output,
+                    ..pk
+                };
+            }
+            let dk = dout[k];
+            Outcome {
+                arrival_s: pk.arrival_s,
+                prompt: r.prompt,
+                output: r.output,
+                start_s: pk.start_s,
+                first_token_s: dk.first_token_s,
+                finish_s: dk.finish_s,
+                preemptions: pk.preemptions + dk.preemptions,
+                replica: dk.replica,
+            }
+        })
+        .collect();
+    totals.in_flight_area = outcomes.iter().map(|o| o.finish_s - o.arrival_s).sum();
+    Ok((Decoded { outcomes, totals }, ptot))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,6 +430,7 @@ mod tests {
             window: crate::spec::model::Window::NONE,
             replicas: 1,
             prefilled: false,
+            draft: None,
         };
         let reqs = [
             Request {
@@ -374,6 +470,95 @@ mod tests {
         assert_eq!(d.totals.iterations, 6);
         // Its time in the system integrates to the E2E sum: Little's law.
         assert!(close(d.totals.in_flight_area, 6.606 + 8.108));
+    }
+
+    /// A closed loop over both pools on the mock cost (1 s an iteration +
+    /// 1 ms a token), the transfer 0.5 s + 1 s per 100 tokens, requests of
+    /// 100 prompt and 5 output tokens. By hand, one client: prefill 1.1 s,
+    /// transfer 1.5 s, then 4 decode steps of 1.001 s: each request takes
+    /// 1.1 + 1.5 + 4.004 = 6.604 s and the next is sent as it ends, so
+    /// throughput = 1 / (TTFT + (output - 1) x TPOT) = 1 / 6.604. Two
+    /// clients: the first two requests run as in
+    /// `two_requests_through_both_pools_by_hand` with both sent at 0 (the
+    /// prefill replica starts the first alone, 0 to 1.1 s, then the second
+    /// to 2.2 s; they land at 2.6 and 3.7 s and end at 6.606 and 8.608 s);
+    /// each client sends its next as its last ends, so the third arrives at
+    /// 6.606 s and lands 2.6 s later, the fourth at 8.608 s. One client and
+    /// one output token: the prompt is the request (1.1 s), and nothing
+    /// reaches the decode pool.
+    #[test]
+    fn a_closed_loop_through_both_pools_by_hand() {
+        let mock = Mock {
+            fixed_s: 1.0,
+            per_token_s: 0.001,
+            per_seen_s: 0.0,
+        };
+        let cfg = Config {
+            max_tokens: 4096,
+            max_seqs: 8,
+            prefix_hit: 0.0,
+            window: crate::spec::model::Window::NONE,
+            replicas: 1,
+            prefilled: false,
+            draft: None,
+        };
+        let t = Transfer {
+            bytes_per_token: 1.0,
+            bandwidth: 100.0,
+            latency_s: 0.5,
+            link: "test".into(),
+        };
+        let run = |users: u64, output: u64| {
+            let reqs = vec![
+                Request {
+                    arrival_s: 0.0,
+                    prompt: 100,
+                    output,
+                };
+                4
+            ];
+            run_closed(
+                (cfg, mock),
+                (cfg, mock),
+                &reqs,
+                users,
+                &t,
+                (10_000, 10_000),
+                16,
+                0,
+                false,
+            )
+            .unwrap()
+        };
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        let (d, p) = run(1, 5);
+        for (k, o) in d.outcomes.iter().enumerate() {
+            let start = k as f64 * 6.604;
+            assert!(close(o.arrival_s, start), "{k}: {}", o.arrival_s);
+            assert!(close(o.first_token_s - o.arrival_s, 2.6), "{k}");
+            assert!(close(o.finish_s - o.arrival_s, 6.604), "{k}");
+        }
+        assert_eq!((p.iterations, d.totals.iterations), (4, 16));
+        // One client is always in the system: the integral is the span.
+        assert!(close(d.totals.in_flight_area, 4.0 * 6.604));
+        let (d, p) = run(2, 5);
+        let o = &d.outcomes;
+        let got: Vec<(f64, f64)> = o.iter().map(|o| (o.arrival_s, o.first_token_s)).collect();
+        let want = [(0.0, 2.6), (0.0, 3.7), (6.606, 9.206), (8.608, 11.208)];
+        for (k, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!(
+                close(g.0, w.0) && close(g.1, w.1),
+                "{k}: {g:?} against {w:?}"
+            );
+        }
+        assert!(close(o[0].finish_s, 6.606) && close(o[1].finish_s, 8.608));
+        assert_eq!(p.iterations, 4);
+        let (d, p) = run(1, 1);
+        for (k, o) in d.outcomes.iter().enumerate() {
+            assert!(close(o.arrival_s, k as f64 * 1.1), "{k}: {}", o.arrival_s);
+            assert!(close(o.finish_s - o.arrival_s, 1.1), "{k}");
+        }
+        assert_eq!((p.iterations, d.totals.iterations), (4, 0));
     }
 
     /// The move runs at the slower side: a TP 2 H200 replica sends over two

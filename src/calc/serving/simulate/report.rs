@@ -313,6 +313,9 @@ impl SimCost {
             r.input("prefill_max_batched_tokens", p.max_tokens);
         }
         r.input("block_size", self.caps.block);
+        if let Some(d) = w.draft {
+            r.input("speculative", d.text());
+        }
         crate::calc::step::record_precisions(&mut r, self.precisions, self.mode);
         let mut head = vec![
             "ttft_p50_s",
@@ -527,6 +530,9 @@ impl SimCost {
             r.note(n.clone());
         }
         r.note("iterations priced by the same per-operation step cost as decode and prefill; a pipeline runs one batch through its stages in turn (no microbatching)");
+        if let Some(d) = w.draft {
+            r.note(draft_note(&d));
+        }
         if let Some(out) = &self.outcomes {
             r.rows_kind = Some(RowsKind::Table);
             r.rows_are_records = true;
@@ -620,4 +626,25 @@ fn timeline_rows(r: &mut Report, t: &[[f64; 5]]) {
     ] {
         r.describe(k, Quantity::new(lab, u));
     }
+}
+
+/// What a run with speculative decoding did on each decode step
+/// (formulas.md, "Simulation: speculative decoding"); `fleet` says it too.
+pub fn draft_note(d: &crate::calc::speculative::Draft) -> String {
+    let g = d.draft_tokens;
+    let cost = if d.draft_cost > 0.0 {
+        format!(
+            ", plus {g} draft passes at {} of a plain step each",
+            units::sig(d.draft_cost, 4)
+        )
+    } else {
+        ", the drafts free".to_string()
+    };
+    format!(
+        "speculative decoding: each decode step verifies its last token and {g} draft{} as one {}-token step{cost}, and gains (1 - a^(g+1)) / (1 - a) = {} tokens (a = {}), whole tokens each step and the rest carried; the KV cache holds the drafted positions while they are verified, and a sequence drafts no more than the tokens it still owes",
+        if g == 1 { "" } else { "s" },
+        g + 1,
+        units::sig(d.tokens(g), 4),
+        units::sig(d.acceptance, 4)
+    )
 }

@@ -37,6 +37,21 @@ pub struct Config {
     /// and decodes from its first iteration (formulas.md, "Simulation:
     /// disaggregated pools").
     pub prefilled: bool,
+    /// Speculative decoding: each decode verifies its drafts as one
+    /// multi-token step and gains the expected accepted tokens
+    /// (formulas.md, "Simulation: speculative decoding").
+    pub draft: Option<crate::calc::speculative::Draft>,
+}
+
+/// Positions a decode feeds this iteration: its last token alone, or with
+/// speculative decoding that token and up to g drafts, within the
+/// iteration's token budget and no more than the `owed` tokens it still
+/// has to emit (formulas.md, "Simulation: speculative decoding").
+fn verified(draft: Option<crate::calc::speculative::Draft>, budget: u64, owed: u64) -> u64 {
+    match draft {
+        None => 1,
+        Some(d) => (d.draft_tokens + 1).min(budget).min(owed).max(1),
+    }
 }
 
 /// Stops a run as soon as a target is sure to be missed: more requests
@@ -81,6 +96,9 @@ struct Live {
     prefilling: bool,
     blocks: u64,
     done: bool,
+    /// Speculative decoding: the expected accepted tokens not yet emitted
+    /// (a share of one token, carried to the next pass).
+    credit: f64,
 }
 
 /// A replica's state.
@@ -194,6 +212,12 @@ pub struct Simulation<C: StepCost> {
     engines: Vec<Engine>,
     closed: bool,
     next_closed: usize,
+    /// Arrivals come only from [`Simulation::arrive_at`]: a pool of a
+    /// disaggregated closed loop, whose clients wait on the other pool.
+    external: bool,
+    /// Requests finished since [`Simulation::take_finished`] last ran, with
+    /// their times (kept only when external).
+    finished: Vec<(u32, f64)>,
     in_flight: u64,
     last_change: f64,
     totals: Totals,
@@ -202,6 +226,9 @@ pub struct Simulation<C: StepCost> {
     abort: Option<Abort>,
     misses: (u64, u64),
     aborted: bool,
+    /// Scratch: (drafts, cached tokens) of each speculating decode in the
+    /// iteration being formed.
+    drafting: Vec<(u64, u64)>,
 }
 
 impl<C: StepCost> Simulation<C> {
@@ -254,6 +281,8 @@ impl<C: StepCost> Simulation<C> {
             engines,
             closed: false,
             next_closed: 0,
+            external: false,
+            finished: Vec::new(),
             in_flight: 0,
             last_change: 0.0,
             totals: Totals::default(),
@@ -262,6 +291,7 @@ impl<C: StepCost> Simulation<C> {
             abort: None,
             misses: (0, 0),
             aborted: false,
+            drafting: Vec::new(),
         };
         match arrivals {
             Arrivals::Closed(users) => {
@@ -279,6 +309,50 @@ impl<C: StepCost> Simulation<C> {
             }
         }
         s
+    }
+
+    /// A run whose requests arrive only when [`Simulation::arrive_at`]
+    /// sends them (one pool of a disaggregated closed loop): none is sent
+    /// at the start, none follows another, and each finish is kept for
+    /// [`Simulation::take_finished`].
+    pub fn external(
+        cfg: Config,
+        cost: C,
+        requests: Vec<Request>,
+        kv_tokens: u64,
+        block: u64,
+        seed: u64,
+    ) -> Self {
+        let mut s = Self::new(
+            cfg,
+            cost,
+            &Arrivals::Closed(0),
+            requests,
+            kv_tokens,
+            block,
+            seed,
+        );
+        s.external = true;
+        s
+    }
+
+    /// Sends request `req` at time `t` (not before the run's time now).
+    pub fn arrive_at(&mut self, req: u32, t: f64) {
+        self.queue.push(t.max(self.now), Kind::Arrival { req });
+    }
+
+    /// The time of the next event, if any.
+    pub fn next_time(&self) -> Option<f64> {
+        if self.aborted {
+            return None;
+        }
+        self.queue.next_time()
+    }
+
+    /// The requests finished (their last token) since the last call, with
+    /// the time each finished.
+    pub fn take_finished(&mut self) -> Vec<(u32, f64)> {
+        std::mem::take(&mut self.finished)
     }
 
     /// Keeps replica 0's state after every iteration (for `--chart`).
@@ -369,6 +443,7 @@ impl<C: StepCost> Simulation<C> {
                     prefilling: true,
                     blocks: 0,
                     done: false,
+                    credit: 0.0,
                 },
             );
         }
@@ -381,6 +456,7 @@ impl<C: StepCost> Simulation<C> {
             prefilling: !pre,
             blocks: 0,
             done: false,
+            credit: 0.0,
         };
         self.out[i].arrival_s = self.now;
         if pre {
@@ -408,6 +484,8 @@ impl<C: StepCost> Simulation<C> {
         let out = &mut self.out;
         let mut budget = cfg.max_tokens;
         let mut b = Batch::default();
+        let mut drafting = std::mem::take(&mut self.drafting);
+        drafting.clear();
         eng.batch.clear();
         let mut preempted = false;
         let mut i = 0;
@@ -417,7 +495,7 @@ impl<C: StepCost> Simulation<C> {
             let new = if l.prefilling {
                 (l.target - l.computed).min(budget)
             } else {
-                1
+                verified(cfg.draft, budget, out[r].output - l.generated)
             };
             let need = eng.pool.more_for(l.blocks, l.computed + new);
             let mut self_out = false;
@@ -447,8 +525,15 @@ impl<C: StepCost> Simulation<C> {
             let l = &mut live[r];
             l.blocks += need;
             budget -= new;
-            let samples = !l.prefilling || l.computed + new == l.target;
-            b.add(new, l.computed, samples, cfg.window);
+            let sampled = if l.prefilling {
+                u64::from(l.computed + new == l.target)
+            } else {
+                new
+            };
+            b.add_sampled(new, l.computed, sampled, cfg.window);
+            if !l.prefilling && new > 1 {
+                drafting.push((new - 1, l.computed));
+            }
             eng.batch.push((r as u32, new));
             i += 1;
         }
@@ -459,7 +544,7 @@ impl<C: StepCost> Simulation<C> {
             let new = if l.prefilling {
                 (l.target - l.computed).min(budget)
             } else {
-                1
+                verified(cfg.draft, budget, out[w as usize].output - l.generated)
             };
             let need = eng.pool.more_for(l.blocks, l.computed + new);
             if eng.pool.free < need {
@@ -471,12 +556,15 @@ impl<C: StepCost> Simulation<C> {
             let l = &mut live[w as usize];
             l.blocks += need;
             budget -= new;
-            b.add(
-                new,
-                l.computed,
-                !l.prefilling || l.computed + new == l.target,
-                cfg.window,
-            );
+            let sampled = if l.prefilling {
+                u64::from(l.computed + new == l.target)
+            } else {
+                new
+            };
+            b.add_sampled(new, l.computed, sampled, cfg.window);
+            if !l.prefilling && new > 1 {
+                drafting.push((new - 1, l.computed));
+            }
             eng.batch.push((w, new));
             let o = &mut out[w as usize];
             if o.start_s.is_nan() {
@@ -485,9 +573,22 @@ impl<C: StepCost> Simulation<C> {
         }
         if eng.batch.is_empty() {
             eng.busy = false;
+            self.drafting = drafting;
             return Ok(());
         }
-        let dt = self.cost.seconds(&b)?;
+        let mut dt = self.cost.seconds(&b)?;
+        if let Some(d) = cfg.draft
+            && d.draft_cost > 0.0
+            && !drafting.is_empty()
+        {
+            dt += super::cost::draft_seconds(
+                &mut self.cost,
+                &mut drafting,
+                d.draft_cost,
+                cfg.window,
+            )?;
+        }
+        self.drafting = drafting;
         let eng = &mut self.engines[e];
         eng.busy = true;
         eng.started_s = self.now;
@@ -514,19 +615,30 @@ impl<C: StepCost> Simulation<C> {
         let batch = std::mem::take(&mut self.engines[e].batch);
         for &(r, new) in &batch {
             let (l, o) = (&mut self.live[r as usize], &mut self.out[r as usize]);
-            l.computed += new;
-            let emits = if l.prefilling {
+            let emitted = if l.prefilling {
+                l.computed += new;
                 if l.computed == l.target {
                     l.prefilling = false;
-                    true
+                    1
                 } else {
-                    false
+                    0
                 }
+            } else if new == 1 {
+                l.computed += 1;
+                1
             } else {
-                true
+                // A verify pass of new - 1 drafts: the expected accepted
+                // tokens, whole ones now and the share carried; the cache
+                // keeps the accepted positions.
+                let e = self.cfg.draft.map_or(1.0, |d| d.tokens(new - 1));
+                let x = l.credit + e;
+                let k = (x.floor() as u64).clamp(1, new);
+                l.credit = (x - k as f64).max(0.0);
+                l.computed += k;
+                k
             };
-            if emits {
-                l.generated += 1;
+            if emitted > 0 {
+                l.generated += emitted;
                 if o.first_token_s.is_nan() {
                     o.first_token_s = now;
                     self.last_ttft = now - o.arrival_s;
@@ -547,6 +659,9 @@ impl<C: StepCost> Simulation<C> {
                     }
                     o.finish_s = now;
                     l.done = true;
+                    if self.external {
+                        self.finished.push((r, now));
+                    }
                     self.engines[e].pool.free += l.blocks;
                     l.blocks = 0;
                     finished += 1;
@@ -559,7 +674,7 @@ impl<C: StepCost> Simulation<C> {
             self.engines[e].running.retain(|&r| !live[r as usize].done);
             for _ in 0..finished {
                 self.count_in_flight(-1);
-                if self.closed && self.next_closed < self.requests.len() {
+                if self.closed && !self.external && self.next_closed < self.requests.len() {
                     let i = self.next_closed;
                     self.next_closed += 1;
                     self.queue.push(now, Kind::Arrival { req: i as u32 });

@@ -6,7 +6,7 @@
 use super::arrivals::{Arrivals, Request};
 use super::cost::{Batch, Forward, Mock, StepCost};
 use super::dist::Length;
-use super::scheduler::Config;
+use super::scheduler::{Config, Outcome, Totals};
 use super::*;
 use crate::calc::decode::DecodeInputs;
 use crate::calc::prefill::PrefillInputs;
@@ -301,6 +301,7 @@ fn the_mock_closed_loop_by_hand() {
         window: crate::spec::model::Window::NONE,
         replicas: 1,
         prefilled: false,
+        draft: None,
     };
     let mock = Mock {
         fixed_s: 1.0,
@@ -316,6 +317,7 @@ fn the_mock_closed_loop_by_hand() {
         seed: 0,
         slo_ttft: None,
         slo_tpot: None,
+        draft: None,
     };
     let reqs = vec![
         Request {
@@ -348,6 +350,7 @@ fn a_full_cache_preempts_and_recomputes() {
         window: crate::spec::model::Window::NONE,
         replicas: 1,
         prefilled: false,
+        draft: None,
     };
     let mock = Mock {
         fixed_s: 0.01,
@@ -363,6 +366,7 @@ fn a_full_cache_preempts_and_recomputes() {
         seed: 0,
         slo_ttft: None,
         slo_tpot: None,
+        draft: None,
     };
     let reqs: Vec<Request> = (0..4)
         .map(|k| Request {
@@ -448,4 +452,176 @@ fn redundant_experts_take_their_bytes_from_the_kv_room() {
     d.redundant_experts = Some(Count(8));
     let e = cost(&model("llama-3-8b"), &hw, &d, Mode::SpeedOfLight).unwrap_err();
     assert!(e.to_string().contains("redundant-experts"), "{e}");
+}
+
+/// One user, one request of 100 prompt and 9 output tokens on the mock
+/// engine (1 s an iteration + 1 ms a token), with `draft`.
+fn one_request(draft: Option<crate::calc::speculative::Draft>) -> (Outcome, Totals) {
+    let cfg = Config {
+        max_tokens: 4096,
+        max_seqs: 8,
+        prefix_hit: 0.0,
+        window: crate::spec::model::Window::NONE,
+        replicas: 1,
+        prefilled: false,
+        draft,
+    };
+    let mock = Mock {
+        fixed_s: 1.0,
+        per_token_s: 0.001,
+        per_seen_s: 0.0,
+    };
+    let w = Workload {
+        arrivals: Arrivals::Closed(1),
+        prompt: Length::Fixed { tokens: 100 },
+        output: Length::Fixed { tokens: 9 },
+        prefix_hit: 0.0,
+        requests: 1,
+        seed: 0,
+        slo_ttft: None,
+        slo_tpot: None,
+        draft,
+    };
+    let reqs = vec![Request {
+        arrival_s: 0.0,
+        prompt: 100,
+        output: 9,
+    }];
+    let (out, t) = simulate(cfg, mock, &w, reqs, 10_000, 16, false).unwrap();
+    (out[0], t)
+}
+
+fn draft(text: &str) -> Option<crate::calc::speculative::Draft> {
+    Some(crate::calc::speculative::Draft::parse(text).unwrap())
+}
+
+/// Every draft accepted (a = 1, g = 1): each decode step verifies 2
+/// tokens and keeps both, so the 8 tokens after the first take 4 steps
+/// instead of 8, each of 2 tokens (1.002 s against 1.001 s).
+#[test]
+fn two_tokens_a_step_halve_the_decode_iterations() {
+    let (plain, tp) = one_request(None);
+    let (spec, ts) = one_request(draft("1,1"));
+    // Prefill: 1 + 100 x 0.001 = 1.1 s; then 8 decodes or 4 verifies.
+    assert_eq!(tp.iterations, 1 + 8);
+    assert_eq!(ts.iterations, 1 + 4);
+    for o in [plain, spec] {
+        assert!((o.first_token_s - 1.1).abs() < 1e-9);
+    }
+    assert!((plain.finish_s - plain.first_token_s - 8.0 * 1.001).abs() < 1e-9);
+    assert!((spec.finish_s - spec.first_token_s - 4.0 * 1.002).abs() < 1e-9);
+}
+
+/// a = 0.5, g = 1: (1 - 0.5^2) / (1 - 0.5) = 1.5 tokens a step, kept as 1,
+/// 2, 1, 2, ... (the half carried): the 8 tokens after the first take
+/// five verifies of 2 positions (1+2+1+2+1 = 7), then a plain step for the
+/// one token still owed (no draft past it): 6 steps. Draft cost 0.5 adds
+/// half a plain one-token step (1.001 s) to each verify.
+#[test]
+fn a_mean_of_one_and_a_half_tokens_and_the_drafts_cost() {
+    let (o, t) = one_request(draft("0.5,1"));
+    assert_eq!(t.iterations, 1 + 6);
+    assert!((o.finish_s - o.first_token_s - (5.0 * 1.002 + 1.001)).abs() < 1e-9);
+    let (o, t) = one_request(draft("0.5,1,0.5"));
+    assert_eq!(t.iterations, 1 + 6);
+    let pass = 1.002 + 0.5 * 1.001;
+    assert!((o.finish_s - o.first_token_s - (5.0 * pass + 1.001)).abs() < 1e-9);
+}
+
+/// The cache holds the drafted positions while they are verified: with
+/// a = 0 (nothing kept beyond the target's own token) and g = 3, the
+/// first decode step of a 8-token prompt takes blocks for 8 + 4 = 12
+/// tokens (blocks of one token) where a plain step takes 9; a sequence
+/// never drafts past the tokens it still owes, so its last step holds
+/// prompt + output - 1 = 12 either way.
+#[test]
+fn the_cache_holds_the_drafted_positions() {
+    let run = |d| {
+        let cfg = Config {
+            max_tokens: 4096,
+            max_seqs: 8,
+            prefix_hit: 0.0,
+            window: crate::spec::model::Window::NONE,
+            replicas: 1,
+            prefilled: false,
+            draft: d,
+        };
+        let mock = Mock {
+            fixed_s: 1.0,
+            per_token_s: 0.0,
+            per_seen_s: 0.0,
+        };
+        let w = Workload {
+            arrivals: Arrivals::Trace(Vec::new()),
+            prompt: Length::Fixed { tokens: 8 },
+            output: Length::Fixed { tokens: 5 },
+            prefix_hit: 0.0,
+            requests: 1,
+            seed: 0,
+            slo_ttft: None,
+            slo_tpot: None,
+            draft: d,
+        };
+        let reqs = vec![Request {
+            arrival_s: 0.0,
+            prompt: 8,
+            output: 5,
+        }];
+        let mut sim = scheduler::Simulation::new(cfg, mock, &w.arrivals, reqs, 16, 1, 0);
+        sim.keep_timeline();
+        sim.step_until_no_events().unwrap();
+        let (out, t) = sim.finish();
+        (out[0], t)
+    };
+    let (plain, tp) = run(None);
+    let (spec, ts) = run(draft("0,3"));
+    // Both decode one token a step: 4 steps after the prefill.
+    assert_eq!(tp.iterations, 5);
+    assert_eq!(ts.iterations, 5);
+    assert!((plain.finish_s - spec.finish_s).abs() < 1e-9);
+    // KV share after each iteration (the finished one has given its
+    // blocks back): 8, 9, 10, 11 of 16 plain; 8, 12, 12, 12 speculating.
+    let kv = |t: &Totals| t.timeline.iter().map(|x| x[3] * 16.0).collect::<Vec<_>>();
+    assert_eq!(kv(&tp), [8.0, 9.0, 10.0, 11.0, 0.0]);
+    assert_eq!(kv(&ts), [8.0, 12.0, 12.0, 12.0, 0.0]);
+}
+
+/// A speculating decode pass in the simulator costs what `decode
+/// --speculative` says: the verify step of g + 1 tokens a sequence plus
+/// g c plain steps, for (1 - a^(g+1)) / (1 - a) tokens.
+#[test]
+fn a_speculative_pass_costs_what_decode_says() {
+    for (id, spec, batch) in [("llama-3-8b", "0.8,3,0.05", 32), ("llama-3-8b", "0.6,5", 4)] {
+        let (m, hw) = (model(id), hardware("h200-sxm"));
+        let i = SimulateInputs::default();
+        let inst = Instance::new(&m, &hw, Mode::Achievable, &i, layout(&i).unwrap()).unwrap();
+        let rep = plan::Replica::new(&inst.setup, inst.layout).unwrap();
+        let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
+        let d = crate::calc::speculative::Draft::parse(spec).unwrap();
+        let (got, tokens) = cost::decode_pass(
+            &mut f,
+            Some(d),
+            batch,
+            2048,
+            crate::spec::model::Window::NONE,
+        )
+        .unwrap();
+        let parts: Vec<&str> = spec.split(',').collect();
+        let mut j = serde_json::json!({
+            "batch": batch, "context": 2048,
+            "acceptance": parts[0], "draft-tokens": parts[1]
+        });
+        if let Some(c) = parts.get(2) {
+            j["draft-cost"] = (*c).into();
+        }
+        let di: DecodeInputs = serde_json::from_value(j).unwrap();
+        let c = crate::calc::decode::cost(&m, &hw, &di, Mode::Achievable).unwrap();
+        let sp = c.speculation.unwrap();
+        assert!(
+            close(got, sp.pass_s, 1e-9),
+            "{spec}: {got} vs {}",
+            sp.pass_s
+        );
+        assert!(close(tokens, sp.expected_tokens, 1e-12));
+    }
 }
