@@ -720,3 +720,45 @@ fn mla_absorbed_as_batched_gemms_reads_the_latent_twice() {
     let ea = run("decode", Mode::Achievable, &eager, &base).unwrap();
     assert_eq!(num(&ea, "kernels") - num(&fa, "kernels"), 243.0);
 }
+
+#[test]
+fn mxfp4_experts_stream_at_the_dequantizing_kernel_s_share_only_without_fp4_math() {
+    // gpt-oss-120b's routed experts are MXFP4 (models/gpt-oss-120b.toml).
+    // The H200 has no fp4 math, so TensorRT-LLM's grouped kernel
+    // dequantizes them as it loads them and streams at 0.628 of the
+    // achievable bandwidth (engines/trtllm.toml,
+    // moe.grouped.dequant-stream-fraction): the op's memory term is
+    // 1 / 0.628 = 1.592 times what it is with the figure set to 1. The
+    // B200 has fp4 math: the figure leaves it alone.
+    use roofline::calc::step::{self, Choices, Shape};
+    let cat = Catalog::default();
+    let m = cat.model("gpt-oss-120b", &[]).unwrap();
+    let memory = |hw: &str, frac: &str| {
+        let sets = Context::parse_sets(&[&format!(
+            "engine.moe.grouped.dequant-stream-fraction={frac}"
+        )])
+        .unwrap();
+        let e = cat.engine("trtllm", &sets).unwrap();
+        let h = cat.hardware(hw, &[]).unwrap();
+        let c = Choices {
+            dtype: None,
+            activations: None,
+            kv_dtype: Some("fp8"),
+            launch: Some("graph"),
+            kernels: None,
+            engine: Some(&e),
+        };
+        let s = step::setup(&m, &h, Mode::Achievable, c).unwrap();
+        let shape = Shape {
+            batch: 64,
+            new: 1,
+            past: 1024,
+            lm_head_tokens: 1,
+        };
+        let t = step::timed(&m, &s, shape).unwrap();
+        t.priced.unwrap().op("routed-experts").unwrap().memory_s
+    };
+    let ratio = memory("h200-sxm", "0.628") / memory("h200-sxm", "1");
+    assert!((ratio - 1.0 / 0.628).abs() < 1e-9, "{ratio}");
+    assert_eq!(memory("b200", "0.628"), memory("b200", "1"));
+}

@@ -136,8 +136,13 @@ def common(part, rule, link_name=None, tdp=None, keep_public=True, extra=None):
             one_way = ic.get("per-direction-bandwidth")
             sheet = t.num(one_way or ic["bidirectional-bandwidth"])
             sheet_gb = sheet[0] * (1000 if sheet[1] == "TB/s" else 1) / (1 if one_way else 2)
-            ov[f"achievable.link-bandwidth.{ic['name']}"] = share(
-                "NCCL send/recv one way over the scale-up link", *H200["link"], sheet_gb, "GB/s", rule)
+            key = f"achievable.link-bandwidth.{ic['name']}"
+            if keep_public and src.get(key, "").startswith("measured, public"):
+                # A public collective measurement on the part replaces the share.
+                ov[key] = (d["achievable"]["link-bandwidth"][ic["name"]], src[key])
+            else:
+                ov[key] = share("NCCL send/recv one way over the scale-up link", *H200["link"],
+                                sheet_gb, "GB/s", rule)
             break
     tdp = tdp or (d.get("package", {}).get("tdp-watts"))
     if tdp:

@@ -250,7 +250,16 @@ mod tests {
                 && q.contains("band ±"),
             "{q}"
         );
+        // The ROCm rule has its own check now (published MI300X points).
         let q = quote("decode", &hw("mi300x"));
+        assert!(
+            q.starts_with("transferred from h200-sxm by the rule 'ROCm from CUDA'")
+                && q.contains("band ±")
+                && !q.contains("untested"),
+            "{q}"
+        );
+        // A rule without a check of its own says its band is a floor.
+        let q = quote("decode", &hw("a100-sxm-80gb"));
         assert!(q.contains("band ±") && q.contains("untested"), "{q}");
         let q = quote("prefill", &hw("h100-sxm"));
         assert!(

@@ -107,6 +107,13 @@ fn fields(e: &Engine) -> Vec<(&'static str, serde_json::Value, &'static str, &'s
         "grouped GEMM's share of the bandwidth",
     ));
     out.push((
+        "dequant_stream_fraction",
+        g.dequant_stream_fraction
+            .map_or(serde_json::Value::Null, Into::into),
+        "moe.grouped.dequant-stream-fraction",
+        "grouped GEMM's share of the bandwidth, 4-bit weights dequantized in the kernel",
+    ));
+    out.push((
         "attention_kernel",
         e.attention
             .kernel

@@ -190,6 +190,12 @@ pub struct Grouped {
     /// streams its weights at (without it: the dense GEMM model's).
     #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub weight_stream_fraction: Option<f64>,
+    /// The share of the achievable bandwidth a grouped GEMM streams weights
+    /// at when they are in a 4-bit format the device has no math for and
+    /// the kernel dequantizes them to the activations' precision as it
+    /// loads them (MXFP4 experts on Hopper); without it, as any other.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
+    pub dequant_stream_fraction: Option<f64>,
 }
 
 /// The attention kernel.
@@ -464,6 +470,10 @@ impl Engine {
         frac(
             "moe.grouped.weight-stream-fraction",
             self.moe.grouped.weight_stream_fraction,
+        )?;
+        frac(
+            "moe.grouped.dequant-stream-fraction",
+            self.moe.grouped.dequant_stream_fraction,
         )?;
         frac("attention.peak-fraction", self.attention.peak_fraction)?;
         // Device counts the custom all-reduce applies up to: at least one

@@ -21,16 +21,24 @@ point's precision (fp4 on Blackwell, fp8 on Hopper; gpt-oss-120b keeps its
 file's own formats, MXFP4 experts).
 
 MLPerf Inference v5.1 Offline points publish neither the layout nor the
-mean input: the layout is the tool's best of TP 1, 2, 4 and 8 (the
-submitter's choice is the fastest it found), and the input length is
-bracketed by the dataset's stated range (Llama-2-70B: OpenOrca, 1 to 1,024
-tokens), the output length the published mean tokens per sample. The
-bracket is wide (the answers at its two ends differ about fivefold), so
-these rows are printed but not counted: they cannot test the tool until
-the dataset's mean input is known from a source. Llama-2-70B is llama-3.1-70b with its own vocabulary
-and context (--set vocab-size=32000 --set max-context=4096: its
-config.json). MI325X has no catalog part: listed, not answered. The
-MI355X rows are MLPerf's open division (flagged there as not comparable).
+mean input. Where the submitter's harness configuration states the layout
+(AMD's own MI300X and MI355X runs: TP 1 on each GPU, with its max_num_seqs
+as the batch's ceiling) that layout is priced; elsewhere the tool's best of
+TP 1, 2, 4 and 8 (the submitter's choice is the fastest it found). The
+input length is bracketed by the dataset's stated range (Llama-2-70B:
+OpenOrca, 1 to 1,024 tokens; no source found states its mean), the output
+length the published mean tokens per sample. The bracket is wide, so these
+rows are printed but not counted. Llama-2-70B is llama-3.1-70b with its own
+vocabulary and context (--set vocab-size=32000 --set max-context=4096: its
+config.json). MI325X has no catalog part: listed, not answered. The MI355X
+rows are MLPerf's open division (flagged there as not comparable).
+
+AMD's counted points are validation/public/amd.json (amd_points.py):
+vLLM offline runs on the MI300X whose settings are stated, from AMD's
+performance page and Azure's AI-benchmarking-guide, each answered at its
+tensor parallelism with the batch at most its number of prompts. Azure's
+runs of the same settings on an H200 node (TensorRT-LLM) are printed as a
+control and not counted (the table does not name the throughput it quotes).
 
 "Covered": the measurement lies within the answer times (1 +/- band), the
 band the evidence note of `plan --achievable` states for the point's part
@@ -38,8 +46,10 @@ and layout ("band +/-X%"): each row is a whole deployment's throughput, the
 kind of answer `plan` gives.
 
 With --toml the script prints the entries validation/transfer-error.toml
-keeps for these points: per measured part (`answer = "public"`) and for the
-Blackwell transfer rule (`part = "rule:..."`), the median, worst and band
+keeps for these points: per measured part (`answer = "public"`, its
+TensorRT-LLM points) and for the Blackwell and ROCm transfer rules (`part =
+"rule:..."`; the ROCm rule's from Azure's MI300X runs alone, AMD's page held
+out), the median, worst and band
 (the error 4 in 5 were within, nearest rank) of |answer / published - 1|. The H200's
 DeepSeek-R1 points are printed but left out of the per-vendor counts:
 another workstream owns that model's H200 accuracy.
@@ -62,7 +72,10 @@ HW = {"H100-SXM": "h100-sxm", "H200-SXM": "h200-sxm", "B200": "b200", "GB200": "
       "GB300": "gb300", "MI300X": "mi300x", "MI355X": "mi355x"}
 VENDOR = {"MI300X": "AMD", "MI325X": "AMD", "MI355X": "AMD"}
 MODEL = {"DeepSeek-R1-0528": ("deepseek-v3", []), "gpt-oss-120b": ("gpt-oss-120b", []),
-         "Llama-2-70B-Chat": ("llama-3.1-70b", ["--set", "vocab-size=32000", "--set", "max-context=4096"])}
+         "Llama-2-70B-Chat": ("llama-3.1-70b", ["--set", "vocab-size=32000", "--set", "max-context=4096"]),
+         # Llama 3.1 8B has Llama 3 8B's shapes (its longer context changes no step here)
+         "Llama-3.1-8B-Instruct": ("llama-3-8b", []), "Llama-3.1-70B-Instruct": ("llama-3.1-70b", []),
+         "Llama-3.1-405B-Instruct": ("llama-3.1-405b", [])}
 BAND = re.compile(r"band ±([0-9.]+)%")
 
 
@@ -89,8 +102,10 @@ def dtype_args(x):
     return ["--dtype", "fp8", "--activations", "fp8"]
 
 
-def answer(x, layout, isl, osl):
-    """Output tokens/s per GPU of one layout (tp, dp, ep), with its notes."""
+def answer(x, layout, isl, osl, cap=8192):
+    """Output tokens/s per GPU of one layout (tp, dp, ep), with its notes; the
+    batch is the largest that fits, at most `cap` (the run's prompts or its
+    engine's sequence limit)."""
     tp, dp, ep = layout
     m, sets = MODEL[x["model"]]
     base = ["plan", "--model", m, "--hw", HW[x["gpu"]], "--devices", str(tp * dp), "--tp", str(tp),
@@ -102,7 +117,7 @@ def answer(x, layout, isl, osl):
     fits = lambda b: (r := run(b, isl + osl)) and r["results"]["fits"]  # noqa: E731
     if not fits(1):
         return None, []
-    lo, hi = 1, 8192
+    lo, hi = 1, cap
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if fits(mid):
@@ -123,8 +138,21 @@ def trt_layout(x):
     return (x["tp"] or 1, 1, x["ep"] if x["model"] != "Llama-2-70B-Chat" else 1)
 
 
+# AMD's own MLPerf v5.1 harness configurations state the layout: vLLM at
+# tensor_parallel_size 1 on each of the node's 8 GPUs (device_count 8), with
+# max_num_seqs 1,792 on the MI300X (closed/AMD/code/llama2-70b-99.9/harness_llm/
+# models/llama2-70b/offline_mi300x.yaml) and 3,450 on the MI355X
+# (open/AMD/code/llama2-70b-99/harness_llm/models/llama2-70b/offline_mi355x.yaml),
+# mlcommons/inference_results_v5.1 (stored copy ntuhpc/inference_results_v5.1).
+AMD_MLPERF_SEQS = {("AMD", "MI300X"): 1792, ("AMD", "MI355X"): 3450}
+
+
 def best(x, isl, osl):
-    """MLPerf: the layout is not published; the tool's fastest TP."""
+    """MLPerf: the layout, where the submitter's configuration states it,
+    else the tool's fastest TP (the submitter's choice is the fastest it found)."""
+    seqs = AMD_MLPERF_SEQS.get((x.get("submitter"), x["gpu"]))
+    if seqs:
+        return answer(x, (1, 1, 1), isl, osl, cap=seqs)
     got = [answer(x, (tp, 1, 1), isl, osl) for tp in (1, 2, 4, 8) if tp <= x["num_gpus"]]
     got = [g for g in got if g[0] is not None]
     return max(got, key=lambda g: g[0]) if got else (None, [])
@@ -162,15 +190,29 @@ def p80(errs):
 def toml_entries(stats):
     out = []
     what = {"h100-sxm": "H100", "h200-sxm": "H200"}
-    groups = {f"{HW[g]}": [e for p, e, _ in v if p == g]
-              for v in stats.values() for g in {p for p, _, _ in v} if HW.get(g) in what}
-    bw = [e for v in stats.values() for p, e, _ in v if p in ("B200", "GB200")]
+    # The per-part public entries keep to the TensorRT-LLM points they were
+    # written from (the Azure control rows are not counted at all).
+    groups = {f"{HW[g]}": [e for p, e, _, s in v if p == g and s == "TRT-LLM"]
+              for v in stats.values() for g in {p for p, _, _, _ in v} if HW.get(g) in what}
+    bw = [e for v in stats.values() for p, e, _, _ in v if p in ("B200", "GB200")]
     if bw:
         groups["rule:CUDA from Hopper to Blackwell"] = bw
+    # The ROCm rule's band is set by Azure's MI300X runs alone; AMD's own
+    # page (newer vLLM) is held out to check it (docs/validation.md).
+    rocm = [e for v in stats.values() for p, e, _, s in v if p == "MI300X" and s == "Azure"]
+    if rocm:
+        groups["rule:ROCm from CUDA"] = rocm
     for part, errs in groups.items():
         if not errs:
             continue
-        if part.startswith("rule:"):
+        meas = "validation/public/vendors.json, validation/public/trtllm-llama.json"
+        if part == "rule:ROCm from CUDA":
+            w = ("published vLLM offline throughput points on the MI300X, Azure's ND MI300X v5 runs (Llama 3.1 "
+                 "8B at TP 1, 70B and 405B at TP 8, fp8, six ISL/OSL each; validation/public/vendors-compare.md), "
+                 "the tool's answer per GPU from the transferred file; AMD's own page held out")
+            ans = "all"
+            meas = "validation/public/amd.json"
+        elif part.startswith("rule:"):
             w = ("published TensorRT-LLM offline throughput points on B200 and GB200 (dense Llama fp4, "
                  "gpt-oss-120b, DeepSeek-R1 at DEP4; validation/public/vendors-compare.md), the tool's answer "
                  "per GPU from the transferred files")
@@ -182,7 +224,7 @@ def toml_entries(stats):
         out.append(f'[[entry]]\npart = "{part}"\nanswer = "{ans}"\nwhat = "{w}"\npoints = {len(errs)}\n'
                    f"median-error = {statistics.median(errs):.4f}\nworst-error = {max(errs):.4f}\n"
                    f"band = {p80(errs):.4f}\n"
-                   f'measurements = "validation/public/vendors.json, validation/public/trtllm-llama.json"\n'
+                   f'measurements = "{meas}"\n'
                    f'date = "2026-12-07"\n')
     return "\n".join(out)
 
@@ -199,7 +241,8 @@ def main():
 
     def record(x, lo, hi, notes, layout, lengths):
         meas = x["metrics"]["output_tok_per_s_per_gpu"]
-        src = "MLPerf v5.1" if x["source"].startswith("MLPerf") else "TRT-LLM"
+        src = ("MLPerf v5.1" if x["source"].startswith("MLPerf") else "AMD page" if x["source"].startswith("AMD")
+               else "Azure" if x["source"].startswith("Microsoft Azure") else "TRT-LLM")
         if x.get("division_note"):
             src += " (open)"
         ev, band = evidence(notes)
@@ -210,22 +253,30 @@ def main():
         sign = "" if lo <= meas <= hi else ("+" if lo > meas else "-")
         cov = band is not None and lo * (1 - band) <= meas <= hi * (1 + band)
         ans = f"{lo:,.0f}" if lo == hi else f"{lo:,.0f}-{hi:,.0f}"
-        mine = not (x["gpu"] == "H200-SXM" and x["model"].startswith("DeepSeek")) and lo == hi
+        mine = (not (x["gpu"] == "H200-SXM" and x["model"].startswith("DeepSeek")) and lo == hi
+                and not x.get("control"))
         print(f"| {src} | {x['model']} | {x['gpu']} | {x['precision']} | {layout} | {lengths} | {meas:,.0f} | {ans} | "
               f"{sign}{err * 100:.0f}% | {ev} | {'-' if band is None else f'±{band * 100:.1f}%'} | "
               f"{'yes' if cov else 'no'}{'' if mine else ' (not counted)'} |")
         if mine:
-            stats.setdefault(VENDOR.get(x["gpu"], "NVIDIA"), []).append((x["gpu"], err, cov))
+            stats.setdefault(VENDOR.get(x["gpu"], "NVIDIA"), []).append((x["gpu"], err, cov, src))
 
     for x in pts:
         lo, hi, notes = row(x)
         if x["source"].startswith("MLPerf"):
-            layout, lengths = "best TP", f"1-1024/{round(x['mean_output_tokens_per_sample'])}"
+            stated = (x.get("submitter"), x["gpu"]) in AMD_MLPERF_SEQS
+            layout = "TP1 x 8 (stated)" if stated else "best TP"
+            lengths = f"1-1024/{round(x['mean_output_tokens_per_sample'])}"
         else:
             layout, lengths = x["parallelism_label"], f"{x['isl']}/{x['osl']}"
             if lo is not None:
                 notes = plan_notes(x, trt_layout(x))
         record(x, lo, hi, notes, layout, lengths)
+    for x in json.load(open(os.path.join(HERE, "amd.json"))):
+        layout = (x["tp"], 1, 1)
+        a, _ = answer(x, layout, x["isl"], x["osl"], cap=x["num_prompts"])
+        notes = plan_notes(x, layout) if a is not None else []
+        record(x, a, a, notes, x["parallelism_label"], f"{x['isl']}/{x['osl']}")
     for x in llama:
         compare.MODE = ["--achievable"]
         pred, _ = compare.answer(x)
@@ -237,17 +288,19 @@ def main():
     print()
     for v in ("NVIDIA", "AMD"):
         if v not in stats:
-            print(f"- {v}: no point counted (its published points here are MLPerf's, whose mean input is not published)")
+            print(f"- {v}: no point counted")
     for v, s in stats.items():
-        errs = [e for _, e, _ in s]
-        cov = sum(c for _, _, c in s)
-        parts = sorted({g for g, _, _ in s})
+        errs = [e for _, e, _, _ in s]
+        cov = sum(c for _, _, c, _ in s)
+        parts = sorted({g for g, _, _, _ in s})
         print(f"- {v} ({', '.join(parts)}): {len(s)} points, median error {statistics.median(errs) * 100:.0f}%, "
               f"worst {max(errs) * 100:.0f}%, band covers {cov} of {len(s)} ({cov / len(s) * 100:.0f}%)")
         for g in parts:
-            e = [x for p, x, _ in s if p == g]
-            c = sum(c for p, _, c in s if p == g)
-            print(f"  - {g}: {len(e)} points, median error {statistics.median(e) * 100:.0f}%, band covers {c} of {len(e)}")
+            for srcs in sorted({q for p, _, _, q in s if p == g}):
+                e = [x for p, x, _, q in s if p == g and q == srcs]
+                c = sum(c for p, _, c, q in s if p == g and q == srcs)
+                print(f"  - {g}, {srcs}: {len(e)} points, median error {statistics.median(e) * 100:.0f}%, "
+                      f"worst {max(e) * 100:.0f}%, band covers {c} of {len(e)}")
 
 
 if __name__ == "__main__":

@@ -126,6 +126,12 @@ pub struct Op {
 pub struct GroupedGemm {
     /// The share of the achievable bandwidth its memory terms run at.
     pub stream_fraction: f64,
+    /// Where its weights are in a format whose math the device may lack
+    /// (`weight-formats.routed-experts`, e.g. mxfp4): that format's compute
+    /// precision and the engine's share for a kernel that dequantizes them
+    /// as it loads them (`moe.grouped.dequant-stream-fraction`), used in
+    /// place of `stream_fraction` on a device without that math.
+    pub dequant: Option<(&'static str, f64)>,
 }
 
 /// One kernel kind of an elementwise op on the strided path: the elements
@@ -446,6 +452,16 @@ pub fn forward_with(
     forward_on(m, shape, p, plain_engine(), params)
 }
 
+/// The compute precision of the routed experts' own 4-bit format
+/// (`weight-formats.routed-experts`), the weights a grouped kernel may
+/// have to dequantize on a device without that math (formulas.md,
+/// "Engines: how a profile turns into kernels", grouped experts).
+fn dequant_format(m: &Model) -> Option<&'static str> {
+    let f = m.weight_formats.get("routed-experts")?;
+    let p = crate::precision::lookup(f).ok()?;
+    (p.bits < 8.0 && p.compute != "bf16").then_some(p.compute)
+}
+
 /// The engine [`forward`] runs on: nothing fused beyond QKV, experts in a
 /// loop ([`Engine::default`]).
 pub fn plain_engine() -> &'static Engine {
@@ -644,6 +660,7 @@ pub fn forward_on(
         ops.push(Op {
             grouped: grouped.then(|| GroupedGemm {
                 stream_fraction: eng.moe.grouped.weight_stream_fraction.unwrap_or(1.0),
+                dequant: dequant_format(m).zip(eng.moe.grouped.dequant_stream_fraction),
             }),
             flops: 2.0 * tokens as f64 * k as f64 * expert_params * moe_layers,
             weight_bytes: touched * expert_params * p.weight * moe_layers,

@@ -82,6 +82,10 @@ pub struct Pricer {
     /// at 16 bits (formulas.md, "Achievable: a forward operation by
     /// operation", the LM head); `None` prices it with the projections.
     pub head: Option<HeadPrecision>,
+    /// The compute precisions the device has a dense matmul rate for
+    /// (`compute.dense`): a grouped GEMM whose 4-bit weights lack theirs
+    /// dequantizes them as it loads them.
+    pub math: Vec<&'static str>,
 }
 
 /// The LM head of a weight-quantized forward, kept at 16 bits: its bytes
@@ -579,7 +583,12 @@ impl Pricer {
                 let (rate, wb, ab) = self.gemm_terms(op, rate, sustained, wb);
                 // A grouped GEMM streams at its engine's share of the
                 // bandwidth, and launches no split-K reduction.
-                let gbw = op.grouped.map_or(bw, |g| bw * g.stream_fraction);
+                // 4-bit weights the device has no math for are dequantized
+                // as the kernel loads them, at the engine's share for that.
+                let gbw = op.grouped.map_or(bw, |g| match g.dequant {
+                    Some((c, f)) if !self.math.contains(&c) => bw * f,
+                    _ => bw * g.stream_fraction,
+                });
                 let (mut c, mut m, mut t) = (0.0, 0.0, 0.0);
                 for g in shapes() {
                     let read =

@@ -156,7 +156,14 @@ pub fn pricer(
             .map_or(0.0, |s| s.get()),
         _ => 0.0,
     };
+    let math = [
+        "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4",
+    ]
+    .into_iter()
+    .filter(|k| hw.compute.dense.get(k).is_some())
+    .collect();
     Pricer {
+        math,
         eager_gap_s,
         power,
         rate: roof.peak,
