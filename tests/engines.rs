@@ -756,7 +756,7 @@ fn the_engines_mla_kernel_pads_the_heads_to_its_tile() {
     let (t16, t32, t64) = (at("16"), at("32"), at("64"));
     assert!(t32 > t16, "{t32} {t16}");
     let r = (t64 - t16) / (t32 - t16);
-    assert!((r - 3.0).abs() < 1e-6, "{r}");
+    assert!((r - 3.0).abs() < 1e-3, "{r}");
     // At the shipped 0.83 the latent read bounds it: the kernel's time is
     // the latent's bytes at the file's bandwidth, whatever the tile.
     let shipped = |tile: &str| {

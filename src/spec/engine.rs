@@ -219,8 +219,8 @@ pub struct AttentionExec {
     /// FlashAttention-3's MLA path; formulas.md, "MLA decode, absorbed"):
     /// the rows, a sequence's query heads times its new tokens, one CTA
     /// computes; fewer are padded to it.
-    #[serde(default)]
-    pub mla_query_tile: Option<u64>,
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
+    pub mla_query_tile: Option<std::num::NonZeroU64>,
     /// That kernel's share of the attention rate per padded FLOP where it
     /// is compute-bound (it streams the latent at the device's achievable
     /// bandwidth).
@@ -230,16 +230,16 @@ pub struct AttentionExec {
     /// block x block tiles of queries and keys hold a visible pair, and
     /// the kernel computes every pair of those tiles (formulas.md,
     /// "Engines: attention paths", FlexAttention).
-    #[serde(default)]
-    pub flex_block: Option<u64>,
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
+    pub flex_block: Option<std::num::NonZeroU64>,
     /// The flex kernel's share of the attention rate at long spans, per
     /// FLOP of the tiles it computes.
     #[serde(default, deserialize_with = "crate::spec::plain::number")]
     pub flex_peak_fraction: Option<f64>,
     /// The span (keys a query tile computes) at which it reaches half of
     /// that: efficiency = peak x span / (span + half length).
-    #[serde(default)]
-    pub flex_half_length: Option<u64>,
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
+    pub flex_half_length: Option<std::num::NonZeroU64>,
 }
 
 /// How a multi-token pass over a cache masks its queries (formulas.md, "A
@@ -506,18 +506,6 @@ impl Engine {
             "attention.flex-peak-fraction",
             self.attention.flex_peak_fraction,
         )?;
-        if self.attention.flex_block == Some(0) {
-            return Err(err(
-                "attention.flex-block",
-                "0 tokens: give a whole number of at least 1".into(),
-            ));
-        }
-        if self.attention.mla_query_tile == Some(0) {
-            return Err(err(
-                "attention.mla-query-tile",
-                "0 rows: give a whole number of at least 1".into(),
-            ));
-        }
         // Device counts the custom all-reduce applies up to: at least one
         // device, and no more than the largest count an input may give.
         for (name, v) in [

@@ -345,9 +345,12 @@ pub fn flex(
             ))
         })
     };
-    let block = need(at.flex_block.map(|x| x as f64), "flex-block")? as u64;
+    let block = need(at.flex_block.map(|x| x.get() as f64), "flex-block")? as u64;
     let peak = need(at.flex_peak_fraction, "flex-peak-fraction")?;
-    let half = need(at.flex_half_length.map(|x| x as f64), "flex-half-length")?;
+    let half = need(
+        at.flex_half_length.map(|x| x.get() as f64),
+        "flex-half-length",
+    )?;
     let layers = m.layers.get() as f64;
     let h = m.attention.heads.get() as f64;
     let dh = m.head_dim() as f64;

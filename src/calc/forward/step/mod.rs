@@ -763,7 +763,7 @@ pub fn forward_on(
             eng.attention.mla_query_tile,
             eng.attention.mla_peak_fraction,
         ) {
-            (AttentionKind::Mla, AttentionPath::Flash, Some(t), Some(f)) => Some((t.max(1), f)),
+            (AttentionKind::Mla, AttentionPath::Flash, Some(t), Some(f)) => Some((t.get(), f)),
             _ => None,
         },
         flex,
