@@ -86,6 +86,38 @@ pub fn value_error(e: &Error) -> Option<&str> {
         .then_some(field.as_str())
 }
 
+std::thread_local! {
+    /// The field and message of the last [`refused_by`] error, and the
+    /// inputs its check read ([`depends_on`]).
+    static CROSS_ERROR: std::cell::RefCell<Option<(String, String, &'static [&'static str])>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Marks `e`, a refusal of a field made by a check that compares several
+/// inputs (`tp` against the model's heads), as depending on the inputs
+/// `on` alone: flags by name, `model` and `hw` for the files. A sweep that
+/// varies none of them fails this way at every point, so it reports the
+/// error once, before its points (issue 55).
+pub fn refused_by(on: &'static [&'static str], e: Error) -> Error {
+    if let Error::Field { field, message } = &e {
+        CROSS_ERROR.with_borrow_mut(|c| *c = Some((field.clone(), message.clone(), on)));
+    }
+    e
+}
+
+/// The inputs a cross-field refusal depends on, where `e` is one
+/// ([`refused_by`]).
+pub fn depends_on(e: &Error) -> Option<&'static [&'static str]> {
+    let Error::Field { field, message } = e else {
+        return None;
+    };
+    CROSS_ERROR.with_borrow(|c| {
+        c.as_ref()
+            .filter(|(f, m, _)| f == field && m == message)
+            .map(|(_, _, on)| *on)
+    })
+}
+
 /// The field a serde message names (`unknown field `foo``).
 fn field_in_message(msg: &str) -> Option<String> {
     let (_, rest) = msg.split_once('`')?;

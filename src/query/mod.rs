@@ -256,8 +256,9 @@ fn grid(
     // that point's error; a swept name the command never read is the
     // whole sweep's.
     let mut checked = false;
-    // A field's own value refused where the sweep does not vary it fails
-    // every point alike: it is kept here and ends the sweep at its first
+    // A field's own value refused where the sweep does not vary it, or a
+    // check across fields none of which the sweep varies (`tp` against
+    // the model's heads), fails every point alike: it is kept here and ends the sweep at its first
     // point (a `--sweep` error is what stops a sweep at once), then
     // returned in place of that stop.
     let whole: std::cell::Cell<Option<Error>> = std::cell::Cell::new(None);
@@ -269,7 +270,12 @@ fn grid(
         let r = match point(ctx, command, f, lean) {
             Err(e)
                 if crate::inputs::value_error(&e)
-                    .is_some_and(|field| !swept.iter().any(|s| s == field)) =>
+                    .is_some_and(|field| !swept.iter().any(|s| s == field))
+                    || crate::inputs::depends_on(&e).is_some_and(|reads| {
+                        !swept.iter().any(|s| {
+                            reads.contains(&s.as_str()) || commands::is_file_axis(command, s)
+                        })
+                    }) =>
             {
                 whole.set(Some((ctx.rename)(e)));
                 return Err(Error::input("--sweep", "stopped at its first point"));

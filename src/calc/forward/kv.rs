@@ -399,6 +399,7 @@ pub fn cost(m: &Model, hw: Option<&Hardware>, inputs: &KvInputs) -> Result<KvCos
         for (field, given) in [
             ("reserve", inputs.reserve.is_some()),
             ("dtype", inputs.dtype.is_some()),
+            ("tp", inputs.tp.is_some()),
         ] {
             if given {
                 return Err(Error::field(

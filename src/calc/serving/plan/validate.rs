@@ -42,10 +42,38 @@ fn list(v: &[u64]) -> String {
     }
 }
 
+/// What [`tensor_parallel`]'s checks read: a sweep over anything else
+/// fails them at every point alike, so stops at its first.
+const TP_READS: &[&str] = &["tp", "model", "hw", "allow-cross-node"];
+
+/// What [`validate`]'s checks read.
+const LAYOUT_READS: &[&str] = &[
+    "tp",
+    "pp",
+    "dp",
+    "ep",
+    "devices",
+    "model",
+    "hw",
+    "allow-cross-node",
+    "redundant-experts",
+];
+
 /// The tensor-parallel degree against the model's heads and the fabric's
 /// scale-up domain (`domain` devices, on the part `hw`): the checks `plan`
 /// makes of a layout's tp, and `kv --tp` of its split.
 pub fn tensor_parallel(
+    m: &crate::spec::model::Model,
+    hw: &str,
+    domain: Option<u64>,
+    tp: u64,
+    allow_cross_node: bool,
+) -> Result<()> {
+    tp_checks(m, hw, domain, tp, allow_cross_node)
+        .map_err(|e| crate::inputs::refused_by(TP_READS, e))
+}
+
+fn tp_checks(
     m: &crate::spec::model::Model,
     hw: &str,
     domain: Option<u64>,
@@ -107,6 +135,10 @@ pub fn tensor_parallel(
 /// Checks a layout against the model and the fabric; the error names the
 /// constraint that failed and suggests values that pass.
 pub fn validate(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
+    layout_checks(s, l, devices).map_err(|e| crate::inputs::refused_by(LAYOUT_READS, e))
+}
+
+fn layout_checks(s: &Setup, l: Layout, devices: Option<u64>) -> Result<()> {
     let m = s.model;
     for (f, v) in [("tp", l.tp), ("pp", l.pp), ("dp", l.dp), ("ep", l.ep)] {
         at_least_one(f, v)?;
