@@ -84,6 +84,9 @@ fn every_h100_gemm_is_above_the_bounds() {
     assert_eq!(checked, 166);
 }
 
+/// A measured step: its command, its inputs, the seconds measured.
+type Step = (&'static str, Vec<(&'static str, Value)>, f64);
+
 /// The speed of light of a step: (cold, warm) seconds.
 fn bounds(command: &str, pairs: &[(&str, Value)]) -> (f64, f64) {
     // A row measured on fewer layers than the model has (Mixtral on one
@@ -132,8 +135,7 @@ fn every_h100_step_is_above_the_bounds() {
         env!("CARGO_MANIFEST_DIR"),
         "/validation/models/gpt-oss-20b-bf16.toml"
     );
-    // (command, inputs, measured seconds)
-    let mut steps: Vec<(&str, Vec<(&str, Value)>, f64)> = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
     let dtype = |r: &Value| r.get("dtype").cloned().unwrap_or("bf16".into());
     for name in [
         "validation/results/2026-12-07-h100/h100-serving-clean.json",

@@ -173,7 +173,8 @@ impl Window {
     pub fn pairs(&self, new: u64, past: u64, causal: impl Fn(u64, u64) -> f64) -> f64 {
         let full = causal(new, past);
         let within = new.min(self.tokens.saturating_sub(past));
-        let windowed = causal(within, past) + (new - within) as f64 * self.tokens as f64;
+        let windowed =
+            causal(within, past) + new.saturating_sub(within) as f64 * self.tokens as f64;
         (1.0 - self.share) * full + self.share * windowed
     }
 }

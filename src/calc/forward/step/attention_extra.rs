@@ -226,7 +226,7 @@ fn mla_absorbed(m: &Model, batch: u64, new: u64, seen: f64, p: &Precisions) -> O
         },
         // An odd key count leaves the scores' rows (keys x 2 B) off the
         // 16-byte alignment cuBLAS's Hopper kernels need.
-        latent_odd: (keys.fract() == 0.0 && keys % 2.0 == 1.0).then(|| super::LatentOdd {
+        latent_odd: (keys.fract() == 0.0 && keys % 2.0 == 1.0).then_some(super::LatentOdd {
             scores_flops: 2.0 * h * (r + rope) * q * keys * b * layers,
             values_flops: 2.0 * h * r * q * keys * b * layers,
             elements: scores,
