@@ -416,8 +416,8 @@ fn one_device_matches_decode_and_prefill() {
         Mode::SpeedOfLight,
     )
     .unwrap();
-    // The roofs' step, and the step under the board's power limit (the
-    // plan's decode step: issue 54).
+    // The roofs' step, one time in both (formulas.md, "One time on one
+    // device"), and the same energy per token held to it.
     close(
         "plan decode = decode",
         p.decode_stage_compute_s + p.comm_time_s,
@@ -425,9 +425,15 @@ fn one_device_matches_decode_and_prefill() {
         1e-9,
     );
     close(
-        "plan decode = decode under the power limit",
+        "plan decode step = decode step",
         p.decode_step_time_s,
-        d.power_limit.map_or(d.step_time_s, |l| l.limited_time_s),
+        d.step_time_s,
+        1e-9,
+    );
+    close(
+        "plan decode energy = decode energy",
+        p.energy.per_token_j().unwrap(),
+        d.energy.per_token_j().unwrap(),
         1e-9,
     );
     assert_eq!(p.comm_time_s, 0.0);
@@ -447,9 +453,15 @@ fn one_device_matches_decode_and_prefill() {
         1e-9,
     );
     close(
-        "plan prefill = prefill under the power limit",
+        "plan prefill time = prefill time",
         p.prefill_time_s,
-        pre.energy.draw.as_ref().unwrap().limited_time_s,
+        pre.time_s,
+        1e-9,
+    );
+    close(
+        "plan prefill energy = prefill energy",
+        p.prefill_energy.per_token_j().unwrap(),
+        pre.energy.per_token_j().unwrap(),
         1e-9,
     );
 }
@@ -614,19 +626,13 @@ fn the_32_h100_deepseek_prefill_pool_is_under_the_speed_of_light() {
         per_gpu >= measured,
         "{per_gpu} tokens/s per GPU < {measured}"
     );
-    // One stage, one microbatch: the longer of compute and communication
-    // (or the board's power-limited time, where that is longer).
-    let limited = p
-        .prefill_energy
-        .draw
-        .as_ref()
-        .map_or(0.0, |d| d.limited_time_s);
+    // One stage, one microbatch: the longer of compute and communication,
+    // not stretched by the board's limit (formulas.md, "One time on one
+    // device").
     close(
         "prefill = max(compute, comm)",
         p.prefill_time_s,
-        p.prefill_stage_compute_s
-            .max(p.prefill_comm_time_s)
-            .max(limited),
+        p.prefill_stage_compute_s.max(p.prefill_comm_time_s),
         1e-12,
     );
 }

@@ -200,18 +200,32 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &PrefillInputs, mode: Mode) -> Res
         .iter()
         .find(|l| l.name == "l2")
         .map(|l| l.capacity.get());
-    let energy = crate::calc::power::Energy::new(
-        crate::calc::power::PowerModel::of(hw, s.compute).map(|pm| {
-            crate::calc::power::Draw::sum(
-                chunks.iter().map(|c| crate::calc::power::of_timed(&pm, c)),
-            )
-        }),
+    // One time (formulas.md, "One time on one device"): each chunk's draw
+    // held to its own time; where some would pass the limit, their
+    // stretched draws summed are the note's estimate.
+    let mut energy = crate::calc::power::Energy::new(
+        Err(String::new()),
         time_s,
         mode,
         1.0,
         prompt as f64 * batch as f64,
         crate::calc::power::Per::Prompt,
     );
+    match crate::calc::power::PowerModel::of(hw, s.compute) {
+        Ok(pm) => {
+            let (held, raw): (Vec<_>, Vec<_>) = chunks
+                .iter()
+                .map(|c| {
+                    let d = crate::calc::power::of_timed(&pm, c);
+                    (pm.held(d), d)
+                })
+                .unzip();
+            let raw = crate::calc::power::Draw::sum(raw);
+            energy.draw = Ok(crate::calc::power::Draw::sum(held));
+            energy.estimate = Some(raw).filter(crate::calc::power::Draw::limited);
+        }
+        Err(field) => energy.draw = Err(field),
+    }
     Ok(PrefillCost {
         hardware: hw.id.clone(),
         model: m.id.clone(),

@@ -131,12 +131,10 @@ pub struct DecodeCost {
     /// was given).
     pub batch_searched: bool,
     /// Board power and energy per output token (formulas.md, "Power and
-    /// energy"), over the step's own time.
+    /// energy"), over the step's own time; where the work would draw
+    /// more than the board's limit in it, the stretched draw is its
+    /// estimate.
     pub energy: power::Energy,
-    /// Where the work would draw more than the board's limit in the step's
-    /// time: the draw stretched to the limit (an estimate from the energy
-    /// figures, not a bound).
-    pub power_limit: Option<power::Draw>,
 }
 
 /// Weights and KV against device memory.
@@ -464,6 +462,11 @@ fn cost_in(
         )),
         None => None,
     };
+    // One time (formulas.md, "One time on one device"): the step's own,
+    // the roofs' bound or the achievable price (which already runs at the
+    // clock the board's limit settles); the energy is the draw held to it,
+    // and where the work would pass the limit in that time, the stretched
+    // draw is the note's estimate.
     let draw = power_model
         .as_ref()
         .as_ref()
@@ -474,20 +477,10 @@ fn cost_in(
                 Some((plain, k)) => power::Draw::sum([pass, power::of_timed(pm, plain).scaled(*k)]),
                 None => pass,
             };
-            (pm.held(d), d)
+            (pm, d)
         });
-    // One time (issue 54): the step's own, the roofs' bound or the
-    // achievable price (which already runs at the clock the board's limit
-    // settles); the energy is the draw held to it, and where the work would
-    // pass the limit in that time, the stretched draw is the note's
-    // estimate.
-    let power_limit = draw
-        .as_ref()
-        .ok()
-        .map(|(_, d)| *d)
-        .filter(power::Draw::limited);
-    let energy = power::Energy::new(
-        draw.map(|(held, _)| held),
+    let energy = power::Energy::held(
+        draw,
         step_time_s,
         mode,
         1.0,
@@ -563,7 +556,6 @@ fn cost_in(
         beyond_max,
         batch_searched,
         energy,
-        power_limit,
     })
 }
 

@@ -252,25 +252,6 @@ impl DecodeCost {
             );
         }
         self.energy.record(&mut r);
-        if let Some(d) = &self.power_limit {
-            r.result("power_limited_time_s", d.limited_time_s, || {
-                Quantity::new(
-                    "time under the board limit (an estimate, not a bound)",
-                    Unit::Seconds,
-                )
-                .formula("max(time, dynamic energy / (limit - idle)) over the step")
-                .group("energy")
-            });
-        }
-        if let Some(d) = self.power_limit.as_ref().filter(|_| !r.lean) {
-            r.note(format!(
-                "power-limited: in the step's {} the work would draw up to {} uncapped, more than the board's limit, so the board holds its limit over the step ({}) and the energy is the limit's; lowering the clock until the work fits would take about {} by the energy figures (an estimate, not a bound: plan, simulate and fleet price that time)",
-                units::seconds(d.time_s),
-                units::si(d.uncapped_w, "W"),
-                units::si(self.energy.draw.as_ref().map_or(0.0, |h| h.power_w), "W"),
-                units::seconds(d.limited_time_s)
-            ));
-        }
         // Notes.
         let d = self.model_weight_bytes - weight_bytes;
         r.note_with(|| {

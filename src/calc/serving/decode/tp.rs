@@ -454,31 +454,17 @@ impl TpCost {
         r.result("device_time_s", p.decode_stage_compute_s, || {
             Quantity::new("one device's share of the forward", Unit::Seconds)
         });
-        // Where the board's limit binds, the step is the limited time
-        // (formulas.md, "Power and energy") and the derivation says so.
-        let at_limit =
-            p.energy
-                .draw
-                .as_ref()
-                .ok()
-                .filter(|d| d.limited())
-                .map_or(String::new(), |d| {
-                    format!(
-                        ", {} at the board's power limit",
-                        units::seconds(d.limited_time_s)
-                    )
-                });
         r.result("step_time_s", p.decode_step_time_s, || {
             Quantity::new(label, Unit::Seconds)
                 .formula(formula)
                 .derive(match p.mode {
                     Mode::SpeedOfLight => format!(
-                        "max({}, {}){at_limit}",
+                        "max({}, {})",
                         units::seconds(p.decode_stage_compute_s),
                         units::seconds(p.comm_time_s)
                     ),
                     Mode::Achievable => format!(
-                        "{} + {}{at_limit}",
+                        "{} + {}",
                         units::seconds(p.decode_stage_compute_s),
                         units::seconds(p.comm_time_s)
                     ),

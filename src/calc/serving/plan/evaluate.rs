@@ -122,11 +122,11 @@ pub struct PlanCost {
     pub prefill_tokens: f64,
     /// The model's hidden size.
     pub hidden: u64,
-    /// One decode step, at the board's power limit where it binds, seconds.
+    /// One decode step, seconds: the time model's, not stretched by the
+    /// board's power limit (formulas.md, "One time on one device").
     pub decode_step_time_s: f64,
     /// Prefill of every prompt of the batch (the last request's time to
-    /// first token when the batch arrives at once), at the board's power
-    /// limit where it binds, seconds.
+    /// first token when the batch arrives at once), seconds, likewise.
     pub prefill_time_s: f64,
     /// (P-1)/(M+P-1).
     pub bubble_fraction: f64,
@@ -411,32 +411,32 @@ pub fn evaluate(s: &Setup, l: Layout, w: Workload) -> Result<PlanCost> {
             host(&prefill_comm, k, n_dense, n_moe),
         );
     }
-    // One replica's devices share its work; the board's limit stretches a
-    // step whose work would draw more (formulas.md, "Power and energy").
+    // One replica's devices share its work. One time for each pass
+    // (formulas.md, "One time on one device"): the pipeline's, the roofs'
+    // bound or the achievable price; where the work would pass the board's
+    // limit in it the board is held at the limit, and the stretched time
+    // is the note's estimate. Throughput, latencies and energy per token
+    // derive from it.
     let replica = (l.tp.saturating_mul(l.pp)) as f64;
     let pm = power::PowerModel::of(s.hw, s.step.compute);
-    let draw = |t: f64, work: Vec<power::Work>| pm.clone().map(|pm| pm.draw_step(t, work));
-    let decode_draw = draw(slots * dec.slot, dec_work);
-    let prefill_draw = draw(slots * pre.slot, pre_work);
-    // One time for each pass: the power-limited one where the board is
-    // power-limited; throughput, latencies and energy per token derive
-    // from it (the draw's note says what it stretched).
-    let limited = |d: &std::result::Result<power::Draw, String>, t: f64| {
-        d.as_ref().map_or(t, |d| d.limited_time_s.max(t))
+    let decode_step = slots * dec.slot;
+    let prefill = slots * pre.slot;
+    let draw = |t: f64, work: Vec<power::Work>| {
+        pm.as_ref()
+            .map_err(String::clone)
+            .map(|pm| (pm, pm.draw_step(t, work)))
     };
-    let decode_step = limited(&decode_draw, slots * dec.slot);
-    let prefill = limited(&prefill_draw, slots * pre.slot);
     let tokens_per_s = w.batch as f64 * l.dp as f64 / decode_step;
-    let energy = power::Energy::new(
-        decode_draw,
+    let energy = power::Energy::held(
+        draw(decode_step, dec_work),
         decode_step,
         s.mode,
         replica,
         w.batch as f64,
         power::Per::Output,
     );
-    let prefill_energy = power::Energy::new(
-        prefill_draw,
+    let prefill_energy = power::Energy::held(
+        draw(prefill, pre_work),
         prefill,
         s.mode,
         replica,

@@ -219,32 +219,22 @@ pub(super) fn plan_results(
             "(microbatches + pp - 1) x (the busiest stage's operations, each on its own roofline, summed + communication)"
         }
     };
-    // Where the board's limit stretched a pass, its time is the limited
-    // one and the derivation says so (formulas.md, "Power and energy").
-    let capped = |e: &crate::calc::power::Energy| {
-        e.draw
-            .as_ref()
-            .ok()
-            .filter(|d| d.limited())
-            .map(|d| d.limited_time_s)
+    // The pipeline's time, the one time of each pass (formulas.md, "One
+    // time on one device"): the board's limit holds its power, not its
+    // time.
+    let pipelined = |label: &'static str, stage_compute_s: f64, comm_s: f64| {
+        move || {
+            Quantity::new(label, Unit::Seconds)
+                .formula(stage)
+                .derive(format!(
+                    "({} + {} - 1) x ({} + {})",
+                    p.microbatches,
+                    l.pp,
+                    units::seconds(stage_compute_s),
+                    units::seconds(comm_s / slots as f64)
+                ))
+        }
     };
-    let pipelined =
-        |label: &'static str, stage_compute_s: f64, comm_s: f64, limited: Option<f64>| {
-            move || {
-                let at_limit = limited.map_or(String::new(), |t| {
-                    format!(", {} at the board's power limit", units::seconds(t))
-                });
-                Quantity::new(label, Unit::Seconds)
-                    .formula(stage)
-                    .derive(format!(
-                        "({} + {} - 1) x ({} + {}){at_limit}",
-                        p.microbatches,
-                        l.pp,
-                        units::seconds(stage_compute_s),
-                        units::seconds(comm_s / slots as f64)
-                    ))
-            }
-        };
     // Every prompt of the batch prefilled before its first decode step: the
     // last request's time to first token when the batch arrives at once
     // (`simulate` gives each request's).
@@ -255,18 +245,12 @@ pub(super) fn plan_results(
             "prefill of the whole batch (its last first token)",
             p.prefill_stage_compute_s,
             p.prefill_comm_time_s,
-            capped(&p.prefill_energy),
         ),
     );
     r.result(
         key("decode_step_time_s"),
         p.decode_step_time_s,
-        pipelined(
-            "decode step",
-            p.decode_stage_compute_s,
-            p.comm_time_s,
-            capped(&p.energy),
-        ),
+        pipelined("decode step", p.decode_stage_compute_s, p.comm_time_s),
     );
     r.result(key("bubble_fraction"), p.bubble_fraction, || {
         Quantity::new("pipeline bubble", Unit::Fraction)

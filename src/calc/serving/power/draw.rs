@@ -77,6 +77,7 @@ impl PowerModel {
                 self.idle_w
             },
             idle_w: self.idle_w,
+            limit_w: self.limit_w,
             flop_j,
             byte_j,
             strided_j,
@@ -91,10 +92,10 @@ impl PowerModel {
     /// settles (`--achievable`). The mean power is what the work would
     /// draw in that time, at most the limit; the energy is that power over
     /// the time (so energy per token x tokens per second is the power
-    /// shown), the dynamic shares scaled to it. Held at the limit, the
-    /// energy is still a lower bound where the time is: the work's own
-    /// energy over any longer time is at least the limit's over this one
-    /// (formulas.md, "Power and energy", one time).
+    /// shown); the dynamic shares stay the work's (what it would draw).
+    /// Held at the limit, the energy is still a lower bound where the
+    /// time is: the work's own energy over any longer time is at least
+    /// the limit's over this one (formulas.md, "One time on one device").
     pub fn held(&self, d: Draw) -> Draw {
         let t = d.time_s;
         let dynamic = d.flop_j + d.byte_j + d.strided_j;
@@ -120,6 +121,15 @@ impl PowerModel {
             ..d
         }
     }
+
+    /// The one time of a step (formulas.md, "One time on one device"):
+    /// `d` held to its own time, and `d` itself where the limit would
+    /// stretch it, the estimate a note gives. Every step command (one
+    /// device's `decode`, `prefill`, `plan`, `decode --tp`, `simulate`'s
+    /// iterations, `fleet`) takes its time and energy from here.
+    pub fn one_time(&self, d: Draw) -> (Draw, Option<Draw>) {
+        (self.held(d), Some(d).filter(Draw::limited))
+    }
 }
 
 /// What some work draws.
@@ -137,6 +147,8 @@ pub struct Draw {
     pub uncapped_w: f64,
     /// Idle power, W.
     pub idle_w: f64,
+    /// The board's limit, W (0 where unknown).
+    pub limit_w: f64,
     /// Dynamic energy of the FLOPs, J.
     pub flop_j: f64,
     /// Dynamic energy of the bytes, J.
@@ -144,8 +156,8 @@ pub struct Draw {
     /// Energy of the strided elementwise path beyond its bytes', J.
     pub strided_j: f64,
     /// Whether the board was held at its limit over the work's own time
-    /// ([`PowerModel::held`]): the energy is the limit's, less than the
-    /// work's idle and dynamic energies add to.
+    /// ([`PowerModel::held`]), for the work or some of it: the energy is
+    /// less than the work's idle and dynamic energies add to.
     #[serde(skip)]
     pub held: bool,
 }
@@ -156,6 +168,8 @@ impl Draw {
         let mut d = Draw::default();
         for o in draws {
             d.idle_w = o.idle_w;
+            d.limit_w = d.limit_w.max(o.limit_w);
+            d.held |= o.held;
             d.time_s += o.time_s;
             d.limited_time_s += o.limited_time_s;
             d.energy_j += o.energy_j;

@@ -39,6 +39,11 @@ pub struct Energy {
     pub tokens: f64,
     /// What the tokens are.
     pub per: Per,
+    /// Where the work would pass the board's limit in its time and the
+    /// draw is held there: the draw the limit would stretch, whose time
+    /// is an estimate the report names as one, not a bound (formulas.md,
+    /// "One time on one device").
+    pub estimate: Option<Draw>,
 }
 
 impl Energy {
@@ -58,6 +63,32 @@ impl Energy {
             devices,
             tokens,
             per,
+            estimate: None,
+        }
+    }
+
+    /// The energy of a step at its one time (formulas.md, "One time on one
+    /// device"): `draw` held to its own time by its power model, the
+    /// stretched draw kept as the estimate where the limit would stretch
+    /// it.
+    pub fn held(
+        draw: std::result::Result<(&super::PowerModel, Draw), String>,
+        time_s: f64,
+        mode: Mode,
+        devices: f64,
+        tokens: f64,
+        per: Per,
+    ) -> Self {
+        let (draw, estimate) = match draw {
+            Ok((pm, d)) => {
+                let (held, estimate) = pm.one_time(d);
+                (Ok(held), estimate)
+            }
+            Err(e) => (Err(e), None),
+        };
+        Energy {
+            estimate,
+            ..Energy::new(draw, time_s, mode, devices, tokens, per)
         }
     }
 
@@ -101,10 +132,11 @@ impl Energy {
                     power_w: energy_j / span,
                     uncapped_w: ps.iter().map(|p| p.1.uncapped_w).fold(0.0, f64::max),
                     idle_w: ps.iter().map(|(e, d, _)| d.idle_w * e.devices).sum::<f64>() / devices,
+                    limit_w: ps.iter().map(|p| p.1.limit_w).fold(0.0, f64::max),
                     flop_j: share(|d| d.flop_j),
                     byte_j: share(|d| d.byte_j),
                     strided_j: share(|d| d.strided_j),
-                    held: false,
+                    held: ps.iter().any(|p| p.1.held),
                 }
             });
         Energy::new(draw, span, mode, devices, tokens, Per::Output)

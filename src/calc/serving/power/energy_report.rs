@@ -57,10 +57,18 @@ impl Energy {
                 crate::units::joules(d.flop_j),
                 crate::units::joules(d.byte_j),
             );
-            q.derive(if d.held {
+            q.derive(if d.held && d.power_w >= d.limit_w * (1.0 - 1e-9) {
                 format!(
                     "min({}, {mean}): held at the limit",
                     units::si(d.power_w, "W")
+                )
+            } else if d.held {
+                // A run whose iterations were held at the limit where they
+                // would pass it: its energy is below what they would draw.
+                format!(
+                    "{} / {t}, less than {mean}: the work that would pass the {} limit held at it",
+                    crate::units::joules(d.energy_j),
+                    units::si(d.limit_w, "W")
                 )
             } else if d.limited() {
                 format!("{mean} (at the limit)")
@@ -68,10 +76,10 @@ impl Energy {
                 mean
             })
         });
-        // Only where modelled: a null time reads as an overflow.
-        // A draw held at the limit over its own time leaves the stretched
-        // time to its caller (an estimate it names as one).
-        if let (true, Some(d)) = (self.per != Per::Rate, d.filter(|d| !d.held)) {
+        // Only where modelled: a null time reads as an overflow. A draw
+        // held at the limit over its own time gives the stretched time as
+        // an estimate, after the per-token figures.
+        if let (true, Some(d), None) = (self.per != Per::Rate, d, &self.estimate) {
             r.result("power_limited_time_s", d.limited_time_s, || {
                 Quantity::new("time under the board limit", Unit::Seconds)
                     .formula("max(time, dynamic energy / (limit - idle)) over each step")
@@ -127,6 +135,16 @@ impl Energy {
                     .group("energy")
             });
         }
+        if let Some(d) = &self.estimate {
+            r.result("power_limited_time_s", d.limited_time_s, || {
+                Quantity::new(
+                    "time under the board limit (an estimate, not a bound)",
+                    Unit::Seconds,
+                )
+                .formula("max(time, dynamic energy / (limit - idle)) over the step")
+                .group("energy")
+            });
+        }
         if r.lean {
             return;
         }
@@ -149,6 +167,27 @@ impl Energy {
                 }
                 if self.mode == Mode::SpeedOfLight {
                     r.note("energy at the speed of light is a lower bound: the shortest time the roofs allow, at measured joules per FLOP and per byte; --achievable prices the measured times");
+                }
+                // One time (formulas.md, "One time on one device"): the
+                // step's, the board held at its limit over it.
+                if let Some(e) = &self.estimate {
+                    let what = match self.per {
+                        Per::Prompt => "prefill",
+                        _ => "step",
+                    };
+                    r.note(format!(
+                        "power-limited: in the {what}'s {} the work would draw up to {} uncapped, more than the board's limit, so the board holds its limit over the {what} ({}) and the energy is the limit's; lowering the clock until the work fits would take about {} by the energy figures (an estimate, not a bound)",
+                        units::seconds(e.time_s),
+                        units::si(e.uncapped_w, "W"),
+                        units::si(d.power_w, "W"),
+                        units::seconds(e.limited_time_s)
+                    ));
+                } else if d.held {
+                    r.note(format!(
+                        "power-limited: some iterations would draw up to {} uncapped in their own time, more than the board's {} limit; the board holds its limit over them and their energy is the limit's, their time the model's (formulas.md, \"One time on one device\")",
+                        units::si(d.uncapped_w, "W"),
+                        units::si(d.limit_w, "W")
+                    ));
                 }
             }
         }

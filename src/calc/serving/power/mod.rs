@@ -10,7 +10,8 @@
 //!
 //! Rooms: `model` resolves the model from a hardware file and gives the
 //! energy per FLOP and per byte; `draw` prices work under the board limit
-//! (the power-limited time); `energy` is one answer's draw and tokens, and
+//! (the power-limited time) and holds a step to its one time
+//! (`PowerModel::one_time`); `energy` is one answer's draw and tokens, and
 //! `energy_report` records it; `prices` reads the prices and `cost`
 //! turns them into cost per million tokens.
 

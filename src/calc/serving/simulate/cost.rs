@@ -111,8 +111,8 @@ pub struct Forward<'r, 'a, 'b> {
     parts: Vec<StagePart>,
     kernels: f64,
     scratch: Step,
-    /// The part's power model, where its file has the figures: an
-    /// iteration takes the power-limited time.
+    /// The part's power model once metered: each iteration's draw held to
+    /// its own time (formulas.md, "One time on one device").
     limit: Option<crate::calc::power::PowerModel>,
     /// Whether each iteration's draw is summed.
     metered: bool,
@@ -176,7 +176,7 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
             kernels: scratch.kernels,
             scratch,
             parts: vec![StagePart::default(); replica.stages()],
-            limit: replica.power_model().ok(),
+            limit: None,
             metered: false,
             drawn: crate::calc::power::Draw::default(),
         })
@@ -350,17 +350,17 @@ impl StepCost for Forward<'_, '_, '_> {
             },
         };
         self.parts = parts;
-        // One time for the iteration: the power-limited one where the board
-        // is power-limited, so latencies, throughput and energy all derive
-        // from it.
+        // One time for the iteration, the model's (formulas.md, "One time
+        // on one device"): where its work would pass the board's limit in
+        // it, the board is held at the limit, its time not stretched.
         let Some(pm) = &self.limit else {
             return Ok(s);
         };
-        let d = pm.draw_step(s, [work]);
         if self.metered {
-            self.drawn = crate::calc::power::Draw::sum([self.drawn, d]);
+            let (held, _) = pm.one_time(pm.draw_step(s, [work]));
+            self.drawn = crate::calc::power::Draw::sum([self.drawn, held]);
         }
-        Ok(d.limited_time_s)
+        Ok(s)
     }
 }
 

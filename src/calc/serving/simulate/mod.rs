@@ -570,21 +570,18 @@ pub fn run_energy(
         let idle_device_s = (devices * span - busy_device_s).max(0.0);
         let total_j = busy.energy_j * per_replica + pm.idle_w * idle_device_s;
         let time = span.max(busy_device_s / devices);
-        // The iterations ran at the power-limited time already; what the
-        // limit added to them, per device, makes the draw say so (its
-        // note: the board is power-limited).
-        let stretch = (busy.limited_time_s - busy.time_s).max(0.0) * per_replica / devices;
         Draw {
-            time_s: (time - stretch).max(0.0),
+            time_s: time,
             limited_time_s: time,
             energy_j: total_j / devices,
             power_w: total_j / devices / time,
             uncapped_w: busy.uncapped_w,
             idle_w: pm.idle_w,
+            limit_w: pm.limit_w,
             flop_j: busy.flop_j * per_replica / devices,
             byte_j: busy.byte_j * per_replica / devices,
             strided_j: busy.strided_j * per_replica / devices,
-            held: false,
+            held: busy.held,
         }
     });
     Energy::new(draw, span, mode, devices, tokens, Per::Output)

@@ -28,32 +28,23 @@ fn inputs(rate: &str, prompt: u64, output: u64) -> SimulateInputs {
     }
 }
 
-/// The time a step takes where the board's power limit binds: the
-/// draw's, which the simulator's iterations take (issue 54); the step's
-/// own elsewhere.
-fn limited(step_s: f64, energy: &crate::calc::power::Energy) -> f64 {
-    energy
-        .draw
-        .as_ref()
-        .map_or(step_s, |d| d.limited_time_s.max(step_s))
-}
-
 fn decode_step(m: &Model, hw: &Hardware, batch: u64, context: u64) -> f64 {
     let i: DecodeInputs = serde_json::from_value(serde_json::json!({
         "batch": batch, "context": context
     }))
     .unwrap();
-    let c = crate::calc::decode::cost(m, hw, &i, Mode::SpeedOfLight).unwrap();
-    // decode holds the board at its limit over its own step and names the
-    // stretched time (formulas.md, "One time on one device").
-    c.power_limit
-        .map_or(c.step_time_s, |d| d.limited_time_s.max(c.step_time_s))
+    // One time, decode's and the simulator's (formulas.md, "One time on
+    // one device").
+    crate::calc::decode::cost(m, hw, &i, Mode::SpeedOfLight)
+        .unwrap()
+        .step_time_s
 }
 
 fn prefill_time(m: &Model, hw: &Hardware, prompt: u64) -> f64 {
     let i: PrefillInputs = serde_json::from_value(serde_json::json!({ "prompt": prompt })).unwrap();
-    let c = crate::calc::prefill::cost(m, hw, &i, Mode::SpeedOfLight).unwrap();
-    limited(c.time_s, &c.energy)
+    crate::calc::prefill::cost(m, hw, &i, Mode::SpeedOfLight)
+        .unwrap()
+        .time_s
 }
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
