@@ -86,6 +86,9 @@ mod launch;
 #[path = "launch_floor.rs"]
 mod launch_floor;
 
+#[path = "speed_of_light_h100.rs"]
+mod speed_of_light_h100;
+
 #[path = "small_models.rs"]
 mod small_models;
 

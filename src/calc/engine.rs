@@ -256,6 +256,8 @@ pub fn note(e: &Engine) -> String {
     };
     let attention = if e.attention.path == crate::spec::engine::AttentionPath::Eager {
         "with its scores written out (eager path: repeat_kv copies, the score matrix and its softmax kernels)"
+    } else if e.attention.path == crate::spec::engine::AttentionPath::Flex {
+        "FlexAttention (flex path: the block mask's tiles, the output copied, sinks by the log-sum-exp)"
     } else {
         e.attention
             .kernel

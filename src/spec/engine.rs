@@ -221,6 +221,31 @@ pub struct AttentionExec {
     /// (`tensor`: SDPA runs cuDNN's kernel).
     #[serde(default)]
     pub mask: AttentionMask,
+    /// MLA's absorbed decode kernel on the flash path (FlashMLA,
+    /// FlashAttention-3's MLA path; formulas.md, "MLA decode, absorbed"):
+    /// the rows, a sequence's query heads times its new tokens, one CTA
+    /// computes; fewer are padded to it.
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
+    pub mla_query_tile: Option<std::num::NonZeroU64>,
+    /// That kernel's share of the attention rate per padded FLOP where it
+    /// is compute-bound (it streams the latent at the device's achievable
+    /// bandwidth).
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
+    pub mla_peak_fraction: Option<f64>,
+    /// FlexAttention's block (`flex` path): the block mask marks which
+    /// block x block tiles of queries and keys hold a visible pair, and
+    /// the kernel computes every pair of those tiles (formulas.md,
+    /// "Engines: attention paths", FlexAttention).
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
+    pub flex_block: Option<std::num::NonZeroU64>,
+    /// The flex kernel's share of the attention rate at long spans, per
+    /// FLOP of the tiles it computes.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
+    pub flex_peak_fraction: Option<f64>,
+    /// The span (keys a query tile computes) at which it reaches half of
+    /// that: efficiency = peak x span / (span + half length).
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
+    pub flex_half_length: Option<std::num::NonZeroU64>,
 }
 
 /// How a multi-token pass over a cache masks its queries (formulas.md, "A
@@ -266,6 +291,12 @@ pub enum AttentionPath {
     /// the sink column concatenated, its max subtracted, a softmax, a
     /// batched GEMM over the values and the output made contiguous.
     Eager,
+    /// PyTorch's FlexAttention as transformers' `flex_attention_forward`
+    /// runs it: one compiled Triton kernel over the tiles a block mask
+    /// marks, the output made contiguous, and where the model has sinks
+    /// the output renormalised by the kernel's log-sum-exp (a concatenation,
+    /// a logsumexp, an exponent and a multiply over the output).
+    Flex,
 }
 
 impl AttentionPath {
@@ -274,6 +305,7 @@ impl AttentionPath {
         match self {
             AttentionPath::Flash => "flash",
             AttentionPath::Eager => "eager",
+            AttentionPath::Flex => "flex",
         }
     }
 }
@@ -476,6 +508,14 @@ impl Engine {
             self.moe.grouped.dequant_stream_fraction,
         )?;
         frac("attention.peak-fraction", self.attention.peak_fraction)?;
+        frac(
+            "attention.mla-peak-fraction",
+            self.attention.mla_peak_fraction,
+        )?;
+        frac(
+            "attention.flex-peak-fraction",
+            self.attention.flex_peak_fraction,
+        )?;
         // Device counts the custom all-reduce applies up to: at least one
         // device, and no more than the largest count an input may give.
         for (name, v) in [

@@ -167,15 +167,14 @@ impl Window {
     }
 
     /// Query-key pairs per layer, averaged over the layers, when `new`
-    /// tokens join `past` cached ones: causal for full layers; a windowed
-    /// layer past its window sees the window for every query.
+    /// tokens join `past` cached ones: causal for full layers; in a
+    /// windowed layer each query sees the window once its position passes
+    /// it (the first `window - past` new tokens see every earlier one).
     pub fn pairs(&self, new: u64, past: u64, causal: impl Fn(u64, u64) -> f64) -> f64 {
         let full = causal(new, past);
-        let windowed = if past > self.tokens {
-            new as f64 * self.tokens as f64
-        } else {
-            full
-        };
+        let within = new.min(self.tokens.saturating_sub(past));
+        let windowed =
+            causal(within, past) + new.saturating_sub(within) as f64 * self.tokens as f64;
         (1.0 - self.share) * full + self.share * windowed
     }
 }

@@ -496,6 +496,29 @@ pub struct AttentionEfficiency {
     /// are padded up to it).
     #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
     pub tensor_mask_query_tile: Option<NonZeroU64>,
+    /// MLA's absorbed attention as batched GEMMs over the latent (the
+    /// `eager` path) when the key count is odd: the scores' rows are not
+    /// 16-byte aligned and cuBLAS runs pre-Hopper align-1 tensor-op
+    /// kernels. The scores GEMM's share of the dense rate (formulas.md,
+    /// "MLA decode, absorbed", odd key counts).
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
+    pub latent_odd_scores_fraction: Option<f64>,
+    /// The values GEMM's share of the dense rate there (its input rows
+    /// misaligned).
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
+    pub latent_odd_values_fraction: Option<f64>,
+    /// The scores GEMM's share of the dense rate where cuBLAS runs an fp32
+    /// SIMT kernel instead (`magma_sgemmEx`), between
+    /// `latent-odd-simt-from` and `latent-odd-simt-to` score elements.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
+    pub latent_odd_simt_fraction: Option<f64>,
+    /// The fewest score elements (sequences x heads x keys) the SIMT
+    /// kernel was seen at.
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
+    pub latent_odd_simt_from: Option<NonZeroU64>,
+    /// The most score elements it was seen at.
+    #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
+    pub latent_odd_simt_to: Option<NonZeroU64>,
 }
 
 /// The kind of evidence behind a file's `achievable` figures

@@ -108,6 +108,8 @@ pub struct Eager {
     pub gemm_kernels: f64,
     /// The kernels between the GEMMs.
     pub between: Op,
+    /// MLA over an odd key count: its latent GEMMs' misaligned kernels.
+    pub latent_odd: Option<super::LatentOdd>,
 }
 
 /// Bytes per score element passes of the eager softmax make, in reads and
@@ -168,6 +170,7 @@ pub fn eager(
                 kernels + 1.0 + copies,
             )
         },
+        latent_odd: None,
     })
 }
 
@@ -221,6 +224,13 @@ fn mla_absorbed(m: &Model, batch: u64, new: u64, seen: f64, p: &Precisions) -> O
                 MLA_BETWEEN_KERNELS + MLA_AROUND_KERNELS,
             )
         },
+        // An odd key count leaves the scores' rows (keys x 2 B) off the
+        // 16-byte alignment cuBLAS's Hopper kernels need.
+        latent_odd: (keys.fract() == 0.0 && keys % 2.0 == 1.0).then_some(super::LatentOdd {
+            scores_flops: 2.0 * h * (r + rope) * q * keys * b * layers,
+            values_flops: 2.0 * h * r * q * keys * b * layers,
+            elements: scores,
+        }),
     })
 }
 
@@ -273,4 +283,143 @@ pub fn expert_bias(
         }
     });
     (read, between)
+}
+
+/// What FlexAttention makes of a pass (formulas.md, "Engines: attention
+/// paths", FlexAttention).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flex {
+    /// FLOPs of every tile the block mask marks (a tile partly masked is
+    /// computed whole), all layers.
+    pub flops: f64,
+    /// The kernel's time per FLOP over the dense rate: the FLOP-weighted
+    /// mean of 1 / efficiency(span) over the layer kinds.
+    pub per_flop: f64,
+    /// The output made contiguous and, with sinks, its renormalisation.
+    pub between: Op,
+}
+
+/// Kernels transformers' flex path runs a layer after the flex kernel
+/// with sinks (validation/results/2026-12-07-h100/h100c-families.json,
+/// flex_sink_kernels at 4,096: the LSE cast, the sinks concatenated, the
+/// logsumexp's max, subtraction, absolute value, fill, exponent, sum, log
+/// and add, the subtraction and exponent of the factor, the multiply over
+/// the output): 14, beside the output's copy.
+const FLEX_SINK_KERNELS: f64 = 14.0;
+
+/// Tiles of `block` x `block` one head of one sequence computes when `new`
+/// queries join `past` cached keys, causal, each query seeing at most
+/// `window` keys: for each query tile, the key tiles from the one holding
+/// its first query's oldest visible key to the one holding its last query.
+pub fn flex_tiles(new: u64, past: u64, window: u64, block: u64) -> f64 {
+    let b = block.max(1);
+    let mut tiles = 0u64;
+    let mut start = 0u64;
+    while start < new {
+        let first = past + start;
+        let last = past + (start + b).min(new) - 1;
+        let lo = (first + 1).saturating_sub(window);
+        tiles += last / b - lo / b + 1;
+        start += b;
+    }
+    tiles as f64
+}
+
+/// FlexAttention over `batch` sequences of `new` tokens after `past`, as
+/// engine `e` describes it (`attention.flex-*`); an error naming the field
+/// the engine leaves out.
+pub fn flex(
+    m: &Model,
+    batch: u64,
+    new: u64,
+    past: u64,
+    e: &Engine,
+    p: &Precisions,
+) -> crate::error::Result<Flex> {
+    let at = &e.attention;
+    let need = |v: Option<f64>, key: &str| {
+        v.ok_or_else(|| {
+            crate::error::Error::Unsupported(format!(
+                "engine `{}` runs attention on the flex path but has no `attention.{key}`; set it with --set engine.attention.{key}=...",
+                e.id
+            ))
+        })
+    };
+    let block = need(at.flex_block.map(|x| x.get() as f64), "flex-block")? as u64;
+    let peak = need(at.flex_peak_fraction, "flex-peak-fraction")?;
+    let half = need(
+        at.flex_half_length.map(|x| x.get() as f64),
+        "flex-half-length",
+    )?;
+    let layers = m.layers.get() as f64;
+    let h = m.attention.heads.get() as f64;
+    let dh = m.head_dim() as f64;
+    let win = m.window();
+    let q_tiles = new.div_ceil(block.max(1)) as f64;
+    // Each layer kind: its share of the layers, its tiles.
+    let kinds = [
+        (1.0 - win.share, flex_tiles(new, past, u64::MAX, block)),
+        (win.share, flex_tiles(new, past, win.tokens, block)),
+    ];
+    let tile_flops = 2.0 * h * 2.0 * dh * (block * block) as f64 * batch as f64;
+    let (mut flops, mut time) = (0.0, 0.0);
+    for (share, tiles) in kinds {
+        if share <= 0.0 {
+            continue;
+        }
+        let f = share * layers * tiles * tile_flops;
+        // The keys a query tile computes, on average.
+        let span = tiles / q_tiles * block as f64;
+        flops += f;
+        time += f * (span + half) / (peak * span);
+    }
+    let out = batch as f64 * new as f64 * h * dh * p.activation;
+    let (kernels, bytes) = if m.attention.sinks {
+        // The copy and the multiply each read and write the output; the
+        // small kernels move the per-row LSE (a few bytes a row).
+        let rows = batch as f64 * new as f64 * h;
+        (
+            1.0 + FLEX_SINK_KERNELS,
+            4.0 * out + 2.0 * (FLEX_SINK_KERNELS - 1.0) * rows * p.activation,
+        )
+    } else {
+        (1.0, 2.0 * out)
+    };
+    Ok(Flex {
+        flops,
+        per_flop: if flops > 0.0 { time / flops } else { 1.0 },
+        between: Op {
+            class: KernelClass::Pointwise,
+            activation_bytes: bytes * layers,
+            ..Op::plain("attention-flex-out", OpKind::Elementwise, layers, kernels)
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::flex_tiles;
+
+    #[test]
+    fn flex_tiles_are_the_block_masks_measured() {
+        // create_block_mask's masks for gpt-oss-20b's layers on an H100
+        // (validation/results/2026-12-07-h100/h100c-families.json,
+        // flex_attention blocks): tiles a head at 1,024 to 8,192 tokens.
+        for (s, window, tiles) in [
+            (1024, 128, 15.0),
+            (2048, 128, 31.0),
+            (4096, 128, 63.0),
+            (8192, 128, 127.0),
+            (1024, u64::MAX, 36.0),
+            (2048, u64::MAX, 136.0),
+            (4096, u64::MAX, 528.0),
+            (8192, u64::MAX, 2080.0),
+        ] {
+            assert_eq!(flex_tiles(s, 0, window, 128), tiles, "{s} {window}");
+        }
+        // By hand: 200 new tokens after 100 cached, a 128-token window:
+        // query tile 0 (positions 100-227) needs keys 0-227 (tiles 0, 1);
+        // tile 1 (228-299) keys 101-299 (tiles 0, 1, 2).
+        assert_eq!(flex_tiles(200, 100, 128, 128), 5.0);
+    }
 }

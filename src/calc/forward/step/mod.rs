@@ -118,6 +118,23 @@ pub struct Op {
     /// (an engine's grouped expert dispatch), at this share of the
     /// bandwidth for their memory terms; `None`: one kernel a group.
     pub grouped: Option<GroupedGemm>,
+    /// MLA's absorbed attention as batched GEMMs over an odd key count:
+    /// the two latent GEMMs run misaligned kernels (formulas.md, "MLA
+    /// decode, absorbed", odd key counts).
+    pub latent_odd: Option<LatentOdd>,
+}
+
+/// The latent GEMMs of MLA's absorbed attention over an odd key count, all
+/// repetitions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatentOdd {
+    /// The scores GEMM's FLOPs (queries x (latent + rotary) x keys).
+    pub scores_flops: f64,
+    /// The values GEMM's FLOPs (scores x the latent's r columns).
+    pub values_flops: f64,
+    /// Score elements of one repetition (sequences x heads x new tokens x
+    /// keys): cuBLAS chooses its kernel by the size.
+    pub elements: f64,
 }
 
 /// A grouped GEMM's figures (formulas.md, "Engines: how a profile turns
@@ -182,6 +199,7 @@ impl Op {
             strided: [None, None],
             scatter: None,
             grouped: None,
+            latent_odd: None,
         }
     }
 
@@ -221,6 +239,7 @@ impl Op {
             strided: [None, None],
             scatter: None,
             grouped: None,
+            latent_odd: None,
         }
     }
 
@@ -290,6 +309,15 @@ pub struct Step {
     /// How a pass of several new tokens over a cache masks its queries
     /// (the engine's `attention.mask`): it chooses the kernel.
     pub mask: AttentionMask,
+    /// MLA's absorbed attention on the flash path over a cache, where the
+    /// engine names its kernel: (rows a CTA computes, share of the
+    /// attention rate per padded FLOP) (formulas.md, "MLA decode,
+    /// absorbed").
+    pub mla_kernel: Option<(u64, f64)>,
+    /// FlexAttention's time per FLOP over the attention rate (the `flex`
+    /// path, a pass of several new tokens): 1 / its efficiency, weighted
+    /// over the layer kinds.
+    pub flex: Option<f64>,
 }
 
 /// Each op's weight bytes, for a derivation: `embedding 16.4 KB + qkv ...`.
@@ -587,7 +615,17 @@ pub fn forward_on(
         attention.flops = e.flops + attention_extra::sink_flops(m, tokens);
         attention.activation_bytes += e.gemm_bytes;
         attention.kernels += e.gemm_kernels;
+        attention.latent_odd = e.latent_odd;
         eager_between = Some(e.between);
+    }
+    // FlexAttention (a pass of several new tokens): every tile the block
+    // mask marks, at the flex kernel's efficiency for its span.
+    let mut flex = None;
+    if eng.attention.path == AttentionPath::Flex && new > 1 && a.kind != AttentionKind::Mla {
+        let f = attention_extra::flex(m, batch, new, past, eng, p)?;
+        attention.flops = f.flops + attention_extra::sink_flops(m, tokens);
+        flex = Some(f.per_flop);
+        eager_between = Some(f.between);
     }
     ops.push(attention);
 
@@ -736,6 +774,16 @@ pub fn forward_on(
         heads: h as f64,
         kv_heads: m.kv_heads() as f64,
         mask: eng.attention.mask,
+        mla_kernel: match (
+            a.kind,
+            eng.attention.path,
+            eng.attention.mla_query_tile,
+            eng.attention.mla_peak_fraction,
+        ) {
+            (AttentionKind::Mla, AttentionPath::Flash, Some(t), Some(f)) => Some((t.get(), f)),
+            _ => None,
+        },
+        flex,
     })
 }
 
@@ -754,6 +802,24 @@ mod tests {
         assert!((x - 5.47).abs() < 0.01, "{x}");
         assert!((experts_touched(256, 8, 1) - 8.0).abs() < 1e-9);
         assert!(experts_touched(256, 8, 100_000) > 255.99);
+    }
+
+    #[test]
+    fn a_window_caps_a_prefill_s_pairs() {
+        // By hand: 4,096 new tokens, no cache, a 128-token window: the
+        // first 128 queries see 1..128 keys (8,256 pairs), the other 3,968
+        // see 128 each (507,904): 516,160.
+        let w = crate::spec::model::Window {
+            tokens: 128,
+            share: 1.0,
+        };
+        assert_eq!(w.pairs(4096, 0, causal_pairs), 516_160.0);
+        // 10 new after 120 cached: 8 queries see 121..128 keys (996), 2
+        // see 128 (256).
+        assert_eq!(w.pairs(10, 120, causal_pairs), 1252.0);
+        // A cache past the window: every query sees the window.
+        assert_eq!(w.pairs(4, 500, causal_pairs), 512.0);
+        assert_eq!(w.pairs(1, 50, causal_pairs), 51.0);
     }
 
     #[test]

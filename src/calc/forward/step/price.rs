@@ -58,6 +58,9 @@ pub struct Pricer {
     /// of the dense rate per padded FLOP, its query tile), if the file has
     /// them (the cached kernel's figures otherwise).
     pub tensor_mask: Option<(f64, u64)>,
+    /// MLA's latent GEMMs over an odd key count, if the file measured
+    /// them (formulas.md, "MLA decode, absorbed", odd key counts).
+    pub latent_odd: Option<LatentOddFigures>,
     /// Burst rate of attention's products, at the KV cache's precision.
     pub attention_rate: f64,
     /// Sustained rate at that precision, if known.
@@ -180,6 +183,20 @@ impl KernelFixed {
             decode_splits: k.is_some_and(|k| k.combine.is_some()),
         }
     }
+}
+
+/// What cuBLAS's misaligned kernels reach on MLA's latent GEMMs over an
+/// odd key count: shares of the dense rate, and the score elements between
+/// which it runs the scores GEMM as fp32 SIMT.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatentOddFigures {
+    /// The scores GEMM on align-1 tensor-op kernels.
+    pub scores: f64,
+    /// The values GEMM.
+    pub values: f64,
+    /// The scores GEMM on the SIMT kernel, and the score elements it was
+    /// seen between (inclusive).
+    pub simt: Option<(f64, f64, f64)>,
 }
 
 /// The attention kernel of a pass of several new tokens per sequence over a
@@ -632,6 +649,26 @@ impl Pricer {
                         fraction,
                         (q.div_ceil(tile) * tile) as f64 / q as f64 * waves,
                     )
+                } else if let Some(per_flop) = step.flex.filter(|_| shape.new > 1) {
+                    // FlexAttention: its FLOPs are the tiles it computes,
+                    // already padded (formulas.md, "Engines: attention
+                    // paths", FlexAttention).
+                    (1.0 / per_flop, 1.0)
+                } else if let Some((tile, fraction)) = step.mla_kernel.filter(|_| cached > 0) {
+                    // MLA's absorbed kernel over a cache (FlashMLA's
+                    // shape): a CTA computes `tile` rows of a sequence's
+                    // heads x new tokens against the shared latent, fewer
+                    // padded to it; the keys split and combined as a
+                    // decode kernel's (formulas.md, "MLA decode, absorbed").
+                    let rows = (step.heads * shape.new as f64).max(1.0);
+                    let tile = tile as f64;
+                    let blocks = shape.batch as f64 * (rows / tile).ceil();
+                    if self.fixed.decode_splits
+                        && blocks < SPLIT_BELOW_CTAS_PER_SM * self.gemm.sms.max(1) as f64
+                    {
+                        extra_combine += 1.0;
+                    }
+                    (fraction, (rows / tile).ceil() * tile / rows)
                 } else if shape.new > 1 {
                     let q = shape.new;
                     let grid =
@@ -659,7 +696,20 @@ impl Pricer {
                     Some(s) if sustained => s.min(self.attention_rate),
                     _ => self.attention_rate,
                 };
-                let c = flops * pad / (rate * eff);
+                let mut c = flops * pad / (rate * eff);
+                // MLA's latent GEMMs over an odd key count: each at its
+                // misaligned kernel's share of the rate.
+                if let (Some(o), Some(f)) = (op.latent_odd, self.latent_odd) {
+                    let scores = match f.simt {
+                        Some((share, from, to)) if (from..=to).contains(&o.elements) => share,
+                        _ => f.scores,
+                    };
+                    // Fitted against the burst rate: a kernel at a few
+                    // percent of it draws far from the power limit.
+                    c = (o.scores_flops / scores + o.values_flops / f.values)
+                        / n
+                        / self.attention_rate;
+                }
                 let m = bytes / bw;
                 (c, m, c.max(m))
             }
@@ -718,7 +768,10 @@ impl Pricer {
             overhead_s: overhead * n,
             time_s: rep * n,
             kernels: kernels * n,
-            compute_bound: compute > memory,
+            // MLA's misaligned latent GEMMs run at a few percent of the
+            // tensor rate: they do not draw the power of compute-bound
+            // work, whatever bounds them.
+            compute_bound: compute > memory && op.latent_odd.is_none(),
         }
     }
 }

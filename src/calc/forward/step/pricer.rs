@@ -78,6 +78,20 @@ pub fn pricer(
             at.tensor_mask_query_tile?.get(),
         ))
     });
+    let latent_odd = a.and_then(|a| a.attention.as_ref()).and_then(|at| {
+        Some(crate::calc::step::price::LatentOddFigures {
+            scores: at.latent_odd_scores_fraction?,
+            values: at.latent_odd_values_fraction?,
+            simt: match (
+                at.latent_odd_simt_fraction,
+                at.latent_odd_simt_from,
+                at.latent_odd_simt_to,
+            ) {
+                (Some(s), Some(f), Some(t)) => Some((s, f.get() as f64, t.get() as f64)),
+                _ => None,
+            },
+        })
+    });
     let gemm = GemmModel::of(hw);
     if gemm.tiles.is_empty() {
         missing.push("achievable.gemm");
@@ -179,6 +193,7 @@ pub fn pricer(
         query_tile,
         cached_attention,
         tensor_mask,
+        latent_odd,
         attention_rate,
         attention_sustained,
         precisions,
