@@ -362,6 +362,37 @@ fn preload(ctx: &Context, command: &str, base: &Fields, axes: &[Axis]) -> Result
     if fixed("engine") {
         fatal(ctx.point_engine(base).map(|_| ()))?;
     }
+    // A swept part, model or engine none of whose values can be found
+    // fails every point alike (`--sweep model=nope` beside a million
+    // batches): said once, before the first point. One that is found
+    // leaves the others to fail as rows of their own.
+    for a in axes {
+        let load = |f: &Fields| match a.name.as_str() {
+            "hw" => Some(ctx.point_hardware(f, None).map(|_| ())),
+            "model" => Some(ctx.point_model(f).map(|_| ())),
+            "engine" => Some(ctx.point_engine(f).map(|_| ())),
+            _ => None,
+        };
+        let mut first = None;
+        let mut f = base.clone();
+        for j in 0..a.values.len() {
+            f.insert(a.name.clone(), a.values.get(j).unwrap_or(Value::Null));
+            match load(&f) {
+                Some(Err(
+                    e @ (Error::UnknownId { .. } | Error::NotAModel { .. } | Error::Io { .. }),
+                )) => {
+                    first.get_or_insert(e);
+                }
+                _ => {
+                    first = None;
+                    break;
+                }
+            }
+        }
+        if let Some(e) = first {
+            return Err(e);
+        }
+    }
     Ok(())
 }
 

@@ -60,6 +60,15 @@ impl Batch {
     }
 }
 
+/// The most pass sizes a memo makes room for before they are met.
+const MEMO_AHEAD: u64 = 1024;
+
+/// A memo of kept forwards for passes of up to `most` tokens.
+fn memo(most: u64) -> rustc_hash::FxHashMap<u64, Kept> {
+    let room = most.saturating_add(1).min(MEMO_AHEAD) as usize;
+    rustc_hash::FxHashMap::with_capacity_and_hasher(room, Default::default())
+}
+
 /// Prices iterations.
 pub trait StepCost {
     /// Seconds the iteration `b` takes.
@@ -179,11 +188,13 @@ pub struct Forward<'r, 'a, 'b> {
     attention: Op,
     per_pair_flops: f64,
     per_seen_bytes: f64,
-    /// By token count.
-    bodies: Vec<Option<Kept>>,
+    /// By token count: a map, since a pass's token count can reach a
+    /// million where a cap allows it and a dense memo would zero
+    /// gigabytes no pass uses (issue 55: `fleet --caps 1,2,1000000`).
+    bodies: rustc_hash::FxHashMap<u64, Kept>,
     /// The LM head (and the final norm before it, an elementwise kernel
     /// the per-operation model prices) by tokens.
-    heads: Vec<Option<Kept>>,
+    heads: rustc_hash::FxHashMap<u64, Kept>,
     /// The pass's stages, summed.
     parts: Vec<StagePart>,
     kernels: f64,
@@ -199,7 +210,8 @@ pub struct Forward<'r, 'a, 'b> {
 
 impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
     /// Probes the model's attention and sets up the caches for passes of
-    /// up to `max_tokens` tokens and `max_seqs` sampled tokens.
+    /// up to `max_tokens` tokens and `max_seqs` sampled tokens (room made
+    /// ahead for at most [`MEMO_AHEAD`] sizes each; the rest as met).
     pub fn new(
         replica: &'r Replica<'a, 'b>,
         model: &'r Model,
@@ -248,8 +260,8 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
             per_pair_flops: a0.flops,
             per_seen_bytes: a1.kv_read_bytes,
             attention: a0,
-            bodies: (0..=max_tokens).map(|_| None).collect(),
-            heads: (0..=max_seqs).map(|_| None).collect(),
+            bodies: memo(max_tokens),
+            heads: memo(max_seqs),
             kernels: scratch.kernels,
             scratch,
             parts: vec![StagePart::default(); replica.stages()],
@@ -321,8 +333,7 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
     }
 
     fn body(&mut self, tokens: u64) -> Result<&Kept> {
-        let i = slot(&mut self.bodies, tokens);
-        if self.bodies[i].is_none() {
+        if !self.bodies.contains_key(&tokens) {
             let st = self.forward(tokens, 0)?;
             let ops = st
                 .ops
@@ -331,17 +342,16 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
                 .collect();
             let mut k = self.kept(ops, st.extra, self.kernels, tokens);
             k.comm = Some(self.replica.comm(tokens as f64)?);
-            self.bodies[i] = Some(k);
+            self.bodies.insert(tokens, k);
         }
-        Ok(self.bodies[i].as_ref().expect("just filled"))
+        Ok(&self.bodies[&tokens])
     }
 
     fn head(&mut self, tokens: u64) -> Result<Option<&Kept>> {
         if tokens == 0 {
             return Ok(None);
         }
-        let i = slot(&mut self.heads, tokens);
-        if self.heads[i].is_none() {
+        if !self.heads.contains_key(&tokens) {
             let st = self.forward(tokens, 1)?;
             let norm = st
                 .extra
@@ -356,9 +366,9 @@ impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
                 lm_head_s: self.replica.lm_head_s(tokens as f64)?,
                 ..Default::default()
             });
-            self.heads[i] = Some(k);
+            self.heads.insert(tokens, k);
         }
-        Ok(self.heads[i].as_ref())
+        Ok(self.heads.get(&tokens))
     }
 }
 
@@ -451,14 +461,4 @@ impl StepCost for Forward<'_, '_, '_> {
         }
         Ok(s)
     }
-}
-
-/// The index of `tokens` in a memo of kept forwards, the memo grown to
-/// hold it.
-fn slot(memo: &mut Vec<Option<Kept>>, tokens: u64) -> usize {
-    let i = tokens as usize;
-    if i >= memo.len() {
-        memo.resize_with(i + 1, || None);
-    }
-    i
 }
