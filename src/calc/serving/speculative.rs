@@ -110,7 +110,7 @@ pub fn draft_tokens(g: u64) -> Result<u64> {
 
 /// Draft-then-verify applied to every decode step of a request-level run
 /// (`simulate --speculative`, `fleet --speculative`; formulas.md,
-/// "Simulation: speculative decoding"): the same A,G[,C] as `decode
+/// "Simulation: speculative decoding"): the same `A,G[,C]` as `decode
 /// --speculative`, with the same meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Draft {

@@ -211,7 +211,7 @@ pub struct Forward<'r, 'a, 'b> {
 impl<'r, 'a, 'b> Forward<'r, 'a, 'b> {
     /// Probes the model's attention and sets up the caches for passes of
     /// up to `max_tokens` tokens and `max_seqs` sampled tokens (room made
-    /// ahead for at most [`MEMO_AHEAD`] sizes each; the rest as met).
+    /// ahead for at most `MEMO_AHEAD` (1,024) sizes each; the rest as met).
     pub fn new(
         replica: &'r Replica<'a, 'b>,
         model: &'r Model,
