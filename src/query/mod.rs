@@ -266,6 +266,8 @@ fn grid(
         Some(w) => w,
         None => named(e),
     };
+    let missing_checked = std::cell::Cell::new(false);
+    let base_fields = base.clone();
     let mut point_eval = |f: &Fields, lean: bool| -> Result<Report> {
         let r = match point(ctx, command, f, lean) {
             Err(e)
@@ -278,6 +280,18 @@ fn grid(
                     }) =>
             {
                 whole.set(Some((ctx.rename)(e)));
+                return Err(Error::input("--sweep", "stopped at its first point"));
+            }
+            // A point that found no file: where no value of a swept file
+            // axis can be found, every point fails so (checked once, and
+            // only once a point has read the file, so a command that
+            // reads none still says so).
+            Err(e @ (Error::UnknownId { .. } | Error::NotAModel { .. } | Error::Io { .. }))
+                if !missing_checked.replace(true)
+                    && let Some(m) = swept_files_missing(ctx, &base_fields, &axes) =>
+            {
+                drop(e);
+                whole.set(Some((ctx.rename)(m)));
                 return Err(Error::input("--sweep", "stopped at its first point"));
             }
             r => r.map_err(|e| (ctx.rename)(unknown_sweep(e, &swept)))?,
@@ -362,10 +376,14 @@ fn preload(ctx: &Context, command: &str, base: &Fields, axes: &[Axis]) -> Result
     if fixed("engine") {
         fatal(ctx.point_engine(base).map(|_| ()))?;
     }
-    // A swept part, model or engine none of whose values can be found
-    // fails every point alike (`--sweep model=nope` beside a million
-    // batches): said once, before the first point. One that is found
-    // leaves the others to fail as rows of their own.
+    Ok(())
+}
+
+/// A swept part, model or engine none of whose values can be found: it
+/// fails every point alike (`--sweep model=nope` beside a million
+/// batches), so the sweep says so once, before its points. An axis with
+/// one value that loads leaves the others to fail as rows of their own.
+fn swept_files_missing(ctx: &Context, base: &Fields, axes: &[Axis]) -> Option<Error> {
     for a in axes {
         let load = |f: &Fields| match a.name.as_str() {
             "hw" => Some(ctx.point_hardware(f, None).map(|_| ())),
@@ -389,11 +407,11 @@ fn preload(ctx: &Context, command: &str, base: &Fields, axes: &[Axis]) -> Result
                 }
             }
         }
-        if let Some(e) = first {
-            return Err(e);
+        if first.is_some() {
+            return first;
         }
     }
-    Ok(())
+    None
 }
 
 /// The most points a `fleet` sweep may have: each point is a whole fleet
