@@ -408,16 +408,9 @@ mod tests {
         Catalog::default().hardware(id, &[]).unwrap()
     }
 
-    /// Two requests of 100 prompt and 5 output tokens, at 0 and 0.5 s, on
-    /// the mock cost (1 s an iteration + 1 ms a token) with a transfer of
-    /// 0.5 s + 1 s per 100 tokens. By hand: the prefill replica runs 0 to
-    /// 1.1 s and 1.1 to 2.2 s; the caches land at 2.6 and 3.7 s. The decode
-    /// replica runs the first alone from 2.6 (to 3.601, then 4.602); the
-    /// second waits for the step in flight and joins at 4.602; steps of two
-    /// take 1.002 s (to 5.604, 6.606, where the first ends), then the
-    /// second alone to 7.607 and 8.608.
-    #[test]
-    fn two_requests_through_both_pools_by_hand() {
+    /// A step of 1 s plus 1 ms a token, on one replica of up to 8
+    /// sequences: the hand derivations below count in it.
+    fn one_second_steps() -> (Mock, Config) {
         let mock = Mock {
             fixed_s: 1.0,
             per_token_s: 0.001,
@@ -432,6 +425,20 @@ mod tests {
             prefilled: false,
             draft: None,
         };
+        (mock, cfg)
+    }
+
+    /// Two requests of 100 prompt and 5 output tokens, at 0 and 0.5 s, on
+    /// the mock cost (1 s an iteration + 1 ms a token) with a transfer of
+    /// 0.5 s + 1 s per 100 tokens. By hand: the prefill replica runs 0 to
+    /// 1.1 s and 1.1 to 2.2 s; the caches land at 2.6 and 3.7 s. The decode
+    /// replica runs the first alone from 2.6 (to 3.601, then 4.602); the
+    /// second waits for the step in flight and joins at 4.602; steps of two
+    /// take 1.002 s (to 5.604, 6.606, where the first ends), then the
+    /// second alone to 7.607 and 8.608.
+    #[test]
+    fn two_requests_through_both_pools_by_hand() {
+        let (mock, cfg) = one_second_steps();
         let reqs = [
             Request {
                 arrival_s: 0.0,
@@ -488,20 +495,7 @@ mod tests {
     /// reaches the decode pool.
     #[test]
     fn a_closed_loop_through_both_pools_by_hand() {
-        let mock = Mock {
-            fixed_s: 1.0,
-            per_token_s: 0.001,
-            per_seen_s: 0.0,
-        };
-        let cfg = Config {
-            max_tokens: 4096,
-            max_seqs: 8,
-            prefix_hit: 0.0,
-            window: crate::spec::model::Window::NONE,
-            replicas: 1,
-            prefilled: false,
-            draft: None,
-        };
+        let (mock, cfg) = one_second_steps();
         let t = Transfer {
             bytes_per_token: 1.0,
             bandwidth: 100.0,
