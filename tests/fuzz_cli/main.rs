@@ -16,9 +16,10 @@
 //! Settings (environment): `ROOFLINE_FUZZ_INPUTS` (how many generated
 //! inputs; without it, `ROOFLINE_FUZZ_SECS` seconds, default 10),
 //! `ROOFLINE_FUZZ_SEED`, `ROOFLINE_FUZZ_LIMIT_SECS` (an input past it is a
-//! hang; default 300, as the spawning driver's) and `ROOFLINE_FUZZ_DIR`
-//! (the working folder; it keeps `current-input.txt`, `progress.txt` and
-//! `findings.txt`). docs/validation.md has the long run's command.
+//! hang; default 300, as the spawning driver's), `ROOFLINE_FUZZ_SLOW_SECS`
+//! (an input past it is listed in `slow.txt`; default 10) and
+//! `ROOFLINE_FUZZ_DIR` (the working folder; it keeps `current-input.txt`,
+//! `progress.txt`, `slow.txt` and `findings.txt`). docs/validation.md has the long run's command.
 
 #[allow(dead_code, unused_imports)]
 #[path = "../../src/cli/mod.rs"]
@@ -92,6 +93,9 @@ fn main() {
     let inputs = env_u64("ROOFLINE_FUZZ_INPUTS");
     let budget = Duration::from_secs(env_u64("ROOFLINE_FUZZ_SECS").unwrap_or(10));
     let limit = Duration::from_secs(env_u64("ROOFLINE_FUZZ_LIMIT_SECS").unwrap_or(300));
+    // Inputs slower than this are listed (not failed) in `slow.txt`, so a
+    // long run shows every slow class, not only its slowest input.
+    let slow = Duration::from_secs(env_u64("ROOFLINE_FUZZ_SLOW_SECS").unwrap_or(10));
     let dir: PathBuf = std::env::var_os("ROOFLINE_FUZZ_DIR").map_or_else(
         || std::env::temp_dir().join(format!("roofline-fuzz-cli-{}", std::process::id())),
         PathBuf::from,
@@ -107,6 +111,7 @@ fn main() {
     let current = dir.join("current-input.txt");
     let progress = dir.join("progress.txt");
     let findings = dir.join("findings.txt");
+    let slow_list = dir.join("slow.txt");
 
     std::panic::set_hook(Box::new(|info| {
         if let Ok(mut p) = PANIC.lock() {
@@ -182,6 +187,12 @@ fn main() {
         let took = t0.elapsed();
         if took > slowest.0 {
             slowest = (took, line.clone());
+        }
+        if took > slow {
+            append(
+                &slow_list,
+                &format!("{:.1} s, input {n}: {line}\n", took.as_secs_f64()),
+            );
         }
         let err = String::from_utf8_lossy(&err);
         let verdict = match result {
