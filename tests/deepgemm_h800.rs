@@ -51,7 +51,15 @@ fn rows() -> Vec<(String, f64, u64, u64, u64, f64, f64)> {
             let read = ((n * k) as f64 + (m * k) as f64) * groups;
             let write = 2.0 * (m * n) as f64 * groups;
             let t = g.time((m, n, k), groups, rate, bw, read, write);
-            out.push((kind.to_string(), groups, m, n, k, published, t.time_s + fixed));
+            out.push((
+                kind.to_string(),
+                groups,
+                m,
+                n,
+                k,
+                published,
+                t.time_s + fixed,
+            ));
         }
     }
     out

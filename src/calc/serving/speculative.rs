@@ -182,7 +182,9 @@ impl Acceptance {
                 if p.trim().is_empty() {
                     return Err(Error::field(
                         "acceptance",
-                        format!("has an empty rate between slashes (`{t}`): give one a drafted position, e.g. 0.9/0.7/0.5"),
+                        format!(
+                            "has an empty rate between slashes (`{t}`): give one a drafted position, e.g. 0.9/0.7/0.5"
+                        ),
                     ));
                 }
                 *r = acceptance(number(p)?)?;
@@ -310,10 +312,12 @@ impl<'de> Deserialize<'de> for AcceptanceField {
             serde_json::Value::Number(n) => n.to_string(),
             other => return Err(D::Error::custom(format!("`{other}` is not an acceptance"))),
         };
-        Acceptance::parse(&text).map(AcceptanceField).map_err(|e| match e {
-            Error::Field { message, .. } => D::Error::custom(message),
-            e => D::Error::custom(e.to_string()),
-        })
+        Acceptance::parse(&text)
+            .map(AcceptanceField)
+            .map_err(|e| match e {
+                Error::Field { message, .. } => D::Error::custom(message),
+                e => D::Error::custom(e.to_string()),
+            })
     }
 }
 
@@ -499,7 +503,12 @@ mod tests {
         assert!((same.tokens(3) - 2.952).abs() < 1e-12);
         assert!((Acceptance::parse("0.8").unwrap().tokens(3) - 2.952).abs() < 1e-12);
         // One rate a drafted token, no more and no fewer.
-        assert!(Acceptance::parse("0.9/0.7").unwrap().with_drafts(3).is_err());
+        assert!(
+            Acceptance::parse("0.9/0.7")
+                .unwrap()
+                .with_drafts(3)
+                .is_err()
+        );
         assert!(Acceptance::parse("0.9/1.2/0.5").is_err());
         assert!(Acceptance::parse("0.9//0.5").is_err());
         let many = vec!["0.5"; MAX_POSITIONS + 1].join("/");
@@ -528,9 +537,17 @@ mod tests {
         assert!((b.tokens(3) - 2.6).abs() < 1e-9);
         assert!(b.tokens(1) < 2.0 && b.tokens(1) > 1.0);
         // Every draft kept: g + 1; more is refused, and less than 1.
-        let all = Acceptance::parse("length=4").unwrap().with_drafts(3).unwrap();
+        let all = Acceptance::parse("length=4")
+            .unwrap()
+            .with_drafts(3)
+            .unwrap();
         assert_eq!(all.tokens(3), 4.0);
-        assert!(Acceptance::parse("length=4.5").unwrap().with_drafts(3).is_err());
+        assert!(
+            Acceptance::parse("length=4.5")
+                .unwrap()
+                .with_drafts(3)
+                .is_err()
+        );
         assert!(Acceptance::parse("length=0.9").is_err());
         assert!(Acceptance::parse("length=abc").is_err());
     }

@@ -647,7 +647,11 @@ pub fn draft_note(d: &crate::calc::speculative::Draft) -> String {
         g + 1,
         match d.acceptance {
             Acceptance::Length { .. } => format!("L = {}", units::sig(d.tokens(g), 4)),
-            _ => format!("{} = {}", d.acceptance.formula(), units::sig(d.tokens(g), 4)),
+            _ => format!(
+                "{} = {}",
+                d.acceptance.formula(),
+                units::sig(d.tokens(g), 4)
+            ),
         },
         match d.acceptance {
             Acceptance::Length { each, .. } => format!(
