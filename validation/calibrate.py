@@ -1,6 +1,6 @@
 """Measure the figures `roofline calibrate` fits, on the GPU this runs on.
 
-    python3 validation/calibrate.py --out my-gpu.csv          # about 2.6 minutes on an H200 (150 and 156 s measured)
+    python3 validation/calibrate.py --out my-gpu.csv          # 2.6 minutes on an H200 (150, 156 s), 2.8 on an H100 (168 s)
     python3 validation/calibrate.py --out power.csv --only power   # the power loops alone, about 2 minutes
     python3 validation/calibrate.py --out quick.csv --quick   # fewer shapes, a smoke test
 
@@ -19,6 +19,11 @@ docs/data-schemas.md ("Calibration measurements"):
   (every projection of Llama-3-8B and Llama-3.1-70B at M = 1 ... 8192)
   included, each timed in a CUDA graph over enough weight copies that no
   operand stays in L2;
+- grouped_gemm: the routed experts' grouped GEMM as the validation's MoE
+  steps call it (`torch._grouped_mm`, bf16), one call over every expert
+  with the same rows each (`batch` experts of `m` rows, 1 to 512), at
+  Mixtral-8x7B's, Qwen3-235B-A22B's and DeepSeek-V3's expert shapes, each
+  timed in a CUDA graph over cold weight copies (3 s on an H100);
 - attention_prefill, attention_decode: `F.scaled_dot_product_attention`,
   causal prefill at S = 1k ... 16k (the default backend, as a forward calls it), decode over KV caches of several lengths
   and batches (`flops` counts the causal half only, 2 x 2 x B x H x S^2 x D / 2);

@@ -9,9 +9,9 @@ calibrate` reads. `calibration.all` names them all.
 
 # (calibrate.py's --only name, the section)
 ORDER = [("hbm", "memory.hbm"), ("launch", "host.launch"), ("gemm", "gemm.shapes"),
-         ("attention", "attention.sdpa"), ("compute", "power.compute"),
-         ("power", "power.limit"), ("decode", "steps.decode"), ("host", "host.calls"),
-         ("kernels", "host.kernels")]
+         ("grouped", "moe.grouped"), ("attention", "attention.sdpa"),
+         ("compute", "power.compute"), ("power", "power.limit"), ("decode", "steps.decode"),
+         ("host", "host.calls"), ("kernels", "host.kernels")]
 
 
 class Group:

@@ -62,8 +62,8 @@ class Sections(unittest.TestCase):
     def test_calibration_order_is_calibrate_pys(self):
         # calibrate.py's --only names, in the order it always ran them.
         self.assertEqual([s for s, _ in calibration.ORDER],
-                         ["hbm", "launch", "gemm", "attention", "compute", "power", "decode",
-                          "host", "kernels"])
+                         ["hbm", "launch", "gemm", "grouped", "attention", "compute", "power",
+                          "decode", "host", "kernels"])
         self.assertEqual([s.short for s in suite.find(calibration.only(set()))],
                          [s for s, _ in calibration.ORDER])
         self.assertEqual([s.name for s in suite.find(calibration.only({"power", "hbm"}))],
@@ -99,7 +99,8 @@ class CommandLine(unittest.TestCase):
         out = subprocess.run([sys.executable, os.path.join(ROOT, "validation", "calibrate.py"),
                               "--help"], capture_output=True, text=True)
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn("hbm,launch,gemm,attention,compute,power,decode,host,kernels", out.stdout)
+        self.assertIn("hbm,launch,gemm,grouped,attention,compute,power,decode,host,kernels",
+                      "".join(out.stdout.split()))
 
 
 class Rows(unittest.TestCase):

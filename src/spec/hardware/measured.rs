@@ -98,6 +98,28 @@ pub struct Achievable {
     /// Flash attention's compute efficiency by sequence length.
     #[serde(default)]
     pub attention: Option<AttentionEfficiency>,
+    /// PyTorch's grouped GEMM (`torch._grouped_mm`, the routed experts of
+    /// a grouped dispatch) on this part, as `validation/calibrate.py`
+    /// measures it (formulas.md, "Engines: how a profile turns into
+    /// kernels", grouped experts).
+    #[serde(default)]
+    pub grouped_gemm: Option<GroupedGemmFigures>,
+}
+
+/// PyTorch's grouped GEMM on a part: for an engine whose grouped GEMM is
+/// that kernel (its profile sets `moe.grouped.weight-stream-fraction`),
+/// these take the place of the engine's figure, which was measured on
+/// another part.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct GroupedGemmFigures {
+    /// The share (0 to 1] of `hbm-bandwidth` its memory terms run at.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
+    pub stream_fraction: Option<f64>,
+    /// The share (0 to 1] of the dense GEMM model's rate (the same tiles,
+    /// waves and `dense` rate) its compute term runs at.
+    #[serde(default, deserialize_with = "crate::spec::plain::number")]
+    pub compute_fraction: Option<f64>,
 }
 
 /// Board power of each class of a step's work at the burst clock

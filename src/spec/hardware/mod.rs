@@ -26,7 +26,8 @@ pub use execution::{Execution, Launch, MatrixUnit, Vendor};
 pub use fabric::{Link, Tier};
 pub use measured::{
     Achievable, AttentionEfficiency, BusEfficiency, Call, CollectiveProtocol, Evidence,
-    EvidenceKind, GemmTiling, KernelFixed, PowerLimitFigures, ShareTable, Shares,
+    EvidenceKind, GemmTiling, GroupedGemmFigures, KernelFixed, PowerLimitFigures, ShareTable,
+    Shares,
 };
 pub use memory::{Level, Memory, Scope};
 pub use package::{Calibration, Host, Package};

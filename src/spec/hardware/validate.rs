@@ -504,6 +504,13 @@ impl Hardware {
                     );
                 }
             }
+            if let Some(g) = &a.grouped_gemm {
+                share("achievable.grouped-gemm.stream-fraction", g.stream_fraction)?;
+                share(
+                    "achievable.grouped-gemm.compute-fraction",
+                    g.compute_fraction,
+                )?;
+            }
             if let Some(at) = &a.attention {
                 share("achievable.attention.peak-fraction", at.peak_fraction)?;
                 share(

@@ -143,6 +143,10 @@ pub struct LatentOdd {
 pub struct GroupedGemm {
     /// The share of the achievable bandwidth its memory terms run at.
     pub stream_fraction: f64,
+    /// Whether the kernel is PyTorch's grouped GEMM (the engine carries a
+    /// `weight-stream-fraction` measured for it), so that a part's own
+    /// `achievable.grouped-gemm` figures take the place of the engine's.
+    pub part_figures: bool,
     /// Where its weights are in a format whose math the device may lack
     /// (`weight-formats.routed-experts`, e.g. mxfp4): that format's compute
     /// precision and the engine's share for a kernel that dequantizes them
@@ -698,6 +702,7 @@ pub fn forward_on(
         ops.push(Op {
             grouped: grouped.then(|| GroupedGemm {
                 stream_fraction: eng.moe.grouped.weight_stream_fraction.unwrap_or(1.0),
+                part_figures: eng.moe.grouped.weight_stream_fraction.is_some(),
                 dequant: dequant_format(m).zip(eng.moe.grouped.dequant_stream_fraction),
             }),
             flops: 2.0 * tokens as f64 * k as f64 * expert_params * moe_layers,

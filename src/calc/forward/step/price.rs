@@ -61,6 +61,10 @@ pub struct Pricer {
     /// MLA's latent GEMMs over an odd key count, if the file measured
     /// them (formulas.md, "MLA decode, absorbed", odd key counts).
     pub latent_odd: Option<LatentOddFigures>,
+    /// PyTorch's grouped GEMM on this part (`achievable.grouped-gemm`:
+    /// stream fraction, compute fraction), for an engine whose grouped GEMM
+    /// is that kernel.
+    pub grouped: (Option<f64>, Option<f64>),
     /// Burst rate of attention's products, at the KV cache's precision.
     pub attention_rate: f64,
     /// Sustained rate at that precision, if known.
@@ -599,13 +603,28 @@ impl Pricer {
                 };
                 let (rate, wb, ab) = self.gemm_terms(op, rate, sustained, wb);
                 // A grouped GEMM streams at its engine's share of the
-                // bandwidth, and launches no split-K reduction.
+                // bandwidth, and launches no split-K reduction; where the
+                // engine's kernel is PyTorch's, the part's own measured
+                // figures take the place of the engine's (formulas.md,
+                // "Engines: how a profile turns into kernels").
                 // 4-bit weights the device has no math for are dequantized
                 // as the kernel loads them, at the engine's share for that.
+                let part = |g: &super::GroupedGemm, i: usize| {
+                    let f = if i == 0 {
+                        self.grouped.0
+                    } else {
+                        self.grouped.1
+                    };
+                    f.filter(|_| g.part_figures)
+                };
                 let gbw = op.grouped.map_or(bw, |g| match g.dequant {
                     Some((c, f)) if !self.math.contains(&c) => bw * f,
-                    _ => bw * g.stream_fraction,
+                    _ => bw * part(&g, 0).unwrap_or(g.stream_fraction),
                 });
+                let rate = op
+                    .grouped
+                    .and_then(|g| part(&g, 1))
+                    .map_or(rate, |c| rate * c);
                 let (mut c, mut m, mut t) = (0.0, 0.0, 0.0);
                 for g in shapes() {
                     let read =

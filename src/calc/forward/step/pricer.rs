@@ -92,6 +92,9 @@ pub fn pricer(
             },
         })
     });
+    let grouped = a
+        .and_then(|a| a.grouped_gemm.as_ref())
+        .map_or((None, None), |g| (g.stream_fraction, g.compute_fraction));
     let gemm = GemmModel::of(hw);
     if gemm.tiles.is_empty() {
         missing.push("achievable.gemm");
@@ -194,6 +197,7 @@ pub fn pricer(
         cached_attention,
         tensor_mask,
         latent_odd,
+        grouped,
         attention_rate,
         attention_sustained,
         precisions,

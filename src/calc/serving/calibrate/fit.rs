@@ -52,6 +52,10 @@ pub struct Figures {
     pub gemm_fit: Option<(f64, usize)>,
     /// The attention search's (median error, rows).
     pub attention_fit: Option<(f64, usize)>,
+    /// PyTorch's grouped GEMM: (stream fraction, compute fraction).
+    pub grouped: Option<(f64, f64)>,
+    /// The grouped search's (median error, rows).
+    pub grouped_fit: Option<(f64, usize)>,
     /// Fixed time of a kernel by class (`kernel-fixed`), s, with the kernels
     /// it is the median over.
     pub kernel_fixed: Vec<(KernelClass, f64, u64)>,

@@ -15,6 +15,9 @@ pub enum Operation {
     Launch,
     /// One GEMM of m x n x k.
     Gemm,
+    /// One grouped GEMM (`torch._grouped_mm`): `batch` groups (experts) of
+    /// m x n x k each, in one call of `kernels` kernels.
+    GroupedGemm,
     /// Causal flash attention over `seq` tokens.
     AttentionPrefill,
     /// One query token over a KV cache of `context` tokens.
@@ -98,11 +101,12 @@ impl KernelClass {
 }
 
 /// The names the file uses, in the order the schema lists them.
-pub const OPERATIONS: [(&str, Operation); 26] = [
+pub const OPERATIONS: [(&str, Operation); 27] = [
     ("hbm_read", Operation::HbmRead),
     ("hbm_copy", Operation::HbmCopy),
     ("launch", Operation::Launch),
     ("gemm", Operation::Gemm),
+    ("grouped_gemm", Operation::GroupedGemm),
     ("attention_prefill", Operation::AttentionPrefill),
     ("attention_decode", Operation::AttentionDecode),
     ("compute_short", Operation::ComputeShort),
@@ -149,6 +153,7 @@ impl Operation {
             Operation::HbmRead | Operation::HbmCopy => &["bytes"],
             Operation::Launch => &[],
             Operation::Gemm => &["m", "n", "k"],
+            Operation::GroupedGemm => &["batch", "m", "n", "k"],
             Operation::AttentionPrefill => &["batch", "seq", "heads", "kv_heads", "head_dim"],
             Operation::AttentionDecode => &["batch", "context", "heads", "kv_heads", "head_dim"],
             Operation::ComputeShort | Operation::ComputeSustained => &["m", "n", "k"],

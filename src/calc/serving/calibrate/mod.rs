@@ -34,7 +34,7 @@ use std::collections::BTreeMap;
 pub use write::HeldOut;
 
 /// What held-out rows are, in words (written into the file).
-pub const HELD_OUT_RULE: &str = "every fourth gemm (graph), attention_prefill, attention_decode and kernel_sweep row of each precision (the third of each four), and every decode_step and prefill_step row (no figure is fitted on a whole step), predicted from figures fitted on the rest";
+pub const HELD_OUT_RULE: &str = "every fourth gemm (graph), grouped_gemm (graph), attention_prefill, attention_decode and kernel_sweep row of each precision (the third of each four), and every decode_step and prefill_step row (no figure is fitted on a whole step), predicted from figures fitted on the rest";
 
 /// The inputs of one calibration.
 pub struct Inputs<'a> {
@@ -119,7 +119,9 @@ fn held_out(rows: &[Row]) -> Vec<bool> {
     rows.iter()
         .map(|r| {
             let eligible = match r.op {
-                Operation::Gemm | Operation::KernelSweep => r.launch == LaunchMode::Graph,
+                Operation::Gemm | Operation::GroupedGemm | Operation::KernelSweep => {
+                    r.launch == LaunchMode::Graph
+                }
                 Operation::AttentionPrefill | Operation::AttentionDecode => true,
                 Operation::DecodeStep | Operation::PrefillStep => return true,
                 _ => false,
@@ -186,6 +188,7 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
         if matches!(
             r.op,
             Operation::Gemm
+                | Operation::GroupedGemm
                 | Operation::AttentionPrefill
                 | Operation::ComputeShort
                 | Operation::ComputeSustained
@@ -434,6 +437,32 @@ pub fn calibrate(inputs: &Inputs) -> Result<Calibrated> {
                 ) {
                     acc = c;
                 }
+            }
+        }
+    }
+    // PyTorch's grouped GEMM, over the GEMM rate and stream in force.
+    {
+        let mut hw = gate.current().clone();
+        if let Some((sf, cf, e, n)) = refine::grouped(&mut hw, &fitting)? {
+            tried.grouped = Some((sf, cf));
+            let mut c = acc.clone();
+            c.grouped = Some((sf, cf));
+            c.grouped_fit = Some((e, n));
+            let p = prior
+                .and_then(|a| a.grouped_gemm.as_ref())
+                .and_then(|g| Some((g.stream_fraction?, g.compute_fraction?)));
+            let words = |(s, c): (f64, f64)| format!("stream {s:.3}, compute {c:.3}");
+            let hw = build(&c)?;
+            if gate.try_figure(
+                "achievable.grouped-gemm",
+                words((sf, cf)),
+                p.map_or("none (the engine's weight-stream-fraction)".into(), words),
+                p.and_then(|(a, _)| accept::plausible(sf, Some(a), 0.5, 2.0)),
+                &hw,
+                false,
+                price(&hw),
+            ) {
+                acc = c;
             }
         }
     }

@@ -41,6 +41,14 @@ pub fn shape_words(r: &Row) -> String {
         Operation::Gemm | Operation::ComputeShort | Operation::ComputeSustained => {
             format!("{} {}x{}x{}", r.dtype, o(r.m), o(r.n), o(r.k))
         }
+        Operation::GroupedGemm => format!(
+            "{} {} x {}x{}x{}",
+            r.dtype,
+            o(r.batch),
+            o(r.m),
+            o(r.n),
+            o(r.k)
+        ),
         Operation::AttentionPrefill => format!(
             "{} B={} S={} heads {}/{}",
             r.dtype,
@@ -94,6 +102,34 @@ fn matmul_time(hw: &Hardware, r: &Row, n: Option<u64>, launch: &str) -> Result<f
     Ok(matmul::cost(hw, &inputs, Mode::Achievable)?.time_s)
 }
 
+/// A grouped GEMM row as a step prices its routed experts' GEMM
+/// (formulas.md, "Engines: how a profile turns into kernels", grouped
+/// experts): the GEMM model over its `batch` groups, the memory terms at
+/// `achievable.grouped-gemm.stream-fraction` x `bw`, the compute term at its
+/// `compute-fraction` x `rate` (1 where the file has none), no split-K
+/// reduction, and `per_kernel` (fixed time and graph launch) for each of
+/// its kernels.
+pub fn grouped_time(hw: &Hardware, r: &Row, rate: f64, bw: f64, per_kernel: f64) -> f64 {
+    let g = hw.achievable.as_ref().and_then(|a| a.grouped_gemm.as_ref());
+    let sf = g.and_then(|g| g.stream_fraction).unwrap_or(1.0);
+    let cf = g.and_then(|g| g.compute_fraction).unwrap_or(1.0);
+    let (m, n, k) = (r.m.unwrap_or(1), r.n.unwrap_or(1), r.k.unwrap_or(1));
+    let groups = r.batch.unwrap_or(1) as f64;
+    let eb = if r.dtype == "fp8" { 1.0 } else { 2.0 };
+    let (mf, nf, kf) = (m as f64, n as f64, k as f64);
+    let read = (nf * kf + mf * kf) * eb * groups;
+    let write = mf * nf * 2.0 * groups;
+    let t = crate::calc::matmul::efficiency::GemmModel::of(hw).time(
+        (m, n, k),
+        groups,
+        rate * cf,
+        bw * sf,
+        read,
+        write,
+    );
+    t.time_s + r.kernels.unwrap_or(2) as f64 * per_kernel
+}
+
 /// The model's time for row `r` on `hw`; `model` is the row's catalog
 /// model (decode steps). `None` where the row is not one the model prices
 /// (a launch, a compute loop).
@@ -127,6 +163,9 @@ pub fn predict(r: &Row, hw: &Hardware, model: Option<&Model>) -> Result<Option<f
             // `matmul --achievable --launch graph` itself.
             rate(&r.dtype)?;
             Some(matmul_time(hw, r, r.n, "graph")?)
+        }
+        Operation::GroupedGemm if r.launch == LaunchMode::Graph => {
+            Some(grouped_time(hw, r, rate(&r.dtype)?, bw, overhead + graph))
         }
         Operation::KernelSweep if r.launch == LaunchMode::Graph => {
             // Each of the kernels is one GEMM of the sweep's shape.

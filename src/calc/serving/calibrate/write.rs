@@ -237,6 +237,27 @@ pub fn text(
             why,
         );
     }
+    if let Some((sf, cf)) = f.grouped {
+        let why = cite(&match f.grouped_fit {
+            Some((e, n)) => format!(
+                "the {n} fitting grouped_gemm rows (torch._grouped_mm): the GEMM model over the groups with its memory terms at stream-fraction x hbm-bandwidth and its compute term at compute-fraction x the dense rate, searched for the least median error ({:.1}%) with kernel overhead and graph launch",
+                100.0 * e
+            ),
+            None => "grouped_gemm rows".to_string(),
+        });
+        put(
+            &mut doc,
+            &["grouped-gemm", "stream-fraction"],
+            ((sf * 1e3).round() / 1e3).into(),
+            why.clone(),
+        );
+        put(
+            &mut doc,
+            &["grouped-gemm", "compute-fraction"],
+            ((cf * 1e3).round() / 1e3).into(),
+            why,
+        );
+    }
     power(&mut doc, &f.power, &cite, &mut put);
     {
         let root = doc.as_table_mut();
