@@ -338,7 +338,8 @@ pub struct Paged {
 pub fn cost(m: &Model, hw: Option<&Hardware>, inputs: &KvInputs) -> Result<KvCost> {
     let context = at_least_one("context", inputs.context.0)?;
     let batch = at_least_one("batch", inputs.batch.map_or(1, |b| b.0))?;
-    let beyond_max = check_context(m, context, inputs.force)?;
+    let beyond_max = check_context(m, context, inputs.force)
+        .map_err(|e| crate::inputs::refused_by(CONTEXT_READS, e))?;
     let kv = kv_precision(inputs.kv_dtype.as_deref().unwrap_or("bf16"))?;
     let elements = crate::calc::model::kv_elements_per_token_per_layer(m)?;
     let layers = m.layers.get();
@@ -437,6 +438,10 @@ pub fn cost(m: &Model, hw: Option<&Hardware>, inputs: &KvInputs) -> Result<KvCos
         beyond_max,
     })
 }
+
+/// What [`check_context`]'s refusal of the `context` field reads: a sweep
+/// that varies none of them fails every point alike and says so once.
+pub const CONTEXT_READS: &[&str] = &["context", "model", "force"];
 
 /// A context beyond the model's maximum is an error unless forced; with
 /// force, the maximum is returned for a note.

@@ -303,7 +303,8 @@ fn cost_in(
         ));
     }
     let context = inputs.context.0;
-    let beyond_max = kv::check_context(m, context, inputs.force)?;
+    let beyond_max = kv::check_context(m, context, inputs.force)
+        .map_err(|e| crate::inputs::refused_by(kv::CONTEXT_READS, e))?;
     let Fixed {
         setup: s,
         params: counts,

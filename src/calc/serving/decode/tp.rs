@@ -124,7 +124,8 @@ pub fn cost(m: &Model, hw: &Hardware, inputs: &DecodeInputs, mode: Mode) -> Resu
             ));
         }
     };
-    let beyond_max = kv::check_context(m, inputs.context.0, inputs.force)?;
+    let beyond_max = kv::check_context(m, inputs.context.0, inputs.force)
+        .map_err(|e| crate::inputs::refused_by(kv::CONTEXT_READS, e))?;
     // A share, as one device's decode takes it (plan's `step` reserve is
     // priced from a run's caps, which a step alone has not).
     if let Some(v) = &inputs.reserve {
