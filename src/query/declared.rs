@@ -279,15 +279,15 @@ pub const DECODE: Declared = Declared {
                 conflicts: &["acceptance", "draft-tokens", "draft-cost"],
                 ..Flag::value(
                     "speculative",
-                    "Speculative decoding in one flag: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,4,0.05; ACCEPTANCE may also be one rate a drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), the same as the three flags below",
+                    "Speculative decoding in one flag: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,4,0.05; ACCEPTANCE may also be one rate per drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), the same as the three flags below",
                 )
                 .python(
-                    "Speculative decoding in one field: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,4,0.05; ACCEPTANCE may also be one rate a drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), the same as acceptance, draft_tokens and draft_cost",
+                    "Speculative decoding in one field: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,4,0.05; ACCEPTANCE may also be one rate per drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), the same as acceptance, draft_tokens and draft_cost",
                 )
             },
             Flag::value(
                 "acceptance",
-                "Speculative decoding: probability a drafted token is accepted (or one a drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8)",
+                "Speculative decoding: probability a drafted token is accepted (or one per drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8)",
             ),
             Flag::value(
                 "draft-tokens",
@@ -445,10 +445,10 @@ const WORKLOAD: &[Flag] = &[
     ),
     Flag::value(
         "speculative",
-        "Speculative decoding (MTP, EAGLE) on every decode step: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,3,0.05; ACCEPTANCE may also be one rate a drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), as decode --speculative takes it",
+        "Speculative decoding (MTP, EAGLE) on every decode step: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,3,0.05; ACCEPTANCE may also be one rate per drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), as decode --speculative takes it",
     )
     .python(
-        "Speculative decoding (MTP, EAGLE) on every decode step: \"ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]\" (\"0.8,3,0.05\"; ACCEPTANCE may also be one rate a drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), as decode's speculative takes it",
+        "Speculative decoding (MTP, EAGLE) on every decode step: \"ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]\" (\"0.8,3,0.05\"; ACCEPTANCE may also be one rate per drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), as decode's speculative takes it",
     ),
     Flag::switch("force", "Allow requests beyond the model's maximum context"),
 ];

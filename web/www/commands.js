@@ -713,12 +713,12 @@ export const COMMANDS = {
    {
     "name": "speculative",
     "switch": false,
-    "help": "Speculative decoding in one flag: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,4,0.05; ACCEPTANCE may also be one rate a drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), the same as the three flags below"
+    "help": "Speculative decoding in one flag: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,4,0.05; ACCEPTANCE may also be one rate per drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), the same as the three flags below"
    },
    {
     "name": "acceptance",
     "switch": false,
-    "help": "Speculative decoding: probability a drafted token is accepted (or one a drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8)"
+    "help": "Speculative decoding: probability a drafted token is accepted (or one per drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8)"
    },
    {
     "name": "draft-tokens",
@@ -1188,7 +1188,7 @@ export const COMMANDS = {
    {
     "name": "speculative",
     "switch": false,
-    "help": "Speculative decoding (MTP, EAGLE) on every decode step: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,3,0.05; ACCEPTANCE may also be one rate a drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), as decode --speculative takes it"
+    "help": "Speculative decoding (MTP, EAGLE) on every decode step: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,3,0.05; ACCEPTANCE may also be one rate per drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), as decode --speculative takes it"
    },
    {
     "name": "force",
@@ -1385,7 +1385,7 @@ export const COMMANDS = {
    {
     "name": "speculative",
     "switch": false,
-    "help": "Speculative decoding (MTP, EAGLE) on every decode step: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,3,0.05; ACCEPTANCE may also be one rate a drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), as decode --speculative takes it"
+    "help": "Speculative decoding (MTP, EAGLE) on every decode step: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,3,0.05; ACCEPTANCE may also be one rate per drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), as decode --speculative takes it"
    },
    {
     "name": "force",

@@ -301,8 +301,8 @@ def decode(*, measured: Optional[Field] = None, model: Optional[ModelLike] = Non
         activations: Activation precision (default: the hardware's default-dtype); the matmuls run at the peak of the wider of weights and activations.
         launch: Launch overhead per kernel: none (default: speed of light), eager or graph (the default with achievable).
         kernels: Kernels per step (default: from the layer structure).
-        speculative: Speculative decoding in one field: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,4,0.05; ACCEPTANCE may also be one rate a drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), the same as acceptance, draft_tokens and draft_cost.
-        acceptance: Speculative decoding: probability a drafted token is accepted (or one a drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8).
+        speculative: Speculative decoding in one field: ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST] (e.g. 0.8,4,0.05; ACCEPTANCE may also be one rate per drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), the same as acceptance, draft_tokens and draft_cost.
+        acceptance: Speculative decoding: probability a drafted token is accepted (or one per drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8).
         draft_tokens: Speculative decoding: tokens drafted per pass (default 4).
         draft_cost: Speculative decoding: a drafted token's cost as a share of a step.
         slo_tpot: Time-per-output-token target: the largest batch meeting it (20ms; p99=20ms is accepted as in simulate: a step has one time).
@@ -342,7 +342,7 @@ def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = Non
         seed: Seed of the random stream (default 0).
         block_size: Tokens per KV block (default 16, vLLM's block_size).
         redundant_experts: Redundant copies of hot experts over each expert group (default 0), as plan takes them.
-        speculative: Speculative decoding (MTP, EAGLE) on every decode step: "ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]" ("0.8,3,0.05"; ACCEPTANCE may also be one rate a drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), as decode's speculative takes it.
+        speculative: Speculative decoding (MTP, EAGLE) on every decode step: "ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]" ("0.8,3,0.05"; ACCEPTANCE may also be one rate per drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), as decode's speculative takes it.
         force: Allow requests beyond the model's maximum context.
         engine: Serving engine id or path (default vllm; pytorch for the plain forward): the kernels each step runs and its all-reduce (`roofline engine list`).
         dtype: Weight precision (default: the hardware's default-dtype).
@@ -811,7 +811,7 @@ def simulate(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = 
         seed: Seed of the random stream (default 0).
         block_size: Tokens per KV block (default 16, vLLM's block_size).
         redundant_experts: Redundant copies of hot experts over each expert group (default 0), as plan takes them.
-        speculative: Speculative decoding (MTP, EAGLE) on every decode step: "ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]" ("0.8,3,0.05"; ACCEPTANCE may also be one rate a drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), as decode's speculative takes it.
+        speculative: Speculative decoding (MTP, EAGLE) on every decode step: "ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]" ("0.8,3,0.05"; ACCEPTANCE may also be one rate per drafted position, 0.9/0.7/0.5, or a mean accepted length, length=2.8), as decode's speculative takes it.
         force: Allow requests beyond the model's maximum context.
         engine: Serving engine id or path (default vllm; pytorch for the plain forward): the kernels each step runs and its all-reduce (`roofline engine list`).
         dtype: Weight precision (default: the hardware's default-dtype).
