@@ -432,7 +432,14 @@ mod tests {
         let sets = |v: &[&str]| -> Vec<Set> { v.iter().map(|s| s.parse().unwrap()).collect() };
         let cat = Catalog::default();
         let m = cat
-            .model("gpt-oss-20b", &sets(&["model.layers=2", "model.attention.heads=4", "model.attention.kv-heads=2"]))
+            .model(
+                "gpt-oss-20b",
+                &sets(&[
+                    "model.layers=2",
+                    "model.attention.heads=4",
+                    "model.attention.kv-heads=2",
+                ]),
+            )
             .unwrap();
         let p = Precisions {
             weight: 2.0,
@@ -459,7 +466,12 @@ mod tests {
         let plain = cat
             .model(
                 "gpt-oss-20b",
-                &sets(&["model.layers=2", "model.attention.heads=4", "model.attention.kv-heads=2", "model.attention.sinks=false"]),
+                &sets(&[
+                    "model.layers=2",
+                    "model.attention.heads=4",
+                    "model.attention.kv-heads=2",
+                    "model.attention.sinks=false",
+                ]),
             )
             .unwrap();
         let g = super::flex(&plain, 1, 256, 0, &e, &p).unwrap();
