@@ -905,3 +905,47 @@ fn mla_decode_at_an_odd_key_count_against_two_h100s() {
     }
     assert!(median(errs) < 0.12);
 }
+
+#[test]
+fn the_flex_path_s_eager_prefill_counts_the_sink_kernels_and_their_host() {
+    // Issue 53, formulas.md "Engines: attention paths", the flex path's
+    // host. gpt-oss-20b (24 layers, sinks) prefilled eagerly at 1,024
+    // tokens: beside the flex kernel the profiler counted 16 kernels a
+    // layer on transformers' flex path with sinks (the output's copy, 14
+    // sink ops, the LSE's kernel; validation/results/2026-12-07-h100/
+    // h100c-families.json, flex_sink_kernels), so 384 more than the
+    // fused path, whose sink rides in the attention kernel.
+    let base = [
+        ("model", Value::from("gpt-oss-20b")),
+        ("hw", "h100-sxm".into()),
+        ("batch", 1.into()),
+        ("prompt", 1024.into()),
+        ("dtype", "bf16".into()),
+        ("launch", "eager".into()),
+    ];
+    let fused = run("prefill", Mode::Achievable, &[], &base).unwrap();
+    let flex = |extra: &[&str]| {
+        let mut sets = vec!["engine.attention.path=flex"];
+        sets.extend_from_slice(extra);
+        run("prefill", Mode::Achievable, &sets, &base).unwrap()
+    };
+    assert_eq!(num(&flex(&[]), "kernels") - num(&fused, "kernels"), 384.0);
+    // The host's paths enter once a layer: where the host is the longer
+    // path (figures large enough that it is), 1 ms more on the compiled
+    // call or on the sink renormalisation adds 24 ms to the step.
+    let t = |s: &[&str]| num(&flex(s), "time_s");
+    let base_t = t(&[
+        "engine.attention.flex-call-eager=10ms",
+        "engine.attention.flex-sink-eager=10ms",
+    ]);
+    let call = t(&[
+        "engine.attention.flex-call-eager=11ms",
+        "engine.attention.flex-sink-eager=10ms",
+    ]);
+    let sink = t(&[
+        "engine.attention.flex-call-eager=10ms",
+        "engine.attention.flex-sink-eager=11ms",
+    ]);
+    assert!((call - base_t - 24e-3).abs() < 1e-9, "{}", call - base_t);
+    assert!((sink - base_t - 24e-3).abs() < 1e-9, "{}", sink - base_t);
+}

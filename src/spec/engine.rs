@@ -246,6 +246,16 @@ pub struct AttentionExec {
     /// that: efficiency = peak x span / (span + half length).
     #[serde(default, deserialize_with = "crate::spec::plain::opt_nonzero")]
     pub flex_half_length: Option<std::num::NonZeroU64>,
+    /// Launched eagerly, the host's path of one compiled flex_attention
+    /// call from Python, seconds (formulas.md, "Engines: attention paths",
+    /// the flex path's host): in place of `achievable.call.attention-eager`.
+    #[serde(default)]
+    pub flex_call_eager: Option<Seconds>,
+    /// Launched eagerly, the host's path of the sink renormalisation after
+    /// that call (the LSE returned, the ops by the log-sum-exp, the output
+    /// copied), one layer, seconds: in place of a call per kernel.
+    #[serde(default)]
+    pub flex_sink_eager: Option<Seconds>,
 }
 
 /// How a multi-token pass over a cache masks its queries (formulas.md, "A

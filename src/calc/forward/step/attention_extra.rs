@@ -297,6 +297,9 @@ pub struct Flex {
     pub per_flop: f64,
     /// The output made contiguous and, with sinks, its renormalisation.
     pub between: Op,
+    /// Launched eagerly, the host's path of the compiled call
+    /// (`attention.flex-call-eager`), seconds, if the engine gives it.
+    pub call_host_s: Option<f64>,
 }
 
 /// Kernels transformers' flex path runs a layer after the flex kernel
@@ -306,6 +309,12 @@ pub struct Flex {
 /// and add, the subtraction and exponent of the factor, the multiply over
 /// the output): 14, beside the output's copy.
 const FLEX_SINK_KERNELS: f64 = 14.0;
+
+/// Kernels the compiled flex call adds when it returns the LSE for the
+/// sinks (same file, flex_sink_kernels at 4,096: triton_poi_fused_mul_1,
+/// the LSE scaled from base 2, 1.95 us; the call without the LSE launches
+/// the flex kernel alone).
+const FLEX_LSE_KERNELS: f64 = 1.0;
 
 /// Tiles of `block` x `block` one head of one sequence computes when `new`
 /// queries join `past` cached keys, causal, each query seeing at most
@@ -379,8 +388,8 @@ pub fn flex(
         // small kernels move the per-row LSE (a few bytes a row).
         let rows = batch as f64 * new as f64 * h;
         (
-            1.0 + FLEX_SINK_KERNELS,
-            4.0 * out + 2.0 * (FLEX_SINK_KERNELS - 1.0) * rows * p.activation,
+            1.0 + FLEX_SINK_KERNELS + FLEX_LSE_KERNELS,
+            4.0 * out + 2.0 * (FLEX_SINK_KERNELS - 1.0 + FLEX_LSE_KERNELS) * rows * p.activation,
         )
     } else {
         (1.0, 2.0 * out)
@@ -391,14 +400,84 @@ pub fn flex(
         between: Op {
             class: KernelClass::Pointwise,
             activation_bytes: bytes * layers,
+            // With sinks, the renormalisation's host path measured whole.
+            host_call_s: at
+                .flex_sink_eager
+                .filter(|_| m.attention.sinks)
+                .map(|s| s.get()),
             ..Op::plain("attention-flex-out", OpKind::Elementwise, layers, kernels)
         },
+        call_host_s: at.flex_call_eager.map(|s| s.get()),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::flex_tiles;
+    use crate::calc::step::Precisions;
+    use crate::catalog::Catalog;
+    use crate::spec::overrides::Set;
+
+    #[test]
+    fn flex_with_sinks_counts_its_kernels_and_the_measured_host_paths() {
+        // formulas.md, "Engines: attention paths", the flex path's host. A
+        // made-up gpt-oss-shaped model: 2 layers of 4 heads (2 KV) of 64 with
+        // sinks, 256 new tokens, bf16. By hand, a layer after the flex
+        // kernel: the output's copy, 14 sink ops and the LSE's kernel the
+        // compiled call adds (16, the profiler's count beside the flex
+        // kernel); bytes: the copy and the multiply read and write the
+        // output (4 x 256 x 4 x 64 x 2 B = 524,288) and the 14 others
+        // move a bf16 value a row each way (2 x 14 x 256 x 4 x 2 B =
+        // 57,344), 581,632 B a layer.
+        let sets = |v: &[&str]| -> Vec<Set> { v.iter().map(|s| s.parse().unwrap()).collect() };
+        let cat = Catalog::default();
+        let m = cat
+            .model(
+                "gpt-oss-20b",
+                &sets(&[
+                    "model.layers=2",
+                    "model.attention.heads=4",
+                    "model.attention.kv-heads=2",
+                ]),
+            )
+            .unwrap();
+        let p = Precisions {
+            weight: 2.0,
+            activation: 2.0,
+            kv: 2.0,
+        };
+        let e = cat
+            .engine(
+                "pytorch",
+                &sets(&[
+                    "engine.attention.flex-call-eager=100us",
+                    "engine.attention.flex-sink-eager=300us",
+                ]),
+            )
+            .unwrap();
+        let f = super::flex(&m, 1, 256, 0, &e, &p).unwrap();
+        assert_eq!(f.between.kernels, 16.0);
+        assert_eq!(f.between.count, 2.0);
+        assert!((f.between.activation_bytes - 2.0 * 581_632.0).abs() < 1e-6);
+        // The host's paths as given, per layer.
+        assert!((f.call_host_s.unwrap() - 100e-6).abs() < 1e-15);
+        assert!((f.between.host_call_s.unwrap() - 300e-6).abs() < 1e-15);
+        // Without sinks: the copy alone, and no sink host path.
+        let plain = cat
+            .model(
+                "gpt-oss-20b",
+                &sets(&[
+                    "model.layers=2",
+                    "model.attention.heads=4",
+                    "model.attention.kv-heads=2",
+                    "model.attention.sinks=false",
+                ]),
+            )
+            .unwrap();
+        let g = super::flex(&plain, 1, 256, 0, &e, &p).unwrap();
+        assert_eq!(g.between.kernels, 1.0);
+        assert_eq!(g.between.host_call_s, None);
+    }
 
     #[test]
     fn flex_tiles_are_the_block_masks_measured() {

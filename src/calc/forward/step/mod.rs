@@ -122,6 +122,11 @@ pub struct Op {
     /// the two latent GEMMs run misaligned kernels (formulas.md, "MLA
     /// decode, absorbed", odd key counts).
     pub latent_odd: Option<LatentOdd>,
+    /// Launched eagerly, the host's path of one repetition's own call as
+    /// measured whole (a compiled call, or a run of small ops), seconds, in
+    /// place of its class's figure: for attention its attention call (its
+    /// cache writes keep the kernel figure), for another op all its calls.
+    pub host_call_s: Option<f64>,
 }
 
 /// The latent GEMMs of MLA's absorbed attention over an odd key count, all
@@ -204,6 +209,7 @@ impl Op {
             scatter: None,
             grouped: None,
             latent_odd: None,
+            host_call_s: None,
         }
     }
 
@@ -244,6 +250,7 @@ impl Op {
             scatter: None,
             grouped: None,
             latent_odd: None,
+            host_call_s: None,
         }
     }
 
@@ -628,6 +635,7 @@ pub fn forward_on(
     if eng.attention.path == AttentionPath::Flex && new > 1 && a.kind != AttentionKind::Mla {
         let f = attention_extra::flex(m, batch, new, past, eng, p)?;
         attention.flops = f.flops + attention_extra::sink_flops(m, tokens);
+        attention.host_call_s = f.call_host_s;
         flex = Some(f.per_flop);
         eager_between = Some(f.between);
     }

@@ -560,7 +560,10 @@ impl Pricer {
             OpKind::Attention if step.shape.new > 1 && step.cached_tokens > 0 => {
                 h.cached_attention_s * calls / super::ATTENTION_KERNELS
             }
-            OpKind::Attention if calls > 0.0 => h.attention_s + (calls - 1.0) * h.kernel_s,
+            OpKind::Attention if calls > 0.0 => {
+                op.host_call_s.unwrap_or(h.attention_s) + (calls - 1.0) * h.kernel_s
+            }
+            _ if calls > 0.0 && op.host_call_s.is_some() => op.host_call_s.unwrap_or(0.0),
             _ => calls * h.kernel_s,
         };
         per * op.count.max(0.0)
