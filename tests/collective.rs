@@ -437,3 +437,29 @@ fn a_protocol_figure_without_the_other_is_refused() {
         .to_string();
     assert!(e.contains("ll128-share"), "{e}");
 }
+
+/// RCCL runs no LL128 on the MI300X (gfx942): ROCm/rccl tag rocm-6.2.0,
+/// src/graph/tuning.cc, "Enable LL128 by default only on gfx90a". Its
+/// mid-size all-reduce is then Simple's, as Azure's rccl-tests on 8 MI300X
+/// measured it (AI-benchmarking-guide, Azure_Results/ND_MI300X_v5_results.md,
+/// 'RCCL Bandwidth', commit 3de0c29, 2025-02-07): bus bandwidth 171.46 GB/s
+/// at 16 MiB and 266.34 GB/s at 64 MiB, so 16 MiB x 2 x 7/8 / 171.46 GB/s
+/// = 171.2 us and 440.9 us. With LL128 carried from the H200 the file gave
+/// 119.2 us at 16 MiB (30% fast).
+#[test]
+fn mi300x_all_reduce_follows_rccl_measured_curve() {
+    let h = hw("mi300x");
+    let src = h
+        .source("achievable.collective-protocol.ll128-share")
+        .unwrap();
+    assert!(
+        src.contains("rocm-6.2.0") && src.contains("tuning.cc"),
+        "{src}"
+    );
+    for (bytes, bus) in [(16.0 * 1048576.0, 171.46e9), (64.0 * 1048576.0, 266.34e9)] {
+        let measured = bytes * 2.0 * 7.0 / 8.0 / bus;
+        let c = run(&h, Kind::AllReduce, 8, bytes, Mode::Achievable);
+        assert_eq!(c.phases[0].protocol, Some("Simple"), "{bytes}");
+        close(&format!("mi300x {bytes} B"), c.time_s, measured, 0.05);
+    }
+}

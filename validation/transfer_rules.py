@@ -175,6 +175,21 @@ AMPERE = "CUDA from Hopper to Ampere"
 ROCM = "ROCm from CUDA"
 COMPILED = "Compiled whole-graph execution"
 
+# RCCL on the MI300X (gfx942) runs no LL128 by default, so the collective
+# model's latency protocol there is LL, at LL's share of the bandwidth.
+RCCL_GFX942_LL = (0.25, (
+    "vendor: RCCL (github.com/ROCm/rccl, tag rocm-6.2.0: the RCCL 2.22.3 of Azure's ND MI300X v5 runs), "
+    "src/graph/tuning.cc ncclTopoTuneModel, 'Enable LL128 by default only on gfx90a with available tuning "
+    "table': on gfx942 LL128 is off unless RCCL_LL128_FORCE_ENABLE is set (src/init.cc, default 0), so the "
+    "latency protocol beside Simple is LL; this field holds LL's share of Simple's bus bandwidth for a ring "
+    "all-reduce in NCCL's tuning model, 1/4 (NVIDIA/nccl src/graph/tuning.cc: busBw * 1.0/4.0 for "
+    "all-reduce and reduce); it replaces LL128's 0.92 carried from the H200. Checked, not fitted, against "
+    "Azure's RCCL all-reduce on 8 MI300X (AI-benchmarking-guide, Azure_Results/ND_MI300X_v5_results.md, "
+    "'RCCL Bandwidth', commit 3de0c29, 2025-02-07): 16 MiB in 171.2 us (bus 171.46 GB/s) and 64 MiB in "
+    "440.9 us (266.34 GB/s), where the tool gives 172.5 and 450.5 us with it (119.2 and 421.5 us with "
+    "0.92); from 256 MiB up both give the measured times within 1%; at 1 and 4 MiB (vLLM's custom all-reduce "
+    "below 8 MiB, engines/vllm.toml) 0.51x and 1.16x"))
+
 ZERO_LAUNCH = ("0 us", f"transferred by the rule '{COMPILED}' ({RULE_DOC}): the runtime runs a "
                "step as one compiled program (XLA on TPU, the Neuron compiler on Trainium), so "
                "there is no per-kernel launch from the host; each fused operation keeps the "
@@ -202,7 +217,7 @@ RULES.update({
     "gb200": nvidia("gb200"),
     "gb300": nvidia("gb300"),
     "a100-sxm-80gb": nvidia("a100-sxm-80gb", rule=AMPERE),
-    "mi300x": nvidia("mi300x", rule=ROCM),
+    "mi300x": nvidia("mi300x", rule=ROCM, extra={"achievable.collective-protocol.ll128-share": RCCL_GFX942_LL}),
     "mi355x": nvidia("mi355x", rule=ROCM),
     "tpu7x": compiled("tpu7x"),
     "trainium3": compiled("trainium3"),

@@ -188,13 +188,20 @@ fn main() {
         if took > slowest.0 {
             slowest = (took, line.clone());
         }
+        let err = String::from_utf8_lossy(&err);
         if took > slow {
+            // The exit code and the error's first line tell a slow answer
+            // from a slow failure, whose file slot is reused soon after.
+            let code = result.as_ref().map_or(-1, |c| i32::from(*c));
             append(
                 &slow_list,
-                &format!("{:.1} s, input {n}: {line}\n", took.as_secs_f64()),
+                &format!(
+                    "{:.1} s, exit {code}, input {n}: {line}\n    {}\n",
+                    took.as_secs_f64(),
+                    err.lines().next().unwrap_or("")
+                ),
             );
         }
-        let err = String::from_utf8_lossy(&err);
         let verdict = match result {
             Ok(code) => {
                 codes[code as usize] += 1;

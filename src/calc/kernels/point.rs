@@ -71,9 +71,14 @@ impl PointInputs {
                 flops: positive("flops", f.0)?,
                 bytes: positive("bytes", b.0)?,
             }),
-            (Some(_), _, _) => Err(Error::field(
-                "intensity",
-                "give an intensity, or flops and bytes, not both",
+            // Which inputs are given is the same at every point of a
+            // sweep, so a sweep stops at its first point (`refused_by`).
+            (Some(_), _, _) => Err(crate::inputs::refused_by(
+                &[],
+                Error::field(
+                    "intensity",
+                    "give an intensity, or flops and bytes, not both",
+                ),
             )),
             (None, Some(_), None) => {
                 Err(Error::missing_input("bytes", "flops needs bytes as well"))
