@@ -129,12 +129,18 @@ fn no_module_names_a_floor_above_it() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     // Each folder or file, and the top-level modules it must not name.
     let above: &[(&str, &[&str])] = &[
-        ("units.rs", &["error", "inputs", "precision", "spec", "report"]),
+        (
+            "units.rs",
+            &["error", "inputs", "precision", "spec", "report"],
+        ),
         ("error.rs", &["inputs", "precision", "spec", "report"]),
         ("inputs.rs", &["spec", "report", "catalog", "calc"]),
         ("precision.rs", &["spec", "report", "catalog", "calc"]),
         ("spec", &["report", "catalog", "calc", "sweep"]),
-        ("report", &["catalog", "calc", "sweep", "query", "render", "chart"]),
+        (
+            "report",
+            &["catalog", "calc", "sweep", "query", "render", "chart"],
+        ),
         ("catalog.rs", &["calc", "sweep", "query", "render", "chart"]),
         ("calc", &["sweep", "query", "render", "chart"]),
         ("sweep.rs", &["query", "render", "chart"]),
