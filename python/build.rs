@@ -1,8 +1,8 @@
 //! Writes the Python functions of the commands whose inputs are declared
 //! once in the library (`src/query/declared.rs`, included here as it is):
 //! each function's keywords and its docstring come from that declaration,
-//! so they follow the command line's flags. `src/commands.rs` includes the
-//! result.
+//! so they follow the command line's flags, and `register_declared` adds
+//! them to the module. `src/commands.rs` includes the result.
 
 use std::fmt::Write;
 
@@ -17,7 +17,7 @@ fn main() {
     );
     for d in declared::DECLARED {
         let mut doc = vec![
-            format!("{}.", d.summary),
+            d.python_summary(),
             String::new(),
             "Quantities are numbers in base units or text with a unit (\"4.8 TB/s\");".into(),
             "a list of values sweeps that input (one row per value).".into(),
@@ -56,7 +56,15 @@ fn main() {
         )
         .unwrap();
     }
-    out.push_str("}\n");
+    out.push_str("}\n\n");
+    // `register` adds each of them.
+    out.push_str("/// Adds the functions of the declared commands.\n");
+    out.push_str("fn register_declared(m: &Bound<'_, PyModule>) -> PyResult<()> {\n");
+    for d in declared::DECLARED {
+        let name = d.command.replace([' ', '-'], "_");
+        writeln!(out, "    m.add_function(wrap_pyfunction!({name}, m)?)?;").unwrap();
+    }
+    out.push_str("    Ok(())\n}\n");
     let dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     std::fs::write(std::path::Path::new(&dir).join("declared.rs"), out)
         .expect("OUT_DIR is writable");

@@ -305,6 +305,31 @@ pub struct Axis {
 }
 
 impl Axis {
+    /// Whether `e` refuses this axis's unit: a range writes one unit after
+    /// every value, so a field that does not take it refuses every point
+    /// alike (`--sweep compute.dense.bf16=1..1e308/h`), and the sweep says
+    /// so once, before its points (issue 55).
+    pub fn unit_refused(&self, e: &Error) -> bool {
+        let unit = match &self.values {
+            Values::Linear { unit, .. } | Values::Doubling { unit, .. } => unit,
+            Values::List(_) => return false,
+        };
+        let Error::Data {
+            field: Some(field),
+            message,
+            ..
+        } = e
+        else {
+            return false;
+        };
+        field == &self.name
+            && if unit.is_empty() {
+                message.contains("` has no unit;")
+            } else {
+                message.starts_with(&format!("unknown unit `{unit}` in `"))
+            }
+    }
+
     /// An axis of the values given.
     pub fn list(name: impl Into<String>, values: Vec<Value>) -> Self {
         Axis {
@@ -611,6 +636,44 @@ mod tests {
 
     fn texts(spec: &str) -> Vec<String> {
         parse(spec).unwrap().values.texts().collect()
+    }
+
+    #[test]
+    fn a_range_unit_a_field_refuses_fails_every_point() {
+        let data = |field: &str, message: &str| Error::Data {
+            file: "--set".into(),
+            line: None,
+            col: None,
+            field: Some(field.into()),
+            message: message.into(),
+        };
+        let wrong = data(
+            "compute.dense.bf16",
+            "unknown unit `/h` in `3/h`; expected one of FLOP/s",
+        );
+        let axis = |spec: &str| {
+            let s = parse(spec).unwrap();
+            Axis {
+                name: s.name,
+                values: s.values,
+            }
+        };
+        let range = axis("compute.dense.bf16=3..1e308/h");
+        assert!(range.unit_refused(&wrong));
+        // Another field's refusal, or a list whose values may carry other
+        // units, does not speak for every point.
+        let other = axis("memory.hbm-bandwidth=3..9/h");
+        assert!(!other.unit_refused(&wrong));
+        let list = axis("compute.dense.bf16=3/h,4TFLOP/s");
+        assert!(!list.unit_refused(&wrong));
+        // A value refused for its size, not its unit, may be one point's.
+        let small = data("compute.dense.bf16", "must be above zero");
+        assert!(!range.unit_refused(&small));
+        let bare = axis("memory.hbm-bandwidth=1..1000");
+        assert!(bare.unit_refused(&data(
+            "memory.hbm-bandwidth",
+            "`1` has no unit; write it as a string with one of B/s"
+        )));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use roofline::calc::simulate::slo::Target;
 use roofline::calc::step::{self, Op, Precisions};
 use roofline::catalog::Catalog;
 use roofline::error::Error;
-use roofline::inputs::{Count, Number, Tokens};
+use roofline::inputs::{Count, Tokens};
 use roofline::spec::hardware::{Hardware, Mode};
 use roofline::spec::model::Model;
 
@@ -292,7 +292,9 @@ fn weight_only_against_weight_and_activation() {
 #[test]
 fn speculative_decode() {
     let mut i = inputs(8, 1024);
-    i.acceptance = Some(Number(0.8));
+    i.acceptance = Some(roofline::calc::speculative::AcceptanceField(
+        roofline::calc::speculative::Acceptance::Each(0.8),
+    ));
     i.draft_tokens = Some(Count(4));
     let c = run("llama-3-8b", "h200-sxm", &i, Mode::SpeedOfLight);
     close("issue-9-speculative", c.tokens_per_step, 3.3616, 1e-9);

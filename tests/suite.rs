@@ -50,6 +50,9 @@ mod collective;
 #[path = "declared.rs"]
 mod declared;
 
+#[path = "deepgemm_h800.rs"]
+mod deepgemm_h800;
+
 #[path = "decode.rs"]
 mod decode;
 

@@ -325,8 +325,9 @@ macro_rules! command_fns {
 }
 
 // The commands whose inputs the library declares once
-// (`roofline::query::declared`): `decode` and `prefill`, their keywords
-// and docstrings written by build.rs from that declaration.
+// (`roofline::query::declared`: `decode`, `prefill`, `plan`, `simulate`
+// and `fleet`), their keywords and docstrings written by build.rs from
+// that declaration, and `register_declared`, which adds them.
 include!(concat!(env!("OUT_DIR"), "/declared.rs"));
 
 /// The functions written here, then the declared ones; `register` adds
@@ -346,8 +347,7 @@ macro_rules! commands {
         /// Adds every command's function, and `sweep`.
         pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             $(m.add_function(wrap_pyfunction!($fname, m)?)?;)*
-            m.add_function(wrap_pyfunction!(decode, m)?)?;
-            m.add_function(wrap_pyfunction!(prefill, m)?)?;
+            register_declared(m)?;
             m.add_function(wrap_pyfunction!(sweep, m)?)?;
             Ok(())
         }
@@ -669,134 +669,4 @@ commands! {
     /// Returns:
     ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     fn collective = "collective" (kind) [hw, devices, bytes, latency, launch, engine, measured];
-
-    /// A parallel layout (TP, PP, DP, EP) of a model: memory per device, communication, prefill and decode times; search=True ranks every valid layout; disaggregate=True sizes prefill and decode pools.
-    ///
-    /// Quantities are numbers in base units or text with a unit ("4.8 TB/s");
-    /// a list of values sweeps that input (one row per value).
-    ///
-    /// Args:
-    ///     model: Model id, path or roofline.Model.
-    ///     hw: Hardware id, path or roofline.Hardware; a list compares several.
-    ///     devices: Devices in all (tp x pp x dp); required with search.
-    ///     tp: Tensor-parallel degree (default 1).
-    ///     pp: Pipeline stages (default 1).
-    ///     dp: Data-parallel replicas (default: devices / (tp x pp)).
-    ///     ep: Expert-parallel degree of the MoE layers; divides tp x dp (default 1).
-    ///     redundant_experts: Redundant copies of hot experts over the expert group (default 0).
-    ///     batch: Sequences in flight per data-parallel replica (default 1).
-    ///     context: Context tokens per sequence at the decode step (default 4096).
-    ///     prompt: Prompt tokens per sequence for prefill (default 1024).
-    ///     microbatches: Pipeline microbatches (default: pp).
-    ///     dtype: Weight precision (default: the hardware's default-dtype).
-    ///     kv_dtype: KV-cache precision (default: dtype).
-    ///     reserve: Memory held back for activations and the runtime: a share (default 0.1), or "step": the runtime's measured footprint and the largest step's activations and logits ("step:TOKENS,SEQS" names it).
-    ///     allow_cross_node: Let tensor parallelism cross the scale-up domain.
-    ///     search: Enumerate every valid layout of devices and rank them.
-    ///     objective: What search ranks by: latency, throughput or goodput (default throughput).
-    ///     slo_ttft: Time-to-first-token target for goodput (e.g. 500ms).
-    ///     slo_tpot: Time-per-output-token target for goodput (e.g. 50ms).
-    ///     disaggregate: Lay out separate prefill and decode pools.
-    ///     prefill_devices: Devices of the prefill pool.
-    ///     decode_devices: Devices of the decode pool.
-    ///     activations: Activation precision (default: the hardware's default-dtype); fp8 weights need fp8 activations to run at the fp8 peak.
-    ///     launch: Launch overhead per kernel: none (default: speed of light), graph (the default with achievable, collectives captured too) or eager.
-    ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
-    ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
-    ///     pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
-    ///     achievable: Use the hardware's measured figures instead of the datasheet's.
-    ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
-    ///
-    /// Returns:
-    ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn plan = "plan" () [model, hw, devices, tp, pp, dp, ep, redundant_experts, batch, context, prompt, microbatches, dtype, kv_dtype, reserve, allow_cross_node, search, objective, slo_ttft, slo_tpot, disaggregate, prefill_devices, decode_devices, activations, launch, price, energy_price, pue, engine];
-
-    /// One serving deployment request by request: continuous batching, chunked prefill, paged KV with preemption; latency percentiles, throughput, goodput under SLOs.
-    ///
-    /// Quantities are numbers in base units or text with a unit ("4.8 TB/s").
-    ///
-    /// Args:
-    ///     model: Model id or path to a .toml file.
-    ///     hw: Hardware id or path.
-    ///     rate: Poisson arrivals: requests per second (12/s, 720/min).
-    ///     concurrency: A closed loop: this many users, each sending its next request when the last one finishes.
-    ///     trace: A CSV trace: arrival_s, prompt_tokens, output_tokens per row.
-    ///     prompt: Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
-    ///     output: Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
-    ///     prefix_hit: Share of each prompt already in the prefix cache (50% or 0.5).
-    ///     requests: Requests to simulate (default 10,000; a trace: its rows).
-    ///     seed: Seed of the random stream (default 0).
-    ///     max_batched_tokens: Token budget of one iteration (default 2,048 + max-seqs: a 2,048-token prompt whole beside a full batch of decodes).
-    ///     max_seqs: Sequences one iteration holds (default 256, vLLM's max_num_seqs).
-    ///     block_size: Tokens per KV block (default 16, vLLM's block_size).
-    ///     slo_ttft: Time-to-first-token target: 2s (p99) or p50=500ms.
-    ///     slo_tpot: Time-per-output-token target: 50ms (p99) or p90=40ms.
-    ///     tp: Tensor parallelism of a replica (default 1).
-    ///     pp: Pipeline stages of a replica (default 1).
-    ///     ep: Expert parallelism (default 1).
-    ///     dp: Data-parallel replicas, requests routed among them at random (default 1).
-    ///     dtype: Weight precision (default: the hardware's default-dtype).
-    ///     kv_dtype: KV precision (default bf16).
-    ///     activations: Activation precision (default: the hardware's default-dtype).
-    ///     launch: Launch overhead per kernel: none (default), eager or graph (the default with achievable).
-    ///     reserve: Memory held back for activations and the runtime: a share (default 10%), or "step": the runtime's measured footprint and the largest iteration's activations and logits ("step:TOKENS,SEQS" names it).
-    ///     per_request: One row per request (arrival, queue, TTFT, TPOT, E2E).
-    ///     redundant_experts: Redundant copies of hot experts over each expert group (default 0), as plan takes them.
-    ///     speculative: Speculative decoding (MTP, EAGLE) on every decode step: "ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]" ("0.8,3,0.05"), as decode's speculative takes it.
-    ///     force: Allow requests beyond the model's maximum context.
-    ///     prefill_dp: Disaggregated: replicas of a separate prefill pool; tp, pp, ep, dp and hw are then the decode pool's.
-    ///     prefill_tp: Tensor parallelism of a prefill replica (default 1).
-    ///     prefill_pp: Pipeline stages of a prefill replica (default 1).
-    ///     prefill_ep: Expert parallelism of a prefill replica (default 1).
-    ///     prefill_hw: The prefill pool's part: id, path or roofline.Hardware (default: hw).
-    ///     prefill_max_batched_tokens: Token budget of a prefill iteration (default 2,048).
-    ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
-    ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
-    ///     pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
-    ///     achievable: Use the hardware's measured figures instead of the datasheet's.
-    ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
-    ///
-    /// Returns:
-    ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn simulate = "simulate" () [model, hw, rate, concurrency, trace, prompt, output, prefix_hit, requests, seed, max_batched_tokens, max_seqs, block_size, slo_ttft, slo_tpot, tp, pp, ep, dp, dtype, kv_dtype, activations, launch, reserve, per_request, redundant_experts, speculative, force, prefill_dp, prefill_tp, prefill_pp, prefill_ep, prefill_hw, prefill_max_batched_tokens, price, energy_price, pue, engine];
-
-    /// The fewest devices that serve a request rate within TTFT and TPOT targets: layouts, batch caps and parts searched by simulation; pareto=True traces tokens/s per device against tokens/s per user.
-    ///
-    /// Quantities are numbers in base units or text with a unit ("4.8 TB/s").
-    ///
-    /// Args:
-    ///     model: Model id or path.
-    ///     hw: Hardware ids or paths, as a list or comma-separated: each part's own search, side by side (joint=True searches them together).
-    ///     joint: Search the listed parts together: one deployment may mix them (a prefill pool of one part, a decode pool of another).
-    ///     rate: Poisson arrivals: requests per second (40/s).
-    ///     prompt: Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
-    ///     output: Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
-    ///     prefix_hit: Share of each prompt already in the prefix cache.
-    ///     slo_ttft: Time-to-first-token target: 2s (p99) or p50=500ms.
-    ///     slo_tpot: Time-per-output-token target: 50ms (p99) or p90=40ms.
-    ///     requests: Requests each simulated verdict runs (default 1,000).
-    ///     seed: Seed of the random stream (default 0).
-    ///     max_devices: The most devices a deployment may take (default 1,024).
-    ///     caps: Batch caps searched (default 16,32,64,128,256).
-    ///     budgets: Token budgets searched (default 2,048 + the cap).
-    ///     objective: What to minimise: devices (the default), energy (per output token) or cost (per million output tokens; needs price and/or energy_price).
-    ///     pareto: Print the frontier of tokens/s per device against tokens/s per user (draw it with chart).
-    ///     block_size: Tokens per KV block (default 16).
-    ///     dtype: Weight precision (default: the hardware's default-dtype).
-    ///     kv_dtype: KV precision (default bf16).
-    ///     activations: Activation precision.
-    ///     launch: Launch overhead per kernel: none (default), eager or graph.
-    ///     reserve: Memory held back: a share (default 10%), or "step": the runtime's measured footprint and the largest step the caps allow.
-    ///     redundant_experts: Redundant copies of hot experts over each expert group (default 0), as plan takes them.
-    ///     speculative: Speculative decoding (MTP, EAGLE) on every decode step: "ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]" ("0.8,3,0.05"), as decode's speculative takes it.
-    ///     force: Allow requests beyond the model's maximum context.
-    ///     price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
-    ///     energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
-    ///     pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
-    ///     achievable: Use the hardware's measured figures instead of the datasheet's.
-    ///     set: What-if edits of the hardware or model files, {"memory.hbm-bandwidth": "5 TB/s"} (the CLI's --set).
-    ///
-    /// Returns:
-    ///     Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
-    fn fleet = "fleet" () [model, hw, joint, rate, prompt, output, prefix_hit, slo_ttft, slo_tpot, requests, seed, max_devices, caps, budgets, objective, pareto, block_size, dtype, kv_dtype, activations, launch, reserve, redundant_experts, speculative, force, price, energy_price, pue, engine];
 }

@@ -27,10 +27,10 @@ class TestStubs:
 
 
 class TestDeclaredInputs:
-    """decode's and prefill's keywords and docstrings are written from the
-    library's declaration of their inputs, the one the CLI's flags come
-    from: every flag of `--help` is a keyword, in the same order, and the
-    docstring documents each."""
+    """The keywords and docstrings of decode, prefill, plan, simulate and
+    fleet are written from the library's declaration of their inputs, the
+    one the CLI's flags come from: every flag of `--help` is a keyword, in
+    the same order, and the docstring documents each."""
 
     def test_keywords_and_docs_are_the_cli_flags(self, cli):
         import inspect
@@ -38,7 +38,7 @@ class TestDeclaredInputs:
 
         import roofline
 
-        for command in ("decode", "prefill"):
+        for command in ("decode", "prefill", "plan", "simulate", "fleet"):
             _, text, _ = cli(command, "--help", as_json=False)
             own = text.split("Common options:")[0]
             flags = [f.replace("-", "_") for f in re.findall(r"^ {6}--([a-z0-9-]+)", own, re.M)]

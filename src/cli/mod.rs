@@ -35,7 +35,6 @@ mod shell;
 mod simulate;
 mod speculative;
 mod tree;
-mod workload;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use roofline::catalog::Catalog;
@@ -186,9 +185,8 @@ pub enum Command {
     /// send-recv) over N devices on the fabric tiers: bus bytes, bandwidth
     /// and latency terms, time, algorithm.
     Collective(OnDemand<collective::CollectiveArgs>),
-    /// A parallel layout (TP, PP, DP, EP) of a model: memory per device,
-    /// communication, prefill and decode times; --search ranks every valid
-    /// layout; --disaggregate sizes prefill and decode pools.
+    // A parallel layout: its summary and flags are declared in the library.
+    #[command(about = roofline::query::declared::PLAN.summary)]
     Plan(OnDemand<plan::PlanArgs>),
     /// KV-cache bytes per token, layer, sequence and batch; with --hw the
     /// batch and context that fit beside the weights.
@@ -205,13 +203,13 @@ pub enum Command {
     /// and write a hardware file with them; prints the error on held-out
     /// points.
     Calibrate(OnDemand<calibrate::CalibrateArgs>),
-    /// One serving deployment request by request: continuous batching,
-    /// chunked prefill, paged KV with preemption; latency percentiles,
-    /// throughput, goodput under SLOs.
+    // One serving deployment: its summary and flags are declared in the
+    // library.
+    #[command(about = roofline::query::declared::SIMULATE.summary)]
     Simulate(OnDemand<simulate::SimulateArgs>),
-    /// The fewest devices that serve a request rate within TTFT and TPOT
-    /// targets: layouts, batch caps and parts searched by simulation;
-    /// --pareto traces tokens/s per device against tokens/s per user.
+    // The fewest devices meeting the targets: its summary and flags are
+    // declared in the library.
+    #[command(about = roofline::query::declared::FLEET.summary)]
     Fleet(OnDemand<fleet::FleetArgs>),
     /// A units-aware calculator over the catalog's fields:
     /// `h100-sxm.compute.dense.bf16 / a100-sxm-80gb.compute.dense.bf16`.
@@ -566,8 +564,11 @@ fn run_reports(
         let reports = run_command(&cli, &ctx)?;
         return Ok((cli.global, reports));
     }
-    if let Command::Simulate(OnDemand(a)) = &mut *cli.command {
-        a.timeline = cli.global.chart.is_some() && cli.global.sweep.is_empty();
+    if let Command::Simulate(OnDemand(a)) = &mut *cli.command
+        && cli.global.chart.is_some()
+        && cli.global.sweep.is_empty()
+    {
+        a.keep_timeline();
     }
     if let Some(q) = cli.command.query() {
         let ctx = context(&cli.global)?;

@@ -282,6 +282,10 @@ fn grid(
                 whole.set(Some((ctx.rename)(e)));
                 return Err(Error::input("--sweep", "stopped at its first point"));
             }
+            Err(e) if axes.iter().any(|a| a.unit_refused(&e)) => {
+                whole.set(Some((ctx.rename)(e)));
+                return Err(Error::input("--sweep", "stopped at its first point"));
+            }
             // A point that found no file: where no value of a swept file
             // axis can be found, every point fails so (checked once, and
             // only once a point has read the file, so a command that

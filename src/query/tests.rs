@@ -243,6 +243,54 @@ fn each_declared_input_is_a_field_the_library_reads() {
 }
 
 #[test]
+fn each_declared_serving_input_is_a_field_the_library_reads() {
+    use super::declared::{Declared, FLEET, PLAN, SIMULATE};
+    use std::collections::BTreeSet;
+    // The query's own fields: the files, the engine and the prices; the
+    // rest are the command's typed inputs.
+    let own: BTreeSet<String> = ["model", "hw", "engine"]
+        .into_iter()
+        .chain(crate::calc::power::PRICE_FIELDS)
+        .map(String::from)
+        .collect();
+    let declared =
+        |d: &Declared| -> BTreeSet<String> { d.flags().map(|f| f.name.to_string()).collect() };
+    let plan = typed_keys::<crate::calc::plan::PlanInputs>(&Fields::new());
+    assert_eq!(
+        declared(&PLAN),
+        own.iter().cloned().chain(plan).collect(),
+        "plan"
+    );
+    // simulate's `timeline` is asked for by a chart, not given.
+    let mut simulate = typed_keys::<crate::calc::simulate::SimulateInputs>(&Fields::new());
+    assert!(simulate.remove("timeline"));
+    assert_eq!(
+        declared(&SIMULATE),
+        own.iter()
+            .cloned()
+            .chain(simulate.iter().cloned())
+            .collect(),
+        "simulate"
+    );
+    // fleet: its own fields, `joint` (read by the query: the parts are one
+    // search) and the workload simulate reads, without the layout the
+    // search chooses.
+    let fleet = declared(&FLEET);
+    for f in &fleet {
+        assert!(
+            own.contains(f)
+                || f == "joint"
+                || crate::calc::fleet::OWN_FIELDS.contains(&f.as_str())
+                || simulate.contains(f),
+            "fleet's {f} is read by nothing"
+        );
+    }
+    for f in crate::calc::fleet::OWN_FIELDS {
+        assert!(fleet.contains(f), "fleet's {f} is not declared");
+    }
+}
+
+#[test]
 fn a_python_docstring_names_inputs_as_keywords() {
     // The command line's `--prompt` is Python's `prompt`, `--draft-tokens`
     // its `draft_tokens`; a sentence ends with a period.

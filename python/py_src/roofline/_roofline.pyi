@@ -322,38 +322,40 @@ def decode(*, measured: Optional[Field] = None, model: Optional[ModelLike] = Non
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, joint: Optional[Field] = None, rate: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, requests: Optional[Field] = None, seed: Optional[Field] = None, max_devices: Optional[Field] = None, caps: Optional[Field] = None, budgets: Optional[Field] = None, objective: Optional[Field] = None, pareto: Optional[Field] = None, block_size: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, redundant_experts: Optional[Field] = None, speculative: Optional[Field] = None, force: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, engine: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def fleet(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, joint: Optional[Field] = None, rate: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, seed: Optional[Field] = None, block_size: Optional[Field] = None, redundant_experts: Optional[Field] = None, speculative: Optional[Field] = None, force: Optional[Field] = None, engine: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, requests: Optional[Field] = None, max_devices: Optional[Field] = None, caps: Optional[Field] = None, budgets: Optional[Field] = None, objective: Optional[Field] = None, pareto: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     The fewest devices that serve a request rate within TTFT and TPOT targets: layouts, batch caps and parts searched by simulation; pareto=True traces tokens/s per device against tokens/s per user.
 
-    Quantities are numbers in base units or text with a unit ("4.8 TB/s").
+    Quantities are numbers in base units or text with a unit ("4.8 TB/s");
+    a list of values sweeps that input (one row per value).
 
     Args:
-        model: Model id or path.
-        hw: Hardware ids or paths, as a list or comma-separated: each part's own search, side by side (joint=True searches them together).
+        model: Model id, path or roofline.Model.
+        hw: Hardware ids, paths or roofline.Hardware, as a list or comma-separated: each part's own search, side by side (joint=True searches them together).
         joint: Search the listed parts together: one deployment may mix them (a prefill pool of one part, a decode pool of another).
-        rate: Poisson arrivals: requests per second (40/s).
+        rate: Poisson arrivals: requests per second (12/s, 720/min).
         prompt: Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
         output: Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
-        prefix_hit: Share of each prompt already in the prefix cache.
+        prefix_hit: Share of each prompt already in the prefix cache (50% or 0.5).
         slo_ttft: Time-to-first-token target: 2s (p99) or p50=500ms.
         slo_tpot: Time-per-output-token target: 50ms (p99) or p90=40ms.
-        requests: Requests each simulated verdict runs (default 1,000).
         seed: Seed of the random stream (default 0).
+        block_size: Tokens per KV block (default 16, vLLM's block_size).
+        redundant_experts: Redundant copies of hot experts over each expert group (default 0), as plan takes them.
+        speculative: Speculative decoding (MTP, EAGLE) on every decode step: "ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]" ("0.8,3,0.05"), as decode's speculative takes it.
+        force: Allow requests beyond the model's maximum context.
+        engine: Serving engine id or path (default vllm; pytorch for the plain forward): the kernels each step runs and its all-reduce (`roofline engine list`).
+        dtype: Weight precision (default: the hardware's default-dtype).
+        kv_dtype: KV-cache precision (default bf16).
+        activations: Activation precision (default: the hardware's default-dtype); fp8 weights need fp8 activations to run at the fp8 peak.
+        launch: Launch overhead per kernel: none (the default: speed of light), eager or graph (the default with achievable).
+        reserve: Memory held back for activations and the runtime: a share (default 10%), or step: the runtime's measured footprint and the largest iteration's activations and logits (step:TOKENS,SEQS names it).
+        requests: Requests each simulated verdict runs (default 1,000).
         max_devices: The most devices a deployment may take (default 1,024).
         caps: Batch caps searched (default 16,32,64,128,256).
         budgets: Token budgets searched (default 2,048 + the cap).
         objective: What to minimise: devices (the default), energy (per output token) or cost (per million output tokens; needs price and/or energy_price).
         pareto: Print the frontier of tokens/s per device against tokens/s per user (draw it with chart).
-        block_size: Tokens per KV block (default 16).
-        dtype: Weight precision (default: the hardware's default-dtype).
-        kv_dtype: KV precision (default bf16).
-        activations: Activation precision.
-        launch: Launch overhead per kernel: none (default), eager or graph.
-        reserve: Memory held back: a share (default 10%), or "step": the runtime's measured footprint and the largest step the caps allow.
-        redundant_experts: Redundant copies of hot experts over each expert group (default 0), as plan takes them.
-        speculative: Speculative decoding (MTP, EAGLE) on every decode step: "ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]" ("0.8,3,0.05"), as decode's speculative takes it.
-        force: Allow requests beyond the model's maximum context.
         price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
         energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
         pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
@@ -674,7 +676,7 @@ def occupancy(*, hw: Optional[HardwareLike] = None, threads: Optional[Field] = N
         Report: `.results`, `.inputs`, `.notes`, `.explain()`, `.to_json()`.
     """
 
-def plan(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, devices: Optional[Field] = None, tp: Optional[Field] = None, pp: Optional[Field] = None, dp: Optional[Field] = None, ep: Optional[Field] = None, redundant_experts: Optional[Field] = None, batch: Optional[Field] = None, context: Optional[Field] = None, prompt: Optional[Field] = None, microbatches: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, reserve: Optional[Field] = None, allow_cross_node: Optional[Field] = None, search: Optional[Field] = None, objective: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, disaggregate: Optional[Field] = None, prefill_devices: Optional[Field] = None, decode_devices: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, engine: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def plan(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, devices: Optional[Field] = None, tp: Optional[Field] = None, pp: Optional[Field] = None, dp: Optional[Field] = None, ep: Optional[Field] = None, redundant_experts: Optional[Field] = None, batch: Optional[Field] = None, context: Optional[Field] = None, prompt: Optional[Field] = None, microbatches: Optional[Field] = None, engine: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, allow_cross_node: Optional[Field] = None, search: Optional[Field] = None, objective: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, disaggregate: Optional[Field] = None, prefill_devices: Optional[Field] = None, decode_devices: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     A parallel layout (TP, PP, DP, EP) of a model: memory per device, communication, prefill and decode times; search=True ranks every valid layout; disaggregate=True sizes prefill and decode pools.
 
@@ -694,19 +696,20 @@ def plan(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None
         context: Context tokens per sequence at the decode step (default 4096).
         prompt: Prompt tokens per sequence for prefill (default 1024).
         microbatches: Pipeline microbatches (default: pp).
+        engine: Serving engine id or path (default vllm; pytorch for the plain forward): the kernels each step runs and its all-reduce (`roofline engine list`).
         dtype: Weight precision (default: the hardware's default-dtype).
-        kv_dtype: KV-cache precision (default: dtype).
-        reserve: Memory held back for activations and the runtime: a share (default 0.1), or "step": the runtime's measured footprint and the largest step's activations and logits ("step:TOKENS,SEQS" names it).
+        kv_dtype: KV-cache precision (default bf16).
+        activations: Activation precision (default: the hardware's default-dtype); fp8 weights need fp8 activations to run at the fp8 peak.
+        launch: Launch overhead per kernel: none (the default: speed of light), eager or graph (the default with achievable).
+        reserve: Memory held back for activations and the runtime: a share (default 10%), or step: the runtime's measured footprint and the largest iteration's activations and logits (step:TOKENS,SEQS names it).
         allow_cross_node: Let tensor parallelism cross the scale-up domain.
         search: Enumerate every valid layout of devices and rank them.
         objective: What search ranks by: latency, throughput or goodput (default throughput).
-        slo_ttft: Time-to-first-token target for goodput (e.g. 500ms).
-        slo_tpot: Time-per-output-token target for goodput (e.g. 50ms).
+        slo_ttft: Time-to-first-token target for goodput (e.g. 500ms; p99=500ms is accepted as in simulate: a step has one time).
+        slo_tpot: Time-per-output-token target for goodput (e.g. 50ms, or p99=50ms).
         disaggregate: Lay out separate prefill and decode pools.
         prefill_devices: Devices of the prefill pool.
         decode_devices: Devices of the decode pool.
-        activations: Activation precision (default: the hardware's default-dtype); fp8 weights need fp8 activations to run at the fp8 peak.
-        launch: Launch overhead per kernel: none (default: speed of light), graph (the default with achievable, collectives captured too) or eager.
         price: Price of one device for an hour: "2.50/h" (also /min, /s); gives cost per million tokens, in your currency.
         energy_price: Price of energy: "0.10/kWh" (also /MWh, /Wh); adds the energy bill to the cost and reports its share.
         pue: Power usage effectiveness, at least 1 (default 1): scales the energy bill only.
@@ -787,42 +790,44 @@ def roofline_chart(hw: Optional[HardwareLike], *, dtype: Optional[Union[str, Seq
         Chart: shown as SVG in a notebook; `.save(path)` writes .svg or .png.
     """
 
-def simulate(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, rate: Optional[Field] = None, concurrency: Optional[Field] = None, trace: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, requests: Optional[Field] = None, seed: Optional[Field] = None, max_batched_tokens: Optional[Field] = None, max_seqs: Optional[Field] = None, block_size: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, tp: Optional[Field] = None, pp: Optional[Field] = None, ep: Optional[Field] = None, dp: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, per_request: Optional[Field] = None, redundant_experts: Optional[Field] = None, speculative: Optional[Field] = None, force: Optional[Field] = None, prefill_dp: Optional[Field] = None, prefill_tp: Optional[Field] = None, prefill_pp: Optional[Field] = None, prefill_ep: Optional[Field] = None, prefill_hw: Optional[Field] = None, prefill_max_batched_tokens: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, engine: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
+def simulate(*, model: Optional[ModelLike] = None, hw: Optional[HardwareLike] = None, concurrency: Optional[Field] = None, trace: Optional[Field] = None, rate: Optional[Field] = None, prompt: Optional[Field] = None, output: Optional[Field] = None, prefix_hit: Optional[Field] = None, slo_ttft: Optional[Field] = None, slo_tpot: Optional[Field] = None, seed: Optional[Field] = None, block_size: Optional[Field] = None, redundant_experts: Optional[Field] = None, speculative: Optional[Field] = None, force: Optional[Field] = None, engine: Optional[Field] = None, dtype: Optional[Union[str, Sequence[str]]] = None, kv_dtype: Optional[Field] = None, activations: Optional[Field] = None, launch: Optional[Field] = None, reserve: Optional[Field] = None, requests: Optional[Field] = None, max_batched_tokens: Optional[Field] = None, max_seqs: Optional[Field] = None, tp: Optional[Field] = None, pp: Optional[Field] = None, ep: Optional[Field] = None, dp: Optional[Field] = None, per_request: Optional[Field] = None, prefill_dp: Optional[Field] = None, prefill_tp: Optional[Field] = None, prefill_pp: Optional[Field] = None, prefill_ep: Optional[Field] = None, prefill_hw: Optional[Field] = None, prefill_max_batched_tokens: Optional[Field] = None, price: Optional[Field] = None, energy_price: Optional[Field] = None, pue: Optional[Field] = None, achievable: bool = False, set: Optional[Edits] = None) -> Report:
     """
     One serving deployment request by request: continuous batching, chunked prefill, paged KV with preemption; latency percentiles, throughput, goodput under SLOs.
 
-    Quantities are numbers in base units or text with a unit ("4.8 TB/s").
+    Quantities are numbers in base units or text with a unit ("4.8 TB/s");
+    a list of values sweeps that input (one row per value).
 
     Args:
-        model: Model id or path to a .toml file.
-        hw: Hardware id or path.
-        rate: Poisson arrivals: requests per second (12/s, 720/min).
+        model: Model id, path or roofline.Model.
+        hw: Hardware id, path or roofline.Hardware.
         concurrency: A closed loop: this many users, each sending its next request when the last one finishes.
         trace: A CSV trace: arrival_s, prompt_tokens, output_tokens per row.
+        rate: Poisson arrivals: requests per second (12/s, 720/min).
         prompt: Prompt tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
         output: Output tokens: N, lognormal:MEAN,SIGMA or uniform:A..B.
         prefix_hit: Share of each prompt already in the prefix cache (50% or 0.5).
-        requests: Requests to simulate (default 10,000; a trace: its rows).
-        seed: Seed of the random stream (default 0).
-        max_batched_tokens: Token budget of one iteration (default 2,048 + max-seqs: a 2,048-token prompt whole beside a full batch of decodes).
-        max_seqs: Sequences one iteration holds (default 256, vLLM's max_num_seqs).
-        block_size: Tokens per KV block (default 16, vLLM's block_size).
         slo_ttft: Time-to-first-token target: 2s (p99) or p50=500ms.
         slo_tpot: Time-per-output-token target: 50ms (p99) or p90=40ms.
+        seed: Seed of the random stream (default 0).
+        block_size: Tokens per KV block (default 16, vLLM's block_size).
+        redundant_experts: Redundant copies of hot experts over each expert group (default 0), as plan takes them.
+        speculative: Speculative decoding (MTP, EAGLE) on every decode step: "ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]" ("0.8,3,0.05"), as decode's speculative takes it.
+        force: Allow requests beyond the model's maximum context.
+        engine: Serving engine id or path (default vllm; pytorch for the plain forward): the kernels each step runs and its all-reduce (`roofline engine list`).
+        dtype: Weight precision (default: the hardware's default-dtype).
+        kv_dtype: KV-cache precision (default bf16).
+        activations: Activation precision (default: the hardware's default-dtype); fp8 weights need fp8 activations to run at the fp8 peak.
+        launch: Launch overhead per kernel: none (the default: speed of light), eager or graph (the default with achievable).
+        reserve: Memory held back for activations and the runtime: a share (default 10%), or step: the runtime's measured footprint and the largest iteration's activations and logits (step:TOKENS,SEQS names it).
+        requests: Requests to simulate (default 10,000; a trace: its rows).
+        max_batched_tokens: Token budget of one iteration (default 2,048 + max-seqs: a 2,048-token prompt whole beside a full batch of decodes).
+        max_seqs: Sequences one iteration holds (default 256, vLLM's max_num_seqs).
         tp: Tensor parallelism of a replica (default 1).
         pp: Pipeline stages of a replica (default 1).
         ep: Expert parallelism (default 1).
         dp: Data-parallel replicas, requests routed among them at random (default 1).
-        dtype: Weight precision (default: the hardware's default-dtype).
-        kv_dtype: KV precision (default bf16).
-        activations: Activation precision (default: the hardware's default-dtype).
-        launch: Launch overhead per kernel: none (default), eager or graph (the default with achievable).
-        reserve: Memory held back for activations and the runtime: a share (default 10%), or "step": the runtime's measured footprint and the largest iteration's activations and logits ("step:TOKENS,SEQS" names it).
         per_request: One row per request (arrival, queue, TTFT, TPOT, E2E).
-        redundant_experts: Redundant copies of hot experts over each expert group (default 0), as plan takes them.
-        speculative: Speculative decoding (MTP, EAGLE) on every decode step: "ACCEPTANCE,DRAFT-TOKENS[,DRAFT-COST]" ("0.8,3,0.05"), as decode's speculative takes it.
-        force: Allow requests beyond the model's maximum context.
-        prefill_dp: Disaggregated: replicas of a separate prefill pool; tp, pp, ep, dp and hw are then the decode pool's.
+        prefill_dp: Disaggregated: replicas of a separate prefill pool; tp/pp/ep/dp and hw are then the decode pool's.
         prefill_tp: Tensor parallelism of a prefill replica (default 1).
         prefill_pp: Pipeline stages of a prefill replica (default 1).
         prefill_ep: Expert parallelism of a prefill replica (default 1).

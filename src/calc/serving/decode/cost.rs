@@ -17,13 +17,13 @@ use std::rc::Rc;
 /// Speculative decoding applied to the step.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Speculation {
-    /// a.
-    pub acceptance: f64,
+    /// a (one rate, one a position, or a mean accepted length).
+    pub acceptance: speculative::Acceptance,
     /// g.
     pub draft_tokens: u64,
     /// c.
     pub draft_cost: f64,
-    /// (1 - a^(g+1)) / (1 - a).
+    /// (1 - a^(g+1)) / (1 - a), or per position 1 + a1 + a1 a2 + ...
     pub expected_tokens: f64,
     /// The plain one-token step, total.
     pub plain_step_s: f64,
@@ -356,8 +356,8 @@ fn cost_in(
             None
         }
         Some(a) => {
-            let a = speculative::acceptance(a.0)?;
             let g = speculative::draft_tokens(inputs.draft_tokens.map_or(4, |g| g.0))?;
+            let a = a.0.with_drafts(g)?;
             let c = speculative::draft_cost(inputs.draft_cost.map(|c| c.0))?;
             Some((a, g, c))
         }
@@ -392,7 +392,7 @@ fn cost_in(
                         lm_head_tokens: g + 1,
                     },
                 )?;
-                let e = speculative::expected_tokens(a, g);
+                let e = a.tokens(g);
                 let pass = verify.total_s + g as f64 * c * plain.total_s;
                 let sp = Speculation {
                     acceptance: a,

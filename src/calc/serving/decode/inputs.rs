@@ -28,8 +28,9 @@ pub struct DecodeInputs {
     pub launch: Option<String>,
     /// Kernels per step (default: from the layer structure).
     pub kernels: Option<Count>,
-    /// Speculative decoding: the acceptance rate a.
-    pub acceptance: Option<Number>,
+    /// Speculative decoding: the acceptance rate a, one rate a drafted
+    /// position (`0.9/0.7/0.5`) or a mean accepted length (`length=2.6`).
+    pub acceptance: Option<crate::calc::speculative::AcceptanceField>,
     /// Speculative decoding: tokens drafted per pass g (default 4).
     pub draft_tokens: Option<Count>,
     /// Speculative decoding: a drafted token's cost as a share of a

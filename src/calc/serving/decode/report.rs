@@ -213,7 +213,7 @@ impl DecodeCost {
         if let Some(sp) = spec {
             r.result("expected_tokens_per_pass", sp.expected_tokens, || {
                 Quantity::new("tokens per sequence per pass", Unit::Count)
-                    .formula("(1 - a^(g+1)) / (1 - a)")
+                    .formula(sp.acceptance.formula())
                     .source(Some("Leviathan et al. 2023"))
             });
             r.result("plain_step_time_s", sp.plain_step_s, || {

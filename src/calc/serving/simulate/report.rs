@@ -631,6 +631,7 @@ fn timeline_rows(r: &mut Report, t: &[[f64; 5]]) {
 /// What a run with speculative decoding did on each decode step
 /// (formulas.md, "Simulation: speculative decoding"); `fleet` says it too.
 pub fn draft_note(d: &crate::calc::speculative::Draft) -> String {
+    use crate::calc::speculative::Acceptance;
     let g = d.draft_tokens;
     let cost = if d.draft_cost > 0.0 {
         format!(
@@ -641,10 +642,23 @@ pub fn draft_note(d: &crate::calc::speculative::Draft) -> String {
         ", the drafts free".to_string()
     };
     format!(
-        "speculative decoding: each decode step verifies its last token and {g} draft{} as one {}-token step{cost}, and gains (1 - a^(g+1)) / (1 - a) = {} tokens (a = {}), whole tokens each step and the rest carried; the KV cache holds the drafted positions while they are verified, and a sequence drafts no more than the tokens it still owes",
+        "speculative decoding: each decode step verifies its last token and {g} draft{} as one {}-token step{cost}, and gains {} tokens ({}), whole tokens each step and the rest carried; the KV cache holds the drafted positions while they are verified, and a sequence drafts no more than the tokens it still owes",
         if g == 1 { "" } else { "s" },
         g + 1,
-        units::sig(d.tokens(g), 4),
-        units::sig(d.acceptance, 4)
+        match d.acceptance {
+            Acceptance::Length { .. } => format!("L = {}", units::sig(d.tokens(g), 4)),
+            _ => format!(
+                "{} = {}",
+                d.acceptance.formula(),
+                units::sig(d.tokens(g), 4)
+            ),
+        },
+        match d.acceptance {
+            Acceptance::Length { each, .. } => format!(
+                "the mean accepted length given; a shorter pass at the one rate that yields it, a = {}",
+                units::sig(each, 4)
+            ),
+            _ => format!("a = {}", d.acceptance.text()),
+        }
     )
 }
