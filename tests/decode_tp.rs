@@ -4,7 +4,7 @@
 //! model); and Llama-3.1-70B on eight H200s is derived by hand from the
 //! model and hardware files.
 
-use crate::common::{cli, cli_err, cli_json, json_num};
+use crate::common::{cli, cli_err, cli_json, decode_70b_h200, json_num};
 
 /// decode's arguments with and without `--tp 1` give the same bytes, on
 /// stdout and stderr, for the table, JSON, derivations, a sweep, the SLO
@@ -138,19 +138,7 @@ fn tp_n_agrees_with_plan() {
 // activations' few MB and the KV written.
 #[test]
 fn llama_70b_on_eight_h200s_by_hand() {
-    let r = cli_json(&[
-        "decode",
-        "--model",
-        "llama-3.1-70b",
-        "--hw",
-        "h200-sxm",
-        "--batch",
-        "16",
-        "--context",
-        "4096",
-        "--tp",
-        "8",
-    ]);
+    let r = cli_json(&decode_70b_h200(&["--tp", "8"]));
     assert_eq!(json_num(&r, "weight_bytes_per_device"), 17_640_734_720.0);
     assert_eq!(json_num(&r, "kv_bytes_per_device"), 2_684_354_560.0);
     assert_eq!(json_num(&r, "kv_share"), 0.125);
@@ -190,17 +178,6 @@ fn llama_70b_on_eight_h200s_by_hand() {
 /// 65, naming the flag; nothing panics.
 #[test]
 fn refusals_name_the_flag() {
-    let base = [
-        "decode",
-        "--model",
-        "llama-3.1-70b",
-        "--hw",
-        "h200-sxm",
-        "--batch",
-        "16",
-        "--context",
-        "4096",
-    ];
     let cases: &[(&[&str], &str)] = &[
         (&["--tp", "0"], "--tp"),
         (&["--tp", "16"], "scale-up domain of 8"),
@@ -213,9 +190,7 @@ fn refusals_name_the_flag() {
         (&["--tp", "8", "--reserve", "step"], "--reserve"),
     ];
     for (extra, says) in cases {
-        let mut a: Vec<&str> = base.to_vec();
-        a.extend(*extra);
-        let err = cli_err(&a, 65);
+        let err = cli_err(&decode_70b_h200(extra), 65);
         assert!(err.contains(says), "{extra:?}: {err}");
         assert!(!err.contains("panicked"), "{extra:?}: {err}");
     }
@@ -298,16 +273,7 @@ fn the_slo_search_stops_at_the_memory() {
 /// rates follow decode's formulas from it and the group's step.
 #[test]
 fn goodput_uses_the_groups_prefill() {
-    let r = cli_json(&[
-        "decode",
-        "--model",
-        "llama-3.1-70b",
-        "--hw",
-        "h200-sxm",
-        "--batch",
-        "16",
-        "--context",
-        "4096",
+    let r = cli_json(&decode_70b_h200(&[
         "--tp",
         "8",
         "--prompt",
@@ -316,7 +282,7 @@ fn goodput_uses_the_groups_prefill() {
         "256",
         "--slo-ttft",
         "200ms",
-    ]);
+    ]));
     let p = cli_json(&[
         "plan",
         "--model",

@@ -9,7 +9,7 @@
 //! from that time, so energy per token x tokens per second is the power
 //! shown, and the same step shows the same time in `decode` and `plan`.
 
-use crate::common::{cli_json, json_num};
+use crate::common::{cli_json, decode_70b_h200, json_num};
 use roofline::calc::plan::{self, PlanInputs};
 use roofline::calc::power::PowerModel;
 use roofline::catalog::Catalog;
@@ -156,19 +156,7 @@ fn energy_per_token_times_tokens_per_second_is_the_power_shown() {
         ),
         (
             "decode",
-            h(&[
-                "decode",
-                "--model",
-                "llama-3.1-70b",
-                "--hw",
-                "h200-sxm",
-                "--batch",
-                "16",
-                "--context",
-                "4096",
-                "--tp",
-                "8",
-            ]),
+            h(&decode_70b_h200(&["--tp", "8"])),
             "tokens_per_s",
         ),
         (

@@ -65,6 +65,9 @@ mod doc_examples;
 #[path = "fleet_check.rs"]
 mod fleet_check;
 
+#[path = "floors.rs"]
+mod floors;
+
 #[path = "fusion.rs"]
 mod fusion;
 

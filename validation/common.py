@@ -226,6 +226,48 @@ def events_upper_median(fn, reps):
     return times[len(times) // 2]
 
 
+def graph_upper_median(body, reps):
+    """Seconds of one replay of a CUDA graph of body(): body run once
+    eagerly, captured (graph_of), replayed once to warm, then the upper
+    median of reps replays by CUDA events (events_upper_median)."""
+    torch = need_torch()
+    body()
+    torch.cuda.synchronize()
+    g = graph_of(body)
+    g.replay()
+    t = events_upper_median(g.replay, reps)
+    del g
+    return t
+
+
+def kernels_per_layer(fn, layers):
+    """The kernels of one call of fn (torch.profiler), the copies and sets
+    apart: their count, device seconds, each name's count and seconds
+    (largest first) and the second layer's sequence (the kernels divided
+    evenly over `layers`)."""
+    torch = need_torch()
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    ev = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    ev.sort(key=lambda e: e.time_range.start)
+    copies = [e for e in ev if "memcpy" in e.name.lower() or "memset" in e.name.lower()]
+    kern = [e for e in ev if e not in copies]
+    by = {}
+    for e in kern:
+        n = e.name[:160]
+        c, s = by.get(n, (0, 0.0))
+        by[n] = (c + 1, s + e.device_time * 1e-6)
+    per = len(kern) // layers
+    seq = [(e.name[:120], e.device_time * 1e-6) for e in kern[per:2 * per]] if per else []
+    return dict(kernels=len(kern), copies=len(copies),
+                device_s=sum(e.device_time for e in kern) * 1e-6,
+                by_name=sorted(([n, c, s] for n, (c, s) in by.items()), key=lambda r: -r[2]),
+                layer_sequence=seq)
+
+
 def time_cold(make, fn, per_copy_bytes, est_s, reps):
     """Seconds per call of fn(*inputs), in a graph cycling over cold input copies."""
     copies = max(1, min(64, math.ceil(FLUSH / max(per_copy_bytes, 1))))

@@ -104,6 +104,7 @@ def main():
     import torch
     import torch.nn.functional as F
 
+    import common
     import serving_fidelity as sf
 
     name, m = SHAPES[key]
@@ -306,28 +307,8 @@ def main():
             torch.cuda.empty_cache()
 
     # Profiles last: a profiler session slows later eager launches.
-    from torch.profiler import ProfilerActivity, profile
-
     def kernels_of(fn):
-        torch.cuda.synchronize()
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            fn()
-            torch.cuda.synchronize()
-        ev = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
-        ev.sort(key=lambda e: e.time_range.start)
-        copies = [e for e in ev if "memcpy" in e.name.lower() or "memset" in e.name.lower()]
-        kern = [e for e in ev if e not in copies]
-        by = {}
-        for e in kern:
-            n = e.name[:160]
-            c, s = by.get(n, (0, 0.0))
-            by[n] = (c + 1, s + e.device_time * 1e-6)
-        per = len(kern) // m["L"]
-        seq = [(e.name[:120], e.device_time * 1e-6) for e in kern[per:2 * per]] if per else []
-        return dict(kernels=len(kern), copies=len(copies),
-                    device_s=sum(e.device_time for e in kern) * 1e-6,
-                    by_name=sorted(([n, c, s] for n, (c, s) in by.items()), key=lambda r: -r[2]),
-                    layer_sequence=seq)
+        return common.kernels_per_layer(fn, m["L"])
 
     M.mode = "grouped"
     for (kind, n), v in keep.items():

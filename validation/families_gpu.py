@@ -96,12 +96,7 @@ def mla(torch, F, res, save):
                     def body(fn=fn):
                         for i in range(n):
                             fn(i)
-                    body()
-                    torch.cuda.synchronize()
-                    g = common.graph_of(body)
-                    g.replay()
-                    row[name + "_s"] = common.events_upper_median(g.replay, reps) / n
-                    del g
+                    row[name + "_s"] = common.graph_upper_median(body, reps) / n
                     if name in ("scores", "values"):
                         row[name + "_kernels"] = [x[0] for x in kernels_of(torch, lambda: fn(0))]
                 except Exception as e:  # noqa: BLE001 - one failed point must not lose the rest

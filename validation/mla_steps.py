@@ -278,13 +278,8 @@ def main():
                 def body(fn=fn):
                     for i in range(L):
                         fn(i)
-                body()
-                torch.cuda.synchronize()
-                g2 = common.graph_of(body)
-                g2.replay()
-                t = common.events_upper_median(g2.replay, reps) / L
+                t = common.graph_upper_median(body, reps) / L
                 arow.update(layer_s=t, latent_gb_s=latent / t / 1e9)
-                del g2
             except Exception as e:  # noqa: BLE001
                 arow["error"] = repr(e)[:300]
             res["attention"].append(arow)

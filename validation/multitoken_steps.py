@@ -204,12 +204,7 @@ def main():
                             body()
                 row = dict(batch=B, new_tokens=q, cached=T, mask=kind, backend=backend or "default")
                 try:
-                    run()
-                    torch.cuda.synchronize()
-                    g = common.graph_of(run)
-                    g.replay()
-                    row["layer_s"] = common.events_upper_median(g.replay, reps) / L
-                    del g
+                    row["layer_s"] = common.graph_upper_median(run, reps) / L
                 except Exception as e:  # noqa: BLE001
                     row["error"] = repr(e)[:300]
                 res["attention"].append(row)
@@ -219,28 +214,8 @@ def main():
             torch.cuda.empty_cache()
 
     # Kernel names and counts, last.
-    from torch.profiler import ProfilerActivity, profile
-
     def kernels_of(fn):
-        torch.cuda.synchronize()
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            fn()
-            torch.cuda.synchronize()
-        ev = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
-        ev.sort(key=lambda e: e.time_range.start)
-        copies = [e for e in ev if "memcpy" in e.name.lower() or "memset" in e.name.lower()]
-        kern = [e for e in ev if e not in copies]
-        by = {}
-        for e in kern:
-            n = e.name[:160]
-            c, s = by.get(n, (0, 0.0))
-            by[n] = (c + 1, s + e.device_time * 1e-6)
-        per = len(kern) // L
-        seq = [(e.name[:120], e.device_time * 1e-6) for e in kern[per:2 * per]] if per else []
-        return dict(kernels=len(kern), copies=len(copies),
-                    device_s=sum(e.device_time for e in kern) * 1e-6,
-                    by_name=sorted(([n, c, s] for n, (c, s) in by.items()), key=lambda r: -r[2]),
-                    layer_sequence=seq)
+        return common.kernels_per_layer(fn, L)
 
     for (B, q, kind), (g, step) in keep.items():
         for launch, fn in (("graph", g.replay), ("eager", step)):

@@ -370,7 +370,7 @@ pub fn write(out: &ChartOut) -> Result<()> {
         eprintln!("note: {n}");
     }
     if out.path == Path::new("-") {
-        let mut o = super::entry::stdout();
+        let mut o = super::output::stdout();
         return match o.write_all(&out.bytes).and_then(|()| o.flush()) {
             Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Write {
                 path: "standard output".into(),

@@ -4,24 +4,9 @@
 //! with the output discarded and the error captured, so that a long fuzz
 //! run pays for the work, not for a process per input.
 
+use super::output::{DISCARD, stdout};
 use roofline::render::{Format, explain_all};
-use std::cell::Cell;
 use std::io::Write;
-
-thread_local! {
-    /// Set while [`main_captured`] runs: what the command prints is
-    /// discarded (a fuzz run only judges the exit code and the error).
-    static DISCARD: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Standard output, or a sink while [`main_captured`] runs.
-pub fn stdout() -> Box<dyn Write> {
-    if DISCARD.get() {
-        Box::new(std::io::sink())
-    } else {
-        Box::new(std::io::stdout().lock())
-    }
-}
 
 /// Where an error message goes: standard error, or a buffer.
 enum Errors<'a> {

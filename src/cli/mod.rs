@@ -584,7 +584,7 @@ fn run_reports(
             held_rows(g)?;
         }
         let mut sink: Option<Box<dyn roofline::report::RowSink>> = stream.then(|| {
-            let out = std::io::BufWriter::with_capacity(1 << 16, entry::stdout());
+            let out = std::io::BufWriter::with_capacity(1 << 16, output::stdout());
             if g.format == FormatArg::Csv {
                 Box::new(roofline::render::CsvStream::new(out))
                     as Box<dyn roofline::report::RowSink>

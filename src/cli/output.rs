@@ -3,13 +3,31 @@
 //! any work is done (its extension, its folder, that it is not a file the
 //! command reads), and written whole or not at all: to a new file beside
 //! the target, then renamed over it, so a full disk or a killed process
-//! leaves the old file as it was. File-system code, for the command line
-//! only.
+//! leaves the old file as it was. Also where standard output goes
+//! ([`stdout`]). File-system code, for the command line only.
 
 use roofline::chart::ChartFormat;
 use roofline::error::{Error, Result};
+use std::cell::Cell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+thread_local! {
+    /// Set while `entry::main_captured` runs: what the command prints is
+    /// discarded (a fuzz run only judges the exit code and the error).
+    pub(crate) static DISCARD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Standard output, or a sink while `entry::main_captured` runs: the
+/// one place a command's output goes, which `entry` (the run) and
+/// `chart` (a chart to `-`) both write to.
+pub fn stdout() -> Box<dyn Write> {
+    if DISCARD.get() {
+        Box::new(std::io::sink())
+    } else {
+        Box::new(std::io::stdout().lock())
+    }
+}
 
 /// What a written file must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -198,7 +198,13 @@ fn point_priced(
         }
         "matmul" => {
             let hw = ctx.point_hardware(fields, Some(DEFAULT_HW))?;
-            let c = calc::matmul::cost(&hw, &inputs(fields)?, mode)?;
+            // A lean report keeps no tile table: none is priced.
+            let cost = if lean {
+                calc::matmul::cost_lean
+            } else {
+                calc::matmul::cost
+            };
+            let c = cost(&hw, &inputs(fields)?, mode)?;
             let mut r = c.report(lean);
             prices.record(&mut r, &[&c.energy]);
             noted_default(fields, r)

@@ -220,15 +220,23 @@ pub struct CsvStream<W: std::io::Write> {
     /// where a row does not differ.
     shared: Vec<(String, Value)>,
     /// Those inputs' cells, each followed by its comma: the start of every
-    /// line whose inputs do not differ.
+    /// line whose inputs do not differ. Where each cell starts, one more
+    /// for the end of the last.
     shared_cells: String,
+    shared_starts: Vec<usize>,
     axes: Vec<String>,
     results: Vec<String>,
     line: String,
-    /// Each result column's last number and its text: a sweep's column
-    /// often holds one value row after row (the peak, the tile, the
-    /// ridge), written once and copied after.
-    last: Vec<Option<(serde_json::Number, String)>>,
+    /// The line written before `line` (without its newline), each result
+    /// column's number in it, and where each result column's cell (with
+    /// its comma) starts in it, one more for the end of the last: a
+    /// sweep's column often holds one value row after row (the peak, the
+    /// tile, the ridge), so a run of cells equal to the previous line's is
+    /// copied from it in one piece rather than written again.
+    prev: String,
+    prev_numbers: Vec<Option<serde_json::Number>>,
+    prev_starts: Vec<usize>,
+    starts: Vec<usize>,
     /// For rows given as values ([`RowSink::row_values`]): each result
     /// column's position among the keys, and those keys (as a pointer
     /// and a length: a sweep gives the same slice every time).
@@ -243,10 +251,14 @@ impl<W: std::io::Write> CsvStream<W> {
             out,
             shared: Vec::new(),
             shared_cells: String::new(),
+            shared_starts: Vec::new(),
             axes: Vec::new(),
             results: Vec::new(),
             line: String::new(),
-            last: Vec::new(),
+            prev: String::new(),
+            prev_numbers: Vec::new(),
+            prev_starts: Vec::new(),
+            starts: Vec::new(),
             positions: Vec::new(),
             positions_of: (0, 0),
         }
@@ -267,10 +279,22 @@ impl<W: std::io::Write> CsvStream<W> {
             .keys()
             .any(|k| !self.axes.iter().any(|a| a == k.as_ref()));
         if differs {
-            for (k, v) in &self.shared {
-                push_cell(&mut line, Some(row.inputs.get(k.as_str()).unwrap_or(v)));
-                line.push(',');
+            // The row's own value where it has one (a row holds few
+            // inputs: found by reading them), else the first point's cell,
+            // copied with its neighbours in one piece.
+            let mut run = 0..0;
+            for (j, (k, _)) in self.shared.iter().enumerate() {
+                match row.inputs.iter().find(|(o, _)| o.as_ref() == k.as_str()) {
+                    Some((_, v)) => {
+                        line.push_str(&self.shared_cells[run]);
+                        run = self.shared_starts[j + 1]..self.shared_starts[j + 1];
+                        push_cell(&mut line, Some(v));
+                        line.push(',');
+                    }
+                    None => run.end = self.shared_starts[j + 1],
+                }
             }
+            line.push_str(&self.shared_cells[run]);
         } else {
             line.push_str(&self.shared_cells);
         }
@@ -278,26 +302,44 @@ impl<W: std::io::Write> CsvStream<W> {
             push_cell(&mut line, at(&row.inputs, i, k));
             line.push(',');
         }
+        // The cells equal to the previous line's, not yet copied: the
+        // range of `prev` they span.
+        let mut run = 0..0;
+        let mut starts = std::mem::take(&mut self.starts);
+        starts.clear();
         for (i, k) in self.results.iter().enumerate() {
             let v = result(i, k);
-            match (v, &mut self.last[i]) {
-                (Some(Value::Number(n)), Some((was, text))) if was == n => line.push_str(text),
-                (Some(Value::Number(n)), last) => {
-                    let from = line.len();
-                    push_number(&mut line, n);
-                    match last {
-                        Some((was, text)) => {
-                            *was = n.clone();
-                            text.clear();
-                            text.push_str(&line[from..]);
-                        }
-                        None => *last = Some((n.clone(), line[from..].to_string())),
-                    }
+            let (was, now) = (&mut self.prev_numbers[i], v);
+            if let (Some(Value::Number(n)), Some(p)) = (now, &*was)
+                && p == n
+            {
+                let (from, to) = (self.prev_starts[i], self.prev_starts[i + 1]);
+                if run.end != from {
+                    line.push_str(&self.prev[run.clone()]);
+                    run = from..from;
                 }
-                _ => push_cell(&mut line, v),
+                starts.push(line.len() + from - run.start);
+                run.end = to;
+                continue;
+            }
+            line.push_str(&self.prev[run.clone()]);
+            run = 0..0;
+            starts.push(line.len());
+            match now {
+                Some(Value::Number(n)) => {
+                    push_number(&mut line, n);
+                    *was = Some(n.clone());
+                }
+                _ => {
+                    push_cell(&mut line, now);
+                    *was = None;
+                }
             }
             line.push(',');
         }
+        line.push_str(&self.prev[run.clone()]);
+        starts.push(line.len());
+        self.starts = std::mem::replace(&mut self.prev_starts, starts);
         if let Some(e) = &row.error {
             push_field(&mut line, e);
         }
@@ -308,8 +350,22 @@ impl<W: std::io::Write> CsvStream<W> {
     fn flush_line(&mut self) -> Result<()> {
         self.line.push('\n');
         let r = self.out.write_all(self.line.as_bytes());
+        // Kept as the previous line, whose cells the next may copy.
+        std::mem::swap(&mut self.line, &mut self.prev);
         self.line.clear();
         r.map_err(stdout_error)
+    }
+}
+
+/// Drops a row's values, freeing only those that hold memory: most are
+/// numbers, and a call of `Value`'s drop for each was a tenth of a CSV
+/// sweep's time.
+fn drop_values(values: Vec<Value>) {
+    for v in values {
+        match v {
+            Value::Null | Value::Bool(_) | Value::Number(_) => std::mem::forget(v),
+            other => drop(other),
+        }
     }
 }
 
@@ -344,11 +400,15 @@ impl<W: std::io::Write> RowSink for CsvStream<W> {
         header.push("error".into());
         self.line = header.join(",");
         self.shared_cells.clear();
+        self.shared_starts.clear();
         for (_, v) in &self.shared {
+            self.shared_starts.push(self.shared_cells.len());
             push_cell(&mut self.shared_cells, Some(v));
             self.shared_cells.push(',');
         }
-        self.last = vec![None; self.results.len()];
+        self.shared_starts.push(self.shared_cells.len());
+        self.prev_numbers = vec![None; self.results.len()];
+        self.prev_starts.clear();
         self.flush_line()
     }
 
@@ -368,6 +428,7 @@ impl<W: std::io::Write> RowSink for CsvStream<W> {
         let positions = std::mem::take(&mut self.positions);
         let written = self.write_row(&row, |i, _| values.get(positions[i]?));
         self.positions = positions;
+        drop_values(values);
         written
     }
 

@@ -178,17 +178,28 @@ impl<'a> Gather<'a> {
             lean,
             ..
         } = r;
-        // A later point whose inputs begin with the axes, in order (a sweep
-        // over inputs: every decode grid), keeps its own inputs map as the
-        // row's, less the inputs that match the first point's.
+        // A later point whose inputs hold the axes (a sweep over inputs:
+        // every decode grid, matmul's k) keeps its own inputs map as the
+        // row's, the axes moved first in order (where the loop below puts
+        // them), less the inputs that match the first point's.
         let in_place = self.seen
             && self.axes.iter().enumerate().all(|(j, a)| {
                 a != "hardware"
                     && a != "model"
-                    && inputs
+                    && (inputs
                         .get_index(j)
                         .is_some_and(|(k, _)| k.as_ref() == a.as_str())
+                        || inputs.contains_key(a.as_str()))
             });
+        if in_place {
+            for (j, a) in self.axes.iter().enumerate() {
+                if let Some(i) = inputs.get_index_of(a.as_str())
+                    && i != j
+                {
+                    inputs.move_index(i, j);
+                }
+            }
+        }
         let mut row = if in_place {
             for a in self.axes {
                 // One column, the input's (as below).

@@ -259,6 +259,15 @@ pub fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
 }
 
+/// `decode` of Llama-3.1-70B on H200s at batch 16 and 4,096 tokens of
+/// context, then `extra`: the step tests/decode_tp.rs derives by hand on
+/// a tensor-parallel group, which other tests ask for too.
+pub fn decode_70b_h200<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = words("decode --model llama-3.1-70b --hw h200-sxm --batch 16 --context 4096");
+    a.extend_from_slice(extra);
+    a
+}
+
 /// Runs the binary.
 pub fn cli(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_roofline"))

@@ -402,14 +402,12 @@ impl Hardware {
                 if let Some(d) = cap
                     && m > d * (1.0 + 1e-9)
                 {
-                    let rate = crate::report::Unit::FlopPerSec
-                        .ops_if(crate::precision::lookup(key).is_ok_and(|p| p.integer()));
                     return err(
                         &format!("achievable.sustained.{key}"),
                         format!(
                             "sustained {} exceeds the {what} {}",
-                            rate.format(m),
-                            rate.format(d)
+                            rate_text(key, m),
+                            rate_text(key, d)
                         ),
                     );
                 }
@@ -554,15 +552,12 @@ impl Hardware {
                 if let (Some(m), Some(d)) = (a.dense.get(key), self.compute.dense.get(key))
                     && m > d * self.peak_multiplier() * (1.0 + 1e-9)
                 {
-                    // An int8 peak counts integer operations.
-                    let rate = crate::report::Unit::FlopPerSec
-                        .ops_if(crate::precision::lookup(key).is_ok_and(|p| p.integer()));
                     return err(
                         &format!("achievable.dense.{key}"),
                         format!(
                             "measured {} exceeds the datasheet's dense {}",
-                            rate.format(m),
-                            rate.format(d * self.peak_multiplier())
+                            rate_text(key, m),
+                            rate_text(key, d * self.peak_multiplier())
                         ),
                     );
                 }
@@ -570,4 +565,12 @@ impl Hardware {
         }
         Ok(())
     }
+}
+
+/// A rate of precision `key` for an error message: an int8 peak counts
+/// integer operations (OP/s), the others FLOP/s, as a report's
+/// `FlopPerSec` unit writes them (the spec floor names no report type).
+fn rate_text(key: &str, v: f64) -> String {
+    let integer = crate::precision::lookup(key).is_ok_and(|p| p.integer());
+    crate::units::si(v, if integer { "OP/s" } else { "FLOP/s" })
 }

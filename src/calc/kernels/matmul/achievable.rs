@@ -55,7 +55,7 @@ pub(super) fn shaped(
     let read =
         (traffic - b * m as f64 * n as f64).max(b * (m as f64 * k as f64 + k as f64 * n as f64));
     let g = model.time((m, n, k), 1.0, roof.peak, roof.bandwidth, read, output);
-    let kernels = if crate::calc::step::price::reduces(&g, b) {
+    let kernels = if super::efficiency::reduces(&g, b) {
         2.0
     } else {
         1.0

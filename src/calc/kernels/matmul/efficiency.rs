@@ -344,6 +344,18 @@ impl GemmModel {
     }
 }
 
+/// Whether a GEMM launches a separate split-K reduction kernel: every
+/// compute-bound split (the profiler counts one `splitKreduce_kernel` after
+/// each, bf16 and fp8: validation/results/2026-12-01-h200/h200-gemm-probe2.json; the split is
+/// chosen only where it saves more than that kernel, [`GemmModel::time`]),
+/// and a 16-bit GEMM bound by its weights and split over K to spread them
+/// over idle SMs (the fp8 kernels at the decode shapes did not split). Its
+/// fp32 partials, m x n per split, stay in the L2, so only the kernel's
+/// fixed costs are priced.
+pub fn reduces(g: &GemmTime, weight_bytes: f64) -> bool {
+    g.efficiency.split_k > 1 && (g.compute_s > g.read_s || weight_bytes >= 2.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -443,6 +443,21 @@ fn count(field: &str, v: Option<Count>, default: u64) -> Result<u64> {
 
 /// `matmul`'s cost on `hw`: every figure, every integer product checked.
 pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCost> {
+    cost_with(hw, inputs, mode, true)
+}
+
+/// [`cost`] less the tile table (`table` empty): a sweep's lean point,
+/// whose report keeps no table, need not price a tile per row of it.
+pub fn cost_lean(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCost> {
+    cost_with(hw, inputs, mode, false)
+}
+
+fn cost_with(
+    hw: &Hardware,
+    inputs: &MatmulInputs,
+    mode: Mode,
+    with_table: bool,
+) -> Result<MatmulCost> {
     let m = at_least_one("m", inputs.m.0)?;
     let n = at_least_one("n", inputs.n.0)?;
     let k = at_least_one("k", inputs.k.0)?;
@@ -452,10 +467,7 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
     let stages = count("stages", inputs.stages, 2)?;
     let programs_per_sm = count("programs-per-sm", inputs.programs_per_sm, 1)?;
     let threads = count("threads", inputs.threads, 256)?;
-    let table_tiles = inputs
-        .tiles
-        .as_ref()
-        .map_or_else(|| TABLE_TILES.to_vec(), |t| t.0.clone());
+    let table_tiles: &[u64] = inputs.tiles.as_ref().map_or(&TABLE_TILES, |t| &t.0);
     if table_tiles.contains(&0) {
         return Err(Error::field("tiles", "a tile of 0; tiles are at least 1"));
     }
@@ -553,10 +565,14 @@ pub fn cost(hw: &Hardware, inputs: &MatmulInputs, mode: Mode) -> Result<MatmulCo
             .get("fp32")
             .map(|v| v * hw.peak_multiplier())
     };
-    let table = table_tiles
-        .iter()
-        .map(|&tt| (tt, tile_cost(&sh, &effective_roof, &limits, tt, tt)))
-        .collect();
+    let table = if with_table {
+        table_tiles
+            .iter()
+            .map(|&tt| (tt, tile_cost(&sh, &effective_roof, &limits, tt, tt)))
+            .collect()
+    } else {
+        Vec::new()
+    };
     // The L2 level (formulas.md, "Matmul through the L2").
     let l2 = hw
         .memory

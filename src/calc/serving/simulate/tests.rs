@@ -51,35 +51,66 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
     (a / b - 1.0).abs() <= tol
 }
 
+/// The simulator's forward for `i` on `m` and `hw` (its instance, one
+/// replica, 4,096 tokens and 64 sequences an iteration), handed to
+/// `check` with the instance: the set-up the iteration tests share.
+fn with_forward<T>(
+    (m, hw): (&Model, &Hardware),
+    mode: Mode,
+    i: &SimulateInputs,
+    check: impl FnOnce(&Instance, &mut Forward) -> T,
+) -> T {
+    let inst = Instance::new(m, hw, mode, i, layout(i).unwrap()).unwrap();
+    let rep = plan::Replica::new(&inst.setup, inst.layout).unwrap();
+    let mut f = Forward::new(&rep, m, inst.setup.step.precisions, 4096, 64).unwrap();
+    check(&inst, &mut f)
+}
+
+/// `n` decodes, each of one token over `context`, with no window.
+fn decodes(n: u64, context: u64) -> Batch {
+    let mut b = Batch::default();
+    for _ in 0..n {
+        b.add(1, context, true, crate::spec::model::Window::NONE);
+    }
+    b
+}
+
+/// `plan`'s decode step for the instance's layout at `batch` sequences
+/// of `context` tokens, in one microbatch.
+fn plan_decode_step(inst: &Instance, batch: u64, context: u64) -> f64 {
+    let w = plan::Workload {
+        batch,
+        context,
+        prompt: 1024,
+        microbatches: Some(1),
+    };
+    plan::evaluate(&inst.setup, inst.layout, w)
+        .unwrap()
+        .decode_step_time_s
+}
+
 #[test]
 fn an_iteration_costs_what_decode_and_prefill_say() {
     for id in ["llama-3-8b", "mixtral-8x7b", "mistral-7b"] {
         let (m, hw) = (model(id), hardware("h200-sxm"));
-        let inst = Instance::new(
-            &m,
-            &hw,
-            Mode::SpeedOfLight,
-            &SimulateInputs::default(),
-            layout(&SimulateInputs::default()).unwrap(),
-        )
-        .unwrap();
-        let rep = plan::Replica::new(&inst.setup, inst.layout).unwrap();
-        let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
-        let w = m.window();
-        // 32 decodes at context 6,000 (past mistral's 4,096 window).
-        let mut b = Batch::default();
-        for _ in 0..32 {
-            b.add(1, 6000, true, w);
-        }
-        let got = f.seconds(&b).unwrap();
-        let want = decode_step(&m, &hw, 32, 6000);
-        assert!(close(got, want, 1e-9), "{id} decode: {got} vs {want}");
-        // One whole 2,048-token prompt.
-        let mut b = Batch::default();
-        b.add(2048, 0, true, w);
-        let got = f.seconds(&b).unwrap();
-        let want = prefill_time(&m, &hw, 2048);
-        assert!(close(got, want, 1e-9), "{id} prefill: {got} vs {want}");
+        let i = SimulateInputs::default();
+        with_forward((&m, &hw), Mode::SpeedOfLight, &i, |_, f| {
+            let w = m.window();
+            // 32 decodes at context 6,000 (past mistral's 4,096 window).
+            let mut b = Batch::default();
+            for _ in 0..32 {
+                b.add(1, 6000, true, w);
+            }
+            let got = f.seconds(&b).unwrap();
+            let want = decode_step(&m, &hw, 32, 6000);
+            assert!(close(got, want, 1e-9), "{id} decode: {got} vs {want}");
+            // One whole 2,048-token prompt.
+            let mut b = Batch::default();
+            b.add(2048, 0, true, w);
+            let got = f.seconds(&b).unwrap();
+            let want = prefill_time(&m, &hw, 2048);
+            assert!(close(got, want, 1e-9), "{id} prefill: {got} vs {want}");
+        });
     }
 }
 
@@ -87,35 +118,18 @@ fn an_iteration_costs_what_decode_and_prefill_say() {
 fn under_achievable_a_decode_batch_costs_what_decode_says() {
     let (m, hw) = (model("llama-3-8b"), hardware("h200-sxm"));
     let i = SimulateInputs::default();
-    let inst = Instance::new(&m, &hw, Mode::Achievable, &i, layout(&i).unwrap()).unwrap();
-    let rep = plan::Replica::new(&inst.setup, inst.layout).unwrap();
-    let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
-    let mut b = Batch::default();
-    for _ in 0..32 {
-        b.add(1, 2048, true, crate::spec::model::Window::NONE);
-    }
-    let got = f.seconds(&b).unwrap();
+    let (got, planned) = with_forward((&m, &hw), Mode::Achievable, &i, |inst, f| {
+        (
+            f.seconds(&decodes(32, 2048)).unwrap(),
+            plan_decode_step(inst, 32, 2048),
+        )
+    });
     let d: DecodeInputs =
         serde_json::from_value(serde_json::json!({"batch": 32, "context": 2048})).unwrap();
     let want = crate::calc::decode::cost(&m, &hw, &d, Mode::Achievable)
         .unwrap()
         .step_time_s;
-    let p = plan::evaluate(
-        &inst.setup,
-        inst.layout,
-        plan::Workload {
-            batch: 32,
-            context: 2048,
-            prompt: 1024,
-            microbatches: Some(1),
-        },
-    )
-    .unwrap();
-    assert!(
-        close(got, p.decode_step_time_s, 1e-9),
-        "{got} vs plan {}",
-        p.decode_step_time_s
-    );
+    assert!(close(got, planned, 1e-9), "{got} vs plan {planned}");
     assert!(close(got, want, 1e-9), "{got} vs {want}");
 }
 
@@ -131,12 +145,14 @@ fn under_achievable_kept_parts_price_what_prefill_and_eager_decode_say() {
             launch: Some(launch.to_string()),
             ..Default::default()
         };
-        let inst = Instance::new(&m, &hw, Mode::Achievable, &i, layout(&i).unwrap()).unwrap();
-        let rep = plan::Replica::new(&inst.setup, inst.layout).unwrap();
-        let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
-        let mut b = Batch::default();
-        b.add(1, 2048, true, crate::spec::model::Window::NONE);
-        let got = f.seconds(&b).unwrap();
+        let (got, got_prefill) = with_forward((&m, &hw), Mode::Achievable, &i, |_, f| {
+            let mut b = Batch::default();
+            b.add(2048, 0, true, crate::spec::model::Window::NONE);
+            (
+                f.seconds(&decodes(1, 2048)).unwrap(),
+                f.seconds(&b).unwrap(),
+            )
+        });
         let d: DecodeInputs = serde_json::from_value(serde_json::json!({
             "batch": 1, "context": 2048, "launch": launch
         }))
@@ -145,9 +161,7 @@ fn under_achievable_kept_parts_price_what_prefill_and_eager_decode_say() {
             .unwrap()
             .step_time_s;
         assert!(close(got, want, 1e-9), "{launch} decode: {got} vs {want}");
-        let mut b = Batch::default();
-        b.add(2048, 0, true, crate::spec::model::Window::NONE);
-        let got = f.seconds(&b).unwrap();
+        let got = got_prefill;
         let p: PrefillInputs = serde_json::from_value(serde_json::json!({
             "prompt": 2048, "launch": launch
         }))
@@ -166,30 +180,13 @@ fn a_tensor_parallel_iteration_costs_what_plan_says() {
         tp: Some(Count(4)),
         ..Default::default()
     };
-    let inst = Instance::new(&m, &hw, Mode::SpeedOfLight, &i, layout(&i).unwrap()).unwrap();
-    let rep = plan::Replica::new(&inst.setup, inst.layout).unwrap();
-    let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
-    let mut b = Batch::default();
-    for _ in 0..16 {
-        b.add(1, 4096, true, crate::spec::model::Window::NONE);
-    }
-    let got = f.seconds(&b).unwrap();
-    let p = plan::evaluate(
-        &inst.setup,
-        inst.layout,
-        plan::Workload {
-            batch: 16,
-            context: 4096,
-            prompt: 1024,
-            microbatches: Some(1),
-        },
-    )
-    .unwrap();
-    assert!(
-        close(got, p.decode_step_time_s, 1e-9),
-        "{got} vs plan {}",
-        p.decode_step_time_s
-    );
+    let (got, planned) = with_forward((&m, &hw), Mode::SpeedOfLight, &i, |inst, f| {
+        (
+            f.seconds(&decodes(16, 4096)).unwrap(),
+            plan_decode_step(inst, 16, 4096),
+        )
+    });
+    assert!(close(got, planned, 1e-9), "{got} vs plan {planned}");
 }
 
 fn run_default(i: &SimulateInputs) -> SimCost {
@@ -290,35 +287,58 @@ fn a_trace_reproduces_the_run_it_records() {
     assert_eq!(a.outcomes, b.outcomes);
 }
 
-/// The mock engine at one user: prefill and each decode take one
-/// iteration of 1 s + 1 ms per token.
-#[test]
-fn the_mock_closed_loop_by_hand() {
-    let cfg = Config {
+/// The scheduler settings every mock run shares: one replica of up to 8
+/// sequences and 4,096 tokens an iteration, no prefix hits, no sliding
+/// window, drafting as `draft` says.
+fn mock_config(draft: Option<crate::calc::speculative::Draft>) -> Config {
+    Config {
         max_tokens: 4096,
         max_seqs: 8,
         prefix_hit: 0.0,
         window: crate::spec::model::Window::NONE,
         replicas: 1,
         prefilled: false,
-        draft: None,
-    };
-    let mock = Mock {
-        fixed_s: 1.0,
-        per_token_s: 0.001,
+        draft,
+    }
+}
+
+/// The mock engine: an iteration costs `fixed_s` plus `per_token_s` a
+/// token worked.
+fn mock(fixed_s: f64, per_token_s: f64) -> Mock {
+    Mock {
+        fixed_s,
+        per_token_s,
         per_seen_s: 0.0,
-    };
-    let w = Workload {
-        arrivals: Arrivals::Closed(1),
-        prompt: Length::Fixed { tokens: 100 },
-        output: Length::Fixed { tokens: 5 },
+    }
+}
+
+/// `requests` requests of `prompt` and `output` tokens arriving as
+/// `arrivals`, with no prefix hits, no targets and drafting as `draft`.
+fn mock_workload(
+    arrivals: Arrivals,
+    (prompt, output): (u64, u64),
+    requests: u64,
+    draft: Option<crate::calc::speculative::Draft>,
+) -> Workload {
+    Workload {
+        arrivals,
+        prompt: Length::Fixed { tokens: prompt },
+        output: Length::Fixed { tokens: output },
         prefix_hit: 0.0,
-        requests: 3,
+        requests,
         seed: 0,
         slo_ttft: None,
         slo_tpot: None,
-        draft: None,
-    };
+        draft,
+    }
+}
+
+/// The mock engine at one user: prefill and each decode take one
+/// iteration of 1 s + 1 ms per token.
+#[test]
+fn the_mock_closed_loop_by_hand() {
+    let (cfg, mock) = (mock_config(None), mock(1.0, 0.001));
+    let w = mock_workload(Arrivals::Closed(1), (100, 5), 3, None);
     let reqs = vec![
         Request {
             arrival_s: 0.0,
@@ -343,31 +363,8 @@ fn the_mock_closed_loop_by_hand() {
 /// one is preempted and recomputed, and every request still finishes.
 #[test]
 fn a_full_cache_preempts_and_recomputes() {
-    let cfg = Config {
-        max_tokens: 4096,
-        max_seqs: 8,
-        prefix_hit: 0.0,
-        window: crate::spec::model::Window::NONE,
-        replicas: 1,
-        prefilled: false,
-        draft: None,
-    };
-    let mock = Mock {
-        fixed_s: 0.01,
-        per_token_s: 0.0,
-        per_seen_s: 0.0,
-    };
-    let w = Workload {
-        arrivals: Arrivals::Trace(Vec::new()),
-        prompt: Length::Fixed { tokens: 1 },
-        output: Length::Fixed { tokens: 1 },
-        prefix_hit: 0.0,
-        requests: 4,
-        seed: 0,
-        slo_ttft: None,
-        slo_tpot: None,
-        draft: None,
-    };
+    let (cfg, mock) = (mock_config(None), mock(0.01, 0.0));
+    let w = mock_workload(Arrivals::Trace(Vec::new()), (1, 1), 4, None);
     let reqs: Vec<Request> = (0..4)
         .map(|k| Request {
             arrival_s: k as f64 * 0.001,
@@ -457,31 +454,8 @@ fn redundant_experts_take_their_bytes_from_the_kv_room() {
 /// One user, one request of 100 prompt and 9 output tokens on the mock
 /// engine (1 s an iteration + 1 ms a token), with `draft`.
 fn one_request(draft: Option<crate::calc::speculative::Draft>) -> (Outcome, Totals) {
-    let cfg = Config {
-        max_tokens: 4096,
-        max_seqs: 8,
-        prefix_hit: 0.0,
-        window: crate::spec::model::Window::NONE,
-        replicas: 1,
-        prefilled: false,
-        draft,
-    };
-    let mock = Mock {
-        fixed_s: 1.0,
-        per_token_s: 0.001,
-        per_seen_s: 0.0,
-    };
-    let w = Workload {
-        arrivals: Arrivals::Closed(1),
-        prompt: Length::Fixed { tokens: 100 },
-        output: Length::Fixed { tokens: 9 },
-        prefix_hit: 0.0,
-        requests: 1,
-        seed: 0,
-        slo_ttft: None,
-        slo_tpot: None,
-        draft,
-    };
+    let (cfg, mock) = (mock_config(draft), mock(1.0, 0.001));
+    let w = mock_workload(Arrivals::Closed(1), (100, 9), 1, draft);
     let reqs = vec![Request {
         arrival_s: 0.0,
         prompt: 100,
@@ -537,31 +511,8 @@ fn a_mean_of_one_and_a_half_tokens_and_the_drafts_cost() {
 #[test]
 fn the_cache_holds_the_drafted_positions() {
     let run = |d| {
-        let cfg = Config {
-            max_tokens: 4096,
-            max_seqs: 8,
-            prefix_hit: 0.0,
-            window: crate::spec::model::Window::NONE,
-            replicas: 1,
-            prefilled: false,
-            draft: d,
-        };
-        let mock = Mock {
-            fixed_s: 1.0,
-            per_token_s: 0.0,
-            per_seen_s: 0.0,
-        };
-        let w = Workload {
-            arrivals: Arrivals::Trace(Vec::new()),
-            prompt: Length::Fixed { tokens: 8 },
-            output: Length::Fixed { tokens: 5 },
-            prefix_hit: 0.0,
-            requests: 1,
-            seed: 0,
-            slo_ttft: None,
-            slo_tpot: None,
-            draft: d,
-        };
+        let (cfg, mock) = (mock_config(d), mock(1.0, 0.0));
+        let w = mock_workload(Arrivals::Trace(Vec::new()), (8, 5), 1, d);
         let reqs = vec![Request {
             arrival_s: 0.0,
             prompt: 8,
@@ -594,18 +545,10 @@ fn a_speculative_pass_costs_what_decode_says() {
     for (id, spec, batch) in [("llama-3-8b", "0.8,3,0.05", 32), ("llama-3-8b", "0.6,5", 4)] {
         let (m, hw) = (model(id), hardware("h200-sxm"));
         let i = SimulateInputs::default();
-        let inst = Instance::new(&m, &hw, Mode::Achievable, &i, layout(&i).unwrap()).unwrap();
-        let rep = plan::Replica::new(&inst.setup, inst.layout).unwrap();
-        let mut f = Forward::new(&rep, &m, inst.setup.step.precisions, 4096, 64).unwrap();
         let d = crate::calc::speculative::Draft::parse(spec).unwrap();
-        let (got, tokens) = cost::decode_pass(
-            &mut f,
-            Some(d),
-            batch,
-            2048,
-            crate::spec::model::Window::NONE,
-        )
-        .unwrap();
+        let (got, tokens) = with_forward((&m, &hw), Mode::Achievable, &i, |_, f| {
+            cost::decode_pass(f, Some(d), batch, 2048, crate::spec::model::Window::NONE).unwrap()
+        });
         let parts: Vec<&str> = spec.split(',').collect();
         let mut j = serde_json::json!({
             "batch": batch, "context": 2048,
