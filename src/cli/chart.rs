@@ -314,27 +314,36 @@ fn single(ctx: &Context, list: &str) -> Result<roofline::spec::hardware::Hardwar
     Ok(hw.remove(0))
 }
 
-/// The chart of a sweep for the global `--chart FILE`: the results named
-/// by `--y` (or the command's usual ones) against the swept input.
-pub fn sweep_chart(g: &Global, reports: &[Report]) -> anyhow::Result<Option<ChartOut>> {
+/// The chart flags judged by themselves: checked before a query runs, so
+/// a slip is said before a million-point sweep is worked (and streamed),
+/// not after (issue 55).
+pub fn check_flags(g: &Global) -> Result<()> {
     let Some(path) = &g.chart else {
         if g.y.is_some() {
             return Err(Error::usage(
                 "--y",
                 "--y chooses what --chart FILE draws; give --chart too",
-            )
-            .into());
+            ));
         }
-        return Ok(None);
+        return Ok(());
     };
     if path == Path::new("-") && matches!(g.format, super::FormatArg::Json | super::FormatArg::Csv)
     {
         return Err(Error::usage(
             "--chart",
             "`--chart -` writes the chart to standard output, where the JSON or CSV goes too; give --chart a file name",
-        )
-        .into());
+        ));
     }
+    Ok(())
+}
+
+/// The chart of a sweep for the global `--chart FILE`: the results named
+/// by `--y` (or the command's usual ones) against the swept input.
+pub fn sweep_chart(g: &Global, reports: &[Report]) -> anyhow::Result<Option<ChartOut>> {
+    check_flags(g)?;
+    let Some(path) = &g.chart else {
+        return Ok(None);
+    };
     let inner = || -> Result<ChartOut> {
         let format = ChartFormat::from_path(path, "chart")?;
         // One report is drawn as it is: a sweep's kept rows are not copied.

@@ -571,6 +571,7 @@ fn run_reports(
         a.keep_timeline();
     }
     if let Some(q) = cli.command.query() {
+        chart::check_flags(&cli.global)?;
         let ctx = context(&cli.global)?;
         let g = &cli.global;
         // A sweep printed as CSV or JSON is written as it is worked, in
