@@ -302,6 +302,14 @@ fn grid(
         };
         if !checked {
             check_axes_read(ctx, &axes)?;
+            // A point that answered has read every kind of file the
+            // command reads, so a flag none of them uses (`--achievable`
+            // with no hardware file) is said now, before the other points
+            // are worked and streamed (issue 55).
+            if let Err(e) = ctx.check_sets_used() {
+                whole.set(Some(e));
+                return Err(Error::input("--sweep", "stopped at its first point"));
+            }
             checked = true;
         }
         Context::check_finite(std::slice::from_ref(&r))?;
