@@ -431,16 +431,17 @@ mod tests {
         // 57,344), 581,632 B a layer.
         let sets = |v: &[&str]| -> Vec<Set> { v.iter().map(|s| s.parse().unwrap()).collect() };
         let cat = Catalog::default();
-        let m = cat
-            .model(
-                "gpt-oss-20b",
-                &sets(&[
-                    "model.layers=2",
-                    "model.attention.heads=4",
-                    "model.attention.kv-heads=2",
-                ]),
-            )
-            .unwrap();
+        // The small gpt-oss-shaped model, with `extra` set on top.
+        let small = |extra: &[&str]| {
+            let mut v = vec![
+                "model.layers=2",
+                "model.attention.heads=4",
+                "model.attention.kv-heads=2",
+            ];
+            v.extend_from_slice(extra);
+            cat.model("gpt-oss-20b", &sets(&v)).unwrap()
+        };
+        let m = small(&[]);
         let p = Precisions {
             weight: 2.0,
             activation: 2.0,
@@ -463,17 +464,7 @@ mod tests {
         assert!((f.call_host_s.unwrap() - 100e-6).abs() < 1e-15);
         assert!((f.between.host_call_s.unwrap() - 300e-6).abs() < 1e-15);
         // Without sinks: the copy alone, and no sink host path.
-        let plain = cat
-            .model(
-                "gpt-oss-20b",
-                &sets(&[
-                    "model.layers=2",
-                    "model.attention.heads=4",
-                    "model.attention.kv-heads=2",
-                    "model.attention.sinks=false",
-                ]),
-            )
-            .unwrap();
+        let plain = small(&["model.attention.sinks=false"]);
         let g = super::flex(&plain, 1, 256, 0, &e, &p).unwrap();
         assert_eq!(g.between.kernels, 1.0);
         assert_eq!(g.between.host_call_s, None);
